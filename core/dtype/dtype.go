@@ -1,0 +1,126 @@
+// Package dtype describes Zarr element types: the v3 core types, the v3
+// string/bytes extension types and the numpy type strings of Zarr v2.
+//
+// In memory every fixed-size element is held in little-endian byte order
+// (UTF-32LE for fixed-width unicode); byte order on disk is a property of the
+// codec chain (the v3 "bytes" codec), never of the in-memory array.
+// Variable-length elements (strings, bytes) are held as Go strings.
+package dtype
+
+import "fmt"
+
+// Kind is the family of an element type.
+type Kind uint8
+
+const (
+	Invalid Kind = iota
+	Bool
+	Int
+	Uint
+	Float
+	Complex
+	Raw          // v3 r<N>, v2 |V<n>: opaque bytes
+	String       // variable-length UTF-8 (v3 "string", v2 |O with an object codec)
+	Bytes        // variable-length bytes (v3 "bytes"/"variable_length_bytes", v2 |O with vlen-bytes)
+	FixedBytes   // v2 |S<n>: NUL-padded bytes
+	FixedUnicode // v2 <U<n> / >U<n>: NUL-padded UTF-32, n code points
+	Datetime     // numpy datetime64 (int64 storage)
+	Timedelta    // numpy timedelta64 (int64 storage)
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Bool:
+		return "bool"
+	case Int:
+		return "int"
+	case Uint:
+		return "uint"
+	case Float:
+		return "float"
+	case Complex:
+		return "complex"
+	case Raw:
+		return "raw"
+	case String:
+		return "string"
+	case Bytes:
+		return "bytes"
+	case FixedBytes:
+		return "fixed-bytes"
+	case FixedUnicode:
+		return "fixed-unicode"
+	case Datetime:
+		return "datetime"
+	case Timedelta:
+		return "timedelta"
+	}
+	return "invalid"
+}
+
+// Endian is a byte order as written in v2 type strings and the v3 bytes codec.
+type Endian uint8
+
+const (
+	NoEndian Endian = iota // not applicable (1-byte or byte-string types)
+	Little
+	Big
+)
+
+func (e Endian) String() string {
+	switch e {
+	case Little:
+		return "little"
+	case Big:
+		return "big"
+	}
+	return "none"
+}
+
+// DataType is one element type. The zero value is invalid.
+type DataType struct {
+	Kind Kind
+	// Size is the number of bytes per element; 0 for variable-length kinds.
+	Size int
+	// Name is the type's name as written in metadata: the v3 name ("int16",
+	// "string", "r24") or, for types that exist only in v2, the v2 type
+	// string without byte order ("U7", "S7", "O", "M8[ns]").
+	Name string
+	// Unit is the datetime/timedelta unit ("ns", "s", ...), empty otherwise.
+	Unit string
+}
+
+// Variable reports whether elements are variable-length (held as strings).
+func (d DataType) Variable() bool { return d.Kind == String || d.Kind == Bytes }
+
+// SwapUnit is the width in bytes of the groups whose byte order a "bytes"
+// codec reverses: the element size for numbers, half of it for complex
+// numbers, 4 for UTF-32 and 1 for byte-like types (nothing to swap).
+func (d DataType) SwapUnit() int {
+	switch d.Kind {
+	case Int, Uint, Float, Datetime, Timedelta:
+		return d.Size
+	case Complex:
+		return d.Size / 2
+	case FixedUnicode:
+		return 4
+	}
+	return 1
+}
+
+// HasEndian reports whether the type's encoding depends on byte order.
+func (d DataType) HasEndian() bool { return d.SwapUnit() > 1 }
+
+func (d DataType) String() string { return d.Name }
+
+// Equal compares two types by meaning (not by how they were spelled).
+func (d DataType) Equal(o DataType) bool {
+	return d.Kind == o.Kind && d.Size == o.Size && d.Unit == o.Unit
+}
+
+func (d DataType) validate() error {
+	if d.Kind == Invalid {
+		return fmt.Errorf("invalid data type")
+	}
+	return nil
+}

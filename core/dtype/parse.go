@@ -1,0 +1,164 @@
+package dtype
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+var v3Core = map[string]DataType{
+	"bool":       {Kind: Bool, Size: 1, Name: "bool"},
+	"int8":       {Kind: Int, Size: 1, Name: "int8"},
+	"int16":      {Kind: Int, Size: 2, Name: "int16"},
+	"int32":      {Kind: Int, Size: 4, Name: "int32"},
+	"int64":      {Kind: Int, Size: 8, Name: "int64"},
+	"uint8":      {Kind: Uint, Size: 1, Name: "uint8"},
+	"uint16":     {Kind: Uint, Size: 2, Name: "uint16"},
+	"uint32":     {Kind: Uint, Size: 4, Name: "uint32"},
+	"uint64":     {Kind: Uint, Size: 8, Name: "uint64"},
+	"float16":    {Kind: Float, Size: 2, Name: "float16"},
+	"float32":    {Kind: Float, Size: 4, Name: "float32"},
+	"float64":    {Kind: Float, Size: 8, Name: "float64"},
+	"complex64":  {Kind: Complex, Size: 8, Name: "complex64"},
+	"complex128": {Kind: Complex, Size: 16, Name: "complex128"},
+	"string":     {Kind: String, Name: "string"},
+	"bytes":      {Kind: Bytes, Name: "bytes"},
+	// older spelling of the variable-length bytes extension type
+	"variable_length_bytes": {Kind: Bytes, Name: "variable_length_bytes"},
+}
+
+// Named returns the v3 type with the given name, e.g. "float32".
+// It panics on an unknown name; use ParseV3 for input.
+func Named(name string) DataType {
+	d, err := ParseV3(name)
+	if err != nil {
+		panic(err)
+	}
+	return d
+}
+
+// ParseV3 parses a v3 data type name: a core type, r<N>, string or bytes.
+func ParseV3(name string) (DataType, error) {
+	if d, ok := v3Core[name]; ok {
+		return d, nil
+	}
+	if strings.HasPrefix(name, "r") {
+		bits, err := strconv.Atoi(name[1:])
+		if err == nil && bits > 0 && bits%8 == 0 {
+			return DataType{Kind: Raw, Size: bits / 8, Name: name}, nil
+		}
+	}
+	return DataType{}, fmt.Errorf("unknown data type %q", name)
+}
+
+// ParseV2 parses a numpy type string as found in a v2 .zarray ("<i4",
+// "|b1", ">U13", "|S7", "|O", "<M8[ns]") or in the v3 draft layout ("i1",
+// "bool", "<f4"). It returns the type and the byte order the string names.
+func ParseV2(typestr string) (DataType, Endian, error) {
+	s := typestr
+	end := NoEndian
+	if s == "bool" {
+		return v3Core["bool"], NoEndian, nil
+	}
+	if len(s) > 0 {
+		switch s[0] {
+		case '<':
+			end, s = Little, s[1:]
+		case '>':
+			end, s = Big, s[1:]
+		case '|', '=':
+			s = s[1:]
+		}
+	}
+	if len(s) < 1 {
+		return DataType{}, NoEndian, fmt.Errorf("invalid v2 data type %q", typestr)
+	}
+	kind, rest := s[0], s[1:]
+	if kind == 'O' && rest == "" {
+		return DataType{Kind: String, Name: "O"}, NoEndian, nil
+	}
+	unit := ""
+	if kind == 'M' || kind == 'm' {
+		if i := strings.IndexByte(rest, '['); i >= 0 && strings.HasSuffix(rest, "]") {
+			unit = rest[i+1 : len(rest)-1]
+			rest = rest[:i]
+		}
+	}
+	n, err := strconv.Atoi(rest)
+	if err != nil || n <= 0 {
+		return DataType{}, NoEndian, fmt.Errorf("invalid v2 data type %q", typestr)
+	}
+	var d DataType
+	switch kind {
+	case 'b':
+		if n == 1 {
+			d = v3Core["bool"]
+		}
+	case 'i':
+		d = v3Core[fmt.Sprintf("int%d", n*8)]
+	case 'u':
+		d = v3Core[fmt.Sprintf("uint%d", n*8)]
+	case 'f':
+		d = v3Core[fmt.Sprintf("float%d", n*8)]
+	case 'c':
+		d = v3Core[fmt.Sprintf("complex%d", n*8)]
+	case 'S':
+		d = DataType{Kind: FixedBytes, Size: n, Name: "S" + rest}
+	case 'U':
+		d = DataType{Kind: FixedUnicode, Size: 4 * n, Name: "U" + rest}
+	case 'V':
+		d = DataType{Kind: Raw, Size: n, Name: fmt.Sprintf("r%d", 8*n)}
+	case 'M', 'm':
+		if n == 8 {
+			k, name := Datetime, "M8"
+			if kind == 'm' {
+				k, name = Timedelta, "m8"
+			}
+			if unit != "" {
+				name += "[" + unit + "]"
+			}
+			d = DataType{Kind: k, Size: 8, Name: name, Unit: unit}
+		}
+	}
+	if d.Kind == Invalid {
+		return DataType{}, NoEndian, fmt.Errorf("unsupported v2 data type %q", typestr)
+	}
+	if d.SwapUnit() == 1 {
+		end = NoEndian
+	}
+	return d, end, nil
+}
+
+// V2String formats the type as a numpy type string with the given byte order.
+func (d DataType) V2String(e Endian) string {
+	order := "|"
+	if d.HasEndian() {
+		order = "<"
+		if e == Big {
+			order = ">"
+		}
+	}
+	switch d.Kind {
+	case Bool:
+		return "|b1"
+	case Int:
+		return fmt.Sprintf("%si%d", order, d.Size)
+	case Uint:
+		return fmt.Sprintf("%su%d", order, d.Size)
+	case Float:
+		return fmt.Sprintf("%sf%d", order, d.Size)
+	case Complex:
+		return fmt.Sprintf("%sc%d", order, d.Size)
+	case FixedBytes:
+		return fmt.Sprintf("|S%d", d.Size)
+	case FixedUnicode:
+		return fmt.Sprintf("%sU%d", order, d.Size/4)
+	case Raw:
+		return fmt.Sprintf("|V%d", d.Size)
+	case String, Bytes:
+		return "|O"
+	case Datetime, Timedelta:
+		return order + d.Name
+	}
+	return "?"
+}

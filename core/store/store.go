@@ -1,0 +1,172 @@
+// Package store defines the Zarr abstract store (digest §1.10) as one Go
+// interface with declared capabilities, and a memory implementation.
+//
+// A store may run in another process, so the interface carries only plain
+// values and errors that survive serialisation: a missing key is always
+// ErrNotFound (checked with errors.Is), and every other failure is a
+// different error. The array layer never turns a failed read into fill
+// values.
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+)
+
+var (
+	// ErrNotFound means the key does not exist. Nothing else may wrap it.
+	ErrNotFound = errors.New("key not found")
+	// ErrConflict means a conditional Set found a different version.
+	ErrConflict = errors.New("version conflict")
+	// ErrUnsupported means the store lacks the capability asked for.
+	ErrUnsupported = errors.New("operation not supported by store")
+	// ErrInvalidKey means the key is malformed or escapes the store.
+	ErrInvalidKey = errors.New("invalid key")
+)
+
+// Capabilities says what a store can do; the engine asks, never guesses.
+type Capabilities struct {
+	Read  bool
+	Write bool
+	Erase bool
+	List  bool
+	// Ranges: Get honours byte ranges natively (otherwise the store reads
+	// whole values and slices them).
+	Ranges bool
+	// SuffixRanges: Get accepts Suffix ranges without knowing the size.
+	SuffixRanges bool
+	// ConditionalWrite: Set honours Condition and Get/Stat return versions.
+	ConditionalWrite bool
+}
+
+// RangeKind selects the form of a ByteRange.
+type RangeKind uint8
+
+const (
+	Whole      RangeKind = iota // the whole value
+	Bounded                     // Length bytes from Offset
+	FromOffset                  // from Offset to the end
+	Suffix                      // the last Length bytes
+)
+
+// ByteRange is a part of a value. The zero value is the whole value.
+type ByteRange struct {
+	Kind   RangeKind
+	Offset int64
+	Length int64
+}
+
+// Range returns the bounded range [offset, offset+length).
+func Range(offset, length int64) ByteRange { return ByteRange{Kind: Bounded, Offset: offset, Length: length} }
+
+// From returns the range from offset to the end.
+func From(offset int64) ByteRange { return ByteRange{Kind: FromOffset, Offset: offset} }
+
+// Last returns the range of the last n bytes.
+func Last(n int64) ByteRange { return ByteRange{Kind: Suffix, Length: n} }
+
+func (r ByteRange) String() string {
+	switch r.Kind {
+	case Bounded:
+		return fmt.Sprintf("bytes=%d-%d", r.Offset, r.Offset+r.Length-1)
+	case FromOffset:
+		return fmt.Sprintf("bytes=%d-", r.Offset)
+	case Suffix:
+		return fmt.Sprintf("bytes=-%d", r.Length)
+	}
+	return "whole"
+}
+
+// Resolve returns the [start, end) of r within a value of the given size,
+// clipped to the value as HTTP does. Negative offsets or lengths are errors.
+func (r ByteRange) Resolve(size int64) (start, end int64, err error) {
+	switch r.Kind {
+	case Whole:
+		return 0, size, nil
+	case Bounded:
+		if r.Offset < 0 || r.Length < 0 {
+			return 0, 0, fmt.Errorf("invalid byte range %s", r)
+		}
+		start, end = r.Offset, r.Offset+r.Length
+	case FromOffset:
+		if r.Offset < 0 {
+			return 0, 0, fmt.Errorf("invalid byte range %s", r)
+		}
+		start, end = r.Offset, size
+	case Suffix:
+		if r.Length < 0 {
+			return 0, 0, fmt.Errorf("invalid byte range %s", r)
+		}
+		start, end = size-r.Length, size
+		if start < 0 {
+			start = 0
+		}
+	default:
+		return 0, 0, fmt.Errorf("invalid byte range kind %d", r.Kind)
+	}
+	if start > size {
+		start = size
+	}
+	if end > size {
+		end = size
+	}
+	if end < start {
+		end = start
+	}
+	return start, end, nil
+}
+
+// Value is what Get returns: the bytes asked for and, where the store
+// supports conditional writes, the version of the whole value they came from.
+type Value struct {
+	Data    []byte
+	Version string
+}
+
+// Info describes a stored value without its bytes.
+type Info struct {
+	Size    int64
+	Version string
+}
+
+// Condition guards a Set. The zero value writes unconditionally.
+type Condition struct {
+	// IfMatch writes only if the current version equals it.
+	IfMatch string
+	// IfNoneMatch writes only if the key does not exist.
+	IfNoneMatch bool
+}
+
+// Dir is the result of ListDir: keys directly under the prefix, and child
+// prefixes (each ending in "/"), both sorted.
+type Dir struct {
+	Keys     []string
+	Prefixes []string
+}
+
+// Store is the Zarr abstract store. Operations a store lacks (see
+// Capabilities) return an error wrapping ErrUnsupported.
+type Store interface {
+	Capabilities() Capabilities
+	// Get returns a value or part of it; ErrNotFound if the key is absent.
+	Get(ctx context.Context, key string, r ByteRange) (Value, error)
+	// Stat returns the size and version of a value; ErrNotFound if absent.
+	Stat(ctx context.Context, key string) (Info, error)
+	// Set stores a value, subject to cond, and returns the new version
+	// (empty where versions are not supported). A failed condition returns
+	// an error wrapping ErrConflict and changes nothing.
+	Set(ctx context.Context, key string, data []byte, cond Condition) (string, error)
+	// Erase removes a key; erasing a missing key is not an error.
+	Erase(ctx context.Context, key string) error
+	// ErasePrefix removes every key starting with prefix.
+	ErasePrefix(ctx context.Context, prefix string) error
+	// List yields every key starting with prefix, in no particular order.
+	List(ctx context.Context, prefix string) iter.Seq2[string, error]
+	// ListDir lists the keys and child prefixes directly under prefix
+	// (prefix is "" or ends in "/").
+	ListDir(ctx context.Context, prefix string) (Dir, error)
+	// Close releases resources.
+	Close() error
+}
