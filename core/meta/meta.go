@@ -60,7 +60,7 @@ type ArrayMeta struct {
 	// bytes->bytes filters, then the compressor.
 	Codecs              []Extension
 	StorageTransformers []Extension
-	DimensionNames      []*string // nil when absent
+	DimensionNames      []*string       // nil when absent
 	Attributes          json.RawMessage // a JSON object; "{}" when empty
 
 	// V2 keeps the fields of a v2 .zarray (nil for other formats), so a

@@ -59,7 +59,9 @@ type ByteRange struct {
 }
 
 // Range returns the bounded range [offset, offset+length).
-func Range(offset, length int64) ByteRange { return ByteRange{Kind: Bounded, Offset: offset, Length: length} }
+func Range(offset, length int64) ByteRange {
+	return ByteRange{Kind: Bounded, Offset: offset, Length: length}
+}
 
 // From returns the range from offset to the end.
 func From(offset int64) ByteRange { return ByteRange{Kind: FromOffset, Offset: offset} }
