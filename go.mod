@@ -1,6 +1,6 @@
 module github.com/zarrgw/zarrgw
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/dsnet/compress v0.0.1 // indirect
@@ -9,4 +9,5 @@ require (
 	github.com/pierrec/lz4/v4 v4.1.33 // indirect
 	github.com/spf13/cobra v1.10.2 // indirect
 	github.com/spf13/pflag v1.0.9 // indirect
+	golang.org/x/sys v0.48.0 // indirect
 )
