@@ -1,0 +1,134 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// DefaultParallelism is used by the batch helpers when asked for less than
+// one worker.
+const DefaultParallelism = 8
+
+// Request is one read of GetMany.
+type Request struct {
+	Key   string
+	Range ByteRange
+}
+
+// Result is the outcome of one Request: a value or an error (which wraps
+// ErrNotFound when the key is missing).
+type Result struct {
+	Value Value
+	Err   error
+}
+
+// GetMany reads every request with at most parallelism concurrent Gets and
+// returns the results in request order. Keys may repeat. Requests not
+// started when ctx is cancelled fail with ctx's error.
+func GetMany(ctx context.Context, s Store, reqs []Request, parallelism int) []Result {
+	results := make([]Result, len(reqs))
+	forEach(ctx, len(reqs), parallelism, func(i int) {
+		req := reqs[i]
+		if err := ctx.Err(); err != nil {
+			results[i].Err = fmt.Errorf("get %q: %w", req.Key, err)
+			return
+		}
+		results[i].Value, results[i].Err = s.Get(ctx, req.Key, req.Range)
+	})
+	return results
+}
+
+// EraseMany erases keys with at most parallelism concurrent Erases. Missing
+// keys are not errors; every failure is reported, joined.
+func EraseMany(ctx context.Context, s Store, keys []string, parallelism int) error {
+	errs := make([]error, len(keys))
+	forEach(ctx, len(keys), parallelism, func(i int) {
+		if err := ctx.Err(); err != nil {
+			errs[i] = fmt.Errorf("erase %q: %w", keys[i], err)
+			return
+		}
+		errs[i] = s.Erase(ctx, keys[i])
+	})
+	return errors.Join(errs...)
+}
+
+// forEach calls fn(i) for i in [0, n) from a pool of at most parallelism
+// workers, so a batch of thousands of keys never becomes thousands of
+// goroutines. It returns when every call has returned.
+func forEach(ctx context.Context, n, parallelism int, fn func(i int)) {
+	if parallelism < 1 {
+		parallelism = DefaultParallelism
+	}
+	workers := min(parallelism, n)
+	if workers <= 1 {
+		for i := range n {
+			fn(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				fn(i)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// ListAll returns every key starting with prefix, sorted.
+func ListAll(ctx context.Context, s Store, prefix string) ([]string, error) {
+	var keys []string
+	for key, err := range s.List(ctx, prefix) {
+		if err != nil {
+			return nil, err
+		}
+		keys = append(keys, key)
+	}
+	slices.Sort(keys)
+	return keys, nil
+}
+
+// ListDirFromList derives ListDir from List for stores that can only list
+// flat: keys with no "/" after prefix are keys, the rest contribute their
+// first segment as a child prefix.
+func ListDirFromList(ctx context.Context, s Store, prefix string) (Dir, error) {
+	if err := ValidatePrefix(prefix); err != nil {
+		return Dir{}, err
+	}
+	var dir Dir
+	seen := make(map[string]struct{})
+	for key, err := range s.List(ctx, prefix) {
+		if err != nil {
+			return Dir{}, err
+		}
+		rest, ok := strings.CutPrefix(key, prefix)
+		if !ok {
+			continue // a store that over-reports; not ours to list
+		}
+		i := strings.IndexByte(rest, '/')
+		if i < 0 {
+			dir.Keys = append(dir.Keys, key)
+			continue
+		}
+		child := key[:len(prefix)+i+1]
+		if _, dup := seen[child]; !dup {
+			seen[child] = struct{}{}
+			dir.Prefixes = append(dir.Prefixes, child)
+		}
+	}
+	slices.Sort(dir.Keys)
+	slices.Sort(dir.Prefixes)
+	return dir, nil
+}
