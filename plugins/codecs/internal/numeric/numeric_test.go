@@ -1,0 +1,100 @@
+package numeric
+
+import (
+	"math"
+	"testing"
+
+	"github.com/zarrgw/zarrgw/core/dtype"
+)
+
+func typ(t *testing.T, name string) Type {
+	t.Helper()
+	nt, err := Of(dtype.Named(name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return nt
+}
+
+func TestCastWrapsAndTruncates(t *testing.T) {
+	i8, u8, i16, u64 := typ(t, "int8"), typ(t, "uint8"), typ(t, "int16"), typ(t, "uint64")
+	b := make([]byte, 8)
+	cases := []struct {
+		to   Type
+		v    Value
+		want string
+	}{
+		{i8, Int(200), "-56"},
+		{u8, Int(-1), "255"},
+		{i16, Float(-2.9), "-2"},
+		{i16, Float(2.9), "2"},
+		{u64, Float(0x1p63), "9223372036854775808"},
+		{u8, Int(256 + 7), "7"},
+	}
+	for _, c := range cases {
+		c.to.Store(b, c.v)
+		got := c.to.Load(b)
+		s := ""
+		if got.Signed {
+			s = itoa(int64(got.Bits))
+		} else {
+			s = utoa(got.Bits)
+		}
+		if s != c.want {
+			t.Errorf("cast %+v to %+v = %s, want %s", c.v, c.to, s, c.want)
+		}
+	}
+}
+
+func itoa(v int64) string {
+	if v < 0 {
+		return "-" + utoa(uint64(-v))
+	}
+	return utoa(uint64(v))
+}
+
+func utoa(v uint64) string {
+	if v == 0 {
+		return "0"
+	}
+	var b []byte
+	for v > 0 {
+		b = append([]byte{byte('0' + v%10)}, b...)
+		v /= 10
+	}
+	return string(b)
+}
+
+func TestFloatPrecision(t *testing.T) {
+	f32 := typ(t, "float32")
+	// 0.1f + 0.2f in float32 is 0.3f (0.30000001192...), not the float64 sum.
+	a, b := f32.Cast(Float(0.1)), f32.Cast(Float(0.2))
+	if got := f32.Add(a, b).F; got != float64(float32(0.3)) {
+		t.Errorf("float32 0.1+0.2 = %v", got)
+	}
+	f16 := typ(t, "float16")
+	// 2048 + 1 is not representable in float16: ties to even gives 2048.
+	if got := f16.Add(Float(2048), Float(1)).F; got != 2048 {
+		t.Errorf("float16 2048+1 = %v", got)
+	}
+	i16 := typ(t, "int16")
+	if got := int64(i16.Add(Int(32767), Int(1)).Bits); got != -32768 {
+		t.Errorf("int16 32767+1 = %d", got)
+	}
+	if RoundEven(Float(2.5)).F != 2 || RoundEven(Float(-3.5)).F != -4 {
+		t.Error("round half to even")
+	}
+	if !math.IsNaN(f32.Cast(Float(math.NaN())).F) {
+		t.Error("NaN cast")
+	}
+}
+
+func TestScalarPromotion(t *testing.T) {
+	i16, f32 := typ(t, "int16"), typ(t, "float32")
+	if i16.WithScalar(Int(3)) != i16 || i16.WithScalar(Float(3)) != Float64 || f32.WithScalar(Float(1)) != f32 {
+		t.Error("promotion")
+	}
+	if i16.DivType() != Float64 || f32.DivType() != f32 {
+		t.Error("true division type")
+	}
+}
