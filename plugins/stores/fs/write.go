@@ -1,0 +1,299 @@
+package fs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/zarrgw/zarrgw/core/store"
+)
+
+// maxAttempts bounds the retries of a write whose directory was pruned or
+// removed by a concurrent Erase or ErasePrefix.
+const maxAttempts = 5
+
+// errVanished marks a write whose directory disappeared under it; the
+// write is retried from the start.
+var errVanished = errors.New("directory removed concurrently")
+
+// Set writes data atomically if cond holds and returns the new version.
+func (s *Store) Set(ctx context.Context, key string, data []byte, cond store.Condition) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", fmt.Errorf("fs: set %q: %w", key, err)
+	}
+	if err := checkKey(key); err != nil {
+		return "", err
+	}
+	if cond != (store.Condition{}) {
+		// An early, unlocked check spares writing and fsyncing a value that
+		// would be refused; the check under the lock is the one that counts.
+		if err := s.precheck(key, cond); err != nil {
+			return "", err
+		}
+	}
+	if s.test.inPlace {
+		return s.writeInPlace(key, data)
+	}
+	var err error
+	for range maxAttempts {
+		var version string
+		if version, err = s.setOnce(key, data, cond); !errors.Is(err, errVanished) {
+			return version, err
+		}
+	}
+	return "", fmt.Errorf("fs: set %q: %w", key, err)
+}
+
+func (s *Store) precheck(key string, cond store.Condition) error {
+	info, err := s.Stat(context.Background(), key)
+	exists := err == nil
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	if err := checkCondition(cond, exists, info.Version); err != nil {
+		return fmt.Errorf("fs: set %q: %w", key, err)
+	}
+	return nil
+}
+
+// checkCondition returns an error wrapping ErrConflict unless cond holds.
+func checkCondition(cond store.Condition, exists bool, current string) error {
+	if cond.IfNoneMatch && exists {
+		return fmt.Errorf("%w: key exists", store.ErrConflict)
+	}
+	if cond.IfMatch != "" && (!exists || current != cond.IfMatch) {
+		return fmt.Errorf("%w: version is not %q", store.ErrConflict, cond.IfMatch)
+	}
+	return nil
+}
+
+// setOnce writes the value to a temporary file in the key's directory and
+// commits it; the directory stays open throughout, so the lock, the rename
+// and the directory fsync all act on the same directory.
+func (s *Store) setOnce(key string, data []byte, cond store.Condition) (string, error) {
+	dir, base := splitKey(key)
+	d, err := s.openDir(dir, true)
+	if err != nil {
+		return "", fmt.Errorf("fs: set %q: %w", key, err)
+	}
+	defer d.Close()
+	dfd := int(d.Fd())
+	tmp, err := s.writeTemp(dfd, data)
+	if err == nil {
+		var version string
+		if version, err = s.commit(dfd, tmp, base, cond); err == nil {
+			return version, s.syncDir(key, dfd)
+		}
+		_ = unix.Unlinkat(dfd, tmp, 0)
+	}
+	if errors.Is(err, unix.ENOENT) {
+		return "", errVanished
+	}
+	_ = s.prune(dir) // do not leave a directory created for a failed write
+	return "", fmt.Errorf("fs: set %q: %w", key, err)
+}
+
+// commit renames tmp over base if cond holds, under the directory lock.
+func (s *Store) commit(dfd int, tmp, base string, cond store.Condition) (string, error) {
+	unlock, err := s.lock(dfd)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	var st unix.Stat_t
+	exists, err := statAt(dfd, base, &st)
+	if err != nil {
+		return "", err
+	}
+	if exists && st.Mode&unix.S_IFMT == unix.S_IFDIR {
+		return "", fmt.Errorf("keys exist under this name (it is a directory)")
+	}
+	current := ""
+	if exists {
+		current = versionOfStat(&st)
+	}
+	if err := checkCondition(cond, exists, current); err != nil {
+		return "", err
+	}
+	if h := s.test.beforeCommit; h != nil {
+		h()
+	}
+	if err := stampMtime(dfd, tmp, exists, &st); err != nil {
+		return "", err
+	}
+	if err := unix.Renameat(dfd, tmp, dfd, base); err != nil {
+		return "", fmt.Errorf("rename into place: %w", err)
+	}
+	if err := unix.Fstatat(dfd, base, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return "", fmt.Errorf("stat after rename: %w", err)
+	}
+	return versionOfStat(&st), nil
+}
+
+// statAt stats name in dfd without following a final symlink; a missing
+// name is (false, nil).
+func statAt(dfd int, name string, st *unix.Stat_t) (bool, error) {
+	err := unix.Fstatat(dfd, name, st, unix.AT_SYMLINK_NOFOLLOW)
+	if errors.Is(err, unix.ENOENT) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("stat: %w", err)
+	}
+	return true, nil
+}
+
+// stampMtime sets tmp's mtime to now, or just after the value it replaces
+// if the clock is behind, so that the replacing version always differs
+// even if the inode number is recycled and the size is the same.
+func stampMtime(dfd int, tmp string, exists bool, old *unix.Stat_t) error {
+	now := time.Now().UnixNano()
+	if exists && old.Mtim.Nano() >= now {
+		now = old.Mtim.Nano() + 1
+	}
+	ts := []unix.Timespec{{Nsec: unix.UTIME_OMIT}, unix.NsecToTimespec(now)}
+	if err := unix.UtimesNanoAt(dfd, tmp, ts, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return fmt.Errorf("set mtime: %w", err)
+	}
+	return nil
+}
+
+func (s *Store) syncDir(key string, dfd int) error {
+	if !s.dirSync {
+		return nil
+	}
+	if err := unix.Fsync(dfd); err != nil {
+		return fmt.Errorf("fs: set %q: sync directory: %w", key, err)
+	}
+	return nil
+}
+
+// writeTemp writes data to a new temporary file in dfd, fsyncs it and
+// returns its name.
+func (s *Store) writeTemp(dfd int, data []byte) (string, error) {
+	const flags = unix.O_WRONLY | unix.O_CREAT | unix.O_EXCL | unix.O_CLOEXEC | unix.O_NOFOLLOW
+	for range maxAttempts {
+		name := reserved + "tmp-" + strconv.FormatUint(rand.Uint64(), 16)
+		fd, err := unix.Openat(dfd, name, flags, 0o666)
+		if errors.Is(err, unix.EEXIST) {
+			continue
+		}
+		if err != nil {
+			return "", fmt.Errorf("create temporary file: %w", err)
+		}
+		err = s.fill(fd, data)
+		if err == nil {
+			err = fsync(fd)
+		}
+		if cerr := unix.Close(fd); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			_ = unix.Unlinkat(dfd, name, 0)
+			return "", fmt.Errorf("write temporary file: %w", err)
+		}
+		return name, nil
+	}
+	return "", fmt.Errorf("create temporary file: names keep colliding")
+}
+
+// fill writes data to fd, calling the mid-write test hook half way.
+func (s *Store) fill(fd int, data []byte) error {
+	if h := s.test.midWrite; h != nil {
+		half := len(data) / 2
+		if err := writeAll(fd, data[:half]); err != nil {
+			return err
+		}
+		h()
+		data = data[half:]
+	}
+	return writeAll(fd, data)
+}
+
+func writeAll(fd int, data []byte) error {
+	for len(data) > 0 {
+		n, err := unix.Write(fd, data)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		data = data[n:]
+	}
+	return nil
+}
+
+func fsync(fd int) error {
+	for {
+		if err := unix.Fsync(fd); !errors.Is(err, unix.EINTR) {
+			return err
+		}
+	}
+}
+
+// lock takes an exclusive flock on the directory. flock belongs to the open
+// file description, so it excludes other goroutines (each opens the
+// directory itself) as well as other processes.
+func (s *Store) lock(dfd int) (unlock func(), err error) {
+	if s.test.noLock {
+		return func() {}, nil
+	}
+	for {
+		err = unix.Flock(dfd, unix.LOCK_EX)
+		if !errors.Is(err, unix.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("lock directory: %w", err)
+	}
+	return func() { _ = unix.Flock(dfd, unix.LOCK_UN) }, nil
+}
+
+// openDir opens a directory of the store, creating it (and its parents)
+// if create is set. A directory pruned between creation and opening is
+// created again.
+func (s *Store) openDir(dir string, create bool) (*os.File, error) {
+	name := rootName(dir)
+	for range maxAttempts {
+		f, err := s.root.OpenFile(name, os.O_RDONLY|unix.O_DIRECTORY|unix.O_NONBLOCK, 0)
+		if err == nil || !create || !errors.Is(err, unix.ENOENT) {
+			return f, err
+		}
+		if err := s.root.MkdirAll(name, 0o777); err != nil && !errors.Is(err, unix.ENOENT) {
+			return nil, err
+		}
+	}
+	return nil, fmt.Errorf("open directory %q: %w", dir, errVanished)
+}
+
+// writeInPlace is the unsafe write the atomic path replaces; tests use it
+// to show that readers then see torn values.
+func (s *Store) writeInPlace(key string, data []byte) (string, error) {
+	dir, _ := splitKey(key)
+	d, err := s.openDir(dir, true)
+	if err != nil {
+		return "", err
+	}
+	d.Close()
+	f, err := s.root.OpenFile(key, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	if err := s.fill(int(f.Fd()), data); err != nil {
+		return "", err
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+		return "", err
+	}
+	return versionOfStat(&st), nil
+}
