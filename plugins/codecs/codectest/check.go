@@ -92,6 +92,17 @@ func MaxAlloc(t testing.TB, limit uint64, fn func()) {
 	}
 }
 
+// WriteZeros writes n zero bytes to w in 1 MiB pieces (to build bombs).
+func WriteZeros(t testing.TB, w io.Writer, n int64) {
+	t.Helper()
+	z := make([]byte, 1<<20)
+	for ; n > 0; n -= int64(len(z)) {
+		if _, err := w.Write(z[:min(int64(len(z)), n)]); err != nil {
+			t.Fatalf("write zeros: %v", err)
+		}
+	}
+}
+
 // Zeros is an io.Reader of N zero bytes, to compress bombs without holding
 // them in memory.
 type Zeros struct{ N int64 }

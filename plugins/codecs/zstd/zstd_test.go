@@ -1,0 +1,178 @@
+package zstdcodec
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/dtype"
+	"github.com/zarrgw/zarrgw/plugins/codecs/codectest"
+)
+
+var ctx = context.Background()
+
+func newCodec(t testing.TB, cfg string) codec.BytesBytes {
+	t.Helper()
+	c, err := New(json.RawMessage(cfg), nil)
+	if err != nil {
+		t.Fatalf("New(%s): %v", cfg, err)
+	}
+	return c.(codec.BytesBytes)
+}
+
+func TestConfiguration(t *testing.T) {
+	for cfg, want := range map[string]string{
+		``:                             `{"level":0,"checksum":false}`,
+		`{"level":5,"checksum":false}`: `{"level":5,"checksum":false}`,
+		`{"id":"zstd","level":-7,"checksum":true}`: `{"level":-7,"checksum":true}`,
+	} {
+		if got := string(newCodec(t, cfg).Configuration()); got != want {
+			t.Errorf("%s: %s, want %s", cfg, got, want)
+		}
+	}
+	for _, cfg := range []string{`{"level":23}`, `{"level":-131073}`, `{"checksum":"yes"}`} {
+		if _, err := New(json.RawMessage(cfg), nil); err == nil {
+			t.Errorf("%s accepted", cfg)
+		}
+	}
+	if encoderLevel(0) != zstd.SpeedDefault || encoderLevel(1) != zstd.SpeedFastest || encoderLevel(19) != zstd.SpeedBestCompression {
+		t.Error("level mapping")
+	}
+}
+
+// Frame header descriptor byte (RFC 8878 3.1.1.1.1): bit 2 is the content
+// checksum flag, bits 6-7 the content size field size (with single
+// segment, bit 5, a size is always present).
+func TestFrameFlags(t *testing.T) {
+	for _, checksum := range []bool{false, true} {
+		cfg := `{"checksum":false}`
+		if checksum {
+			cfg = `{"checksum":true}`
+		}
+		enc, err := newCodec(t, cfg).EncodeBytes(ctx, codectest.BytesSpec(1000, 1000), bytes.Repeat([]byte("ab"), 500))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if binary.LittleEndian.Uint32(enc) != 0xFD2FB528 {
+			t.Fatalf("magic %x", enc[:4])
+		}
+		fhd := enc[4]
+		if got := fhd&4 != 0; got != checksum {
+			t.Errorf("checksum flag %v, want %v", got, checksum)
+		}
+		var h zstd.Header
+		if err := h.Decode(enc); err != nil || !h.HasFCS || h.FrameContentSize != 1000 {
+			t.Errorf("content size not recorded: %+v %v", h, err)
+		}
+	}
+}
+
+func TestRoundTripAndCorruption(t *testing.T) {
+	codectest.CheckCompressor(t, newCodec(t, `{"level":0}`), false)
+	codectest.CheckCompressor(t, newCodec(t, `{"level":19,"checksum":true}`), true)
+	codectest.CheckCompressor(t, newCodec(t, `{"level":-5}`), false)
+}
+
+// Concatenated frames, and a frame without a content size (as streaming
+// encoders write), must decode.
+func TestFramesWithoutSize(t *testing.T) {
+	c := newCodec(t, "")
+	a, _ := c.EncodeBytes(ctx, codectest.BytesSpec(3, 3), []byte("abc"))
+	var stream bytes.Buffer
+	w, _ := zstd.NewWriter(&stream)
+	w.Write(bytes.Repeat([]byte("xyz"), 100000))
+	w.Close()
+	var h zstd.Header
+	if err := h.Decode(stream.Bytes()); err != nil || h.HasFCS {
+		t.Fatalf("test frame has a content size: %+v %v", h, err)
+	}
+	in := append(bytes.Clone(a), stream.Bytes()...)
+	want := append([]byte("abc"), bytes.Repeat([]byte("xyz"), 100000)...)
+	n := int64(len(want))
+	for _, spec := range []codec.Spec{codectest.BytesSpec(n, n), codectest.BytesSpec(-1, n), codectest.BytesSpec(-1, 1<<30), codectest.BytesSpec(-1, 0)} {
+		out, err := c.DecodeBytes(ctx, spec, in)
+		if err != nil || !bytes.Equal(out, want) {
+			t.Fatalf("spec %+v: %v (%d bytes)", spec, err, len(out))
+		}
+	}
+	_, err := c.DecodeBytes(ctx, codectest.BytesSpec(-1, n-1), in)
+	codectest.MustCorrupt(t, err, "one byte over the bound")
+}
+
+// 100 MB of zeros: once as a frame that declares its size (refused from
+// the header) and once streamed without a size (stopped while decoding).
+func TestBomb(t *testing.T) {
+	c := newCodec(t, "")
+	var sized bytes.Buffer
+	w, _ := zstd.NewWriter(&sized)
+	w.ResetContentSize(&sized, 100<<20)
+	codectest.WriteZeros(t, w, 100<<20)
+	w.Close()
+	var unsized bytes.Buffer
+	w.Reset(&unsized)
+	codectest.WriteZeros(t, w, 100<<20)
+	w.Close()
+	var h zstd.Header
+	if h.Decode(sized.Bytes()); !h.HasFCS {
+		t.Fatal("sized bomb has no content size")
+	}
+	if h.Decode(unsized.Bytes()); h.HasFCS {
+		t.Fatal("unsized bomb has a content size")
+	}
+	codectest.CheckBomb(t, c, sized.Bytes(), 1<<20)
+	codectest.CheckBomb(t, c, unsized.Bytes(), 1<<20)
+}
+
+func TestEmptyInput(t *testing.T) {
+	_, err := newCodec(t, "").DecodeBytes(ctx, codectest.BytesSpec(0, 0), nil)
+	codectest.MustCorrupt(t, err, "empty input")
+}
+
+// Chunks written by zarr-python 2 (numcodecs) and 3.
+func TestFixtures(t *testing.T) {
+	c := newCodec(t, "")
+	codectest.CheckArangeChunk(t, c, "zarrita-js/v2/data.zarr/1d.contiguous.zstd.i2", "0", dtype.Named("int16"), []int{4}, []int{0})
+	codectest.CheckArangeChunk(t, c, "zarrs/v3_zarr_python/array_zstd.zarr", "c/0/1", dtype.Named("float32"), []int{5, 5}, []int{0, 1})
+}
+
+func benchData() []byte {
+	rng := rand.New(rand.NewPCG(1, 1))
+	data := make([]byte, 1<<20)
+	v := 1000
+	for i := 0; i < len(data); i += 2 { // a random walk of uint16 values
+		v += rng.IntN(7) - 3
+		binary.LittleEndian.PutUint16(data[i:], uint16(v))
+	}
+	return data
+}
+
+func BenchmarkEncodeLevel0(b *testing.B) {
+	c := newCodec(b, `{"level":0}`)
+	data := benchData()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for range b.N {
+		if _, err := c.EncodeBytes(ctx, codectest.BytesSpec(1<<20, 1<<20), data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkDecodeLevel0(b *testing.B) {
+	c := newCodec(b, `{"level":0}`)
+	data := benchData()
+	enc, _ := c.EncodeBytes(ctx, codectest.BytesSpec(1<<20, 1<<20), data)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for range b.N {
+		if _, err := c.DecodeBytes(ctx, codectest.BytesSpec(1<<20, 1<<20), enc); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
