@@ -1,0 +1,37 @@
+# zarrgw — the two entry points a newcomer needs are `make run` and `make test`.
+GO      ?= go
+GOTEST  ?= $(GO) test -p 2
+FUZZTIME ?= 10s
+BIN     := bin/zarrgw
+
+.PHONY: run build test unit fuzz setup vet bench clean
+
+build:
+	$(GO) build -o $(BIN) ./cmd/zarrgw
+
+# The main job on the bundled sample dataset.
+run: build
+	$(BIN) inspect examples/sample.zarr
+	$(BIN) cat --path temperature examples/sample.zarr
+
+setup:
+	bash scripts/setup.sh
+
+vet:
+	gofmt -l $$(git ls-files '*.go') | (! grep .) || (echo "gofmt needed"; exit 1)
+	$(GO) vet ./...
+
+unit:
+	$(GOTEST) ./...
+
+# Brief runs of the fuzz targets (each also runs its seed corpus in `unit`).
+fuzz:
+	bash scripts/fuzz.sh $(FUZZTIME)
+
+test: setup vet unit fuzz
+
+bench:
+	bash bench/run.sh
+
+clean:
+	rm -rf bin

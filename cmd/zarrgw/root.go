@@ -1,0 +1,16 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+)
+
+func newRoot() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "zarrgw",
+		Short:         "Zarr engine and gateway",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(newInspect(), newCat())
+	return root
+}

@@ -1,0 +1,119 @@
+package hierarchy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/zarrgw/zarrgw/core/array"
+	"github.com/zarrgw/zarrgw/core/meta"
+	"github.com/zarrgw/zarrgw/core/store"
+)
+
+// Children returns the direct children of a group, sorted by path. When the
+// group carries consolidated metadata it is used instead of listing the
+// store; otherwise the store is listed (list_dir) and each child is read.
+func Children(ctx context.Context, s store.Store, g Node) ([]Node, error) {
+	if g.Group == nil {
+		return nil, fmt.Errorf("%s is not a group", g.Name())
+	}
+	if c := g.Group.Consolidated; c != nil {
+		return consolidatedChildren(g, c), nil
+	}
+	names, err := childNames(ctx, s, g)
+	if err != nil {
+		return nil, err
+	}
+	var out []Node
+	for _, name := range names {
+		n, err := Open(ctx, s, join(g.Path, name))
+		if errors.Is(err, ErrNoNode) {
+			continue // a prefix holding no node (e.g. chunk directories)
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// childNames lists candidate child names of a group.
+func childNames(ctx context.Context, s store.Store, g Node) ([]string, error) {
+	prefix := array.NodePrefix(g.Path)
+	if g.Format() == meta.V3Draft {
+		prefix = draftDir(g.Path)
+	}
+	dir, err := s.ListDir(ctx, prefix)
+	if err != nil {
+		return nil, fmt.Errorf("group %s: list %q: %w", g.Name(), prefix, err)
+	}
+	seen := map[string]bool{}
+	for _, p := range dir.Prefixes {
+		seen[strings.TrimSuffix(strings.TrimPrefix(p, prefix), "/")] = true
+	}
+	if g.Format() == meta.V3Draft {
+		for _, k := range dir.Keys {
+			name := strings.TrimPrefix(k, prefix)
+			for _, suf := range []string{".array.json", ".group.json"} {
+				if strings.HasSuffix(name, suf) {
+					seen[strings.TrimSuffix(name, suf)] = true
+				}
+			}
+		}
+	}
+	var names []string
+	for n := range seen {
+		if n != "" && !strings.HasPrefix(n, "__") {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+func consolidatedChildren(g Node, c *meta.Consolidated) []Node {
+	var out []Node
+	for p, am := range c.Arrays {
+		if !strings.Contains(p, "/") {
+			out = append(out, Node{Path: join(g.Path, p), Array: am})
+		}
+	}
+	for p, gm := range c.Groups {
+		if p != "" && !strings.Contains(p, "/") {
+			out = append(out, Node{Path: join(g.Path, p), Group: gm})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+func join(parent, name string) string {
+	if parent == "" {
+		return name
+	}
+	return parent + "/" + name
+}
+
+// Walk calls fn for n and every node below it, depth first, parents before
+// children, children in path order.
+func Walk(ctx context.Context, s store.Store, n Node, fn func(Node) error) error {
+	if err := fn(n); err != nil {
+		return err
+	}
+	if n.Group == nil {
+		return nil
+	}
+	kids, err := Children(ctx, s, n)
+	if err != nil {
+		return err
+	}
+	for _, k := range kids {
+		if err := Walk(ctx, s, k, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs what the tests need beyond Go: Debian's python3-zarr and
+# python3-numcodecs (foreign v2 client and blosc oracle) and zarrita.js
+# (foreign v3 client). Idempotent: installs only what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_apt=()
+for pkg in python3-zarr python3-numcodecs; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
+done
+if [ ${#need_apt[@]} -gt 0 ]; then
+  echo "setup: installing ${need_apt[*]} (apt)"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+fi
+
+if [ ! -d tests/interop/js/node_modules/zarrita ]; then
+  echo "setup: installing zarrita.js (npm)"
+  (cd tests/interop/js && npm install --no-audit --no-fund --loglevel=error)
+fi
+echo "setup: ok"

@@ -1,0 +1,226 @@
+package roundtrip
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand"
+	"testing"
+
+	"github.com/zarrgw/zarrgw/core/array"
+	"github.com/zarrgw/zarrgw/core/dtype"
+	"github.com/zarrgw/zarrgw/core/hierarchy"
+	"github.com/zarrgw/zarrgw/core/meta"
+	"github.com/zarrgw/zarrgw/core/ndarray"
+	"github.com/zarrgw/zarrgw/core/store"
+	"github.com/zarrgw/zarrgw/host/registry"
+)
+
+func ext(name, config string) meta.Extension {
+	e := meta.Extension{Name: name, MustUnderstand: true}
+	if config != "" {
+		e.Configuration = json.RawMessage(config)
+	}
+	return e
+}
+
+var fixedTypes = []string{"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+	"float16", "float32", "float64", "complex64", "complex128", "r8", "r24"}
+
+// chain builds the codec chain under test for a data type.
+type chain struct {
+	name   string
+	codecs func(dt dtype.DataType) []meta.Extension
+	// types restricts the chain to some kinds (nil = every fixed type).
+	types func(dt dtype.DataType) bool
+}
+
+func bytesCodec(dt dtype.DataType, endian string) meta.Extension {
+	if !dt.HasEndian() {
+		return ext("bytes", "")
+	}
+	return ext("bytes", fmt.Sprintf(`{"endian":%q}`, endian))
+}
+
+func then(c ...meta.Extension) func(dt dtype.DataType) []meta.Extension {
+	return func(dt dtype.DataType) []meta.Extension {
+		return append([]meta.Extension{bytesCodec(dt, "little")}, c...)
+	}
+}
+
+func isInt(dt dtype.DataType) bool { return dt.Kind == dtype.Int || dt.Kind == dtype.Uint }
+
+var chains = []chain{
+	{name: "bytes-little", codecs: then()},
+	{name: "bytes-big", codecs: func(dt dtype.DataType) []meta.Extension { return []meta.Extension{bytesCodec(dt, "big")} }},
+	{name: "transpose", codecs: func(dt dtype.DataType) []meta.Extension {
+		return []meta.Extension{ext("transpose", `{"order":[2,0,1]}`), bytesCodec(dt, "little")}
+	}},
+	{name: "gzip", codecs: then(ext("gzip", `{"level":5}`))},
+	{name: "zstd", codecs: then(ext("zstd", `{"level":0,"checksum":false}`))},
+	{name: "zstd-checksum", codecs: then(ext("zstd", `{"level":3,"checksum":true}`))},
+	{name: "crc32c", codecs: then(ext("crc32c", ""))},
+	{name: "zlib", codecs: then(ext("numcodecs.zlib", `{"level":1}`))},
+	{name: "lz4", codecs: then(ext("numcodecs.lz4", `{"acceleration":1}`))},
+	{name: "bz2", codecs: then(ext("numcodecs.bz2", `{"level":9}`))},
+	{name: "shuffle-zstd", codecs: func(dt dtype.DataType) []meta.Extension {
+		return then(ext("numcodecs.shuffle", fmt.Sprintf(`{"elementsize":%d}`, dt.Size)), ext("zstd", `{"level":1}`))(dt)
+	}},
+	{name: "fletcher32", codecs: then(ext("numcodecs.fletcher32", ""))},
+	{name: "adler32", codecs: then(ext("numcodecs.adler32", ""))},
+	{name: "delta", types: isInt, codecs: func(dt dtype.DataType) []meta.Extension {
+		t := dt.V2String(dtype.Little)
+		return []meta.Extension{ext("numcodecs.delta", fmt.Sprintf(`{"dtype":%q,"astype":%q}`, t, t)), bytesCodec(dt, "little")}
+	}},
+}
+
+var stringChains = []chain{
+	{name: "vlen-utf8", codecs: func(dtype.DataType) []meta.Extension { return []meta.Extension{ext("vlen-utf8", "{}")} }},
+	{name: "vlen-utf8-zstd", codecs: func(dtype.DataType) []meta.Extension {
+		return []meta.Extension{ext("vlen-utf8", "{}"), ext("zstd", `{"level":0}`)}
+	}},
+	{name: "transpose-vlen", codecs: func(dtype.DataType) []meta.Extension {
+		return []meta.Extension{ext("transpose", `{"order":[1,2,0]}`), ext("vlen-utf8", "{}")}
+	}},
+	{name: "json2", codecs: func(dtype.DataType) []meta.Extension { return []meta.Extension{ext("numcodecs.json2", "{}")} }},
+}
+
+func TestRoundTripV3(t *testing.T) {
+	for _, c := range chains {
+		for _, name := range fixedTypes {
+			dt := dtype.Named(name)
+			if c.types != nil && !c.types(dt) {
+				continue
+			}
+			t.Run(c.name+"/"+name, func(t *testing.T) { roundTrip(t, meta.V3, dt, c.codecs(dt)) })
+		}
+	}
+	for _, c := range stringChains {
+		t.Run(c.name+"/string", func(t *testing.T) { roundTrip(t, meta.V3, dtype.Named("string"), c.codecs(dtype.Named("string"))) })
+	}
+	t.Run("vlen-bytes/bytes", func(t *testing.T) {
+		roundTrip(t, meta.V3, dtype.Named("bytes"), []meta.Extension{ext("vlen-bytes", "{}")})
+	})
+}
+
+// v2 chains: the filters and compressors zarr-python 2 writes.
+func TestRoundTripV2(t *testing.T) {
+	v2chains := []chain{chains[0], chains[1], chains[2], chains[3], chains[4], chains[6], chains[7], chains[8], chains[10], chains[11], chains[13]}
+	v2types := append([]string{}, fixedTypes[:14]...)
+	for _, c := range v2chains {
+		if c.name == "crc32c" {
+			continue
+		}
+		for _, name := range v2types {
+			dt := dtype.Named(name)
+			if c.types != nil && !c.types(dt) {
+				continue
+			}
+			t.Run(c.name+"/"+name, func(t *testing.T) { roundTrip(t, meta.V2, dt, c.codecs(dt)) })
+		}
+	}
+	for _, typestr := range []string{"|S5", "<U3", ">U2"} {
+		dt, end, err := dtype.ParseV2(typestr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := "little"
+		if end == dtype.Big {
+			e = "big"
+		}
+		t.Run("fixed/"+typestr, func(t *testing.T) {
+			roundTrip(t, meta.V2, dt, []meta.Extension{bytesCodec(dt, e), ext("numcodecs.zlib", `{"level":1}`)})
+		})
+	}
+	obj, _, _ := dtype.ParseV2("|O")
+	t.Run("object/vlen-utf8", func(t *testing.T) { roundTrip(t, meta.V2, obj, []meta.Extension{ext("vlen-utf8", "{}")}) })
+}
+
+// roundTrip creates an array of random shape and chunking, applies random
+// writes to it and to a reference, and compares random reads.
+func roundTrip(t *testing.T, f meta.Format, dt dtype.DataType, codecs []meta.Extension) {
+	ctx := context.Background()
+	r := rand.New(rand.NewSource(int64(len(t.Name())) * 7919))
+	for iter := 0; iter < 3; iter++ {
+		shape, chunks := make([]int, 3), make([]int, 3)
+		for i := range shape {
+			shape[i] = 1 + r.Intn(9)
+			chunks[i] = 1 + r.Intn(5)
+		}
+		fill := randomArray(r, dt, []int{1})
+		m := &meta.ArrayMeta{
+			Format: f, Shape: shape, ChunkShape: chunks, DataType: dt,
+			FillValue: elementBytes(fill), Codecs: codecs, Attributes: json.RawMessage(`{"iteration":` + fmt.Sprint(iter) + `}`),
+		}
+		m.ChunkKey = meta.ChunkKeyEncoding{Name: "default", Separator: "/"}
+		if f == meta.V2 {
+			m.ChunkKey = meta.ChunkKeyEncoding{Name: "v2", Separator: "."}
+		}
+		s := store.NewMemory()
+		opts := array.Options{Codecs: registry.Codecs(), Concurrency: 1 + r.Intn(4), WriteEmptyChunks: r.Intn(2) == 0}
+		a, err := hierarchy.CreateArray(ctx, s, "g/arr", m, opts)
+		if err != nil {
+			t.Fatalf("create: %v", err)
+		}
+		ref := ndarray.Filled(dt, shape, m.FillValue)
+		for w := 0; w < 4; w++ {
+			sel := randomSelection(r, shape)
+			data := randomArray(r, dt, sel.Shape())
+			if err := a.Write(ctx, sel, data); err != nil {
+				t.Fatalf("write %+v: %v", sel, err)
+			}
+			full := *data
+			full.Shape = sel.Counts()
+			if err := ndarray.CopyRegion(ref, spans(sel), &full, whole(full.Shape)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Reopen from the store so metadata goes through a write and a read.
+		b, err := hierarchy.OpenArray(ctx, s, "g/arr", opts)
+		if err != nil {
+			t.Fatalf("reopen: %v", err)
+		}
+		for k := 0; k < 4; k++ {
+			sel := randomSelection(r, shape)
+			if k == 0 {
+				sel = nil
+				for _, n := range shape {
+					sel = append(sel, gridAll(n))
+				}
+			}
+			got, err := b.Read(ctx, sel)
+			if err != nil {
+				t.Fatalf("read %+v: %v", sel, err)
+			}
+			want := ndarray.New(dt, sel.Counts())
+			if err := ndarray.CopyRegion(want, whole(want.Shape), ref, spans(sel)); err != nil {
+				t.Fatal(err)
+			}
+			if !sameElements(got, want) {
+				t.Fatalf("shape %v chunks %v: read %+v differs from what was written", shape, chunks, sel)
+			}
+		}
+	}
+}
+
+func elementBytes(a *ndarray.Array) []byte {
+	if a.DType.Variable() {
+		return []byte(a.Strings[0])
+	}
+	return a.Data
+}
+
+func sameElements(a, b *ndarray.Array) bool {
+	if a.Len() != b.Len() {
+		return false
+	}
+	if a.DType.Variable() {
+		for i := range a.Strings {
+			if a.Strings[i] != b.Strings[i] {
+				return false
+			}
+		}
+		return true
+	}
+	return string(a.Data) == string(b.Data)
+}
