@@ -1,0 +1,263 @@
+package storetest_test
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/zarrgw/zarrgw/core/store"
+	"github.com/zarrgw/zarrgw/core/store/storetest"
+)
+
+// Each mutant is a memory store with one defect, with the checks that must
+// catch it and those that may (where catching depends on scheduling). The
+// suite runs on each in a child process (a failing suite fails its test),
+// and the child must report those failures and no others.
+type expect struct{ must, may []string }
+
+var mutants = map[string]expect{
+	"none":              {},
+	"ignoresConditions": {must: []string{"ConditionalSet", "ConditionalAfterErase"}, may: []string{"ConcurrentIncrements"}},
+	"checkThenSet":      {must: []string{"ConcurrentIncrements"}},
+	"constantVersion":   {must: []string{"SetGet", "ConditionalSet", "ConditionalAfterErase"}},
+	"suffixFromStart":   {must: []string{"LargeValue", "SuffixRanges"}},
+	"noClipping":        {must: []string{"EmptyValue", "Ranges"}},
+	"acceptsBadKeys":    {must: []string{"InvalidKeys"}},
+	"stalePrefixes":     {must: []string{"ListDirAfterErase", "ErasePrefix"}},
+	"sharesBuffers":     {must: []string{"Ownership"}},
+	"cancelIsNotFound":  {must: []string{"CancelledRead"}},
+	"silentConditions":  {must: []string{"ConditionsUnsupported"}},
+	"listUnsupported": {must: []string{"List", "ListEarlyBreak", "ListDir", "ListDirAfterErase",
+		"UnusualKeys", "ErasePrefix", "EraseAll", "InvalidKeys", "InvalidPrefixes"}},
+}
+
+const envMutant = "STORETEST_MUTANT"
+
+func TestSuiteCatchesMutants(t *testing.T) {
+	for name, want := range mutants {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestMutantChild$", "-test.v", "-test.count=1")
+			cmd.Env = append(os.Environ(), envMutant+"="+name)
+			out, err := cmd.CombinedOutput()
+			got := failedChecks(string(out))
+			if (err == nil) != (len(got) == 0) || !want.matches(got) {
+				t.Fatalf("suite on mutant %s: exit %v, failed checks %q, want %q (and maybe %q)\n%s",
+					name, err, got, want.must, want.may, out)
+			}
+		})
+	}
+}
+
+func failedChecks(out string) []string {
+	var failed []string
+	for line := range strings.Lines(out) {
+		if _, name, ok := strings.Cut(strings.TrimSpace(line), "--- FAIL: TestMutantChild/"); ok {
+			failed = append(failed, strings.Fields(name)[0])
+		}
+	}
+	return failed
+}
+
+// matches reports whether failed holds every must and nothing beyond
+// must and may.
+func (e expect) matches(failed []string) bool {
+	for _, name := range e.must {
+		if !slices.Contains(failed, name) {
+			return false
+		}
+	}
+	for _, name := range failed {
+		if !slices.Contains(e.must, name) && !slices.Contains(e.may, name) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestMutantChild runs the suite on the mutant named in the environment.
+func TestMutantChild(t *testing.T) {
+	name := os.Getenv(envMutant)
+	if name == "" {
+		t.Skip("runs only as a child of TestSuiteCatchesMutants")
+	}
+	storetest.Run(t, func(t *testing.T) store.Store { return newMutant(name) })
+}
+
+func newMutant(name string) store.Store {
+	m := &mutant{Store: store.NewMemory(), defect: name, caps: store.NewMemory().Capabilities()}
+	switch name {
+	case "silentConditions":
+		m.caps.ConditionalWrite = false
+	}
+	return m
+}
+
+type mutant struct {
+	store.Store
+	defect string
+	caps   store.Capabilities
+
+	mu       sync.Mutex
+	prefixes map[string]bool   // stalePrefixes: every prefix ever written
+	shared   map[string][]byte // sharesBuffers: the caller's own slices
+	meet     chan struct{}     // checkThenSet: widens the race window
+}
+
+func (m *mutant) Capabilities() store.Capabilities { return m.caps }
+
+func (m *mutant) Get(ctx context.Context, key string, r store.ByteRange) (store.Value, error) {
+	switch {
+	case m.defect == "cancelIsNotFound" && ctx.Err() != nil:
+		return store.Value{}, store.ErrNotFound
+	case m.defect == "suffixFromStart" && r.Kind == store.Suffix:
+		r = store.Range(0, r.Length)
+	case m.defect == "noClipping" && r.Kind == store.Bounded:
+		if info, err := m.Store.Stat(ctx, key); err == nil && r.Offset+r.Length > info.Size {
+			return store.Value{}, fmt.Errorf("range %s past the end", r)
+		}
+	case m.defect == "acceptsBadKeys":
+		key = escape(key)
+	}
+	v, err := m.Store.Get(ctx, key, r)
+	switch {
+	case m.defect == "constantVersion":
+		v.Version = "1"
+	case m.defect == "sharesBuffers" && err == nil && r.Kind == store.Whole:
+		m.mu.Lock()
+		v.Data = m.shared[key] // the slice Set was given, not a copy
+		m.mu.Unlock()
+	}
+	return v, err
+}
+
+func (m *mutant) Stat(ctx context.Context, key string) (store.Info, error) {
+	if m.defect == "acceptsBadKeys" {
+		key = escape(key)
+	}
+	info, err := m.Store.Stat(ctx, key)
+	if m.defect == "constantVersion" {
+		info.Version = "1"
+	}
+	return info, err
+}
+
+func (m *mutant) Set(ctx context.Context, key string, data []byte, cond store.Condition) (string, error) {
+	switch m.defect {
+	case "ignoresConditions", "silentConditions":
+		cond = store.Condition{}
+	case "checkThenSet":
+		return m.checkThenSet(ctx, key, data, cond)
+	case "constantVersion":
+		if _, err := m.Store.Set(ctx, key, data, store.Condition{IfNoneMatch: cond.IfNoneMatch}); err != nil {
+			return "", err
+		}
+		return "1", nil
+	case "acceptsBadKeys":
+		key = escape(key)
+	case "stalePrefixes":
+		m.remember(key)
+	case "sharesBuffers":
+		return m.keepBuffer(ctx, key, data, cond)
+	}
+	return m.Store.Set(ctx, key, data, cond)
+}
+
+// keepBuffer stores data and keeps the caller's slice to hand out again.
+func (m *mutant) keepBuffer(ctx context.Context, key string, data []byte, cond store.Condition) (string, error) {
+	v, err := m.Store.Set(ctx, key, data, cond)
+	if err == nil {
+		m.mu.Lock()
+		if m.shared == nil {
+			m.shared = make(map[string][]byte)
+		}
+		m.shared[key] = data
+		m.mu.Unlock()
+	}
+	return v, err
+}
+
+// checkThenSet checks the condition, then writes unconditionally: the
+// classic lost-update bug. Writers that passed the check meet before
+// writing, so the bug always shows.
+func (m *mutant) checkThenSet(ctx context.Context, key string, data []byte, cond store.Condition) (string, error) {
+	info, err := m.Store.Stat(ctx, key)
+	exists := err == nil
+	if (cond.IfNoneMatch && exists) || (cond.IfMatch != "" && (!exists || info.Version != cond.IfMatch)) {
+		return "", store.ErrConflict
+	}
+	m.mu.Lock()
+	if m.meet == nil {
+		m.meet = make(chan struct{})
+	}
+	meet := m.meet
+	m.mu.Unlock()
+	select {
+	case meet <- struct{}{}:
+	case <-meet:
+	case <-time.After(5 * time.Millisecond):
+	}
+	return m.Store.Set(ctx, key, data, store.Condition{})
+}
+
+func (m *mutant) remember(key string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.prefixes == nil {
+		m.prefixes = make(map[string]bool)
+	}
+	for i := range len(key) {
+		if key[i] == '/' {
+			m.prefixes[key[:i+1]] = true
+		}
+	}
+}
+
+func (m *mutant) ListDir(ctx context.Context, prefix string) (store.Dir, error) {
+	if m.defect == "listUnsupported" {
+		return store.Dir{}, store.ErrUnsupported
+	}
+	d, err := m.Store.ListDir(ctx, prefix)
+	if err != nil || m.defect != "stalePrefixes" {
+		return d, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for p := range m.prefixes {
+		rest, ok := strings.CutPrefix(p, prefix)
+		if ok && strings.Count(rest, "/") == 1 && !slices.Contains(d.Prefixes, p) {
+			d.Prefixes = append(d.Prefixes, p)
+		}
+	}
+	return d, nil
+}
+
+func (m *mutant) List(ctx context.Context, prefix string) iter.Seq2[string, error] {
+	if m.defect == "listUnsupported" {
+		return func(yield func(string, error) bool) { yield("", store.ErrUnsupported) }
+	}
+	return m.Store.List(ctx, prefix)
+}
+
+func (m *mutant) Erase(ctx context.Context, key string) error {
+	if m.defect == "acceptsBadKeys" {
+		key = escape(key)
+	}
+	return m.Store.Erase(ctx, key)
+}
+
+// escape maps any string to a valid key, so a store using it accepts keys
+// it should refuse.
+func escape(key string) string {
+	if store.ValidateKey(key) == nil {
+		return key
+	}
+	return fmt.Sprintf("escaped/%x", key)
+}
