@@ -157,6 +157,7 @@ func BenchmarkEncodeLevel0(b *testing.B) {
 	data := benchData()
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
+	b.ResetTimer()
 	for range b.N {
 		if _, err := c.EncodeBytes(ctx, codectest.BytesSpec(1<<20, 1<<20), data); err != nil {
 			b.Fatal(err)
@@ -170,6 +171,7 @@ func BenchmarkDecodeLevel0(b *testing.B) {
 	enc, _ := c.EncodeBytes(ctx, codectest.BytesSpec(1<<20, 1<<20), data)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
+	b.ResetTimer()
 	for range b.N {
 		if _, err := c.DecodeBytes(ctx, codectest.BytesSpec(1<<20, 1<<20), enc); err != nil {
 			b.Fatal(err)
