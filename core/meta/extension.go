@@ -10,4 +10,10 @@ type Extension struct {
 	Configuration json.RawMessage // nil when absent
 	// MustUnderstand is false only when the document said so explicitly.
 	MustUnderstand bool
+
+	// mustUnderstandWritten records that the document spelled out
+	// must_understand, so that a rewrite writes it back (and only then: a
+	// codec built in code has the zero value, which must not turn into
+	// "must_understand": false).
+	mustUnderstandWritten bool
 }

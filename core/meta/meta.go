@@ -78,6 +78,14 @@ type V2Array struct {
 	Filters            []Extension
 	Compressor         *Extension // nil for null
 	DimensionSeparator string     // "" when absent
+
+	// FillJSON is fill_value exactly as written (nil when absent).
+	// MarshalV2 writes it back while it still decodes to the array's
+	// FillValue, so 0 vs 0.0, a NaN payload, or an object array's 0 survive.
+	FillJSON json.RawMessage
+	// Extra holds keys the v2 spec does not define (ignored on read, as
+	// the spec says; written back as is).
+	Extra map[string]json.RawMessage
 }
 
 // GroupMeta is a group's metadata.

@@ -1,0 +1,156 @@
+package meta
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/zarrgw/zarrgw/core/dtype"
+)
+
+// MarshalV2 writes the array as a .zarray and a .zattrs document the way
+// zarr-python 2 does (keys sorted, indent 4). The v2 fields come from
+// V2FromCodecs, so arrays created in another format (or with a.V2 nil) are
+// written from their codec chain. zattrs is always returned, "{}" when
+// there are no attributes, so that rewriting a node never leaves stale
+// attributes behind; storage transformers, dimension names and v3 Extra
+// fields have no v2 form (an array with storage transformers is an error;
+// dimension names are not written). The chunk key encoding must be "v2".
+func (a *ArrayMeta) MarshalV2() (zarray, zattrs []byte, err error) {
+	doc, err := a.zarrayCompact()
+	if err != nil {
+		return nil, nil, err
+	}
+	if zarray, err = indent(doc, "    "); err != nil {
+		return nil, nil, err
+	}
+	if zattrs, err = attrsV2(a.Attributes); err != nil {
+		return nil, nil, err
+	}
+	return zarray, zattrs, nil
+}
+
+func attrsV2(attrs json.RawMessage) ([]byte, error) {
+	b, err := attributesOrEmpty(attrs)
+	if err != nil {
+		return nil, err
+	}
+	return indent(b, "    ")
+}
+
+func (a *ArrayMeta) zarrayCompact() ([]byte, error) {
+	if err := a.Validate(); err != nil {
+		return nil, err
+	}
+	if a.ChunkKey.Name != "v2" && a.ChunkKey.Name != "" {
+		return nil, fmt.Errorf("chunk key encoding %q cannot be expressed in Zarr v2", a.ChunkKey.Name)
+	}
+	if len(a.StorageTransformers) > 0 {
+		return nil, errors.New("storage transformers cannot be expressed in Zarr v2")
+	}
+	v, err := V2FromCodecs(a)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := zarrayFields(a, v)
+	if err != nil {
+		return nil, err
+	}
+	return marshalNoHTML(doc)
+}
+
+func zarrayFields(a *ArrayMeta, v *V2Array) (map[string]json.RawMessage, error) {
+	doc := map[string]json.RawMessage{}
+	for k, val := range v.Extra {
+		doc[k] = val
+	}
+	fill, err := v2Fill(a, v)
+	if err != nil {
+		return nil, err
+	}
+	std := map[string]json.RawMessage{
+		"zarr_format": json.RawMessage("2"),
+		"shape":       ints(a.Shape),
+		"chunks":      ints(a.ChunkShape),
+		"dtype":       quote(v.DType),
+		"order":       quote(v.Order),
+		"fill_value":  fill,
+		"compressor":  json.RawMessage("null"),
+		"filters":     json.RawMessage("null"),
+	}
+	if v.DimensionSeparator != "" {
+		std["dimension_separator"] = quote(v.DimensionSeparator)
+	}
+	if v.Compressor != nil {
+		if std["compressor"], err = numcodecsJSON(*v.Compressor); err != nil {
+			return nil, fmt.Errorf("compressor: %w", err)
+		}
+	}
+	if len(v.Filters) > 0 {
+		if std["filters"], err = numcodecsList(v.Filters); err != nil {
+			return nil, fmt.Errorf("filters: %w", err)
+		}
+	}
+	for k, val := range std {
+		doc[k] = val
+	}
+	return doc, nil
+}
+
+// v2Fill writes the fill value as it was written when that still decodes
+// to the same value, else as zarr-python 2 would.
+func v2Fill(a *ArrayMeta, v *V2Array) (json.RawMessage, error) {
+	if v.FillJSON != nil {
+		b, err := dtype.ParseFill(a.DataType, v.FillJSON, true)
+		if err == nil && (b == nil) == (a.FillValue == nil) && bytes.Equal(b, a.FillValue) {
+			return compact(v.FillJSON), nil
+		}
+	}
+	return dtype.FormatFill(a.DataType, a.FillValue, true)
+}
+
+// numcodecsJSON writes {"id": name, ...configuration}.
+func numcodecsJSON(e Extension) (json.RawMessage, error) {
+	f := fields{}
+	if e.Configuration != nil {
+		var err error
+		if f, err = decodeObject(e.Configuration); err != nil {
+			return nil, fmt.Errorf("%s: configuration: %w", e.Name, err)
+		}
+	}
+	if _, clash := f["id"]; clash {
+		return nil, fmt.Errorf("%s: configuration has an \"id\" key", e.Name)
+	}
+	f["id"] = quote(e.Name)
+	return marshalNoHTML(map[string]json.RawMessage(f))
+}
+
+func numcodecsList(list []Extension) (json.RawMessage, error) {
+	b := []byte{'['}
+	for i, e := range list {
+		c, err := numcodecsJSON(e)
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, c...)
+	}
+	return append(b, ']'), nil
+}
+
+// MarshalV2 writes the group as .zgroup ({"zarr_format": 2}) and .zattrs
+// (always returned, "{}" when empty; see ArrayMeta.MarshalV2). Consolidated
+// metadata is written separately by MarshalV2Consolidated.
+func (g *GroupMeta) MarshalV2() (zgroup, zattrs []byte, err error) {
+	zgroup, err = indent([]byte(`{"zarr_format":2}`), "    ")
+	if err != nil {
+		return nil, nil, err
+	}
+	if zattrs, err = attrsV2(g.Attributes); err != nil {
+		return nil, nil, err
+	}
+	return zgroup, zattrs, nil
+}
