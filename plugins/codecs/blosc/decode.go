@@ -1,0 +1,156 @@
+package blosc
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/zarrgw/zarrgw/core/codec"
+)
+
+// parallelMin is the smallest decoded frame worth spreading over several
+// goroutines; below it the hand-off costs more than it saves.
+const parallelMin = 256 << 10
+
+// decodeFrame decodes one blosc1 frame within the limits of spec.
+func decodeFrame(ctx context.Context, frame []byte, spec codec.Spec, par int) ([]byte, error) {
+	h, err := ParseHeader(frame)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkLimits(h.NBytes, spec); err != nil {
+		return nil, err
+	}
+	frame = frame[:h.CBytes]
+	if h.NBytes == 0 {
+		return []byte{}, nil
+	}
+	if h.Memcpyed() {
+		return append([]byte(nil), frame[headerSize:]...), nil
+	}
+	d, err := newFrameDecoder(h, frame)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, h.NBytes)
+	if h.NBytes < parallelMin {
+		par = 1
+	}
+	// Block buffers are sized by the real block length: a header may claim a
+	// block size far beyond nbytes.
+	if err := runBlocks(ctx, d.lay.nblocks, par, min(h.BlockSize, h.NBytes), func(w *worker, j int) error {
+		return d.decodeBlock(w, j, out)
+	}); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// checkLimits compares the header's decoded size with what the caller
+// expects, before anything of that size is allocated.
+func checkLimits(n int, spec codec.Spec) error {
+	if spec.DecodedSize >= 0 && int64(n) != spec.DecodedSize {
+		return fmt.Errorf("%w: blosc frame decodes to %d bytes, want %d", codec.ErrCorrupt, n, spec.DecodedSize)
+	}
+	if spec.MaxDecodedSize > 0 && int64(n) > spec.MaxDecodedSize {
+		return fmt.Errorf("%w: blosc frame decodes to %d bytes, more than the limit of %d", codec.ErrCorrupt, n, spec.MaxDecodedSize)
+	}
+	return nil
+}
+
+// frameDecoder decodes the blocks of one compressed (not memcpyed) frame.
+type frameDecoder struct {
+	h        Header
+	frame    []byte // exactly CBytes long
+	lay      layout
+	dataFrom int // first byte after the block offsets
+}
+
+func newFrameDecoder(h Header, frame []byte) (*frameDecoder, error) {
+	lay := newLayout(h.NBytes, h.BlockSize)
+	if lay.nblocks > (h.CBytes-headerSize)/4 {
+		return nil, fmt.Errorf("%w: blosc frame of %d bytes cannot hold %d block offsets", codec.ErrCorrupt, h.CBytes, lay.nblocks)
+	}
+	d := &frameDecoder{h: h, frame: frame, lay: lay, dataFrom: headerSize + 4*lay.nblocks}
+	payload := h.CBytes - d.dataFrom
+	if float64(h.NBytes) > maxExpansion(h.Compressor())*float64(payload)+(1<<17) {
+		return nil, fmt.Errorf("%w: %d compressed bytes cannot hold %d bytes of %s data", codec.ErrCorrupt, payload, h.NBytes, h.Compressor())
+	}
+	return d, nil
+}
+
+// maxExpansion bounds how many output bytes one input byte of an inner
+// stream can produce (length bytes of 255 for the LZ77 codecs, deflate's
+// 1032:1, a 4-byte zstd RLE block standing for 128 KiB), with a margin.
+func maxExpansion(c Compressor) float64 {
+	switch c {
+	case BloscLZ, LZ4:
+		return 260
+	case Snappy:
+		return 64
+	case Zlib:
+		return 1040
+	case Zstd:
+		return 32800
+	}
+	return math.Inf(1)
+}
+
+// decodeBlock decodes block j into its place in out.
+func (d *frameDecoder) decodeBlock(w *worker, j int, out []byte) error {
+	start := int(binary.LittleEndian.Uint32(d.frame[headerSize+4*j:]))
+	if start < d.dataFrom || start > len(d.frame) {
+		return fmt.Errorf("%w: blosc block %d starts at %d, outside %d..%d", codec.ErrCorrupt, j, start, d.dataFrom, len(d.frame))
+	}
+	bl := d.lay.blockLen(j)
+	dst := out[j*d.lay.blockSize : j*d.lay.blockSize+bl]
+	ts, flags := d.h.TypeSize, d.h.Flags
+	byteShuf := flags&flagShuffle != 0 && ts > 1
+	bitShuf := flags&flagBitShuffle != 0
+	target := dst
+	if byteShuf || bitShuf {
+		target = w.tmp[:bl]
+	}
+	if err := d.decodeSplits(j, start, target); err != nil {
+		return err
+	}
+	switch {
+	case byteShuf:
+		unshuffle(ts, target, dst)
+	case bitShuf:
+		bitunshuffle(ts, target, dst, w.tmp2[:bl])
+	}
+	return nil
+}
+
+// decodeSplits decodes the streams of block j, starting at frame offset
+// pos, into target (the block's length).
+func (d *frameDecoder) decodeSplits(j, pos int, target []byte) error {
+	short := j == d.lay.nblocks-1 && d.lay.leftover > 0
+	ns := nsplits(d.h.Flags, d.h.TypeSize, d.h.BlockSize, short)
+	if len(target)%ns != 0 {
+		return fmt.Errorf("%w: blosc block of %d bytes does not split into %d streams", codec.ErrCorrupt, len(target), ns)
+	}
+	part := len(target) / ns
+	for s := range ns {
+		if len(d.frame)-pos < 4 {
+			return fmt.Errorf("%w: blosc block %d stream %d: size field beyond the frame", codec.ErrCorrupt, j, s)
+		}
+		csize := int(int32(binary.LittleEndian.Uint32(d.frame[pos:])))
+		pos += 4
+		if csize < 0 || csize > len(d.frame)-pos {
+			return fmt.Errorf("%w: blosc block %d stream %d: %d compressed bytes at %d overrun the frame of %d", codec.ErrCorrupt, j, s, csize, pos, len(d.frame))
+		}
+		src, dst := d.frame[pos:pos+csize], target[s*part:(s+1)*part]
+		pos += csize
+		if csize == part {
+			copy(dst, src) // stored raw: compression did not help
+			continue
+		}
+		if err := decompress(d.h.Compressor(), src, dst); err != nil {
+			return fmt.Errorf("blosc block %d stream %d: %w", j, s, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,144 @@
+package blosc
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// refShuffle is the definition of the byte shuffle, written as plainly as
+// possible: shuffled[j*e+i] = orig[i*ts+j], trailing bytes unchanged.
+func refShuffle(ts int, src []byte) []byte {
+	e := len(src) / ts
+	out := make([]byte, len(src))
+	for i := 0; i < e; i++ {
+		for j := 0; j < ts; j++ {
+			out[j*e+i] = src[i*ts+j]
+		}
+	}
+	copy(out[e*ts:], src[e*ts:])
+	return out
+}
+
+// refBitShuffle is the definition of the bit shuffle: row 8*b+k holds bit k
+// of byte b of every element, element i at bit i%8 of row byte i/8.
+func refBitShuffle(ts int, src []byte) []byte {
+	e := len(src) / ts
+	out := make([]byte, len(src))
+	if e%8 != 0 {
+		copy(out, src)
+		return out
+	}
+	rowLen := e / 8
+	for i := 0; i < e; i++ {
+		for b := 0; b < ts; b++ {
+			v := src[i*ts+b]
+			for k := 0; k < 8; k++ {
+				bit := (v >> k) & 1
+				out[(8*b+k)*rowLen+i/8] |= bit << (i % 8)
+			}
+		}
+	}
+	copy(out[e*ts:], src[e*ts:])
+	return out
+}
+
+func randBytes(seed uint64, n int) []byte {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(rng.Uint32())
+	}
+	return b
+}
+
+var shuffleSizes = []int{0, 1, 7, 8, 15, 16, 63, 64, 65, 127, 128, 129, 255, 256, 511, 513, 1000, 1024, 4096, 4099, 65536 + 24}
+
+func TestShuffleMatchesReference(t *testing.T) {
+	for _, ts := range []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16, 17, 255} {
+		for _, n := range shuffleSizes {
+			src := randBytes(uint64(ts*100000+n), n)
+			want := refShuffle(ts, src)
+			got := make([]byte, n)
+			shuffle(ts, src, got)
+			if !bytes.Equal(got, want) {
+				t.Fatalf("shuffle ts=%d n=%d differs from the reference", ts, n)
+			}
+			back := make([]byte, n)
+			unshuffle(ts, got, back)
+			if !bytes.Equal(back, src) {
+				t.Fatalf("unshuffle ts=%d n=%d does not invert shuffle", ts, n)
+			}
+		}
+	}
+}
+
+func TestBitShuffleMatchesReference(t *testing.T) {
+	for _, ts := range []int{1, 2, 3, 4, 5, 8, 12, 16, 17} {
+		for _, n := range shuffleSizes {
+			src := randBytes(uint64(ts*100000+n+1), n)
+			want := refBitShuffle(ts, src)
+			got, tmp := make([]byte, n), make([]byte, n)
+			bitshuffle(ts, src, got, tmp)
+			if !bytes.Equal(got, want) {
+				t.Fatalf("bitshuffle ts=%d n=%d differs from the reference", ts, n)
+			}
+			back := make([]byte, n)
+			bitunshuffle(ts, got, back, tmp)
+			if !bytes.Equal(back, src) {
+				t.Fatalf("bitunshuffle ts=%d n=%d does not invert bitshuffle", ts, n)
+			}
+		}
+	}
+}
+
+// TestBitShuffleKnownBytes checks one hand-worked case: eight 1-byte
+// elements 0x01,0,0,0,0,0,0,0x80 give row 0 = 0x01 (bit 0 of element 0)
+// and row 7 = 0x80 (bit 7 of element 7).
+func TestBitShuffleKnownBytes(t *testing.T) {
+	src := []byte{0x01, 0, 0, 0, 0, 0, 0, 0x80}
+	got, tmp := make([]byte, 8), make([]byte, 8)
+	bitshuffle(1, src, got, tmp)
+	want := []byte{0x01, 0, 0, 0, 0, 0, 0, 0x80}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("got %x want %x", got, want)
+	}
+	src = []byte{0xff, 0, 0, 0, 0, 0, 0, 0}
+	bitshuffle(1, src, got, tmp)
+	want = []byte{1, 1, 1, 1, 1, 1, 1, 1}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("got %x want %x", got, want)
+	}
+}
+
+func BenchmarkShuffle(b *testing.B) {
+	const n = 1 << 20
+	src, dst, tmp := randBytes(1, n), make([]byte, n), make([]byte, n)
+	for _, ts := range []int{2, 4, 8, 3} {
+		b.Run(fmt.Sprintf("shuffle/ts=%d", ts), func(b *testing.B) {
+			b.SetBytes(n)
+			for b.Loop() {
+				shuffle(ts, src, dst)
+			}
+		})
+		b.Run(fmt.Sprintf("unshuffle/ts=%d", ts), func(b *testing.B) {
+			b.SetBytes(n)
+			for b.Loop() {
+				unshuffle(ts, src, dst)
+			}
+		})
+		b.Run(fmt.Sprintf("bitshuffle/ts=%d", ts), func(b *testing.B) {
+			b.SetBytes(n)
+			for b.Loop() {
+				bitshuffle(ts, src, dst, tmp)
+			}
+		})
+		b.Run(fmt.Sprintf("bitunshuffle/ts=%d", ts), func(b *testing.B) {
+			b.SetBytes(n)
+			for b.Loop() {
+				bitunshuffle(ts, src, dst, tmp)
+			}
+		})
+	}
+}
