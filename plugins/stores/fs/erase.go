@@ -35,20 +35,20 @@ func (s *Store) Erase(ctx context.Context, key string) error {
 
 // unlink removes base from dir and reports whether there was a value.
 func (s *Store) unlink(dir, base string) (bool, error) {
-	d, err := s.openDir(dir, false)
+	dfd, err := s.openDir(dir, false)
 	if isMissing(err) {
 		return false, nil
 	}
 	if err != nil {
 		return false, err
 	}
-	defer d.Close()
-	unlock, err := s.lock(int(d.Fd()))
+	defer unix.Close(dfd)
+	unlock, err := s.lock(dfd)
 	if err != nil {
 		return false, err
 	}
 	defer unlock()
-	err = unix.Unlinkat(int(d.Fd()), base, 0)
+	err = unix.Unlinkat(dfd, base, 0)
 	switch {
 	case err == nil:
 		return true, nil
@@ -64,15 +64,15 @@ func (s *Store) unlink(dir, base string) (bool, error) {
 func (s *Store) prune(dir string) error {
 	for dir != "" {
 		parent, name := splitKey(dir)
-		p, err := s.openDir(parent, false)
+		pfd, err := s.openDir(parent, false)
 		if isMissing(err) {
 			return nil
 		}
 		if err != nil {
 			return fmt.Errorf("prune %q: %w", dir, err)
 		}
-		err = unix.Unlinkat(int(p.Fd()), name, unix.AT_REMOVEDIR)
-		p.Close()
+		err = unix.Unlinkat(pfd, name, unix.AT_REMOVEDIR)
+		unix.Close(pfd)
 		switch {
 		case errors.Is(err, unix.ENOTEMPTY), errors.Is(err, unix.EEXIST), isMissing(err):
 			return nil
@@ -115,7 +115,7 @@ func (s *Store) ErasePrefix(ctx context.Context, prefix string) error {
 }
 
 func (s *Store) eraseAll() error {
-	d, err := s.openDir("", false)
+	d, err := s.openDirFile("")
 	if err != nil {
 		return fmt.Errorf("fs: erase all: %w", err)
 	}

@@ -37,7 +37,11 @@ func wantReadFailure(t *testing.T, s *Store, key string) {
 // TestReadFailuresAreNotNotFound sets up paths that exist but cannot be
 // read as values; each must fail with an error other than ErrNotFound.
 func TestReadFailuresAreNotNotFound(t *testing.T) {
-	s := newTestStore(t)
+	t.Run("openat2", func(t *testing.T) { testReadFailures(t, newTestStore(t)) })
+	t.Run("os.Root", func(t *testing.T) { testReadFailures(t, withoutOpenat2(newTestStore(t))) })
+}
+
+func testReadFailures(t *testing.T, s *Store) {
 	root := s.Root()
 	outside := filepath.Join(t.TempDir(), "secret")
 	must(t, os.WriteFile(outside, []byte("outside"), 0o644))
@@ -83,7 +87,11 @@ func TestWriteFailures(t *testing.T) {
 // TestKeysStayInsideRoot checks that a symlinked directory pointing out of
 // the root cannot be written through.
 func TestKeysStayInsideRoot(t *testing.T) {
-	s := newTestStore(t)
+	t.Run("openat2", func(t *testing.T) { testKeysStayInsideRoot(t, newTestStore(t)) })
+	t.Run("os.Root", func(t *testing.T) { testKeysStayInsideRoot(t, withoutOpenat2(newTestStore(t))) })
+}
+
+func testKeysStayInsideRoot(t *testing.T, s *Store) {
 	outside := t.TempDir()
 	must(t, os.Symlink(outside, filepath.Join(s.Root(), "out")))
 	_, err := s.Set(t.Context(), "out/planted", []byte("x"), store.Condition{})

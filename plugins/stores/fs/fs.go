@@ -3,8 +3,10 @@
 // Guarantees, on Linux:
 //
 //   - Keys never leave the root. Keys are checked with store.ValidateKey,
-//     and every path is resolved through os.Root, which refuses ".." and
-//     symlinks that point outside the root (an error, never ErrNotFound).
+//     and every path is resolved beneath the root by the kernel (openat2
+//     with RESOLVE_BENEATH) or, where that is missing, by os.Root: ".."
+//     and symlinks that point outside the root are refused (an error,
+//     never ErrNotFound).
 //     Symlinks that stay inside the root are followed on reads; a write
 //     replaces the link itself. Listing reports regular files and real
 //     directories only, so it never follows a link into a cycle.
@@ -31,8 +33,11 @@
 package fs
 
 import (
+	"errors"
 	"fmt"
 	"os"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/zarrgw/zarrgw/core/store"
 )
@@ -42,7 +47,9 @@ const Name = "fs"
 
 // Store is a filesystem store rooted at one directory.
 type Store struct {
-	root    *os.Root
+	root    *os.Root // resolves paths where openat2 is unavailable
+	rootFD  int      // the root directory, for openat2
+	openat2 bool     // whether the kernel resolves paths beneath rootFD
 	path    string
 	dirSync bool
 	test    testHooks
@@ -81,6 +88,10 @@ func New(dir string, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("fs: open root: %w", err)
 	}
 	s := &Store{root: root, path: dir, dirSync: true}
+	if err := s.openRoot(dir); err != nil {
+		root.Close()
+		return nil, err
+	}
 	for _, opt := range opts {
 		opt(s)
 	}
@@ -98,7 +109,8 @@ func (s *Store) Capabilities() store.Capabilities {
 
 // Close releases the root directory.
 func (s *Store) Close() error {
-	if err := s.root.Close(); err != nil {
+	err := errors.Join(s.root.Close(), unix.Close(s.rootFD))
+	if err != nil {
 		return fmt.Errorf("fs: close %s: %w", s.path, err)
 	}
 	return nil

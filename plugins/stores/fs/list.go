@@ -31,7 +31,7 @@ func (s *Store) List(ctx context.Context, prefix string) iter.Seq2[string, error
 // walk yields the keys under dir (whose keys start with keyPrefix) and
 // returns false once the caller stopped or an error was yielded.
 func (s *Store) walk(ctx context.Context, dir, keyPrefix string, yield func(string, error) bool) bool {
-	f, err := s.openDir(dir, false)
+	f, err := s.openDirFile(dir)
 	if isMissing(err) {
 		return true // no such prefix, or pruned while we walked
 	}
@@ -85,7 +85,7 @@ func (s *Store) ListDir(ctx context.Context, prefix string) (store.Dir, error) {
 	if err := checkPrefix(prefix); err != nil {
 		return store.Dir{}, err
 	}
-	f, err := s.openDir(strings.TrimSuffix(prefix, "/"), false)
+	f, err := s.openDirFile(strings.TrimSuffix(prefix, "/"))
 	if isMissing(err) {
 		return store.Dir{}, nil
 	}

@@ -2,9 +2,9 @@ package fs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"golang.org/x/sys/unix"
 
@@ -21,17 +21,17 @@ func (s *Store) Get(ctx context.Context, key string, r store.ByteRange) (store.V
 		return store.Value{}, err
 	}
 	// O_NONBLOCK keeps a FIFO at the key's path from blocking the open; it
-	// has no effect on regular files (and spares os two fcntl calls).
-	f, err := s.root.OpenFile(key, os.O_RDONLY|unix.O_NONBLOCK, 0)
+	// has no effect on regular files.
+	fd, err := s.openat(key, unix.O_RDONLY|unix.O_NONBLOCK)
 	if err != nil {
 		return store.Value{}, readErr("get", key, err)
 	}
-	defer f.Close()
+	defer unix.Close(fd)
 	var st unix.Stat_t
-	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+	if err := unix.Fstat(fd, &st); err != nil {
 		return store.Value{}, readErr("get", key, err)
 	}
-	if err := checkMode(key, uint32(st.Mode)); err != nil {
+	if err := checkMode(key, st.Mode); err != nil {
 		return store.Value{}, err
 	}
 	start, end, err := r.Resolve(st.Size)
@@ -39,13 +39,28 @@ func (s *Store) Get(ctx context.Context, key string, r store.ByteRange) (store.V
 		return store.Value{}, fmt.Errorf("fs: get %q: %w", key, err)
 	}
 	data := make([]byte, end-start)
-	if n, err := f.ReadAt(data, start); n < len(data) {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF // the file shrank under us
-		}
+	if err := preadFull(fd, data, start); err != nil {
 		return store.Value{}, fmt.Errorf("fs: get %q: %w", key, err)
 	}
 	return store.Value{Data: data, Version: versionOfStat(&st)}, nil
+}
+
+// preadFull fills buf from offset off. The file never changes once renamed
+// into place, so a short read means someone else truncated it.
+func preadFull(fd int, buf []byte, off int64) error {
+	for len(buf) > 0 {
+		n, err := unix.Pread(fd, buf, off)
+		switch {
+		case errors.Is(err, unix.EINTR):
+			continue
+		case err != nil:
+			return err
+		case n == 0:
+			return io.ErrUnexpectedEOF
+		}
+		buf, off = buf[n:], off+int64(n)
+	}
+	return nil
 }
 
 // checkMode turns a directory into ErrNotFound (it holds keys, it is not
@@ -60,7 +75,7 @@ func checkMode(key string, mode uint32) error {
 	return fmt.Errorf("fs: %q: %w", key, errNotRegular)
 }
 
-// Stat returns the size and version of a value without opening it.
+// Stat returns the size and version of a value without reading it.
 func (s *Store) Stat(ctx context.Context, key string) (store.Info, error) {
 	if err := ctx.Err(); err != nil {
 		return store.Info{}, fmt.Errorf("fs: stat %q: %w", key, err)
@@ -68,15 +83,17 @@ func (s *Store) Stat(ctx context.Context, key string) (store.Info, error) {
 	if err := checkKey(key); err != nil {
 		return store.Info{}, err
 	}
-	fi, err := s.root.Stat(key)
+	fd, err := s.openat(key, unix.O_PATH)
 	if err != nil {
 		return store.Info{}, readErr("stat", key, err)
 	}
-	switch {
-	case fi.IsDir():
-		return store.Info{}, fmt.Errorf("fs: %q is a prefix, not a value: %w", key, store.ErrNotFound)
-	case !fi.Mode().IsRegular():
-		return store.Info{}, fmt.Errorf("fs: %q: %w", key, errNotRegular)
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return store.Info{}, readErr("stat", key, err)
 	}
-	return store.Info{Size: fi.Size(), Version: versionOfInfo(fi)}, nil
+	if err := checkMode(key, st.Mode); err != nil {
+		return store.Info{}, err
+	}
+	return store.Info{Size: st.Size, Version: versionOfStat(&st)}, nil
 }

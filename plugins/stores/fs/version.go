@@ -1,9 +1,7 @@
 package fs
 
 import (
-	"io/fs"
 	"strconv"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -21,12 +19,4 @@ func formatVersion(ino uint64, size, mtimeNs int64) string {
 
 func versionOfStat(st *unix.Stat_t) string {
 	return formatVersion(uint64(st.Ino), st.Size, st.Mtim.Nano())
-}
-
-func versionOfInfo(fi fs.FileInfo) string {
-	var ino uint64
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		ino = uint64(st.Ino)
-	}
-	return formatVersion(ino, fi.Size(), fi.ModTime().UnixNano())
 }

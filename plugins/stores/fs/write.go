@@ -78,12 +78,11 @@ func checkCondition(cond store.Condition, exists bool, current string) error {
 // and the directory fsync all act on the same directory.
 func (s *Store) setOnce(key string, data []byte, cond store.Condition) (string, error) {
 	dir, base := splitKey(key)
-	d, err := s.openDir(dir, true)
+	dfd, err := s.openDir(dir, true)
 	if err != nil {
 		return "", fmt.Errorf("fs: set %q: %w", key, err)
 	}
-	defer d.Close()
-	dfd := int(d.Fd())
+	defer unix.Close(dfd)
 	tmp, err := s.writeTemp(dfd, data)
 	if err == nil {
 		var version string
@@ -257,32 +256,15 @@ func (s *Store) lock(dfd int) (unlock func(), err error) {
 	return func() { _ = unix.Flock(dfd, unix.LOCK_UN) }, nil
 }
 
-// openDir opens a directory of the store, creating it (and its parents)
-// if create is set. A directory pruned between creation and opening is
-// created again.
-func (s *Store) openDir(dir string, create bool) (*os.File, error) {
-	name := rootName(dir)
-	for range maxAttempts {
-		f, err := s.root.OpenFile(name, os.O_RDONLY|unix.O_DIRECTORY|unix.O_NONBLOCK, 0)
-		if err == nil || !create || !errors.Is(err, unix.ENOENT) {
-			return f, err
-		}
-		if err := s.root.MkdirAll(name, 0o777); err != nil && !errors.Is(err, unix.ENOENT) {
-			return nil, err
-		}
-	}
-	return nil, fmt.Errorf("open directory %q: %w", dir, errVanished)
-}
-
 // writeInPlace is the unsafe write the atomic path replaces; tests use it
 // to show that readers then see torn values.
 func (s *Store) writeInPlace(key string, data []byte) (string, error) {
 	dir, _ := splitKey(key)
-	d, err := s.openDir(dir, true)
+	dfd, err := s.openDir(dir, true)
 	if err != nil {
 		return "", err
 	}
-	d.Close()
+	unix.Close(dfd)
 	f, err := s.root.OpenFile(key, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
 	if err != nil {
 		return "", err
