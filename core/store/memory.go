@@ -67,7 +67,9 @@ func (m *Memory) Get(ctx context.Context, key string, r ByteRange) (Value, error
 	if err != nil {
 		return Value{}, fmt.Errorf("memory: get %q: %w", key, err)
 	}
-	return Value{Data: append(make([]byte, 0, len(part)), part...), Version: v.version}, nil
+	data := make([]byte, len(part))
+	copy(data, part) // make+copy skips zeroing the new slice
+	return Value{Data: data, Version: v.version}, nil
 }
 
 // Stat returns the size and version of a value.
@@ -87,7 +89,8 @@ func (m *Memory) Set(ctx context.Context, key string, data []byte, cond Conditio
 	if err := ValidateKey(key); err != nil {
 		return "", fmt.Errorf("memory: %w", err)
 	}
-	owned := append(make([]byte, 0, len(data)), data...)
+	owned := make([]byte, len(data))
+	copy(owned, data)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	cur, exists := m.values[key]
