@@ -1,15 +1,16 @@
 // Package fs is the filesystem store: key "a/b" is the file <root>/a/b.
 //
-// Guarantees, on Linux:
+// The store is built for Linux (openat2, flock). Its guarantees:
 //
 //   - Keys never leave the root. Keys are checked with store.ValidateKey,
 //     and every path is resolved beneath the root by the kernel (openat2
 //     with RESOLVE_BENEATH) or, where that is missing, by os.Root: ".."
 //     and symlinks that point outside the root are refused (an error,
-//     never ErrNotFound).
-//     Symlinks that stay inside the root are followed on reads; a write
-//     replaces the link itself. Listing reports regular files and real
-//     directories only, so it never follows a link into a cycle.
+//     never ErrNotFound). Symlinks that stay inside the root are followed
+//     on reads; a write replaces the link itself, so a conditional write
+//     to a key that is a link never matches the version read through it.
+//     Listing reports regular files and real directories only, so it
+//     never follows a link into a cycle.
 //   - Writes are atomic: the value goes to a temporary file in the target's
 //     directory (".zarrgw-tmp-<random>", never listed), which is fsynced
 //     and renamed over the target; the directory is fsynced afterwards

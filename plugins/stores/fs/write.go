@@ -33,7 +33,7 @@ func (s *Store) Set(ctx context.Context, key string, data []byte, cond store.Con
 	if cond != (store.Condition{}) {
 		// An early, unlocked check spares writing and fsyncing a value that
 		// would be refused; the check under the lock is the one that counts.
-		if err := s.precheck(key, cond); err != nil {
+		if err := s.precheck(ctx, key, cond); err != nil {
 			return "", err
 		}
 	}
@@ -50,8 +50,8 @@ func (s *Store) Set(ctx context.Context, key string, data []byte, cond store.Con
 	return "", fmt.Errorf("fs: set %q: %w", key, err)
 }
 
-func (s *Store) precheck(key string, cond store.Condition) error {
-	info, err := s.Stat(context.Background(), key)
+func (s *Store) precheck(ctx context.Context, key string, cond store.Condition) error {
+	info, err := s.Stat(ctx, key)
 	exists := err == nil
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
