@@ -98,3 +98,29 @@ func TestScalarPromotion(t *testing.T) {
 		t.Error("true division type")
 	}
 }
+
+func TestParseType(t *testing.T) {
+	for s, want := range map[string]string{"<i4": "int32", ">f8": "float64", "|u1": "uint8", "int16": "int16", "f2": "float16", "float32": "float32"} {
+		dt, _, err := ParseType(s)
+		if err != nil || dt.Name != want {
+			t.Errorf("ParseType(%q) = %v, %v; want %s", s, dt, err, want)
+		}
+	}
+	for _, s := range []string{"|O", "<c8", "|b1", "bool", "nope", "|S3"} {
+		if _, _, err := ParseType(s); err == nil {
+			t.Errorf("ParseType(%q) accepted", s)
+		}
+	}
+}
+
+func TestScalar(t *testing.T) {
+	for s, want := range map[string]Value{"1000": Int(1000), "-3": Int(-3), "10.0": Float(10), "1e3": Float(1000), "0.5": Float(0.5)} {
+		got, err := Scalar([]byte(s))
+		if err != nil || got != want {
+			t.Errorf("Scalar(%s) = %+v, %v", s, got, err)
+		}
+	}
+	if _, err := Scalar([]byte(`"x"`)); err == nil {
+		t.Error("string accepted")
+	}
+}
