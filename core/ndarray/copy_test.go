@@ -89,7 +89,7 @@ func TestCopyRegionMatchesNaive(t *testing.T) {
 
 func TestFillRegionStrings(t *testing.T) {
 	a := New(dtype.Named("string"), []int{3, 4})
-	FillRegion(a, []Span{{1, 1, 2}, {0, 2, 2}}, []byte("x"))
+	FillRegion(a, []Span{{Start: 1, Step: 1, Count: 2}, {Start: 0, Step: 2, Count: 2}}, []byte("x"))
 	want := []string{"", "", "", "", "x", "", "x", "", "x", "", "x", ""}
 	for i := range want {
 		if a.Strings[i] != want[i] {
@@ -100,7 +100,7 @@ func TestFillRegionStrings(t *testing.T) {
 
 func TestFillRegionBytes(t *testing.T) {
 	a := New(dtype.Named("uint16"), []int{2, 3})
-	FillRegion(a, []Span{{0, 1, 2}, {1, 1, 2}}, []byte{0x34, 0x12})
+	FillRegion(a, []Span{{Start: 0, Step: 1, Count: 2}, {Start: 1, Step: 1, Count: 2}}, []byte{0x34, 0x12})
 	want := []uint16{0, 0x1234, 0x1234, 0, 0x1234, 0x1234}
 	for i, w := range want {
 		if got := binary.LittleEndian.Uint16(a.Data[2*i:]); got != w {

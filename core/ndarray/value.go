@@ -66,31 +66,11 @@ func uintLE(b []byte) uint64 {
 func floatLE(b []byte) float64 {
 	switch len(b) {
 	case 2:
-		return Float16ToFloat64(binary.LittleEndian.Uint16(b))
+		return dtype.F16ToFloat64(binary.LittleEndian.Uint16(b))
 	case 4:
 		return float64(math.Float32frombits(binary.LittleEndian.Uint32(b)))
 	}
 	return math.Float64frombits(binary.LittleEndian.Uint64(b))
-}
-
-// Float16ToFloat64 converts IEEE binary16 bits exactly.
-func Float16ToFloat64(h uint16) float64 {
-	sign := 1.0
-	if h&0x8000 != 0 {
-		sign = -1
-	}
-	exp := int(h>>10) & 0x1f
-	frac := float64(h & 0x3ff)
-	switch exp {
-	case 0:
-		return sign * math.Ldexp(frac, -24)
-	case 0x1f:
-		if frac != 0 {
-			return math.NaN()
-		}
-		return sign * math.Inf(1)
-	}
-	return sign * math.Ldexp(1024+frac, exp-25)
 }
 
 // utf32ToString decodes NUL-padded UTF-32LE; invalid code points become U+FFFD.
