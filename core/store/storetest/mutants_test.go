@@ -26,7 +26,7 @@ var mutants = map[string]expect{
 	"none":              {},
 	"ignoresConditions": {must: []string{"ConditionalSet", "ConditionalAfterErase"}, may: []string{"ConcurrentIncrements"}},
 	"checkThenSet":      {must: []string{"ConcurrentIncrements"}},
-	"constantVersion":   {must: []string{"SetGet", "ConditionalSet", "ConditionalAfterErase"}},
+	"constantVersion":   {must: []string{"SetGet", "ConditionalSet", "ConditionalAfterErase"}, may: []string{"ConcurrentIncrements"}},
 	"suffixFromStart":   {must: []string{"LargeValue", "SuffixRanges"}},
 	"noClipping":        {must: []string{"EmptyValue", "Ranges"}},
 	"acceptsBadKeys":    {must: []string{"InvalidKeys"}},
