@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/zarrgw/zarrgw/core/codec"
 	"github.com/zarrgw/zarrgw/core/grid"
 	"github.com/zarrgw/zarrgw/core/ndarray"
 	"github.com/zarrgw/zarrgw/core/store"
@@ -17,6 +18,9 @@ func (a *Array) Read(ctx context.Context, sel grid.Selection) (*ndarray.Array, e
 	}
 	out := a.newOutput(sel)
 	projections := a.grid.Project(sel)
+	if pd := a.partialDecoder(); pd != nil {
+		return a.readPartial(ctx, pd, sel, out, projections)
+	}
 	err := forEach(ctx, len(projections), a.opts.concurrency(), func(ctx context.Context, i int) error {
 		p := projections[i]
 		chunk, err := a.ReadChunk(ctx, p.Chunk)
@@ -58,4 +62,47 @@ func (a *Array) ReadChunk(ctx context.Context, coords []int) (*ndarray.Array, er
 		return nil, fmt.Errorf("array %s: chunk %s: %w", a.Name(), key, err)
 	}
 	return chunk, nil
+}
+
+// partialDecoder returns the chain's array->bytes codec when it can decode
+// parts of a chunk on its own (sharding), else nil.
+func (a *Array) partialDecoder() codec.PartialDecoder {
+	ab, sole := a.pipe.ArrayBytes()
+	if !sole {
+		return nil
+	}
+	pd, _ := ab.(codec.PartialDecoder)
+	return pd
+}
+
+// readPartial reads each chunk's selected region through the partial
+// decoder, which fetches only the byte ranges it needs.
+func (a *Array) readPartial(ctx context.Context, pd codec.PartialDecoder, sel grid.Selection, out *ndarray.Array, projections []grid.Projection) (*ndarray.Array, error) {
+	spec := a.pipe.Spec()
+	err := forEach(ctx, len(projections), a.opts.concurrency(), func(ctx context.Context, i int) error {
+		p := projections[i]
+		key := a.ChunkKey(p.Chunk)
+		part, err := pd.DecodeRegion(ctx, spec, chunkRanges{st: a.data, key: key}, p.InChunk)
+		if errors.Is(err, store.ErrNotFound) {
+			ndarray.FillRegion(out, p.Out, a.fill())
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("array %s: chunk %s: %w", a.Name(), key, err)
+		}
+		return ndarray.CopyRegion(out, p.Out, part, wholeSpans(part.Shape))
+	})
+	if err != nil {
+		return nil, err
+	}
+	out.Shape = sel.Shape()
+	return out, nil
+}
+
+func wholeSpans(shape []int) []grid.Span {
+	s := make([]grid.Span, len(shape))
+	for i, n := range shape {
+		s[i] = grid.Span{Start: 0, Step: 1, Count: n}
+	}
+	return s
 }

@@ -1,0 +1,36 @@
+package array
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/zarrgw/zarrgw/core/store"
+)
+
+// chunkRanges reads byte ranges of one chunk key for partial decoders.
+type chunkRanges struct {
+	st  store.Store
+	key string
+}
+
+func (c chunkRanges) ReadRanges(ctx context.Context, ranges []store.ByteRange) ([][]byte, error) {
+	out := make([][]byte, len(ranges))
+	for i, r := range ranges {
+		v, err := c.st.Get(ctx, c.key, r)
+		if err != nil {
+			return nil, fmt.Errorf("read %s %s: %w", c.key, r, err)
+		}
+		out[i] = v.Data
+	}
+	return out, nil
+}
+
+func (c chunkRanges) Capabilities() store.Capabilities { return c.st.Capabilities() }
+
+func (c chunkRanges) Size(ctx context.Context) (int64, error) {
+	info, err := c.st.Stat(ctx, c.key)
+	if err != nil {
+		return 0, fmt.Errorf("stat %s: %w", c.key, err)
+	}
+	return info.Size, nil
+}
