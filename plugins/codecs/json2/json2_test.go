@@ -88,7 +88,7 @@ func TestDecodeVariants(t *testing.T) {
 	c := newCodec(t, "")
 	spec := codec.Spec{DataType: dtype.Named("string"), Shape: []int{2, 2}, DecodedSize: -1}
 	for in, want := range map[string][]string{
-		`[["a","b"],["c",null],"|O",[2,2]]`: {"a", "b", "c", ""}, // numcodecs None
+		`[["a","b"],["c",null],"|O",[2,2]]`: {"a", "b", "c", ""},  // numcodecs None
 		`["a","b","c","d","|O",[4]]`:        {"a", "b", "c", "d"}, // flat, same count
 	} {
 		dec, err := c.Decode(ctx, spec, []byte(in))
