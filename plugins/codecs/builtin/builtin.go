@@ -4,14 +4,17 @@ package builtin
 import (
 	"github.com/zarrgw/zarrgw/core/codec"
 	"github.com/zarrgw/zarrgw/plugins/codecs/adler32"
+	"github.com/zarrgw/zarrgw/plugins/codecs/bitround"
 	"github.com/zarrgw/zarrgw/plugins/codecs/blosc"
 	bytescodec "github.com/zarrgw/zarrgw/plugins/codecs/bytes"
 	bz2codec "github.com/zarrgw/zarrgw/plugins/codecs/bz2"
 	"github.com/zarrgw/zarrgw/plugins/codecs/crc32"
 	"github.com/zarrgw/zarrgw/plugins/codecs/crc32c"
 	"github.com/zarrgw/zarrgw/plugins/codecs/delta"
+	"github.com/zarrgw/zarrgw/plugins/codecs/fixedscaleoffset"
 	"github.com/zarrgw/zarrgw/plugins/codecs/fletcher32"
 	gzipcodec "github.com/zarrgw/zarrgw/plugins/codecs/gzip"
+	"github.com/zarrgw/zarrgw/plugins/codecs/json2"
 	lz4codec "github.com/zarrgw/zarrgw/plugins/codecs/lz4"
 	"github.com/zarrgw/zarrgw/plugins/codecs/shuffle"
 	"github.com/zarrgw/zarrgw/plugins/codecs/transpose"
@@ -23,21 +26,30 @@ import (
 // Registrations returns the registration of every bundled codec.
 func Registrations() []codec.Registration {
 	return []codec.Registration{
+		// array->bytes
 		bytescodec.Registration,
+		vlen.UTF8Registration,
+		vlen.BytesRegistration,
+		json2.Registration,
+		// array->array
 		transpose.Registration,
+		delta.Registration,
+		fixedscaleoffset.Registration,
+		bitround.Registration,
+		// bytes->bytes: compressors
 		gzipcodec.Registration,
 		zlibcodec.Registration,
 		zstdcodec.Registration,
+		lz4codec.Registration,
+		bz2codec.Registration,
+		shuffle.Registration,
+		// bytes->bytes: checksums
 		crc32c.Registration,
 		crc32.Registration,
 		adler32.Registration,
 		fletcher32.Registration,
-		lz4codec.Registration,
-		bz2codec.Registration,
-		shuffle.Registration,
-		delta.Registration,
-		vlen.UTF8Registration,
-		vlen.BytesRegistration,
+		// Codecs maintained in their own packages are added below:
+		// blosc here, sharding_indexed next to it.
 		blosc.Registration,
 	}
 }
