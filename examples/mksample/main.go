@@ -1,0 +1,84 @@
+// Command mksample writes the small sample dataset that `make run` shows:
+// go run ./examples/mksample examples/sample.zarr
+package main
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+
+	"github.com/zarrgw/zarrgw/core/array"
+	"github.com/zarrgw/zarrgw/core/dtype"
+	"github.com/zarrgw/zarrgw/core/hierarchy"
+	"github.com/zarrgw/zarrgw/core/meta"
+	"github.com/zarrgw/zarrgw/core/ndarray"
+	"github.com/zarrgw/zarrgw/host/registry"
+	"github.com/zarrgw/zarrgw/plugins/stores/fs"
+)
+
+func main() {
+	if len(os.Args) != 2 {
+		fmt.Fprintln(os.Stderr, "usage: mksample DIR")
+		os.Exit(2)
+	}
+	if err := write(context.Background(), os.Args[1]); err != nil {
+		fmt.Fprintln(os.Stderr, "mksample:", err)
+		os.Exit(1)
+	}
+}
+
+func write(ctx context.Context, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	s, err := fs.New(dir)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if _, err := hierarchy.CreateGroup(ctx, s, "", meta.V3, json.RawMessage(`{"title":"zarrgw sample dataset"}`)); err != nil {
+		return err
+	}
+	opts := array.Options{Codecs: registry.Codecs()}
+	f32 := dtype.Named("float32")
+	nan := make([]byte, 4)
+	binary.LittleEndian.PutUint32(nan, math.Float32bits(float32(math.NaN())))
+	temp, err := hierarchy.CreateArray(ctx, s, "temperature", &meta.ArrayMeta{
+		Format: meta.V3, Shape: []int{4, 6}, ChunkShape: []int{2, 4}, DataType: f32, FillValue: nan,
+		ChunkKey: meta.ChunkKeyEncoding{Name: "default", Separator: "/"},
+		Codecs: []meta.Extension{
+			{Name: "bytes", Configuration: json.RawMessage(`{"endian":"little"}`), MustUnderstand: true},
+			{Name: "zstd", Configuration: json.RawMessage(`{"level":0,"checksum":false}`), MustUnderstand: true},
+		},
+		DimensionNames: []*string{ptr("station"), ptr("hour")},
+		Attributes:     json.RawMessage(`{"units":"degC"}`),
+	}, opts)
+	if err != nil {
+		return err
+	}
+	data := ndarray.New(f32, []int{4, 6})
+	for i := 0; i < 24; i++ {
+		binary.LittleEndian.PutUint32(data.Data[4*i:], math.Float32bits(12.5+0.25*float32(i)))
+	}
+	if err := temp.WriteAll(ctx, data); err != nil {
+		return err
+	}
+	str := dtype.Named("string")
+	names, err := hierarchy.CreateArray(ctx, s, "station", &meta.ArrayMeta{
+		Format: meta.V3, Shape: []int{4}, ChunkShape: []int{4}, DataType: str, FillValue: []byte{},
+		ChunkKey:   meta.ChunkKeyEncoding{Name: "default", Separator: "/"},
+		Codecs:     []meta.Extension{{Name: "vlen-utf8", Configuration: json.RawMessage(`{}`), MustUnderstand: true}},
+		Attributes: json.RawMessage(`{}`),
+	}, opts)
+	if err != nil {
+		return err
+	}
+	st := ndarray.New(str, []int{4})
+	copy(st.Strings, []string{"Tromsø", "Zürich", "São Paulo", "Kyōto"})
+	return names.WriteAll(ctx, st)
+}
+
+func ptr(s string) *string { return &s }
