@@ -22,6 +22,10 @@ func TestNamesResolve(t *testing.T) {
 		"bitround": `{"keepbits":3}`, "numcodecs.bitround": `{"keepbits":3}`,
 		"vlen-utf8": "", "numcodecs.vlen-utf8": "", "vlen-bytes": "", "numcodecs.vlen-bytes": "",
 		"json2": "", "numcodecs.json2": "", "blosc": "",
+		// draft v3 compressor URIs
+		"https://purl.org/zarr/spec/codec/gzip/1.0": "", "https://purl.org/zarr/spec/codec/zlib/1.0": "",
+		"https://purl.org/zarr/spec/codec/zstd/1.0": "", "https://purl.org/zarr/spec/codec/lz4/1.0": "",
+		"https://purl.org/zarr/spec/codec/bz2/1.0": "",
 	}
 	for name, cfg := range cases {
 		c, err := r.Codec(name, json.RawMessage(cfg))

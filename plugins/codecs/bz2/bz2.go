@@ -15,8 +15,8 @@ import (
 	"github.com/zarrgw/zarrgw/plugins/codecs/internal/bounded"
 )
 
-// Registration registers the codec as "numcodecs.bz2" and "bz2".
-var Registration = codec.Registration{Name: "numcodecs.bz2", Aliases: []string{"bz2"}, New: New}
+// Registration registers the codec as "numcodecs.bz2" and "bz2", and under its draft v3 URI.
+var Registration = codec.Registration{Name: "numcodecs.bz2", Aliases: []string{"bz2", "https://purl.org/zarr/spec/codec/bz2/1.0"}, New: New}
 
 // Codec is the bz2 codec; stateless and safe for concurrent use.
 type Codec struct {

@@ -21,10 +21,10 @@ func CheckCompressor(t *testing.T, c codec.BytesBytes, checked bool) {
 			RoundTripBytes(t, c, Bytes(rng, n, comp))
 		}
 	}
-	data := Bytes(rng, 20000, true)
+	data := Bytes(rng, 8000, true)
 	enc := RoundTripBytes(t, c, data)
 	Truncations(t, c, enc, data)
-	for range 300 {
+	for range 100 {
 		bad := bytes.Clone(enc)
 		bad[rng.IntN(len(bad))] ^= byte(1 + rng.IntN(255))
 		for _, spec := range []codec.Spec{BytesSpec(int64(len(data)), int64(len(data))), BytesSpec(-1, int64(len(data)))} {

@@ -15,8 +15,8 @@ import (
 	"github.com/zarrgw/zarrgw/plugins/codecs/internal/bounded"
 )
 
-// Registration registers the codec as "gzip" and "numcodecs.gzip".
-var Registration = codec.Registration{Name: "gzip", Aliases: []string{"numcodecs.gzip"}, New: New}
+// Registration registers the codec as "gzip" and "numcodecs.gzip", and under its draft v3 URI.
+var Registration = codec.Registration{Name: "gzip", Aliases: []string{"numcodecs.gzip", "https://purl.org/zarr/spec/codec/gzip/1.0"}, New: New}
 
 // Codec is the gzip codec; safe for concurrent use.
 type Codec struct {

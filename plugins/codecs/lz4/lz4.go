@@ -14,8 +14,8 @@ import (
 	"github.com/zarrgw/zarrgw/plugins/codecs/internal/bounded"
 )
 
-// Registration registers the codec as "numcodecs.lz4" and "lz4".
-var Registration = codec.Registration{Name: "numcodecs.lz4", Aliases: []string{"lz4"}, New: New}
+// Registration registers the codec as "numcodecs.lz4" and "lz4", and under its draft v3 URI.
+var Registration = codec.Registration{Name: "numcodecs.lz4", Aliases: []string{"lz4", "https://purl.org/zarr/spec/codec/lz4/1.0"}, New: New}
 
 // maxInput is the largest buffer the format can describe (numcodecs'
 // limit, below LZ4's 0x7E000000).

@@ -16,8 +16,8 @@ import (
 	"github.com/zarrgw/zarrgw/plugins/codecs/internal/bounded"
 )
 
-// Registration registers the codec as "numcodecs.zlib" and "zlib".
-var Registration = codec.Registration{Name: "numcodecs.zlib", Aliases: []string{"zlib"}, New: New}
+// Registration registers the codec as "numcodecs.zlib" and "zlib", and under its draft v3 URI.
+var Registration = codec.Registration{Name: "numcodecs.zlib", Aliases: []string{"zlib", "https://purl.org/zarr/spec/codec/zlib/1.0"}, New: New}
 
 // Codec is the zlib codec; safe for concurrent use.
 type Codec struct {

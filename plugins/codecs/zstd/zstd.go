@@ -13,8 +13,8 @@ import (
 	"github.com/zarrgw/zarrgw/core/codec"
 )
 
-// Registration registers the codec as "zstd" and "numcodecs.zstd".
-var Registration = codec.Registration{Name: "zstd", Aliases: []string{"numcodecs.zstd"}, New: New}
+// Registration registers the codec as "zstd" and "numcodecs.zstd", and under its draft v3 URI.
+var Registration = codec.Registration{Name: "zstd", Aliases: []string{"numcodecs.zstd", "https://purl.org/zarr/spec/codec/zstd/1.0"}, New: New}
 
 // Level bounds of the zstd library.
 const (
