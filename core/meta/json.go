@@ -86,8 +86,7 @@ func syntaxErr(b []byte) error {
 	return errors.New("empty document")
 }
 
-// take removes and returns the value of key; a JSON null counts as absent
-// when nullIsAbsent is set.
+// take removes and returns the value of key.
 func (f fields) take(key string) (json.RawMessage, bool) {
 	v, ok := f[key]
 	delete(f, key)

@@ -79,7 +79,7 @@ type V2Array struct {
 	Compressor         *Extension // nil for null
 	DimensionSeparator string     // "" when absent
 
-	// FillJSON is fill_value exactly as written (nil when absent).
+	// FillJSON is fill_value exactly as written (null when absent).
 	// MarshalV2 writes it back while it still decodes to the array's
 	// FillValue, so 0 vs 0.0, a NaN payload, or an object array's 0 survive.
 	FillJSON json.RawMessage

@@ -188,7 +188,7 @@ func v2Derive(f fields, a *ArrayMeta) error {
 	a.Codecs, a.DataType = codecs, dt
 	raw, ok := f.take("fill_value")
 	if !ok {
-		return nil
+		raw = json.RawMessage("null") // absent means no fill value
 	}
 	a.V2.FillJSON = compact(raw)
 	a.FillValue, err = dtype.ParseFill(a.DataType, raw, true)

@@ -152,11 +152,33 @@ func bytesCodecAfter(aa []Extension, dt dtype.DataType, end dtype.Endian, dtypeS
 	return bytesCodec(dt, end), nil
 }
 
+// inputDType returns the numpy dtype string an array->array filter reads,
+// or "" when its configuration does not say.
+func inputDType(f Extension) string {
+	name := strings.TrimPrefix(f.Name, "numcodecs.")
+	if _, ok := v2ArrayFilters[name]; !ok {
+		return ""
+	}
+	key := "dtype"
+	if name == "astype" {
+		key = "decode_dtype"
+	}
+	return configString(f, key)
+}
+
 // outputDType returns the numpy dtype string an array->array filter
 // produces, or "" when it keeps the input dtype.
 func outputDType(f Extension) string {
 	key := v2ArrayFilters[strings.TrimPrefix(f.Name, "numcodecs.")]
-	if key == "" || f.Configuration == nil {
+	if key == "" {
+		return ""
+	}
+	return configString(f, key)
+}
+
+// configString returns a string configuration value, "" when absent.
+func configString(f Extension, key string) string {
+	if f.Configuration == nil {
 		return ""
 	}
 	cfg, err := decodeObject(f.Configuration)

@@ -165,11 +165,17 @@ func v2BytesCodecs(list []Extension, v *V2Array) error {
 
 // dtypeEndian picks the byte order written in dtype: the bytes codec's,
 // unless the last filter converts to another dtype (astype), in which case
-// the bytes codec speaks of that dtype and the array's own order is taken
-// from the kept v2 dtype, or little endian.
+// the bytes codec speaks of that dtype. The array's own order is then the
+// one the first filter reads (its "dtype": numcodecs views the chunk bytes
+// as that type), else the kept v2 dtype's, else little endian.
 func dtypeEndian(a *ArrayMeta, v *V2Array, bytesEnd dtype.Endian) dtype.Endian {
 	if !hasOutputDType(v.Filters) {
 		return bytesEnd
+	}
+	if in := inputDType(v.Filters[0]); in != "" {
+		if dt, end, err := dtype.ParseV2(in); err == nil && dt.Equal(a.DataType) {
+			return end
+		}
 	}
 	if a.V2 != nil {
 		if dt, end, err := dtype.ParseV2(a.V2.DType); err == nil && dt.Equal(a.DataType) {

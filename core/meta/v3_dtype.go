@@ -81,9 +81,14 @@ func timeType(ext Extension) (dtype.DataType, error) {
 	if len(f) > 0 {
 		return dtype.DataType{}, fmt.Errorf("%s: unknown configuration key %q", ext.Name, f.sortedKeys()[0])
 	}
-	spec := "<M8[" + unit + "]"
+	// numpy's unit-less M8/m8 is the "generic" unit.
+	suffix := "[" + unit + "]"
+	if unit == "generic" {
+		suffix = ""
+	}
+	spec := "<M8" + suffix
 	if ext.Name == "numpy.timedelta64" {
-		spec = "<m8[" + unit + "]"
+		spec = "<m8" + suffix
 	}
 	dt, _, err := dtype.ParseV2(spec)
 	return dt, err
