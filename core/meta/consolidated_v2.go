@@ -126,8 +126,8 @@ func addV2Node(c *Consolidated, p string, d *v2Docs) error {
 // MarshalV2Consolidated writes a .zmetadata document for root (the
 // consolidating group, written as ".zgroup" and ".zattrs") and the nodes
 // below it in c. An entry of c keyed "" stands for root when root is nil.
-// Every node gets its .zattrs entry, like zarr-python 3. Keys are sorted and
-// indented by 4, as zarr-python 2 writes them.
+// Every node gets its .zattrs entry, like zarr-python 3. Keys are sorted,
+// indented by 4 and non-ASCII characters escaped, as zarr-python 2 writes.
 func MarshalV2Consolidated(root *GroupMeta, c *Consolidated) ([]byte, error) {
 	entries := map[string]json.RawMessage{}
 	if root != nil {
@@ -147,7 +147,7 @@ func MarshalV2Consolidated(root *GroupMeta, c *Consolidated) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return indent(doc, "    ")
+	return indent(asciiJSON(doc), "    ")
 }
 
 func addConsolidatedEntries(entries map[string]json.RawMessage, haveRoot bool, c *Consolidated) error {

@@ -186,17 +186,36 @@ func dtypeEndian(a *ArrayMeta, v *V2Array, bytesEnd dtype.Endian) dtype.Endian {
 }
 
 // toNumcodecs turns a v3 codec into a numcodecs one: "numcodecs." is
-// dropped, and v3 blosc's string shuffle and typesize become numcodecs'
-// integer shuffle (typesize comes from the dtype in v2).
+// dropped, v3 blosc's string shuffle and typesize become numcodecs'
+// integer shuffle (typesize comes from the dtype in v2), and zstd loses a
+// false checksum.
 func toNumcodecs(e Extension) Extension {
 	out := Extension{Name: strings.TrimPrefix(e.Name, "numcodecs."), Configuration: e.Configuration, MustUnderstand: true}
 	if out.Configuration == nil {
 		out.Configuration = json.RawMessage("{}")
 	}
-	if out.Name == "blosc" {
+	switch out.Name {
+	case "blosc":
 		out.Configuration = bloscToNumcodecs(out.Configuration)
+	case "zstd":
+		out.Configuration = zstdToNumcodecs(out.Configuration)
 	}
 	return out
+}
+
+// zstdToNumcodecs drops "checksum": false, which numcodecs before 0.13
+// rejects (and zarr-python 3 drops too); true is kept, it changes the data.
+func zstdToNumcodecs(cfg json.RawMessage) json.RawMessage {
+	f, err := decodeObject(cfg)
+	if err != nil || string(bytes.TrimSpace(f["checksum"])) != "false" {
+		return cfg
+	}
+	delete(f, "checksum")
+	b, err := marshalNoHTML(map[string]json.RawMessage(f))
+	if err != nil {
+		return cfg
+	}
+	return compact(b)
 }
 
 func bloscToNumcodecs(cfg json.RawMessage) json.RawMessage {

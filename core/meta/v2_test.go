@@ -179,7 +179,7 @@ func TestV2FromCodecs(t *testing.T) {
 			Extension{Name: "gzip", Configuration: cfg(`{"level":5}`)}),
 			"<f4", "C", `[{"elementsize":4,"id":"shuffle"}]`, `{"id":"gzip","level":5}`},
 		{base("string", Extension{Name: "vlen-utf8"}, Extension{Name: "zstd", Configuration: cfg(`{"level":0,"checksum":false}`)}),
-			"|O", "C", `[{"id":"vlen-utf8"}]`, `{"checksum":false,"id":"zstd","level":0}`},
+			"|O", "C", `[{"id":"vlen-utf8"}]`, `{"id":"zstd","level":0}`},
 		{base("uint8", Extension{Name: "bytes"}, Extension{Name: "crc32c"}),
 			"|u1", "C", "null", `{"id":"crc32c"}`},
 		{base("int16", Extension{Name: "transpose", Configuration: cfg(`{"order":[0,1]}`)}, bytesLE),
@@ -305,5 +305,32 @@ func TestV2FillKeptAsWritten(t *testing.T) {
 				t.Errorf("%s: changed fill still written as %s: %v", dt, fill, err)
 			}
 		}
+	}
+}
+
+// zarr-python 2 decodes metadata as ASCII: v2 documents escape the rest.
+func TestMarshalV2ASCII(t *testing.T) {
+	doc := `{"zarr_format": 2, "shape": [2], "chunks": [2], "dtype": "<U3", "order": "C", "filters": null, "compressor": null, "fill_value": "é🙂"}`
+	a, err := ParseV2Array([]byte(doc), []byte(`{"unicode": "é漢🙂", "bad": "`+"\xff"+`"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	zarray, zattrs, err := a.MarshalV2()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(zarray), `"fill_value": "\u00e9\ud83d\ude42"`) {
+		t.Errorf("fill not escaped:\n%s", zarray)
+	}
+	if !strings.Contains(string(zattrs), `"unicode": "\u00e9\u6f22\ud83d\ude42"`) || !strings.Contains(string(zattrs), "\"\xff\"") {
+		t.Errorf("attributes not escaped (or invalid UTF-8 changed):\n%s", zattrs)
+	}
+	b, err := ParseV2Array(zarray, zattrs)
+	if err != nil || !reflect.DeepEqual(a.FillValue, b.FillValue) || !jsonEqual(a.Attributes, b.Attributes) {
+		t.Errorf("reparse: %v %+v", err, b)
+	}
+	out, err := MarshalV2Consolidated(&GroupMeta{Attributes: json.RawMessage(`{"k":"漢"}`)}, nil)
+	if err != nil || !strings.Contains(string(out), `"k": "\u6f22"`) {
+		t.Errorf(".zmetadata not escaped: %v\n%s", err, out)
 	}
 }

@@ -10,7 +10,8 @@ import (
 )
 
 // MarshalV2 writes the array as a .zarray and a .zattrs document the way
-// zarr-python 2 does (keys sorted, indent 4). The v2 fields come from
+// zarr-python 2 does (keys sorted, indent 4, non-ASCII characters escaped:
+// zarr-python 2 reads metadata as ASCII). The v2 fields come from
 // V2FromCodecs, so arrays created in another format (or with a.V2 nil) are
 // written from their codec chain. zattrs is always returned, "{}" when
 // there are no attributes, so that rewriting a node never leaves stale
@@ -22,7 +23,7 @@ func (a *ArrayMeta) MarshalV2() (zarray, zattrs []byte, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if zarray, err = indent(doc, "    "); err != nil {
+	if zarray, err = indent(asciiJSON(doc), "    "); err != nil {
 		return nil, nil, err
 	}
 	if zattrs, err = attrsV2(a.Attributes); err != nil {
@@ -36,7 +37,7 @@ func attrsV2(attrs json.RawMessage) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return indent(b, "    ")
+	return indent(asciiJSON(b), "    ")
 }
 
 func (a *ArrayMeta) zarrayCompact() ([]byte, error) {

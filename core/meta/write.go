@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // object builds a JSON object with keys in insertion order (Go maps would
@@ -109,4 +111,40 @@ func attributesOrEmpty(attrs json.RawMessage) ([]byte, error) {
 		return nil, fmt.Errorf("attributes: %w", err)
 	}
 	return obj, nil
+}
+
+// asciiJSON escapes every non-ASCII character of a JSON document as \uXXXX
+// (surrogate pairs beyond U+FFFF), as Python's json.dumps does by default.
+// zarr-python 2 decodes metadata as ASCII and fails on anything else, so
+// v2 documents must be pure ASCII. Non-ASCII bytes occur only inside
+// strings, where the escapes mean the same characters. Invalid UTF-8 is
+// left as it is: it was not valid JSON text to begin with, and escaping it
+// would change what a rewrite reads back.
+func asciiJSON(doc []byte) []byte {
+	n := 0
+	for _, c := range doc {
+		if c >= utf8.RuneSelf {
+			n++
+		}
+	}
+	if n == 0 {
+		return doc
+	}
+	out := make([]byte, 0, len(doc)+5*n)
+	for len(doc) > 0 {
+		r, size := utf8.DecodeRune(doc)
+		if r < utf8.RuneSelf || (r == utf8.RuneError && size == 1) {
+			out = append(out, doc[0])
+			doc = doc[1:]
+			continue
+		}
+		doc = doc[size:]
+		if r > 0xffff {
+			hi, lo := utf16.EncodeRune(r)
+			out = fmt.Appendf(out, `\u%04x\u%04x`, hi, lo)
+			continue
+		}
+		out = fmt.Appendf(out, `\u%04x`, r)
+	}
+	return out
 }
