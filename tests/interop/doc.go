@@ -1,0 +1,16 @@
+// Package interop checks zarrgw against real foreign Zarr clients, in both
+// directions: zarrita.js reads the v3 arrays zarrgw writes and writes v3
+// arrays zarrgw reads; Debian's zarr-python 2 reads the v2 arrays zarrgw
+// writes and writes v2 arrays zarrgw reads.
+//
+// The foreign clients are installed by scripts/setup.sh. Each direction runs
+// one node or python process on a JSON manifest of arrays (js/, py/). Data
+// either comes from a formula every side computes (js/formula.mjs,
+// py/formula.py, formula in formula_test.go) or is compared element by
+// element with what zarrgw wrote. Every direction prints a summary line
+// ("interop zarrita-read: N passed, M failed"); run with
+//
+//	bash scripts/setup.sh && go test -v ./tests/interop
+//
+// A missing client fails the tests (with the setup command), never skips them.
+package interop
