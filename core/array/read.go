@@ -23,6 +23,9 @@ func (a *Array) Read(ctx context.Context, sel grid.Selection) (*ndarray.Array, e
 	}
 	err := forEach(ctx, len(projections), a.opts.concurrency(), func(ctx context.Context, i int) error {
 		p := projections[i]
+		if dst, ok := a.directTarget(out, p); ok {
+			return a.readDirect(ctx, p.Chunk, dst)
+		}
 		chunk, err := a.ReadChunk(ctx, p.Chunk)
 		if err != nil {
 			return err

@@ -174,11 +174,8 @@ func (p *Pipeline) Decode(ctx context.Context, b []byte) (*ndarray.Array, error)
 		if b, err = c.DecodeBytes(ctx, s, b); err != nil {
 			return nil, fmt.Errorf("decode %s: %w", c.Name(), err)
 		}
-		if s.DecodedSize >= 0 && int64(len(b)) != s.DecodedSize {
-			return nil, fmt.Errorf("decode %s: %w: %d bytes, want %d", c.Name(), ErrCorrupt, len(b), s.DecodedSize)
-		}
-		if s.MaxDecodedSize > 0 && int64(len(b)) > s.MaxDecodedSize {
-			return nil, fmt.Errorf("decode %s: %w: %d bytes exceeds the limit of %d", c.Name(), ErrCorrupt, len(b), s.MaxDecodedSize)
+		if err := checkSize(c, s, b); err != nil {
+			return nil, err
 		}
 	}
 	a, err := p.ab.Decode(ctx, p.abIn, b)

@@ -187,3 +187,16 @@ func (m *Memory) ListDir(ctx context.Context, prefix string) (Dir, error) {
 
 // Close does nothing; a memory store holds no outside resources.
 func (m *Memory) Close() error { return nil }
+
+// GetInto copies the value of key into dst when its size is len(dst).
+func (m *Memory) GetInto(ctx context.Context, key string, dst []byte) (bool, error) {
+	v, err := m.lookup(ctx, key)
+	if err != nil {
+		return false, err
+	}
+	if len(v.data) != len(dst) {
+		return false, nil
+	}
+	copy(dst, v.data)
+	return true, nil
+}

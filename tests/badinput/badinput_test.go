@@ -33,10 +33,17 @@ func opts() array.Options { return array.Options{Codecs: registry.Codecs()} }
 // given bytes->bytes codecs and returns the store.
 func newArray(t *testing.T, codecs ...meta.Extension) *store.Memory {
 	t.Helper()
+	return newArrayChunks(t, []int{2, 2}, codecs...)
+}
+
+// newArrayChunks is newArray with a chosen chunk shape; [2, 4] chunks span
+// whole rows, so reads decode them straight into the output.
+func newArrayChunks(t *testing.T, chunks []int, codecs ...meta.Extension) *store.Memory {
+	t.Helper()
 	s := store.NewMemory()
 	chain := append([]meta.Extension{{Name: "bytes", Configuration: json.RawMessage(`{"endian":"little"}`), MustUnderstand: true}}, codecs...)
 	a, err := hierarchy.CreateArray(ctx, s, "data/temp", &meta.ArrayMeta{
-		Format: meta.V3, Shape: []int{4, 4}, ChunkShape: []int{2, 2}, DataType: dtype.Named("uint16"),
+		Format: meta.V3, Shape: []int{4, 4}, ChunkShape: chunks, DataType: dtype.Named("uint16"),
 		FillValue: []byte{0, 0}, ChunkKey: meta.ChunkKeyEncoding{Name: "default", Separator: "/"},
 		Codecs: chain, Attributes: json.RawMessage("{}"),
 	}, opts())
@@ -109,7 +116,8 @@ func TestBrokenChunks(t *testing.T) {
 		{"oversized raw chunk", nil, func(b []byte) []byte { return append(b, 0) }},
 		{"crc32c mismatch", []meta.Extension{crcExt}, func(b []byte) []byte { c := bytes.Clone(b); c[0] ^= 1; return c }},
 		{"truncated crc32c", []meta.Extension{crcExt}, func(b []byte) []byte { return b[:2] }},
-		{"corrupt zstd frame", []meta.Extension{zstdExt}, func(b []byte) []byte { c := bytes.Clone(b); c[len(c)/2] ^= 0xff; c[len(c)-1] ^= 0xff; return c }},
+		{"corrupt zstd frame", []meta.Extension{zstdExt}, func(b []byte) []byte { c := bytes.Clone(b); c[1] ^= 0xff; return c }},
+		{"truncated zstd frame", []meta.Extension{zstdExt}, func(b []byte) []byte { return b[:len(b)-3] }},
 		{"zstd bomb", []meta.Extension{zstdExt}, func([]byte) []byte { return zstdBomb(t) }},
 		{"gzip bomb", []meta.Extension{gzipExt}, func([]byte) []byte { return gzipBomb(t) }},
 		{"not gzip", []meta.Extension{gzipExt}, func([]byte) []byte { return []byte("plain text, not gzip") }},
@@ -117,6 +125,12 @@ func TestBrokenChunks(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			s := newArray(t, c.codecs...)
+			key := "data/temp/c/1/0"
+			set(t, s, key, c.break_(get(t, s, key)))
+			wantMention(t, readErr(t, s), "/data/temp", key)
+		})
+		t.Run(c.name+"/row chunks", func(t *testing.T) {
+			s := newArrayChunks(t, []int{2, 4}, c.codecs...)
 			key := "data/temp/c/1/0"
 			set(t, s, key, c.break_(get(t, s, key)))
 			wantMention(t, readErr(t, s), "/data/temp", key)

@@ -129,3 +129,10 @@ func (c *Codec) Decode(_ context.Context, in codec.Spec, b []byte) (*ndarray.Arr
 	}
 	return a, nil
 }
+
+// RawLayout reports whether encoded bytes equal the in-memory bytes for in
+// (no byte swap), so readers may decode straight into their output.
+func (c *Codec) RawLayout(in codec.Spec) bool {
+	unit, err := c.swapUnit(in.DataType)
+	return err == nil && unit == 1 && !in.DataType.Variable()
+}

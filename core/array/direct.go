@@ -1,0 +1,79 @@
+package array
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/zarrgw/zarrgw/core/grid"
+	"github.com/zarrgw/zarrgw/core/ndarray"
+	"github.com/zarrgw/zarrgw/core/store"
+)
+
+// directTarget returns the part of out's bytes that chunk projection p
+// fills, when that part is one contiguous run holding the whole chunk in
+// its own C order (chunks spanning whole rows, read in full). The chunk can
+// then be read or decoded straight into the output.
+func (a *Array) directTarget(out *ndarray.Array, p grid.Projection) ([]byte, bool) {
+	if ok, _ := a.pipe.Direct(); !ok {
+		return nil, false
+	}
+	cs := a.meta.ChunkShape
+	offset := 0
+	for d := range cs {
+		in, o := p.InChunk[d], p.Out[d]
+		if in.Start != 0 || in.Count != cs[d] || (in.Count > 1 && in.Step != 1) {
+			return nil, false // not the whole chunk (edge chunks included)
+		}
+		if d > 0 && (o.Start != 0 || o.Count != out.Shape[d]) {
+			return nil, false // the chunk's rows are not adjacent in the output
+		}
+		offset = offset*out.Shape[d] + o.Start
+	}
+	size := a.meta.DataType.Size
+	n := ndarray.NumElements(cs) * size
+	start := offset * size
+	return out.Data[start : start+n], true
+}
+
+// readDirect reads one chunk into dst (see directTarget); a missing chunk
+// fills dst with the fill value.
+func (a *Array) readDirect(ctx context.Context, coords []int, dst []byte) error {
+	key := a.ChunkKey(coords)
+	if _, raw := a.pipe.Direct(); raw {
+		if ri, ok := a.data.(store.ReaderInto); ok {
+			done, err := ri.GetInto(ctx, key, dst)
+			if errors.Is(err, store.ErrNotFound) {
+				ndarray.FillBytes(dst, a.fillElement())
+				return nil
+			}
+			if err != nil {
+				return fmt.Errorf("array %s: read chunk %s: %w", a.Name(), key, err)
+			}
+			if done {
+				return nil
+			}
+			// wrong size: fall through so the decoder reports it
+		}
+	}
+	v, err := a.data.Get(ctx, key, store.ByteRange{})
+	if errors.Is(err, store.ErrNotFound) {
+		ndarray.FillBytes(dst, a.fillElement())
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("array %s: read chunk %s: %w", a.Name(), key, err)
+	}
+	if err := a.pipe.DecodeInto(ctx, v.Data, dst); err != nil {
+		return fmt.Errorf("array %s: chunk %s: %w", a.Name(), key, err)
+	}
+	return nil
+}
+
+// fillElement is the fill value's bytes, zeroes when there is none.
+func (a *Array) fillElement() []byte {
+	if f := a.fill(); f != nil {
+		return f
+	}
+	return make([]byte, a.meta.DataType.Size)
+}
