@@ -31,6 +31,10 @@ type Codec struct {
 	encOnce sync.Once
 	enc     *zstd.Encoder
 	encErr  error
+	// small encodes inputs below smallFrame bytes (see smallEncoder).
+	smallOnce sync.Once
+	small     *zstd.Encoder
+	smallErr  error
 }
 
 // New builds the codec from {"level": n, "checksum": bool}; both are
@@ -84,10 +88,31 @@ func (c *Codec) encoder() (*zstd.Encoder, error) {
 	return c.enc, c.encErr
 }
 
-// EncodeAll writes a single frame that records its content size, which old
-// numcodecs decoders need.
+// smallEncoder writes single-segment frames: below 256 bytes that is the
+// only frame form that records the content size.
+func (c *Codec) smallEncoder() (*zstd.Encoder, error) {
+	c.smallOnce.Do(func() {
+		c.small, c.smallErr = zstd.NewWriter(nil,
+			zstd.WithEncoderLevel(encoderLevel(c.level)),
+			zstd.WithEncoderCRC(c.checksum),
+			zstd.WithSingleSegment(true))
+	})
+	return c.small, c.smallErr
+}
+
+// smallFrame is the input size below which frames only record their
+// content size in single-segment form.
+const smallFrame = 256
+
+// EncodeBytes writes a single frame that always records its content size,
+// which numcodecs before 0.13 needs to decode it. (Larger inputs keep the
+// library's own segment choice: single-segment frames of hundreds of MiB
+// would ask decoders for a window that large.)
 func (c *Codec) EncodeBytes(_ context.Context, _ codec.Spec, b []byte) ([]byte, error) {
 	enc, err := c.encoder()
+	if len(b) < smallFrame {
+		enc, err = c.smallEncoder()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("zstd: %w", err)
 	}

@@ -178,3 +178,25 @@ func BenchmarkDecodeLevel0(b *testing.B) {
 		}
 	}
 }
+
+// Every frame records its content size, whatever the input size: numcodecs
+// before 0.13 (Debian's 0.11) cannot decode frames without it.
+func TestFramesRecordContentSize(t *testing.T) {
+	c, err := New(json.RawMessage(`{"level":0}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{1, 16, 255, 256, 1000, 1 << 20} {
+		b, err := c.(*Codec).EncodeBytes(context.Background(), codec.Spec{DecodedSize: -1}, make([]byte, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var h zstd.Header
+		if err := h.Decode(b); err != nil {
+			t.Fatal(err)
+		}
+		if !h.HasFCS || h.FrameContentSize != uint64(n) {
+			t.Errorf("%d-byte input: frame content size recorded=%v value=%d", n, h.HasFCS, h.FrameContentSize)
+		}
+	}
+}
