@@ -16,6 +16,7 @@ import (
 	gzipcodec "github.com/zarrgw/zarrgw/plugins/codecs/gzip"
 	"github.com/zarrgw/zarrgw/plugins/codecs/json2"
 	lz4codec "github.com/zarrgw/zarrgw/plugins/codecs/lz4"
+	"github.com/zarrgw/zarrgw/plugins/codecs/quantize"
 	"github.com/zarrgw/zarrgw/plugins/codecs/shuffle"
 	"github.com/zarrgw/zarrgw/plugins/codecs/transpose"
 	"github.com/zarrgw/zarrgw/plugins/codecs/vlen"
@@ -35,6 +36,7 @@ func Registrations() []codec.Registration {
 		transpose.Registration,
 		delta.Registration,
 		fixedscaleoffset.Registration,
+		quantize.Registration,
 		bitround.Registration,
 		// bytes->bytes: compressors
 		gzipcodec.Registration,
