@@ -23,6 +23,9 @@ vet:
 
 unit:
 	$(GOTEST) ./...
+	@# the summary lines (results come from the test cache, nothing runs twice)
+	@$(GOTEST) -v -run 'TestConformance' ./tests/conformance/ | grep -E '^conformance:' || true
+	@$(GOTEST) -v ./tests/interop/ | grep -E '^interop ' || true
 
 # Brief runs of the fuzz targets (each also runs its seed corpus in `unit`).
 fuzz:
