@@ -34,17 +34,35 @@ func bitunshuffle(ts int, src, dst, tmp []byte) {
 		copy(dst, src)
 		return
 	}
-	planes := dst[:e*ts]
-	if ts > 1 {
-		planes = tmp[:e*ts]
-	}
-	for b := range ts {
-		bitUntransposePlane(src[b*e:(b+1)*e], planes[b*e:(b+1)*e])
-	}
-	if ts > 1 {
-		unshuffle(ts, planes, dst[:e*ts])
-	}
+	var arr [maxSplits][]byte
+	bitunshufflePlanes(planeSlices(src, ts, e, &arr), e, dst, tmp)
 	copy(dst[e*ts:], src[e*ts:])
+}
+
+// bitunshufflePlanes undoes the bit shuffle of e elements (e a multiple of
+// 8) whose byte plane b is in rows[b] as its 8 bit rows, writing the
+// elements to dst. tmp holds len(rows)*e bytes.
+func bitunshufflePlanes(rows [][]byte, e int, dst, tmp []byte) {
+	ts := len(rows)
+	if ts == 1 {
+		bitUntransposePlane(rows[0], dst[:e])
+		return
+	}
+	for b, r := range rows {
+		bitUntransposePlane(r, tmp[b*e:(b+1)*e])
+	}
+	var arr [maxSplits][]byte
+	interleave(planeSlices(tmp, ts, e, &arr), e, dst)
+}
+
+// planeSlices cuts ts planes of e bytes out of b, using arr as storage
+// when it is large enough.
+func planeSlices(b []byte, ts, e int, arr *[maxSplits][]byte) [][]byte {
+	ps := arr[:0]
+	if ts > len(arr) {
+		ps = make([][]byte, 0, ts)
+	}
+	return planesOf(b, ts, e, ps[:ts])
 }
 
 // Masks selecting the low half of every 2-, 4- and 8-bit group.

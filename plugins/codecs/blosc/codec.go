@@ -68,5 +68,17 @@ func (c *Codec) EncodeBytes(ctx context.Context, in codec.Spec, b []byte) ([]byt
 // error wrapping codec.ErrCorrupt; c-blosc2 frames one wrapping
 // ErrUnsupported.
 func (c *Codec) DecodeBytes(ctx context.Context, in codec.Spec, b []byte) ([]byte, error) {
-	return decodeFrame(ctx, b, in, c.parallelism())
+	out, err := decodeFrame(ctx, nil, b, in, c.parallelism())
+	if out == nil && err == nil {
+		out = []byte{}
+	}
+	return out, err
+}
+
+// DecodeInto is DecodeBytes writing into dst's storage when its capacity
+// suffices (a new buffer otherwise); dst must not overlap b. Callers that
+// recycle chunk buffers save the allocation and page-zeroing of a fresh
+// output, which costs as much as decoding an lz4 frame.
+func (c *Codec) DecodeInto(ctx context.Context, in codec.Spec, dst, b []byte) ([]byte, error) {
+	return decodeFrame(ctx, dst, b, in, c.parallelism())
 }

@@ -19,7 +19,9 @@ func specOf(size int, dt string) codec.Spec {
 	return codec.Spec{DataType: dtype.Named(dt), DecodedSize: int64(size)}
 }
 
-func mustHex(t *testing.T, s string) []byte {
+func mustHex(t *testing.T, s string) []byte { return mustHexTB(t, s) }
+
+func mustHexTB(t testing.TB, s string) []byte {
 	t.Helper()
 	b, err := hex.DecodeString(strings.ReplaceAll(s, " ", ""))
 	if err != nil {
@@ -240,5 +242,23 @@ func TestDecodeLimits(t *testing.T) {
 	got, err := c.DecodeBytes(context.Background(), codec.Spec{DecodedSize: -1}, frame)
 	if err != nil || !bytes.Equal(got, data) {
 		t.Fatalf("unbounded decode: %v", err)
+	}
+}
+
+func TestDecodeInto(t *testing.T) {
+	c := &Codec{cfg: DefaultConfig()}
+	data := smoothFloats(70000)
+	frame, err := c.EncodeBytes(context.Background(), specOf(len(data), "float32"), data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 10, len(data)+5)
+	got, err := c.DecodeInto(context.Background(), specOf(len(data), "float32"), buf, frame)
+	if err != nil || !bytes.Equal(got, data) || &got[0] != &buf[:1][0] {
+		t.Fatalf("decode into a large enough buffer: %v (same storage %v)", err, err == nil && &got[0] == &buf[:1][0])
+	}
+	got, err = c.DecodeInto(context.Background(), specOf(len(data), "float32"), make([]byte, 0, 100), frame)
+	if err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("decode into a small buffer: %v", err)
 	}
 }

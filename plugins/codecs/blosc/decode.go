@@ -13,8 +13,12 @@ import (
 // goroutines; below it the hand-off costs more than it saves.
 const parallelMin = 256 << 10
 
-// decodeFrame decodes one blosc1 frame within the limits of spec.
-func decodeFrame(ctx context.Context, frame []byte, spec codec.Spec, par int) ([]byte, error) {
+// decodeFrame decodes one blosc1 frame within the limits of spec, into
+// dst when it is large enough.
+func decodeFrame(ctx context.Context, dst, frame []byte, spec codec.Spec, par int) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	h, err := ParseHeader(frame)
 	if err != nil {
 		return nil, err
@@ -23,17 +27,21 @@ func decodeFrame(ctx context.Context, frame []byte, spec codec.Spec, par int) ([
 		return nil, err
 	}
 	frame = frame[:h.CBytes]
-	if h.NBytes == 0 {
-		return []byte{}, nil
-	}
 	if h.Memcpyed() {
-		return append([]byte(nil), frame[headerSize:]...), nil
+		return append(dst[:0], frame[headerSize:]...), nil
+	}
+	if h.NBytes == 0 {
+		return dst[:0], nil
 	}
 	d, err := newFrameDecoder(h, frame)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]byte, h.NBytes)
+	out := dst[:0]
+	if cap(out) < h.NBytes {
+		out = make([]byte, h.NBytes)
+	}
+	out = out[:h.NBytes]
 	if h.NBytes < parallelMin {
 		par = 1
 	}
@@ -107,33 +115,50 @@ func (d *frameDecoder) decodeBlock(w *worker, j int, out []byte) error {
 	dst := out[j*d.lay.blockSize : j*d.lay.blockSize+bl]
 	ts, flags := d.h.TypeSize, d.h.Flags
 	byteShuf := flags&flagShuffle != 0 && ts > 1
-	bitShuf := flags&flagBitShuffle != 0
+	bitShuf := !byteShuf && flags&flagBitShuffle != 0
+	short := j == d.lay.nblocks-1 && d.lay.leftover > 0
+	ns := nsplits(flags, ts, d.h.BlockSize, short)
+	if bl%ns != 0 {
+		return fmt.Errorf("%w: blosc block of %d bytes does not split into %d streams", codec.ErrCorrupt, bl, ns)
+	}
+	// Unfiltered blocks decode in place. Filtered ones decode into tmp,
+	// except streams stored raw, which the filter reads from the frame.
 	target := dst
 	if byteShuf || bitShuf {
 		target = w.tmp[:bl]
 	}
-	if err := d.decodeSplits(j, start, target); err != nil {
+	parts := w.parts[:ns]
+	defer clear(parts) // do not keep the frame alive from the pool
+	if err := d.decodeSplits(j, start, target, parts, byteShuf || bitShuf); err != nil {
 		return err
 	}
 	switch {
+	case byteShuf && ns == ts:
+		interleave(parts, bl/ts, dst)
 	case byteShuf:
-		unshuffle(ts, target, dst)
+		unshuffle(ts, parts[0], dst)
+	case bitShuf && ns == ts:
+		e := bl / ts
+		if e%8 != 0 {
+			for s, p := range parts {
+				copy(dst[s*e:], p)
+			}
+			return nil
+		}
+		bitunshufflePlanes(parts, e, dst, w.tmp2[:bl])
 	case bitShuf:
-		bitunshuffle(ts, target, dst, w.tmp2[:bl])
+		bitunshuffle(ts, parts[0], dst, w.tmp2[:bl])
 	}
 	return nil
 }
 
 // decodeSplits decodes the streams of block j, starting at frame offset
-// pos, into target (the block's length).
-func (d *frameDecoder) decodeSplits(j, pos int, target []byte) error {
-	short := j == d.lay.nblocks-1 && d.lay.leftover > 0
-	ns := nsplits(d.h.Flags, d.h.TypeSize, d.h.BlockSize, short)
-	if len(target)%ns != 0 {
-		return fmt.Errorf("%w: blosc block of %d bytes does not split into %d streams", codec.ErrCorrupt, len(target), ns)
-	}
-	part := len(target) / ns
-	for s := range ns {
+// pos, into target (the block's length) and records in parts where each
+// stream's bytes are: in target, or, with rawInFrame, in the frame itself
+// for a stream stored raw.
+func (d *frameDecoder) decodeSplits(j, pos int, target []byte, parts [][]byte, rawInFrame bool) error {
+	part := len(target) / len(parts)
+	for s := range parts {
 		if len(d.frame)-pos < 4 {
 			return fmt.Errorf("%w: blosc block %d stream %d: size field beyond the frame", codec.ErrCorrupt, j, s)
 		}
@@ -144,12 +169,16 @@ func (d *frameDecoder) decodeSplits(j, pos int, target []byte) error {
 		}
 		src, dst := d.frame[pos:pos+csize], target[s*part:(s+1)*part]
 		pos += csize
-		if csize == part {
-			copy(dst, src) // stored raw: compression did not help
-			continue
-		}
-		if err := decompress(d.h.Compressor(), src, dst); err != nil {
-			return fmt.Errorf("blosc block %d stream %d: %w", j, s, err)
+		parts[s] = dst
+		switch {
+		case csize == part && rawInFrame:
+			parts[s] = src // stored raw: compression did not help
+		case csize == part:
+			copy(dst, src)
+		default:
+			if err := decompress(d.h.Compressor(), src, dst); err != nil {
+				return fmt.Errorf("blosc block %d stream %d: %w", j, s, err)
+			}
 		}
 	}
 	return nil

@@ -56,6 +56,9 @@ func memcpyedFrame(p params, src []byte) []byte {
 
 // encodeFrame compresses src into a blosc1 frame.
 func encodeFrame(ctx context.Context, cfg Config, typeSize int, src []byte, par int) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if len(src) > maxBufferSize {
 		return nil, fmt.Errorf("blosc: %d bytes exceed the format's limit of %d", len(src), maxBufferSize)
 	}

@@ -7,25 +7,18 @@ import (
 
 // Byte shuffle: a buffer of e elements of ts bytes is rewritten as ts
 // planes of e bytes, plane j holding byte j of every element; the n % ts
-// trailing bytes are copied unchanged. The specialised paths move eight
-// elements at a time through 64-bit registers, which in Go beats byte
-// loops by a wide margin.
+// trailing bytes are copied unchanged. The specialised paths for 2, 4 and
+// 8 bytes move 8 or 16 elements at a time through 64-bit registers, which
+// in Go beats byte loops several times over.
 
 // shuffle writes the byte planes of src to dst (same length).
 func shuffle(ts int, src, dst []byte) {
 	e := len(src) / ts
-	switch ts {
-	case 1:
-		copy(dst, src)
-		return
-	case 2:
-		shuffleGeneric(2, src, dst, e, shuffle2(src, dst, e))
-	case 4:
-		shuffleGeneric(4, src, dst, e, shuffle4(src, dst, e))
-	case 8:
-		shuffleGeneric(8, src, dst, e, shuffle8(src, dst, e))
-	default:
-		shuffleGeneric(ts, src, dst, e, 0)
+	if ts == 1 || ts > maxSplits {
+		shuffleGeneric(ts, src, dst, e)
+	} else {
+		var arr [maxSplits][]byte
+		deinterleave(src, e, planeSlices(dst, ts, e, &arr))
 	}
 	copy(dst[ts*e:], src[ts*e:])
 }
@@ -33,38 +26,79 @@ func shuffle(ts int, src, dst []byte) {
 // unshuffle is the inverse of shuffle.
 func unshuffle(ts int, src, dst []byte) {
 	e := len(src) / ts
-	switch ts {
-	case 1:
-		copy(dst, src)
-		return
-	case 2:
-		unshuffleGeneric(2, src, dst, e, unshuffle2(src, dst, e))
-	case 4:
-		unshuffleGeneric(4, src, dst, e, unshuffle4(src, dst, e))
-	case 8:
-		unshuffleGeneric(8, src, dst, e, unshuffle8(src, dst, e))
-	default:
-		unshuffleGeneric(ts, src, dst, e, 0)
+	if ts == 1 || ts > maxSplits {
+		unshuffleGeneric(ts, src, dst, e)
+	} else {
+		var arr [maxSplits][]byte
+		interleave(planeSlices(src, ts, e, &arr), e, dst)
 	}
 	copy(dst[ts*e:], src[ts*e:])
 }
 
-// shuffleGeneric shuffles elements from..e-1 of any type size.
-func shuffleGeneric(ts int, src, dst []byte, e, from int) {
+// planesOf cuts the ts planes of e bytes out of b into ps.
+func planesOf(b []byte, ts, e int, ps [][]byte) [][]byte {
+	for j := range ts {
+		ps[j] = b[j*e : (j+1)*e]
+	}
+	return ps
+}
+
+// interleave writes element i of the output as byte j = planes[j][i], for
+// e elements of len(planes) bytes. The planes need not be adjacent: a
+// decoder passes stored-raw planes straight from the frame.
+func interleave(planes [][]byte, e int, dst []byte) {
+	done := 0
+	switch len(planes) {
+	case 2:
+		done = interleave2(planes[0], planes[1], dst, e)
+	case 4:
+		done = interleave4(planes[0], planes[1], planes[2], planes[3], dst, e)
+	case 8:
+		done = interleave8(planes, dst, e)
+	}
+	ts := len(planes)
+	for j, p := range planes {
+		for i := done; i < e; i++ {
+			dst[i*ts+j] = p[i]
+		}
+	}
+}
+
+// deinterleave is the inverse of interleave.
+func deinterleave(src []byte, e int, planes [][]byte) {
+	done := 0
+	switch len(planes) {
+	case 2:
+		done = deinterleave2(src, planes[0], planes[1], e)
+	case 4:
+		done = deinterleave4(src, planes[0], planes[1], planes[2], planes[3], e)
+	case 8:
+		done = deinterleave8(src, planes, e)
+	}
+	ts := len(planes)
+	for j, p := range planes {
+		for i := done; i < e; i++ {
+			p[i] = src[i*ts+j]
+		}
+	}
+}
+
+// shuffleGeneric and unshuffleGeneric handle any type size on contiguous
+// buffers.
+func shuffleGeneric(ts int, src, dst []byte, e int) {
 	for j := range ts {
 		plane := dst[j*e : (j+1)*e]
-		for i := from; i < e; i++ {
+		for i := range plane {
 			plane[i] = src[i*ts+j]
 		}
 	}
 }
 
-// unshuffleGeneric unshuffles elements from..e-1 of any type size.
-func unshuffleGeneric(ts int, src, dst []byte, e, from int) {
+func unshuffleGeneric(ts int, src, dst []byte, e int) {
 	for j := range ts {
 		plane := src[j*e : (j+1)*e]
-		for i := from; i < e; i++ {
-			dst[i*ts+j] = plane[i]
+		for i, v := range plane {
+			dst[i*ts+j] = v
 		}
 	}
 }
@@ -105,45 +139,46 @@ func putLE64(b []byte, v uint64) { binary.LittleEndian.PutUint64(b, v) }
 // kernels touch no memory then).
 func ptr(b []byte) unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData(b)) }
 
-// The kernels below handle whole groups of 8 or 16 elements and return how
-// many elements they did; the generic loop finishes the rest. Their
-// re-slicing of src and dst to exactly ts*e bytes is the bounds proof for
-// every load and store in the loop.
+// The portable kernels below (used where no assembly version exists, and
+// tested everywhere) handle whole groups of 8 or 16 elements and return how
+// many elements they did; a byte loop finishes the rest. Re-slicing every
+// plane to e bytes and the interleaved side to ts*e bytes on entry is the
+// bounds proof for every load and store in their loops.
 
-func unshuffle2(src, dst []byte, e int) int {
-	src, dst = src[:2*e], dst[:2*e]
-	s, d, ue := ptr(src), ptr(dst), uintptr(e)
-	i := uintptr(0)
+func interleave2SWAR(p0, p1, dst []byte, e int) int {
+	p0, p1, dst = p0[:e], p1[:e], dst[:2*e]
+	s0, s1, d := ptr(p0), ptr(p1), ptr(dst)
+	i, ue := uintptr(0), uintptr(e)
 	for ; i+8 <= ue; i += 8 {
-		a, b := load64(s, i), load64(s, ue+i)
+		a, b := load64(s0, i), load64(s1, i)
 		store64(d, 2*i, spread8(a&lanes32)|spread8(b&lanes32)<<8)
 		store64(d, 2*i+8, spread8(a>>32)|spread8(b>>32)<<8)
 	}
 	return int(i)
 }
 
-func shuffle2(src, dst []byte, e int) int {
-	src, dst = src[:2*e], dst[:2*e]
-	s, d, ue := ptr(src), ptr(dst), uintptr(e)
-	i := uintptr(0)
+func deinterleave2SWAR(src, p0, p1 []byte, e int) int {
+	p0, p1, src = p0[:e], p1[:e], src[:2*e]
+	d0, d1, s := ptr(p0), ptr(p1), ptr(src)
+	i, ue := uintptr(0), uintptr(e)
 	for ; i+8 <= ue; i += 8 {
 		w0, w1 := load64(s, 2*i), load64(s, 2*i+8)
-		store64(d, i, compact8(w0)|compact8(w1)<<32)
-		store64(d, ue+i, compact8(w0>>8)|compact8(w1>>8)<<32)
+		store64(d0, i, compact8(w0)|compact8(w1)<<32)
+		store64(d1, i, compact8(w0>>8)|compact8(w1>>8)<<32)
 	}
 	return int(i)
 }
 
-// unshuffle4 takes 16 elements at a time: the 8 words (planes 0-3 at
+// interleave4SWAR takes 16 elements at a time: the 8 words (planes 0-3 at
 // elements i..i+7, then at i+8..i+15) transposed as a byte matrix give in
 // word c element i+c in the low half and element i+8+c in the high half.
-func unshuffle4(src, dst []byte, e int) int {
-	src, dst = src[:4*e], dst[:4*e]
-	s, d, ue := ptr(src), ptr(dst), uintptr(e)
-	i := uintptr(0)
+func interleave4SWAR(p0, p1, p2, p3, dst []byte, e int) int {
+	p0, p1, p2, p3, dst = p0[:e], p1[:e], p2[:e], p3[:e], dst[:4*e]
+	s0, s1, s2, s3, d := ptr(p0), ptr(p1), ptr(p2), ptr(p3), ptr(dst)
+	i, ue := uintptr(0), uintptr(e)
 	for ; i+16 <= ue; i += 16 {
-		x0, x1, x2, x3 := load64(s, i), load64(s, ue+i), load64(s, 2*ue+i), load64(s, 3*ue+i)
-		x4, x5, x6, x7 := load64(s, i+8), load64(s, ue+i+8), load64(s, 2*ue+i+8), load64(s, 3*ue+i+8)
+		x0, x1, x2, x3 := load64(s0, i), load64(s1, i), load64(s2, i), load64(s3, i)
+		x4, x5, x6, x7 := load64(s0, i+8), load64(s1, i+8), load64(s2, i+8), load64(s3, i+8)
 		x0, x1, x2, x3, x4, x5, x6, x7 = transposeBytes(x0, x1, x2, x3, x4, x5, x6, x7)
 		o := 4 * i
 		store32(d, o, uint32(x0))
@@ -166,11 +201,11 @@ func unshuffle4(src, dst []byte, e int) int {
 	return int(i)
 }
 
-// shuffle4 is the inverse of unshuffle4.
-func shuffle4(src, dst []byte, e int) int {
-	src, dst = src[:4*e], dst[:4*e]
-	s, d, ue := ptr(src), ptr(dst), uintptr(e)
-	i := uintptr(0)
+// deinterleave4SWAR is the inverse of interleave4SWAR.
+func deinterleave4SWAR(src, p0, p1, p2, p3 []byte, e int) int {
+	p0, p1, p2, p3, src = p0[:e], p1[:e], p2[:e], p3[:e], src[:4*e]
+	d0, d1, d2, d3, s := ptr(p0), ptr(p1), ptr(p2), ptr(p3), ptr(src)
+	i, ue := uintptr(0), uintptr(e)
 	for ; i+16 <= ue; i += 16 {
 		o := 4 * i
 		x0 := uint64(load32(s, o)) | uint64(load32(s, o+32))<<32
@@ -182,25 +217,32 @@ func shuffle4(src, dst []byte, e int) int {
 		x6 := uint64(load32(s, o+24)) | uint64(load32(s, o+56))<<32
 		x7 := uint64(load32(s, o+28)) | uint64(load32(s, o+60))<<32
 		x0, x1, x2, x3, x4, x5, x6, x7 = transposeBytes(x0, x1, x2, x3, x4, x5, x6, x7)
-		store64(d, i, x0)
-		store64(d, ue+i, x1)
-		store64(d, 2*ue+i, x2)
-		store64(d, 3*ue+i, x3)
-		store64(d, i+8, x4)
-		store64(d, ue+i+8, x5)
-		store64(d, 2*ue+i+8, x6)
-		store64(d, 3*ue+i+8, x7)
+		store64(d0, i, x0)
+		store64(d1, i, x1)
+		store64(d2, i, x2)
+		store64(d3, i, x3)
+		store64(d0, i+8, x4)
+		store64(d1, i+8, x5)
+		store64(d2, i+8, x6)
+		store64(d3, i+8, x7)
 	}
 	return int(i)
 }
 
-func unshuffle8(src, dst []byte, e int) int {
-	src, dst = src[:8*e], dst[:8*e]
-	s, d, ue := ptr(src), ptr(dst), uintptr(e)
-	i := uintptr(0)
+// plane8 returns the addresses of 8 planes cut to e bytes.
+func plane8(ps [][]byte, e int) (a [8]unsafe.Pointer) {
+	for j := range 8 {
+		a[j] = ptr(ps[j][:e])
+	}
+	return a
+}
+
+func interleave8SWAR(ps [][]byte, dst []byte, e int) int {
+	s, d := plane8(ps, e), ptr(dst[:8*e])
+	i, ue := uintptr(0), uintptr(e)
 	for ; i+8 <= ue; i += 8 {
-		x0, x1, x2, x3 := load64(s, i), load64(s, ue+i), load64(s, 2*ue+i), load64(s, 3*ue+i)
-		x4, x5, x6, x7 := load64(s, 4*ue+i), load64(s, 5*ue+i), load64(s, 6*ue+i), load64(s, 7*ue+i)
+		x0, x1, x2, x3 := load64(s[0], i), load64(s[1], i), load64(s[2], i), load64(s[3], i)
+		x4, x5, x6, x7 := load64(s[4], i), load64(s[5], i), load64(s[6], i), load64(s[7], i)
 		x0, x1, x2, x3, x4, x5, x6, x7 = transposeBytes(x0, x1, x2, x3, x4, x5, x6, x7)
 		o := 8 * i
 		store64(d, o, x0)
@@ -215,23 +257,22 @@ func unshuffle8(src, dst []byte, e int) int {
 	return int(i)
 }
 
-func shuffle8(src, dst []byte, e int) int {
-	src, dst = src[:8*e], dst[:8*e]
-	s, d, ue := ptr(src), ptr(dst), uintptr(e)
-	i := uintptr(0)
+func deinterleave8SWAR(src []byte, ps [][]byte, e int) int {
+	d, s := plane8(ps, e), ptr(src[:8*e])
+	i, ue := uintptr(0), uintptr(e)
 	for ; i+8 <= ue; i += 8 {
 		o := 8 * i
 		x0, x1, x2, x3 := load64(s, o), load64(s, o+8), load64(s, o+16), load64(s, o+24)
 		x4, x5, x6, x7 := load64(s, o+32), load64(s, o+40), load64(s, o+48), load64(s, o+56)
 		x0, x1, x2, x3, x4, x5, x6, x7 = transposeBytes(x0, x1, x2, x3, x4, x5, x6, x7)
-		store64(d, i, x0)
-		store64(d, ue+i, x1)
-		store64(d, 2*ue+i, x2)
-		store64(d, 3*ue+i, x3)
-		store64(d, 4*ue+i, x4)
-		store64(d, 5*ue+i, x5)
-		store64(d, 6*ue+i, x6)
-		store64(d, 7*ue+i, x7)
+		store64(d[0], i, x0)
+		store64(d[1], i, x1)
+		store64(d[2], i, x2)
+		store64(d[3], i, x3)
+		store64(d[4], i, x4)
+		store64(d[5], i, x5)
+		store64(d[6], i, x6)
+		store64(d[7], i, x7)
 	}
 	return int(i)
 }

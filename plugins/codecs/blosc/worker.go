@@ -10,6 +10,7 @@ import (
 // buffers and, when encoding, a compressor. Workers are pooled.
 type worker struct {
 	tmp, tmp2 []byte
+	parts     [maxSplits][]byte // where each stream of a block was decoded
 	comp      *compressor
 }
 
