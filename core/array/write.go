@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/zarrgw/zarrgw/core/codec"
 	"github.com/zarrgw/zarrgw/core/grid"
 	"github.com/zarrgw/zarrgw/core/meta"
 	"github.com/zarrgw/zarrgw/core/ndarray"
@@ -87,6 +88,9 @@ func (a *Array) writeFullChunk(ctx context.Context, p grid.Projection, src *ndar
 // not change since it was read, and retried otherwise, so concurrent
 // writers to different parts of one chunk never lose each other's updates.
 func (a *Array) writePartialChunk(ctx context.Context, p grid.Projection, src *ndarray.Array) error {
+	if pe := a.partialEncoder(); pe != nil {
+		return a.encodePartialChunk(ctx, p, src, pe)
+	}
 	key := a.ChunkKey(p.Chunk)
 	conditional := a.data.Capabilities().ConditionalWrite
 	for attempt := 0; attempt < maxConflictRetries; attempt++ {
@@ -120,6 +124,20 @@ func (a *Array) writePartialChunk(ctx context.Context, p grid.Projection, src *n
 // readForUpdate returns the decoded chunk (nil if absent) and its version
 // ("" if absent).
 func (a *Array) readForUpdate(ctx context.Context, key string) (*ndarray.Array, string, error) {
+	b, version, err := a.readStored(ctx, key)
+	if b == nil || err != nil {
+		return nil, "", err
+	}
+	chunk, err := a.pipe.Decode(ctx, b)
+	if err != nil {
+		return nil, "", fmt.Errorf("array %s: chunk %s: %w", a.Name(), key, err)
+	}
+	return chunk, version, nil
+}
+
+// readStored returns the stored bytes of a chunk (nil if absent) and their
+// version ("" if absent).
+func (a *Array) readStored(ctx context.Context, key string) ([]byte, string, error) {
 	v, err := a.data.Get(ctx, key, store.ByteRange{})
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, "", nil
@@ -127,14 +145,61 @@ func (a *Array) readForUpdate(ctx context.Context, key string) (*ndarray.Array, 
 	if err != nil {
 		return nil, "", fmt.Errorf("array %s: read chunk %s: %w", a.Name(), key, err)
 	}
-	chunk, err := a.pipe.Decode(ctx, v.Data)
-	if err != nil {
-		return nil, "", fmt.Errorf("array %s: chunk %s: %w", a.Name(), key, err)
-	}
 	if v.Version == "" && a.data.Capabilities().ConditionalWrite {
 		return nil, "", fmt.Errorf("array %s: chunk %s: store returned no version for a conditional update", a.Name(), key)
 	}
-	return chunk, v.Version, nil
+	if v.Data == nil {
+		v.Data = []byte{}
+	}
+	return v.Data, v.Version, nil
+}
+
+// partialEncoder returns the chain's array->bytes codec when it can update
+// part of a chunk on its own (sharding), else nil.
+func (a *Array) partialEncoder() codec.PartialEncoder {
+	ab, sole := a.pipe.ArrayBytes()
+	if !sole {
+		return nil
+	}
+	pe, _ := ab.(codec.PartialEncoder)
+	return pe
+}
+
+// encodePartialChunk merges the write into the stored chunk through the
+// codec's partial encoder, which re-uses the encoded bytes of the parts the
+// write does not touch. It commits like writePartialChunk: conditionally
+// on the version read, retried on conflict.
+func (a *Array) encodePartialChunk(ctx context.Context, p grid.Projection, src *ndarray.Array, pe codec.PartialEncoder) error {
+	key := a.ChunkKey(p.Chunk)
+	conditional := a.data.Capabilities().ConditionalWrite
+	for attempt := 0; attempt < maxConflictRetries; attempt++ {
+		old, version, err := a.readStored(ctx, key)
+		if err != nil {
+			return err
+		}
+		b, empty, err := pe.EncodeRegion(ctx, a.pipe.Spec(), old, p.InChunk, src, p.Out)
+		if err != nil {
+			return fmt.Errorf("array %s: chunk %s: %w", a.Name(), key, err)
+		}
+		if empty && !a.opts.WriteEmptyChunks && !conditional {
+			if err := a.data.Erase(ctx, key); err != nil {
+				return fmt.Errorf("array %s: erase empty chunk %s: %w", a.Name(), key, err)
+			}
+			return nil
+		}
+		cond := store.Condition{}
+		if conditional {
+			cond = store.Condition{IfMatch: version, IfNoneMatch: version == ""}
+		}
+		_, err = a.data.Set(ctx, key, b, cond)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, store.ErrConflict) {
+			return fmt.Errorf("array %s: write chunk %s: %w", a.Name(), key, err)
+		}
+	}
+	return fmt.Errorf("array %s: chunk %s: gave up after %d conflicting concurrent updates", a.Name(), key, maxConflictRetries)
 }
 
 func (a *Array) storeChunk(ctx context.Context, key string, chunk *ndarray.Array, cond store.Condition) error {

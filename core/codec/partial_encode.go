@@ -1,0 +1,38 @@
+package codec
+
+import (
+	"context"
+
+	"github.com/zarrgw/zarrgw/core/grid"
+	"github.com/zarrgw/zarrgw/core/ndarray"
+	"github.com/zarrgw/zarrgw/core/store"
+)
+
+// PartialEncoder is implemented by array->bytes codecs that can update a
+// region of a stored chunk without decoding and re-encoding all of it
+// (sharding_indexed keeps the encoded bytes of the inner chunks a write
+// does not touch). Like PartialDecoder it is used only when the codec is
+// the chain's sole codec; the caller still commits the result with a
+// conditional write of the version old was read at.
+type PartialEncoder interface {
+	// EncodeRegion returns the new stored form of a chunk whose current
+	// stored form is old (nil when the chunk is not stored), with the
+	// elements of region (chunk-local spans) set to the elements of src
+	// selected by srcSel. empty reports that every element of the result
+	// is the fill value.
+	EncodeRegion(ctx context.Context, in Spec, old []byte, region []grid.Span, src *ndarray.Array, srcSel []grid.Span) (enc []byte, empty bool, err error)
+}
+
+// VersionedRangeReader is a RangeReader that also tells which stored value
+// the bytes came from, so a partial decoder can cache a value's layout
+// (a shard index) and notice when the value changes between two reads.
+type VersionedRangeReader interface {
+	RangeReader
+	// Key names the value, for caches.
+	Key() string
+	// ReadRangesVersion is ReadRanges that also returns the version of the
+	// value every range came from ("" when the store keeps no versions).
+	// Ranges that came from different versions are an error wrapping
+	// store.ErrConflict.
+	ReadRangesVersion(ctx context.Context, ranges []store.ByteRange) ([][]byte, string, error)
+}
