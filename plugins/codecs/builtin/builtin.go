@@ -17,6 +17,7 @@ import (
 	"github.com/zarrgw/zarrgw/plugins/codecs/json2"
 	lz4codec "github.com/zarrgw/zarrgw/plugins/codecs/lz4"
 	"github.com/zarrgw/zarrgw/plugins/codecs/quantize"
+	"github.com/zarrgw/zarrgw/plugins/codecs/sharding"
 	"github.com/zarrgw/zarrgw/plugins/codecs/shuffle"
 	"github.com/zarrgw/zarrgw/plugins/codecs/transpose"
 	"github.com/zarrgw/zarrgw/plugins/codecs/vlen"
@@ -53,6 +54,7 @@ func Registrations() []codec.Registration {
 		// Codecs maintained in their own packages are added below:
 		// blosc here, sharding_indexed next to it.
 		blosc.Registration,
+		sharding.Registration,
 	}
 }
 

@@ -1,0 +1,99 @@
+package sharding_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/dtype"
+	"github.com/zarrgw/zarrgw/core/store"
+	"github.com/zarrgw/zarrgw/plugins/codecs/builtin"
+	"github.com/zarrgw/zarrgw/plugins/codecs/sharding"
+)
+
+var ctx = context.Background()
+
+const crcIndex = `[{"name":"bytes","configuration":{"endian":"little"}},{"name":"crc32c"}]`
+
+func newCodec(t testing.TB, cfg string) *sharding.Codec {
+	t.Helper()
+	return newCodecWith(t, cfg, sharding.Options{})
+}
+
+func newCodecWith(t testing.TB, cfg string, opts sharding.Options) *sharding.Codec {
+	t.Helper()
+	c, err := sharding.NewWith(json.RawMessage(cfg), builtin.Registry(), opts)
+	if err != nil {
+		t.Fatalf("NewWith(%s): %v", cfg, err)
+	}
+	return c
+}
+
+func config(inner []int, codecs, index, location string) string {
+	s := fmt.Sprintf(`{"chunk_shape":%s,"codecs":%s`, ints(inner), codecs)
+	if index != "" {
+		s += `,"index_codecs":` + index
+	}
+	if location != "" {
+		s += fmt.Sprintf(`,"index_location":%q`, location)
+	}
+	return s + "}"
+}
+
+func ints(v []int) string { b, _ := json.Marshal(v); return string(b) }
+
+func spec(dt string, shape []int, fill []byte) codec.Spec {
+	return codec.Spec{DataType: dtype.Named(dt), Shape: shape, FillValue: fill, DecodedSize: -1}
+}
+
+// memReader serves ranges of one value and counts requests.
+type memReader struct {
+	data      []byte
+	version   string
+	missing   bool
+	noSuffix  bool
+	reads     int // ReadRanges / ReadRangesVersion calls
+	ranges    int // ranges requested
+	bytesRead int
+}
+
+func (m *memReader) ReadRanges(ctx context.Context, ranges []store.ByteRange) ([][]byte, error) {
+	b, _, err := m.ReadRangesVersion(ctx, ranges)
+	return b, err
+}
+
+func (m *memReader) ReadRangesVersion(_ context.Context, ranges []store.ByteRange) ([][]byte, string, error) {
+	m.reads++
+	if m.missing {
+		return nil, "", fmt.Errorf("value: %w", store.ErrNotFound)
+	}
+	out := make([][]byte, len(ranges))
+	for i, r := range ranges {
+		if r.Kind == store.Suffix && m.noSuffix {
+			return nil, "", fmt.Errorf("suffix range: %w", store.ErrUnsupported)
+		}
+		part, err := store.SliceRange(m.data, r)
+		if err != nil {
+			return nil, "", err
+		}
+		m.ranges++
+		m.bytesRead += len(part)
+		out[i] = append([]byte(nil), part...)
+	}
+	return out, m.version, nil
+}
+
+func (m *memReader) Key() string { return "shard" }
+
+func (m *memReader) Capabilities() store.Capabilities {
+	return store.Capabilities{Read: true, Ranges: true, SuffixRanges: !m.noSuffix}
+}
+
+func (m *memReader) Size(context.Context) (int64, error) {
+	if m.missing {
+		return 0, store.ErrNotFound
+	}
+	return int64(len(m.data)), nil
+}
