@@ -27,6 +27,13 @@ type Source interface {
 // Reader reads inner chunks of shards with as few requests as it can: the
 // index (from the cache when its version is confirmed by the bytes read
 // next), then the wanted chunks, nearby ones in one request.
+//
+// Entries are validated against the shard's size when a read tells it
+// (whole reads, and index reads on stores without suffix ranges). A
+// suffix read of an end index does not: an entry past the end then shows
+// up as a short read (corrupt), but one pointing into the index itself
+// cannot be told from data without an extra request, and is left to the
+// inner codecs (checksums) to catch.
 type Reader struct {
 	Format     *Format
 	Cache      *Cache // nil = no cache

@@ -141,3 +141,12 @@ func fromCodecs(cs []codec.Codec) []extension {
 	}
 	return out
 }
+
+// InnerChunkShape returns the inner chunk shape of a configuration.
+func InnerChunkShape(configuration json.RawMessage) ([]int, error) {
+	cfg, err := parseConfig(configuration)
+	if err != nil {
+		return nil, err
+	}
+	return cfg.ChunkShape, nil
+}

@@ -1,0 +1,137 @@
+package sharding_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/grid"
+	"github.com/zarrgw/zarrgw/core/ndarray"
+	"github.com/zarrgw/zarrgw/core/store"
+)
+
+// plainReader hides memReader's versions: a store without them.
+type plainReader struct{ m *memReader }
+
+func (p plainReader) ReadRanges(ctx context.Context, r []store.ByteRange) ([][]byte, error) {
+	return p.m.ReadRanges(ctx, r)
+}
+func (p plainReader) Capabilities() store.Capabilities        { return p.m.Capabilities() }
+func (p plainReader) Size(ctx context.Context) (int64, error) { return p.m.Size(ctx) }
+
+// bigShard is an int32 shard [32 32] of inner chunks [4 4] (64 chunks of
+// 64 bytes, raw), every element distinct.
+func bigShard(t *testing.T) (codec.Spec, *ndarray.Array, string) {
+	sp := spec("int32", []int{32, 32}, []byte{0, 0, 0, 0})
+	a := ndarray.New(sp.DataType, sp.Shape)
+	for i := range a.Data {
+		a.Data[i] = byte(i*7 + 1)
+	}
+	return sp, a, config([]int{4, 4}, `[{"name":"bytes","configuration":{"endian":"little"}}]`, crcIndex, "")
+}
+
+func box(start, count []int) []grid.Span {
+	s := make([]grid.Span, len(start))
+	for i := range start {
+		s[i] = grid.Span{Start: start[i], Step: 1, Count: count[i]}
+	}
+	return s
+}
+
+func TestRequestsPerRead(t *testing.T) {
+	sp, a, cfg := bigShard(t)
+	enc, err := newCodec(t, cfg).Encode(ctx, sp, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const index, chunk = 64*16 + 4, 64
+	cases := []struct {
+		name          string
+		region        []grid.Span
+		reads, ranges int
+		maxBytes      int
+	}{
+		{"one inner chunk", box([]int{8, 12}, []int{4, 4}), 2, 2, index + chunk},
+		{"one element", box([]int{9, 13}, []int{1, 1}), 2, 2, index + chunk},
+		{"a row of inner chunks", box([]int{4, 0}, []int{4, 32}), 2, 2, index + 8*chunk},
+		{"whole shard", box([]int{0, 0}, []int{32, 32}), 1, 1, len(enc)},
+	}
+	for _, c := range cases {
+		r := &memReader{data: enc, version: "1"}
+		got, err := newCodec(t, cfg).DecodeRegion(ctx, sp, r, c.region)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameArray(t, c.name, got, slice(a, c.region))
+		if r.reads != c.reads || r.ranges != c.ranges || r.bytesRead > c.maxBytes {
+			t.Errorf("%s: %d reads of %d ranges, %d bytes; want %d reads of %d ranges, at most %d bytes",
+				c.name, r.reads, r.ranges, r.bytesRead, c.reads, c.ranges, c.maxBytes)
+		}
+	}
+}
+
+func TestIndexCache(t *testing.T) {
+	sp, a, cfg := bigShard(t)
+	cd := newCodec(t, cfg)
+	enc, _ := cd.Encode(ctx, sp, a)
+	r := &memReader{data: enc, version: "1"}
+	read := func(region []grid.Span, want *ndarray.Array) int {
+		t.Helper()
+		before := r.reads
+		got, err := cd.DecodeRegion(ctx, sp, r, region)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameArray(t, "region", got, slice(want, region))
+		return r.reads - before
+	}
+	if n := read(box([]int{0, 0}, []int{4, 4}), a); n != 2 {
+		t.Fatalf("cold read: %d requests", n)
+	}
+	if n := read(box([]int{16, 16}, []int{4, 4}), a); n != 1 {
+		t.Fatalf("warm read: %d requests, want 1 (index from the cache)", n)
+	}
+	// The shard changes: the cached index must not be used for it.
+	b := ndarray.New(sp.DataType, sp.Shape)
+	for i := range b.Data {
+		b.Data[i] = byte(i*3 + 2)
+	}
+	r.data, _ = cd.Encode(ctx, sp, b)
+	r.version = "2"
+	if n := read(box([]int{16, 16}, []int{4, 4}), b); n != 3 {
+		t.Fatalf("read after a change: %d requests, want 3 (stale try, index, chunk)", n)
+	}
+	// An empty entry in a cached index is confirmed by reading the index.
+	c := ndarray.New(sp.DataType, sp.Shape)
+	r.data, _ = cd.Encode(ctx, sp, c)
+	r.version = "3"
+	if n := read(box([]int{0, 0}, []int{4, 4}), c); n != 2 {
+		t.Fatalf("read of an emptied chunk: %d requests", n)
+	}
+	if n := read(box([]int{0, 0}, []int{4, 4}), c); n != 1 {
+		t.Fatalf("cached empty entry: %d requests, want 1 (index re-read)", n)
+	}
+}
+
+func TestReadersWithoutVersionsOrSuffixes(t *testing.T) {
+	sp, a, cfg := bigShard(t)
+	cd := newCodec(t, cfg)
+	enc, _ := cd.Encode(ctx, sp, a)
+	rnd := rand.New(rand.NewPCG(7, 8))
+	for range 20 {
+		region := randomRegion(rnd, sp.Shape)
+		m := &memReader{data: enc, version: "1"}
+		got, err := cd.DecodeRegion(ctx, sp, plainReader{m}, region)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameArray(t, "unversioned", got, slice(a, region))
+		m = &memReader{data: enc, noSuffix: true}
+		got, err = newCodec(t, cfg).DecodeRegion(ctx, sp, m, region)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameArray(t, "no suffix ranges", got, slice(a, region))
+	}
+}
