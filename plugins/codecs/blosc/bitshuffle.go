@@ -109,9 +109,14 @@ func transposeBits8x8(x uint64) uint64 {
 // across the eight words leaves row k of the eight groups in word k.
 func bitTransposePlane(p, r []byte) {
 	r = r[:len(p)]
+	bitTransposeSWAR(p, r, bitTransposeFast(p, r))
+}
+
+// bitTransposeSWAR does groups from g on of bitTransposePlane.
+func bitTransposeSWAR(p, r []byte, from int) {
 	rl := len(p) / 8
 	s, d, url := ptr(p), ptr(r), uintptr(rl)
-	g := uintptr(0)
+	g := uintptr(from)
 	for ; g+8 <= url; g += 8 {
 		o := 8 * g
 		x0, x1, x2, x3 := load64(s, o), load64(s, o+8), load64(s, o+16), load64(s, o+24)
@@ -138,9 +143,14 @@ func bitTransposePlane(p, r []byte) {
 // bitUntransposePlane is the inverse of bitTransposePlane.
 func bitUntransposePlane(r, p []byte) {
 	p = p[:len(r)]
+	bitUntransposeSWAR(r, p, bitUntransposeFast(r, p))
+}
+
+// bitUntransposeSWAR does groups from g on of bitUntransposePlane.
+func bitUntransposeSWAR(r, p []byte, from int) {
 	rl := len(r) / 8
 	s, d, url := ptr(r), ptr(p), uintptr(rl)
-	g := uintptr(0)
+	g := uintptr(from)
 	for ; g+8 <= url; g += 8 {
 		x0, x1, x2, x3 := load64(s, g), load64(s, url+g), load64(s, 2*url+g), load64(s, 3*url+g)
 		x4, x5, x6, x7 := load64(s, 4*url+g), load64(s, 5*url+g), load64(s, 6*url+g), load64(s, 7*url+g)

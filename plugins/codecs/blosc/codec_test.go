@@ -262,3 +262,22 @@ func TestDecodeInto(t *testing.T) {
 		t.Fatalf("decode into a small buffer: %v", err)
 	}
 }
+
+func TestCompressorCache(t *testing.T) {
+	w := &worker{}
+	a := w.compressorFor("lz4", 5)
+	for i, cname := range allCNames {
+		w.compressorFor(cname, i)
+	}
+	if len(w.comps) != maxCompressors {
+		t.Fatalf("%d compressors kept", len(w.comps))
+	}
+	if w.compressorFor("lz4", 5) == a {
+		t.Fatal("evicted compressor still returned")
+	}
+	b := w.compressorFor("zstd", 5)
+	w.compressorFor("lz4", 1)
+	if w.compressorFor("zstd", 5) != b || w.comps[0] != b {
+		t.Fatal("cached compressor not reused or not moved to the front")
+	}
+}

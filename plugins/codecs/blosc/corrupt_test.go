@@ -99,6 +99,8 @@ func TestLyingHeaders(t *testing.T) {
 	cases := map[string][]byte{
 		"huge nbytes, tiny frame":     header(0x30, 1, 1<<31-100, 1<<31-100, 24, block...),
 		"one-byte blocks":             header(0x30, 1, 1<<30, 1, 28, block...),
+		"blocksize beyond int32":      header(0x30, 1, 4, 1<<31, 28, block...),
+		"cbytes beyond int32":         header(0x30, 1, 4, 4, 1<<31, block...),
 		"zero blocksize":              header(0x30, 1, 4, 0, 28, block...),
 		"zero typesize":               header(0x30, 0, 4, 4, 28, block...),
 		"cbytes beyond frame":         header(0x30, 1, 4, 4, 29, block...),
@@ -125,7 +127,7 @@ func TestLyingHeaders(t *testing.T) {
 	var out []byte
 	var err error
 	allocs := allocated(func() {
-		out, err = decodeSafely(t, header(0x30, 1, 4, 1<<31, 28, block...), codec.Spec{DecodedSize: -1})
+		out, err = decodeSafely(t, header(0x30, 1, 4, 1<<31-100, 28, block...), codec.Spec{DecodedSize: -1})
 	})
 	if err != nil || string(out) != "\x01\x02\x03\x04" || allocs > 1<<20 {
 		t.Fatalf("huge blocksize: %x, %v, %d bytes allocated", out, err, allocs)

@@ -60,14 +60,20 @@ func ParseHeader(frame []byte) (Header, error) {
 	if len(frame) < headerSize {
 		return Header{}, fmt.Errorf("%w: blosc frame of %d bytes is shorter than its header", codec.ErrCorrupt, len(frame))
 	}
+	// Sizes are int32 in c-blosc; refusing larger ones keeps every size
+	// and sum of sizes below an int's range, on 32-bit platforms too.
+	nbytes, blocksize, cbytes := binary.LittleEndian.Uint32(frame[4:]), binary.LittleEndian.Uint32(frame[8:]), binary.LittleEndian.Uint32(frame[12:])
+	if nbytes > maxBufferSize || blocksize > maxBufferSize || cbytes > math.MaxInt32 {
+		return Header{}, fmt.Errorf("%w: blosc sizes (nbytes %d, blocksize %d, cbytes %d) exceed the format's limit", codec.ErrCorrupt, nbytes, blocksize, cbytes)
+	}
 	h := Header{
 		Version:   frame[0],
 		VersionLZ: frame[1],
 		Flags:     frame[2],
 		TypeSize:  int(frame[3]),
-		NBytes:    int(binary.LittleEndian.Uint32(frame[4:])),
-		BlockSize: int(binary.LittleEndian.Uint32(frame[8:])),
-		CBytes:    int(binary.LittleEndian.Uint32(frame[12:])),
+		NBytes:    int(nbytes),
+		BlockSize: int(blocksize),
+		CBytes:    int(cbytes),
 	}
 	if err := h.checkFormat(); err != nil {
 		return Header{}, err
@@ -102,8 +108,6 @@ func (h Header) checkSizes(frameLen int) error {
 	switch {
 	case h.TypeSize == 0:
 		return fmt.Errorf("%w: blosc typesize 0", codec.ErrCorrupt)
-	case h.NBytes > maxBufferSize:
-		return fmt.Errorf("%w: blosc nbytes %d exceeds the format limit", codec.ErrCorrupt, h.NBytes)
 	case h.CBytes < headerSize:
 		return fmt.Errorf("%w: blosc cbytes %d is shorter than the header", codec.ErrCorrupt, h.CBytes)
 	case h.CBytes > frameLen:

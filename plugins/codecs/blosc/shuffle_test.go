@@ -203,3 +203,21 @@ func TestInterleaveSeparatePlanes(t *testing.T) {
 		}
 	}
 }
+
+// TestPortableBitTranspose checks the SWAR bit transposes on their own.
+func TestPortableBitTranspose(t *testing.T) {
+	for _, e := range []int{8, 64, 72, 128, 1000, 4096 + 8} {
+		p := randBytes(uint64(e), e)
+		want := refBitShuffle(1, p)
+		r := make([]byte, e)
+		bitTransposeSWAR(p, r, 0)
+		if !bytes.Equal(r, want) {
+			t.Fatalf("bitTransposeSWAR e=%d differs from the reference", e)
+		}
+		back := make([]byte, e)
+		bitUntransposeSWAR(r, back, 0)
+		if !bytes.Equal(back, p) {
+			t.Fatalf("bitUntransposeSWAR e=%d does not invert", e)
+		}
+	}
+}

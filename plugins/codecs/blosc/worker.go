@@ -11,8 +11,11 @@ import (
 type worker struct {
 	tmp, tmp2 []byte
 	parts     [maxSplits][]byte // where each stream of a block was decoded
-	comp      *compressor
+	comps     []*compressor     // by cname and level, most recent first
 }
+
+// maxCompressors bounds the compressors a pooled worker keeps.
+const maxCompressors = 4
 
 var workers sync.Pool
 
@@ -27,12 +30,22 @@ func getWorker(blockSize int) *worker {
 }
 
 // compressorFor returns the worker's compressor for cname and clevel,
-// replacing one made for other settings.
+// making one (and dropping the least recently used) when needed.
 func (w *worker) compressorFor(cname string, clevel int) *compressor {
-	if w.comp == nil || w.comp.cname != cname || w.comp.clevel != clevel {
-		w.comp = newCompressor(cname, clevel)
+	for i, c := range w.comps {
+		if c.cname == cname && c.clevel == clevel {
+			copy(w.comps[1:i+1], w.comps[:i])
+			w.comps[0] = c
+			return c
+		}
 	}
-	return w.comp
+	c := newCompressor(cname, clevel)
+	if len(w.comps) < maxCompressors {
+		w.comps = append(w.comps, nil)
+	}
+	copy(w.comps[1:], w.comps)
+	w.comps[0] = c
+	return c
 }
 
 func putWorker(w *worker) { workers.Put(w) }

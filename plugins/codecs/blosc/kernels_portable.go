@@ -1,4 +1,4 @@
-//go:build !amd64
+//go:build !amd64 || purego
 
 package blosc
 
@@ -19,3 +19,7 @@ func deinterleave4(src, p0, p1, p2, p3 []byte, e int) int {
 func interleave8(ps [][]byte, dst []byte, e int) int { return interleave8SWAR(ps, dst, e) }
 
 func deinterleave8(src []byte, ps [][]byte, e int) int { return deinterleave8SWAR(src, ps, e) }
+
+func bitTransposeFast(p, r []byte) int { return 0 }
+
+func bitUntransposeFast(r, p []byte) int { return 0 }

@@ -1,3 +1,5 @@
+//go:build amd64 && !purego
+
 #include "textflag.h"
 
 // Byte (un)shuffle kernels, SSE2. Interleaving uses the unpack
@@ -264,4 +266,163 @@ dloop8:
 	ADDQ $128, DX
 	DECQ CX
 	JNE dloop8
+	RET
+
+// Bit transpose of byte planes: the SWAR delta swaps of bitshuffle.go on
+// both 64-bit halves of SSE2 registers, so 16 groups of 8 bytes go at a
+// time: the low halves hold groups g..g+7, the high halves g+8..g+15.
+
+DATA bsMask32<>+0(SB)/8, $0x00000000FFFFFFFF
+DATA bsMask32<>+8(SB)/8, $0x00000000FFFFFFFF
+GLOBL bsMask32<>(SB), RODATA|NOPTR, $16
+DATA bsMask16<>+0(SB)/8, $0x0000FFFF0000FFFF
+DATA bsMask16<>+8(SB)/8, $0x0000FFFF0000FFFF
+GLOBL bsMask16<>(SB), RODATA|NOPTR, $16
+DATA bsMask8<>+0(SB)/8, $0x00FF00FF00FF00FF
+DATA bsMask8<>+8(SB)/8, $0x00FF00FF00FF00FF
+GLOBL bsMask8<>(SB), RODATA|NOPTR, $16
+DATA bsMask4<>+0(SB)/8, $0x0F0F0F0F0F0F0F0F
+DATA bsMask4<>+8(SB)/8, $0x0F0F0F0F0F0F0F0F
+GLOBL bsMask4<>(SB), RODATA|NOPTR, $16
+DATA bsMask2<>+0(SB)/8, $0x3333333333333333
+DATA bsMask2<>+8(SB)/8, $0x3333333333333333
+GLOBL bsMask2<>(SB), RODATA|NOPTR, $16
+DATA bsMask1<>+0(SB)/8, $0x5555555555555555
+DATA bsMask1<>+8(SB)/8, $0x5555555555555555
+GLOBL bsMask1<>(SB), RODATA|NOPTR, $16
+
+// SWAPQ(lo, hi, s, mask): t = ((lo >> s) ^ hi) & mask; hi ^= t;
+// lo ^= t << s, per 64-bit lane, with X8 as t.
+#define SWAPQ(lo, hi, s, mask) \
+	MOVO lo, X8 \
+	PSRLQ $s, X8 \
+	PXOR hi, X8 \
+	PAND mask, X8 \
+	PXOR X8, hi \
+	PSLLQ $s, X8 \
+	PXOR X8, lo
+
+#define TRANSPOSE_BYTES \
+	SWAPQ(X0, X4, 32, X9) \
+	SWAPQ(X1, X5, 32, X9) \
+	SWAPQ(X2, X6, 32, X9) \
+	SWAPQ(X3, X7, 32, X9) \
+	SWAPQ(X0, X2, 16, X10) \
+	SWAPQ(X1, X3, 16, X10) \
+	SWAPQ(X4, X6, 16, X10) \
+	SWAPQ(X5, X7, 16, X10) \
+	SWAPQ(X0, X1, 8, X11) \
+	SWAPQ(X2, X3, 8, X11) \
+	SWAPQ(X4, X5, 8, X11) \
+	SWAPQ(X6, X7, 8, X11)
+
+#define TRANSPOSE_BITS \
+	SWAPQ(X0, X4, 4, X12) \
+	SWAPQ(X1, X5, 4, X12) \
+	SWAPQ(X2, X6, 4, X12) \
+	SWAPQ(X3, X7, 4, X12) \
+	SWAPQ(X0, X2, 2, X13) \
+	SWAPQ(X1, X3, 2, X13) \
+	SWAPQ(X4, X6, 2, X13) \
+	SWAPQ(X5, X7, 2, X13) \
+	SWAPQ(X0, X1, 1, X14) \
+	SWAPQ(X2, X3, 1, X14) \
+	SWAPQ(X4, X5, 1, X14) \
+	SWAPQ(X6, X7, 1, X14)
+
+#define LOAD_MASKS \
+	MOVOU bsMask32<>(SB), X9 \
+	MOVOU bsMask16<>(SB), X10 \
+	MOVOU bsMask8<>(SB), X11 \
+	MOVOU bsMask4<>(SB), X12 \
+	MOVOU bsMask2<>(SB), X13 \
+	MOVOU bsMask1<>(SB), X14
+
+// Row k of the plane starts at DI + k*rowLen: BX = rowLen, R8 = 3*rowLen,
+// R9 = 5*rowLen, R11 = 7*rowLen.
+#define ROW_OFFSETS \
+	LEAQ (BX)(BX*2), R8 \
+	LEAQ (BX)(BX*4), R9 \
+	LEAQ (R8)(BX*4), R11
+
+// func bitTransposeSSE2(p, r unsafe.Pointer, rowLen, chunks int)
+TEXT ·bitTransposeSSE2(SB), NOSPLIT, $0-32
+	MOVQ p+0(FP), SI
+	MOVQ r+8(FP), DI
+	MOVQ rowLen+16(FP), BX
+	MOVQ chunks+24(FP), CX
+	ROW_OFFSETS
+	LOAD_MASKS
+tloop:
+	MOVQ 0(SI), X0
+	MOVHPS 64(SI), X0
+	MOVQ 8(SI), X1
+	MOVHPS 72(SI), X1
+	MOVQ 16(SI), X2
+	MOVHPS 80(SI), X2
+	MOVQ 24(SI), X3
+	MOVHPS 88(SI), X3
+	MOVQ 32(SI), X4
+	MOVHPS 96(SI), X4
+	MOVQ 40(SI), X5
+	MOVHPS 104(SI), X5
+	MOVQ 48(SI), X6
+	MOVHPS 112(SI), X6
+	MOVQ 56(SI), X7
+	MOVHPS 120(SI), X7
+	TRANSPOSE_BYTES
+	TRANSPOSE_BITS
+	MOVOU X0, (DI)
+	MOVOU X1, (DI)(BX*1)
+	MOVOU X2, (DI)(BX*2)
+	MOVOU X3, (DI)(R8*1)
+	MOVOU X4, (DI)(BX*4)
+	MOVOU X5, (DI)(R9*1)
+	MOVOU X6, (DI)(R8*2)
+	MOVOU X7, (DI)(R11*1)
+	ADDQ $128, SI
+	ADDQ $16, DI
+	DECQ CX
+	JNE tloop
+	RET
+
+// func bitUntransposeSSE2(r, p unsafe.Pointer, rowLen, chunks int)
+TEXT ·bitUntransposeSSE2(SB), NOSPLIT, $0-32
+	MOVQ r+0(FP), DI
+	MOVQ p+8(FP), SI
+	MOVQ rowLen+16(FP), BX
+	MOVQ chunks+24(FP), CX
+	ROW_OFFSETS
+	LOAD_MASKS
+uloop:
+	MOVOU (DI), X0
+	MOVOU (DI)(BX*1), X1
+	MOVOU (DI)(BX*2), X2
+	MOVOU (DI)(R8*1), X3
+	MOVOU (DI)(BX*4), X4
+	MOVOU (DI)(R9*1), X5
+	MOVOU (DI)(R8*2), X6
+	MOVOU (DI)(R11*1), X7
+	TRANSPOSE_BITS
+	TRANSPOSE_BYTES
+	MOVQ X0, 0(SI)
+	MOVHPS X0, 64(SI)
+	MOVQ X1, 8(SI)
+	MOVHPS X1, 72(SI)
+	MOVQ X2, 16(SI)
+	MOVHPS X2, 80(SI)
+	MOVQ X3, 24(SI)
+	MOVHPS X3, 88(SI)
+	MOVQ X4, 32(SI)
+	MOVHPS X4, 96(SI)
+	MOVQ X5, 40(SI)
+	MOVHPS X5, 104(SI)
+	MOVQ X6, 48(SI)
+	MOVHPS X6, 112(SI)
+	MOVQ X7, 56(SI)
+	MOVHPS X7, 120(SI)
+	ADDQ $128, SI
+	ADDQ $16, DI
+	DECQ CX
+	JNE uloop
 	RET

@@ -1,3 +1,5 @@
+//go:build amd64 && !purego
+
 package blosc
 
 import "unsafe"
@@ -72,4 +74,30 @@ func deinterleave8(src []byte, ps [][]byte, e int) int {
 		deinterleave8SSE2(s, &planes, g)
 	}
 	return e / 16 * 16
+}
+
+//go:noescape
+func bitTransposeSSE2(p, r unsafe.Pointer, rowLen, chunks int)
+
+//go:noescape
+func bitUntransposeSSE2(r, p unsafe.Pointer, rowLen, chunks int)
+
+// bitTransposeFast runs the bit transpose of a plane 16 groups (128
+// bytes) at a time, the SWAR algorithm on both halves of SSE2 registers,
+// and returns the number of groups done. len(r) == len(p).
+func bitTransposeFast(p, r []byte) int {
+	rl := len(p) / 8
+	if n := rl / 16; n > 0 {
+		bitTransposeSSE2(ptr(p[:8*rl]), ptr(r[:8*rl]), rl, n)
+	}
+	return rl / 16 * 16
+}
+
+// bitUntransposeFast is the inverse of bitTransposeFast.
+func bitUntransposeFast(r, p []byte) int {
+	rl := len(r) / 8
+	if n := rl / 16; n > 0 {
+		bitUntransposeSSE2(ptr(r[:8*rl]), ptr(p[:8*rl]), rl, n)
+	}
+	return rl / 16 * 16
 }
