@@ -2,16 +2,22 @@ package blosc
 
 import (
 	"encoding/binary"
+	"math"
 	"math/bits"
 )
 
 // blzEncoder is a greedy BloscLZ compressor: an LZ4-style single-entry
-// hash table of 4-byte sequences, matches verified byte by byte, so a stale
-// table entry costs a probe but never correctness (which is also why the
-// table needs no clearing between calls). Its output is read by c-blosc's
-// blosclz_decompress: it always begins and ends with a literal run.
+// hash table of 4-byte sequences, matches verified byte by byte. Its output
+// is read by c-blosc's blosclz_decompress: it always begins and ends with a
+// literal run.
+//
+// Table entries hold position+base, and every call raises base past the
+// positions of the previous one, so old entries read as empty: the output
+// depends on the input alone (whichever pooled encoder runs it) without
+// clearing 64 KiB per call.
 type blzEncoder struct {
 	table [1 << blzHashLog]int32
+	base  int32
 }
 
 const (
@@ -32,16 +38,22 @@ func blzHash(v uint32) uint32 { return v * 2654435761 >> (32 - blzHashLog) }
 // matches: lower is faster and compresses less.
 func (e *blzEncoder) compress(src, dst []byte, skipShift uint) int {
 	n := len(src)
-	if n < blzMinInput {
+	if n < blzMinInput || n > math.MaxInt32/2 {
 		return 0
 	}
+	if e.base < 1 || e.base > math.MaxInt32-int32(n)-1 {
+		clear(e.table[:])
+		e.base = 1
+	}
+	base := e.base
+	e.base += int32(n) + 1
 	limit, matchEnd := n-blzTail, n-blzTailGap
 	anchor, ip, op := 0, 1, 0
 	for ip < limit {
 		seq := binary.LittleEndian.Uint32(src[ip:])
 		h := blzHash(seq)
-		ref := int(e.table[h])
-		e.table[h] = int32(ip)
+		ref := int(e.table[h] - base)
+		e.table[h] = int32(ip) + base
 		dist := ip - ref
 		if ref < 0 || dist <= 0 || dist > blzMaxFar || binary.LittleEndian.Uint32(src[ref:]) != seq {
 			ip += 1 + (ip-anchor)>>skipShift
@@ -66,7 +78,7 @@ func (e *blzEncoder) compress(src, dst []byte, skipShift uint) int {
 		if ip < limit {
 			// Index the position just before the next search start: runs
 			// and periodic data find their continuation there.
-			e.table[blzHash(binary.LittleEndian.Uint32(src[ip-2:]))] = int32(ip - 2)
+			e.table[blzHash(binary.LittleEndian.Uint32(src[ip-2:]))] = int32(ip-2) + base
 		}
 	}
 	if op = blzEmitLiterals(dst, op, src[anchor:]); op < 0 {

@@ -104,7 +104,8 @@ func (e *frameEncoder) workSize(par int) int {
 // run writes the block offsets and blocks into work and returns the frame
 // length, or 0 when the frame would not beat a memcpyed one.
 func (e *frameEncoder) run(ctx context.Context, work []byte, par int) (int, error) {
-	if len(e.src) < parallelMin {
+	slow := e.p.cname == "zstd" || e.p.cname == "zlib" || e.p.cname == "lz4hc"
+	if !worthParallel(slow, len(e.src), 512<<10, 64<<10) {
 		par = 1
 	}
 	par = min(par, e.lay.nblocks)
