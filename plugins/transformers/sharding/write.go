@@ -1,0 +1,134 @@
+package shardtransformer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/zarrgw/zarrgw/core/shard"
+	"github.com/zarrgw/zarrgw/core/store"
+)
+
+// edit changes the chunks of one shard (nil = not stored) read at version
+// ver ("" if the shard does not exist). It reports whether anything
+// changed; an error ends the update.
+type edit func(chunks [][]byte, ver string) (changed bool, err error)
+
+// Set stores one chunk: a read-modify-write of its shard. cond applies to
+// the chunk: IfMatch compares with the shard's version (so any change to
+// the shard since the caller read counts as a conflict, never a lost
+// update), IfNoneMatch requires the chunk to be absent.
+func (s *Store) Set(ctx context.Context, key string, data []byte, cond store.Condition) (string, error) {
+	sk, pos, ok := s.locate(key)
+	if !ok {
+		return s.next.Set(ctx, key, data, cond)
+	}
+	if data == nil {
+		data = []byte{}
+	}
+	ver, err := s.update(ctx, sk, func(chunks [][]byte, ver string) (bool, error) {
+		if cond.IfNoneMatch && chunks[pos] != nil {
+			return false, fmt.Errorf("%w: key exists", store.ErrConflict)
+		}
+		if cond.IfMatch != "" && (chunks[pos] == nil || ver != cond.IfMatch) {
+			return false, fmt.Errorf("%w: version is not %q", store.ErrConflict, cond.IfMatch)
+		}
+		chunks[pos] = data
+		return true, nil
+	})
+	if err != nil {
+		return "", wrap("set", key, sk, err)
+	}
+	return ver, nil
+}
+
+// Erase removes one chunk from its shard; a shard left without chunks is
+// removed (or, where writes are conditional, emptied: an erase cannot be
+// made conditional, and a concurrent writer's chunk must not vanish).
+func (s *Store) Erase(ctx context.Context, key string) error {
+	sk, pos, ok := s.locate(key)
+	if !ok {
+		return s.next.Erase(ctx, key)
+	}
+	_, err := s.update(ctx, sk, func(chunks [][]byte, _ string) (bool, error) {
+		changed := chunks[pos] != nil
+		chunks[pos] = nil
+		return changed, nil
+	})
+	if err != nil {
+		return wrap("erase", key, sk, err)
+	}
+	return nil
+}
+
+// update applies fn to the shard at key and stores the result,
+// conditionally on the version read where the next store allows, retrying
+// on conflict. It returns the shard's new version.
+func (s *Store) update(ctx context.Context, key string, fn edit) (string, error) {
+	mu := s.lock(key)
+	mu.Lock()
+	defer mu.Unlock()
+	conditional := s.next.Capabilities().ConditionalWrite
+	for range maxConflictRetries {
+		chunks, ver, err := s.readShard(ctx, key)
+		if err != nil {
+			return "", err
+		}
+		changed, err := fn(chunks, ver)
+		if err != nil || !changed {
+			return ver, err
+		}
+		cond := store.Condition{}
+		if conditional {
+			cond = store.Condition{IfMatch: ver, IfNoneMatch: ver == ""}
+		}
+		newVer, err := s.commit(ctx, key, chunks, cond)
+		if !errors.Is(err, store.ErrConflict) {
+			s.reader.Cache.Forget(key)
+			return newVer, err
+		}
+	}
+	return "", fmt.Errorf("shard %q: gave up after %d conflicting concurrent updates", key, maxConflictRetries)
+}
+
+// readShard reads a whole shard and splits it into its chunks.
+func (s *Store) readShard(ctx context.Context, key string) ([][]byte, string, error) {
+	chunks := make([][]byte, s.format.N())
+	v, err := s.next.Get(ctx, key, store.ByteRange{})
+	if errors.Is(err, store.ErrNotFound) {
+		return chunks, "", nil
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	ix, err := s.format.Parse(ctx, v.Data)
+	if err != nil {
+		return nil, "", err
+	}
+	for i := range chunks {
+		if e := ix.At(i); !e.Empty() {
+			chunks[i] = shard.Chunk(v.Data, e)
+		}
+	}
+	if v.Version == "" && s.next.Capabilities().ConditionalWrite {
+		return nil, "", errors.New("the store returned no version for a conditional update")
+	}
+	return chunks, v.Version, nil
+}
+
+// commit stores the shard holding chunks; one holding none is erased, or
+// emptied where writes are conditional.
+func (s *Store) commit(ctx context.Context, key string, chunks [][]byte, cond store.Condition) (string, error) {
+	empty := true
+	for _, c := range chunks {
+		empty = empty && c == nil
+	}
+	if empty && cond == (store.Condition{}) {
+		return "", s.next.Erase(ctx, key)
+	}
+	b, err := s.format.Assemble(ctx, chunks, nil)
+	if err != nil {
+		return "", err
+	}
+	return s.next.Set(ctx, key, b, cond)
+}
