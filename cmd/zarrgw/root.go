@@ -11,6 +11,6 @@ func newRoot() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newInspect(), newCat())
+	root.AddCommand(newInspect(), newCat(), newValidate(), newPlugins())
 	return root
 }

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/zarrgw/zarrgw/host/config"
+	"github.com/zarrgw/zarrgw/host/registry"
+)
+
+func newValidate() *cobra.Command {
+	var path string
+	cmd := &cobra.Command{
+		Use:   "validate --config FILE",
+		Short: "Check a configuration file without serving: syntax, references, extension names and their configuration",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			file, err := configPath(path, args)
+			if err != nil {
+				return err
+			}
+			cfg, err := config.Check(file, config.Options{Catalog: registry.Bundled()}, cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: valid: %d datasets, %d stores, %d plugins\n",
+				file, len(cfg.Datasets), len(cfg.Stores), len(cfg.Plugins))
+			return nil
+		},
+	}
+	addConfigFlag(cmd, &path)
+	return cmd
+}
+
+func addConfigFlag(cmd *cobra.Command, path *string) {
+	cmd.Flags().StringVarP(path, "config", "c", "", "configuration file (HCL)")
+}
+
+// configPath returns the configuration file named by --config. The
+// Go-style "-config FILE" reaches the flag parser as the shorthand -c with
+// the value "onfig" and FILE left over as an argument; it is taken to mean
+// what its writer meant.
+func configPath(flag string, args []string) (string, error) {
+	if rest, ok := strings.CutPrefix(flag, "onfig="); ok && len(args) == 0 {
+		return rest, nil
+	}
+	if flag == "onfig" && len(args) == 1 {
+		return args[0], nil
+	}
+	if len(args) > 0 {
+		return "", fmt.Errorf("unexpected argument %q (name the file with --config)", args[0])
+	}
+	if flag == "" {
+		return "", fmt.Errorf("no configuration file: give --config FILE")
+	}
+	return flag, nil
+}

@@ -1,0 +1,134 @@
+package config
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/hashicorp/hcl/v2"
+)
+
+// Check loads the configuration at path and verifies the plugin binaries
+// present against their checksums, as "zarrgw validate" does. It prints
+// every diagnostic to w and returns an error naming the first error and
+// its position when there is one.
+func Check(path string, opts Options, w io.Writer) (*Config, error) {
+	cfg, diags := LoadWith(path, opts)
+	if !diags.HasErrors() {
+		diags = append(diags, VerifyPlugins(cfg)...)
+	}
+	if err := cfg.WriteDiagnostics(w, diags); err != nil {
+		return cfg, err
+	}
+	return cfg, diagError(diags)
+}
+
+// VerifyPlugins compares each pinned plugin's binary with its checksum. A
+// binary that is absent is only a warning, so a configuration can be
+// checked where the plugins are not installed; the launcher refuses to
+// start it. A binary that differs is an error.
+func VerifyPlugins(cfg *Config) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	for _, p := range cfg.Plugins {
+		if p.SHA256 == "" {
+			continue
+		}
+		sum, err := FileSHA256(p.Path)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			diags = append(diags, warnf(p.DeclRange, "Plugin binary not found",
+				"Plugin %q: %s does not exist here; the gateway will not start without it.", p.Source, p.Path))
+		case err != nil:
+			diags = append(diags, diagf(p.DeclRange, "Plugin binary unreadable", "Plugin %q: %s.", p.Source, err))
+		case sum != p.SHA256:
+			diags = append(diags, diagf(p.DeclRange, "Plugin binary does not match its checksum",
+				"Plugin %q: %s has SHA-256 %s, but %s pins %s.", p.Source, p.Path, sum, pinPlace(p), p.SHA256))
+		}
+	}
+	return diags
+}
+
+func pinPlace(p Plugin) string {
+	if p.PinnedBy == PinLock {
+		return LockFileName
+	}
+	return "the plugin block"
+}
+
+// LockPlugins writes the lock file next to the configuration at path with
+// the SHA-256 of every plugin's binary, as "zarrgw plugins lock" does.
+// Diagnostics go to w. The lock file present is replaced, not consulted:
+// re-locking after upgrading a binary is the point. A checksum given in a
+// plugin block must match the binary, since the lock cannot override it.
+func LockPlugins(path string, opts Options, w io.Writer) (*Lock, string, error) {
+	opts.AllowUnpinned, opts.Probe, opts.Lock = true, nil, &Lock{}
+	cfg, diags := LoadWith(path, opts)
+	lock := &Lock{Plugins: map[string]LockedPlugin{}}
+	if !diags.HasErrors() {
+		for _, p := range cfg.Plugins {
+			sum, err := FileSHA256(p.Path)
+			if err != nil {
+				diags = append(diags, diagf(p.DeclRange, "Plugin binary unreadable", "Plugin %q: %s.", p.Source, err))
+				continue
+			}
+			if p.PinnedBy == PinConfig && sum != p.SHA256 {
+				diags = append(diags, diagf(p.DeclRange, "Plugin binary does not match its checksum",
+					"Plugin %q: %s has SHA-256 %s, but the plugin block pins %s; correct or remove that sha256.", p.Source, p.Path, sum, p.SHA256))
+				continue
+			}
+			lock.Plugins[p.Source] = LockedPlugin{SHA256: sum}
+		}
+	}
+	lockPath := filepath.Join(cfg.Dir, LockFileName)
+	if err := cfg.WriteDiagnostics(w, diags); err != nil {
+		return nil, lockPath, err
+	}
+	if err := diagError(diags); err != nil {
+		return nil, lockPath, err
+	}
+	return lock, lockPath, WriteLock(lockPath, lock)
+}
+
+// FileSHA256 returns the SHA-256 of the file at path in lower-case hex.
+func FileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("reading %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// diagError summarises the errors among diags as one error, with the
+// position of the first, or returns nil when there are none.
+func diagError(diags hcl.Diagnostics) error {
+	var errs []*hcl.Diagnostic
+	for _, d := range diags {
+		if d.Severity == hcl.DiagError {
+			errs = append(errs, d)
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	msg := errs[0].Summary
+	if errs[0].Subject != nil {
+		msg = fmt.Sprintf("%s: %s", errs[0].Subject, msg)
+	}
+	switch n := len(errs) - 1; n {
+	case 0:
+	case 1:
+		msg += " (and 1 more error)"
+	default:
+		msg += fmt.Sprintf(" (and %d more errors)", n)
+	}
+	return errors.New(msg)
+}

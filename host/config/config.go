@@ -1,0 +1,193 @@
+package config
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/zarrgw/zarrgw/core/extension"
+)
+
+// Config is a decoded configuration. Slices keep the order of the file.
+type Config struct {
+	// Filename is the file as named to Load or Parse; Dir is the directory
+	// relative plugin paths are resolved against.
+	Filename string
+	Dir      string
+
+	Variables []Variable
+	Plugins   []Plugin
+	Stores    []Store
+	Datasets  []Dataset
+	Server    Server
+
+	// Files holds the source of every file read (the configuration and its
+	// lock file), for printing diagnostics with snippets.
+	Files map[string]*hcl.File
+}
+
+// Variable is a resolved variable.
+type Variable struct {
+	Name  string
+	Value cty.Value
+	// Env names the environment variable the value came from; "" when it
+	// is the default.
+	Env       string
+	Sensitive bool
+	DeclRange hcl.Range
+}
+
+// Plugin is an out-of-process extension binary.
+type Plugin struct {
+	// Source is the plugin's address, such as "example.org/acme/bitshave".
+	Source string
+	// Path is the binary, absolute or relative to the working directory
+	// (made from a path relative to the configuration file's directory).
+	Path string
+	// SHA256 is the pinned checksum of the binary in lower-case hex, from
+	// the plugin block or the lock file; "" when unpinned.
+	SHA256   string
+	PinnedBy Pin
+	Args     []string
+	Env      map[string]string
+	// Probed reports whether the plugin was launched to ask for its
+	// manifests (Options.Probe); Manifests are those it reported. Until
+	// then, the plugin is assumed to provide one extension named Name().
+	Probed    bool
+	Manifests []extension.Manifest
+	DeclRange hcl.Range
+}
+
+// Pin says where a plugin's checksum was found.
+type Pin string
+
+const (
+	PinNone   Pin = ""
+	PinConfig Pin = "config" // sha256 in the plugin block
+	PinLock   Pin = "lock"   // zarrgw.lock.hcl
+)
+
+// Name is the extension name a plugin is assumed to provide until its
+// manifest is known: the last segment of its source address.
+func (p Plugin) Name() string { return lastSegment(p.Source) }
+
+// Extension is one configured codec, store type or storage transformer.
+type Extension struct {
+	Kind extension.Kind
+	// Name is the name as written in the configuration (a name, alias or URI).
+	Name string
+	// Manifest is the extension's manifest; only Kind and Name are set when
+	// Checked is false.
+	Manifest extension.Manifest
+	// Plugin is the source address of the plugin providing it; "" for a
+	// bundled extension.
+	Plugin string
+	// Checked reports whether the configuration was validated against the
+	// manifest's schema. It is false for names a plugin block is assumed to
+	// provide before the plugin has been probed.
+	Checked bool
+	// Config is the configuration JSON handed to the extension.
+	Config    json.RawMessage
+	DeclRange hcl.Range
+}
+
+// StoreRef identifies a store block: store "TYPE" "NAME".
+type StoreRef struct{ Type, Name string }
+
+// String returns the reference as written in HCL: store.TYPE.NAME.
+func (r StoreRef) String() string { return "store." + r.Type + "." + r.Name }
+
+// Store is a declared store.
+type Store struct {
+	Ref StoreRef
+	// Extension is the store type with its configuration.
+	Extension Extension
+}
+
+// Dataset is a stack served under one name: transformers (outermost
+// first) over a store, below a key prefix.
+type Dataset struct {
+	Name  string
+	Store StoreRef
+	// Prefix is the key prefix inside the store, without a trailing "/";
+	// "" is the whole store.
+	Prefix       string
+	ReadOnly     bool
+	Transformers []Extension
+	// Codecs override the codec pipeline of arrays created through the
+	// dataset, in pipeline order.
+	Codecs    []Extension
+	Access    Access
+	DeclRange hcl.Range
+}
+
+// Access lists the principals allowed to read and write; "*" is anyone.
+// Without an access block anyone may read and no one may write.
+type Access struct{ Read, Write []string }
+
+// Server is the HTTP listener. Zero timeouts mean no limit.
+type Server struct {
+	Listen            string
+	ReadHeaderTimeout time.Duration
+	ReadTimeout       time.Duration
+	WriteTimeout      time.Duration
+	IdleTimeout       time.Duration
+	ShutdownTimeout   time.Duration
+	// MaxRequestSize bounds request bodies, in bytes.
+	MaxRequestSize int64
+}
+
+// DefaultServer returns the server used without a server block; a block
+// starts from it. Read and write timeouts stay unlimited because one
+// request may stream a large array.
+func DefaultServer() Server {
+	return Server{
+		Listen:            "127.0.0.1:8080",
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ShutdownTimeout:   30 * time.Second,
+		MaxRequestSize:    256 << 20,
+	}
+}
+
+// Store returns the store ref names.
+func (c *Config) Store(ref StoreRef) (*Store, bool) {
+	for i := range c.Stores {
+		if c.Stores[i].Ref == ref {
+			return &c.Stores[i], true
+		}
+	}
+	return nil, false
+}
+
+// Dataset returns the dataset called name.
+func (c *Config) Dataset(name string) (*Dataset, bool) {
+	for i := range c.Datasets {
+		if c.Datasets[i].Name == name {
+			return &c.Datasets[i], true
+		}
+	}
+	return nil, false
+}
+
+// Plugin returns the plugin with source address source.
+func (c *Config) Plugin(source string) (*Plugin, bool) {
+	for i := range c.Plugins {
+		if c.Plugins[i].Source == source {
+			return &c.Plugins[i], true
+		}
+	}
+	return nil, false
+}
+
+// WriteDiagnostics prints diags with file, line and a snippet of the source.
+func (c *Config) WriteDiagnostics(w io.Writer, diags hcl.Diagnostics) error {
+	if err := hcl.NewDiagnosticTextWriter(w, c.Files, 78, false).WriteDiagnostics(diags); err != nil {
+		return fmt.Errorf("writing diagnostics: %w", err)
+	}
+	return nil
+}

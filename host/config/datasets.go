@@ -1,0 +1,142 @@
+package config
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/zarrgw/zarrgw/core/extension"
+	"github.com/zarrgw/zarrgw/core/store"
+)
+
+var datasetSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "store", Required: true}, {Name: "prefix"}, {Name: "read_only"}},
+	Blocks: []hcl.BlockHeaderSchema{
+		{Type: "transformer", LabelNames: []string{"name"}},
+		{Type: "codec", LabelNames: []string{"name"}},
+		{Type: "access"},
+	},
+}
+
+var accessSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "read"}, {Name: "write"}}}
+
+// datasetName keeps names usable as one URL path segment.
+var datasetName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+func (d *decoder) datasets(blocks []*hcl.Block) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	first := map[string]hcl.Range{}
+	for _, b := range blocks {
+		name, at := b.Labels[0], b.LabelRanges[0]
+		if !datasetName.MatchString(name) {
+			diags = append(diags, diagf(at, "Invalid dataset name",
+				"%q cannot name a dataset: it must start with a letter or digit and hold only letters, digits, dots, dashes and underscores, since it appears in URLs.", name))
+			continue
+		}
+		if r, ok := first[name]; ok {
+			diags = append(diags, duplicate(fmt.Sprintf("dataset %q", name), at, r))
+			continue
+		}
+		first[name] = at
+		ds, more := d.dataset(b)
+		diags = append(diags, more...)
+		if !more.HasErrors() {
+			d.cfg.Datasets = append(d.cfg.Datasets, ds)
+		}
+	}
+	return diags
+}
+
+func (d *decoder) dataset(b *hcl.Block) (Dataset, hcl.Diagnostics) {
+	ds := Dataset{Name: b.Labels[0], DeclRange: b.DefRange, Access: Access{Read: []string{"*"}}}
+	content, diags := b.Body.Content(datasetSchema)
+	attrs := content.Attributes
+	ref, ok, more := d.evalAttr(attrs, "store", cty.String)
+	diags = append(diags, more...)
+	if ok {
+		r, found := d.storeRef(ref.AsString())
+		if !found {
+			diags = append(diags, diagf(attrs["store"].Expr.Range(), "Not a declared store",
+				"Dataset %q: store must refer to a declared store, as store.TYPE.NAME; %q is none.", ds.Name, ref.AsString()))
+		}
+		ds.Store = r
+	}
+	prefix, ok, more := d.evalAttr(attrs, "prefix", cty.String)
+	diags = append(diags, more...)
+	if ok {
+		ds.Prefix = strings.TrimSuffix(prefix.AsString(), "/")
+		if ds.Prefix != "" {
+			if err := store.ValidatePrefix(ds.Prefix + "/"); err != nil {
+				diags = append(diags, diagf(attrs["prefix"].Expr.Range(), "Invalid prefix", "Dataset %q: %s.", ds.Name, err))
+			}
+		}
+	}
+	ro, ok, more := d.evalAttr(attrs, "read_only", cty.Bool)
+	diags = append(diags, more...)
+	ds.ReadOnly = ok && ro.True()
+	var accessBlock *hcl.Block
+	for _, blk := range content.Blocks {
+		switch blk.Type {
+		case "transformer":
+			ext, more := d.extension(extension.Transformer, blk.Labels[0], blk.LabelRanges[0], blk)
+			diags = append(diags, more...)
+			ds.Transformers = append(ds.Transformers, ext)
+		case "codec":
+			ext, more := d.extension(extension.Codec, blk.Labels[0], blk.LabelRanges[0], blk)
+			diags = append(diags, more...)
+			ds.Codecs = append(ds.Codecs, ext)
+		case "access":
+			if accessBlock != nil {
+				diags = append(diags, duplicate("access block", blk.DefRange, accessBlock.DefRange))
+				continue
+			}
+			accessBlock = blk
+			diags = append(diags, d.access(blk, &ds)...)
+		}
+	}
+	return ds, diags
+}
+
+// storeRef parses a store identity, "store.TYPE.NAME", and reports whether
+// that store is declared.
+func (d *decoder) storeRef(s string) (StoreRef, bool) {
+	parts := strings.Split(s, ".")
+	if len(parts) != 3 || parts[0] != "store" {
+		return StoreRef{}, false
+	}
+	ref := StoreRef{Type: parts[1], Name: parts[2]}
+	_, ok := d.stores[ref]
+	return ref, ok
+}
+
+func (d *decoder) access(b *hcl.Block, ds *Dataset) hcl.Diagnostics {
+	content, diags := b.Body.Content(accessSchema)
+	attrs := content.Attributes
+	for _, name := range []string{"read", "write"} {
+		v, ok, more := d.evalAttr(attrs, name, cty.List(cty.String))
+		diags = append(diags, more...)
+		if !ok {
+			continue
+		}
+		list := stringList(v)
+		for _, p := range list {
+			if strings.TrimSpace(p) == "" {
+				diags = append(diags, diagf(attrs[name].Expr.Range(), "Empty principal",
+					"Dataset %q: access.%s lists an empty name; use \"*\" for anyone.", ds.Name, name))
+			}
+		}
+		if name == "read" {
+			ds.Access.Read = list
+		} else {
+			ds.Access.Write = list
+		}
+	}
+	if ds.ReadOnly && len(ds.Access.Write) > 0 {
+		diags = append(diags, diagf(attrs["write"].Expr.Range(), "Write access to a read-only dataset",
+			"Dataset %q is read_only, so access.write can grant nothing; remove one of the two.", ds.Name))
+	}
+	return diags
+}

@@ -1,0 +1,175 @@
+package config
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
+)
+
+// evalContext puts var.NAME and store.TYPE.NAME in scope. A store
+// reference evaluates to its identity, "store.TYPE.NAME".
+func (d *decoder) evalContext() *hcl.EvalContext {
+	vars := map[string]cty.Value{}
+	for name := range d.declared {
+		// A declared variable whose value failed is unknown, so references
+		// to it do not add errors to the one already reported.
+		vars[name] = cty.DynamicVal
+	}
+	for _, v := range d.cfg.Variables {
+		vars[v.Name] = v.Value
+	}
+	byType := map[string]map[string]cty.Value{}
+	for ref := range d.stores {
+		if byType[ref.Type] == nil {
+			byType[ref.Type] = map[string]cty.Value{}
+		}
+		byType[ref.Type][ref.Name] = cty.StringVal(ref.String())
+	}
+	stores := map[string]cty.Value{}
+	for typ, names := range byType {
+		stores[typ] = cty.ObjectVal(names)
+	}
+	return &hcl.EvalContext{Variables: map[string]cty.Value{
+		"var":   cty.ObjectVal(vars),
+		"store": cty.ObjectVal(stores),
+	}}
+}
+
+// checkRefs reports references to anything but declared variables and
+// stores, naming what is declared: HCL's own message ("object has no
+// attribute") would not say that the declaration is missing.
+func (d *decoder) checkRefs(traversals []hcl.Traversal) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	for _, t := range traversals {
+		rng := t.SourceRange()
+		switch t.RootName() {
+		case "var":
+			name, ok := attrStep(t, 1)
+			if !ok {
+				diags = append(diags, diagf(rng, "Invalid variable reference", "Refer to a variable as var.NAME."))
+				continue
+			}
+			if !d.declared[name] {
+				diags = append(diags, diagf(rng, "Reference to undeclared variable",
+					"No variable %q is declared.%s Declare it with a variable %q block.",
+					name, knownList("Declared variables", sortedKeys(d.declared), name), name))
+			}
+		case "store":
+			typ, ok1 := attrStep(t, 1)
+			name, ok2 := attrStep(t, 2)
+			if !ok1 || !ok2 {
+				diags = append(diags, diagf(rng, "Invalid store reference", "Refer to a store as store.TYPE.NAME."))
+				continue
+			}
+			ref := StoreRef{typ, name}
+			if _, ok := d.stores[ref]; !ok {
+				var declared []string
+				for r := range d.stores {
+					declared = append(declared, r.String())
+				}
+				sort.Strings(declared)
+				diags = append(diags, diagf(rng, "Reference to undeclared store",
+					"No store %q %q is declared.%s", typ, name, knownList("Declared stores", declared, ref.String())))
+			}
+		default:
+			diags = append(diags, diagf(rng, "Unknown reference",
+				"%q is not defined here; only var.NAME and store.TYPE.NAME may be referred to.", t.RootName()))
+		}
+	}
+	return diags
+}
+
+func attrStep(t hcl.Traversal, i int) (string, bool) {
+	if len(t) <= i {
+		return "", false
+	}
+	a, ok := t[i].(hcl.TraverseAttr)
+	return a.Name, ok
+}
+
+// eval evaluates expr and converts the result to ty. A null result stays
+// null, for the caller to accept or refuse.
+func (d *decoder) eval(expr hcl.Expression, ty cty.Type) (cty.Value, hcl.Diagnostics) {
+	diags := d.checkRefs(expr.Variables())
+	if diags.HasErrors() {
+		return cty.UnknownVal(ty), diags
+	}
+	v, more := expr.Value(d.ctx)
+	diags = append(diags, more...)
+	if more.HasErrors() {
+		return cty.UnknownVal(ty), diags
+	}
+	cv, err := convert.Convert(v, ty)
+	if err != nil {
+		return cty.UnknownVal(ty), append(diags, diagf(expr.Range(), "Incorrect value type",
+			"Expected %s: %s.", ty.FriendlyName(), err))
+	}
+	return cv, diags
+}
+
+// evalAttr evaluates an optional attribute; ok is false when it is absent
+// or its value is null or not known because of an earlier error.
+func (d *decoder) evalAttr(attrs hcl.Attributes, name string, ty cty.Type) (v cty.Value, ok bool, diags hcl.Diagnostics) {
+	a := attrs[name]
+	if a == nil {
+		return cty.NullVal(ty), false, nil
+	}
+	v, diags = d.eval(a.Expr, ty)
+	return v, v.IsWhollyKnown() && !v.IsNull(), diags
+}
+
+// stringList converts a known list of strings; null elements become "".
+func stringList(v cty.Value) []string {
+	var out []string
+	for it := v.ElementIterator(); it.Next(); {
+		_, e := it.Element()
+		if !e.IsNull() {
+			out = append(out, e.AsString())
+		} else {
+			out = append(out, "")
+		}
+	}
+	return out
+}
+
+func diagf(subject hcl.Range, summary, format string, args ...any) *hcl.Diagnostic {
+	return &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: fmt.Sprintf(format, args...), Subject: subject.Ptr()}
+}
+
+func warnf(subject hcl.Range, summary, format string, args ...any) *hcl.Diagnostic {
+	diag := diagf(subject, summary, format, args...)
+	diag.Severity = hcl.DiagWarning
+	return diag
+}
+
+// knownList renders " What: a, b, c." with a suggestion for name, or ""
+// when nothing is known.
+func knownList(what string, known []string, name string) string {
+	if len(known) == 0 {
+		return ""
+	}
+	s := fmt.Sprintf(" %s: %s.", what, strings.Join(known, ", "))
+	if hint := suggest(name, known); hint != "" {
+		s += fmt.Sprintf(" Did you mean %q?", hint)
+	}
+	return s
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// duplicate reports a second declaration, pointing at its label; what is
+// the block type and name, such as `dataset "era5"`.
+func duplicate(what string, at, first hcl.Range) *hcl.Diagnostic {
+	return diagf(at, "Duplicate "+what, "A %s is already declared at %s; names must be unique.", what, first)
+}

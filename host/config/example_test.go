@@ -1,0 +1,60 @@
+package config_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/zarrgw/zarrgw/core/extension"
+	"github.com/zarrgw/zarrgw/host/config"
+	"github.com/zarrgw/zarrgw/host/registry"
+)
+
+var _ config.Catalog = (*registry.Catalog)(nil)
+
+// The example at the repository root is valid against the bundled
+// extensions; the only warning is for the plugin's unchecked codec.
+func TestExampleIsValid(t *testing.T) {
+	cfg, diags := config.LoadWith("../../config.hcl.example", config.Options{Catalog: registry.Bundled(), LookupEnv: noEnv})
+	if diags.HasErrors() || len(diags) != 1 || !strings.Contains(diags[0].Summary, `codec "bitshave" not checked`) {
+		t.Fatalf("want one warning about bitshave:\n%s", render(cfg, diags))
+	}
+	era5, ok := cfg.Dataset("era5")
+	if !ok || len(era5.Transformers) != 1 || string(era5.Transformers[0].Config) != `{"chunks_per_shard":[32,2]}` ||
+		len(era5.Codecs) == 0 || era5.Store.String() != "store.s3.raw" || len(era5.Access.Write) == 0 {
+		t.Errorf("era5: %+v", era5)
+	}
+	if len(cfg.Stores) != 2 || len(cfg.Plugins) != 1 {
+		t.Errorf("stores %v, plugins %v", cfg.Stores, cfg.Plugins)
+	}
+	if _, ok := cfg.Plugin("example.org/acme/bitshave"); !ok {
+		t.Error("plugin missing")
+	}
+}
+
+// Every bundled schema converts: an empty block is either accepted or
+// missing only the schema's required attributes.
+func TestBundledSchemasConvert(t *testing.T) {
+	cat := registry.Bundled()
+	for _, kind := range []extension.Kind{extension.Codec, extension.Store, extension.Transformer} {
+		for _, m := range cat.Manifests(kind) {
+			var block string
+			switch kind {
+			case extension.Store:
+				block = fmt.Sprintf("store %q \"x\" {}\n", m.Name)
+			case extension.Transformer:
+				block = fmt.Sprintf("store \"fs\" \"a\" { root = \"/\" }\ndataset \"d\" {\n  store = store.fs.a\n  transformer %q {}\n}\n", m.Name)
+			default:
+				block = fmt.Sprintf("store \"fs\" \"a\" { root = \"/\" }\ndataset \"d\" {\n  store = store.fs.a\n  codec %q {}\n}\n", m.Name)
+			}
+			cfg, diags := parse(t, block, config.Options{Catalog: cat})
+			for _, d := range errorsOf(diags) {
+				if d.Summary != "Missing required argument" {
+					t.Errorf("%s %s:\n%s", kind, m.Name, render(cfg, hcl.Diagnostics{d}))
+				}
+			}
+		}
+	}
+}

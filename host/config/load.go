@@ -1,0 +1,119 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclparse"
+
+	"github.com/zarrgw/zarrgw/core/extension"
+)
+
+// Options tune LoadWith and ParseWith.
+type Options struct {
+	Catalog Catalog
+	// Lock pins plugin checksums. When nil, LoadWith reads the lock file
+	// next to the configuration (a missing one is empty) and ParseWith uses
+	// none.
+	Lock *Lock
+	// Probe launches a pinned plugin and returns the manifests it reports,
+	// so that the names it provides are checked against their schemas.
+	// Without it, such names are accepted with a warning.
+	Probe func(Plugin) ([]extension.Manifest, error)
+	// LookupEnv reads environment variables; os.LookupEnv when nil.
+	LookupEnv func(string) (string, bool)
+	// AllowUnpinned accepts plugins without a checksum, as writing the lock
+	// file must. They are never probed.
+	AllowUnpinned bool
+}
+
+// Load reads and decodes the configuration file at path, with the lock
+// file next to it. The Config is never nil; when diags has errors it is
+// incomplete and must not be served, but its Files print the diagnostics.
+func Load(path string, cat Catalog) (*Config, hcl.Diagnostics) {
+	return LoadWith(path, Options{Catalog: cat})
+}
+
+// Parse decodes a configuration held in memory; filename names it in
+// diagnostics and its directory anchors relative plugin paths.
+func Parse(src []byte, filename string, cat Catalog) (*Config, hcl.Diagnostics) {
+	return ParseWith(src, filename, Options{Catalog: cat})
+}
+
+// LoadWith is Load with options.
+func LoadWith(path string, opts Options) (*Config, hcl.Diagnostics) {
+	p := hclparse.NewParser()
+	f, diags := p.ParseHCLFile(path)
+	cfg := newConfig(path, p)
+	if diags.HasErrors() {
+		return cfg, diags
+	}
+	if opts.Lock == nil {
+		lock, lockDiags := parseLockFile(p, filepath.Join(cfg.Dir, LockFileName))
+		diags = append(diags, lockDiags...)
+		opts.Lock = lock
+	}
+	return cfg, append(diags, decode(cfg, f.Body, opts)...)
+}
+
+// ParseWith is Parse with options.
+func ParseWith(src []byte, filename string, opts Options) (*Config, hcl.Diagnostics) {
+	p := hclparse.NewParser()
+	f, diags := p.ParseHCL(src, filename)
+	cfg := newConfig(filename, p)
+	if diags.HasErrors() {
+		return cfg, diags
+	}
+	return cfg, append(diags, decode(cfg, f.Body, opts)...)
+}
+
+func newConfig(filename string, p *hclparse.Parser) *Config {
+	// The parser's map is live: the lock file, parsed later, joins it.
+	return &Config{Filename: filename, Dir: filepath.Dir(filename), Server: DefaultServer(), Files: p.Files()}
+}
+
+var topSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{
+	{Type: "variable", LabelNames: []string{"name"}},
+	{Type: "plugin", LabelNames: []string{"source"}},
+	{Type: "store", LabelNames: []string{"type", "name"}},
+	{Type: "dataset", LabelNames: []string{"name"}},
+	{Type: "server"},
+}}
+
+// decoder carries what later blocks need from earlier ones.
+type decoder struct {
+	cfg  *Config
+	cat  Catalog
+	opts Options
+	ctx  *hcl.EvalContext
+	// declared holds every declared variable name, valued or not.
+	declared map[string]bool
+	// stores maps every declared store to its block, so datasets may refer
+	// to stores declared after them.
+	stores map[StoreRef]*hcl.Block
+}
+
+func decode(cfg *Config, body hcl.Body, opts Options) hcl.Diagnostics {
+	if opts.LookupEnv == nil {
+		opts.LookupEnv = os.LookupEnv
+	}
+	d := &decoder{cfg: cfg, cat: opts.Catalog, opts: opts, stores: map[StoreRef]*hcl.Block{}}
+	content, diags := body.Content(topSchema)
+	byType := map[string][]*hcl.Block{}
+	for _, b := range content.Blocks {
+		byType[b.Type] = append(byType[b.Type], b)
+	}
+	// Phase one: variables, which may refer to nothing.
+	diags = append(diags, d.variables(byType["variable"])...)
+	diags = append(diags, d.indexStores(byType["store"])...)
+	d.ctx = d.evalContext()
+	// Phase two: everything else, with var.* and store.* in scope.
+	diags = append(diags, d.plugins(byType["plugin"])...)
+	for _, b := range byType["store"] {
+		diags = append(diags, d.store(b)...)
+	}
+	diags = append(diags, d.datasets(byType["dataset"])...)
+	diags = append(diags, d.server(byType["server"])...)
+	return diags
+}

@@ -1,0 +1,145 @@
+package config
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+)
+
+var pluginSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
+	{Name: "path", Required: true}, {Name: "sha256"}, {Name: "args"}, {Name: "env"},
+}}
+
+var (
+	sourceSegment = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+	sha256Hex     = regexp.MustCompile(`^[0-9a-f]{64}$`)
+)
+
+// plugins decodes the plugin blocks, pins each to a checksum and, when a
+// prober is given, learns the manifests of the pinned ones.
+func (d *decoder) plugins(blocks []*hcl.Block) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	first := map[string]hcl.Range{}
+	for _, b := range blocks {
+		source, at := b.Labels[0], b.LabelRanges[0]
+		if !validSource(source) {
+			diags = append(diags, diagf(at, "Invalid plugin address",
+				"%q is not a plugin address: write slash-separated segments of letters, digits, dots, dashes and underscores, such as \"example.org/acme/bitshave\".", source))
+			continue
+		}
+		if r, ok := first[source]; ok {
+			diags = append(diags, duplicate(fmt.Sprintf("plugin %q", source), at, r))
+			continue
+		}
+		first[source] = at
+		p, ok, more := d.plugin(b)
+		diags = append(diags, more...)
+		if ok {
+			d.cfg.Plugins = append(d.cfg.Plugins, p)
+		}
+	}
+	if d.opts.Probe == nil || diags.HasErrors() {
+		return diags
+	}
+	for i := range d.cfg.Plugins {
+		p := &d.cfg.Plugins[i]
+		if p.SHA256 == "" {
+			continue // never run a binary nobody vouched for
+		}
+		ms, err := d.opts.Probe(*p)
+		if err != nil {
+			diags = append(diags, diagf(p.DeclRange, "Plugin could not be probed", "Plugin %q: %s.", p.Source, err))
+			continue
+		}
+		p.Probed, p.Manifests = true, ms
+	}
+	return diags
+}
+
+func validSource(s string) bool {
+	for _, seg := range strings.Split(s, "/") {
+		if !sourceSegment.MatchString(seg) {
+			return false
+		}
+	}
+	return true
+}
+
+func (d *decoder) plugin(b *hcl.Block) (Plugin, bool, hcl.Diagnostics) {
+	p := Plugin{Source: b.Labels[0], DeclRange: b.DefRange}
+	content, diags := b.Body.Content(pluginSchema)
+	attrs := content.Attributes
+	path, ok, more := d.evalAttr(attrs, "path", cty.String)
+	diags = append(diags, more...)
+	if ok && path.AsString() == "" {
+		diags = append(diags, diagf(attrs["path"].Expr.Range(), "Empty plugin path", "Give the path of the plugin's binary."))
+	} else if ok {
+		p.Path = path.AsString()
+		if !filepath.IsAbs(p.Path) {
+			p.Path = filepath.Join(d.cfg.Dir, p.Path)
+		}
+	}
+	sum, ok, more := d.evalAttr(attrs, "sha256", cty.String)
+	diags = append(diags, more...)
+	if ok {
+		hex := strings.ToLower(sum.AsString())
+		if !sha256Hex.MatchString(hex) {
+			diags = append(diags, diagf(attrs["sha256"].Expr.Range(), "Invalid sha256",
+				"Plugin %q: sha256 must be the 64 hexadecimal digits of the binary's SHA-256, not %q (%d characters).",
+				p.Source, sum.AsString(), len(sum.AsString())))
+		} else {
+			p.SHA256, p.PinnedBy = hex, PinConfig
+		}
+	}
+	args, ok, more := d.evalAttr(attrs, "args", cty.List(cty.String))
+	diags = append(diags, more...)
+	if ok {
+		p.Args = stringList(args)
+	}
+	env, ok, more := d.evalAttr(attrs, "env", cty.Map(cty.String))
+	diags = append(diags, more...)
+	if ok {
+		p.Env = map[string]string{}
+		for k, e := range env.AsValueMap() {
+			if !envName.MatchString(k) {
+				diags = append(diags, diagf(attrs["env"].Expr.Range(), "Invalid environment variable name",
+					"Plugin %q: %q is not an environment variable name.", p.Source, k))
+			}
+			if !e.IsNull() {
+				p.Env[k] = e.AsString()
+			}
+		}
+	}
+	diags = append(diags, d.pin(&p, attrs["sha256"])...)
+	return p, !diags.HasErrors(), diags
+}
+
+// pin completes p's checksum from the lock file: the two must agree when
+// both give one, and a plugin needs one unless the lock file is being
+// written.
+func (d *decoder) pin(p *Plugin, inline *hcl.Attribute) hcl.Diagnostics {
+	var locked *LockedPlugin
+	if d.opts.Lock != nil {
+		if l, ok := d.opts.Lock.Plugins[p.Source]; ok {
+			locked = &l
+		}
+	}
+	switch {
+	case inline != nil && p.SHA256 == "":
+		return nil // invalid, already reported
+	case locked != nil && p.SHA256 != "" && locked.SHA256 != p.SHA256:
+		return hcl.Diagnostics{diagf(inline.Expr.Range(), "Checksum differs from the lock file",
+			"Plugin %q is pinned to %s here and to %s at %s; remove one of them or correct it.",
+			p.Source, p.SHA256, locked.SHA256, locked.DeclRange)}
+	case locked != nil && p.SHA256 == "":
+		p.SHA256, p.PinnedBy = locked.SHA256, PinLock
+	case p.SHA256 == "" && !d.opts.AllowUnpinned:
+		return hcl.Diagnostics{diagf(p.DeclRange, fmt.Sprintf("Plugin %q is not pinned", p.Source),
+			"A plugin runs only when its binary matches a checksum: give sha256 = \"...\" here, or record it in %s with \"zarrgw plugins lock\".", LockFileName)}
+	}
+	return nil
+}

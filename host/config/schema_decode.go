@@ -1,0 +1,81 @@
+package config
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hcldec"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// decodeBody decodes a block body against s and checks what types alone do
+// not: integers, enums, bounds and secrets.
+func (d *decoder) decodeBody(body hcl.Body, s *schema) (cty.Value, hcl.Diagnostics) {
+	spec := s.spec()
+	diags := d.checkRefs(hcldec.Variables(body, spec))
+	if diags.HasErrors() {
+		return cty.NilVal, diags
+	}
+	var (
+		val  cty.Value
+		more hcl.Diagnostics
+	)
+	if s.open() {
+		val, more = d.decodeOpen(body, spec)
+	} else {
+		val, more = hcldec.Decode(body, spec, d.ctx)
+	}
+	diags = append(diags, more...)
+	if more.HasErrors() {
+		return cty.NilVal, diags
+	}
+	names := make([]string, 0, len(spec))
+	for name := range spec {
+		names = append(names, name)
+	}
+	sort.Strings(names) // diagnostics in a stable order
+	for _, name := range names {
+		p := s.Properties[name]
+		if p == nil {
+			continue
+		}
+		rng := hcldec.SourceRange(body, spec[name])
+		for _, problem := range p.check(val.GetAttr(name), name) {
+			diags = append(diags, diagf(rng, fmt.Sprintf("Invalid value for %q", name), "%s.", problem))
+		}
+		if p.WriteOnly && !val.GetAttr(name).IsNull() && !fromVariable(hcldec.Variables(body, spec[name])) {
+			diags = append(diags, diagf(rng, fmt.Sprintf("Secret %q written in the file", name),
+				"%q is a secret: set it from a variable (var.NAME, with env = \"...\" in the variable block), so the value stays out of the file.", name))
+		}
+	}
+	return val, diags
+}
+
+// decodeOpen decodes the properties by spec and adds the body's other
+// attributes as they are.
+func (d *decoder) decodeOpen(body hcl.Body, spec hcldec.ObjectSpec) (cty.Value, hcl.Diagnostics) {
+	val, rest, diags := hcldec.PartialDecode(body, spec, d.ctx)
+	if diags.HasErrors() {
+		return val, diags
+	}
+	extra, more := d.decodeFree(rest)
+	diags = append(diags, more...)
+	attrs := val.AsValueMap()
+	if attrs == nil {
+		attrs = map[string]cty.Value{}
+	}
+	for name, v := range extra.AsValueMap() {
+		attrs[name] = v
+	}
+	return cty.ObjectVal(attrs), diags
+}
+
+func fromVariable(traversals []hcl.Traversal) bool {
+	for _, t := range traversals {
+		if t.RootName() == "var" {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,134 @@
+package config
+
+import (
+	"fmt"
+	"math"
+	"net"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+)
+
+var serverSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
+	{Name: "listen", Required: true},
+	{Name: "read_header_timeout"}, {Name: "read_timeout"}, {Name: "write_timeout"},
+	{Name: "idle_timeout"}, {Name: "shutdown_timeout"},
+	{Name: "max_request_size"},
+}}
+
+// hostname is a DNS name; IP addresses are checked separately.
+var hostname = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$`)
+
+func (d *decoder) server(blocks []*hcl.Block) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	for i, b := range blocks {
+		if i > 0 {
+			diags = append(diags, duplicate("server block", b.DefRange, blocks[0].DefRange))
+			continue
+		}
+		diags = append(diags, d.serverBlock(b)...)
+	}
+	return diags
+}
+
+func (d *decoder) serverBlock(b *hcl.Block) hcl.Diagnostics {
+	s := &d.cfg.Server
+	content, diags := b.Body.Content(serverSchema)
+	attrs := content.Attributes
+	listen, ok, more := d.evalAttr(attrs, "listen", cty.String)
+	diags = append(diags, more...)
+	if ok {
+		if err := checkListen(listen.AsString()); err != nil {
+			diags = append(diags, diagf(attrs["listen"].Expr.Range(), "Invalid listen address", "%s.", err))
+		}
+		s.Listen = listen.AsString()
+	}
+	for name, dst := range map[string]*time.Duration{
+		"read_header_timeout": &s.ReadHeaderTimeout, "read_timeout": &s.ReadTimeout, "write_timeout": &s.WriteTimeout,
+		"idle_timeout": &s.IdleTimeout, "shutdown_timeout": &s.ShutdownTimeout,
+	} {
+		v, ok, more := d.evalAttr(attrs, name, cty.String)
+		diags = append(diags, more...)
+		if !ok {
+			continue
+		}
+		dur, err := time.ParseDuration(v.AsString())
+		if err == nil && dur < 0 {
+			err = fmt.Errorf("negative")
+		}
+		if err != nil {
+			diags = append(diags, diagf(attrs[name].Expr.Range(), fmt.Sprintf("Invalid %s", name),
+				"%s must be a duration such as \"30s\" or \"2m\" (\"0s\" for no limit), not %q.", name, v.AsString()))
+			continue
+		}
+		*dst = dur
+	}
+	size, ok, more := d.evalAttr(attrs, "max_request_size", cty.DynamicPseudoType)
+	diags = append(diags, more...)
+	if ok {
+		n, err := parseSize(size)
+		if err != nil {
+			diags = append(diags, diagf(attrs["max_request_size"].Expr.Range(), "Invalid max_request_size",
+				"max_request_size must be a positive number of bytes or a size such as \"64MiB\": %s.", err))
+		}
+		s.MaxRequestSize = n
+	}
+	return diags
+}
+
+// checkListen accepts HOST:PORT where HOST is empty (every interface), an
+// IP address or a host name, and PORT is 0..65535.
+func checkListen(addr string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("%q is not HOST:PORT: %v", addr, err)
+	}
+	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+		return fmt.Errorf("%q: port %q is not a number from 0 to 65535", addr, port)
+	}
+	if host != "" && net.ParseIP(host) == nil && !hostname.MatchString(host) {
+		return fmt.Errorf("%q: %q is neither an IP address nor a host name", addr, host)
+	}
+	return nil
+}
+
+var sizeUnits = []struct {
+	suffix string
+	factor int64
+}{
+	{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40},
+	{"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"B", 1},
+}
+
+// parseSize reads a number of bytes or a string such as "64MiB" or "1.5GB".
+func parseSize(v cty.Value) (int64, error) {
+	var f float64
+	switch v.Type() {
+	case cty.Number:
+		f, _ = v.AsBigFloat().Float64()
+	case cty.String:
+		s := strings.TrimSpace(v.AsString())
+		factor := int64(1)
+		for _, u := range sizeUnits {
+			if num, ok := strings.CutSuffix(s, u.suffix); ok {
+				s, factor = strings.TrimSpace(num), u.factor
+				break
+			}
+		}
+		n, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return 0, fmt.Errorf("%q is not a size", v.AsString())
+		}
+		f = n * float64(factor)
+	default:
+		return 0, fmt.Errorf("got %s", v.Type().FriendlyName())
+	}
+	if f < 1 || f > math.MaxInt64 || f != math.Trunc(f) {
+		return 0, fmt.Errorf("%v bytes is not a positive whole number", f)
+	}
+	return int64(f), nil
+}

@@ -1,0 +1,150 @@
+// Package config_test runs "zarrgw validate" and "zarrgw plugins lock" as
+// a user would: the built binary, its exit code and its output.
+package config_test
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "zarrgw-config")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "zarrgw")
+	build := exec.Command("go", "build", "-o", binary, "github.com/zarrgw/zarrgw/cmd/zarrgw")
+	if out, err := build.CombinedOutput(); err != nil {
+		os.Stderr.Write(out)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func run(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = dir
+	// A clean environment: variables of the example must come from defaults.
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		code = exit.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return o.String(), e.String(), code
+}
+
+const badConfig = `store "fs" "local" {
+  root = "/data"
+}
+
+dataset "era5" {
+  store = store.fs.local
+  codec "zstd" {
+    level = "high"
+  }
+}
+`
+
+func TestValidateReportsErrorWithSnippet(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "bad.hcl"), []byte(badConfig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"validate", "--config", "bad.hcl"}, {"validate", "-c", "bad.hcl"}, {"validate", "-config", "bad.hcl"}} {
+		stdout, stderr, code := run(t, dir, args...)
+		if code == 0 {
+			t.Errorf("%v: exit code 0\n%s", args, stdout)
+		}
+		for _, want := range []string{
+			"on bad.hcl line 8",       // file and line
+			`8:     level = "high"`,   // the snippet
+			`attribute "level"`,       // the offending attribute
+			"zarrgw: bad.hcl:8,13-19", // the one-line summary, file:line,columns
+		} {
+			if !strings.Contains(stderr, want) {
+				t.Errorf("%v: stderr lacks %q:\n%s", args, want, stderr)
+			}
+		}
+	}
+}
+
+func TestValidateExample(t *testing.T) {
+	example, err := filepath.Abs("../../config.hcl.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := run(t, t.TempDir(), "validate", "-c", example)
+	if code != 0 || !strings.Contains(stdout, "valid: 2 datasets, 2 stores, 1 plugins") {
+		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	if strings.Contains(stderr, "Error") {
+		t.Errorf("errors on the example:\n%s", stderr)
+	}
+}
+
+func TestValidateNeedsAFile(t *testing.T) {
+	_, stderr, code := run(t, t.TempDir(), "validate")
+	if code == 0 || !strings.Contains(stderr, "--config") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+	_, stderr, code = run(t, t.TempDir(), "validate", "-c", "missing.hcl")
+	if code == 0 || !strings.Contains(stderr, "missing.hcl") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+}
+
+// An unpinned plugin fails validation until "plugins lock" records its
+// binary's checksum.
+func TestPluginsLock(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "bin", "codec"), []byte("binary"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := `plugin "example.org/acme/codec" {
+  path = "bin/codec"
+}
+`
+	if err := os.WriteFile(filepath.Join(dir, "config.hcl"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := run(t, dir, "validate", "-c", "config.hcl"); code == 0 || !strings.Contains(stderr, "not pinned") {
+		t.Fatalf("unpinned plugin: exit %d\n%s", code, stderr)
+	}
+	if stdout, stderr, code := run(t, dir, "plugins", "lock", "-c", "config.hcl"); code != 0 || !strings.Contains(stdout, "1 plugins locked") {
+		t.Fatalf("lock: exit %d\n%s%s", code, stdout, stderr)
+	}
+	lock, err := os.ReadFile(filepath.Join(dir, "zarrgw.lock.hcl"))
+	// sha256 of "binary"
+	const sum = "9a3a45d01531a20e89ac6ae10b0b0beb0492acd7216a368aa062d1a5fecaf9cd"
+	if err != nil || !strings.Contains(string(lock), `plugin "example.org/acme/codec"`) || !strings.Contains(string(lock), sum) {
+		t.Fatalf("lock file: %v\n%s", err, lock)
+	}
+	if stdout, stderr, code := run(t, dir, "validate", "-c", "config.hcl"); code != 0 {
+		t.Errorf("after locking: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "bin", "codec"), []byte("changed"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := run(t, dir, "validate", "-c", "config.hcl"); code == 0 || !strings.Contains(stderr, "does not match") {
+		t.Errorf("changed binary: exit %d\n%s", code, stderr)
+	}
+}
