@@ -67,9 +67,16 @@ func encodeFrame(ctx context.Context, cfg Config, typeSize int, src []byte, par 
 		return memcpyedFrame(p, src), nil
 	}
 	e := frameEncoder{p: p, src: src, lay: newLayout(len(src), p.blockSize)}
+	par = e.parallelism(par)
 	work := getBuf(e.workSize(par))
 	defer putBuf(work)
-	n, err := e.run(ctx, *work, par)
+	var n int
+	var err error
+	if par > 1 {
+		n, err = e.runParallel(ctx, *work, par)
+	} else {
+		n, err = e.runSequential(ctx, *work)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -101,22 +108,19 @@ func (e *frameEncoder) workSize(par int) int {
 	return e.dataFrom() + len(e.src) + e.lay.nblocks*4*e.p.typeSize
 }
 
-// run writes the block offsets and blocks into work and returns the frame
-// length, or 0 when the frame would not beat a memcpyed one.
-func (e *frameEncoder) run(ctx context.Context, work []byte, par int) (int, error) {
+// parallelism bounds par by the blocks and by what pays: measured like
+// the decoder's, with lower floors as compressing is slower.
+func (e *frameEncoder) parallelism(par int) int {
 	slow := e.p.cname == "zstd" || e.p.cname == "zlib" || e.p.cname == "lz4hc"
 	if !worthParallel(slow, len(e.src), 512<<10, 64<<10) {
-		par = 1
+		return 1
 	}
-	par = min(par, e.lay.nblocks)
-	if par <= 1 {
-		return e.runSequential(ctx, work)
-	}
-	return e.runParallel(ctx, work, par)
+	return max(1, min(par, e.lay.nblocks))
 }
 
-// runSequential compresses block after block straight into place and
-// stops as soon as the output reaches the size of a memcpyed frame.
+// runSequential writes the block offsets and compresses block after block
+// straight into place. It returns the frame length, or 0 as soon as the
+// output reaches the size of a memcpyed frame.
 func (e *frameEncoder) runSequential(ctx context.Context, work []byte) (int, error) {
 	w := getWorker(min(e.p.blockSize, len(e.src)))
 	defer putWorker(w)
@@ -134,7 +138,8 @@ func (e *frameEncoder) runSequential(ctx context.Context, work []byte) (int, err
 	return pos, nil
 }
 
-// runParallel compresses blocks into fixed slots, then closes the gaps.
+// runParallel compresses blocks into fixed slots, then closes the gaps and
+// writes the block offsets; it returns the frame length.
 func (e *frameEncoder) runParallel(ctx context.Context, work []byte, par int) (int, error) {
 	sizes := make([]int, e.lay.nblocks)
 	slot := e.maxBlockOut()
