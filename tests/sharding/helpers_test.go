@@ -209,3 +209,5 @@ func (r *racy) Set(ctx context.Context, key string, data []byte, cond store.Cond
 	}
 	return r.Store.Set(ctx, key, data, cond)
 }
+
+func newRand() *rand.Rand { return rand.New(rand.NewPCG(99, 100)) }
