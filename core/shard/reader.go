@@ -64,6 +64,13 @@ func (r *Reader) Whole(ctx context.Context, src Source) ([]byte, *Index, string,
 	return got[0], ix, ver, nil
 }
 
+// Index reads the shard's index afresh (one request, two for an end index
+// on stores without suffix ranges), validates it and caches it.
+func (r *Reader) Index(ctx context.Context, src Source) (*Index, string, error) {
+	ix, ver, _, err := r.index(ctx, src, false)
+	return ix, ver, err
+}
+
 // Chunks returns the encoded bytes of the inner chunks at flat positions
 // want, nil for those not stored, all from one version of the shard.
 func (r *Reader) Chunks(ctx context.Context, src Source, want []int) ([][]byte, error) {
