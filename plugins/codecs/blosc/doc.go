@@ -17,7 +17,7 @@
 // (byte planes compressed separately, except for zstd), raw streams where
 // compression does not help and a memcpyed frame when the whole does not
 // shrink, so numcodecs reads every frame written here. BloscLZ streams come
-// from a greedy hash-chain-free LZ77 encoder written for this package; its
+// from a greedy single-probe LZ77 encoder written for this package; its
 // output differs from c-blosc's bytes but not in format. lz4, lz4hc and
 // zlib levels map as in c-blosc; zstd levels map onto the klauspost encoder
 // speed classes.
