@@ -154,9 +154,9 @@ func (d *frameDecoder) decodeBlock(w *worker, j int, out []byte) error {
 			}
 			return nil
 		}
-		bitunshufflePlanes(parts, e, dst, w.tmp2[:bl])
+		bitunshufflePlanes(parts, e, dst, w.scratch(bl))
 	case bitShuf:
-		bitunshuffle(ts, parts[0], dst, w.tmp2[:bl])
+		bitunshuffle(ts, parts[0], dst, w.scratch(bl))
 	}
 	return nil
 }

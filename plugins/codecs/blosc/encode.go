@@ -171,7 +171,7 @@ func (e *frameEncoder) encodeBlock(w *worker, j int, dst []byte) int {
 		shuffle(ts, src, w.tmp[:bl])
 		src = w.tmp[:bl]
 	case e.p.shuffle == BitShuffle:
-		bitshuffle(ts, src, w.tmp[:bl], w.tmp2[:bl])
+		bitshuffle(ts, src, w.tmp[:bl], w.scratch(bl))
 		src = w.tmp[:bl]
 	}
 	short := j == e.lay.nblocks-1 && e.lay.leftover > 0

@@ -73,6 +73,7 @@ func readCase(t *testing.T, dir, name string) (frame, raw []byte) {
 // TestNumcodecsFramesDecode decodes frames numcodecs wrote for every
 // cname, shuffle, type size and a range of sizes and levels.
 func TestNumcodecsFramesDecode(t *testing.T) {
+	t.Parallel() // mostly waiting for python
 	requireNumcodecs(t)
 	dir := t.TempDir()
 	runOracle(t, "encode", dir)
@@ -140,6 +141,7 @@ func oracleData(seed, n int) []byte {
 // wrote, including sizes that are not a multiple of the type size, every
 // level, forced block sizes and multi-block frames.
 func TestGoFramesDecodeInNumcodecs(t *testing.T) {
+	t.Parallel()
 	requireNumcodecs(t)
 	dir := t.TempDir()
 	var m oracleManifest

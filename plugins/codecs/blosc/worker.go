@@ -25,8 +25,13 @@ func getWorker(blockSize int) *worker {
 		w = &worker{}
 	}
 	w.tmp = growBuf(w.tmp, blockSize)
-	w.tmp2 = growBuf(w.tmp2, blockSize)
 	return w
+}
+
+// scratch returns the second block buffer, which only bit shuffles need.
+func (w *worker) scratch(n int) []byte {
+	w.tmp2 = growBuf(w.tmp2, n)
+	return w.tmp2
 }
 
 // compressorFor returns the worker's compressor for cname and clevel,
