@@ -85,6 +85,17 @@ func (a *Array) readPartial(ctx context.Context, pd codec.PartialDecoder, sel gr
 	err := forEach(ctx, len(projections), a.opts.concurrency(), func(ctx context.Context, i int) error {
 		p := projections[i]
 		key := a.ChunkKey(p.Chunk)
+		if pdi, ok := pd.(codec.PartialDecoderInto); ok {
+			err := pdi.DecodeRegionInto(ctx, spec, chunkRanges{st: a.data, key: key}, p.InChunk, out, p.Out)
+			if errors.Is(err, store.ErrNotFound) {
+				ndarray.FillRegion(out, p.Out, a.fill())
+				return nil
+			}
+			if err != nil {
+				return fmt.Errorf("array %s: chunk %s: %w", a.Name(), key, err)
+			}
+			return nil
+		}
 		part, err := pd.DecodeRegion(ctx, spec, chunkRanges{st: a.data, key: key}, p.InChunk)
 		if errors.Is(err, store.ErrNotFound) {
 			ndarray.FillRegion(out, p.Out, a.fill())

@@ -36,3 +36,13 @@ type VersionedRangeReader interface {
 	// store.ErrConflict.
 	ReadRangesVersion(ctx context.Context, ranges []store.ByteRange) ([][]byte, string, error)
 }
+
+// PartialDecoderInto is a PartialDecoder that decodes straight into the
+// caller's array, saving the copy of an intermediate region array.
+type PartialDecoderInto interface {
+	// DecodeRegionInto decodes the elements of region (chunk-local spans)
+	// into the elements of dst selected by dstSel (the same counts). A
+	// stored value that does not exist is reported as store.ErrNotFound
+	// before dst is touched.
+	DecodeRegionInto(ctx context.Context, in Spec, src RangeReader, region []grid.Span, dst *ndarray.Array, dstSel []grid.Span) error
+}

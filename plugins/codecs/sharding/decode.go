@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/grid"
 	"github.com/zarrgw/zarrgw/core/ndarray"
 	"github.com/zarrgw/zarrgw/core/shard"
 )
@@ -20,29 +21,29 @@ func (c *Codec) Decode(ctx context.Context, in codec.Spec, b []byte) (*ndarray.A
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", Name, err)
 	}
-	return c.decodeAll(ctx, p, in, b, ix)
+	out := ndarray.New(in.DataType, in.Shape)
+	if err := c.decodeAll(ctx, p, in, b, ix, out, whole(in.Shape)); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
-// decodeAll assembles the shard from the inner chunks located by ix.
-func (c *Codec) decodeAll(ctx context.Context, p *plan, in codec.Spec, b []byte, ix *shard.Index) (*ndarray.Array, error) {
-	out := ndarray.New(in.DataType, in.Shape)
-	err := parallel(ctx, ix.Len(), c.opts.Concurrency, func(i int) error {
-		region := innerRegion(shard.Coords(p.cps, i), c.cfg.ChunkShape)
+// decodeAll decodes every inner chunk located by ix into the elements of
+// dst that dstSel places the shard at.
+func (c *Codec) decodeAll(ctx context.Context, p *plan, in codec.Spec, b []byte, ix *shard.Index, dst *ndarray.Array, dstSel []grid.Span) error {
+	return parallel(ctx, ix.Len(), c.opts.Concurrency, func(i int) error {
+		target := compose(dstSel, innerRegion(shard.Coords(p.cps, i), c.cfg.ChunkShape))
 		e := ix.At(i)
 		if e.Empty() {
-			ndarray.FillRegion(out, region, in.FillValue)
+			ndarray.FillRegion(dst, target, in.FillValue)
 			return nil
 		}
 		sub, err := c.decodeInner(ctx, p, shard.Chunk(b, e), i)
 		if err != nil {
 			return err
 		}
-		return ndarray.CopyRegion(out, region, sub, whole(sub.Shape))
+		return ndarray.CopyRegion(dst, target, sub, whole(sub.Shape))
 	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 func (c *Codec) decodeInner(ctx context.Context, p *plan, b []byte, i int) (*ndarray.Array, error) {

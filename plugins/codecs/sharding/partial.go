@@ -12,27 +12,41 @@ import (
 )
 
 var (
-	_ codec.PartialDecoder = (*Codec)(nil)
-	_ codec.PartialEncoder = (*Codec)(nil)
+	_ codec.PartialDecoder     = (*Codec)(nil)
+	_ codec.PartialDecoderInto = (*Codec)(nil)
+	_ codec.PartialEncoder     = (*Codec)(nil)
 )
 
-// DecodeRegion implements codec.PartialDecoder. A region covering the
-// whole shard is read in one request; otherwise the index is read (or
+// DecodeRegion implements codec.PartialDecoder (see DecodeRegionInto).
+func (c *Codec) DecodeRegion(ctx context.Context, in codec.Spec, src codec.RangeReader, region []grid.Span) (*ndarray.Array, error) {
+	counts := make([]int, len(region))
+	for i, s := range region {
+		counts[i] = s.Count
+	}
+	out := ndarray.New(in.DataType, counts)
+	if err := c.DecodeRegionInto(ctx, in, src, region, out, whole(counts)); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// DecodeRegionInto implements codec.PartialDecoderInto. A region covering
+// the whole shard is read in one request; otherwise the index is read (or
 // taken from the cache, confirmed by the version of the bytes read next),
 // then the inner chunks the region touches, nearby ones coalesced into one
 // request. A missing shard is an error wrapping store.ErrNotFound.
-func (c *Codec) DecodeRegion(ctx context.Context, in codec.Spec, src codec.RangeReader, region []grid.Span) (*ndarray.Array, error) {
+func (c *Codec) DecodeRegionInto(ctx context.Context, in codec.Spec, src codec.RangeReader, region []grid.Span, dst *ndarray.Array, dstSel []grid.Span) error {
 	p, err := c.plan(in)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	source := newSource(src)
 	if covers(region, in.Shape) {
 		b, ix, _, err := c.reader(p).Whole(ctx, source)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", Name, err)
+			return fmt.Errorf("%s: %w", Name, err)
 		}
-		return c.decodeAll(ctx, p, in, b, ix)
+		return c.decodeAll(ctx, p, in, b, ix, dst, dstSel)
 	}
 	projs := p.grid.Project(selection(region))
 	want := make([]int, len(projs))
@@ -41,29 +55,21 @@ func (c *Codec) DecodeRegion(ctx context.Context, in codec.Spec, src codec.Range
 	}
 	chunks, err := c.reader(p).Chunks(ctx, source, want)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", Name, err)
+		return fmt.Errorf("%s: %w", Name, err)
 	}
-	counts := make([]int, len(region))
-	for i, s := range region {
-		counts[i] = s.Count
-	}
-	out := ndarray.New(in.DataType, counts)
-	err = parallel(ctx, len(projs), c.opts.Concurrency, func(k int) error {
+	return parallel(ctx, len(projs), c.opts.Concurrency, func(k int) error {
 		pr := projs[k]
+		target := compose(dstSel, pr.Out)
 		if chunks[k] == nil {
-			ndarray.FillRegion(out, pr.Out, in.FillValue)
+			ndarray.FillRegion(dst, target, in.FillValue)
 			return nil
 		}
 		sub, err := c.decodeInner(ctx, p, chunks[k], want[k])
 		if err != nil {
 			return err
 		}
-		return ndarray.CopyRegion(out, pr.Out, sub, pr.InChunk)
+		return ndarray.CopyRegion(dst, target, sub, pr.InChunk)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 // EncodeRegion implements codec.PartialEncoder: the inner chunks the region

@@ -10,11 +10,14 @@
 package sharding
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/zarrgw/zarrgw/core/codec"
 	"github.com/zarrgw/zarrgw/core/grid"
@@ -70,6 +73,19 @@ type Codec struct {
 
 	mu    sync.Mutex
 	plans map[string]*plan
+	last  atomic.Pointer[lastPlan] // the plan of the last spec seen
+}
+
+// lastPlan remembers one plan with its spec, so the common case of one
+// spec per codec costs no key building.
+type lastPlan struct {
+	in codec.Spec
+	p  *plan
+}
+
+func sameSpec(a, b codec.Spec) bool {
+	return a.DataType == b.DataType && slices.Equal(a.Shape, b.Shape) && bytes.Equal(a.FillValue, b.FillValue) &&
+		(a.FillValue == nil) == (b.FillValue == nil)
 }
 
 // New builds the codec with default options.
@@ -134,11 +150,15 @@ const maxPlans = 16
 
 // plan returns the plan for shards of spec in, built once.
 func (c *Codec) plan(in codec.Spec) (*plan, error) {
+	if l := c.last.Load(); l != nil && sameSpec(l.in, in) {
+		return l.p, nil
+	}
 	key := fmt.Sprintf("%s|%v|%x", in.DataType.Name, in.Shape, in.FillValue)
 	c.mu.Lock()
 	p, ok := c.plans[key]
 	c.mu.Unlock()
 	if ok {
+		c.last.Store(&lastPlan{in: codec.Spec{DataType: in.DataType, Shape: slices.Clone(in.Shape), FillValue: bytes.Clone(in.FillValue)}, p: p})
 		return p, nil
 	}
 	p, err := c.newPlan(in)
@@ -151,6 +171,8 @@ func (c *Codec) plan(in codec.Spec) (*plan, error) {
 	}
 	c.plans[key] = p
 	c.mu.Unlock()
+	in.Shape, in.FillValue = slices.Clone(in.Shape), bytes.Clone(in.FillValue)
+	c.last.Store(&lastPlan{in: in, p: p})
 	return p, nil
 }
 
