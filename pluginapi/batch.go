@@ -1,0 +1,164 @@
+package pluginapi
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"google.golang.org/grpc/codes"
+
+	pb "github.com/zarrgw/zarrgw/pluginapi/zarrgwv1"
+)
+
+// Limits of batched calls. Inputs above batchItemMax, or whose output is
+// expected above batchOutMax, stream on their own; a batch carries at
+// most batchMaxItems calls and batchMaxBytes of input. The plugin returns
+// outputs beyond batchRespMax (in total) for a retry on a stream.
+const (
+	batchItemMax  = 1 << 20
+	batchOutMax   = 4 << 20
+	batchMaxItems = 256
+	batchMaxBytes = 4 << 20
+	batchRespMax  = 12 << 20
+)
+
+// batcher shares round trips between concurrent codec calls. A call joins
+// a queue; whoever finds a free slot takes everything queued as one Batch
+// call. There is no timer: a lone call goes out at once, and calls that
+// arrive while the slots are busy ride together in the next batch, so the
+// batch size follows the load on its own.
+type batcher struct {
+	c     *Client
+	mu    sync.Mutex
+	queue []*batchItem
+	slots chan struct{}
+}
+
+type batchItem struct {
+	frame *pb.CodecFrame
+	ctx   context.Context
+	taken chan struct{} // closed when the item joins a batch
+	done  chan struct{} // closed when res or err is set
+	res   *pb.BatchResult
+	err   error
+}
+
+func newBatcher(c *Client) *batcher {
+	return &batcher{c: c, slots: make(chan struct{}, max(2, runtime.GOMAXPROCS(0)))}
+}
+
+// do runs one call through a batch and returns its output.
+func (b *batcher) do(ctx context.Context, f *pb.CodecFrame) (*pb.Payload, []byte, error) {
+	it := &batchItem{frame: f, ctx: ctx, taken: make(chan struct{}), done: make(chan struct{})}
+	b.mu.Lock()
+	b.queue = append(b.queue, it)
+	b.mu.Unlock()
+	slots, taken := b.slots, it.taken
+	for {
+		select {
+		case <-it.done:
+			return b.result(ctx, it)
+		case <-ctx.Done():
+			b.remove(it)
+			return nil, nil, fmt.Errorf("plugin %s: %w", b.c.Name(), context.Cause(ctx))
+		case <-taken:
+			slots, taken = nil, nil // in a batch now: wait for it
+		case slots <- struct{}{}:
+			if batch := b.take(); len(batch) > 0 {
+				go b.send(batch)
+			} else {
+				<-b.slots
+			}
+		}
+	}
+}
+
+// result returns the item's output; an output too large for a batch is
+// fetched again on a stream of its own.
+func (b *batcher) result(ctx context.Context, it *batchItem) (*pb.Payload, []byte, error) {
+	if it.err != nil {
+		return nil, nil, it.err
+	}
+	if e := it.res.Error; e != nil {
+		if codes.Code(e.Code) == codes.ResourceExhausted && e.Message == tooLargeForBatch {
+			return b.c.run(ctx, it.frame.Call, it.frame.Payload, it.frame.Data)
+		}
+		return nil, nil, fmt.Errorf("plugin %s: %w", b.c.Name(), errorFromPB(e))
+	}
+	return it.res.Payload, it.res.Data, nil
+}
+
+// take removes the items of the next batch from the queue.
+func (b *batcher) take() []*batchItem {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n, size := 0, 0
+	for n < len(b.queue) && n < batchMaxItems && (n == 0 || size+len(b.queue[n].frame.Data) <= batchMaxBytes) {
+		size += len(b.queue[n].frame.Data)
+		n++
+	}
+	batch := append([]*batchItem(nil), b.queue[:n]...)
+	b.queue = append(b.queue[:0], b.queue[n:]...)
+	for _, it := range batch {
+		close(it.taken)
+	}
+	return batch
+}
+
+func (b *batcher) remove(it *batchItem) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for i, q := range b.queue {
+		if q == it {
+			b.queue = append(b.queue[:i], b.queue[i+1:]...)
+			return
+		}
+	}
+}
+
+// send makes one Batch call and hands each item its result; it holds a
+// slot until done. The call is cancelled only once every caller in it has
+// given up, so one caller's deadline does not fail the others.
+func (b *batcher) send(batch []*batchItem) {
+	defer func() { <-b.slots }()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var left atomic.Int64
+	left.Store(int64(len(batch)))
+	req := &pb.BatchRequest{Items: make([]*pb.CodecFrame, len(batch))}
+	for i, it := range batch {
+		req.Items[i] = it.frame
+		stop := context.AfterFunc(it.ctx, func() {
+			if left.Add(-1) == 0 {
+				cancel()
+			}
+		})
+		defer stop()
+	}
+	resp, err := b.call(ctx, req)
+	for i, it := range batch {
+		switch {
+		case err != nil:
+			it.err = err
+		case i >= len(resp.Results) || resp.Results[i] == nil:
+			it.err = fmt.Errorf("plugin %s: batch answered %d of %d calls", b.c.Name(), len(resp.Results), len(batch))
+		default:
+			it.res = resp.Results[i]
+		}
+		close(it.done)
+	}
+}
+
+func (b *batcher) call(ctx context.Context, req *pb.BatchRequest) (*pb.BatchResponse, error) {
+	conn, err := b.c.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := pb.NewCodecClient(conn.cc).Batch(ctx, req)
+	if err != nil {
+		return nil, b.c.fail(ctx, conn, err)
+	}
+	return resp, nil
+}

@@ -1,0 +1,134 @@
+package pluginapi
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/extension"
+	pb "github.com/zarrgw/zarrgw/pluginapi/zarrgwv1"
+)
+
+// DefaultTimeout bounds calls made without a context of their own.
+const DefaultTimeout = time.Minute
+
+// Client is the host's side of one plugin: what it serves, and codecs and
+// stores that run in it. It is safe for concurrent use, and survives
+// restarts of the plugin: every call asks the Connector for the live
+// connection.
+type Client struct {
+	conn  Connector
+	batch *batcher
+	// Timeout bounds calls made without a context: building a codec
+	// (codec.Resolver passes none) and EncodedSize.
+	Timeout time.Duration
+}
+
+// NewClient returns a client of the plugin c connects to.
+func NewClient(c Connector) *Client { return newClient(c) }
+
+func newClient(c Connector) *Client {
+	cl := &Client{conn: c, Timeout: DefaultTimeout}
+	cl.batch = newBatcher(cl)
+	return cl
+}
+
+// Name is the plugin's name.
+func (c *Client) Name() string { return c.conn.Name() }
+
+func (c *Client) connect(ctx context.Context) (*Conn, error) {
+	conn, err := c.conn.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return conn, nil
+}
+
+// fail turns a call's error into one naming the plugin, and marks the
+// connection broken when the call failed because it broke.
+func (c *Client) fail(ctx context.Context, conn *Conn, err error) error {
+	if status.Code(err) == codes.Unavailable {
+		conn.broken.Store(true)
+	}
+	return fromStatus(ctx, c.conn.Name(), err)
+}
+
+// Manifests returns the manifest of every extension the plugin serves.
+func (c *Client) Manifests(ctx context.Context) ([]extension.Manifest, error) {
+	conn, err := c.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := pb.NewPluginClient(conn.cc).Info(ctx, &pb.InfoRequest{})
+	if err != nil {
+		return nil, c.fail(ctx, conn, err)
+	}
+	out := make([]extension.Manifest, len(resp.Manifests))
+	for i, m := range resp.Manifests {
+		out[i] = manifestFromPB(m)
+	}
+	return out, nil
+}
+
+// Validate checks a configuration for the plugin's extension of kind named
+// name, returning the problems found (none: valid).
+func (c *Client) Validate(ctx context.Context, kind extension.Kind, name string, config json.RawMessage) ([]FieldError, error) {
+	conn, err := c.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := pb.NewPluginClient(conn.cc).Validate(ctx, &pb.ValidateRequest{Kind: string(kind), Name: name, Configuration: config})
+	if err != nil {
+		return nil, c.fail(ctx, conn, err)
+	}
+	var out []FieldError
+	for _, f := range resp.Errors {
+		out = append(out, FieldError{Path: f.Path, Message: f.Message})
+	}
+	return out, nil
+}
+
+// Codec builds the plugin's codec name with configuration and returns a
+// codec that runs it there. The result implements ArrayArray, ArrayBytes
+// or BytesBytes according to the codec's kind.
+func (c *Client) Codec(ctx context.Context, name string, config json.RawMessage) (codec.Codec, error) {
+	conn, err := c.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ref := &pb.CodecRef{Name: name, Configuration: config}
+	info, err := pb.NewCodecClient(conn.cc).Describe(ctx, ref)
+	if err != nil {
+		return nil, c.fail(ctx, conn, err)
+	}
+	rc := &remoteCodec{c: c, ref: ref, name: info.Name, kind: codecKindFromPB(info.Kind), sized: info.Sized}
+	if len(info.Configuration) > 0 {
+		rc.config = json.RawMessage(info.Configuration)
+	}
+	switch rc.kind {
+	case codec.ArrayToArray:
+		return &remoteArrayArray{rc}, nil
+	case codec.ArrayToBytes:
+		return &remoteArrayBytes{rc}, nil
+	case codec.BytesToBytes:
+		return &remoteBytesBytes{rc}, nil
+	}
+	return nil, fmt.Errorf("plugin %s: codec %s has unknown kind %v", c.Name(), name, info.Kind)
+}
+
+// Resolver returns a codec.Resolver building codecs in the plugin. A name
+// the plugin does not serve wraps codec.ErrUnavailable.
+func (c *Client) Resolver() codec.Resolver { return clientResolver{c} }
+
+type clientResolver struct{ c *Client }
+
+func (r clientResolver) Codec(name string, config json.RawMessage) (codec.Codec, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), r.c.Timeout)
+	defer cancel()
+	return r.c.Codec(ctx, name, config)
+}

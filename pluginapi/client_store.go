@@ -1,0 +1,237 @@
+package pluginapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"iter"
+
+	"github.com/zarrgw/zarrgw/core/store"
+	pb "github.com/zarrgw/zarrgw/pluginapi/zarrgwv1"
+)
+
+// Store opens the plugin's store type name with config. The plugin opens
+// its instance on the first call that needs it (this one: capabilities),
+// and again after a restart.
+func (c *Client) Store(ctx context.Context, name string, config json.RawMessage) (store.Store, error) {
+	return c.openStore(ctx, &pb.StoreRef{Name: name, Configuration: config}, nil)
+}
+
+// Transformer opens the plugin's storage transformer name over next. The
+// host serves next to the plugin through go-plugin's broker; the plugin
+// never opens it itself. Closing the transformer closes next, as closing
+// an in-process transformer does.
+func (c *Client) Transformer(ctx context.Context, name string, config json.RawMessage, next store.Store) (store.Store, error) {
+	return c.openStore(ctx, &pb.StoreRef{Name: name, Configuration: config}, &nextServer{store: next})
+}
+
+func (c *Client) openStore(ctx context.Context, ref *pb.StoreRef, next *nextServer) (*remoteStore, error) {
+	s := &remoteStore{c: c, ref: ref, next: next}
+	client, conn, r, err := s.begin(ctx)
+	if err == nil {
+		var caps *pb.StoreCapabilities
+		if caps, err = client.Capabilities(ctx, &pb.StoreRequest{Store: r}); err == nil {
+			s.caps = capsFromPB(caps)
+			return s, nil
+		}
+		err = c.fail(ctx, conn, err)
+	}
+	if next != nil {
+		next.stop()
+	}
+	return nil, err
+}
+
+// remoteStore is a store (or transformer) running in a plugin.
+type remoteStore struct {
+	c    *Client
+	ref  *pb.StoreRef
+	next *nextServer // nil for a store
+	caps store.Capabilities
+}
+
+// begin returns a client on the live connection and the ref naming the
+// store there; for a transformer it makes sure the next store is served on
+// that connection's broker (a restarted plugin has a new one).
+func (s *remoteStore) begin(ctx context.Context) (pb.StoreClient, *Conn, *pb.StoreRef, error) {
+	conn, err := s.c.connect(ctx)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ref := s.ref
+	if s.next != nil {
+		id, err := s.next.on(conn)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		ref = &pb.StoreRef{Name: s.ref.Name, Configuration: s.ref.Configuration, Next: id}
+	}
+	return pb.NewStoreClient(conn.cc), conn, ref, nil
+}
+
+func (s *remoteStore) Capabilities() store.Capabilities { return s.caps }
+
+func (s *remoteStore) Get(ctx context.Context, key string, r store.ByteRange) (store.Value, error) {
+	client, conn, ref, err := s.begin(ctx)
+	if err != nil {
+		return store.Value{}, err
+	}
+	v, err := getOn(ctx, client, &pb.GetRequest{Store: ref, Key: key, Range: rangeToPB(r)})
+	if err != nil {
+		return store.Value{}, s.c.fail(ctx, conn, err)
+	}
+	return v, nil
+}
+
+func getOn(ctx context.Context, client pb.StoreClient, req *pb.GetRequest) (store.Value, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stream, err := client.Get(ctx, req)
+	if err != nil {
+		return store.Value{}, err
+	}
+	first, err := stream.Recv()
+	if err != nil {
+		return store.Value{}, err
+	}
+	data, err := gather(first.Size, first.Data, func() ([]byte, error) {
+		f, err := stream.Recv()
+		return f.GetData(), err
+	})
+	return store.Value{Data: data, Version: first.Version}, err
+}
+
+func (s *remoteStore) Stat(ctx context.Context, key string) (store.Info, error) {
+	client, conn, ref, err := s.begin(ctx)
+	if err != nil {
+		return store.Info{}, err
+	}
+	resp, err := client.Stat(ctx, &pb.StoreRequest{Store: ref, Key: key})
+	if err != nil {
+		return store.Info{}, s.c.fail(ctx, conn, err)
+	}
+	return store.Info{Size: resp.Size, Version: resp.Version}, nil
+}
+
+func (s *remoteStore) Set(ctx context.Context, key string, data []byte, cond store.Condition) (string, error) {
+	client, conn, ref, err := s.begin(ctx)
+	if err != nil {
+		return "", err
+	}
+	h := &pb.SetHeader{Store: ref, Key: key, IfMatch: cond.IfMatch, IfNoneMatch: cond.IfNoneMatch, Size: int64(len(data))}
+	version, err := setOn(ctx, client, h, data)
+	if err != nil {
+		return "", s.c.fail(ctx, conn, err)
+	}
+	return version, nil
+}
+
+func setOn(ctx context.Context, client pb.StoreClient, h *pb.SetHeader, data []byte) (string, error) {
+	// Cancelling on an early return ends the stream before its last frame,
+	// so the plugin never writes a partial value.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stream, err := client.Set(ctx)
+	if err != nil {
+		return "", err
+	}
+	for i, part := range split(data) {
+		f := &pb.SetFrame{Data: part}
+		if i == 0 {
+			f.Header = h
+		}
+		if err := stream.Send(f); err != nil {
+			if err == io.EOF {
+				break // the stream ended; CloseAndRecv has the reason
+			}
+			return "", err
+		}
+	}
+	resp, err := stream.CloseAndRecv()
+	if err != nil {
+		return "", err
+	}
+	return resp.Version, nil
+}
+
+func (s *remoteStore) Erase(ctx context.Context, key string) error {
+	client, conn, ref, err := s.begin(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := client.Erase(ctx, &pb.StoreRequest{Store: ref, Key: key}); err != nil {
+		return s.c.fail(ctx, conn, err)
+	}
+	return nil
+}
+
+func (s *remoteStore) ErasePrefix(ctx context.Context, prefix string) error {
+	client, conn, ref, err := s.begin(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := client.ErasePrefix(ctx, &pb.StoreRequest{Store: ref, Key: prefix}); err != nil {
+		return s.c.fail(ctx, conn, err)
+	}
+	return nil
+}
+
+func (s *remoteStore) List(ctx context.Context, prefix string) iter.Seq2[string, error] {
+	return func(yield func(string, error) bool) {
+		ctx, cancel := context.WithCancel(ctx) // ends the stream when the caller stops early
+		defer cancel()
+		client, conn, ref, err := s.begin(ctx)
+		if err != nil {
+			yield("", err)
+			return
+		}
+		stream, err := client.List(ctx, &pb.StoreRequest{Store: ref, Key: prefix})
+		for err == nil {
+			var resp *pb.ListResponse
+			if resp, err = stream.Recv(); err == nil {
+				for _, k := range resp.Keys {
+					if !yield(k, nil) {
+						return
+					}
+				}
+			}
+		}
+		if err != io.EOF {
+			yield("", s.c.fail(ctx, conn, err))
+		}
+	}
+}
+
+func (s *remoteStore) ListDir(ctx context.Context, prefix string) (store.Dir, error) {
+	client, conn, ref, err := s.begin(ctx)
+	if err != nil {
+		return store.Dir{}, err
+	}
+	resp, err := client.ListDir(ctx, &pb.StoreRequest{Store: ref, Key: prefix})
+	if err != nil {
+		return store.Dir{}, s.c.fail(ctx, conn, err)
+	}
+	return store.Dir{Keys: resp.Keys, Prefixes: resp.Prefixes}, nil
+}
+
+// Close releases the plugin's instance. A plugin that has gone away has no
+// instance left to release, so a lost connection is not an error here.
+func (s *remoteStore) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), s.c.Timeout)
+	defer cancel()
+	client, conn, ref, err := s.begin(ctx)
+	if err == nil {
+		if _, cerr := client.Close(ctx, &pb.StoreRequest{Store: ref}); cerr != nil {
+			err = s.c.fail(ctx, conn, cerr)
+		}
+	}
+	if errors.Is(err, ErrConnectionLost) {
+		err = nil
+	}
+	if s.next != nil {
+		s.next.stop()
+		err = errors.Join(err, s.next.store.Close())
+	}
+	return err
+}

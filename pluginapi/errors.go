@@ -1,0 +1,182 @@
+package pluginapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/store"
+	pb "github.com/zarrgw/zarrgw/pluginapi/zarrgwv1"
+)
+
+// ErrInvalidConfig is wrapped by errors about a configuration that fails
+// validation; errors.As with *ConfigError gives the offending fields.
+var ErrInvalidConfig = errors.New("invalid configuration")
+
+// ErrConnectionLost is wrapped by errors of calls that failed because the
+// connection to the plugin broke, usually because its process exited. The
+// next call restarts the plugin.
+var ErrConnectionLost = errors.New("connection to plugin lost")
+
+// FieldError is one problem with a configuration. Path is a JSON pointer to
+// the offending field ("/levels/0"), empty for the document itself.
+type FieldError struct {
+	Path    string
+	Message string
+}
+
+func (f FieldError) String() string {
+	if f.Path == "" {
+		return f.Message
+	}
+	return f.Path + ": " + f.Message
+}
+
+// ConfigError lists what is wrong with a configuration.
+type ConfigError struct {
+	Fields []FieldError
+}
+
+func (e *ConfigError) Error() string {
+	parts := make([]string, len(e.Fields))
+	for i, f := range e.Fields {
+		parts[i] = f.String()
+	}
+	return fmt.Sprintf("%v: %s", ErrInvalidConfig, strings.Join(parts, "; "))
+}
+
+func (e *ConfigError) Is(target error) bool { return target == ErrInvalidConfig }
+
+// sentinels are the errors whose identity crosses the process boundary,
+// with the status code used when an error wraps the first of them.
+var sentinels = []struct {
+	err  error
+	kind pb.ErrorKind
+	code codes.Code
+}{
+	{store.ErrNotFound, pb.ErrorKind_ERROR_KIND_NOT_FOUND, codes.NotFound},
+	{store.ErrConflict, pb.ErrorKind_ERROR_KIND_CONFLICT, codes.FailedPrecondition},
+	{store.ErrUnsupported, pb.ErrorKind_ERROR_KIND_UNSUPPORTED, codes.Unimplemented},
+	{store.ErrInvalidKey, pb.ErrorKind_ERROR_KIND_INVALID_KEY, codes.InvalidArgument},
+	{codec.ErrCorrupt, pb.ErrorKind_ERROR_KIND_CORRUPT, codes.DataLoss},
+	{codec.ErrUnavailable, pb.ErrorKind_ERROR_KIND_CODEC_UNAVAILABLE, codes.NotFound},
+	{ErrInvalidConfig, pb.ErrorKind_ERROR_KIND_INVALID_CONFIG, codes.InvalidArgument},
+}
+
+// errorToPB describes err for the other side: a status code, its message and
+// the sentinels (and configuration fields) it wraps.
+func errorToPB(err error) *pb.Error {
+	e := &pb.Error{Code: uint32(codes.Unknown), Message: err.Error(), Detail: &pb.ErrorDetail{}}
+	for _, s := range sentinels {
+		if errors.Is(err, s.err) {
+			e.Detail.Kinds = append(e.Detail.Kinds, s.kind)
+			if e.Code == uint32(codes.Unknown) {
+				e.Code = uint32(s.code)
+			}
+		}
+	}
+	var ce *ConfigError
+	if errors.As(err, &ce) {
+		for _, f := range ce.Fields {
+			e.Detail.Fields = append(e.Detail.Fields, &pb.FieldError{Path: f.Path, Message: f.Message})
+		}
+	}
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		e.Code = uint32(codes.DeadlineExceeded)
+	case errors.Is(err, context.Canceled):
+		e.Code = uint32(codes.Canceled)
+	}
+	return e
+}
+
+// toStatus turns an extension's error into the gRPC status a handler returns.
+func toStatus(err error) error {
+	if err == nil {
+		return nil
+	}
+	e := errorToPB(err)
+	st := status.New(codes.Code(e.Code), e.Message)
+	if withDetail, derr := st.WithDetails(e.Detail); derr == nil {
+		st = withDetail
+	}
+	return st.Err()
+}
+
+// remoteError is an error that happened in another process: its message,
+// and the sentinels it wrapped there so errors.Is still matches here.
+type remoteError struct {
+	msg    string
+	kinds  []error
+	config *ConfigError
+}
+
+func (e *remoteError) Error() string { return e.msg }
+
+func (e *remoteError) Is(target error) bool {
+	for _, k := range e.kinds {
+		if k == target {
+			return true
+		}
+	}
+	return false
+}
+
+// Unwrap exposes the configuration fields to errors.As.
+func (e *remoteError) Unwrap() error {
+	if e.config == nil {
+		return nil
+	}
+	return e.config
+}
+
+func errorFromPB(e *pb.Error) error {
+	r := &remoteError{msg: e.GetMessage()}
+	for _, k := range e.GetDetail().GetKinds() {
+		for _, s := range sentinels {
+			if s.kind == k {
+				r.kinds = append(r.kinds, s.err)
+			}
+		}
+	}
+	if fields := e.GetDetail().GetFields(); len(fields) > 0 {
+		r.config = &ConfigError{}
+		for _, f := range fields {
+			r.config.Fields = append(r.config.Fields, FieldError{Path: f.Path, Message: f.Message})
+		}
+	}
+	return r
+}
+
+// fromStatus turns the error of a call to plugin into an error naming the
+// plugin that matches the sentinels the plugin's error wrapped, the
+// caller's context error, or ErrConnectionLost.
+func fromStatus(ctx context.Context, plugin string, err error) error {
+	if err == nil {
+		return nil
+	}
+	st, ok := status.FromError(err)
+	if !ok {
+		return fmt.Errorf("plugin %s: %w", plugin, err)
+	}
+	switch st.Code() {
+	case codes.Canceled, codes.DeadlineExceeded:
+		if ctx.Err() != nil {
+			return fmt.Errorf("plugin %s: %w", plugin, context.Cause(ctx))
+		}
+	case codes.Unavailable:
+		return fmt.Errorf("plugin %s: %w: %s", plugin, ErrConnectionLost, st.Message())
+	}
+	e := &pb.Error{Code: uint32(st.Code()), Message: st.Message()}
+	for _, d := range st.Details() {
+		if detail, ok := d.(*pb.ErrorDetail); ok {
+			e.Detail = detail
+		}
+	}
+	return fmt.Errorf("plugin %s: %w", plugin, errorFromPB(e))
+}

@@ -1,0 +1,249 @@
+package pluginapi
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+
+	"google.golang.org/grpc/codes"
+
+	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/ndarray"
+	pb "github.com/zarrgw/zarrgw/pluginapi/zarrgwv1"
+)
+
+// codecService runs the plugin's codecs for the host.
+type codecService struct {
+	pb.UnimplementedCodecServer
+	srv *server
+}
+
+func (c *codecService) Describe(_ context.Context, ref *pb.CodecRef) (*pb.CodecInfo, error) {
+	built, err := c.srv.codec(ref)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	_, sized := built.(codec.SizedCodec)
+	return &pb.CodecInfo{
+		Name:          built.Name(),
+		Kind:          pb.CodecKind(built.Kind()),
+		Configuration: built.Configuration(),
+		Sized:         sized,
+	}, nil
+}
+
+func (c *codecService) EncodedSize(_ context.Context, req *pb.EncodedSizeRequest) (*pb.EncodedSizeResponse, error) {
+	built, err := c.srv.codec(req.Codec)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	spec, err := specFromPB(req.Spec)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	sc, ok := built.(codec.SizedCodec)
+	if !ok {
+		return &pb.EncodedSizeResponse{Size: -1}, nil
+	}
+	n, ok := sc.EncodedSize(spec, req.DecodedSize)
+	return &pb.EncodedSizeResponse{Size: n, Ok: ok}, nil
+}
+
+func (c *codecService) Run(stream pb.Codec_RunServer) error {
+	first, err := stream.Recv()
+	if err != nil {
+		return err
+	}
+	data, err := gather(first.GetPayload().GetSize(), first.Data, func() ([]byte, error) {
+		f, err := stream.Recv()
+		return f.GetData(), err
+	})
+	if err != nil {
+		return toStatus(fmt.Errorf("receive input: %w", err))
+	}
+	out, outData, err := c.run(stream.Context(), first.Call, first.Payload, data)
+	if err != nil {
+		return toStatus(err)
+	}
+	for i, part := range split(outData) {
+		f := &pb.CodecFrame{Data: part}
+		if i == 0 {
+			f.Payload = out
+		}
+		if err := stream.Send(f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *codecService) Batch(ctx context.Context, req *pb.BatchRequest) (*pb.BatchResponse, error) {
+	results := make([]*pb.BatchResult, len(req.Items))
+	// The host batches because it had that many calls in flight at once;
+	// run them at once here too, on as many workers as there are CPUs.
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range min(len(req.Items), runtime.GOMAXPROCS(0)) {
+		wg.Go(func() {
+			for i := range work {
+				results[i] = c.item(ctx, req.Items[i])
+			}
+		})
+	}
+	for i := range req.Items {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	limitBatch(results)
+	return &pb.BatchResponse{Results: results}, nil
+}
+
+// tooLargeForBatch marks a result sent back for a call of its own.
+const tooLargeForBatch = "output too large for a batch"
+
+// limitBatch keeps the response within the host's receive limit: outputs
+// that do not fit are replaced by a request to make the call again on a
+// stream, where any size goes.
+func limitBatch(results []*pb.BatchResult) {
+	total := 0
+	for i, r := range results {
+		if total+len(r.Data) > batchRespMax {
+			results[i] = &pb.BatchResult{Error: &pb.Error{Code: uint32(codes.ResourceExhausted), Message: tooLargeForBatch}}
+			continue
+		}
+		total += len(r.Data)
+	}
+}
+
+func (c *codecService) item(ctx context.Context, f *pb.CodecFrame) *pb.BatchResult {
+	if int64(len(f.Data)) != f.GetPayload().GetSize() {
+		return &pb.BatchResult{Error: errorToPB(fmt.Errorf("batch item of %d bytes announced as %d", len(f.Data), f.GetPayload().GetSize()))}
+	}
+	out, data, err := c.run(ctx, f.Call, f.Payload, f.Data)
+	if err != nil {
+		return &pb.BatchResult{Error: errorToPB(err)}
+	}
+	return &pb.BatchResult{Payload: out, Data: data}
+}
+
+// run applies one call to its input and returns the output's header and bytes.
+func (c *codecService) run(ctx context.Context, call *pb.CodecCall, in *pb.Payload, data []byte) (*pb.Payload, []byte, error) {
+	if call == nil {
+		return nil, nil, fmt.Errorf("codec call without a header")
+	}
+	built, err := c.srv.codec(call.Codec)
+	if err != nil {
+		return nil, nil, err
+	}
+	spec, err := specFromPB(call.Spec)
+	if err != nil {
+		return nil, nil, fmt.Errorf("codec %s: %w", built.Name(), err)
+	}
+	switch call.Op {
+	case pb.CodecOp_CODEC_OP_ENCODE:
+		return encode(ctx, built, spec, in, data)
+	case pb.CodecOp_CODEC_OP_DECODE:
+		return decode(ctx, built, spec, in, data)
+	}
+	return nil, nil, fmt.Errorf("codec %s: unknown operation %v", built.Name(), call.Op)
+}
+
+// encode and decode dispatch on the codec's declared kind, so a type that
+// happens to have the methods of several kinds is used as what it says.
+func encode(ctx context.Context, c codec.Codec, spec codec.Spec, in *pb.Payload, data []byte) (*pb.Payload, []byte, error) {
+	if c, ok := c.(codec.ArrayArray); ok && c.Kind() == codec.ArrayToArray {
+		a, err := arrayIn(c, in, data)
+		if err != nil {
+			return nil, nil, err
+		}
+		return arrayOut(c.EncodeArray(ctx, spec, a))
+	}
+	if c, ok := c.(codec.ArrayBytes); ok && c.Kind() == codec.ArrayToBytes {
+		a, err := arrayIn(c, in, data)
+		if err != nil {
+			return nil, nil, err
+		}
+		return bytesOut(c.Encode(ctx, spec, a))
+	}
+	if c, ok := c.(codec.BytesBytes); ok && c.Kind() == codec.BytesToBytes {
+		if err := bytesIn(c, in); err != nil {
+			return nil, nil, err
+		}
+		return bytesOut(c.EncodeBytes(ctx, spec, data))
+	}
+	return nil, nil, fmt.Errorf("codec %s does not implement its kind %v", c.Name(), c.Kind())
+}
+
+func decode(ctx context.Context, c codec.Codec, spec codec.Spec, in *pb.Payload, data []byte) (*pb.Payload, []byte, error) {
+	if c, ok := c.(codec.ArrayArray); ok && c.Kind() == codec.ArrayToArray {
+		a, err := arrayIn(c, in, data)
+		if err != nil {
+			return nil, nil, err
+		}
+		return arrayOut(c.DecodeArray(ctx, spec, a))
+	}
+	if c, ok := c.(codec.ArrayBytes); ok && c.Kind() == codec.ArrayToBytes {
+		if err := bytesIn(c, in); err != nil {
+			return nil, nil, err
+		}
+		return arrayOut(c.Decode(ctx, spec, data))
+	}
+	if c, ok := c.(codec.BytesBytes); ok && c.Kind() == codec.BytesToBytes {
+		if err := bytesIn(c, in); err != nil {
+			return nil, nil, err
+		}
+		return bytesOut(c.DecodeBytes(ctx, spec, data))
+	}
+	return nil, nil, fmt.Errorf("codec %s does not implement its kind %v", c.Name(), c.Kind())
+}
+
+func arrayIn(c codec.Codec, in *pb.Payload, data []byte) (*ndarray.Array, error) {
+	a, err := arrayFromPB(in.GetArray(), data)
+	if err != nil {
+		return nil, fmt.Errorf("codec %s: input: %w", c.Name(), err)
+	}
+	return a, nil
+}
+
+func bytesIn(c codec.Codec, in *pb.Payload) error {
+	if in.GetArray() != nil {
+		return fmt.Errorf("codec %s takes bytes, got an array", c.Name())
+	}
+	return nil
+}
+
+func arrayOut(a *ndarray.Array, err error) (*pb.Payload, []byte, error) {
+	if err != nil {
+		return nil, nil, err
+	}
+	return arrayToPB(a)
+}
+
+func bytesOut(b []byte, err error) (*pb.Payload, []byte, error) {
+	if err != nil {
+		return nil, nil, err
+	}
+	return &pb.Payload{Size: int64(len(b))}, b, nil
+}
+
+func (c *codecService) OutputSpec(_ context.Context, req *pb.OutputSpecRequest) (*pb.ChunkSpec, error) {
+	built, err := c.srv.codec(req.Codec)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	spec, err := specFromPB(req.Spec)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	aa, ok := built.(codec.ArrayArray)
+	if !ok || built.Kind() != codec.ArrayToArray {
+		return nil, toStatus(fmt.Errorf("codec %s is not array->array", built.Name()))
+	}
+	out, err := aa.OutputSpec(spec)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return specToPB(out), nil
+}

@@ -1,0 +1,168 @@
+package pluginapi
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/zarrgw/zarrgw/core/store"
+	pb "github.com/zarrgw/zarrgw/pluginapi/zarrgwv1"
+)
+
+// listBatch is how many keys one List message carries.
+const listBatch = 1000
+
+// storeService serves stores over the Store service: a plugin's stores and
+// transformers, or, on the host, the store below a transformer.
+type storeService struct {
+	pb.UnimplementedStoreServer
+	open  func(context.Context, *pb.StoreRef) (store.Store, error)
+	close func(*pb.StoreRef) error
+}
+
+func (s *storeService) Capabilities(ctx context.Context, req *pb.StoreRequest) (*pb.StoreCapabilities, error) {
+	st, err := s.open(ctx, req.Store)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return capsToPB(st.Capabilities()), nil
+}
+
+func (s *storeService) Get(req *pb.GetRequest, stream pb.Store_GetServer) error {
+	st, err := s.open(stream.Context(), req.Store)
+	if err != nil {
+		return toStatus(err)
+	}
+	v, err := st.Get(stream.Context(), req.Key, rangeFromPB(req.Range))
+	if err != nil {
+		return toStatus(err)
+	}
+	for i, part := range split(v.Data) {
+		f := &pb.DataFrame{Data: part}
+		if i == 0 {
+			f.Version, f.Size = v.Version, int64(len(v.Data))
+		}
+		if err := stream.Send(f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *storeService) Stat(ctx context.Context, req *pb.StoreRequest) (*pb.StatResponse, error) {
+	st, err := s.open(ctx, req.Store)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	info, err := st.Stat(ctx, req.Key)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return &pb.StatResponse{Size: info.Size, Version: info.Version}, nil
+}
+
+// Set writes only once the whole value has arrived: a host that dies or
+// gives up half way leaves the store as it was.
+func (s *storeService) Set(stream pb.Store_SetServer) error {
+	first, err := stream.Recv()
+	if err != nil {
+		return err
+	}
+	h := first.Header
+	if h == nil {
+		return toStatus(fmt.Errorf("set without a header"))
+	}
+	data, err := gather(h.Size, first.Data, func() ([]byte, error) {
+		f, err := stream.Recv()
+		return f.GetData(), err
+	})
+	if err != nil {
+		return toStatus(fmt.Errorf("set %q: receive value: %w", h.Key, err))
+	}
+	st, err := s.open(stream.Context(), h.Store)
+	if err != nil {
+		return toStatus(err)
+	}
+	version, err := st.Set(stream.Context(), h.Key, data, store.Condition{IfMatch: h.IfMatch, IfNoneMatch: h.IfNoneMatch})
+	if err != nil {
+		return toStatus(err)
+	}
+	return stream.SendAndClose(&pb.SetResponse{Version: version})
+}
+
+func (s *storeService) Erase(ctx context.Context, req *pb.StoreRequest) (*pb.Empty, error) {
+	st, err := s.open(ctx, req.Store)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return &pb.Empty{}, toStatus(st.Erase(ctx, req.Key))
+}
+
+func (s *storeService) ErasePrefix(ctx context.Context, req *pb.StoreRequest) (*pb.Empty, error) {
+	st, err := s.open(ctx, req.Store)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return &pb.Empty{}, toStatus(st.ErasePrefix(ctx, req.Key))
+}
+
+func (s *storeService) List(req *pb.StoreRequest, stream pb.Store_ListServer) error {
+	st, err := s.open(stream.Context(), req.Store)
+	if err != nil {
+		return toStatus(err)
+	}
+	batch := &pb.ListResponse{}
+	for key, err := range st.List(stream.Context(), req.Key) {
+		if err != nil {
+			return toStatus(err)
+		}
+		batch.Keys = append(batch.Keys, key)
+		if len(batch.Keys) == listBatch {
+			if err := stream.Send(batch); err != nil {
+				return err
+			}
+			batch = &pb.ListResponse{}
+		}
+	}
+	if len(batch.Keys) > 0 {
+		return stream.Send(batch)
+	}
+	return nil
+}
+
+func (s *storeService) ListDir(ctx context.Context, req *pb.StoreRequest) (*pb.ListDirResponse, error) {
+	st, err := s.open(ctx, req.Store)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	dir, err := st.ListDir(ctx, req.Key)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return &pb.ListDirResponse{Keys: dir.Keys, Prefixes: dir.Prefixes}, nil
+}
+
+func (s *storeService) Close(_ context.Context, req *pb.StoreRequest) (*pb.Empty, error) {
+	return &pb.Empty{}, toStatus(s.close(req.Store))
+}
+
+func capsToPB(c store.Capabilities) *pb.StoreCapabilities {
+	return &pb.StoreCapabilities{
+		Read: c.Read, Write: c.Write, Erase: c.Erase, List: c.List,
+		Ranges: c.Ranges, SuffixRanges: c.SuffixRanges, ConditionalWrite: c.ConditionalWrite,
+	}
+}
+
+func capsFromPB(p *pb.StoreCapabilities) store.Capabilities {
+	return store.Capabilities{
+		Read: p.Read, Write: p.Write, Erase: p.Erase, List: p.List,
+		Ranges: p.Ranges, SuffixRanges: p.SuffixRanges, ConditionalWrite: p.ConditionalWrite,
+	}
+}
+
+func rangeToPB(r store.ByteRange) *pb.ByteRange {
+	return &pb.ByteRange{Kind: pb.RangeKind(r.Kind), Offset: r.Offset, Length: r.Length}
+}
+
+func rangeFromPB(p *pb.ByteRange) store.ByteRange {
+	return store.ByteRange{Kind: store.RangeKind(p.GetKind()), Offset: p.GetOffset(), Length: p.GetLength()}
+}
