@@ -1,0 +1,206 @@
+package launcher
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-plugin"
+
+	"github.com/zarrgw/zarrgw/pluginapi"
+)
+
+// stableAfter is how long a process must have run for its crash to count
+// as a fresh failure rather than one more in a row.
+const stableAfter = time.Minute
+
+// Connect returns the connection to the running plugin, starting it, or
+// restarting it if its process has exited or its connection broke.
+func (p *Plugin) Connect(ctx context.Context) (*pluginapi.Conn, error) {
+	if conn, err := p.live(); conn != nil || err != nil {
+		return conn, err
+	}
+	select {
+	case p.starting <- struct{}{}:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("plugin %s: waiting for its start: %w", p.spec.Name, context.Cause(ctx))
+	}
+	defer func() { <-p.starting }()
+	if conn, err := p.live(); conn != nil || err != nil {
+		return conn, err // started by the caller ahead of us
+	}
+	return p.restart(ctx)
+}
+
+// live returns the current connection if its process is usable.
+func (p *Plugin) live() (*pluginapi.Conn, error) {
+	if p.l.isClosed() {
+		return nil, fmt.Errorf("plugin %s: %w", p.spec.Name, ErrClosed)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.conn != nil && !p.conn.Broken() && !p.proc.Exited() {
+		return p.conn, nil
+	}
+	return nil, nil
+}
+
+// restart ends what is left of the last process, waits out the backoff and
+// starts a new one.
+func (p *Plugin) restart(ctx context.Context) (*pluginapi.Conn, error) {
+	p.reapLastProcess()
+	if err := p.waitBackoff(ctx); err != nil {
+		return nil, err
+	}
+	proc, conn, err := p.launch()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err != nil {
+		p.state, p.lastErr = Failed, err
+		p.failed()
+		return nil, err
+	}
+	if p.l.isClosed() {
+		proc.Kill()
+		return nil, fmt.Errorf("plugin %s: %w", p.spec.Name, ErrClosed)
+	}
+	if p.state != NotStarted {
+		p.restarts++
+	}
+	p.proc, p.conn, p.state, p.since = proc, conn, Running, time.Now()
+	if rc := proc.ReattachConfig(); rc != nil {
+		p.pid = rc.Pid
+	}
+	p.log.Info("plugin started", "pid", p.pid, "protocol", proc.NegotiatedVersion())
+	return conn, nil
+}
+
+// reapLastProcess kills a process that crashed or lost its connection and
+// counts the failure.
+func (p *Plugin) reapLastProcess() {
+	p.mu.Lock()
+	proc, ran := p.proc, time.Since(p.since)
+	if proc == nil {
+		p.mu.Unlock()
+		return
+	}
+	p.proc, p.conn, p.state = nil, nil, Exited
+	p.lastErr = fmt.Errorf("plugin %s: process %d exited or lost its connection", p.spec.Name, p.pid)
+	if ran >= stableAfter {
+		p.failures = 0
+	}
+	p.failed()
+	p.mu.Unlock()
+	p.log.Warn("plugin process gone; restarting", "pid", p.pid, "ran", ran.Round(time.Millisecond))
+	proc.Kill()
+}
+
+// failed counts a failure and sets the backoff: none before the first
+// retry, then RestartDelay doubling up to MaxRestartDelay. Holds p.mu.
+func (p *Plugin) failed() {
+	p.failures++
+	delay := time.Duration(0)
+	if p.failures > 1 {
+		delay = p.l.opts.RestartDelay << min(p.failures-2, 16)
+		delay = min(delay, p.l.opts.MaxRestartDelay)
+	}
+	p.notBefore = time.Now().Add(delay)
+}
+
+// waitBackoff waits until the next start is allowed. A caller whose
+// deadline comes first fails now with the reason, instead of waiting for
+// nothing.
+func (p *Plugin) waitBackoff(ctx context.Context) error {
+	p.mu.Lock()
+	wait, last := time.Until(p.notBefore), p.lastErr
+	p.mu.Unlock()
+	if wait <= 0 {
+		return nil
+	}
+	if d, ok := ctx.Deadline(); ok && time.Until(d) < wait {
+		return fmt.Errorf("plugin %s: restarting in %s after: %w", p.spec.Name, wait.Round(time.Millisecond), last)
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("plugin %s: waiting to restart: %w", p.spec.Name, context.Cause(ctx))
+	}
+}
+
+// launch starts a process and completes the handshake.
+func (p *Plugin) launch() (*plugin.Client, *pluginapi.Conn, error) {
+	sum, err := decodeChecksum(p.spec.SHA256)
+	if err != nil {
+		return nil, nil, fmt.Errorf("plugin %s: %w", p.spec.Name, err)
+	}
+	proc := plugin.NewClient(p.clientConfig(sum))
+	rpc, err := proc.Client()
+	if err != nil {
+		proc.Kill()
+		return nil, nil, p.startError(err)
+	}
+	raw, err := rpc.Dispense(pluginapi.PluginName)
+	if err != nil {
+		proc.Kill()
+		return nil, nil, p.startError(err)
+	}
+	conn, ok := raw.(*pluginapi.Conn)
+	if !ok {
+		proc.Kill()
+		return nil, nil, fmt.Errorf("plugin %s: dispensed %T", p.spec.Name, raw)
+	}
+	return proc, conn, nil
+}
+
+func (p *Plugin) clientConfig(sum []byte) *plugin.ClientConfig {
+	cmd := exec.Command(p.spec.Path, p.spec.Args...)
+	cmd.Env = append(cmd.Env, pluginapi.LogLevelEnv+"="+levelName(p.log))
+	for k, v := range p.spec.Env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	logger := newHCLog(p.log)
+	return &plugin.ClientConfig{
+		HandshakeConfig:  pluginapi.Handshake,
+		VersionedPlugins: pluginapi.HostPlugins(),
+		Cmd:              cmd,
+		// go-plugin hashes the file at Cmd.Path and compares before exec.
+		SecureConfig:     &plugin.SecureConfig{Checksum: sum, Hash: sha256.New()},
+		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
+		AutoMTLS:         true,
+		Managed:          true,
+		StartTimeout:     p.l.opts.StartTimeout,
+		Logger:           logger,
+		SyncStdout:       logger.StandardWriter(nil),
+		SyncStderr:       logger.StandardWriter(nil),
+		GRPCDialOptions:  pluginapi.DialOptions(),
+	}
+}
+
+// startError names the plugin, and for a version mismatch the versions
+// this host speaks.
+func (p *Plugin) startError(err error) error {
+	if err == plugin.ErrChecksumsDoNotMatch {
+		return fmt.Errorf("plugin %s: %s does not match its pinned sha256 %s; not started", p.spec.Name, p.spec.Path, p.spec.SHA256)
+	}
+	if strings.Contains(err.Error(), "incompatible API version") {
+		return fmt.Errorf("plugin %s: %w; this zarrgw speaks plugin protocol version(s) %v: rebuild the plugin against a matching pluginapi", p.spec.Name, err, pluginapi.ProtocolVersions)
+	}
+	return fmt.Errorf("plugin %s: start %s: %w", p.spec.Name, p.spec.Path, err)
+}
+
+// close ends the process for good.
+func (p *Plugin) close() {
+	p.mu.Lock()
+	proc := p.proc
+	p.proc, p.conn, p.state = nil, nil, Closed
+	p.mu.Unlock()
+	if proc != nil {
+		proc.Kill()
+	}
+}
