@@ -11,6 +11,8 @@ func newRoot() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newInspect(), newCat(), newValidate(), newPlugins())
+	plugins := newPlugins()
+	plugins.AddCommand(newPluginsList())
+	root.AddCommand(newInspect(), newCat(), newValidate(), plugins, newPluginServe())
 	return root
 }
