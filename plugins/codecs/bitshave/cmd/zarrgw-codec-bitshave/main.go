@@ -1,0 +1,18 @@
+// Command zarrgw-codec-bitshave serves the bitshave codec as a zarrgw
+// plugin. Build it on its own (go build ./cmd/zarrgw-codec-bitshave in
+// this module), pin its checksum and name it in the configuration.
+package main
+
+import (
+	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/pluginapi"
+	"github.com/zarrgw/zarrgw/plugins/codecs/bitshave"
+)
+
+func main() {
+	pluginapi.ServeCodec(pluginapi.CodecExtension{
+		Manifest: bitshave.Manifest,
+		Kind:     codec.ArrayToArray,
+		New:      bitshave.New,
+	})
+}
