@@ -26,7 +26,8 @@ func (c *Codec) Encode(ctx context.Context, in codec.Spec, a *ndarray.Array) ([]
 		if err := ndarray.CopyRegion(sub, whole(sub.Shape), a, region); err != nil {
 			return err
 		}
-		chunks[i], err = c.encodeInner(ctx, p, sub, in.FillValue)
+		enc, err := c.encodeInner(ctx, p, sub, in.FillValue)
+		chunks[i] = enc
 		return err
 	})
 	if err != nil {
