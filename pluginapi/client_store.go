@@ -77,7 +77,7 @@ func (s *remoteStore) Get(ctx context.Context, key string, r store.ByteRange) (s
 	if err != nil {
 		return store.Value{}, err
 	}
-	v, err := getOn(ctx, client, &pb.GetRequest{Store: ref, Key: key, Range: rangeToPB(r)})
+	v, err := getOn(ctx, client, &pb.GetRequest{Store: ref, Key: []byte(key), Range: rangeToPB(r)})
 	if err != nil {
 		return store.Value{}, s.c.fail(ctx, conn, err)
 	}
@@ -107,7 +107,7 @@ func (s *remoteStore) Stat(ctx context.Context, key string) (store.Info, error) 
 	if err != nil {
 		return store.Info{}, err
 	}
-	resp, err := client.Stat(ctx, &pb.StoreRequest{Store: ref, Key: key})
+	resp, err := client.Stat(ctx, &pb.StoreRequest{Store: ref, Key: []byte(key)})
 	if err != nil {
 		return store.Info{}, s.c.fail(ctx, conn, err)
 	}
@@ -119,7 +119,7 @@ func (s *remoteStore) Set(ctx context.Context, key string, data []byte, cond sto
 	if err != nil {
 		return "", err
 	}
-	h := &pb.SetHeader{Store: ref, Key: key, IfMatch: cond.IfMatch, IfNoneMatch: cond.IfNoneMatch, Size: int64(len(data))}
+	h := &pb.SetHeader{Store: ref, Key: []byte(key), IfMatch: cond.IfMatch, IfNoneMatch: cond.IfNoneMatch, Size: int64(len(data))}
 	version, err := setOn(ctx, client, h, data)
 	if err != nil {
 		return "", s.c.fail(ctx, conn, err)
@@ -160,7 +160,7 @@ func (s *remoteStore) Erase(ctx context.Context, key string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := client.Erase(ctx, &pb.StoreRequest{Store: ref, Key: key}); err != nil {
+	if _, err := client.Erase(ctx, &pb.StoreRequest{Store: ref, Key: []byte(key)}); err != nil {
 		return s.c.fail(ctx, conn, err)
 	}
 	return nil
@@ -171,7 +171,7 @@ func (s *remoteStore) ErasePrefix(ctx context.Context, prefix string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := client.ErasePrefix(ctx, &pb.StoreRequest{Store: ref, Key: prefix}); err != nil {
+	if _, err := client.ErasePrefix(ctx, &pb.StoreRequest{Store: ref, Key: []byte(prefix)}); err != nil {
 		return s.c.fail(ctx, conn, err)
 	}
 	return nil
@@ -186,12 +186,12 @@ func (s *remoteStore) List(ctx context.Context, prefix string) iter.Seq2[string,
 			yield("", err)
 			return
 		}
-		stream, err := client.List(ctx, &pb.StoreRequest{Store: ref, Key: prefix})
+		stream, err := client.List(ctx, &pb.StoreRequest{Store: ref, Key: []byte(prefix)})
 		for err == nil {
 			var resp *pb.ListResponse
 			if resp, err = stream.Recv(); err == nil {
 				for _, k := range resp.Keys {
-					if !yield(k, nil) {
+					if !yield(string(k), nil) {
 						return
 					}
 				}
@@ -208,11 +208,11 @@ func (s *remoteStore) ListDir(ctx context.Context, prefix string) (store.Dir, er
 	if err != nil {
 		return store.Dir{}, err
 	}
-	resp, err := client.ListDir(ctx, &pb.StoreRequest{Store: ref, Key: prefix})
+	resp, err := client.ListDir(ctx, &pb.StoreRequest{Store: ref, Key: []byte(prefix)})
 	if err != nil {
 		return store.Dir{}, s.c.fail(ctx, conn, err)
 	}
-	return store.Dir{Keys: resp.Keys, Prefixes: resp.Prefixes}, nil
+	return store.Dir{Keys: keysFromPB(resp.Keys), Prefixes: keysFromPB(resp.Prefixes)}, nil
 }
 
 // Close releases the plugin's instance. A plugin that has gone away has no

@@ -71,7 +71,9 @@ var sentinels = []struct {
 // errorToPB describes err for the other side: a status code, its message and
 // the sentinels (and configuration fields) it wraps.
 func errorToPB(err error) *pb.Error {
-	e := &pb.Error{Code: uint32(codes.Unknown), Message: err.Error(), Detail: &pb.ErrorDetail{}}
+	// Protobuf strings must be UTF-8; a message quoting a bad key need not be.
+	msg := strings.ToValidUTF8(err.Error(), "\uFFFD")
+	e := &pb.Error{Code: uint32(codes.Unknown), Message: msg, Detail: &pb.ErrorDetail{}}
 	for _, s := range sentinels {
 		if errors.Is(err, s.err) {
 			e.Detail.Kinds = append(e.Detail.Kinds, s.kind)
@@ -83,7 +85,8 @@ func errorToPB(err error) *pb.Error {
 	var ce *ConfigError
 	if errors.As(err, &ce) {
 		for _, f := range ce.Fields {
-			e.Detail.Fields = append(e.Detail.Fields, &pb.FieldError{Path: f.Path, Message: f.Message})
+			e.Detail.Fields = append(e.Detail.Fields, &pb.FieldError{
+				Path: strings.ToValidUTF8(f.Path, "\uFFFD"), Message: strings.ToValidUTF8(f.Message, "\uFFFD")})
 		}
 	}
 	switch {

@@ -32,7 +32,7 @@ func (s *storeService) Get(req *pb.GetRequest, stream pb.Store_GetServer) error 
 	if err != nil {
 		return toStatus(err)
 	}
-	v, err := st.Get(stream.Context(), req.Key, rangeFromPB(req.Range))
+	v, err := st.Get(stream.Context(), string(req.Key), rangeFromPB(req.Range))
 	if err != nil {
 		return toStatus(err)
 	}
@@ -53,7 +53,7 @@ func (s *storeService) Stat(ctx context.Context, req *pb.StoreRequest) (*pb.Stat
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	info, err := st.Stat(ctx, req.Key)
+	info, err := st.Stat(ctx, string(req.Key))
 	if err != nil {
 		return nil, toStatus(err)
 	}
@@ -76,13 +76,13 @@ func (s *storeService) Set(stream pb.Store_SetServer) error {
 		return f.GetData(), err
 	})
 	if err != nil {
-		return toStatus(fmt.Errorf("set %q: receive value: %w", h.Key, err))
+		return toStatus(fmt.Errorf("set %q: receive value: %w", string(h.Key), err))
 	}
 	st, err := s.open(stream.Context(), h.Store)
 	if err != nil {
 		return toStatus(err)
 	}
-	version, err := st.Set(stream.Context(), h.Key, data, store.Condition{IfMatch: h.IfMatch, IfNoneMatch: h.IfNoneMatch})
+	version, err := st.Set(stream.Context(), string(h.Key), data, store.Condition{IfMatch: h.IfMatch, IfNoneMatch: h.IfNoneMatch})
 	if err != nil {
 		return toStatus(err)
 	}
@@ -94,7 +94,7 @@ func (s *storeService) Erase(ctx context.Context, req *pb.StoreRequest) (*pb.Emp
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	return &pb.Empty{}, toStatus(st.Erase(ctx, req.Key))
+	return &pb.Empty{}, toStatus(st.Erase(ctx, string(req.Key)))
 }
 
 func (s *storeService) ErasePrefix(ctx context.Context, req *pb.StoreRequest) (*pb.Empty, error) {
@@ -102,7 +102,7 @@ func (s *storeService) ErasePrefix(ctx context.Context, req *pb.StoreRequest) (*
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	return &pb.Empty{}, toStatus(st.ErasePrefix(ctx, req.Key))
+	return &pb.Empty{}, toStatus(st.ErasePrefix(ctx, string(req.Key)))
 }
 
 func (s *storeService) List(req *pb.StoreRequest, stream pb.Store_ListServer) error {
@@ -111,11 +111,11 @@ func (s *storeService) List(req *pb.StoreRequest, stream pb.Store_ListServer) er
 		return toStatus(err)
 	}
 	batch := &pb.ListResponse{}
-	for key, err := range st.List(stream.Context(), req.Key) {
+	for key, err := range st.List(stream.Context(), string(req.Key)) {
 		if err != nil {
 			return toStatus(err)
 		}
-		batch.Keys = append(batch.Keys, key)
+		batch.Keys = append(batch.Keys, []byte(key))
 		if len(batch.Keys) == listBatch {
 			if err := stream.Send(batch); err != nil {
 				return err
@@ -134,11 +134,11 @@ func (s *storeService) ListDir(ctx context.Context, req *pb.StoreRequest) (*pb.L
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	dir, err := st.ListDir(ctx, req.Key)
+	dir, err := st.ListDir(ctx, string(req.Key))
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	return &pb.ListDirResponse{Keys: dir.Keys, Prefixes: dir.Prefixes}, nil
+	return &pb.ListDirResponse{Keys: keysToPB(dir.Keys), Prefixes: keysToPB(dir.Prefixes)}, nil
 }
 
 func (s *storeService) Close(_ context.Context, req *pb.StoreRequest) (*pb.Empty, error) {
@@ -165,4 +165,23 @@ func rangeToPB(r store.ByteRange) *pb.ByteRange {
 
 func rangeFromPB(p *pb.ByteRange) store.ByteRange {
 	return store.ByteRange{Kind: store.RangeKind(p.GetKind()), Offset: p.GetOffset(), Length: p.GetLength()}
+}
+
+func keysToPB(keys []string) [][]byte {
+	out := make([][]byte, len(keys))
+	for i, k := range keys {
+		out[i] = []byte(k)
+	}
+	return out
+}
+
+func keysFromPB(keys [][]byte) []string {
+	if keys == nil {
+		return nil
+	}
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = string(k)
+	}
+	return out
 }

@@ -141,7 +141,7 @@ type StoreRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Store *StoreRef              `protobuf:"bytes,1,opt,name=store,proto3" json:"store,omitempty"`
 	// Key is the key, or the prefix for ErasePrefix, List and ListDir.
-	Key           string `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
+	Key           []byte `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -183,11 +183,11 @@ func (x *StoreRequest) GetStore() *StoreRef {
 	return nil
 }
 
-func (x *StoreRequest) GetKey() string {
+func (x *StoreRequest) GetKey() []byte {
 	if x != nil {
 		return x.Key
 	}
-	return ""
+	return nil
 }
 
 type ByteRange struct {
@@ -253,7 +253,7 @@ func (x *ByteRange) GetLength() int64 {
 type GetRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Store         *StoreRef              `protobuf:"bytes,1,opt,name=store,proto3" json:"store,omitempty"`
-	Key           string                 `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
+	Key           []byte                 `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
 	Range         *ByteRange             `protobuf:"bytes,3,opt,name=range,proto3" json:"range,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -296,11 +296,11 @@ func (x *GetRequest) GetStore() *StoreRef {
 	return nil
 }
 
-func (x *GetRequest) GetKey() string {
+func (x *GetRequest) GetKey() []byte {
 	if x != nil {
 		return x.Key
 	}
-	return ""
+	return nil
 }
 
 func (x *GetRequest) GetRange() *ByteRange {
@@ -374,7 +374,7 @@ func (x *DataFrame) GetData() []byte {
 type SetHeader struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Store         *StoreRef              `protobuf:"bytes,1,opt,name=store,proto3" json:"store,omitempty"`
-	Key           string                 `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
+	Key           []byte                 `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
 	IfMatch       string                 `protobuf:"bytes,3,opt,name=if_match,json=ifMatch,proto3" json:"if_match,omitempty"`
 	IfNoneMatch   bool                   `protobuf:"varint,4,opt,name=if_none_match,json=ifNoneMatch,proto3" json:"if_none_match,omitempty"`
 	Size          int64                  `protobuf:"varint,5,opt,name=size,proto3" json:"size,omitempty"`
@@ -419,11 +419,11 @@ func (x *SetHeader) GetStore() *StoreRef {
 	return nil
 }
 
-func (x *SetHeader) GetKey() string {
+func (x *SetHeader) GetKey() []byte {
 	if x != nil {
 		return x.Key
 	}
-	return ""
+	return nil
 }
 
 func (x *SetHeader) GetIfMatch() string {
@@ -598,7 +598,7 @@ func (x *StatResponse) GetVersion() string {
 
 type ListResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	Keys          []string               `protobuf:"bytes,1,rep,name=keys,proto3" json:"keys,omitempty"`
+	Keys          [][]byte               `protobuf:"bytes,1,rep,name=keys,proto3" json:"keys,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -633,7 +633,7 @@ func (*ListResponse) Descriptor() ([]byte, []int) {
 	return file_zarrgw_v1_store_proto_rawDescGZIP(), []int{9}
 }
 
-func (x *ListResponse) GetKeys() []string {
+func (x *ListResponse) GetKeys() [][]byte {
 	if x != nil {
 		return x.Keys
 	}
@@ -642,8 +642,8 @@ func (x *ListResponse) GetKeys() []string {
 
 type ListDirResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	Keys          []string               `protobuf:"bytes,1,rep,name=keys,proto3" json:"keys,omitempty"`
-	Prefixes      []string               `protobuf:"bytes,2,rep,name=prefixes,proto3" json:"prefixes,omitempty"`
+	Keys          [][]byte               `protobuf:"bytes,1,rep,name=keys,proto3" json:"keys,omitempty"`
+	Prefixes      [][]byte               `protobuf:"bytes,2,rep,name=prefixes,proto3" json:"prefixes,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -678,14 +678,14 @@ func (*ListDirResponse) Descriptor() ([]byte, []int) {
 	return file_zarrgw_v1_store_proto_rawDescGZIP(), []int{10}
 }
 
-func (x *ListDirResponse) GetKeys() []string {
+func (x *ListDirResponse) GetKeys() [][]byte {
 	if x != nil {
 		return x.Keys
 	}
 	return nil
 }
 
-func (x *ListDirResponse) GetPrefixes() []string {
+func (x *ListDirResponse) GetPrefixes() [][]byte {
 	if x != nil {
 		return x.Prefixes
 	}
@@ -831,7 +831,7 @@ const file_zarrgw_v1_store_proto_rawDesc = "" +
 	"\x04next\x18\x03 \x01(\rR\x04next\"K\n" +
 	"\fStoreRequest\x12)\n" +
 	"\x05store\x18\x01 \x01(\v2\x13.zarrgw.v1.StoreRefR\x05store\x12\x10\n" +
-	"\x03key\x18\x02 \x01(\tR\x03key\"e\n" +
+	"\x03key\x18\x02 \x01(\fR\x03key\"e\n" +
 	"\tByteRange\x12(\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x14.zarrgw.v1.RangeKindR\x04kind\x12\x16\n" +
 	"\x06offset\x18\x02 \x01(\x03R\x06offset\x12\x16\n" +
@@ -839,7 +839,7 @@ const file_zarrgw_v1_store_proto_rawDesc = "" +
 	"\n" +
 	"GetRequest\x12)\n" +
 	"\x05store\x18\x01 \x01(\v2\x13.zarrgw.v1.StoreRefR\x05store\x12\x10\n" +
-	"\x03key\x18\x02 \x01(\tR\x03key\x12*\n" +
+	"\x03key\x18\x02 \x01(\fR\x03key\x12*\n" +
 	"\x05range\x18\x03 \x01(\v2\x14.zarrgw.v1.ByteRangeR\x05range\"M\n" +
 	"\tDataFrame\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\tR\aversion\x12\x12\n" +
@@ -847,7 +847,7 @@ const file_zarrgw_v1_store_proto_rawDesc = "" +
 	"\x04data\x18\x03 \x01(\fR\x04data\"\x9b\x01\n" +
 	"\tSetHeader\x12)\n" +
 	"\x05store\x18\x01 \x01(\v2\x13.zarrgw.v1.StoreRefR\x05store\x12\x10\n" +
-	"\x03key\x18\x02 \x01(\tR\x03key\x12\x19\n" +
+	"\x03key\x18\x02 \x01(\fR\x03key\x12\x19\n" +
 	"\bif_match\x18\x03 \x01(\tR\aifMatch\x12\"\n" +
 	"\rif_none_match\x18\x04 \x01(\bR\vifNoneMatch\x12\x12\n" +
 	"\x04size\x18\x05 \x01(\x03R\x04size\"L\n" +
@@ -860,10 +860,10 @@ const file_zarrgw_v1_store_proto_rawDesc = "" +
 	"\x04size\x18\x01 \x01(\x03R\x04size\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\"\"\n" +
 	"\fListResponse\x12\x12\n" +
-	"\x04keys\x18\x01 \x03(\tR\x04keys\"A\n" +
+	"\x04keys\x18\x01 \x03(\fR\x04keys\"A\n" +
 	"\x0fListDirResponse\x12\x12\n" +
-	"\x04keys\x18\x01 \x03(\tR\x04keys\x12\x1a\n" +
-	"\bprefixes\x18\x02 \x03(\tR\bprefixes\"\xd1\x01\n" +
+	"\x04keys\x18\x01 \x03(\fR\x04keys\x12\x1a\n" +
+	"\bprefixes\x18\x02 \x03(\fR\bprefixes\"\xd1\x01\n" +
 	"\x11StoreCapabilities\x12\x12\n" +
 	"\x04read\x18\x01 \x01(\bR\x04read\x12\x14\n" +
 	"\x05write\x18\x02 \x01(\bR\x05write\x12\x14\n" +

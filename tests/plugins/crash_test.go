@@ -1,0 +1,149 @@
+package plugins
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zarrgw/zarrgw/core/array"
+	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/dtype"
+	"github.com/zarrgw/zarrgw/core/grid"
+	"github.com/zarrgw/zarrgw/core/hierarchy"
+	"github.com/zarrgw/zarrgw/core/meta"
+	"github.com/zarrgw/zarrgw/core/ndarray"
+	"github.com/zarrgw/zarrgw/core/store"
+	"github.com/zarrgw/zarrgw/host/launcher"
+	"github.com/zarrgw/zarrgw/host/registry"
+	"github.com/zarrgw/zarrgw/pluginapi"
+)
+
+// gatedArray creates a uint8 array of one chunk whose chain ends in the
+// test.gate codec of a plugin, filled with 1s.
+func gatedArray(t *testing.T, l *launcher.Launcher, s store.Store) (*array.Array, array.Options) {
+	t.Helper()
+	opts := array.Options{Codecs: l.Codecs(registry.Codecs())}
+	m := &meta.ArrayMeta{
+		Format: meta.V3, Shape: []int{8}, ChunkShape: []int{8}, DataType: dtype.Named("uint8"),
+		FillValue: []byte{0}, ChunkKey: meta.ChunkKeyEncoding{Name: "default", Separator: "/"},
+		Attributes: json.RawMessage(`{}`),
+		Codecs:     []meta.Extension{{Name: "bytes"}, {Name: "test.gate"}},
+	}
+	a, err := hierarchy.CreateArray(context.Background(), s, "gated", m, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.WriteAll(context.Background(), filled(8, 1)); err != nil {
+		t.Fatal(err)
+	}
+	return a, opts
+}
+
+func filled(n int, v byte) *ndarray.Array {
+	a := ndarray.New(dtype.Named("uint8"), []int{n})
+	for i := range a.Data {
+		a.Data[i] = v
+	}
+	return a
+}
+
+func snapshot(t *testing.T, s store.Store) map[string]string {
+	t.Helper()
+	keys, err := store.ListAll(context.Background(), s, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, k := range keys {
+		v, err := s.Get(context.Background(), k, store.ByteRange{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[k] = string(v.Data)
+	}
+	return out
+}
+
+// A plugin killed in the middle of a decode fails the request in flight
+// with an error naming it; nothing of the half-done read-modify-write
+// reaches the store; the plugin restarts and the next request works.
+func TestPluginKilledMidDecode(t *testing.T) {
+	dir := t.TempDir()
+	l, _ := newLauncher(t)
+	p := addPlugin(t, l, "example.org/test/gate", testPluginBin, map[string]string{"ZARRGW_TEST_DIR": dir}, "codec")
+	s := store.NewMemory()
+	a, _ := gatedArray(t, l, s)
+	before := snapshot(t, s)
+
+	gate := filepath.Join(dir, "gate")
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- a.Write(context.Background(), grid.Box([]int{2}, []int{3}), filled(3, 9)) }()
+	pid, err := strconv.Atoi(waitFile(t, filepath.Join(dir, "decoding")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(gate)
+	killPID(t, pid)
+	err = <-done
+	if err == nil || !errors.Is(err, pluginapi.ErrConnectionLost) || !strings.Contains(err.Error(), "example.org/test/gate") {
+		t.Fatalf("write during the crash: %v", err)
+	}
+	if after := snapshot(t, s); !sameMap(before, after) {
+		t.Fatalf("the failed write changed the store: %v -> %v", before, after)
+	}
+
+	if err := a.Write(context.Background(), grid.Box([]int{2}, []int{3}), filled(3, 9)); err != nil {
+		t.Fatalf("write after the restart: %v", err)
+	}
+	got, err := a.ReadAll(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "\x01\x01\x09\x09\x09\x01\x01\x01"; string(got.Data) != want {
+		t.Fatalf("read %q, want %q", got.Data, want)
+	}
+	if st := p.Status(); st.State != launcher.Running || st.Restarts != 1 || st.PID == pid {
+		t.Fatalf("status after the restart: %+v (killed pid %d)", st, pid)
+	}
+}
+
+// A plugin that never answers fails the call at the caller's deadline,
+// with the deadline error and the plugin's name, instead of hanging.
+func TestHungPluginHonoursDeadline(t *testing.T) {
+	l, _ := newLauncher(t)
+	p := addPlugin(t, l, "example.org/test/hang", testPluginBin, nil, "codec")
+	c, err := p.Codec(context.Background(), "test.hang", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := codec.Spec{DataType: dtype.Named("uint8"), Shape: []int{3}, DecodedSize: 3}
+	for _, size := range []int{3, 8 << 20} { // a batched call and a streamed one
+		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+		_, err = c.(codec.BytesBytes).DecodeBytes(ctx, spec, make([]byte, size))
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "example.org/test/hang") {
+			t.Fatalf("%d bytes: %v", size, err)
+		}
+	}
+}
+
+func sameMap(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || v != w {
+			return false
+		}
+	}
+	return true
+}

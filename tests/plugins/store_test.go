@@ -1,0 +1,121 @@
+package plugins
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"testing"
+
+	"github.com/zarrgw/zarrgw/core/store"
+	"github.com/zarrgw/zarrgw/core/store/storetest"
+	"github.com/zarrgw/zarrgw/host/registry"
+)
+
+// The fs store passes the store conformance suite out of process.
+func TestStoreConformanceFS(t *testing.T) {
+	l, _ := newLauncher(t)
+	_, openFS, err := registry.OutOfProcess(l, zarrgwBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	storetest.Run(t, func(t *testing.T) store.Store {
+		s, err := openFS(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+}
+
+// A memory store served by a plugin passes the suite; each test names a
+// new instance through its configuration.
+func TestStoreConformanceMemory(t *testing.T) {
+	l, _ := newLauncher(t)
+	p := addPlugin(t, l, "example.org/test/memory", testPluginBin, nil, "memory")
+	var n atomic.Int64
+	storetest.Run(t, func(t *testing.T) store.Store {
+		config := json.RawMessage(fmt.Sprintf(`{"instance":%d}`, n.Add(1)))
+		s, err := p.Store(context.Background(), "memory", config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+}
+
+// A transformer in a plugin wraps a store the host serves back to it
+// through the broker (here an in-process memory store), and the stack
+// passes the suite; the keys land under the transformer's prefix.
+func TestTransformerConformance(t *testing.T) {
+	l, _ := newLauncher(t)
+	p := addPlugin(t, l, "example.org/test/prefix", testPluginBin, nil, "transformer")
+	storetest.Run(t, func(t *testing.T) store.Store {
+		s, err := p.Transformer(context.Background(), "test.prefix", json.RawMessage(`{"prefix":"under/"}`), store.NewMemory())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+	next := store.NewMemory()
+	s, err := p.Transformer(context.Background(), "test.prefix", json.RawMessage(`{"prefix":"under/"}`), next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Set(context.Background(), "a/b", []byte("x"), store.Condition{}); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := next.Get(context.Background(), "under/a/b", store.ByteRange{}); err != nil || string(v.Data) != "x" {
+		t.Fatalf("next store holds %q, %v", v.Data, err)
+	}
+	if _, err := s.Get(context.Background(), "missing", store.ByteRange{}); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("missing key through two process boundaries: %v", err)
+	}
+}
+
+// A 256 MiB value goes through Set and Get of an out-of-process store
+// intact, far beyond gRPC's 4 MiB message limit.
+func TestStoreLargeValue(t *testing.T) {
+	l, _ := newLauncher(t)
+	_, openFS, err := registry.OutOfProcess(l, zarrgwBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := openFS(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	value := pattern(256 << 20)
+	ctx := context.Background()
+	if _, err := s.Set(ctx, "big", value, store.Condition{}); err != nil {
+		t.Fatal(err)
+	}
+	v, err := s.Get(ctx, "big", store.ByteRange{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(v.Data, value) {
+		t.Fatalf("read back %d bytes, not the %d written", len(v.Data), len(value))
+	}
+	part, err := s.Get(ctx, "big", store.Range(200<<20, 5<<20))
+	if err != nil || !bytes.Equal(part.Data, value[200<<20:205<<20]) {
+		t.Fatalf("range read: %d bytes, %v", len(part.Data), err)
+	}
+}
+
+// pattern returns n bytes that no shift or truncation leaves unchanged.
+func pattern(n int) []byte {
+	b := make([]byte, n)
+	x := uint32(2463534242)
+	for i := range b {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		b[i] = byte(x)
+	}
+	return b
+}

@@ -1,0 +1,52 @@
+// Command testplugin is every plugin the plugin tests need, well-behaved
+// or not, chosen by its first argument:
+//
+//	codec        serves test.gate (identity, blocks while a gate file
+//	             exists) and test.hang (decode never returns)
+//	memory       serves the "memory" store type (one store per configuration)
+//	transformer  serves the test.prefix transformer (keys moved under a prefix)
+//	stdout       prints to stdout before serving, breaking the handshake
+//	version99    serves a protocol version no host speaks
+//	notplugin    behaves like any other command-line tool
+//	host PATH SHA256
+//	             launches PATH codec as a plugin, prints its PID, waits
+//
+// When ZARRGW_TEST_MARKER is set, each run first creates that file, so a
+// test can tell whether the binary was executed at all.
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+func main() {
+	if m := os.Getenv("ZARRGW_TEST_MARKER"); m != "" {
+		if err := os.WriteFile(m, []byte("executed\n"), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
+	mode := ""
+	if len(os.Args) > 1 {
+		mode = os.Args[1]
+	}
+	switch mode {
+	case "codec":
+		serveCodecs()
+	case "memory":
+		serveMemory()
+	case "transformer":
+		serveTransformer()
+	case "stdout":
+		fmt.Println("hello from a plugin that talks too early")
+		serveCodecs()
+	case "version99":
+		serveVersion99()
+	case "host":
+		runHost(os.Args[2], os.Args[3])
+	default:
+		fmt.Println("usage: testplugin codec|memory|transformer|stdout|version99|host")
+		os.Exit(2)
+	}
+}
