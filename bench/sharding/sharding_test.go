@@ -164,3 +164,16 @@ func BenchmarkChunkByChunk(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkWriteAll writes the whole array into a new directory, whole
+// shards at a time (see write).
+func BenchmarkWriteAll(b *testing.B) {
+	for _, layout := range []string{"unsharded", "sharded", "transformer"} {
+		b.Run(layout, func(b *testing.B) {
+			b.SetBytes(totalBytes)
+			for i := range b.N {
+				write(b, filepath.Join(b.TempDir(), fmt.Sprint(i)), layouts[layout]())
+			}
+		})
+	}
+}

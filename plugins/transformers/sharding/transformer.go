@@ -8,15 +8,14 @@
 //
 // Writing one chunk is a read-modify-write of its shard, committed with a
 // conditional write of the version read where the store below supports
-// it, and retried on conflict; writers in one process also take a lock
-// per shard so they do not conflict with each other.
+// it, and retried on conflict; concurrent writers of one shard in one
+// process are merged into one read-modify-write (batch.go).
 package shardtransformer
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"sync"
 
 	"github.com/zarrgw/zarrgw/core/shard"
@@ -53,7 +52,9 @@ type Store struct {
 	cps    []int
 	format *shard.Format
 	reader *shard.Reader
-	locks  [64]sync.Mutex
+
+	qmu    sync.Mutex
+	queues map[string]*shardQueue // shards being updated, by key
 }
 
 var _ store.Store = (*Store)(nil)
@@ -76,7 +77,7 @@ func NewWith(next store.Store, layout Layout, chunksPerShard []int, opts Options
 		return nil, fmt.Errorf("%s: %w", Name, err)
 	}
 	cps := append([]int(nil), chunksPerShard...)
-	s := &Store{next: next, keys: k, cps: cps}
+	s := &Store{next: next, keys: k, cps: cps, queues: map[string]*shardQueue{}}
 	s.format = &shard.Format{CPS: cps, Index: shard.NewRawIndex(cps), Location: shard.End}
 	s.reader = &shard.Reader{Format: s.format, Coalescing: opts.Coalescing}
 	if s.reader.Coalescing == (shard.Coalescing{}) {
@@ -129,12 +130,6 @@ func (s *Store) chunkCoords(sc []int, pos int) []int {
 		inner[d] += sc[d] * s.cps[d]
 	}
 	return inner
-}
-
-func (s *Store) lock(shardKey string) *sync.Mutex {
-	h := fnv.New32a()
-	h.Write([]byte(shardKey))
-	return &s.locks[h.Sum32()%uint32(len(s.locks))]
 }
 
 // source reads one shard of the next store.

@@ -26,7 +26,16 @@ func (s *Store) Set(ctx context.Context, key string, data []byte, cond store.Con
 	if data == nil {
 		data = []byte{}
 	}
-	ver, err := s.update(ctx, sk, func(chunks [][]byte, ver string) (bool, error) {
+	ver, err := s.update(ctx, sk, setChunk(pos, data, cond))
+	if err != nil {
+		return "", wrap("set", key, sk, err)
+	}
+	return ver, nil
+}
+
+// setChunk is the edit that stores data at pos under cond.
+func setChunk(pos int, data []byte, cond store.Condition) edit {
+	return func(chunks [][]byte, ver string) (bool, error) {
 		if cond.IfNoneMatch && chunks[pos] != nil {
 			return false, fmt.Errorf("%w: key exists", store.ErrConflict)
 		}
@@ -35,11 +44,7 @@ func (s *Store) Set(ctx context.Context, key string, data []byte, cond store.Con
 		}
 		chunks[pos] = data
 		return true, nil
-	})
-	if err != nil {
-		return "", wrap("set", key, sk, err)
 	}
-	return ver, nil
 }
 
 // Erase removes one chunk from its shard; a shard left without chunks is
@@ -59,36 +64,6 @@ func (s *Store) Erase(ctx context.Context, key string) error {
 		return wrap("erase", key, sk, err)
 	}
 	return nil
-}
-
-// update applies fn to the shard at key and stores the result,
-// conditionally on the version read where the next store allows, retrying
-// on conflict. It returns the shard's new version.
-func (s *Store) update(ctx context.Context, key string, fn edit) (string, error) {
-	mu := s.lock(key)
-	mu.Lock()
-	defer mu.Unlock()
-	conditional := s.next.Capabilities().ConditionalWrite
-	for range maxConflictRetries {
-		chunks, ver, err := s.readShard(ctx, key)
-		if err != nil {
-			return "", err
-		}
-		changed, err := fn(chunks, ver)
-		if err != nil || !changed {
-			return ver, err
-		}
-		cond := store.Condition{}
-		if conditional {
-			cond = store.Condition{IfMatch: ver, IfNoneMatch: ver == ""}
-		}
-		newVer, err := s.commit(ctx, key, chunks, cond)
-		if !errors.Is(err, store.ErrConflict) {
-			s.reader.Cache.Forget(key)
-			return newVer, err
-		}
-	}
-	return "", fmt.Errorf("shard %q: gave up after %d conflicting concurrent updates", key, maxConflictRetries)
 }
 
 // readShard reads a whole shard and splits it into its chunks.
