@@ -266,3 +266,18 @@ func TestRoundTripRowChunks(t *testing.T) {
 		}
 	}
 }
+
+// Blosc chains read through the direct path too (row chunks) and the
+// general one (2-D chunks).
+func TestRoundTripBlosc(t *testing.T) {
+	for _, cfg := range []string{
+		`{"cname":"lz4","clevel":5,"shuffle":"shuffle","typesize":4,"blocksize":0}`,
+		`{"cname":"zstd","clevel":3,"shuffle":"bitshuffle","typesize":4,"blocksize":0}`,
+		`{"cname":"blosclz","clevel":9,"shuffle":"noshuffle","typesize":4,"blocksize":0}`,
+	} {
+		for _, f := range []meta.Format{meta.V3, meta.V2} {
+			dt := dtype.Named("float32")
+			t.Run(cfg+f.String(), func(t *testing.T) { roundTrip(t, f, dt, then(ext("blosc", cfg))(dt)) })
+		}
+	}
+}
