@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/zarrgw/zarrgw/core/codec"
 	"github.com/zarrgw/zarrgw/core/grid"
@@ -16,11 +17,14 @@ func (a *Array) Read(ctx context.Context, sel grid.Selection) (*ndarray.Array, e
 	if err := sel.Check(a.meta.Shape); err != nil {
 		return nil, fmt.Errorf("array %s: %w", a.Name(), err)
 	}
-	out := a.newOutput(sel)
 	projections := a.grid.Project(sel)
 	if pd := a.partialDecoder(); pd != nil {
-		return a.readPartial(ctx, pd, sel, out, projections)
+		if len(projections) == 1 {
+			return a.readOnePart(ctx, pd, sel, projections[0])
+		}
+		return a.readPartial(ctx, pd, sel, a.newOutput(sel), projections)
 	}
+	out := a.newOutput(sel)
 	err := forEach(ctx, len(projections), a.opts.concurrency(), func(ctx context.Context, i int) error {
 		p := projections[i]
 		if dst, ok := a.directTarget(out, p); ok {
@@ -76,6 +80,25 @@ func (a *Array) partialDecoder() codec.PartialDecoder {
 	}
 	pd, _ := ab.(codec.PartialDecoder)
 	return pd
+}
+
+// readOnePart reads a selection inside one chunk through the partial
+// decoder and returns its result as the output, so that reading exactly
+// one inner chunk of a shard costs no further copy.
+func (a *Array) readOnePart(ctx context.Context, pd codec.PartialDecoder, sel grid.Selection, p grid.Projection) (*ndarray.Array, error) {
+	key := a.ChunkKey(p.Chunk)
+	part, err := pd.DecodeRegion(ctx, a.pipe.Spec(), chunkRanges{st: a.data, key: key}, p.InChunk)
+	if errors.Is(err, store.ErrNotFound) {
+		part, err = ndarray.Filled(a.meta.DataType, sel.Counts(), a.fill()), nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("array %s: chunk %s: %w", a.Name(), key, err)
+	}
+	if !slices.Equal(part.Shape, sel.Counts()) || part.Check() != nil {
+		return nil, fmt.Errorf("array %s: chunk %s: %w: partial decode returned shape %v, want %v", a.Name(), key, codec.ErrCorrupt, part.Shape, sel.Counts())
+	}
+	part.Shape = sel.Shape()
+	return part, nil
 }
 
 // readPartial reads each chunk's selected region through the partial

@@ -17,8 +17,24 @@ var (
 	_ codec.PartialEncoder     = (*Codec)(nil)
 )
 
-// DecodeRegion implements codec.PartialDecoder (see DecodeRegionInto).
+// DecodeRegion implements codec.PartialDecoder (see DecodeRegionInto). A
+// region that is exactly one inner chunk comes back as that chunk's
+// decoded array, without a further copy.
 func (c *Codec) DecodeRegion(ctx context.Context, in codec.Spec, src codec.RangeReader, region []grid.Span) (*ndarray.Array, error) {
+	p, err := c.plan(in)
+	if err != nil {
+		return nil, err
+	}
+	if k, ok := c.innerChunk(p, region); ok {
+		chunks, err := c.reader(p).Chunks(ctx, newSource(src), []int{k})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", Name, err)
+		}
+		if chunks[0] == nil {
+			return ndarray.Filled(in.DataType, c.cfg.ChunkShape, in.FillValue), nil
+		}
+		return c.decodeInner(ctx, p, chunks[0], k)
+	}
 	counts := make([]int, len(region))
 	for i, s := range region {
 		counts[i] = s.Count
@@ -70,6 +86,19 @@ func (c *Codec) DecodeRegionInto(ctx context.Context, in codec.Spec, src codec.R
 		}
 		return ndarray.CopyRegion(dst, target, sub, pr.InChunk)
 	})
+}
+
+// innerChunk reports whether region is exactly one inner chunk, and which.
+func (c *Codec) innerChunk(p *plan, region []grid.Span) (int, bool) {
+	coords := make([]int, len(region))
+	for d, s := range region {
+		n := c.cfg.ChunkShape[d]
+		if s.Start%n != 0 || s.Count != n || (n > 1 && s.Step != 1) {
+			return 0, false
+		}
+		coords[d] = s.Start / n
+	}
+	return shard.Flat(p.cps, coords), true
 }
 
 // EncodeRegion implements codec.PartialEncoder: the inner chunks the region
