@@ -6,8 +6,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/zarrgw/zarrgw/core/array"
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/host/location"
+	"github.com/zarrgw/zarrgw/host/registry"
 	"github.com/zarrgw/zarrgw/host/render"
 )
 
@@ -28,7 +30,7 @@ func newInspect() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return render.Tree(ctx, os.Stdout, s, n)
+			return render.Tree(ctx, os.Stdout, s, n, array.Options{Codecs: registry.Codecs()})
 		},
 	}
 	cmd.Flags().StringVar(&path, "path", "", "node path inside the hierarchy")

@@ -115,3 +115,18 @@ func TestBadInputOneLine(t *testing.T) {
 		}
 	}
 }
+
+// The fixture holds one empty inner chunk out of 16 (MANIFEST.md), at the
+// end of each shard.
+func TestInspectShardLayout(t *testing.T) {
+	dir := fixtures.Dir(t)
+	out, stderr, code := run(t, "inspect", "--path", "2d.chunked.compressed.sharded.filled.i2", filepath.Join(dir, "zarrita-js/v3/data.zarr"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"shard [2 2], inner [1 1]", "index end", "filled 15/16 inner chunks"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("inspect output lacks %q:\n%s", want, out)
+		}
+	}
+}

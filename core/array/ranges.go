@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/zarrgw/zarrgw/core/codec"
 	"github.com/zarrgw/zarrgw/core/store"
 )
 
@@ -33,4 +34,10 @@ func (c chunkRanges) Size(ctx context.Context) (int64, error) {
 		return 0, fmt.Errorf("stat %s: %w", c.key, err)
 	}
 	return info.Size, nil
+}
+
+// ChunkRanges reads byte ranges of the stored chunk at coords, as partial
+// decoders do (for tools that inspect chunk layouts, such as shard indexes).
+func (a *Array) ChunkRanges(coords []int) codec.RangeReader {
+	return chunkRanges{st: a.data, key: a.ChunkKey(coords)}
 }

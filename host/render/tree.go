@@ -7,14 +7,16 @@ import (
 	"io"
 	"strings"
 
+	"github.com/zarrgw/zarrgw/core/array"
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/core/meta"
 	"github.com/zarrgw/zarrgw/core/store"
 )
 
 // Tree prints the node and everything below it, one line per node:
-// groups with their format, arrays with shape, data type, chunks and codecs.
-func Tree(ctx context.Context, w io.Writer, s store.Store, root hierarchy.Node) error {
+// groups with their format, arrays with shape, data type, chunks and codecs;
+// sharded arrays get a second line with their shard layout.
+func Tree(ctx context.Context, w io.Writer, s store.Store, root hierarchy.Node, opts array.Options) error {
 	return hierarchy.Walk(ctx, s, root, func(n hierarchy.Node) error {
 		depth := 0
 		if n.Path != root.Path {
@@ -30,9 +32,42 @@ func Tree(ctx context.Context, w io.Writer, s store.Store, root hierarchy.Node) 
 			_, err := fmt.Fprintf(w, "%s%s (group, %s%s)\n", indent, name, n.Group.Format, groupNotes(n))
 			return err
 		}
-		_, err := fmt.Fprintf(w, "%s%s %s\n", indent, name, ArraySummary(n.Array))
-		return err
+		if _, err := fmt.Fprintf(w, "%s%s %s\n", indent, name, ArraySummary(n.Array)); err != nil {
+			return err
+		}
+		return shardLine(ctx, w, s, n, opts, indent)
 	})
+}
+
+// shardLine prints a sharded array's layout; arrays that cannot be opened
+// (a codec missing here) say why instead of ending the listing.
+func shardLine(ctx context.Context, w io.Writer, s store.Store, n hierarchy.Node, opts array.Options, indent string) error {
+	if opts.Codecs == nil || !usesSharding(n.Array) {
+		return nil
+	}
+	a, err := array.New(ctx, s, n.Path, n.Array, opts)
+	if err != nil {
+		_, err = fmt.Fprintf(w, "%s  (cannot open: %v)\n", indent, err)
+		return err
+	}
+	layout, err := ShardLayout(ctx, a)
+	if err != nil {
+		layout = "shard layout unreadable: " + err.Error()
+	}
+	if layout == "" {
+		return nil
+	}
+	_, err = fmt.Fprintf(w, "%s  %s\n", indent, layout)
+	return err
+}
+
+func usesSharding(m *meta.ArrayMeta) bool {
+	for _, c := range m.Codecs {
+		if c.Name == "sharding_indexed" {
+			return true
+		}
+	}
+	return false
 }
 
 func groupNotes(n hierarchy.Node) string {
@@ -73,7 +108,8 @@ func codecList(exts []meta.Extension) string {
 	names := make([]string, len(exts))
 	for i, e := range exts {
 		names[i] = e.Name
-		if len(e.Configuration) > 0 && string(e.Configuration) != "{}" {
+		// a sharded array's layout gets a line of its own
+		if e.Name != "sharding_indexed" && len(e.Configuration) > 0 && string(e.Configuration) != "{}" {
 			names[i] += compact(e.Configuration)
 		}
 	}
