@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"github.com/zarrgw/zarrgw/tests/fixtures"
 	"io/fs"
 	"math"
 	"os"
@@ -17,23 +18,10 @@ import (
 	"github.com/zarrgw/zarrgw/core/dtype"
 )
 
-// fixturesDir locates the shared fixtures (arrays written by other
-// implementations). Without them the fixture tests cannot run: that fails
-// under CI and is logged loudly otherwise.
+// fixturesDir locates the shared fixtures (see fixtures.Dir).
 func fixturesDir(tb testing.TB) string {
 	tb.Helper()
-	dir := os.Getenv("ZARRGW_FIXTURES")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "fixtures")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "expected.json")); err != nil {
-		if os.Getenv("CI") == "true" {
-			tb.Fatalf("fixtures not found at %s (set ZARRGW_FIXTURES): %v", dir, err)
-		}
-		tb.Logf("!!! FIXTURES NOT FOUND at %s: fixture tests did NOT run (set ZARRGW_FIXTURES) !!!", dir)
-		tb.SkipNow()
-	}
-	return dir
+	return fixtures.Dir(tb)
 }
 
 // metadataFiles lists every metadata document under dir by base name.

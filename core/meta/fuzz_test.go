@@ -1,6 +1,7 @@
 package meta
 
 import (
+	"github.com/zarrgw/zarrgw/tests/fixtures"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,9 +13,9 @@ import (
 // addFixtureSeeds adds every fixture document with the given base name.
 // Missing fixtures only shrink the corpus; the hand seeds still run.
 func addFixtureSeeds(f *testing.F, base string) {
-	dir := os.Getenv("ZARRGW_FIXTURES")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "fixtures")
+	dir, err := fixtures.Find()
+	if err != nil {
+		return
 	}
 	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && d.Name() == base {

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"github.com/zarrgw/zarrgw/tests/fixtures"
 	"math"
 	"os"
 	"path/filepath"
@@ -16,23 +17,10 @@ import (
 	"github.com/zarrgw/zarrgw/core/dtype"
 )
 
-// fixturesDir finds the shared fixtures ($ZARRGW_FIXTURES, else
-// ../../../../shared/fixtures from this package). Missing fixtures fail
-// under CI=true and are reported loudly otherwise.
+// fixturesDir finds the shared fixtures (see fixtures.Optional).
 func fixturesDir(t testing.TB) (string, bool) {
 	t.Helper()
-	dir := os.Getenv("ZARRGW_FIXTURES")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "..", "shared", "fixtures")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "expected.json")); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("fixtures not found at %s: %v", dir, err)
-		}
-		t.Logf("!!! BLOSC FIXTURE TEST DID NOT RUN: fixtures not found at %s (set ZARRGW_FIXTURES)", dir)
-		return "", false
-	}
-	return dir, true
+	return fixtures.Optional(t)
 }
 
 // fixtureArray is one blosc-compressed array found among the fixtures.

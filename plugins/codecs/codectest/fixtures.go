@@ -5,51 +5,17 @@ package codectest
 
 import (
 	"encoding/json"
+	"github.com/zarrgw/zarrgw/tests/fixtures"
 	"os"
 	"path/filepath"
 	"sync"
 	"testing"
 )
 
-// FixturesDir returns the shared fixture directory ($ZARRGW_FIXTURES, or
-// ../shared/fixtures next to the module root). When it is missing the test
-// is skipped loudly, or fails when CI=true.
+// FixturesDir returns the shared fixture directory (see fixtures.Dir).
 func FixturesDir(t testing.TB) string {
 	t.Helper()
-	dir := os.Getenv("ZARRGW_FIXTURES")
-	if dir == "" {
-		if root, ok := moduleRoot(); ok {
-			dir = filepath.Join(root, "..", "shared", "fixtures")
-		}
-	}
-	if dir != "" {
-		if st, err := os.Stat(filepath.Join(dir, "expected.json")); err == nil && !st.IsDir() {
-			return dir
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("fixtures not found (dir %q); set ZARRGW_FIXTURES", dir)
-	}
-	t.Logf("!!! FIXTURE TEST DID NOT RUN: fixtures not found (dir %q); set ZARRGW_FIXTURES", dir)
-	t.SkipNow()
-	return ""
-}
-
-func moduleRoot() (string, bool) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", false
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, true
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", false
-		}
-		dir = parent
-	}
+	return fixtures.Dir(t)
 }
 
 // ReadFixture returns the bytes of a fixture file, path relative to the
