@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"sync"
 
 	"github.com/zarrgw/zarrgw/core/codec"
 	"github.com/zarrgw/zarrgw/core/grid"
@@ -62,6 +63,8 @@ type Array struct {
 	prefix string
 	pipe   *codec.Pipeline
 	opts   Options
+	// scratch recycles whole-chunk decode buffers (*[]byte) between reads.
+	scratch sync.Pool
 }
 
 // New opens an array whose metadata has already been read.

@@ -30,6 +30,9 @@ func (a *Array) Read(ctx context.Context, sel grid.Selection) (*ndarray.Array, e
 		if dst, ok := a.directTarget(out, p); ok {
 			return a.readDirect(ctx, p.Chunk, dst)
 		}
+		if ok, _ := a.pipe.Direct(); ok {
+			return a.readViaScratch(ctx, out, p)
+		}
 		chunk, err := a.ReadChunk(ctx, p.Chunk)
 		if err != nil {
 			return err
