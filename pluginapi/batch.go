@@ -8,6 +8,9 @@ import (
 	"sync/atomic"
 
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/zarrgw/zarrgw/core/codec"
 
 	pb "github.com/zarrgw/zarrgw/pluginapi/zarrgwv1"
 )
@@ -156,9 +159,75 @@ func (b *batcher) call(ctx context.Context, req *pb.BatchRequest) (*pb.BatchResp
 	if err != nil {
 		return nil, err
 	}
+	var lent *slot
+	if a := conn.sharedArena(ctx); a != nil {
+		lent, _ = a.borrow()
+	}
+	if lent == nil {
+		resp, err := pb.NewCodecClient(conn.cc).Batch(ctx, req)
+		if err != nil {
+			return nil, b.c.fail(ctx, conn, err)
+		}
+		return resp, nil
+	}
+	outFrom := packInputs(lent, req)
 	resp, err := pb.NewCodecClient(conn.cc).Batch(ctx, req)
+	defer lent.giveBack(abandoned(ctx, err))
 	if err != nil {
 		return nil, b.c.fail(ctx, conn, err)
 	}
+	for _, r := range resp.Results {
+		b.unpackOutput(lent, outFrom, r)
+	}
 	return resp, nil
+}
+
+// packInputs moves the inputs that fit in half the slot into it and lends
+// the rest of the slot for outputs, whose offset it returns.
+func packInputs(s *slot, req *pb.BatchRequest) int {
+	off := 0
+	for i, f := range req.Items {
+		n := len(f.Data)
+		if n == 0 || off+n > arenaSlotSize/2 {
+			continue
+		}
+		copy(s.mem[off:], f.Data)
+		p := &pb.Payload{Array: f.Payload.GetArray(), Size: f.Payload.GetSize(), Arena: s.span(off, n)}
+		req.Items[i] = &pb.CodecFrame{Call: f.Call, Payload: p}
+		off = alignUp(off + n)
+	}
+	req.Output = s.span(off, arenaSlotSize-off)
+	return off
+}
+
+// unpackOutput copies an output out of the slot before the slot is given
+// back: the caller owns what it gets.
+func (b *batcher) unpackOutput(s *slot, from int, r *pb.BatchResult) {
+	sp := r.GetPayload().GetArena()
+	if sp == nil {
+		return
+	}
+	src, err := s.bytes(sp, from)
+	if err == nil && int64(len(src)) != r.Payload.Size {
+		err = fmt.Errorf("output of %d bytes announced as %d", len(src), r.Payload.Size)
+	}
+	if err != nil {
+		r.Payload, r.Error = nil, errorToPB(fmt.Errorf("%w: plugin %s: %v", codec.ErrCorrupt, b.c.Name(), err))
+		return
+	}
+	r.Data = append([]byte(nil), src...)
+	r.Payload.Arena = nil
+}
+
+// abandoned reports whether a call ended without the plugin having
+// finished with what it was lent: cancelled, timed out or cut off.
+func abandoned(ctx context.Context, err error) bool {
+	if err == nil {
+		return false
+	}
+	switch status.Code(err) {
+	case codes.Canceled, codes.DeadlineExceeded, codes.Unavailable:
+		return true
+	}
+	return ctx.Err() != nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"iter"
 
@@ -77,14 +78,26 @@ func (s *remoteStore) Get(ctx context.Context, key string, r store.ByteRange) (s
 	if err != nil {
 		return store.Value{}, err
 	}
-	v, err := getOn(ctx, client, &pb.GetRequest{Store: ref, Key: []byte(key), Range: rangeToPB(r)})
+	req := &pb.GetRequest{Store: ref, Key: []byte(key), Range: rangeToPB(r)}
+	var lent *slot
+	if a := conn.sharedArena(ctx); a != nil {
+		if lent, _ = a.borrow(); lent != nil {
+			req.Output = lent.span(0, arenaSlotSize)
+		}
+	}
+	v, err := getOn(ctx, client, req, lent)
+	if lent != nil {
+		lent.giveBack(abandoned(ctx, err))
+	}
 	if err != nil {
 		return store.Value{}, s.c.fail(ctx, conn, err)
 	}
 	return v, nil
 }
 
-func getOn(ctx context.Context, client pb.StoreClient, req *pb.GetRequest) (store.Value, error) {
+// getOn reads a value from frames, or copies it out of the slot lent for
+// it (before the slot is given back: the caller owns what it gets).
+func getOn(ctx context.Context, client pb.StoreClient, req *pb.GetRequest, lent *slot) (store.Value, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stream, err := client.Get(ctx, req)
@@ -95,7 +108,18 @@ func getOn(ctx context.Context, client pb.StoreClient, req *pb.GetRequest) (stor
 	if err != nil {
 		return store.Value{}, err
 	}
-	data, err := gather(first.Size, first.Data, func() ([]byte, error) {
+	inline := first.Data
+	if first.Arena != nil {
+		if lent == nil || len(inline) > 0 {
+			return store.Value{}, fmt.Errorf("value in an arena that was not lent")
+		}
+		src, err := lent.bytes(first.Arena, 0)
+		if err != nil {
+			return store.Value{}, err
+		}
+		inline = append([]byte(nil), src...)
+	}
+	data, err := gather(first.Size, inline, func() ([]byte, error) {
 		f, err := stream.Recv()
 		return f.GetData(), err
 	})
@@ -120,7 +144,18 @@ func (s *remoteStore) Set(ctx context.Context, key string, data []byte, cond sto
 		return "", err
 	}
 	h := &pb.SetHeader{Store: ref, Key: []byte(key), IfMatch: cond.IfMatch, IfNoneMatch: cond.IfNoneMatch, Size: int64(len(data))}
+	var lent *slot
+	if a := conn.sharedArena(ctx); a != nil && len(data) > 0 && len(data) <= arenaSlotSize {
+		if lent, _ = a.borrow(); lent != nil {
+			// The frames then carry nothing: Size counts frame bytes.
+			h.Arena, h.Size = lent.span(0, copy(lent.mem, data)), 0
+			data = nil
+		}
+	}
 	version, err := setOn(ctx, client, h, data)
+	if lent != nil {
+		lent.giveBack(abandoned(ctx, err))
+	}
 	if err != nil {
 		return "", s.c.fail(ctx, conn, err)
 	}

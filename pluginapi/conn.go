@@ -2,10 +2,13 @@ package pluginapi
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
+
+	pb "github.com/zarrgw/zarrgw/pluginapi/zarrgwv1"
 )
 
 // Conn is a connection to one running plugin process. It is made by
@@ -15,6 +18,42 @@ type Conn struct {
 	cc     grpc.ClientConnInterface
 	broker *plugin.GRPCBroker // nil where the peer offers none (the host's next store)
 	broken atomic.Bool
+
+	arenaMu  sync.Mutex
+	arena    *arena
+	noArena  bool // the plugin or the system cannot share memory
+	released bool
+}
+
+// sharedArena returns the connection's arena, creating it on first use;
+// nil when payloads must travel in frames.
+func (c *Conn) sharedArena(ctx context.Context) *arena {
+	c.arenaMu.Lock()
+	defer c.arenaMu.Unlock()
+	if c.arena != nil || c.noArena || c.released {
+		return c.arena
+	}
+	a, err := newArena(ctx, pb.NewPluginClient(c.cc))
+	if err != nil {
+		// A plugin without MapArena, or no shared memory here: frames it
+		// is, for good. A call that merely ran out of time tries again.
+		c.noArena = ctx.Err() == nil
+		return nil
+	}
+	c.arena = a
+	return a
+}
+
+// Release frees the shared memory the host holds for this connection once
+// the calls still using it return. The launcher calls it when it discards
+// the connection (its process exited or is being ended).
+func (c *Conn) Release() {
+	c.arenaMu.Lock()
+	defer c.arenaMu.Unlock()
+	c.released = true
+	if c.arena != nil {
+		c.arena.release()
+	}
 }
 
 // Broken reports whether a call on this connection failed because the

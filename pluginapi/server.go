@@ -23,6 +23,7 @@ type server struct {
 	manifests []*pb.Manifest
 	built     *cache[codec.Codec]
 	stores    *storeInstances
+	arenas    arenas
 	watch     *hostWatch
 }
 
@@ -84,7 +85,7 @@ func (s *server) register(broker *plugin.GRPCBroker, g *grpc.Server) {
 	s.stores.broker = broker
 	pb.RegisterPluginServer(g, &pluginService{srv: s})
 	pb.RegisterCodecServer(g, &codecService{srv: s})
-	pb.RegisterStoreServer(g, &storeService{open: s.stores.open, close: s.stores.close})
+	pb.RegisterStoreServer(g, &storeService{open: s.stores.open, close: s.stores.close, arenas: &s.arenas})
 }
 
 // codec returns the codec built from ref, building it on first use.

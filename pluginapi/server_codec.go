@@ -80,6 +80,7 @@ func (c *codecService) Run(stream pb.Codec_RunServer) error {
 
 func (c *codecService) Batch(ctx context.Context, req *pb.BatchRequest) (*pb.BatchResponse, error) {
 	results := make([]*pb.BatchResult, len(req.Items))
+	out := c.srv.arenas.region(req.Output)
 	// The host batches because it had that many calls in flight at once;
 	// run them at once here too, on as many workers as there are CPUs.
 	work := make(chan int)
@@ -87,7 +88,7 @@ func (c *codecService) Batch(ctx context.Context, req *pb.BatchRequest) (*pb.Bat
 	for range min(len(req.Items), runtime.GOMAXPROCS(0)) {
 		wg.Go(func() {
 			for i := range work {
-				results[i] = c.item(ctx, req.Items[i])
+				results[i] = c.item(ctx, req.Items[i], out)
 			}
 		})
 	}
@@ -98,6 +99,53 @@ func (c *codecService) Batch(ctx context.Context, req *pb.BatchRequest) (*pb.Bat
 	wg.Wait()
 	limitBatch(results)
 	return &pb.BatchResponse{Results: results}, nil
+}
+
+// item runs one call of a batch. Its input may be in an arena, and its
+// output goes to out when it fits there.
+func (c *codecService) item(ctx context.Context, f *pb.CodecFrame, out *outRegion) *pb.BatchResult {
+	data, err := c.srv.arenas.input(f.Payload, f.Data)
+	if err != nil {
+		return &pb.BatchResult{Error: errorToPB(fmt.Errorf("batch item: %w", err))}
+	}
+	if r, ok := c.decodeInto(ctx, f.Call, f.Payload, data, out); ok {
+		return r
+	}
+	p, outData, err := c.run(ctx, f.Call, f.Payload, data)
+	if err != nil {
+		return &pb.BatchResult{Error: errorToPB(err)}
+	}
+	p, outData = out.place(p, outData)
+	return &pb.BatchResult{Payload: p, Data: outData}
+}
+
+// decodeInto lets a bytes->bytes codec that decodes into a buffer decode
+// straight into the host's shared memory, when the decoded size is known.
+func (c *codecService) decodeInto(ctx context.Context, call *pb.CodecCall, in *pb.Payload, data []byte, out *outRegion) (*pb.BatchResult, bool) {
+	size := call.GetSpec().GetDecodedSize()
+	if out == nil || call.GetOp() != pb.CodecOp_CODEC_OP_DECODE || size <= 0 || in.GetArray() != nil {
+		return nil, false
+	}
+	built, err := c.srv.codec(call.Codec)
+	if err != nil || built.Kind() != codec.BytesToBytes {
+		return nil, false
+	}
+	into, ok := built.(codec.DecoderInto)
+	if !ok {
+		return nil, false
+	}
+	spec, err := specFromPB(call.Spec)
+	if err != nil {
+		return nil, false
+	}
+	dst, sp, ok := out.alloc(int(size))
+	if !ok {
+		return nil, false
+	}
+	if err := into.DecodeBytesInto(ctx, spec, data, dst); err != nil {
+		return &pb.BatchResult{Error: errorToPB(err)}, true
+	}
+	return &pb.BatchResult{Payload: &pb.Payload{Size: size, Arena: sp}}, true
 }
 
 // tooLargeForBatch marks a result sent back for a call of its own.
@@ -115,17 +163,6 @@ func limitBatch(results []*pb.BatchResult) {
 		}
 		total += len(r.Data)
 	}
-}
-
-func (c *codecService) item(ctx context.Context, f *pb.CodecFrame) *pb.BatchResult {
-	if int64(len(f.Data)) != f.GetPayload().GetSize() {
-		return &pb.BatchResult{Error: errorToPB(fmt.Errorf("batch item of %d bytes announced as %d", len(f.Data), f.GetPayload().GetSize()))}
-	}
-	out, data, err := c.run(ctx, f.Call, f.Payload, f.Data)
-	if err != nil {
-		return &pb.BatchResult{Error: errorToPB(err)}
-	}
-	return &pb.BatchResult{Payload: out, Data: data}
 }
 
 // run applies one call to its input and returns the output's header and bytes.

@@ -15,8 +15,22 @@ const listBatch = 1000
 // transformers, or, on the host, the store below a transformer.
 type storeService struct {
 	pb.UnimplementedStoreServer
-	open  func(context.Context, *pb.StoreRef) (store.Store, error)
-	close func(*pb.StoreRef) error
+	open   func(context.Context, *pb.StoreRef) (store.Store, error)
+	close  func(*pb.StoreRef) error
+	arenas *arenas // nil where the host maps none (the next store's server)
+}
+
+// fromArena copies a value out of the arena: a store may keep what it is
+// given, and the host reuses the memory after the call.
+func (s *storeService) fromArena(h *pb.SetHeader) ([]byte, error) {
+	if h.Size != 0 {
+		return nil, fmt.Errorf("set %q: value both in frames and in an arena", h.Key)
+	}
+	src, err := s.arenas.bytes(h.Arena)
+	if err != nil {
+		return nil, fmt.Errorf("set %q: %w", h.Key, err)
+	}
+	return append([]byte(nil), src...), nil
 }
 
 func (s *storeService) Capabilities(ctx context.Context, req *pb.StoreRequest) (*pb.StoreCapabilities, error) {
@@ -32,9 +46,17 @@ func (s *storeService) Get(req *pb.GetRequest, stream pb.Store_GetServer) error 
 	if err != nil {
 		return toStatus(err)
 	}
+	out := s.arenas.region(req.Output)
+	if done, err := s.getInto(stream, st, req, out); done || err != nil {
+		return toStatus(err)
+	}
 	v, err := st.Get(stream.Context(), string(req.Key), rangeFromPB(req.Range))
 	if err != nil {
 		return toStatus(err)
+	}
+	if dst, sp, ok := out.alloc(len(v.Data)); ok && len(v.Data) > 0 {
+		copy(dst, v.Data)
+		return stream.Send(&pb.DataFrame{Version: v.Version, Size: int64(len(v.Data)), Arena: sp})
 	}
 	for i, part := range split(v.Data) {
 		f := &pb.DataFrame{Data: part}
@@ -46,6 +68,29 @@ func (s *storeService) Get(req *pb.GetRequest, stream pb.Store_GetServer) error 
 		}
 	}
 	return nil
+}
+
+// getInto reads a whole value straight into the host's shared memory when
+// the store can read into a buffer: no buffer of the plugin's own, no
+// copy. The version comes from a Stat just before; should the value change
+// in between, the version is older than the data, which a conditional
+// write then refuses (it never accepts data older than its version).
+func (s *storeService) getInto(stream pb.Store_GetServer, st store.Store, req *pb.GetRequest, out *outRegion) (bool, error) {
+	into, ok := st.(store.ReaderInto)
+	if !ok || out == nil || req.GetRange().GetKind() != pb.RangeKind_RANGE_KIND_WHOLE {
+		return false, nil
+	}
+	ctx, key := stream.Context(), string(req.Key)
+	info, err := st.Stat(ctx, key)
+	if err != nil || info.Size <= 0 || info.Size > int64(len(out.mem)) {
+		return false, nil // Get says what is wrong, or sends it in frames
+	}
+	dst, sp, _ := out.alloc(int(info.Size))
+	if got, err := into.GetInto(ctx, key, dst); err != nil || !got {
+		out.used.Store(0) // changed size (or vanished): Get has the answer
+		return false, nil
+	}
+	return true, stream.Send(&pb.DataFrame{Version: info.Version, Size: info.Size, Arena: sp})
 }
 
 func (s *storeService) Stat(ctx context.Context, req *pb.StoreRequest) (*pb.StatResponse, error) {
@@ -75,6 +120,9 @@ func (s *storeService) Set(stream pb.Store_SetServer) error {
 		f, err := stream.Recv()
 		return f.GetData(), err
 	})
+	if err == nil && h.Arena != nil {
+		data, err = s.fromArena(h)
+	}
 	if err != nil {
 		return toStatus(fmt.Errorf("set %q: receive value: %w", string(h.Key), err))
 	}

@@ -65,6 +65,7 @@ func (p *Plugin) restart(ctx context.Context) (*pluginapi.Conn, error) {
 	}
 	if p.l.isClosed() {
 		proc.Kill()
+		conn.Release()
 		return nil, fmt.Errorf("plugin %s: %w", p.spec.Name, ErrClosed)
 	}
 	if p.state != NotStarted {
@@ -82,7 +83,7 @@ func (p *Plugin) restart(ctx context.Context) (*pluginapi.Conn, error) {
 // counts the failure.
 func (p *Plugin) reapLastProcess() {
 	p.mu.Lock()
-	proc, ran := p.proc, time.Since(p.since)
+	proc, conn, ran := p.proc, p.conn, time.Since(p.since)
 	if proc == nil {
 		p.mu.Unlock()
 		return
@@ -96,6 +97,7 @@ func (p *Plugin) reapLastProcess() {
 	p.mu.Unlock()
 	p.log.Warn("plugin process gone; restarting", "pid", p.pid, "ran", ran.Round(time.Millisecond))
 	proc.Kill()
+	conn.Release()
 }
 
 // failed counts a failure and sets the backoff: none before the first
@@ -197,10 +199,11 @@ func (p *Plugin) startError(err error) error {
 // close ends the process for good.
 func (p *Plugin) close() {
 	p.mu.Lock()
-	proc := p.proc
+	proc, conn := p.proc, p.conn
 	p.proc, p.conn, p.state = nil, nil, Closed
 	p.mu.Unlock()
 	if proc != nil {
 		proc.Kill()
+		conn.Release()
 	}
 }

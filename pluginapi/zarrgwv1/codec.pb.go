@@ -484,7 +484,10 @@ func (x *CodecFrame) GetData() []byte {
 type BatchRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Each item is one whole call in a single frame.
-	Items         []*CodecFrame `protobuf:"bytes,1,rep,name=items,proto3" json:"items,omitempty"`
+	Items []*CodecFrame `protobuf:"bytes,1,rep,name=items,proto3" json:"items,omitempty"`
+	// Output is where the plugin may place outputs (each aligned to 64
+	// bytes); outputs that do not fit come back inline.
+	Output        *ArenaSpan `protobuf:"bytes,2,opt,name=output,proto3" json:"output,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -522,6 +525,13 @@ func (*BatchRequest) Descriptor() ([]byte, []int) {
 func (x *BatchRequest) GetItems() []*CodecFrame {
 	if x != nil {
 		return x.Items
+	}
+	return nil
+}
+
+func (x *BatchRequest) GetOutput() *ArenaSpan {
+	if x != nil {
+		return x.Output
 	}
 	return nil
 }
@@ -662,9 +672,10 @@ const file_zarrgw_v1_codec_proto_rawDesc = "" +
 	"CodecFrame\x12(\n" +
 	"\x04call\x18\x01 \x01(\v2\x14.zarrgw.v1.CodecCallR\x04call\x12,\n" +
 	"\apayload\x18\x02 \x01(\v2\x12.zarrgw.v1.PayloadR\apayload\x12\x12\n" +
-	"\x04data\x18\x03 \x01(\fR\x04data\";\n" +
+	"\x04data\x18\x03 \x01(\fR\x04data\"i\n" +
 	"\fBatchRequest\x12+\n" +
-	"\x05items\x18\x01 \x03(\v2\x15.zarrgw.v1.CodecFrameR\x05items\"w\n" +
+	"\x05items\x18\x01 \x03(\v2\x15.zarrgw.v1.CodecFrameR\x05items\x12,\n" +
+	"\x06output\x18\x02 \x01(\v2\x14.zarrgw.v1.ArenaSpanR\x06output\"w\n" +
 	"\vBatchResult\x12,\n" +
 	"\apayload\x18\x01 \x01(\v2\x12.zarrgw.v1.PayloadR\apayload\x12\x12\n" +
 	"\x04data\x18\x02 \x01(\fR\x04data\x12&\n" +
@@ -712,7 +723,8 @@ var file_zarrgw_v1_codec_proto_goTypes = []any{
 	(CodecKind)(0),              // 11: zarrgw.v1.CodecKind
 	(*ChunkSpec)(nil),           // 12: zarrgw.v1.ChunkSpec
 	(*Payload)(nil),             // 13: zarrgw.v1.Payload
-	(*Error)(nil),               // 14: zarrgw.v1.Error
+	(*ArenaSpan)(nil),           // 14: zarrgw.v1.ArenaSpan
+	(*Error)(nil),               // 15: zarrgw.v1.Error
 }
 var file_zarrgw_v1_codec_proto_depIdxs = []int32{
 	11, // 0: zarrgw.v1.CodecInfo.kind:type_name -> zarrgw.v1.CodecKind
@@ -726,24 +738,25 @@ var file_zarrgw_v1_codec_proto_depIdxs = []int32{
 	6,  // 8: zarrgw.v1.CodecFrame.call:type_name -> zarrgw.v1.CodecCall
 	13, // 9: zarrgw.v1.CodecFrame.payload:type_name -> zarrgw.v1.Payload
 	7,  // 10: zarrgw.v1.BatchRequest.items:type_name -> zarrgw.v1.CodecFrame
-	13, // 11: zarrgw.v1.BatchResult.payload:type_name -> zarrgw.v1.Payload
-	14, // 12: zarrgw.v1.BatchResult.error:type_name -> zarrgw.v1.Error
-	9,  // 13: zarrgw.v1.BatchResponse.results:type_name -> zarrgw.v1.BatchResult
-	1,  // 14: zarrgw.v1.Codec.Describe:input_type -> zarrgw.v1.CodecRef
-	3,  // 15: zarrgw.v1.Codec.OutputSpec:input_type -> zarrgw.v1.OutputSpecRequest
-	4,  // 16: zarrgw.v1.Codec.EncodedSize:input_type -> zarrgw.v1.EncodedSizeRequest
-	7,  // 17: zarrgw.v1.Codec.Run:input_type -> zarrgw.v1.CodecFrame
-	8,  // 18: zarrgw.v1.Codec.Batch:input_type -> zarrgw.v1.BatchRequest
-	2,  // 19: zarrgw.v1.Codec.Describe:output_type -> zarrgw.v1.CodecInfo
-	12, // 20: zarrgw.v1.Codec.OutputSpec:output_type -> zarrgw.v1.ChunkSpec
-	5,  // 21: zarrgw.v1.Codec.EncodedSize:output_type -> zarrgw.v1.EncodedSizeResponse
-	7,  // 22: zarrgw.v1.Codec.Run:output_type -> zarrgw.v1.CodecFrame
-	10, // 23: zarrgw.v1.Codec.Batch:output_type -> zarrgw.v1.BatchResponse
-	19, // [19:24] is the sub-list for method output_type
-	14, // [14:19] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	14, // 11: zarrgw.v1.BatchRequest.output:type_name -> zarrgw.v1.ArenaSpan
+	13, // 12: zarrgw.v1.BatchResult.payload:type_name -> zarrgw.v1.Payload
+	15, // 13: zarrgw.v1.BatchResult.error:type_name -> zarrgw.v1.Error
+	9,  // 14: zarrgw.v1.BatchResponse.results:type_name -> zarrgw.v1.BatchResult
+	1,  // 15: zarrgw.v1.Codec.Describe:input_type -> zarrgw.v1.CodecRef
+	3,  // 16: zarrgw.v1.Codec.OutputSpec:input_type -> zarrgw.v1.OutputSpecRequest
+	4,  // 17: zarrgw.v1.Codec.EncodedSize:input_type -> zarrgw.v1.EncodedSizeRequest
+	7,  // 18: zarrgw.v1.Codec.Run:input_type -> zarrgw.v1.CodecFrame
+	8,  // 19: zarrgw.v1.Codec.Batch:input_type -> zarrgw.v1.BatchRequest
+	2,  // 20: zarrgw.v1.Codec.Describe:output_type -> zarrgw.v1.CodecInfo
+	12, // 21: zarrgw.v1.Codec.OutputSpec:output_type -> zarrgw.v1.ChunkSpec
+	5,  // 22: zarrgw.v1.Codec.EncodedSize:output_type -> zarrgw.v1.EncodedSizeResponse
+	7,  // 23: zarrgw.v1.Codec.Run:output_type -> zarrgw.v1.CodecFrame
+	10, // 24: zarrgw.v1.Codec.Batch:output_type -> zarrgw.v1.BatchResponse
+	20, // [20:25] is the sub-list for method output_type
+	15, // [15:20] is the sub-list for method input_type
+	15, // [15:15] is the sub-list for extension type_name
+	15, // [15:15] is the sub-list for extension extendee
+	0,  // [0:15] is the sub-list for field type_name
 }
 
 func init() { file_zarrgw_v1_codec_proto_init() }

@@ -74,6 +74,102 @@ func (CodecKind) EnumDescriptor() ([]byte, []int) {
 	return file_zarrgw_v1_plugin_proto_rawDescGZIP(), []int{0}
 }
 
+type MapArenaRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            uint32                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	Path          string                 `protobuf:"bytes,2,opt,name=path,proto3" json:"path,omitempty"`
+	Size          uint64                 `protobuf:"varint,3,opt,name=size,proto3" json:"size,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MapArenaRequest) Reset() {
+	*x = MapArenaRequest{}
+	mi := &file_zarrgw_v1_plugin_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MapArenaRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MapArenaRequest) ProtoMessage() {}
+
+func (x *MapArenaRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_zarrgw_v1_plugin_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MapArenaRequest.ProtoReflect.Descriptor instead.
+func (*MapArenaRequest) Descriptor() ([]byte, []int) {
+	return file_zarrgw_v1_plugin_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *MapArenaRequest) GetId() uint32 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *MapArenaRequest) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *MapArenaRequest) GetSize() uint64 {
+	if x != nil {
+		return x.Size
+	}
+	return 0
+}
+
+type MapArenaResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MapArenaResponse) Reset() {
+	*x = MapArenaResponse{}
+	mi := &file_zarrgw_v1_plugin_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MapArenaResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MapArenaResponse) ProtoMessage() {}
+
+func (x *MapArenaResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_zarrgw_v1_plugin_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MapArenaResponse.ProtoReflect.Descriptor instead.
+func (*MapArenaResponse) Descriptor() ([]byte, []int) {
+	return file_zarrgw_v1_plugin_proto_rawDescGZIP(), []int{1}
+}
+
 type InfoRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -82,7 +178,7 @@ type InfoRequest struct {
 
 func (x *InfoRequest) Reset() {
 	*x = InfoRequest{}
-	mi := &file_zarrgw_v1_plugin_proto_msgTypes[0]
+	mi := &file_zarrgw_v1_plugin_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -94,7 +190,7 @@ func (x *InfoRequest) String() string {
 func (*InfoRequest) ProtoMessage() {}
 
 func (x *InfoRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_zarrgw_v1_plugin_proto_msgTypes[0]
+	mi := &file_zarrgw_v1_plugin_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -107,7 +203,7 @@ func (x *InfoRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InfoRequest.ProtoReflect.Descriptor instead.
 func (*InfoRequest) Descriptor() ([]byte, []int) {
-	return file_zarrgw_v1_plugin_proto_rawDescGZIP(), []int{0}
+	return file_zarrgw_v1_plugin_proto_rawDescGZIP(), []int{2}
 }
 
 type InfoResponse struct {
@@ -122,7 +218,7 @@ type InfoResponse struct {
 
 func (x *InfoResponse) Reset() {
 	*x = InfoResponse{}
-	mi := &file_zarrgw_v1_plugin_proto_msgTypes[1]
+	mi := &file_zarrgw_v1_plugin_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -134,7 +230,7 @@ func (x *InfoResponse) String() string {
 func (*InfoResponse) ProtoMessage() {}
 
 func (x *InfoResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_zarrgw_v1_plugin_proto_msgTypes[1]
+	mi := &file_zarrgw_v1_plugin_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -147,7 +243,7 @@ func (x *InfoResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InfoResponse.ProtoReflect.Descriptor instead.
 func (*InfoResponse) Descriptor() ([]byte, []int) {
-	return file_zarrgw_v1_plugin_proto_rawDescGZIP(), []int{1}
+	return file_zarrgw_v1_plugin_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *InfoResponse) GetManifests() []*Manifest {
@@ -183,7 +279,7 @@ type Manifest struct {
 
 func (x *Manifest) Reset() {
 	*x = Manifest{}
-	mi := &file_zarrgw_v1_plugin_proto_msgTypes[2]
+	mi := &file_zarrgw_v1_plugin_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -195,7 +291,7 @@ func (x *Manifest) String() string {
 func (*Manifest) ProtoMessage() {}
 
 func (x *Manifest) ProtoReflect() protoreflect.Message {
-	mi := &file_zarrgw_v1_plugin_proto_msgTypes[2]
+	mi := &file_zarrgw_v1_plugin_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -208,7 +304,7 @@ func (x *Manifest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Manifest.ProtoReflect.Descriptor instead.
 func (*Manifest) Descriptor() ([]byte, []int) {
-	return file_zarrgw_v1_plugin_proto_rawDescGZIP(), []int{2}
+	return file_zarrgw_v1_plugin_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Manifest) GetKind() string {
@@ -271,7 +367,7 @@ type ValidateRequest struct {
 
 func (x *ValidateRequest) Reset() {
 	*x = ValidateRequest{}
-	mi := &file_zarrgw_v1_plugin_proto_msgTypes[3]
+	mi := &file_zarrgw_v1_plugin_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -283,7 +379,7 @@ func (x *ValidateRequest) String() string {
 func (*ValidateRequest) ProtoMessage() {}
 
 func (x *ValidateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_zarrgw_v1_plugin_proto_msgTypes[3]
+	mi := &file_zarrgw_v1_plugin_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -296,7 +392,7 @@ func (x *ValidateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValidateRequest.ProtoReflect.Descriptor instead.
 func (*ValidateRequest) Descriptor() ([]byte, []int) {
-	return file_zarrgw_v1_plugin_proto_rawDescGZIP(), []int{3}
+	return file_zarrgw_v1_plugin_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ValidateRequest) GetKind() string {
@@ -329,7 +425,7 @@ type ValidateResponse struct {
 
 func (x *ValidateResponse) Reset() {
 	*x = ValidateResponse{}
-	mi := &file_zarrgw_v1_plugin_proto_msgTypes[4]
+	mi := &file_zarrgw_v1_plugin_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -341,7 +437,7 @@ func (x *ValidateResponse) String() string {
 func (*ValidateResponse) ProtoMessage() {}
 
 func (x *ValidateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_zarrgw_v1_plugin_proto_msgTypes[4]
+	mi := &file_zarrgw_v1_plugin_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -354,7 +450,7 @@ func (x *ValidateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValidateResponse.ProtoReflect.Descriptor instead.
 func (*ValidateResponse) Descriptor() ([]byte, []int) {
-	return file_zarrgw_v1_plugin_proto_rawDescGZIP(), []int{4}
+	return file_zarrgw_v1_plugin_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ValidateResponse) GetErrors() []*FieldError {
@@ -368,7 +464,12 @@ var File_zarrgw_v1_plugin_proto protoreflect.FileDescriptor
 
 const file_zarrgw_v1_plugin_proto_rawDesc = "" +
 	"\n" +
-	"\x16zarrgw/v1/plugin.proto\x12\tzarrgw.v1\x1a\x15zarrgw/v1/types.proto\"\r\n" +
+	"\x16zarrgw/v1/plugin.proto\x12\tzarrgw.v1\x1a\x15zarrgw/v1/types.proto\"I\n" +
+	"\x0fMapArenaRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\rR\x02id\x12\x12\n" +
+	"\x04path\x18\x02 \x01(\tR\x04path\x12\x12\n" +
+	"\x04size\x18\x03 \x01(\x04R\x04size\"\x12\n" +
+	"\x10MapArenaResponse\"\r\n" +
 	"\vInfoRequest\"l\n" +
 	"\fInfoResponse\x121\n" +
 	"\tmanifests\x18\x01 \x03(\v2\x13.zarrgw.v1.ManifestR\tmanifests\x12)\n" +
@@ -392,10 +493,11 @@ const file_zarrgw_v1_plugin_proto_rawDesc = "" +
 	"\x16CODEC_KIND_UNSPECIFIED\x10\x00\x12\x1d\n" +
 	"\x19CODEC_KIND_ARRAY_TO_ARRAY\x10\x01\x12\x1d\n" +
 	"\x19CODEC_KIND_ARRAY_TO_BYTES\x10\x02\x12\x1d\n" +
-	"\x19CODEC_KIND_BYTES_TO_BYTES\x10\x032\x86\x01\n" +
+	"\x19CODEC_KIND_BYTES_TO_BYTES\x10\x032\xcb\x01\n" +
 	"\x06Plugin\x127\n" +
 	"\x04Info\x12\x16.zarrgw.v1.InfoRequest\x1a\x17.zarrgw.v1.InfoResponse\x12C\n" +
-	"\bValidate\x12\x1a.zarrgw.v1.ValidateRequest\x1a\x1b.zarrgw.v1.ValidateResponseB6Z4github.com/zarrgw/zarrgw/pluginapi/zarrgwv1;zarrgwv1b\x06proto3"
+	"\bValidate\x12\x1a.zarrgw.v1.ValidateRequest\x1a\x1b.zarrgw.v1.ValidateResponse\x12C\n" +
+	"\bMapArena\x12\x1a.zarrgw.v1.MapArenaRequest\x1a\x1b.zarrgw.v1.MapArenaResponseB6Z4github.com/zarrgw/zarrgw/pluginapi/zarrgwv1;zarrgwv1b\x06proto3"
 
 var (
 	file_zarrgw_v1_plugin_proto_rawDescOnce sync.Once
@@ -410,26 +512,30 @@ func file_zarrgw_v1_plugin_proto_rawDescGZIP() []byte {
 }
 
 var file_zarrgw_v1_plugin_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_zarrgw_v1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_zarrgw_v1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_zarrgw_v1_plugin_proto_goTypes = []any{
 	(CodecKind)(0),           // 0: zarrgw.v1.CodecKind
-	(*InfoRequest)(nil),      // 1: zarrgw.v1.InfoRequest
-	(*InfoResponse)(nil),     // 2: zarrgw.v1.InfoResponse
-	(*Manifest)(nil),         // 3: zarrgw.v1.Manifest
-	(*ValidateRequest)(nil),  // 4: zarrgw.v1.ValidateRequest
-	(*ValidateResponse)(nil), // 5: zarrgw.v1.ValidateResponse
-	(*FieldError)(nil),       // 6: zarrgw.v1.FieldError
+	(*MapArenaRequest)(nil),  // 1: zarrgw.v1.MapArenaRequest
+	(*MapArenaResponse)(nil), // 2: zarrgw.v1.MapArenaResponse
+	(*InfoRequest)(nil),      // 3: zarrgw.v1.InfoRequest
+	(*InfoResponse)(nil),     // 4: zarrgw.v1.InfoResponse
+	(*Manifest)(nil),         // 5: zarrgw.v1.Manifest
+	(*ValidateRequest)(nil),  // 6: zarrgw.v1.ValidateRequest
+	(*ValidateResponse)(nil), // 7: zarrgw.v1.ValidateResponse
+	(*FieldError)(nil),       // 8: zarrgw.v1.FieldError
 }
 var file_zarrgw_v1_plugin_proto_depIdxs = []int32{
-	3, // 0: zarrgw.v1.InfoResponse.manifests:type_name -> zarrgw.v1.Manifest
+	5, // 0: zarrgw.v1.InfoResponse.manifests:type_name -> zarrgw.v1.Manifest
 	0, // 1: zarrgw.v1.Manifest.codec_kind:type_name -> zarrgw.v1.CodecKind
-	6, // 2: zarrgw.v1.ValidateResponse.errors:type_name -> zarrgw.v1.FieldError
-	1, // 3: zarrgw.v1.Plugin.Info:input_type -> zarrgw.v1.InfoRequest
-	4, // 4: zarrgw.v1.Plugin.Validate:input_type -> zarrgw.v1.ValidateRequest
-	2, // 5: zarrgw.v1.Plugin.Info:output_type -> zarrgw.v1.InfoResponse
-	5, // 6: zarrgw.v1.Plugin.Validate:output_type -> zarrgw.v1.ValidateResponse
-	5, // [5:7] is the sub-list for method output_type
-	3, // [3:5] is the sub-list for method input_type
+	8, // 2: zarrgw.v1.ValidateResponse.errors:type_name -> zarrgw.v1.FieldError
+	3, // 3: zarrgw.v1.Plugin.Info:input_type -> zarrgw.v1.InfoRequest
+	6, // 4: zarrgw.v1.Plugin.Validate:input_type -> zarrgw.v1.ValidateRequest
+	1, // 5: zarrgw.v1.Plugin.MapArena:input_type -> zarrgw.v1.MapArenaRequest
+	4, // 6: zarrgw.v1.Plugin.Info:output_type -> zarrgw.v1.InfoResponse
+	7, // 7: zarrgw.v1.Plugin.Validate:output_type -> zarrgw.v1.ValidateResponse
+	2, // 8: zarrgw.v1.Plugin.MapArena:output_type -> zarrgw.v1.MapArenaResponse
+	6, // [6:9] is the sub-list for method output_type
+	3, // [3:6] is the sub-list for method input_type
 	3, // [3:3] is the sub-list for extension type_name
 	3, // [3:3] is the sub-list for extension extendee
 	0, // [0:3] is the sub-list for field type_name
@@ -447,7 +553,7 @@ func file_zarrgw_v1_plugin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_zarrgw_v1_plugin_proto_rawDesc), len(file_zarrgw_v1_plugin_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   5,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

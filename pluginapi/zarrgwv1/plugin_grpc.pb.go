@@ -21,6 +21,7 @@ const _ = grpc.SupportPackageIsVersion9
 const (
 	Plugin_Info_FullMethodName     = "/zarrgw.v1.Plugin/Info"
 	Plugin_Validate_FullMethodName = "/zarrgw.v1.Plugin/Validate"
+	Plugin_MapArena_FullMethodName = "/zarrgw.v1.Plugin/MapArena"
 )
 
 // PluginClient is the client API for Plugin service.
@@ -34,6 +35,10 @@ type PluginClient interface {
 	// Validate checks a configuration for one of the plugin's extensions.
 	// Problems are reported as field errors, not as a failed call.
 	Validate(ctx context.Context, in *ValidateRequest, opts ...grpc.CallOption) (*ValidateResponse, error)
+	// MapArena maps a file of shared memory the host created; the host
+	// removes the file once the call returns. A plugin that does not
+	// implement it gets every payload in frames.
+	MapArena(ctx context.Context, in *MapArenaRequest, opts ...grpc.CallOption) (*MapArenaResponse, error)
 }
 
 type pluginClient struct {
@@ -64,6 +69,16 @@ func (c *pluginClient) Validate(ctx context.Context, in *ValidateRequest, opts .
 	return out, nil
 }
 
+func (c *pluginClient) MapArena(ctx context.Context, in *MapArenaRequest, opts ...grpc.CallOption) (*MapArenaResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(MapArenaResponse)
+	err := c.cc.Invoke(ctx, Plugin_MapArena_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // PluginServer is the server API for Plugin service.
 // All implementations must embed UnimplementedPluginServer
 // for forward compatibility.
@@ -75,6 +90,10 @@ type PluginServer interface {
 	// Validate checks a configuration for one of the plugin's extensions.
 	// Problems are reported as field errors, not as a failed call.
 	Validate(context.Context, *ValidateRequest) (*ValidateResponse, error)
+	// MapArena maps a file of shared memory the host created; the host
+	// removes the file once the call returns. A plugin that does not
+	// implement it gets every payload in frames.
+	MapArena(context.Context, *MapArenaRequest) (*MapArenaResponse, error)
 	mustEmbedUnimplementedPluginServer()
 }
 
@@ -90,6 +109,9 @@ func (UnimplementedPluginServer) Info(context.Context, *InfoRequest) (*InfoRespo
 }
 func (UnimplementedPluginServer) Validate(context.Context, *ValidateRequest) (*ValidateResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Validate not implemented")
+}
+func (UnimplementedPluginServer) MapArena(context.Context, *MapArenaRequest) (*MapArenaResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method MapArena not implemented")
 }
 func (UnimplementedPluginServer) mustEmbedUnimplementedPluginServer() {}
 func (UnimplementedPluginServer) testEmbeddedByValue()                {}
@@ -148,6 +170,24 @@ func _Plugin_Validate_Handler(srv interface{}, ctx context.Context, dec func(int
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Plugin_MapArena_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(MapArenaRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PluginServer).MapArena(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Plugin_MapArena_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PluginServer).MapArena(ctx, req.(*MapArenaRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Plugin_ServiceDesc is the grpc.ServiceDesc for Plugin service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -162,6 +202,10 @@ var Plugin_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Validate",
 			Handler:    _Plugin_Validate_Handler,
+		},
+		{
+			MethodName: "MapArena",
+			Handler:    _Plugin_MapArena_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -251,10 +251,12 @@ func (x *ByteRange) GetLength() int64 {
 }
 
 type GetRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Store         *StoreRef              `protobuf:"bytes,1,opt,name=store,proto3" json:"store,omitempty"`
-	Key           []byte                 `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
-	Range         *ByteRange             `protobuf:"bytes,3,opt,name=range,proto3" json:"range,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Store *StoreRef              `protobuf:"bytes,1,opt,name=store,proto3" json:"store,omitempty"`
+	Key   []byte                 `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
+	Range *ByteRange             `protobuf:"bytes,3,opt,name=range,proto3" json:"range,omitempty"`
+	// Output is where the plugin may place the value if it fits.
+	Output        *ArenaSpan `protobuf:"bytes,4,opt,name=output,proto3" json:"output,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -310,12 +312,21 @@ func (x *GetRequest) GetRange() *ByteRange {
 	return nil
 }
 
+func (x *GetRequest) GetOutput() *ArenaSpan {
+	if x != nil {
+		return x.Output
+	}
+	return nil
+}
+
 type DataFrame struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Version and size are set on the first frame.
-	Version       string `protobuf:"bytes,1,opt,name=version,proto3" json:"version,omitempty"`
-	Size          int64  `protobuf:"varint,2,opt,name=size,proto3" json:"size,omitempty"`
-	Data          []byte `protobuf:"bytes,3,opt,name=data,proto3" json:"data,omitempty"`
+	Version string `protobuf:"bytes,1,opt,name=version,proto3" json:"version,omitempty"`
+	Size    int64  `protobuf:"varint,2,opt,name=size,proto3" json:"size,omitempty"`
+	Data    []byte `protobuf:"bytes,3,opt,name=data,proto3" json:"data,omitempty"`
+	// Arena is set on the only frame when the value is in shared memory.
+	Arena         *ArenaSpan `protobuf:"bytes,4,opt,name=arena,proto3" json:"arena,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -371,13 +382,23 @@ func (x *DataFrame) GetData() []byte {
 	return nil
 }
 
+func (x *DataFrame) GetArena() *ArenaSpan {
+	if x != nil {
+		return x.Arena
+	}
+	return nil
+}
+
 type SetHeader struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Store         *StoreRef              `protobuf:"bytes,1,opt,name=store,proto3" json:"store,omitempty"`
-	Key           []byte                 `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
-	IfMatch       string                 `protobuf:"bytes,3,opt,name=if_match,json=ifMatch,proto3" json:"if_match,omitempty"`
-	IfNoneMatch   bool                   `protobuf:"varint,4,opt,name=if_none_match,json=ifNoneMatch,proto3" json:"if_none_match,omitempty"`
-	Size          int64                  `protobuf:"varint,5,opt,name=size,proto3" json:"size,omitempty"`
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Store       *StoreRef              `protobuf:"bytes,1,opt,name=store,proto3" json:"store,omitempty"`
+	Key         []byte                 `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
+	IfMatch     string                 `protobuf:"bytes,3,opt,name=if_match,json=ifMatch,proto3" json:"if_match,omitempty"`
+	IfNoneMatch bool                   `protobuf:"varint,4,opt,name=if_none_match,json=ifNoneMatch,proto3" json:"if_none_match,omitempty"`
+	Size        int64                  `protobuf:"varint,5,opt,name=size,proto3" json:"size,omitempty"`
+	// Arena is set when the value is in shared memory, not in frames (size
+	// then counts frame bytes: 0).
+	Arena         *ArenaSpan `protobuf:"bytes,6,opt,name=arena,proto3" json:"arena,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -445,6 +466,13 @@ func (x *SetHeader) GetSize() int64 {
 		return x.Size
 	}
 	return 0
+}
+
+func (x *SetHeader) GetArena() *ArenaSpan {
+	if x != nil {
+		return x.Arena
+	}
+	return nil
 }
 
 type SetFrame struct {
@@ -824,7 +852,7 @@ var File_zarrgw_v1_store_proto protoreflect.FileDescriptor
 
 const file_zarrgw_v1_store_proto_rawDesc = "" +
 	"\n" +
-	"\x15zarrgw/v1/store.proto\x12\tzarrgw.v1\"X\n" +
+	"\x15zarrgw/v1/store.proto\x12\tzarrgw.v1\x1a\x15zarrgw/v1/types.proto\"X\n" +
 	"\bStoreRef\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12$\n" +
 	"\rconfiguration\x18\x02 \x01(\fR\rconfiguration\x12\x12\n" +
@@ -835,22 +863,25 @@ const file_zarrgw_v1_store_proto_rawDesc = "" +
 	"\tByteRange\x12(\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x14.zarrgw.v1.RangeKindR\x04kind\x12\x16\n" +
 	"\x06offset\x18\x02 \x01(\x03R\x06offset\x12\x16\n" +
-	"\x06length\x18\x03 \x01(\x03R\x06length\"u\n" +
+	"\x06length\x18\x03 \x01(\x03R\x06length\"\xa3\x01\n" +
 	"\n" +
 	"GetRequest\x12)\n" +
 	"\x05store\x18\x01 \x01(\v2\x13.zarrgw.v1.StoreRefR\x05store\x12\x10\n" +
 	"\x03key\x18\x02 \x01(\fR\x03key\x12*\n" +
-	"\x05range\x18\x03 \x01(\v2\x14.zarrgw.v1.ByteRangeR\x05range\"M\n" +
+	"\x05range\x18\x03 \x01(\v2\x14.zarrgw.v1.ByteRangeR\x05range\x12,\n" +
+	"\x06output\x18\x04 \x01(\v2\x14.zarrgw.v1.ArenaSpanR\x06output\"y\n" +
 	"\tDataFrame\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\tR\aversion\x12\x12\n" +
 	"\x04size\x18\x02 \x01(\x03R\x04size\x12\x12\n" +
-	"\x04data\x18\x03 \x01(\fR\x04data\"\x9b\x01\n" +
+	"\x04data\x18\x03 \x01(\fR\x04data\x12*\n" +
+	"\x05arena\x18\x04 \x01(\v2\x14.zarrgw.v1.ArenaSpanR\x05arena\"\xc7\x01\n" +
 	"\tSetHeader\x12)\n" +
 	"\x05store\x18\x01 \x01(\v2\x13.zarrgw.v1.StoreRefR\x05store\x12\x10\n" +
 	"\x03key\x18\x02 \x01(\fR\x03key\x12\x19\n" +
 	"\bif_match\x18\x03 \x01(\tR\aifMatch\x12\"\n" +
 	"\rif_none_match\x18\x04 \x01(\bR\vifNoneMatch\x12\x12\n" +
-	"\x04size\x18\x05 \x01(\x03R\x04size\"L\n" +
+	"\x04size\x18\x05 \x01(\x03R\x04size\x12*\n" +
+	"\x05arena\x18\x06 \x01(\v2\x14.zarrgw.v1.ArenaSpanR\x05arena\"L\n" +
 	"\bSetFrame\x12,\n" +
 	"\x06header\x18\x01 \x01(\v2\x14.zarrgw.v1.SetHeaderR\x06header\x12\x12\n" +
 	"\x04data\x18\x02 \x01(\fR\x04data\"'\n" +
@@ -918,37 +949,41 @@ var file_zarrgw_v1_store_proto_goTypes = []any{
 	(*ListDirResponse)(nil),   // 11: zarrgw.v1.ListDirResponse
 	(*StoreCapabilities)(nil), // 12: zarrgw.v1.StoreCapabilities
 	(*Empty)(nil),             // 13: zarrgw.v1.Empty
+	(*ArenaSpan)(nil),         // 14: zarrgw.v1.ArenaSpan
 }
 var file_zarrgw_v1_store_proto_depIdxs = []int32{
 	1,  // 0: zarrgw.v1.StoreRequest.store:type_name -> zarrgw.v1.StoreRef
 	0,  // 1: zarrgw.v1.ByteRange.kind:type_name -> zarrgw.v1.RangeKind
 	1,  // 2: zarrgw.v1.GetRequest.store:type_name -> zarrgw.v1.StoreRef
 	3,  // 3: zarrgw.v1.GetRequest.range:type_name -> zarrgw.v1.ByteRange
-	1,  // 4: zarrgw.v1.SetHeader.store:type_name -> zarrgw.v1.StoreRef
-	6,  // 5: zarrgw.v1.SetFrame.header:type_name -> zarrgw.v1.SetHeader
-	2,  // 6: zarrgw.v1.Store.Capabilities:input_type -> zarrgw.v1.StoreRequest
-	4,  // 7: zarrgw.v1.Store.Get:input_type -> zarrgw.v1.GetRequest
-	2,  // 8: zarrgw.v1.Store.Stat:input_type -> zarrgw.v1.StoreRequest
-	7,  // 9: zarrgw.v1.Store.Set:input_type -> zarrgw.v1.SetFrame
-	2,  // 10: zarrgw.v1.Store.Erase:input_type -> zarrgw.v1.StoreRequest
-	2,  // 11: zarrgw.v1.Store.ErasePrefix:input_type -> zarrgw.v1.StoreRequest
-	2,  // 12: zarrgw.v1.Store.List:input_type -> zarrgw.v1.StoreRequest
-	2,  // 13: zarrgw.v1.Store.ListDir:input_type -> zarrgw.v1.StoreRequest
-	2,  // 14: zarrgw.v1.Store.Close:input_type -> zarrgw.v1.StoreRequest
-	12, // 15: zarrgw.v1.Store.Capabilities:output_type -> zarrgw.v1.StoreCapabilities
-	5,  // 16: zarrgw.v1.Store.Get:output_type -> zarrgw.v1.DataFrame
-	9,  // 17: zarrgw.v1.Store.Stat:output_type -> zarrgw.v1.StatResponse
-	8,  // 18: zarrgw.v1.Store.Set:output_type -> zarrgw.v1.SetResponse
-	13, // 19: zarrgw.v1.Store.Erase:output_type -> zarrgw.v1.Empty
-	13, // 20: zarrgw.v1.Store.ErasePrefix:output_type -> zarrgw.v1.Empty
-	10, // 21: zarrgw.v1.Store.List:output_type -> zarrgw.v1.ListResponse
-	11, // 22: zarrgw.v1.Store.ListDir:output_type -> zarrgw.v1.ListDirResponse
-	13, // 23: zarrgw.v1.Store.Close:output_type -> zarrgw.v1.Empty
-	15, // [15:24] is the sub-list for method output_type
-	6,  // [6:15] is the sub-list for method input_type
-	6,  // [6:6] is the sub-list for extension type_name
-	6,  // [6:6] is the sub-list for extension extendee
-	0,  // [0:6] is the sub-list for field type_name
+	14, // 4: zarrgw.v1.GetRequest.output:type_name -> zarrgw.v1.ArenaSpan
+	14, // 5: zarrgw.v1.DataFrame.arena:type_name -> zarrgw.v1.ArenaSpan
+	1,  // 6: zarrgw.v1.SetHeader.store:type_name -> zarrgw.v1.StoreRef
+	14, // 7: zarrgw.v1.SetHeader.arena:type_name -> zarrgw.v1.ArenaSpan
+	6,  // 8: zarrgw.v1.SetFrame.header:type_name -> zarrgw.v1.SetHeader
+	2,  // 9: zarrgw.v1.Store.Capabilities:input_type -> zarrgw.v1.StoreRequest
+	4,  // 10: zarrgw.v1.Store.Get:input_type -> zarrgw.v1.GetRequest
+	2,  // 11: zarrgw.v1.Store.Stat:input_type -> zarrgw.v1.StoreRequest
+	7,  // 12: zarrgw.v1.Store.Set:input_type -> zarrgw.v1.SetFrame
+	2,  // 13: zarrgw.v1.Store.Erase:input_type -> zarrgw.v1.StoreRequest
+	2,  // 14: zarrgw.v1.Store.ErasePrefix:input_type -> zarrgw.v1.StoreRequest
+	2,  // 15: zarrgw.v1.Store.List:input_type -> zarrgw.v1.StoreRequest
+	2,  // 16: zarrgw.v1.Store.ListDir:input_type -> zarrgw.v1.StoreRequest
+	2,  // 17: zarrgw.v1.Store.Close:input_type -> zarrgw.v1.StoreRequest
+	12, // 18: zarrgw.v1.Store.Capabilities:output_type -> zarrgw.v1.StoreCapabilities
+	5,  // 19: zarrgw.v1.Store.Get:output_type -> zarrgw.v1.DataFrame
+	9,  // 20: zarrgw.v1.Store.Stat:output_type -> zarrgw.v1.StatResponse
+	8,  // 21: zarrgw.v1.Store.Set:output_type -> zarrgw.v1.SetResponse
+	13, // 22: zarrgw.v1.Store.Erase:output_type -> zarrgw.v1.Empty
+	13, // 23: zarrgw.v1.Store.ErasePrefix:output_type -> zarrgw.v1.Empty
+	10, // 24: zarrgw.v1.Store.List:output_type -> zarrgw.v1.ListResponse
+	11, // 25: zarrgw.v1.Store.ListDir:output_type -> zarrgw.v1.ListDirResponse
+	13, // 26: zarrgw.v1.Store.Close:output_type -> zarrgw.v1.Empty
+	18, // [18:27] is the sub-list for method output_type
+	9,  // [9:18] is the sub-list for method input_type
+	9,  // [9:9] is the sub-list for extension type_name
+	9,  // [9:9] is the sub-list for extension extendee
+	0,  // [0:9] is the sub-list for field type_name
 }
 
 func init() { file_zarrgw_v1_store_proto_init() }
@@ -956,6 +991,7 @@ func file_zarrgw_v1_store_proto_init() {
 	if File_zarrgw_v1_store_proto != nil {
 		return
 	}
+	file_zarrgw_v1_types_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

@@ -306,7 +306,9 @@ type Payload struct {
 	// byte string.
 	Array *ArrayHeader `protobuf:"bytes,1,opt,name=array,proto3" json:"array,omitempty"`
 	// Size is the total length of the data over all frames.
-	Size          int64 `protobuf:"varint,2,opt,name=size,proto3" json:"size,omitempty"`
+	Size int64 `protobuf:"varint,2,opt,name=size,proto3" json:"size,omitempty"`
+	// Arena is set when the data is in shared memory instead of in frames.
+	Arena         *ArenaSpan `protobuf:"bytes,3,opt,name=arena,proto3" json:"arena,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -355,6 +357,77 @@ func (x *Payload) GetSize() int64 {
 	return 0
 }
 
+func (x *Payload) GetArena() *ArenaSpan {
+	if x != nil {
+		return x.Arena
+	}
+	return nil
+}
+
+// ArenaSpan is a region of a shared memory arena the host created and the
+// plugin mapped (Plugin.MapArena). Payloads that fit travel there instead
+// of through serialisation, TLS and the socket; the host owns every region
+// and reuses it once the call that lent it has returned.
+type ArenaSpan struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Arena         uint32                 `protobuf:"varint,1,opt,name=arena,proto3" json:"arena,omitempty"`
+	Offset        uint64                 `protobuf:"varint,2,opt,name=offset,proto3" json:"offset,omitempty"`
+	Length        uint64                 `protobuf:"varint,3,opt,name=length,proto3" json:"length,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ArenaSpan) Reset() {
+	*x = ArenaSpan{}
+	mi := &file_zarrgw_v1_types_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ArenaSpan) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ArenaSpan) ProtoMessage() {}
+
+func (x *ArenaSpan) ProtoReflect() protoreflect.Message {
+	mi := &file_zarrgw_v1_types_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ArenaSpan.ProtoReflect.Descriptor instead.
+func (*ArenaSpan) Descriptor() ([]byte, []int) {
+	return file_zarrgw_v1_types_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *ArenaSpan) GetArena() uint32 {
+	if x != nil {
+		return x.Arena
+	}
+	return 0
+}
+
+func (x *ArenaSpan) GetOffset() uint64 {
+	if x != nil {
+		return x.Offset
+	}
+	return 0
+}
+
+func (x *ArenaSpan) GetLength() uint64 {
+	if x != nil {
+		return x.Length
+	}
+	return 0
+}
+
 // FieldError is one problem with a configuration; path is a JSON pointer
 // ("/levels/0") to the offending field, empty for the document itself.
 type FieldError struct {
@@ -367,7 +440,7 @@ type FieldError struct {
 
 func (x *FieldError) Reset() {
 	*x = FieldError{}
-	mi := &file_zarrgw_v1_types_proto_msgTypes[4]
+	mi := &file_zarrgw_v1_types_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -379,7 +452,7 @@ func (x *FieldError) String() string {
 func (*FieldError) ProtoMessage() {}
 
 func (x *FieldError) ProtoReflect() protoreflect.Message {
-	mi := &file_zarrgw_v1_types_proto_msgTypes[4]
+	mi := &file_zarrgw_v1_types_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -392,7 +465,7 @@ func (x *FieldError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FieldError.ProtoReflect.Descriptor instead.
 func (*FieldError) Descriptor() ([]byte, []int) {
-	return file_zarrgw_v1_types_proto_rawDescGZIP(), []int{4}
+	return file_zarrgw_v1_types_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *FieldError) GetPath() string {
@@ -420,7 +493,7 @@ type ErrorDetail struct {
 
 func (x *ErrorDetail) Reset() {
 	*x = ErrorDetail{}
-	mi := &file_zarrgw_v1_types_proto_msgTypes[5]
+	mi := &file_zarrgw_v1_types_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -432,7 +505,7 @@ func (x *ErrorDetail) String() string {
 func (*ErrorDetail) ProtoMessage() {}
 
 func (x *ErrorDetail) ProtoReflect() protoreflect.Message {
-	mi := &file_zarrgw_v1_types_proto_msgTypes[5]
+	mi := &file_zarrgw_v1_types_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -445,7 +518,7 @@ func (x *ErrorDetail) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ErrorDetail.ProtoReflect.Descriptor instead.
 func (*ErrorDetail) Descriptor() ([]byte, []int) {
-	return file_zarrgw_v1_types_proto_rawDescGZIP(), []int{5}
+	return file_zarrgw_v1_types_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ErrorDetail) GetKinds() []ErrorKind {
@@ -476,7 +549,7 @@ type Error struct {
 
 func (x *Error) Reset() {
 	*x = Error{}
-	mi := &file_zarrgw_v1_types_proto_msgTypes[6]
+	mi := &file_zarrgw_v1_types_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -488,7 +561,7 @@ func (x *Error) String() string {
 func (*Error) ProtoMessage() {}
 
 func (x *Error) ProtoReflect() protoreflect.Message {
-	mi := &file_zarrgw_v1_types_proto_msgTypes[6]
+	mi := &file_zarrgw_v1_types_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -501,7 +574,7 @@ func (x *Error) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Error.ProtoReflect.Descriptor instead.
 func (*Error) Descriptor() ([]byte, []int) {
-	return file_zarrgw_v1_types_proto_rawDescGZIP(), []int{6}
+	return file_zarrgw_v1_types_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Error) GetCode() uint32 {
@@ -545,10 +618,15 @@ const file_zarrgw_v1_types_proto_rawDesc = "" +
 	"\v_fill_value\"U\n" +
 	"\vArrayHeader\x120\n" +
 	"\tdata_type\x18\x01 \x01(\v2\x13.zarrgw.v1.DataTypeR\bdataType\x12\x14\n" +
-	"\x05shape\x18\x02 \x03(\x03R\x05shape\"K\n" +
+	"\x05shape\x18\x02 \x03(\x03R\x05shape\"w\n" +
 	"\aPayload\x12,\n" +
 	"\x05array\x18\x01 \x01(\v2\x16.zarrgw.v1.ArrayHeaderR\x05array\x12\x12\n" +
-	"\x04size\x18\x02 \x01(\x03R\x04size\":\n" +
+	"\x04size\x18\x02 \x01(\x03R\x04size\x12*\n" +
+	"\x05arena\x18\x03 \x01(\v2\x14.zarrgw.v1.ArenaSpanR\x05arena\"Q\n" +
+	"\tArenaSpan\x12\x14\n" +
+	"\x05arena\x18\x01 \x01(\rR\x05arena\x12\x16\n" +
+	"\x06offset\x18\x02 \x01(\x04R\x06offset\x12\x16\n" +
+	"\x06length\x18\x03 \x01(\x04R\x06length\":\n" +
 	"\n" +
 	"FieldError\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12\x18\n" +
@@ -583,29 +661,31 @@ func file_zarrgw_v1_types_proto_rawDescGZIP() []byte {
 }
 
 var file_zarrgw_v1_types_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_zarrgw_v1_types_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_zarrgw_v1_types_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 var file_zarrgw_v1_types_proto_goTypes = []any{
 	(ErrorKind)(0),      // 0: zarrgw.v1.ErrorKind
 	(*DataType)(nil),    // 1: zarrgw.v1.DataType
 	(*ChunkSpec)(nil),   // 2: zarrgw.v1.ChunkSpec
 	(*ArrayHeader)(nil), // 3: zarrgw.v1.ArrayHeader
 	(*Payload)(nil),     // 4: zarrgw.v1.Payload
-	(*FieldError)(nil),  // 5: zarrgw.v1.FieldError
-	(*ErrorDetail)(nil), // 6: zarrgw.v1.ErrorDetail
-	(*Error)(nil),       // 7: zarrgw.v1.Error
+	(*ArenaSpan)(nil),   // 5: zarrgw.v1.ArenaSpan
+	(*FieldError)(nil),  // 6: zarrgw.v1.FieldError
+	(*ErrorDetail)(nil), // 7: zarrgw.v1.ErrorDetail
+	(*Error)(nil),       // 8: zarrgw.v1.Error
 }
 var file_zarrgw_v1_types_proto_depIdxs = []int32{
 	1, // 0: zarrgw.v1.ChunkSpec.data_type:type_name -> zarrgw.v1.DataType
 	1, // 1: zarrgw.v1.ArrayHeader.data_type:type_name -> zarrgw.v1.DataType
 	3, // 2: zarrgw.v1.Payload.array:type_name -> zarrgw.v1.ArrayHeader
-	0, // 3: zarrgw.v1.ErrorDetail.kinds:type_name -> zarrgw.v1.ErrorKind
-	5, // 4: zarrgw.v1.ErrorDetail.fields:type_name -> zarrgw.v1.FieldError
-	6, // 5: zarrgw.v1.Error.detail:type_name -> zarrgw.v1.ErrorDetail
-	6, // [6:6] is the sub-list for method output_type
-	6, // [6:6] is the sub-list for method input_type
-	6, // [6:6] is the sub-list for extension type_name
-	6, // [6:6] is the sub-list for extension extendee
-	0, // [0:6] is the sub-list for field type_name
+	5, // 3: zarrgw.v1.Payload.arena:type_name -> zarrgw.v1.ArenaSpan
+	0, // 4: zarrgw.v1.ErrorDetail.kinds:type_name -> zarrgw.v1.ErrorKind
+	6, // 5: zarrgw.v1.ErrorDetail.fields:type_name -> zarrgw.v1.FieldError
+	7, // 6: zarrgw.v1.Error.detail:type_name -> zarrgw.v1.ErrorDetail
+	7, // [7:7] is the sub-list for method output_type
+	7, // [7:7] is the sub-list for method input_type
+	7, // [7:7] is the sub-list for extension type_name
+	7, // [7:7] is the sub-list for extension extendee
+	0, // [0:7] is the sub-list for field type_name
 }
 
 func init() { file_zarrgw_v1_types_proto_init() }
@@ -620,7 +700,7 @@ func file_zarrgw_v1_types_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_zarrgw_v1_types_proto_rawDesc), len(file_zarrgw_v1_types_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   7,
+			NumMessages:   8,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -1,0 +1,67 @@
+package pluginapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/store"
+)
+
+// Every sentinel survives the trip through a gRPC status, wrapped as deep
+// as it was, and the message names the plugin.
+func TestSentinelsCrossTheBoundary(t *testing.T) {
+	for _, s := range sentinels {
+		err := fmt.Errorf("fs: get %q: %w", "a/b", fmt.Errorf("layer: %w", s.err))
+		back := fromStatus(context.Background(), "example.org/p", toStatus(err))
+		if !errors.Is(back, s.err) {
+			t.Errorf("%v lost on the way back: %v", s.err, back)
+		}
+		if !strings.Contains(back.Error(), "example.org/p") || !strings.Contains(back.Error(), `"a/b"`) {
+			t.Errorf("message %q lacks the plugin or the original message", back)
+		}
+		for _, other := range sentinels {
+			if other.err != s.err && errors.Is(back, other.err) {
+				t.Errorf("%v also matches %v", s.err, other.err)
+			}
+		}
+	}
+	plain := fromStatus(context.Background(), "p", toStatus(errors.New("disk on fire")))
+	for _, s := range sentinels {
+		if errors.Is(plain, s.err) {
+			t.Errorf("a plain error matches %v", s.err)
+		}
+	}
+}
+
+// Configuration errors keep their field paths; context errors become the
+// caller's; a broken connection is ErrConnectionLost.
+func TestErrorKinds(t *testing.T) {
+	ce := &ConfigError{Fields: []FieldError{{Path: "/level", Message: "must be at most 9"}}}
+	back := fromStatus(context.Background(), "p", toStatus(fmt.Errorf("codec x: %w", ce)))
+	var got *ConfigError
+	if !errors.As(back, &got) || len(got.Fields) != 1 || got.Fields[0].Path != "/level" || !errors.Is(back, ErrInvalidConfig) {
+		t.Fatalf("config error came back as %v", back)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := fromStatus(ctx, "p", status.Error(codes.Canceled, "x")); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancellation: %v", err)
+	}
+	if err := fromStatus(context.Background(), "p", status.Error(codes.Unavailable, "EOF")); !errors.Is(err, ErrConnectionLost) {
+		t.Errorf("lost connection: %v", err)
+	}
+	bad := toStatus(fmt.Errorf("key \xff: %w", store.ErrInvalidKey))
+	if err := fromStatus(context.Background(), "p", bad); !errors.Is(err, store.ErrInvalidKey) {
+		t.Errorf("a message that is not UTF-8 lost its kind: %v", err)
+	}
+	if err := errorFromPB(errorToPB(fmt.Errorf("x: %w", codec.ErrCorrupt))); !errors.Is(err, codec.ErrCorrupt) {
+		t.Errorf("batch item error: %v", err)
+	}
+}
