@@ -69,9 +69,14 @@ func (b *batcher) do(ctx context.Context, f *pb.CodecFrame) (*pb.Payload, []byte
 		case <-taken:
 			slots, taken = nil, nil // in a batch now: wait for it
 		case slots <- struct{}{}:
-			if batch := b.take(); len(batch) > 0 {
+			switch batch := b.take(); {
+			case len(batch) == 1 && batch[0] == it:
+				// Alone: no other caller waits on this call, so make it
+				// here and save a goroutine hand-off each way.
+				b.send(batch)
+			case len(batch) > 0:
 				go b.send(batch)
-			} else {
+			default:
 				<-b.slots
 			}
 		}

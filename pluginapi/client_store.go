@@ -74,9 +74,23 @@ func (s *remoteStore) begin(ctx context.Context) (pb.StoreClient, *Conn, *pb.Sto
 func (s *remoteStore) Capabilities() store.Capabilities { return s.caps }
 
 func (s *remoteStore) Get(ctx context.Context, key string, r store.ByteRange) (store.Value, error) {
+	v, _, err := s.get(ctx, key, r, nil)
+	return v, err
+}
+
+// GetInto implements store.ReaderInto: where the plugin's store reads into
+// a buffer, the value goes from the file into shared memory into dst.
+func (s *remoteStore) GetInto(ctx context.Context, key string, dst []byte) (bool, error) {
+	_, ok, err := s.get(ctx, key, store.ByteRange{}, dst)
+	return ok, err
+}
+
+// get reads a value into a new buffer, or into dst (non-nil) when its size
+// is len(dst), reporting whether it was.
+func (s *remoteStore) get(ctx context.Context, key string, r store.ByteRange, dst []byte) (store.Value, bool, error) {
 	client, conn, ref, err := s.begin(ctx)
 	if err != nil {
-		return store.Value{}, err
+		return store.Value{}, false, err
 	}
 	req := &pb.GetRequest{Store: ref, Key: []byte(key), Range: rangeToPB(r)}
 	var lent *slot
@@ -85,45 +99,53 @@ func (s *remoteStore) Get(ctx context.Context, key string, r store.ByteRange) (s
 			req.Output = lent.span(0, arenaSlotSize)
 		}
 	}
-	v, err := getOn(ctx, client, req, lent)
+	v, ok, err := getOn(ctx, client, req, lent, dst)
 	if lent != nil {
 		lent.giveBack(abandoned(ctx, err))
 	}
 	if err != nil {
-		return store.Value{}, s.c.fail(ctx, conn, err)
+		return store.Value{}, false, s.c.fail(ctx, conn, err)
 	}
-	return v, nil
+	return v, ok, nil
 }
 
-// getOn reads a value from frames, or copies it out of the slot lent for
-// it (before the slot is given back: the caller owns what it gets).
-func getOn(ctx context.Context, client pb.StoreClient, req *pb.GetRequest, lent *slot) (store.Value, error) {
+// getOn reads a value from frames or from the slot lent for it, copying it
+// out before the slot is given back: the caller owns what it gets.
+func getOn(ctx context.Context, client pb.StoreClient, req *pb.GetRequest, lent *slot, dst []byte) (store.Value, bool, error) {
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	defer cancel() // also ends a stream left unread when dst does not fit
 	stream, err := client.Get(ctx, req)
 	if err != nil {
-		return store.Value{}, err
+		return store.Value{}, false, err
 	}
 	first, err := stream.Recv()
 	if err != nil {
-		return store.Value{}, err
+		return store.Value{}, false, err
+	}
+	if dst != nil && first.Size != int64(len(dst)) {
+		return store.Value{}, false, nil
 	}
 	inline := first.Data
 	if first.Arena != nil {
-		if lent == nil || len(inline) > 0 {
-			return store.Value{}, fmt.Errorf("value in an arena that was not lent")
+		if lent == nil || len(inline) > 0 || first.Size != int64(first.Arena.Length) {
+			return store.Value{}, false, fmt.Errorf("value in an arena that was not lent for it")
 		}
-		src, err := lent.bytes(first.Arena, 0)
-		if err != nil {
-			return store.Value{}, err
+		if inline, err = lent.bytes(first.Arena, 0); err != nil {
+			return store.Value{}, false, err
 		}
-		inline = append([]byte(nil), src...)
 	}
-	data, err := gather(first.Size, inline, func() ([]byte, error) {
+	next := func() ([]byte, error) {
 		f, err := stream.Recv()
 		return f.GetData(), err
-	})
-	return store.Value{Data: data, Version: first.Version}, err
+	}
+	if dst != nil {
+		return store.Value{Data: dst, Version: first.Version}, true, gatherInto(dst, first.Size, inline, next)
+	}
+	if first.Arena != nil {
+		inline = append([]byte(nil), inline...)
+	}
+	data, err := gather(first.Size, inline, next)
+	return store.Value{Data: data, Version: first.Version}, true, err
 }
 
 func (s *remoteStore) Stat(ctx context.Context, key string) (store.Info, error) {

@@ -119,3 +119,40 @@ func pattern(n int) []byte {
 	}
 	return b
 }
+
+// GetInto reads a value of the buffer's size into the buffer, and reports
+// false without reading for any other size, out of process too.
+func TestStoreGetInto(t *testing.T) {
+	l, _ := newLauncher(t)
+	_, openFS, err := registry.OutOfProcess(l, zarrgwBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := openFS(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	into, ok := s.(store.ReaderInto)
+	if !ok {
+		t.Fatal("the out-of-process store does not read into buffers")
+	}
+	ctx := context.Background()
+	for _, n := range []int{1, 1 << 20, 9 << 20} { // in shared memory, and in frames
+		value := pattern(n)
+		if _, err := s.Set(ctx, "v", value, store.Condition{}); err != nil {
+			t.Fatal(err)
+		}
+		dst := make([]byte, n)
+		if got, err := into.GetInto(ctx, "v", dst); err != nil || !got || !bytes.Equal(dst, value) {
+			t.Fatalf("%d bytes: read %v, %v", n, got, err)
+		}
+		short := make([]byte, n+1)
+		if got, err := into.GetInto(ctx, "v", short); err != nil || got {
+			t.Fatalf("%d bytes into %d: %v, %v", n, len(short), got, err)
+		}
+	}
+	if _, err := into.GetInto(ctx, "missing", make([]byte, 3)); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("missing key: %v", err)
+	}
+}
