@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"log/slog"
 	"os"
 	"strings"
 
@@ -37,7 +38,9 @@ func newPluginsList() *cobra.Command {
 		Short: "List bundled extensions and what the given plugin binaries serve",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			l := launcher.New(launcher.Options{})
+			// Plugin logs matter here only when something goes wrong.
+			logger := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
+			l := launcher.New(launcher.Options{Logger: logger})
 			defer l.Close()
 			for _, b := range binaries {
 				if err := addBinary(l, b); err != nil {

@@ -52,6 +52,11 @@ func (h *slogHCLog) Log(level hclog.Level, msg string, args ...any) {
 		return
 	}
 	attrs := append(append([]any(nil), h.args...), args...)
+	for i := 0; i+1 < len(attrs); i += 2 {
+		if attrs[i] == "plugin" {
+			attrs[i] = "path" // go-plugin's own "plugin" is the binary's path; ours is the name
+		}
+	}
 	if h.name != "" {
 		attrs = append(attrs, "logger", h.name)
 	}
