@@ -3,7 +3,6 @@ package pluginapi
 import (
 	"context"
 	"fmt"
-	"os"
 	"sync"
 	"sync/atomic"
 
@@ -39,12 +38,12 @@ type arena struct {
 // newArena creates an arena and has the plugin on cc map it.
 func newArena(ctx context.Context, client pb.PluginClient) (*arena, error) {
 	size := arenaSlotSize * arenaSlots
-	path, mem, err := createShared(size)
+	path, mem, done, err := createShared(size)
 	if err != nil {
 		return nil, err
 	}
-	// The file only has to live until the plugin has mapped it.
-	defer os.Remove(path)
+	// The name only has to work until the plugin has mapped the memory.
+	defer done()
 	a := &arena{id: arenaIDs.Add(1), mem: mem}
 	for i := arenaSlots - 1; i >= 0; i-- {
 		a.free = append(a.free, i)

@@ -9,11 +9,11 @@ import (
 
 func testArena(t *testing.T) *arena {
 	t.Helper()
-	path, mem, err := createShared(arenaSlotSize * arenaSlots)
+	_, mem, done, err := createShared(arenaSlotSize * arenaSlots)
 	if err != nil {
 		t.Skip("no shared memory:", err)
 	}
-	removeFile(t, path)
+	done()
 	a := &arena{id: 7, mem: mem}
 	for i := arenaSlots - 1; i >= 0; i-- {
 		a.free = append(a.free, i)

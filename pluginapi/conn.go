@@ -22,6 +22,7 @@ type Conn struct {
 	arenaMu  sync.Mutex
 	arena    *arena
 	noArena  bool // the plugin or the system cannot share memory
+	creating bool
 	released bool
 }
 
@@ -29,15 +30,27 @@ type Conn struct {
 // nil when payloads must travel in frames.
 func (c *Conn) sharedArena(ctx context.Context) *arena {
 	c.arenaMu.Lock()
-	defer c.arenaMu.Unlock()
-	if c.arena != nil || c.noArena || c.released {
-		return c.arena
+	if c.arena != nil || c.noArena || c.released || c.creating {
+		// While one call sets the arena up, others use frames rather than
+		// wait on it past their deadlines.
+		a := c.arena
+		c.arenaMu.Unlock()
+		return a
 	}
+	c.creating = true
+	c.arenaMu.Unlock()
 	a, err := newArena(ctx, pb.NewPluginClient(c.cc))
-	if err != nil {
+	c.arenaMu.Lock()
+	defer c.arenaMu.Unlock()
+	c.creating = false
+	switch {
+	case err != nil:
 		// A plugin without MapArena, or no shared memory here: frames it
 		// is, for good. A call that merely ran out of time tries again.
 		c.noArena = ctx.Err() == nil
+		return nil
+	case c.released:
+		a.release()
 		return nil
 	}
 	c.arena = a

@@ -6,7 +6,7 @@ import "errors"
 
 var errNoShared = errors.New("shared memory arenas need a unix system")
 
-func createShared(int) (string, []byte, error) { return "", nil, errNoShared }
+func createShared(int) (string, []byte, func(), error) { return "", nil, nil, errNoShared }
 
 func mapShared(string, int) ([]byte, error) { return nil, errNoShared }
 

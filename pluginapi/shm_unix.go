@@ -8,30 +8,12 @@ import (
 	"syscall"
 )
 
-// createShared creates a file of size bytes in shared memory (tmpfs where
-// there is one, so it never touches a disk), readable by this user only,
-// and maps it. The caller removes the file once the plugin has mapped it.
-func createShared(size int) (path string, mem []byte, err error) {
-	dir := os.TempDir()
-	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
-		dir = "/dev/shm"
-	}
-	f, err := os.CreateTemp(dir, "zarrgw-arena-*")
-	if err != nil {
-		return "", nil, err
-	}
-	defer f.Close()
-	if err = f.Truncate(int64(size)); err == nil {
-		mem, err = syscall.Mmap(int(f.Fd()), 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return "", nil, err
-	}
-	return f.Name(), mem, nil
+func mmapShared(fd, size int) ([]byte, error) {
+	return syscall.Mmap(fd, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
 }
 
-// mapShared maps the file the host created, which must be size bytes.
+// mapShared maps the memory the host shares at path, which must be a
+// regular file of size bytes.
 func mapShared(path string, size int) ([]byte, error) {
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
@@ -45,7 +27,7 @@ func mapShared(path string, size int) ([]byte, error) {
 	if st.Size() != int64(size) || !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("arena %s is not a regular file of %d bytes", path, size)
 	}
-	return syscall.Mmap(int(f.Fd()), 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
+	return mmapShared(int(f.Fd()), size)
 }
 
 func unmapShared(mem []byte) error { return syscall.Munmap(mem) }
