@@ -41,6 +41,7 @@ type batcher struct {
 
 type batchItem struct {
 	frame *pb.CodecFrame
+	dst   []byte // where the output goes, if the caller has a buffer for it
 	ctx   context.Context
 	taken chan struct{} // closed when the item joins a batch
 	done  chan struct{} // closed when res or err is set
@@ -53,8 +54,8 @@ func newBatcher(c *Client) *batcher {
 }
 
 // do runs one call through a batch and returns its output.
-func (b *batcher) do(ctx context.Context, f *pb.CodecFrame) (*pb.Payload, []byte, error) {
-	it := &batchItem{frame: f, ctx: ctx, taken: make(chan struct{}), done: make(chan struct{})}
+func (b *batcher) do(ctx context.Context, f *pb.CodecFrame, dst []byte) (*pb.Payload, []byte, error) {
+	it := &batchItem{frame: f, dst: dst, ctx: ctx, taken: make(chan struct{}), done: make(chan struct{})}
 	b.mu.Lock()
 	b.queue = append(b.queue, it)
 	b.mu.Unlock()
@@ -87,11 +88,15 @@ func (b *batcher) do(ctx context.Context, f *pb.CodecFrame) (*pb.Payload, []byte
 // fetched again on a stream of its own.
 func (b *batcher) result(ctx context.Context, it *batchItem) (*pb.Payload, []byte, error) {
 	if it.err != nil {
+		if ctx.Err() != nil {
+			// The batch was cancelled because this caller gave up: say why.
+			return nil, nil, fmt.Errorf("plugin %s: %w", b.c.Name(), context.Cause(ctx))
+		}
 		return nil, nil, it.err
 	}
 	if e := it.res.Error; e != nil {
 		if codes.Code(e.Code) == codes.ResourceExhausted && e.Message == tooLargeForBatch {
-			return b.c.run(ctx, it.frame.Call, it.frame.Payload, it.frame.Data)
+			return b.c.run(ctx, it.frame.Call, it.frame.Payload, it.frame.Data, it.dst)
 		}
 		return nil, nil, fmt.Errorf("plugin %s: %w", b.c.Name(), errorFromPB(e))
 	}
@@ -145,7 +150,7 @@ func (b *batcher) send(batch []*batchItem) {
 		})
 		defer stop()
 	}
-	resp, err := b.call(ctx, req)
+	resp, err := b.call(ctx, req, batch)
 	for i, it := range batch {
 		switch {
 		case err != nil:
@@ -159,7 +164,7 @@ func (b *batcher) send(batch []*batchItem) {
 	}
 }
 
-func (b *batcher) call(ctx context.Context, req *pb.BatchRequest) (*pb.BatchResponse, error) {
+func (b *batcher) call(ctx context.Context, req *pb.BatchRequest, batch []*batchItem) (*pb.BatchResponse, error) {
 	conn, err := b.c.connect(ctx)
 	if err != nil {
 		return nil, err
@@ -181,8 +186,10 @@ func (b *batcher) call(ctx context.Context, req *pb.BatchRequest) (*pb.BatchResp
 	if err != nil {
 		return nil, b.c.fail(ctx, conn, err)
 	}
-	for _, r := range resp.Results {
-		b.unpackOutput(lent, outFrom, r)
+	for i, r := range resp.Results {
+		if i < len(batch) {
+			b.unpackOutput(lent, outFrom, r, batch[i].dst)
+		}
 	}
 	return resp, nil
 }
@@ -205,9 +212,10 @@ func packInputs(s *slot, req *pb.BatchRequest) int {
 	return off
 }
 
-// unpackOutput copies an output out of the slot before the slot is given
-// back: the caller owns what it gets.
-func (b *batcher) unpackOutput(s *slot, from int, r *pb.BatchResult) {
+// unpackOutput copies an output out of the slot, into the caller's buffer
+// when it has one of the right size, before the slot is given back: the
+// caller owns what it gets.
+func (b *batcher) unpackOutput(s *slot, from int, r *pb.BatchResult, dst []byte) {
 	sp := r.GetPayload().GetArena()
 	if sp == nil {
 		return
@@ -220,7 +228,11 @@ func (b *batcher) unpackOutput(s *slot, from int, r *pb.BatchResult) {
 		r.Payload, r.Error = nil, errorToPB(fmt.Errorf("%w: plugin %s: %v", codec.ErrCorrupt, b.c.Name(), err))
 		return
 	}
-	r.Data = append([]byte(nil), src...)
+	if dst != nil && len(dst) == len(src) {
+		r.Data = dst[:copy(dst, src)]
+	} else {
+		r.Data = append([]byte(nil), src...)
+	}
 	r.Payload.Arena = nil
 }
 

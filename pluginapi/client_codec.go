@@ -48,12 +48,13 @@ func (r *remoteCodec) EncodedSize(in codec.Spec, decodedSize int64) (int64, bool
 
 // call runs one operation: small ones through the batcher, which shares
 // round trips between concurrent calls, large ones on their own stream.
-func (r *remoteCodec) call(ctx context.Context, op pb.CodecOp, spec codec.Spec, in *pb.Payload, data []byte) (*pb.Payload, []byte, error) {
+// An output the size of dst (non-nil) lands in dst.
+func (r *remoteCodec) call(ctx context.Context, op pb.CodecOp, spec codec.Spec, in *pb.Payload, data, dst []byte) (*pb.Payload, []byte, error) {
 	call := &pb.CodecCall{Codec: r.ref, Op: op, Spec: specToPB(spec)}
 	if len(data) <= batchItemMax && predictOutput(op, spec, in, len(data)) <= batchOutMax {
-		return r.c.batch.do(ctx, &pb.CodecFrame{Call: call, Payload: in, Data: data})
+		return r.c.batch.do(ctx, &pb.CodecFrame{Call: call, Payload: in, Data: data}, dst)
 	}
-	return r.c.run(ctx, call, in, data)
+	return r.c.run(ctx, call, in, data, dst)
 }
 
 // predictOutput estimates an output's size to keep large ones out of
@@ -79,11 +80,11 @@ func (r *remoteCodec) arrayCall(ctx context.Context, op pb.CodecOp, spec codec.S
 	if err != nil {
 		return nil, nil, fmt.Errorf("codec %s: %w", r.name, err)
 	}
-	return r.call(ctx, op, spec, in, data)
+	return r.call(ctx, op, spec, in, data, nil)
 }
 
 func (r *remoteCodec) bytesCall(ctx context.Context, op pb.CodecOp, spec codec.Spec, b []byte) (*pb.Payload, []byte, error) {
-	return r.call(ctx, op, spec, &pb.Payload{Size: int64(len(b))}, b)
+	return r.call(ctx, op, spec, &pb.Payload{Size: int64(len(b))}, b, nil)
 }
 
 // array and bytes check that the plugin answered with the form asked for.
@@ -161,4 +162,21 @@ func (r *remoteBytesBytes) EncodeBytes(ctx context.Context, in codec.Spec, b []b
 
 func (r *remoteBytesBytes) DecodeBytes(ctx context.Context, in codec.Spec, b []byte) ([]byte, error) {
 	return r.bytes(r.bytesCall(ctx, decodeOp, in, b))
+}
+
+// DecodeBytesInto implements codec.DecoderInto: the output goes from the
+// plugin's shared memory (where a decoder that decodes into a buffer put
+// it) straight into dst, with no buffer allocated on the way.
+func (r *remoteBytesBytes) DecodeBytesInto(ctx context.Context, in codec.Spec, src, dst []byte) error {
+	out, err := r.bytes(r.call(ctx, decodeOp, in, &pb.Payload{Size: int64(len(src))}, src, dst))
+	if err != nil {
+		return err
+	}
+	if len(out) != len(dst) {
+		return fmt.Errorf("plugin %s: codec %s: %w: decoded %d bytes, want %d", r.c.Name(), r.name, codec.ErrCorrupt, len(out), len(dst))
+	}
+	if len(out) > 0 && &out[0] != &dst[0] {
+		copy(dst, out) // the output came inline
+	}
+	return nil
 }

@@ -93,6 +93,28 @@ func BenchmarkDecodeZstd1MiB(b *testing.B) {
 	})
 }
 
+// BenchmarkDecodeZstd1MiBInto decodes into a reused buffer, as array reads
+// do (a warm scratch buffer per worker): out of process the output goes
+// from shared memory straight into it.
+func BenchmarkDecodeZstd1MiBInto(b *testing.B) {
+	zc := zstdChunk(b, 1<<20)
+	run := func(b *testing.B, c codec.BytesBytes) {
+		into := c.(codec.DecoderInto)
+		dst := make([]byte, 1<<20)
+		b.SetBytes(1 << 20)
+		for b.Loop() {
+			if err := into.DecodeBytesInto(context.Background(), zc.spec, zc.encoded, dst); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.Run("in-process", func(b *testing.B) { run(b, zstdCodec(b, registry.Codecs())) })
+	b.Run("out-of-process", func(b *testing.B) {
+		r, _ := outOfProcess(b)
+		run(b, zstdCodec(b, r))
+	})
+}
+
 // BenchmarkDecodeZstd64KiB decodes 64 KiB chunks with 16 in flight, as an
 // array read does: out of process they travel in shared batches.
 func BenchmarkDecodeZstd64KiB(b *testing.B) {

@@ -55,3 +55,44 @@ func TestCodecLargeDecodeAndCorrupt(t *testing.T) {
 		t.Fatalf("truncated chunk: %v, want ErrCorrupt", err)
 	}
 }
+
+// A remote bytes->bytes codec decodes into the caller's buffer, whether the
+// output comes through shared memory (1 MiB) or in frames (64 MiB), and a
+// buffer of the wrong size is ErrCorrupt.
+func TestCodecDecodeInto(t *testing.T) {
+	l, _ := newLauncher(t)
+	codecs, _, err := registry.OutOfProcess(l, zarrgwBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	local, _ := registry.Codecs().Codec("zstd", nil)
+	remote, err := codecs.Codec("zstd", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	into, ok := remote.(codec.DecoderInto)
+	if !ok {
+		t.Fatal("remote zstd does not decode into buffers")
+	}
+	ctx := context.Background()
+	for _, n := range []int{1 << 20, 64 << 20} {
+		raw := make([]byte, n)
+		for i := range raw {
+			raw[i] = byte(i / 1000)
+		}
+		spec := codec.Spec{DataType: dtype.Named("uint8"), Shape: []int{n}, DecodedSize: int64(n)}
+		enc, err := local.(codec.BytesBytes).EncodeBytes(ctx, spec, raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst := make([]byte, n)
+		if err := into.DecodeBytesInto(ctx, spec, enc, dst); err != nil || !bytes.Equal(dst, raw) {
+			t.Fatalf("%d bytes: %v", n, err)
+		}
+		short := spec
+		short.DecodedSize, short.Shape = int64(n-1), []int{n - 1}
+		if err := into.DecodeBytesInto(ctx, short, enc, make([]byte, n-1)); !errors.Is(err, codec.ErrCorrupt) {
+			t.Fatalf("%d bytes into %d: %v", n, n-1, err)
+		}
+	}
+}
