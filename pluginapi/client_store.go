@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"runtime"
 
 	"github.com/zarrgw/zarrgw/core/store"
 	pb "github.com/zarrgw/zarrgw/pluginapi/zarrgwv1"
@@ -34,6 +35,9 @@ func (c *Client) openStore(ctx context.Context, ref *pb.StoreRef, next *nextServ
 		var caps *pb.StoreCapabilities
 		if caps, err = client.Capabilities(ctx, &pb.StoreRequest{Store: r}); err == nil {
 			s.caps = capsFromPB(caps)
+			if next != nil {
+				s.cleanup = runtime.AddCleanup(s, forget, forgotten{c: c, name: ref.Name, config: ref.Configuration, next: next})
+			}
 			return s, nil
 		}
 		err = c.fail(ctx, conn, err)
@@ -46,10 +50,38 @@ func (c *Client) openStore(ctx context.Context, ref *pb.StoreRef, next *nextServ
 
 // remoteStore is a store (or transformer) running in a plugin.
 type remoteStore struct {
-	c    *Client
-	ref  *pb.StoreRef
-	next *nextServer // nil for a store
-	caps store.Capabilities
+	c       *Client
+	ref     *pb.StoreRef
+	next    *nextServer // nil for a store
+	caps    store.Capabilities
+	cleanup runtime.Cleanup
+}
+
+// forgotten is what a transformer leaves behind: the server of its next
+// store and its instance in the plugin.
+type forgotten struct {
+	c      *Client
+	name   string
+	config []byte
+	next   *nextServer
+}
+
+// forget releases what a transformer nobody closed left behind once it is
+// garbage collected (the array layer never closes the stores it opens).
+// Its plugin instance is named by its own broker ID, so no one else uses
+// it. The store below is the host's and stays open, as it would in process.
+func forget(f forgotten) {
+	id, conn := f.next.current()
+	f.next.stop()
+	if conn == nil {
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), f.c.Timeout)
+		defer cancel()
+		ref := &pb.StoreRef{Name: f.name, Configuration: f.config, Next: id}
+		pb.NewStoreClient(conn.cc).Close(ctx, &pb.StoreRequest{Store: ref})
+	}()
 }
 
 // begin returns a client on the live connection and the ref naming the
@@ -275,6 +307,7 @@ func (s *remoteStore) ListDir(ctx context.Context, prefix string) (store.Dir, er
 // Close releases the plugin's instance. A plugin that has gone away has no
 // instance left to release, so a lost connection is not an error here.
 func (s *remoteStore) Close() error {
+	s.cleanup.Stop()
 	ctx, cancel := context.WithTimeout(context.Background(), s.c.Timeout)
 	defer cancel()
 	client, conn, ref, err := s.begin(ctx)

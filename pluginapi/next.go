@@ -56,6 +56,13 @@ func (n *nextServer) on(conn *Conn) (uint32, error) {
 	return n.id, nil
 }
 
+// current is the broker ID and connection the store is served on, if any.
+func (n *nextServer) current() (uint32, *Conn) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.id, n.conn
+}
+
 func (n *nextServer) stopLocked() {
 	if n.srv != nil {
 		n.srv.Stop()
