@@ -18,7 +18,9 @@ import (
 const stableAfter = time.Minute
 
 // Connect returns the connection to the running plugin, starting it, or
-// restarting it if its process has exited or its connection broke.
+// restarting it if its process has exited or its connection broke. A
+// start outlives a caller that gives up on it: the next caller finds the
+// plugin started (or the start's error).
 func (p *Plugin) Connect(ctx context.Context) (*pluginapi.Conn, error) {
 	if conn, err := p.live(); conn != nil || err != nil {
 		return conn, err
@@ -28,11 +30,31 @@ func (p *Plugin) Connect(ctx context.Context) (*pluginapi.Conn, error) {
 	case <-ctx.Done():
 		return nil, fmt.Errorf("plugin %s: waiting for its start: %w", p.spec.Name, context.Cause(ctx))
 	}
-	defer func() { <-p.starting }()
 	if conn, err := p.live(); conn != nil || err != nil {
+		<-p.starting
 		return conn, err // started by the caller ahead of us
 	}
-	return p.restart(ctx)
+	p.reapLastProcess()
+	if err := p.waitBackoff(ctx); err != nil {
+		<-p.starting
+		return nil, err
+	}
+	type started struct {
+		conn *pluginapi.Conn
+		err  error
+	}
+	done := make(chan started, 1)
+	go func() {
+		defer func() { <-p.starting }()
+		conn, err := p.start()
+		done <- started{conn, err}
+	}()
+	select {
+	case r := <-done:
+		return r.conn, r.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("plugin %s: starting: %w", p.spec.Name, context.Cause(ctx))
+	}
 }
 
 // live returns the current connection if its process is usable.
@@ -48,13 +70,8 @@ func (p *Plugin) live() (*pluginapi.Conn, error) {
 	return nil, nil
 }
 
-// restart ends what is left of the last process, waits out the backoff and
-// starts a new one.
-func (p *Plugin) restart(ctx context.Context) (*pluginapi.Conn, error) {
-	p.reapLastProcess()
-	if err := p.waitBackoff(ctx); err != nil {
-		return nil, err
-	}
+// start launches a process and records it, or the failure.
+func (p *Plugin) start() (*pluginapi.Conn, error) {
 	proc, conn, err := p.launch()
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -114,3 +114,20 @@ func copyFile(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// A start that never completes its handshake gives up at the caller's
+// deadline; go-plugin ends the process at the start timeout.
+func TestStartHonoursDeadline(t *testing.T) {
+	l := launcher.New(launcher.Options{StartTimeout: 3 * time.Second})
+	defer l.Close()
+	p := addPlugin(t, l, "example.org/test/silent", testPluginBin, nil, "silent")
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if err := p.Start(ctx); !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "example.org/test/silent") {
+		t.Fatalf("start: %v", err)
+	}
+	// Without a deadline of its own, a caller gets go-plugin's start timeout.
+	if err := startErr(t, p); err == nil || !strings.Contains(err.Error(), "timeout") {
+		t.Fatalf("second start: %v", err)
+	}
+}

@@ -8,6 +8,7 @@
 //	stdout       prints to stdout before serving, breaking the handshake
 //	version99    serves a protocol version no host speaks
 //	notplugin    behaves like any other command-line tool
+//	silent       never completes the handshake
 //	host PATH SHA256
 //	             launches PATH codec as a plugin, prints its PID, waits
 //
@@ -18,6 +19,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"time"
 )
 
 func main() {
@@ -43,6 +45,8 @@ func main() {
 		serveCodecs()
 	case "version99":
 		serveVersion99()
+	case "silent":
+		time.Sleep(time.Hour)
 	case "host":
 		runHost(os.Args[2], os.Args[3])
 	default:
