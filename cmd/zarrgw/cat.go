@@ -1,22 +1,19 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
 
-	"github.com/zarrgw/zarrgw/core/array"
 	"github.com/zarrgw/zarrgw/core/grid"
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/host/location"
-	"github.com/zarrgw/zarrgw/host/registry"
 	"github.com/zarrgw/zarrgw/host/render"
 )
 
 func newCat() *cobra.Command {
-	var path, format, slice string
+	var path, format, slice, configFile string
 	cmd := &cobra.Command{
 		Use:   "cat LOCATION",
 		Short: "Print an array's contents as JSON or .npy",
@@ -25,13 +22,13 @@ func newCat() *cobra.Command {
 			if format != "json" && format != "npy" {
 				return fmt.Errorf("--format %q: use json or npy", format)
 			}
-			ctx := context.Background()
-			s, err := location.Open(args[0])
+			ctx := cmd.Context()
+			t, err := location.Resolve(ctx, configFile, args[0], cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
-			defer s.Close()
-			a, err := hierarchy.OpenArray(ctx, s, path, array.Options{Codecs: registry.Codecs()})
+			defer t.Close()
+			a, err := hierarchy.OpenArray(ctx, t.Store, path, t.Options)
 			if err != nil {
 				return err
 			}
@@ -53,6 +50,7 @@ func newCat() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&path, "path", "", "node path of the array inside the hierarchy")
 	cmd.Flags().StringVar(&format, "format", "json", "output format: json or npy")
+	addLocationFlags(cmd, &configFile)
 	cmd.Flags().StringVar(&slice, "slice", "", "selection in numpy notation, e.g. 0:10,5 (default: everything)")
 	return cmd
 }

@@ -2,8 +2,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
 )
 
 func main() {
@@ -13,7 +16,11 @@ func main() {
 			os.Exit(3)
 		}
 	}()
-	if err := newRoot().Execute(); err != nil {
+	// An interrupt cancels the command's context, so deferred closes run
+	// and plugin processes end with it.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := newRoot().ExecuteContext(ctx); err != nil {
 		fmt.Fprintf(os.Stderr, "zarrgw: %v\n", err)
 		os.Exit(1)
 	}

@@ -2,12 +2,14 @@ package main
 
 import (
 	"fmt"
+	"log/slog"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/zarrgw/zarrgw/host/config"
 	"github.com/zarrgw/zarrgw/host/registry"
+	"github.com/zarrgw/zarrgw/host/stack"
 )
 
 func newValidate() *cobra.Command {
@@ -21,7 +23,11 @@ func newValidate() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			cfg, err := config.Check(file, config.Options{Catalog: registry.Bundled()}, cmd.ErrOrStderr())
+			// Pinned plugins present on this machine are started once to ask
+			// what they serve, so their blocks are checked against their schemas.
+			logger := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
+			opts := config.Options{Catalog: registry.Bundled(), Probe: stack.Probe(cmd.Context(), logger)}
+			cfg, err := config.Check(file, opts, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -56,4 +62,10 @@ func configPath(flag string, args []string) (string, error) {
 		return "", fmt.Errorf("no configuration file: give --config FILE")
 	}
 	return flag, nil
+}
+
+// addLocationFlags adds --config to a command whose LOCATION is a
+// directory, or with --config, a dataset of that configuration.
+func addLocationFlags(cmd *cobra.Command, path *string) {
+	cmd.Flags().StringVarP(path, "config", "c", "", "configuration file (HCL); LOCATION is then one of its datasets")
 }

@@ -114,3 +114,10 @@ func marshalExtensionList(list []Extension) ([]byte, error) {
 	}
 	return append(b, ']'), nil
 }
+
+// ParseExtensions reads a JSON list of extension entries as zarr.json
+// writes them (names alone or objects with name and configuration), such
+// as a codec chain given on a command line.
+func ParseExtensions(raw json.RawMessage) ([]Extension, error) {
+	return parseExtensionList(raw)
+}

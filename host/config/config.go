@@ -45,8 +45,8 @@ type Variable struct {
 type Plugin struct {
 	// Source is the plugin's address, such as "example.org/acme/bitshave".
 	Source string
-	// Path is the binary, absolute or relative to the working directory
-	// (made from a path relative to the configuration file's directory).
+	// Path is the binary's absolute path (one written relative is taken
+	// relative to the configuration file's directory).
 	Path string
 	// SHA256 is the pinned checksum of the binary in lower-case hex, from
 	// the plugin block or the lock file; "" when unpinned.

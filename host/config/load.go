@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 
@@ -19,7 +20,8 @@ type Options struct {
 	Lock *Lock
 	// Probe launches a pinned plugin and returns the manifests it reports,
 	// so that the names it provides are checked against their schemas.
-	// Without it, such names are accepted with a warning.
+	// Without it, or when it returns ErrNotProbed, such names are
+	// accepted with a warning.
 	Probe func(Plugin) ([]extension.Manifest, error)
 	// LookupEnv reads environment variables; os.LookupEnv when nil.
 	LookupEnv func(string) (string, bool)
@@ -27,6 +29,11 @@ type Options struct {
 	// file must. They are never probed.
 	AllowUnpinned bool
 }
+
+// ErrNotProbed is what a Probe returns for a plugin it chose not to
+// start, such as one whose binary is not on this machine (VerifyPlugins
+// warns of that): loading goes on as if there were no prober.
+var ErrNotProbed = errors.New("plugin not probed")
 
 // Load reads and decodes the configuration file at path, with the lock
 // file next to it. The Config is never nil; when diags has errors it is

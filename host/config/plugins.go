@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -51,6 +52,9 @@ func (d *decoder) plugins(blocks []*hcl.Block) hcl.Diagnostics {
 			continue // never run a binary nobody vouched for
 		}
 		ms, err := d.opts.Probe(*p)
+		if errors.Is(err, ErrNotProbed) {
+			continue // the names it provides stay assumed, with a warning
+		}
 		if err != nil {
 			diags = append(diags, diagf(p.DeclRange, "Plugin could not be probed", "Plugin %q: %s.", p.Source, err))
 			continue
@@ -81,6 +85,10 @@ func (d *decoder) plugin(b *hcl.Block) (Plugin, bool, hcl.Diagnostics) {
 		p.Path = path.AsString()
 		if !filepath.IsAbs(p.Path) {
 			p.Path = filepath.Join(d.cfg.Dir, p.Path)
+		}
+		// Absolute, so that exec never searches $PATH for a bare name.
+		if abs, err := filepath.Abs(p.Path); err == nil {
+			p.Path = abs
 		}
 	}
 	sum, ok, more := d.evalAttr(attrs, "sha256", cty.String)

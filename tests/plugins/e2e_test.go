@@ -1,9 +1,11 @@
 package plugins
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -100,4 +102,120 @@ func assertNotLinked(t *testing.T) {
 	if strings.Contains(string(out), "bitshave") {
 		t.Fatal("zarrgw links the bitshave codec")
 	}
+}
+
+// The same without any Go code of ours in between: the zarrgw binary and
+// the plugin binary come from two separate go builds (TestMain); an HCL
+// file pins the plugin by path and checksum and gives a dataset whose
+// codec blocks name it; zarrgw validates the file (starting the plugin to
+// check keepbits against its schema), creates an array, writes a .npy
+// into it and prints it back.
+func TestExternalCodecThroughHCL(t *testing.T) {
+	dir := t.TempDir()
+	sum, err := launcher.Checksum(bitshaveBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := writeBitshaveConfig(t, dir, sum, 3)
+	run := func(stdin []byte, args ...string) (string, error) {
+		cmd := exec.Command(zarrgwBin, args...)
+		cmd.Dir = dir
+		cmd.Stdin = bytes.NewReader(stdin)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	mustRun := func(stdin []byte, args ...string) string {
+		t.Helper()
+		out, err := run(stdin, args...)
+		if err != nil {
+			t.Fatalf("zarrgw %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return out
+	}
+	mustRun(nil, "validate", "-c", cfg)
+	mustRun(nil, "create", "-c", cfg, "lab", "--path", "runs/shaved", "--shape", "6,5", "--chunks", "4,4", "--dtype", "float32")
+	doc, err := os.ReadFile(filepath.Join(dir, "data", "lab.zarr", "runs", "shaved", "zarr.json"))
+	if err != nil || !strings.Contains(string(doc), `"bitshave"`) || !strings.Contains(string(doc), `"keepbits": 3`) {
+		t.Fatalf("metadata does not name the codec: %s %v", doc, err)
+	}
+	in := make([]float32, 30)
+	for i := range in {
+		in[i] = 1 + float32(i)/7
+	}
+	mustRun(npyFloat32(in, 6, 5), "write", "-c", cfg, "lab", "--path", "runs/shaved")
+	chunk, err := os.ReadFile(filepath.Join(dir, "data", "lab.zarr", "runs", "shaved", "c", "0", "0"))
+	if err != nil || !bytes.HasPrefix(chunk, []byte{0x28, 0xb5, 0x2f, 0xfd}) {
+		t.Fatalf("chunk c/0/0 is not a zstd frame: % x %v", chunk[:min(4, len(chunk))], err)
+	}
+	var got struct {
+		Shape []int     `json:"shape"`
+		Data  []float64 `json:"data"`
+	}
+	out := mustRun(nil, "cat", "-c", cfg, "lab", "--path", "runs/shaved")
+	if err := json.Unmarshal([]byte(out), &got); err != nil || len(got.Data) != len(in) {
+		t.Fatalf("cat printed %q (%v)", out, err)
+	}
+	for i, v := range in {
+		want := math.Float32frombits(math.Float32bits(v) &^ (1<<(23-3) - 1))
+		if float32(got.Data[i]) != want {
+			t.Fatalf("element %d: %v, want %v (shaved from %v)", i, got.Data[i], want, v)
+		}
+	}
+
+	// A checksum that does not match stops the plugin before it runs, and
+	// the command fails naming it; a keepbits its schema refuses is an HCL
+	// diagnostic on its line.
+	bad := writeBitshaveConfig(t, dir, strings.Repeat("0", 64), 3)
+	if out, err := run(nil, "cat", "-c", bad, "lab", "--path", "runs/shaved"); err == nil || !strings.Contains(out, "example.org/acme/bitshave") {
+		t.Fatalf("mismatched checksum: %v\n%s", err, out)
+	}
+	bad = writeBitshaveConfig(t, dir, sum, 99)
+	if out, err := run(nil, "validate", "-c", bad); err == nil || !strings.Contains(out, "line 12") || !strings.Contains(out, "keepbits") {
+		t.Fatalf("keepbits = 99 accepted or not pointed at: %v\n%s", err, out)
+	}
+}
+
+// writeBitshaveConfig writes a configuration naming the example codec
+// binary with checksum sum, and returns its file name.
+func writeBitshaveConfig(t *testing.T, dir, sum string, keepbits int) string {
+	t.Helper()
+	src := fmt.Sprintf(`plugin "example.org/acme/bitshave" {
+  path   = %q
+  sha256 = %q
+}
+store "fs" "local" {
+  root = "./data"
+}
+dataset "lab" {
+  store  = store.fs.local
+  prefix = "lab.zarr"
+  codec "bitshave" {
+    keepbits = %d
+  }
+  codec "bytes" {
+    endian = "little"
+  }
+  codec "zstd" {
+    level = 3
+  }
+}
+`, bitshaveBin, sum, keepbits)
+	name := fmt.Sprintf("zarrgw-%d-%s.hcl", keepbits, sum[:8])
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+// npyFloat32 is a .npy document of little-endian float32 in C order,
+// written here by hand from the format's description.
+func npyFloat32(v []float32, rows, cols int) []byte {
+	dict := fmt.Sprintf("{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %d), }", rows, cols)
+	dict += strings.Repeat(" ", 63-(10+len(dict))%64) + "\n"
+	out := append([]byte("\x93NUMPY\x01\x00"), byte(len(dict)), byte(len(dict)>>8))
+	out = append(out, dict...)
+	for _, f := range v {
+		out = binary.LittleEndian.AppendUint32(out, math.Float32bits(f))
+	}
+	return out
 }

@@ -1,0 +1,219 @@
+// Package stack turns a configuration into running parts: the plugin
+// processes it declares, its stores, and for each dataset the stack of
+// storage transformers over its store, below its prefix. The CLI and the
+// gateway reach datasets only through it.
+package stack
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"sort"
+	"sync"
+
+	"github.com/zarrgw/zarrgw/core/array"
+	"github.com/zarrgw/zarrgw/core/extension"
+	"github.com/zarrgw/zarrgw/core/meta"
+	"github.com/zarrgw/zarrgw/core/store"
+	"github.com/zarrgw/zarrgw/host/config"
+	"github.com/zarrgw/zarrgw/host/launcher"
+	"github.com/zarrgw/zarrgw/host/registry"
+)
+
+// Host holds the plugins and stores of one configuration. Plugins start
+// when first used; Close ends them and closes the stores.
+type Host struct {
+	cfg      *config.Config
+	launcher *launcher.Launcher
+	opts     array.Options
+
+	mu     sync.Mutex
+	stores map[config.StoreRef]store.Store
+}
+
+// Start registers every plugin of cfg with a launcher (nothing runs yet)
+// and returns the host. Bundled codecs and transformers run in process and
+// take precedence, so a plugin can never change how a bundled codec decodes.
+func Start(cfg *config.Config, logger *slog.Logger) (*Host, error) {
+	l := launcher.New(launcher.Options{Logger: logger})
+	for _, p := range cfg.Plugins {
+		if _, err := l.Add(Spec(p)); err != nil {
+			l.Close()
+			return nil, fmt.Errorf("%s: plugin %q: %w", p.DeclRange, p.Source, err)
+		}
+	}
+	return &Host{
+		cfg:      cfg,
+		launcher: l,
+		opts: array.Options{
+			Codecs:       l.Codecs(registry.Codecs()),
+			Transformers: l.Transformers(registry.Transformers()),
+		},
+		stores: map[config.StoreRef]store.Store{},
+	}, nil
+}
+
+// Spec is the launcher's description of a configured plugin.
+func Spec(p config.Plugin) launcher.Spec {
+	return launcher.Spec{
+		Name: p.Source, Path: p.Path, SHA256: p.SHA256,
+		Args: p.Args, Env: p.Env, Manifests: p.Manifests,
+	}
+}
+
+// Probe starts a configured plugin, asks what it serves and ends it, for
+// config.Options.Probe: names it provides are then checked against their
+// schemas.
+func Probe(ctx context.Context, logger *slog.Logger) func(config.Plugin) ([]extension.Manifest, error) {
+	return func(p config.Plugin) ([]extension.Manifest, error) {
+		if _, err := os.Stat(p.Path); errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s: %w", p.Path, config.ErrNotProbed)
+		}
+		spec := Spec(p)
+		spec.Manifests = nil
+		return launcher.Probe(ctx, spec, launcher.Options{Logger: logger})
+	}
+}
+
+// ArrayOptions resolves codecs and storage transformers named in array
+// metadata: bundled ones in process, the rest in the configured plugins.
+func (h *Host) ArrayOptions() array.Options { return h.opts }
+
+// Launcher is the host's plugin launcher, for listing plugin states.
+func (h *Host) Launcher() *launcher.Launcher { return h.launcher }
+
+// Close ends every plugin process and closes the stores.
+func (h *Host) Close() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var errs []error
+	for ref, s := range h.stores {
+		if err := s.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", ref, err))
+		}
+	}
+	h.stores = map[config.StoreRef]store.Store{}
+	return errors.Join(append(errs, h.launcher.Close())...)
+}
+
+// Dataset is one declared dataset, opened.
+type Dataset struct {
+	Config *config.Dataset
+	// Store is the dataset's stack: its transformers over its store, below
+	// its prefix, read-only when the dataset is.
+	Store store.Store
+}
+
+// Dataset opens the dataset called name. Stores are opened once and
+// shared by the datasets over them.
+func (h *Host) Dataset(ctx context.Context, name string) (*Dataset, error) {
+	ds, ok := h.cfg.Dataset(name)
+	if !ok {
+		return nil, fmt.Errorf("%s: no dataset %q (declared: %v)", h.cfg.Filename, name, h.datasetNames())
+	}
+	base, err := h.store(ctx, ds.Store)
+	if err != nil {
+		return nil, fmt.Errorf("dataset %q: %w", name, err)
+	}
+	s, err := store.Sub(base, ds.Prefix)
+	if err != nil {
+		return nil, fmt.Errorf("dataset %q: %w", name, err)
+	}
+	if ds.ReadOnly {
+		// Below the transformers, so nothing they do can write either.
+		s = store.ReadOnly(s)
+	}
+	for i := len(ds.Transformers) - 1; i >= 0; i-- {
+		if s, err = h.transformer(ctx, ds.Transformers[i], s); err != nil {
+			return nil, fmt.Errorf("dataset %q: %w", name, err)
+		}
+	}
+	return &Dataset{Config: ds, Store: s}, nil
+}
+
+func (h *Host) datasetNames() []string {
+	var names []string
+	for _, d := range h.cfg.Datasets {
+		names = append(names, d.Name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func (h *Host) store(ctx context.Context, ref config.StoreRef) (store.Store, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if s, ok := h.stores[ref]; ok {
+		return s, nil
+	}
+	decl, ok := h.cfg.Store(ref)
+	if !ok {
+		return nil, fmt.Errorf("%s is not declared", ref)
+	}
+	ext := decl.Extension
+	var s store.Store
+	var err error
+	if ext.Plugin != "" {
+		s, err = h.fromPlugin(ext, func(p *launcher.Plugin) (store.Store, error) {
+			return p.Store(ctx, extName(ext), ext.Config)
+		})
+	} else {
+		s, err = registry.OpenStore(extName(ext), ext.Config)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s (%s): %w", ref, ext.DeclRange, err)
+	}
+	h.stores[ref] = s
+	return s, nil
+}
+
+func (h *Host) transformer(ctx context.Context, ext config.Extension, next store.Store) (store.Store, error) {
+	var s store.Store
+	var err error
+	if ext.Plugin != "" {
+		s, err = h.fromPlugin(ext, func(p *launcher.Plugin) (store.Store, error) {
+			return p.Transformer(ctx, extName(ext), ext.Config, next)
+		})
+	} else {
+		s, err = registry.NewTransformer(extName(ext), ext.Config, next)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("transformer %q (%s): %w", ext.Name, ext.DeclRange, err)
+	}
+	return s, nil
+}
+
+func (h *Host) fromPlugin(ext config.Extension, open func(*launcher.Plugin) (store.Store, error)) (store.Store, error) {
+	p, ok := h.launcher.Plugin(ext.Plugin)
+	if !ok {
+		return nil, fmt.Errorf("plugin %q is not declared", ext.Plugin)
+	}
+	return open(p)
+}
+
+// extName is the name an extension is built under: its manifest's when
+// the configuration was checked against one, else the name as written.
+func extName(ext config.Extension) string {
+	if ext.Checked && ext.Manifest.Name != "" {
+		return ext.Manifest.Name
+	}
+	return ext.Name
+}
+
+// Codecs returns the dataset's codec overrides as the codecs of a new
+// array's metadata, or nil when it declares none.
+func (d *Dataset) Codecs() []meta.Extension {
+	var out []meta.Extension
+	for _, c := range d.Config.Codecs {
+		conf := c.Config
+		if len(conf) == 0 {
+			conf = json.RawMessage(`{}`)
+		}
+		out = append(out, meta.Extension{Name: extName(c), Configuration: conf, MustUnderstand: true})
+	}
+	return out
+}
