@@ -18,16 +18,11 @@ func newCat() *cobra.Command {
 		Use:   "cat LOCATION",
 		Short: "Print an array's contents as JSON or .npy",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: onLocation(&configFile, func(cmd *cobra.Command, t *location.Target) error {
 			if format != "json" && format != "npy" {
 				return fmt.Errorf("--format %q: use json or npy", format)
 			}
 			ctx := cmd.Context()
-			t, err := location.Resolve(ctx, configFile, args[0], cmd.ErrOrStderr())
-			if err != nil {
-				return err
-			}
-			defer t.Close()
 			a, err := hierarchy.OpenArray(ctx, t.Store, path, t.Options)
 			if err != nil {
 				return err
@@ -46,7 +41,7 @@ func newCat() *cobra.Command {
 			m := *a.Meta()
 			m.Shape = data.Shape
 			return render.JSON(os.Stdout, &m, data)
-		},
+		}),
 	}
 	cmd.Flags().StringVar(&path, "path", "", "node path of the array inside the hierarchy")
 	cmd.Flags().StringVar(&format, "format", "json", "output format: json or npy")

@@ -26,13 +26,8 @@ func newCreate() *cobra.Command {
 		Use:   "create LOCATION --path PATH --shape N,... --chunks N,... --dtype TYPE",
 		Short: "Create a Zarr v3 array (and its parent groups); its codecs come from --codecs, else the dataset's codec blocks, else bytes+zstd",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: onLocation(&configFile, func(cmd *cobra.Command, t *location.Target) error {
 			ctx := cmd.Context()
-			t, err := location.Resolve(ctx, configFile, args[0], cmd.ErrOrStderr())
-			if err != nil {
-				return err
-			}
-			defer t.Close()
 			m, err := newArrayMeta(shape, chunks, dt, fill)
 			if err != nil {
 				return err
@@ -55,7 +50,7 @@ func newCreate() *cobra.Command {
 			fmt.Fprintf(cmd.OutOrStdout(), "created %s: shape %v, chunks %v, %s, codecs %s\n",
 				path, m.Shape, m.ChunkShape, m.DataType.Name, codecNames(m.Codecs))
 			return nil
-		},
+		}),
 	}
 	addLocationFlags(cmd, &configFile)
 	f := cmd.Flags()

@@ -63,9 +63,3 @@ func configPath(flag string, args []string) (string, error) {
 	}
 	return flag, nil
 }
-
-// addLocationFlags adds --config to a command whose LOCATION is a
-// directory, or with --config, a dataset of that configuration.
-func addLocationFlags(cmd *cobra.Command, path *string) {
-	cmd.Flags().StringVarP(path, "config", "c", "", "configuration file (HCL); LOCATION is then one of its datasets")
-}

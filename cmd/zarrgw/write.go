@@ -19,13 +19,8 @@ func newWrite() *cobra.Command {
 		Use:   "write LOCATION --path PATH [--slice SEL] [--from FILE.npy]",
 		Short: "Write a .npy document (from a file or standard input) into an array or a selection of it",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: onLocation(&configFile, func(cmd *cobra.Command, t *location.Target) error {
 			ctx := cmd.Context()
-			t, err := location.Resolve(ctx, configFile, args[0], cmd.ErrOrStderr())
-			if err != nil {
-				return err
-			}
-			defer t.Close()
 			a, err := hierarchy.OpenArray(ctx, t.Store, path, t.Options)
 			if err != nil {
 				return err
@@ -48,7 +43,7 @@ func newWrite() *cobra.Command {
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "wrote %d elements to %s\n", data.Len(), a.Name())
 			return nil
-		},
+		}),
 	}
 	addLocationFlags(cmd, &configFile)
 	cmd.Flags().StringVar(&path, "path", "", "node path of the array inside the hierarchy")
