@@ -19,6 +19,15 @@ type RangeReader interface {
 	Size(ctx context.Context) (int64, error)
 }
 
+// WholeReader is implemented by range readers that can read the whole
+// value into a caller's buffer, sparing partial decoders that need all of
+// it (a whole shard) an allocation per read.
+type WholeReader interface {
+	// ReadWhole returns the whole value and its version: in buf when its
+	// capacity holds the value, else in a new buffer.
+	ReadWhole(ctx context.Context, buf []byte) ([]byte, string, error)
+}
+
 // PartialDecoder is implemented by array->bytes codecs that can decode a
 // region of a chunk from byte ranges of its stored form, without reading
 // all of it (sharding_indexed). The pipeline offers it only when the codec

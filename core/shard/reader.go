@@ -49,19 +49,37 @@ type Request struct {
 	Range store.ByteRange
 }
 
+// WholeSource is a Source that can read the whole value into a buffer
+// (see codec.WholeReader).
+type WholeSource interface {
+	ReadWhole(ctx context.Context, buf []byte) ([]byte, string, error)
+}
+
 // Whole reads a whole shard in one request and returns it with its
-// validated index and version.
-func (r *Reader) Whole(ctx context.Context, src Source) ([]byte, *Index, string, error) {
-	got, ver, err := src.ReadRanges(ctx, []store.ByteRange{{}})
+// validated index and version. The shard lands in buf when src is a
+// WholeSource and buf's capacity holds it.
+func (r *Reader) Whole(ctx context.Context, src Source, buf []byte) ([]byte, *Index, string, error) {
+	var b []byte
+	var ver string
+	var err error
+	if ws, ok := src.(WholeSource); ok {
+		b, ver, err = ws.ReadWhole(ctx, buf)
+	} else {
+		var got [][]byte
+		got, ver, err = src.ReadRanges(ctx, []store.ByteRange{{}})
+		if err == nil {
+			b = got[0]
+		}
+	}
 	if err != nil {
 		return nil, nil, "", err
 	}
-	ix, err := r.Format.Parse(ctx, got[0])
+	ix, err := r.Format.Parse(ctx, b)
 	if err != nil {
 		return nil, nil, "", err
 	}
 	r.Cache.Put(src.CacheKey(), ver, ix)
-	return got[0], ix, ver, nil
+	return b, ix, ver, nil
 }
 
 // Index reads the shard's index afresh (one request, two for an end index

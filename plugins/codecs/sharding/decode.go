@@ -38,12 +38,70 @@ func (c *Codec) decodeAll(ctx context.Context, p *plan, in codec.Spec, b []byte,
 			ndarray.FillRegion(dst, target, in.FillValue)
 			return nil
 		}
-		sub, err := c.decodeInner(ctx, p, shard.Chunk(b, e), i)
+		return c.withInner(ctx, p, shard.Chunk(b, e), i, func(sub *ndarray.Array) error {
+			return ndarray.CopyRegion(dst, target, sub, whole(sub.Shape))
+		})
+	})
+}
+
+// decodeWhole reads a whole shard, into a recycled buffer where the store
+// allows, and decodes every inner chunk into dst.
+func (c *Codec) decodeWhole(ctx context.Context, p *plan, in codec.Spec, src shard.Source, dst *ndarray.Array, dstSel []grid.Span) error {
+	buf, _ := c.shards.Get().(*[]byte)
+	if buf == nil {
+		buf = new([]byte)
+	}
+	b, ix, _, err := c.reader(p).Whole(ctx, src, *buf)
+	if err != nil {
+		c.shards.Put(buf)
+		return fmt.Errorf("%s: %w", Name, err)
+	}
+	err = c.decodeAll(ctx, p, in, b, ix, dst, dstSel)
+	if cap(b) > cap(*buf) && cap(b) <= maxPooledShard {
+		*buf = b[:0] // the largest shard so far; nothing refers to it now
+	}
+	c.shards.Put(buf)
+	return err
+}
+
+// maxPooledShard bounds the shard buffers kept for reuse, so that one huge
+// shard does not pin its size in memory.
+const maxPooledShard = 64 << 20
+
+// withInner decodes inner chunk i from b and hands it to use, which must
+// not keep it. Where the inner chain can decode into a buffer nothing is
+// allocated: stored element bytes are used where they lie, compressed
+// ones are decoded into a recycled buffer.
+func (c *Codec) withInner(ctx context.Context, p *plan, b []byte, i int, use func(*ndarray.Array) error) error {
+	ok, raw := p.inner.Direct()
+	if !ok {
+		sub, err := c.decodeInner(ctx, p, b, i)
 		if err != nil {
 			return err
 		}
-		return ndarray.CopyRegion(dst, target, sub, whole(sub.Shape))
-	})
+		return use(sub)
+	}
+	spec := p.inner.Spec()
+	n := ndarray.NumElements(spec.Shape) * spec.DataType.Size
+	sub := &ndarray.Array{DType: spec.DataType, Shape: spec.Shape}
+	if raw {
+		if len(b) != n {
+			return fmt.Errorf("%s: inner chunk %v: %w: %d bytes, want %d", Name, shard.Coords(p.cps, i), codec.ErrCorrupt, len(b), n)
+		}
+		sub.Data = b
+		return use(sub)
+	}
+	buf, _ := p.scratch.Get().(*[]byte)
+	if buf == nil || len(*buf) != n {
+		b := make([]byte, n)
+		buf = &b
+	}
+	defer p.scratch.Put(buf)
+	if err := p.inner.DecodeInto(ctx, b, *buf); err != nil {
+		return fmt.Errorf("%s: inner chunk %v: %w", Name, shard.Coords(p.cps, i), err)
+	}
+	sub.Data = *buf
+	return use(sub)
 }
 
 func (c *Codec) decodeInner(ctx context.Context, p *plan, b []byte, i int) (*ndarray.Array, error) {

@@ -58,11 +58,7 @@ func (c *Codec) DecodeRegionInto(ctx context.Context, in codec.Spec, src codec.R
 	}
 	source := newSource(src)
 	if covers(region, in.Shape) {
-		b, ix, _, err := c.reader(p).Whole(ctx, source)
-		if err != nil {
-			return fmt.Errorf("%s: %w", Name, err)
-		}
-		return c.decodeAll(ctx, p, in, b, ix, dst, dstSel)
+		return c.decodeWhole(ctx, p, in, source, dst, dstSel)
 	}
 	projs := p.grid.Project(selection(region))
 	want := make([]int, len(projs))
@@ -80,11 +76,9 @@ func (c *Codec) DecodeRegionInto(ctx context.Context, in codec.Spec, src codec.R
 			ndarray.FillRegion(dst, target, in.FillValue)
 			return nil
 		}
-		sub, err := c.decodeInner(ctx, p, chunks[k], want[k])
-		if err != nil {
-			return err
-		}
-		return ndarray.CopyRegion(dst, target, sub, pr.InChunk)
+		return c.withInner(ctx, p, chunks[k], want[k], func(sub *ndarray.Array) error {
+			return ndarray.CopyRegion(dst, target, sub, pr.InChunk)
+		})
 	})
 }
 
@@ -181,6 +175,18 @@ func (s source) ReadRanges(ctx context.Context, ranges []store.ByteRange) ([][]b
 	}
 	b, err := s.r.ReadRanges(ctx, ranges)
 	return b, "", err
+}
+
+// ReadWhole reads the whole shard into buf where the reader can.
+func (s source) ReadWhole(ctx context.Context, buf []byte) ([]byte, string, error) {
+	if w, ok := s.r.(codec.WholeReader); ok {
+		return w.ReadWhole(ctx, buf)
+	}
+	got, ver, err := s.ReadRanges(ctx, []store.ByteRange{{}})
+	if err != nil {
+		return nil, "", err
+	}
+	return got[0], ver, nil
 }
 
 func (s source) SuffixRanges() bool                      { return s.r.Capabilities().SuffixRanges }

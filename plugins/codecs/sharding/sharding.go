@@ -71,6 +71,9 @@ type Codec struct {
 	opts  Options
 	cache *shard.Cache
 
+	// shards recycles the buffers whole shards are read into.
+	shards sync.Pool
+
 	mu    sync.Mutex
 	plans map[string]*plan
 	last  atomic.Pointer[lastPlan] // the plan of the last spec seen
@@ -143,6 +146,9 @@ type plan struct {
 	format *shard.Format
 	grid   grid.Grid // the shard over its inner chunks
 	order  []int     // write order of flat positions (nil = C order)
+	// scratch recycles buffers inner chunks are decoded into (see
+	// withInner); each holds one inner chunk's in-memory bytes.
+	scratch sync.Pool
 }
 
 // maxPlans bounds the memo of plans; a codec normally sees one spec.
