@@ -27,7 +27,7 @@ func ParseV2Consolidated(doc []byte) (*Consolidated, error) {
 }
 
 func parseV2Consolidated(doc []byte) (*Consolidated, error) {
-	f, err := decodeObject(lenient(doc))
+	f, err := decodeObject(lenient(asciiJSON(doc))) // as in ParseV2Array
 	if err != nil {
 		return nil, err
 	}

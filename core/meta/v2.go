@@ -18,6 +18,10 @@ import (
 // chunks and dtype are required; order, filters, compressor and fill_value
 // default to "C", null, null and null.
 func ParseV2Array(zarray, zattrs []byte) (*ArrayMeta, error) {
+	// Parts kept as raw JSON (unknown keys, codec configurations,
+	// attributes) are held in the escaped form v2 documents are written
+	// in, so that a rewrite reads back exactly what was read.
+	zarray, zattrs = asciiJSON(zarray), asciiJSON(zattrs)
 	a, err := parseV2Array(zarray)
 	if err != nil {
 		return nil, fmt.Errorf(".zarray: %w", err)
@@ -199,6 +203,7 @@ func v2Derive(f fields, a *ArrayMeta) error {
 // Keys other than zarr_format are ignored (zarr-python 3 sometimes adds
 // consolidated_metadata there).
 func ParseV2Group(zgroup, zattrs []byte) (*GroupMeta, error) {
+	zattrs = asciiJSON(zattrs) // as in ParseV2Array
 	f, err := decodeObject(lenient(zgroup))
 	if err == nil {
 		err = checkZarrFormat2(f)
