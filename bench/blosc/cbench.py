@@ -34,8 +34,10 @@ def main(out, repeat):
         with open(os.path.join(out, name + ".frame"), "wb") as f:
             f.write(frame)
         assert bytes(blosc.decompress(frame)) == data.tobytes()
+        dest = np.empty_like(data)
         for op, fn in (("encode", lambda: blosc.compress(data, cname.encode(), clevel, shuffle)),
-                       ("decode", lambda: blosc.decompress(frame))):
+                       ("decode", lambda: blosc.decompress(frame)),
+                       ("decodeinto", lambda: blosc.decompress(frame, dest))):
             number = max(1, int(0.05 / max(timeit.timeit(fn, number=1), 1e-6)))
             best = min(timeit.repeat(fn, number=number, repeat=repeat)) / number
             print(op, name, "%.1f" % (data.nbytes / best / 1e6))
