@@ -49,11 +49,15 @@ func (c *Client) connect(ctx context.Context) (*Conn, error) {
 	return conn, nil
 }
 
-// fail turns a call's error into one naming the plugin, and marks the
-// connection broken when the call failed because it broke.
+// fail turns a call's error into one naming the plugin, marks the
+// connection broken when the call failed because it broke, and has it
+// checked for life when the call ran out of time.
 func (c *Client) fail(ctx context.Context, conn *Conn, err error) error {
-	if status.Code(err) == codes.Unavailable {
+	switch code := status.Code(err); {
+	case code == codes.Unavailable:
 		conn.broken.Store(true)
+	case ctx.Err() != nil && (code == codes.DeadlineExceeded || code == codes.Canceled):
+		conn.suspect()
 	}
 	return fromStatus(ctx, c.conn.Name(), err)
 }

@@ -4,9 +4,12 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	pb "github.com/zarrgw/zarrgw/pluginapi/zarrgwv1"
 )
@@ -18,6 +21,8 @@ type Conn struct {
 	cc     grpc.ClientConnInterface
 	broker *plugin.GRPCBroker // nil where the peer offers none (the host's next store)
 	broken atomic.Bool
+	// checking is set while a liveness check runs (see suspect).
+	checking atomic.Bool
 
 	arenaMu  sync.Mutex
 	arena    *arena
@@ -73,6 +78,31 @@ func (c *Conn) Release() {
 // connection broke: the process behind it is gone or going, and the next
 // Connect must start a new one rather than hand this one out again.
 func (c *Conn) Broken() bool { return c.broken.Load() }
+
+// PingTimeout is how long a plugin suspected of hanging has to answer a
+// liveness check before its connection counts as broken.
+const PingTimeout = 5 * time.Second
+
+// suspect checks, one check at a time and without holding up the caller,
+// whether the plugin still answers after a call ran out of time. A plugin
+// that answers is left alone (the call was merely slow, or only it is
+// stuck); one that does not answer within PingTimeout either is taken for
+// hung: its connection is marked broken, so the next call ends the process
+// and starts a new one instead of waiting out its own deadline too.
+func (c *Conn) suspect() {
+	if !c.checking.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		defer c.checking.Store(false)
+		ctx, cancel := context.WithTimeout(context.Background(), PingTimeout)
+		defer cancel()
+		_, err := pb.NewPluginClient(c.cc).Info(ctx, &pb.InfoRequest{})
+		if err != nil && status.Code(err) != codes.Unimplemented { // an answer of any kind is life
+			c.broken.Store(true)
+		}
+	}()
+}
 
 // Connector gives the connection to a plugin, starting or restarting its
 // process as needed. host/launcher implements it.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"time"
@@ -81,7 +82,7 @@ func (p *Plugin) start() (*pluginapi.Conn, error) {
 		return nil, err
 	}
 	if p.l.isClosed() {
-		proc.Kill()
+		stop(proc, killGrace)
 		conn.Release()
 		return nil, fmt.Errorf("plugin %s: %w", p.spec.Name, ErrClosed)
 	}
@@ -112,8 +113,8 @@ func (p *Plugin) reapLastProcess() {
 	}
 	p.failed()
 	p.mu.Unlock()
-	p.log.Warn("plugin process gone; restarting", "pid", p.pid, "ran", ran.Round(time.Millisecond))
-	proc.Kill()
+	p.log.Warn("plugin process gone or hung; restarting", "pid", p.pid, "ran", ran.Round(time.Millisecond))
+	stop(proc, 0) // crashed, or silent: nothing to wait for
 	conn.Release()
 }
 
@@ -161,17 +162,17 @@ func (p *Plugin) launch() (*plugin.Client, *pluginapi.Conn, error) {
 	proc := plugin.NewClient(p.clientConfig(sum))
 	rpc, err := proc.Client()
 	if err != nil {
-		proc.Kill()
+		stop(proc, killGrace)
 		return nil, nil, p.startError(err)
 	}
 	raw, err := rpc.Dispense(pluginapi.PluginName)
 	if err != nil {
-		proc.Kill()
+		stop(proc, killGrace)
 		return nil, nil, p.startError(err)
 	}
 	conn, ok := raw.(*pluginapi.Conn)
 	if !ok {
-		proc.Kill()
+		stop(proc, killGrace)
 		return nil, nil, fmt.Errorf("plugin %s: dispensed %T", p.spec.Name, raw)
 	}
 	return proc, conn, nil
@@ -220,7 +221,36 @@ func (p *Plugin) close() {
 	p.proc, p.conn, p.state = nil, nil, Closed
 	p.mu.Unlock()
 	if proc != nil {
-		proc.Kill()
+		stop(proc, killGrace)
 		conn.Release()
 	}
+}
+
+// killGrace is how long a plugin asked to end has to exit before it is
+// killed outright.
+const killGrace = 3 * time.Second
+
+// stop ends a plugin process: gracefully if it exits within grace, else
+// with SIGKILL. go-plugin's Kill asks the plugin to shut down and waits
+// for it to exit, with no limit: a hung plugin would hold it forever.
+func stop(proc *plugin.Client, grace time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		proc.Kill()
+		close(done)
+	}()
+	timer := time.NewTimer(grace)
+	defer timer.Stop()
+	select {
+	case <-done:
+		return
+	case <-timer.C:
+	}
+	// Not reaped yet (Exited is false), so the pid is still our child's.
+	if rc := proc.ReattachConfig(); rc != nil && rc.Pid > 0 && !proc.Exited() {
+		if pr, err := os.FindProcess(rc.Pid); err == nil {
+			pr.Kill()
+		}
+	}
+	<-done
 }

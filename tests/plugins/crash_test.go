@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -146,4 +147,72 @@ func sameMap(a, b map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// A plugin process that stops answering altogether (here: stopped with
+// SIGSTOP) is replaced: the call fails at its deadline, a liveness check
+// finds the process silent, and the next call runs in a new process
+// instead of waiting out its deadline as well.
+func TestUnresponsivePluginIsReplaced(t *testing.T) {
+	l, _ := newLauncher(t)
+	p := addPlugin(t, l, "example.org/test/stopped", testPluginBin, nil, "codec")
+	c, err := p.Codec(context.Background(), "test.gate", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := codec.Spec{DataType: dtype.Named("uint8"), Shape: []int{3}, DecodedSize: 3}
+	decode := func(timeout time.Duration) error {
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		_, err := c.(codec.BytesBytes).DecodeBytes(ctx, spec, []byte{1, 2, 3})
+		return err
+	}
+	if err := decode(10 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	pid := p.Status().PID
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	if err := decode(500 * time.Millisecond); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("call to a stopped plugin: %v", err)
+	}
+	time.Sleep(pluginapi.PingTimeout + time.Second) // the liveness check gives up on it
+	start := time.Now()
+	if err := decode(10 * time.Second); err != nil {
+		t.Fatalf("call after the liveness check: %v", err)
+	}
+	if st := p.Status(); st.PID == pid || st.Restarts != 1 {
+		t.Fatalf("status %+v: the stopped process %d was not replaced", st, pid)
+	}
+	t.Logf("next call answered by a new process in %v", time.Since(start).Round(time.Millisecond))
+}
+
+// Ending the launcher ends a plugin that no longer answers too: asked to
+// shut down, it gets killGrace to exit, then SIGKILL; Close never hangs.
+func TestCloseEndsStoppedPlugin(t *testing.T) {
+	l, _ := newLauncher(t)
+	p := addPlugin(t, l, "example.org/test/stopped", testPluginBin, nil, "codec")
+	if err := p.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	pid := p.Status().PID
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	closed := make(chan struct{})
+	go func() {
+		l.Close()
+		close(closed)
+	}()
+	select {
+	case <-closed:
+	case <-time.After(30 * time.Second):
+		t.Fatal("Close still waiting on a stopped plugin after 30s")
+	}
+	if err := syscall.Kill(pid, 0); err == nil {
+		t.Fatalf("process %d still exists after Close", pid)
+	}
 }
