@@ -118,6 +118,9 @@ func (c *Client) Codec(ctx context.Context, name string, config json.RawMessage)
 	case codec.ArrayToArray:
 		return &remoteArrayArray{rc}, nil
 	case codec.ArrayToBytes:
+		if info.Partial {
+			return &remotePartial{remoteArrayBytes{rc}}, nil
+		}
 		return &remoteArrayBytes{rc}, nil
 	case codec.BytesToBytes:
 		return &remoteBytesBytes{rc}, nil

@@ -25,11 +25,13 @@ func (c *codecService) Describe(_ context.Context, ref *pb.CodecRef) (*pb.CodecI
 		return nil, toStatus(err)
 	}
 	_, sized := built.(codec.SizedCodec)
+	_, partial := built.(codec.PartialDecoder)
 	return &pb.CodecInfo{
 		Name:          built.Name(),
 		Kind:          pb.CodecKind(built.Kind()),
 		Configuration: built.Configuration(),
 		Sized:         sized,
+		Partial:       partial,
 	}, nil
 }
 

@@ -130,7 +130,9 @@ type CodecInfo struct {
 	// Configuration is the codec's configuration as written to metadata.
 	Configuration []byte `protobuf:"bytes,3,opt,name=configuration,proto3" json:"configuration,omitempty"`
 	// Sized is true when the codec implements EncodedSize.
-	Sized         bool `protobuf:"varint,4,opt,name=sized,proto3" json:"sized,omitempty"`
+	Sized bool `protobuf:"varint,4,opt,name=sized,proto3" json:"sized,omitempty"`
+	// Partial is true when the codec implements DecodeRegion.
+	Partial       bool `protobuf:"varint,5,opt,name=partial,proto3" json:"partial,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -189,6 +191,13 @@ func (x *CodecInfo) GetConfiguration() []byte {
 func (x *CodecInfo) GetSized() bool {
 	if x != nil {
 		return x.Sized
+	}
+	return false
+}
+
+func (x *CodecInfo) GetPartial() bool {
+	if x != nil {
+		return x.Partial
 	}
 	return false
 }
@@ -641,19 +650,306 @@ func (x *BatchResponse) GetResults() []*BatchResult {
 	return nil
 }
 
+// Span is core/grid.Span: a start, a step and a count along one dimension.
+type Span struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Start         int64                  `protobuf:"varint,1,opt,name=start,proto3" json:"start,omitempty"`
+	Step          int64                  `protobuf:"varint,2,opt,name=step,proto3" json:"step,omitempty"`
+	Count         int64                  `protobuf:"varint,3,opt,name=count,proto3" json:"count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Span) Reset() {
+	*x = Span{}
+	mi := &file_zarrgw_v1_codec_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Span) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Span) ProtoMessage() {}
+
+func (x *Span) ProtoReflect() protoreflect.Message {
+	mi := &file_zarrgw_v1_codec_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Span.ProtoReflect.Descriptor instead.
+func (*Span) Descriptor() ([]byte, []int) {
+	return file_zarrgw_v1_codec_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *Span) GetStart() int64 {
+	if x != nil {
+		return x.Start
+	}
+	return 0
+}
+
+func (x *Span) GetStep() int64 {
+	if x != nil {
+		return x.Step
+	}
+	return 0
+}
+
+func (x *Span) GetCount() int64 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
+type RegionCall struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Codec *CodecRef              `protobuf:"bytes,1,opt,name=codec,proto3" json:"codec,omitempty"`
+	// Spec is the whole chunk's spec.
+	Spec *ChunkSpec `protobuf:"bytes,2,opt,name=spec,proto3" json:"spec,omitempty"`
+	// Region is the part of the chunk to decode, one span per dimension.
+	Region []*Span `protobuf:"bytes,3,rep,name=region,proto3" json:"region,omitempty"`
+	// Capabilities are those of the store holding the chunk (whether it
+	// takes suffix ranges), which decide how the plugin reads.
+	Capabilities  *StoreCapabilities `protobuf:"bytes,4,opt,name=capabilities,proto3" json:"capabilities,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RegionCall) Reset() {
+	*x = RegionCall{}
+	mi := &file_zarrgw_v1_codec_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RegionCall) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RegionCall) ProtoMessage() {}
+
+func (x *RegionCall) ProtoReflect() protoreflect.Message {
+	mi := &file_zarrgw_v1_codec_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RegionCall.ProtoReflect.Descriptor instead.
+func (*RegionCall) Descriptor() ([]byte, []int) {
+	return file_zarrgw_v1_codec_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *RegionCall) GetCodec() *CodecRef {
+	if x != nil {
+		return x.Codec
+	}
+	return nil
+}
+
+func (x *RegionCall) GetSpec() *ChunkSpec {
+	if x != nil {
+		return x.Spec
+	}
+	return nil
+}
+
+func (x *RegionCall) GetRegion() []*Span {
+	if x != nil {
+		return x.Region
+	}
+	return nil
+}
+
+func (x *RegionCall) GetCapabilities() *StoreCapabilities {
+	if x != nil {
+		return x.Capabilities
+	}
+	return nil
+}
+
+// RangeRead asks the host for byte ranges of the stored chunk, or for its
+// size.
+type RangeRead struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Ranges        []*ByteRange           `protobuf:"bytes,1,rep,name=ranges,proto3" json:"ranges,omitempty"`
+	Size          bool                   `protobuf:"varint,2,opt,name=size,proto3" json:"size,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RangeRead) Reset() {
+	*x = RangeRead{}
+	mi := &file_zarrgw_v1_codec_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RangeRead) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RangeRead) ProtoMessage() {}
+
+func (x *RangeRead) ProtoReflect() protoreflect.Message {
+	mi := &file_zarrgw_v1_codec_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RangeRead.ProtoReflect.Descriptor instead.
+func (*RangeRead) Descriptor() ([]byte, []int) {
+	return file_zarrgw_v1_codec_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *RangeRead) GetRanges() []*ByteRange {
+	if x != nil {
+		return x.Ranges
+	}
+	return nil
+}
+
+func (x *RangeRead) GetSize() bool {
+	if x != nil {
+		return x.Size
+	}
+	return false
+}
+
+type RegionFrame struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Call is the host's first frame.
+	Call *RegionCall `protobuf:"bytes,1,opt,name=call,proto3" json:"call,omitempty"`
+	// Read is a plugin frame asking for bytes.
+	Read *RangeRead `protobuf:"bytes,2,opt,name=read,proto3" json:"read,omitempty"`
+	// A host frame answering a read carries, on its first frame, the total
+	// length of the ranges' bytes in payload.size and each range's length in
+	// lengths (or the size asked for in size, or the failure in error); the
+	// bytes follow in data, over as many frames as they need. The plugin's
+	// result is a payload (an array) and data the same way.
+	Payload       *Payload `protobuf:"bytes,3,opt,name=payload,proto3" json:"payload,omitempty"`
+	Data          []byte   `protobuf:"bytes,4,opt,name=data,proto3" json:"data,omitempty"`
+	Lengths       []int64  `protobuf:"varint,5,rep,packed,name=lengths,proto3" json:"lengths,omitempty"`
+	Size          int64    `protobuf:"varint,6,opt,name=size,proto3" json:"size,omitempty"`
+	Error         *Error   `protobuf:"bytes,7,opt,name=error,proto3" json:"error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RegionFrame) Reset() {
+	*x = RegionFrame{}
+	mi := &file_zarrgw_v1_codec_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RegionFrame) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RegionFrame) ProtoMessage() {}
+
+func (x *RegionFrame) ProtoReflect() protoreflect.Message {
+	mi := &file_zarrgw_v1_codec_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RegionFrame.ProtoReflect.Descriptor instead.
+func (*RegionFrame) Descriptor() ([]byte, []int) {
+	return file_zarrgw_v1_codec_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *RegionFrame) GetCall() *RegionCall {
+	if x != nil {
+		return x.Call
+	}
+	return nil
+}
+
+func (x *RegionFrame) GetRead() *RangeRead {
+	if x != nil {
+		return x.Read
+	}
+	return nil
+}
+
+func (x *RegionFrame) GetPayload() *Payload {
+	if x != nil {
+		return x.Payload
+	}
+	return nil
+}
+
+func (x *RegionFrame) GetData() []byte {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+func (x *RegionFrame) GetLengths() []int64 {
+	if x != nil {
+		return x.Lengths
+	}
+	return nil
+}
+
+func (x *RegionFrame) GetSize() int64 {
+	if x != nil {
+		return x.Size
+	}
+	return 0
+}
+
+func (x *RegionFrame) GetError() *Error {
+	if x != nil {
+		return x.Error
+	}
+	return nil
+}
+
 var File_zarrgw_v1_codec_proto protoreflect.FileDescriptor
 
 const file_zarrgw_v1_codec_proto_rawDesc = "" +
 	"\n" +
-	"\x15zarrgw/v1/codec.proto\x12\tzarrgw.v1\x1a\x16zarrgw/v1/plugin.proto\x1a\x15zarrgw/v1/types.proto\"D\n" +
+	"\x15zarrgw/v1/codec.proto\x12\tzarrgw.v1\x1a\x16zarrgw/v1/plugin.proto\x1a\x15zarrgw/v1/store.proto\x1a\x15zarrgw/v1/types.proto\"D\n" +
 	"\bCodecRef\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12$\n" +
-	"\rconfiguration\x18\x02 \x01(\fR\rconfiguration\"\x85\x01\n" +
+	"\rconfiguration\x18\x02 \x01(\fR\rconfiguration\"\x9f\x01\n" +
 	"\tCodecInfo\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12(\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\x14.zarrgw.v1.CodecKindR\x04kind\x12$\n" +
 	"\rconfiguration\x18\x03 \x01(\fR\rconfiguration\x12\x14\n" +
-	"\x05sized\x18\x04 \x01(\bR\x05sized\"h\n" +
+	"\x05sized\x18\x04 \x01(\bR\x05sized\x12\x18\n" +
+	"\apartial\x18\x05 \x01(\bR\apartial\"h\n" +
 	"\x11OutputSpecRequest\x12)\n" +
 	"\x05codec\x18\x01 \x01(\v2\x13.zarrgw.v1.CodecRefR\x05codec\x12(\n" +
 	"\x04spec\x18\x02 \x01(\v2\x14.zarrgw.v1.ChunkSpecR\x04spec\"\x8c\x01\n" +
@@ -681,18 +977,40 @@ const file_zarrgw_v1_codec_proto_rawDesc = "" +
 	"\x04data\x18\x02 \x01(\fR\x04data\x12&\n" +
 	"\x05error\x18\x03 \x01(\v2\x10.zarrgw.v1.ErrorR\x05error\"A\n" +
 	"\rBatchResponse\x120\n" +
-	"\aresults\x18\x01 \x03(\v2\x16.zarrgw.v1.BatchResultR\aresults*M\n" +
+	"\aresults\x18\x01 \x03(\v2\x16.zarrgw.v1.BatchResultR\aresults\"F\n" +
+	"\x04Span\x12\x14\n" +
+	"\x05start\x18\x01 \x01(\x03R\x05start\x12\x12\n" +
+	"\x04step\x18\x02 \x01(\x03R\x04step\x12\x14\n" +
+	"\x05count\x18\x03 \x01(\x03R\x05count\"\xcc\x01\n" +
+	"\n" +
+	"RegionCall\x12)\n" +
+	"\x05codec\x18\x01 \x01(\v2\x13.zarrgw.v1.CodecRefR\x05codec\x12(\n" +
+	"\x04spec\x18\x02 \x01(\v2\x14.zarrgw.v1.ChunkSpecR\x04spec\x12'\n" +
+	"\x06region\x18\x03 \x03(\v2\x0f.zarrgw.v1.SpanR\x06region\x12@\n" +
+	"\fcapabilities\x18\x04 \x01(\v2\x1c.zarrgw.v1.StoreCapabilitiesR\fcapabilities\"M\n" +
+	"\tRangeRead\x12,\n" +
+	"\x06ranges\x18\x01 \x03(\v2\x14.zarrgw.v1.ByteRangeR\x06ranges\x12\x12\n" +
+	"\x04size\x18\x02 \x01(\bR\x04size\"\xfa\x01\n" +
+	"\vRegionFrame\x12)\n" +
+	"\x04call\x18\x01 \x01(\v2\x15.zarrgw.v1.RegionCallR\x04call\x12(\n" +
+	"\x04read\x18\x02 \x01(\v2\x14.zarrgw.v1.RangeReadR\x04read\x12,\n" +
+	"\apayload\x18\x03 \x01(\v2\x12.zarrgw.v1.PayloadR\apayload\x12\x12\n" +
+	"\x04data\x18\x04 \x01(\fR\x04data\x12\x18\n" +
+	"\alengths\x18\x05 \x03(\x03R\alengths\x12\x12\n" +
+	"\x04size\x18\x06 \x01(\x03R\x04size\x12&\n" +
+	"\x05error\x18\a \x01(\v2\x10.zarrgw.v1.ErrorR\x05error*M\n" +
 	"\aCodecOp\x12\x18\n" +
 	"\x14CODEC_OP_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fCODEC_OP_ENCODE\x10\x01\x12\x13\n" +
-	"\x0fCODEC_OP_DECODE\x10\x022\xc3\x02\n" +
+	"\x0fCODEC_OP_DECODE\x10\x022\x87\x03\n" +
 	"\x05Codec\x125\n" +
 	"\bDescribe\x12\x13.zarrgw.v1.CodecRef\x1a\x14.zarrgw.v1.CodecInfo\x12@\n" +
 	"\n" +
 	"OutputSpec\x12\x1c.zarrgw.v1.OutputSpecRequest\x1a\x14.zarrgw.v1.ChunkSpec\x12L\n" +
 	"\vEncodedSize\x12\x1d.zarrgw.v1.EncodedSizeRequest\x1a\x1e.zarrgw.v1.EncodedSizeResponse\x127\n" +
 	"\x03Run\x12\x15.zarrgw.v1.CodecFrame\x1a\x15.zarrgw.v1.CodecFrame(\x010\x01\x12:\n" +
-	"\x05Batch\x12\x17.zarrgw.v1.BatchRequest\x1a\x18.zarrgw.v1.BatchResponseB6Z4github.com/zarrgw/zarrgw/pluginapi/zarrgwv1;zarrgwv1b\x06proto3"
+	"\x05Batch\x12\x17.zarrgw.v1.BatchRequest\x1a\x18.zarrgw.v1.BatchResponse\x12B\n" +
+	"\fDecodeRegion\x12\x16.zarrgw.v1.RegionFrame\x1a\x16.zarrgw.v1.RegionFrame(\x010\x01B6Z4github.com/zarrgw/zarrgw/pluginapi/zarrgwv1;zarrgwv1b\x06proto3"
 
 var (
 	file_zarrgw_v1_codec_proto_rawDescOnce sync.Once
@@ -707,7 +1025,7 @@ func file_zarrgw_v1_codec_proto_rawDescGZIP() []byte {
 }
 
 var file_zarrgw_v1_codec_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_zarrgw_v1_codec_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
+var file_zarrgw_v1_codec_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
 var file_zarrgw_v1_codec_proto_goTypes = []any{
 	(CodecOp)(0),                // 0: zarrgw.v1.CodecOp
 	(*CodecRef)(nil),            // 1: zarrgw.v1.CodecRef
@@ -720,43 +1038,60 @@ var file_zarrgw_v1_codec_proto_goTypes = []any{
 	(*BatchRequest)(nil),        // 8: zarrgw.v1.BatchRequest
 	(*BatchResult)(nil),         // 9: zarrgw.v1.BatchResult
 	(*BatchResponse)(nil),       // 10: zarrgw.v1.BatchResponse
-	(CodecKind)(0),              // 11: zarrgw.v1.CodecKind
-	(*ChunkSpec)(nil),           // 12: zarrgw.v1.ChunkSpec
-	(*Payload)(nil),             // 13: zarrgw.v1.Payload
-	(*ArenaSpan)(nil),           // 14: zarrgw.v1.ArenaSpan
-	(*Error)(nil),               // 15: zarrgw.v1.Error
+	(*Span)(nil),                // 11: zarrgw.v1.Span
+	(*RegionCall)(nil),          // 12: zarrgw.v1.RegionCall
+	(*RangeRead)(nil),           // 13: zarrgw.v1.RangeRead
+	(*RegionFrame)(nil),         // 14: zarrgw.v1.RegionFrame
+	(CodecKind)(0),              // 15: zarrgw.v1.CodecKind
+	(*ChunkSpec)(nil),           // 16: zarrgw.v1.ChunkSpec
+	(*Payload)(nil),             // 17: zarrgw.v1.Payload
+	(*ArenaSpan)(nil),           // 18: zarrgw.v1.ArenaSpan
+	(*Error)(nil),               // 19: zarrgw.v1.Error
+	(*StoreCapabilities)(nil),   // 20: zarrgw.v1.StoreCapabilities
+	(*ByteRange)(nil),           // 21: zarrgw.v1.ByteRange
 }
 var file_zarrgw_v1_codec_proto_depIdxs = []int32{
-	11, // 0: zarrgw.v1.CodecInfo.kind:type_name -> zarrgw.v1.CodecKind
+	15, // 0: zarrgw.v1.CodecInfo.kind:type_name -> zarrgw.v1.CodecKind
 	1,  // 1: zarrgw.v1.OutputSpecRequest.codec:type_name -> zarrgw.v1.CodecRef
-	12, // 2: zarrgw.v1.OutputSpecRequest.spec:type_name -> zarrgw.v1.ChunkSpec
+	16, // 2: zarrgw.v1.OutputSpecRequest.spec:type_name -> zarrgw.v1.ChunkSpec
 	1,  // 3: zarrgw.v1.EncodedSizeRequest.codec:type_name -> zarrgw.v1.CodecRef
-	12, // 4: zarrgw.v1.EncodedSizeRequest.spec:type_name -> zarrgw.v1.ChunkSpec
+	16, // 4: zarrgw.v1.EncodedSizeRequest.spec:type_name -> zarrgw.v1.ChunkSpec
 	1,  // 5: zarrgw.v1.CodecCall.codec:type_name -> zarrgw.v1.CodecRef
 	0,  // 6: zarrgw.v1.CodecCall.op:type_name -> zarrgw.v1.CodecOp
-	12, // 7: zarrgw.v1.CodecCall.spec:type_name -> zarrgw.v1.ChunkSpec
+	16, // 7: zarrgw.v1.CodecCall.spec:type_name -> zarrgw.v1.ChunkSpec
 	6,  // 8: zarrgw.v1.CodecFrame.call:type_name -> zarrgw.v1.CodecCall
-	13, // 9: zarrgw.v1.CodecFrame.payload:type_name -> zarrgw.v1.Payload
+	17, // 9: zarrgw.v1.CodecFrame.payload:type_name -> zarrgw.v1.Payload
 	7,  // 10: zarrgw.v1.BatchRequest.items:type_name -> zarrgw.v1.CodecFrame
-	14, // 11: zarrgw.v1.BatchRequest.output:type_name -> zarrgw.v1.ArenaSpan
-	13, // 12: zarrgw.v1.BatchResult.payload:type_name -> zarrgw.v1.Payload
-	15, // 13: zarrgw.v1.BatchResult.error:type_name -> zarrgw.v1.Error
+	18, // 11: zarrgw.v1.BatchRequest.output:type_name -> zarrgw.v1.ArenaSpan
+	17, // 12: zarrgw.v1.BatchResult.payload:type_name -> zarrgw.v1.Payload
+	19, // 13: zarrgw.v1.BatchResult.error:type_name -> zarrgw.v1.Error
 	9,  // 14: zarrgw.v1.BatchResponse.results:type_name -> zarrgw.v1.BatchResult
-	1,  // 15: zarrgw.v1.Codec.Describe:input_type -> zarrgw.v1.CodecRef
-	3,  // 16: zarrgw.v1.Codec.OutputSpec:input_type -> zarrgw.v1.OutputSpecRequest
-	4,  // 17: zarrgw.v1.Codec.EncodedSize:input_type -> zarrgw.v1.EncodedSizeRequest
-	7,  // 18: zarrgw.v1.Codec.Run:input_type -> zarrgw.v1.CodecFrame
-	8,  // 19: zarrgw.v1.Codec.Batch:input_type -> zarrgw.v1.BatchRequest
-	2,  // 20: zarrgw.v1.Codec.Describe:output_type -> zarrgw.v1.CodecInfo
-	12, // 21: zarrgw.v1.Codec.OutputSpec:output_type -> zarrgw.v1.ChunkSpec
-	5,  // 22: zarrgw.v1.Codec.EncodedSize:output_type -> zarrgw.v1.EncodedSizeResponse
-	7,  // 23: zarrgw.v1.Codec.Run:output_type -> zarrgw.v1.CodecFrame
-	10, // 24: zarrgw.v1.Codec.Batch:output_type -> zarrgw.v1.BatchResponse
-	20, // [20:25] is the sub-list for method output_type
-	15, // [15:20] is the sub-list for method input_type
-	15, // [15:15] is the sub-list for extension type_name
-	15, // [15:15] is the sub-list for extension extendee
-	0,  // [0:15] is the sub-list for field type_name
+	1,  // 15: zarrgw.v1.RegionCall.codec:type_name -> zarrgw.v1.CodecRef
+	16, // 16: zarrgw.v1.RegionCall.spec:type_name -> zarrgw.v1.ChunkSpec
+	11, // 17: zarrgw.v1.RegionCall.region:type_name -> zarrgw.v1.Span
+	20, // 18: zarrgw.v1.RegionCall.capabilities:type_name -> zarrgw.v1.StoreCapabilities
+	21, // 19: zarrgw.v1.RangeRead.ranges:type_name -> zarrgw.v1.ByteRange
+	12, // 20: zarrgw.v1.RegionFrame.call:type_name -> zarrgw.v1.RegionCall
+	13, // 21: zarrgw.v1.RegionFrame.read:type_name -> zarrgw.v1.RangeRead
+	17, // 22: zarrgw.v1.RegionFrame.payload:type_name -> zarrgw.v1.Payload
+	19, // 23: zarrgw.v1.RegionFrame.error:type_name -> zarrgw.v1.Error
+	1,  // 24: zarrgw.v1.Codec.Describe:input_type -> zarrgw.v1.CodecRef
+	3,  // 25: zarrgw.v1.Codec.OutputSpec:input_type -> zarrgw.v1.OutputSpecRequest
+	4,  // 26: zarrgw.v1.Codec.EncodedSize:input_type -> zarrgw.v1.EncodedSizeRequest
+	7,  // 27: zarrgw.v1.Codec.Run:input_type -> zarrgw.v1.CodecFrame
+	8,  // 28: zarrgw.v1.Codec.Batch:input_type -> zarrgw.v1.BatchRequest
+	14, // 29: zarrgw.v1.Codec.DecodeRegion:input_type -> zarrgw.v1.RegionFrame
+	2,  // 30: zarrgw.v1.Codec.Describe:output_type -> zarrgw.v1.CodecInfo
+	16, // 31: zarrgw.v1.Codec.OutputSpec:output_type -> zarrgw.v1.ChunkSpec
+	5,  // 32: zarrgw.v1.Codec.EncodedSize:output_type -> zarrgw.v1.EncodedSizeResponse
+	7,  // 33: zarrgw.v1.Codec.Run:output_type -> zarrgw.v1.CodecFrame
+	10, // 34: zarrgw.v1.Codec.Batch:output_type -> zarrgw.v1.BatchResponse
+	14, // 35: zarrgw.v1.Codec.DecodeRegion:output_type -> zarrgw.v1.RegionFrame
+	30, // [30:36] is the sub-list for method output_type
+	24, // [24:30] is the sub-list for method input_type
+	24, // [24:24] is the sub-list for extension type_name
+	24, // [24:24] is the sub-list for extension extendee
+	0,  // [0:24] is the sub-list for field type_name
 }
 
 func init() { file_zarrgw_v1_codec_proto_init() }
@@ -765,6 +1100,7 @@ func file_zarrgw_v1_codec_proto_init() {
 		return
 	}
 	file_zarrgw_v1_plugin_proto_init()
+	file_zarrgw_v1_store_proto_init()
 	file_zarrgw_v1_types_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -772,7 +1108,7 @@ func file_zarrgw_v1_codec_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_zarrgw_v1_codec_proto_rawDesc), len(file_zarrgw_v1_codec_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   10,
+			NumMessages:   14,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

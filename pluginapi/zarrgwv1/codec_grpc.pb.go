@@ -19,11 +19,12 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	Codec_Describe_FullMethodName    = "/zarrgw.v1.Codec/Describe"
-	Codec_OutputSpec_FullMethodName  = "/zarrgw.v1.Codec/OutputSpec"
-	Codec_EncodedSize_FullMethodName = "/zarrgw.v1.Codec/EncodedSize"
-	Codec_Run_FullMethodName         = "/zarrgw.v1.Codec/Run"
-	Codec_Batch_FullMethodName       = "/zarrgw.v1.Codec/Batch"
+	Codec_Describe_FullMethodName     = "/zarrgw.v1.Codec/Describe"
+	Codec_OutputSpec_FullMethodName   = "/zarrgw.v1.Codec/OutputSpec"
+	Codec_EncodedSize_FullMethodName  = "/zarrgw.v1.Codec/EncodedSize"
+	Codec_Run_FullMethodName          = "/zarrgw.v1.Codec/Run"
+	Codec_Batch_FullMethodName        = "/zarrgw.v1.Codec/Batch"
+	Codec_DecodeRegion_FullMethodName = "/zarrgw.v1.Codec/DecodeRegion"
 )
 
 // CodecClient is the client API for Codec service.
@@ -48,6 +49,13 @@ type CodecClient interface {
 	// Batch runs many small calls in one round trip; each item succeeds or
 	// fails on its own.
 	Batch(ctx context.Context, in *BatchRequest, opts ...grpc.CallOption) (*BatchResponse, error)
+	// DecodeRegion is core/codec.PartialDecoder, for codecs whose CodecInfo
+	// says partial (sharding_indexed): it decodes a region of a stored chunk
+	// from byte ranges of it, which the plugin asks the host for on the same
+	// stream, so only those bytes cross the process boundary. The host sends
+	// the call; the plugin sends reads, each answered by the host; the
+	// plugin's last frames carry the region (a payload, then data).
+	DecodeRegion(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[RegionFrame, RegionFrame], error)
 }
 
 type codecClient struct {
@@ -111,6 +119,19 @@ func (c *codecClient) Batch(ctx context.Context, in *BatchRequest, opts ...grpc.
 	return out, nil
 }
 
+func (c *codecClient) DecodeRegion(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[RegionFrame, RegionFrame], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &Codec_ServiceDesc.Streams[1], Codec_DecodeRegion_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[RegionFrame, RegionFrame]{ClientStream: stream}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Codec_DecodeRegionClient = grpc.BidiStreamingClient[RegionFrame, RegionFrame]
+
 // CodecServer is the server API for Codec service.
 // All implementations must embed UnimplementedCodecServer
 // for forward compatibility.
@@ -133,6 +154,13 @@ type CodecServer interface {
 	// Batch runs many small calls in one round trip; each item succeeds or
 	// fails on its own.
 	Batch(context.Context, *BatchRequest) (*BatchResponse, error)
+	// DecodeRegion is core/codec.PartialDecoder, for codecs whose CodecInfo
+	// says partial (sharding_indexed): it decodes a region of a stored chunk
+	// from byte ranges of it, which the plugin asks the host for on the same
+	// stream, so only those bytes cross the process boundary. The host sends
+	// the call; the plugin sends reads, each answered by the host; the
+	// plugin's last frames carry the region (a payload, then data).
+	DecodeRegion(grpc.BidiStreamingServer[RegionFrame, RegionFrame]) error
 	mustEmbedUnimplementedCodecServer()
 }
 
@@ -157,6 +185,9 @@ func (UnimplementedCodecServer) Run(grpc.BidiStreamingServer[CodecFrame, CodecFr
 }
 func (UnimplementedCodecServer) Batch(context.Context, *BatchRequest) (*BatchResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Batch not implemented")
+}
+func (UnimplementedCodecServer) DecodeRegion(grpc.BidiStreamingServer[RegionFrame, RegionFrame]) error {
+	return status.Error(codes.Unimplemented, "method DecodeRegion not implemented")
 }
 func (UnimplementedCodecServer) mustEmbedUnimplementedCodecServer() {}
 func (UnimplementedCodecServer) testEmbeddedByValue()               {}
@@ -258,6 +289,13 @@ func _Codec_Batch_Handler(srv interface{}, ctx context.Context, dec func(interfa
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Codec_DecodeRegion_Handler(srv interface{}, stream grpc.ServerStream) error {
+	return srv.(CodecServer).DecodeRegion(&grpc.GenericServerStream[RegionFrame, RegionFrame]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Codec_DecodeRegionServer = grpc.BidiStreamingServer[RegionFrame, RegionFrame]
+
 // Codec_ServiceDesc is the grpc.ServiceDesc for Codec service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -286,6 +324,12 @@ var Codec_ServiceDesc = grpc.ServiceDesc{
 		{
 			StreamName:    "Run",
 			Handler:       _Codec_Run_Handler,
+			ServerStreams: true,
+			ClientStreams: true,
+		},
+		{
+			StreamName:    "DecodeRegion",
+			Handler:       _Codec_DecodeRegion_Handler,
 			ServerStreams: true,
 			ClientStreams: true,
 		},
