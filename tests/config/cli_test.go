@@ -4,6 +4,8 @@ package config_test
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"os"
 	"os/exec"
@@ -110,17 +112,23 @@ func TestValidateNeedsAFile(t *testing.T) {
 }
 
 // An unpinned plugin fails validation until "plugins lock" records its
-// binary's checksum.
+// binary's checksum; once pinned, validate starts it and asks what it
+// serves. The plugin is zarrgw itself serving its bundled zstd codec.
 func TestPluginsLock(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, "bin"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "bin", "codec"), []byte("binary"), 0o755); err != nil {
+	exe, err := os.ReadFile(binary)
+	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := `plugin "example.org/acme/codec" {
+	if err := os.WriteFile(filepath.Join(dir, "bin", "codec"), exe, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := `plugin "example.org/acme/zstd" {
   path = "bin/codec"
+  args = ["plugin", "serve", "zstd"]
 }
 `
 	if err := os.WriteFile(filepath.Join(dir, "config.hcl"), []byte(cfg), 0o644); err != nil {
@@ -133,9 +141,8 @@ func TestPluginsLock(t *testing.T) {
 		t.Fatalf("lock: exit %d\n%s%s", code, stdout, stderr)
 	}
 	lock, err := os.ReadFile(filepath.Join(dir, "zarrgw.lock.hcl"))
-	// sha256 of "binary"
-	const sum = "9a3a45d01531a20e89ac6ae10b0b0beb0492acd7216a368aa062d1a5fecaf9cd"
-	if err != nil || !strings.Contains(string(lock), `plugin "example.org/acme/codec"`) || !strings.Contains(string(lock), sum) {
+	sum := sha256.Sum256(exe)
+	if err != nil || !strings.Contains(string(lock), `plugin "example.org/acme/zstd"`) || !strings.Contains(string(lock), hex.EncodeToString(sum[:])) {
 		t.Fatalf("lock file: %v\n%s", err, lock)
 	}
 	if stdout, stderr, code := run(t, dir, "validate", "-c", "config.hcl"); code != 0 {
@@ -146,5 +153,31 @@ func TestPluginsLock(t *testing.T) {
 	}
 	if _, stderr, code := run(t, dir, "validate", "-c", "config.hcl"); code == 0 || !strings.Contains(stderr, "does not match") {
 		t.Errorf("changed binary: exit %d\n%s", code, stderr)
+	}
+}
+
+// A pinned binary that is not a plugin passes the checksum and then fails
+// validation when it is started, with the plugin's name in the error.
+func TestValidatePinnedNonPlugin(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script := []byte("#!/bin/sh\necho not a plugin\n")
+	if err := os.WriteFile(filepath.Join(dir, "bin", "codec"), script, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(script)
+	cfg := `plugin "example.org/acme/codec" {
+  path   = "bin/codec"
+  sha256 = "` + hex.EncodeToString(sum[:]) + `"
+}
+`
+	if err := os.WriteFile(filepath.Join(dir, "config.hcl"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := run(t, dir, "validate", "-c", "config.hcl")
+	if code == 0 || !strings.Contains(stderr, "could not be probed") || !strings.Contains(stderr, "example.org/acme/codec") {
+		t.Errorf("exit %d\n%s", code, stderr)
 	}
 }
