@@ -88,9 +88,9 @@ func (b *batcher) do(ctx context.Context, f *pb.CodecFrame, dst []byte) (*pb.Pay
 // fetched again on a stream of its own.
 func (b *batcher) result(ctx context.Context, it *batchItem) (*pb.Payload, []byte, error) {
 	if it.err != nil {
-		if ctx.Err() != nil {
+		if err := callerGaveUp(ctx); err != nil {
 			// The batch was cancelled because this caller gave up: say why.
-			return nil, nil, fmt.Errorf("plugin %s: %w", b.c.Name(), context.Cause(ctx))
+			return nil, nil, fmt.Errorf("plugin %s: %w", b.c.Name(), err)
 		}
 		return nil, nil, it.err
 	}

@@ -56,7 +56,7 @@ func (c *Client) fail(ctx context.Context, conn *Conn, err error) error {
 	switch code := status.Code(err); {
 	case code == codes.Unavailable:
 		conn.broken.Store(true)
-	case ctx.Err() != nil && (code == codes.DeadlineExceeded || code == codes.Canceled):
+	case callerGaveUp(ctx) != nil && (code == codes.DeadlineExceeded || code == codes.Canceled):
 		conn.suspect()
 	}
 	return fromStatus(ctx, c.conn.Name(), err)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -156,6 +157,24 @@ func errorFromPB(e *pb.Error) error {
 	return r
 }
 
+// deadlineSlack is how early a plugin may end a call at the caller's
+// deadline. gRPC hands the deadline to the plugin, whose own timer can end
+// the call (RST_STREAM CANCEL) before the caller's context timer has run on
+// a busy host.
+const deadlineSlack = 50 * time.Millisecond
+
+// callerGaveUp returns the caller's context error when its context is done
+// or its deadline has (all but) passed, else nil.
+func callerGaveUp(ctx context.Context) error {
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	if d, ok := ctx.Deadline(); ok && time.Until(d) <= deadlineSlack {
+		return context.DeadlineExceeded
+	}
+	return nil
+}
+
 // fromStatus turns the error of a call to plugin into an error naming the
 // plugin that matches the sentinels the plugin's error wrapped, the
 // caller's context error, or ErrConnectionLost.
@@ -169,8 +188,8 @@ func fromStatus(ctx context.Context, plugin string, err error) error {
 	}
 	switch st.Code() {
 	case codes.Canceled, codes.DeadlineExceeded:
-		if ctx.Err() != nil {
-			return fmt.Errorf("plugin %s: %w", plugin, context.Cause(ctx))
+		if err := callerGaveUp(ctx); err != nil {
+			return fmt.Errorf("plugin %s: %w", plugin, err)
 		}
 	case codes.Unavailable:
 		return fmt.Errorf("plugin %s: %w: %s", plugin, ErrConnectionLost, st.Message())
