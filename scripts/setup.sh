@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the tests need beyond Go: Debian's python3-zarr and
 # python3-numcodecs (foreign v2 client and blosc oracle) and zarrita.js
-# (foreign v3 client). Idempotent: installs only what is missing.
+# (foreign v3 client) with a Float16Array polyfill for node 20.
+# Idempotent: installs only what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,8 +18,15 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
 fi
 
-if [ ! -d tests/interop/js/node_modules/zarrita ]; then
-  echo "setup: installing zarrita.js (npm)"
+# Every package of package.json must be present, so a machine set up before
+# one was added gets it too.
+js_missing=$(cd tests/interop/js && node -e '
+  const fs = require("fs");
+  const deps = Object.keys(require("./package.json").dependencies);
+  console.log(deps.filter((d) => !fs.existsSync("node_modules/" + d + "/package.json")).join(" "));
+')
+if [ -n "$js_missing" ]; then
+  echo "setup: installing $js_missing for zarrita.js (npm)"
   (cd tests/interop/js && npm install --no-audit --no-fund --loglevel=error)
 fi
 echo "setup: ok"

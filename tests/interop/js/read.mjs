@@ -7,6 +7,7 @@
 // Every element is listed in C order. Integers and floats are printed as
 // strings (bigints exactly; floats with String(), "-0", "NaN",
 // "Infinity"), booleans as booleans, strings as strings.
+import "./float16.mjs";
 import { readFileSync } from "node:fs";
 import { FileSystemStore } from "@zarrita/storage";
 import * as zarr from "zarrita";
