@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -63,5 +64,21 @@ func TestErrorKinds(t *testing.T) {
 	}
 	if err := errorFromPB(errorToPB(fmt.Errorf("x: %w", codec.ErrCorrupt))); !errors.Is(err, codec.ErrCorrupt) {
 		t.Errorf("batch item error: %v", err)
+	}
+}
+
+// A plugin can end a call at the caller's deadline before the caller's own
+// context timer has run: that is still the caller's deadline, while a
+// cancellation well before the deadline stays the plugin's error.
+func TestPluginEndsCallAtCallersDeadline(t *testing.T) {
+	soon, cancel := context.WithTimeout(context.Background(), deadlineSlack/2)
+	defer cancel()
+	if err := fromStatus(soon, "p", status.Error(codes.Canceled, "stream terminated by RST_STREAM")); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("deadline all but passed: %v", err)
+	}
+	later, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	if err := fromStatus(later, "p", status.Error(codes.Canceled, "stream terminated by RST_STREAM")); errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("deadline an hour away: %v", err)
 	}
 }
