@@ -2,7 +2,7 @@
 //
 // Usage: node read.mjs MANIFEST
 // MANIFEST: {"root": DIR, "nodes": [{"path": "a/b", "kind": "array"|"group"}]}
-// Output (stdout): {"node": VERSION, "float16array": BOOL, "results": [{"path", "kind", "error"?, "attrs",
+// Output (stdout): {"results": [{"path", "kind", "error"?, "attrs",
 //   "shape", "chunks", "dtype", "fill_value", "values"}]}
 // Every element is listed in C order. Integers and floats are printed as
 // strings (bigints exactly; floats with String(), "-0", "NaN",
@@ -77,5 +77,4 @@ for (const node of manifest.nodes) {
 		results.push({ path: node.path, kind: node.kind, error: `${err?.message ?? err}${cause}` });
 	}
 }
-const float16array = typeof globalThis.Float16Array !== "undefined";
-process.stdout.write(JSON.stringify({ node: process.version, float16array, results }));
+process.stdout.write(JSON.stringify({ results }));
