@@ -1,7 +1,7 @@
 package main
 
 import (
-	"fmt"
+	"bufio"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -14,13 +14,15 @@ import (
 
 func newCat() *cobra.Command {
 	var path, format, slice, configFile string
+	var memory memoryFlag
 	cmd := &cobra.Command{
 		Use:   "cat LOCATION",
-		Short: "Print an array's contents as JSON or .npy",
+		Short: "Print an array's contents (or a selection) as JSON, .npy or raw bytes, streamed",
 		Args:  cobra.ExactArgs(1),
 		RunE: onLocation(&configFile, func(cmd *cobra.Command, t *location.Target) error {
-			if format != "json" && format != "npy" {
-				return fmt.Errorf("--format %q: use json or npy", format)
+			f, err := render.ParseFormat(format)
+			if err != nil {
+				return err
 			}
 			ctx := cmd.Context()
 			a, err := hierarchy.OpenArray(ctx, t.Store, path, t.Options)
@@ -31,21 +33,18 @@ func newCat() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			data, err := a.Read(ctx, sel)
-			if err != nil {
+			out := bufio.NewWriterSize(os.Stdout, 1<<16)
+			if err := render.Stream(ctx, out, a, sel, f, memory.options()); err != nil {
+				out.Flush()
 				return err
 			}
-			if format == "npy" {
-				return render.NPY(os.Stdout, data)
-			}
-			m := *a.Meta()
-			m.Shape = data.Shape
-			return render.JSON(os.Stdout, &m, data)
+			return out.Flush()
 		}),
 	}
 	cmd.Flags().StringVar(&path, "path", "", "node path of the array inside the hierarchy")
-	cmd.Flags().StringVar(&format, "format", "json", "output format: json or npy")
+	cmd.Flags().StringVar(&format, "format", "json", "output format: json, npy or raw (little-endian elements in C order)")
 	addLocationFlags(cmd, &configFile)
 	cmd.Flags().StringVar(&slice, "slice", "", "selection in numpy notation, e.g. 0:10,5 (default: everything)")
+	addMemoryFlag(cmd, &memory)
 	return cmd
 }

@@ -31,7 +31,16 @@ func TestMain(m *testing.M) {
 
 func run(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
+	return runWithInput(t, nil, args...)
+}
+
+// runWithInput runs zarrgw with stdin fed from a pipe (nil: no input).
+func runWithInput(t *testing.T, stdin []byte, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
 	cmd := exec.Command(binary, args...)
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
 	err := cmd.Run()
@@ -57,6 +66,9 @@ func TestCatJSONMatchesFixture(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("output is not JSON: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, `"data_type": ">f4"`) {
+		t.Fatalf("the data type is not written as it is named: %.100s", out)
 	}
 	want := []float64{-1000.5, 0, 1000.5, 0} // expected.json for this fixture
 	if got.ZarrFormat != 2 || got.DataType != ">f4" || len(got.Shape) != 1 || got.Shape[0] != 4 {

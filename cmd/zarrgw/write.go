@@ -7,17 +7,20 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/zarrgw/zarrgw/core/array"
 	"github.com/zarrgw/zarrgw/core/grid"
 	"github.com/zarrgw/zarrgw/core/hierarchy"
+	"github.com/zarrgw/zarrgw/core/ndarray"
 	"github.com/zarrgw/zarrgw/host/location"
 	"github.com/zarrgw/zarrgw/host/render"
 )
 
 func newWrite() *cobra.Command {
-	var configFile, path, slice, from string
+	var configFile, path, slice, from, format string
+	var memory memoryFlag
 	cmd := &cobra.Command{
 		Use:   "write LOCATION --path PATH [--slice SEL] [--from FILE.npy]",
-		Short: "Write a .npy document (from a file or standard input) into an array or a selection of it",
+		Short: "Write a .npy document or raw elements (from a file or standard input) into an array or a selection of it, streamed",
 		Args:  cobra.ExactArgs(1),
 		RunE: onLocation(&configFile, func(cmd *cobra.Command, t *location.Target) error {
 			ctx := cmd.Context()
@@ -34,26 +37,60 @@ func newWrite() *cobra.Command {
 				return err
 			}
 			defer in.Close()
-			data, err := render.ReadNPY(in, a.Meta().DataType, sel.Counts())
+			body, err := openBody(in, name, format, a, sel)
 			if err != nil {
-				return fmt.Errorf("%s: %w", name, err)
-			}
-			if err := a.Write(ctx, sel, data); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "wrote %d elements to %s\n", data.Len(), a.Name())
+			if err := a.WriteStream(ctx, sel, memory.options(), body.Fill); err != nil {
+				return err
+			}
+			if err := body.Finish(); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %d elements to %s\n", ndarray.NumElements(sel.Counts()), a.Name())
 			return nil
 		}),
 	}
 	addLocationFlags(cmd, &configFile)
 	cmd.Flags().StringVar(&path, "path", "", "node path of the array inside the hierarchy")
 	cmd.Flags().StringVar(&slice, "slice", "", "selection in numpy notation, e.g. 0:10,5 (default: everything); steps are allowed")
-	cmd.Flags().StringVar(&from, "from", "-", "the .npy file to write; - is standard input")
+	cmd.Flags().StringVar(&from, "from", "-", "the file to write; - is standard input")
+	cmd.Flags().StringVar(&format, "format", "npy", "input format: npy, or raw (the selection's little-endian elements in C order)")
+	addMemoryFlag(cmd, &memory)
 	return cmd
+}
+
+// openBody reads the input's header, if any, and checks it against the
+// array and selection. A regular file must hold exactly what it promises,
+// checked before anything is written, so a short file changes nothing.
+func openBody(in io.Reader, name, format string, a *array.Array, sel grid.Selection) (*render.Body, error) {
+	dt := a.Meta().DataType
+	var body *render.Body
+	var err error
+	switch format {
+	case "npy":
+		body, err = render.NPYBody(in, name, dt, sel.Counts())
+	case "raw":
+		body, err = render.RawBody(in, name, dt, sel.Counts())
+	default:
+		return nil, fmt.Errorf("--format %q: use npy or raw", format)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if f, ok := in.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() != body.Size() {
+			return nil, fmt.Errorf("%s: holds %d bytes, but a selection of %v %s elements needs %d", name, fi.Size(), sel.Shape(), dt.Name, body.Size())
+		}
+	}
+	return body, nil
 }
 
 func openInput(cmd *cobra.Command, from string) (io.ReadCloser, string, error) {
 	if from == "-" {
+		if f, ok := cmd.InOrStdin().(*os.File); ok {
+			return f, "standard input", nil // a regular file's size is checked
+		}
 		return io.NopCloser(cmd.InOrStdin()), "standard input", nil
 	}
 	f, err := os.Open(from)

@@ -62,8 +62,8 @@ func TestWriteRefusesBadInput(t *testing.T) {
 		{"wrong shape", "does not match the selection", npyInt16('<', "(3, 2)", []int16{1, 2, 3, 4, 5, 6})},
 		{"huge shape", "does not match the selection", npyInt16('<', "(4000000000, 4000000000)", nil)},
 		{"wrong type", "does not match the array's int16", []byte(strings.Replace(string(good), "<i2", "<f2", 1))},
-		{"truncated", "unexpected EOF", good[:len(good)-3]},
-		{"too long", "past the end", append(append([]byte{}, good...), 0, 0)},
+		{"truncated", "holds 137 bytes, but a selection of [2 3] int16 elements needs 140", good[:len(good)-3]},
+		{"too long", "holds 142 bytes", append(append([]byte{}, good...), 0, 0)},
 		{"not npy", "not a .npy document", []byte("hello")},
 	}
 	for _, c := range cases {
@@ -75,6 +75,14 @@ func TestWriteRefusesBadInput(t *testing.T) {
 		if code != 1 || !strings.Contains(e, c.want) || strings.Count(e, "\n") != 1 {
 			t.Errorf("%s: exit %d, stderr %q; want one line with %q", c.name, code, e, c.want)
 		}
+	}
+	// From a pipe the size is not known in advance: a short document is
+	// found when it ends.
+	if _, e, code := runWithInput(t, good[:len(good)-3], "write", dir, "--path", "a", "--slice", "0:1"); code != 1 || !strings.Contains(e, "does not match") {
+		t.Errorf("piped, wrong shape: exit %d, stderr %q", code, e)
+	}
+	if _, e, code := runWithInput(t, good[:len(good)-3], "write", dir, "--path", "a"); code != 1 || !strings.Contains(e, "standard input: data ends after 0 of 12 bytes: unexpected EOF") {
+		t.Errorf("piped, truncated: exit %d, stderr %q", code, e)
 	}
 	if out, _, _ := run(t, "cat", dir, "--path", "a"); !strings.Contains(out, `"data": [0, 0, 0, 0, 0, 0]`) {
 		t.Fatalf("array changed by refused writes: %s", out)

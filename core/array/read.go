@@ -18,14 +18,30 @@ func (a *Array) Read(ctx context.Context, sel grid.Selection) (*ndarray.Array, e
 		return nil, fmt.Errorf("array %s: %w", a.Name(), err)
 	}
 	projections := a.grid.Project(sel)
-	if pd := a.partialDecoder(); pd != nil {
-		if len(projections) == 1 {
-			return a.readOnePart(ctx, pd, sel, projections[0])
-		}
-		return a.readPartial(ctx, pd, sel, a.newOutput(sel), projections)
+	if pd := a.partialDecoder(); pd != nil && len(projections) == 1 {
+		return a.readOnePart(ctx, pd, sel, projections[0])
 	}
 	out := a.newOutput(sel)
-	err := forEach(ctx, len(projections), a.opts.concurrency(), func(ctx context.Context, i int) error {
+	if err := a.readProjections(ctx, projections, out); err != nil {
+		return nil, err
+	}
+	out.Shape = sel.Shape()
+	return out, nil
+}
+
+// readInto reads a checked selection into out, whose shape is
+// sel.Counts() and whose every element it sets (out may hold old data).
+func (a *Array) readInto(ctx context.Context, sel grid.Selection, out *ndarray.Array) error {
+	return a.readProjections(ctx, a.grid.Project(sel), out)
+}
+
+// readProjections reads each chunk's part of a selection into out, in
+// parallel.
+func (a *Array) readProjections(ctx context.Context, projections []grid.Projection, out *ndarray.Array) error {
+	if pd := a.partialDecoder(); pd != nil {
+		return a.readPartial(ctx, pd, out, projections)
+	}
+	return forEach(ctx, len(projections), a.opts.concurrency(), func(ctx context.Context, i int) error {
 		p := projections[i]
 		if dst, ok := a.directTarget(out, p); ok {
 			return a.readDirect(ctx, p.Chunk, dst)
@@ -43,11 +59,6 @@ func (a *Array) Read(ctx context.Context, sel grid.Selection) (*ndarray.Array, e
 		}
 		return ndarray.CopyRegion(out, p.Out, chunk, p.InChunk)
 	})
-	if err != nil {
-		return nil, err
-	}
-	out.Shape = sel.Shape()
-	return out, nil
 }
 
 // ReadAll returns the whole array.
@@ -106,9 +117,9 @@ func (a *Array) readOnePart(ctx context.Context, pd codec.PartialDecoder, sel gr
 
 // readPartial reads each chunk's selected region through the partial
 // decoder, which fetches only the byte ranges it needs.
-func (a *Array) readPartial(ctx context.Context, pd codec.PartialDecoder, sel grid.Selection, out *ndarray.Array, projections []grid.Projection) (*ndarray.Array, error) {
+func (a *Array) readPartial(ctx context.Context, pd codec.PartialDecoder, out *ndarray.Array, projections []grid.Projection) error {
 	spec := a.pipe.Spec()
-	err := forEach(ctx, len(projections), a.opts.concurrency(), func(ctx context.Context, i int) error {
+	return forEach(ctx, len(projections), a.opts.concurrency(), func(ctx context.Context, i int) error {
 		p := projections[i]
 		key := a.ChunkKey(p.Chunk)
 		if pdi, ok := pd.(codec.PartialDecoderInto); ok {
@@ -132,11 +143,6 @@ func (a *Array) readPartial(ctx context.Context, pd codec.PartialDecoder, sel gr
 		}
 		return ndarray.CopyRegion(out, p.Out, part, wholeSpans(part.Shape))
 	})
-	if err != nil {
-		return nil, err
-	}
-	out.Shape = sel.Shape()
-	return out, nil
 }
 
 func wholeSpans(shape []int) []grid.Span {

@@ -19,11 +19,8 @@ const maxConflictRetries = 64
 // Write stores data (of shape sel.Shape() and the array's data type) into
 // the selected elements.
 func (a *Array) Write(ctx context.Context, sel grid.Selection, data *ndarray.Array) error {
-	if a.meta.Format == meta.V3Draft {
-		return fmt.Errorf("array %s: %w (draft v3 layout)", a.Name(), ErrReadOnly)
-	}
-	if err := sel.Check(a.meta.Shape); err != nil {
-		return fmt.Errorf("array %s: %w", a.Name(), err)
+	if err := a.checkWrite(sel); err != nil {
+		return err
 	}
 	if err := a.checkInput(sel, data); err != nil {
 		return fmt.Errorf("array %s: %w", a.Name(), err)
@@ -38,6 +35,17 @@ func (a *Array) Write(ctx context.Context, sel grid.Selection, data *ndarray.Arr
 		}
 		return a.writePartialChunk(ctx, p, &src)
 	})
+}
+
+// checkWrite verifies that the array can be written and sel selects in it.
+func (a *Array) checkWrite(sel grid.Selection) error {
+	if a.meta.Format == meta.V3Draft {
+		return fmt.Errorf("array %s: %w (draft v3 layout)", a.Name(), ErrReadOnly)
+	}
+	if err := sel.Check(a.meta.Shape); err != nil {
+		return fmt.Errorf("array %s: %w", a.Name(), err)
+	}
+	return nil
 }
 
 // WriteAll stores data as the whole array.

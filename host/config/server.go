@@ -106,27 +106,35 @@ var sizeUnits = []struct {
 
 // parseSize reads a number of bytes or a string such as "64MiB" or "1.5GB".
 func parseSize(v cty.Value) (int64, error) {
-	var f float64
 	switch v.Type() {
 	case cty.Number:
-		f, _ = v.AsBigFloat().Float64()
+		f, _ := v.AsBigFloat().Float64()
+		return wholeBytes(f)
 	case cty.String:
-		s := strings.TrimSpace(v.AsString())
-		factor := int64(1)
-		for _, u := range sizeUnits {
-			if num, ok := strings.CutSuffix(s, u.suffix); ok {
-				s, factor = strings.TrimSpace(num), u.factor
-				break
-			}
-		}
-		n, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			return 0, fmt.Errorf("%q is not a size", v.AsString())
-		}
-		f = n * float64(factor)
-	default:
-		return 0, fmt.Errorf("got %s", v.Type().FriendlyName())
+		return ParseSize(v.AsString())
 	}
+	return 0, fmt.Errorf("got %s", v.Type().FriendlyName())
+}
+
+// ParseSize reads a positive number of bytes, bare or with a unit, such as
+// "1048576", "64MiB" or "1.5GB".
+func ParseSize(text string) (int64, error) {
+	s := strings.TrimSpace(text)
+	factor := int64(1)
+	for _, u := range sizeUnits {
+		if num, ok := strings.CutSuffix(s, u.suffix); ok {
+			s, factor = strings.TrimSpace(num), u.factor
+			break
+		}
+	}
+	n, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a size", text)
+	}
+	return wholeBytes(n * float64(factor))
+}
+
+func wholeBytes(f float64) (int64, error) {
 	if f < 1 || f > math.MaxInt64 || f != math.Trunc(f) {
 		return 0, fmt.Errorf("%v bytes is not a positive whole number", f)
 	}

@@ -1,13 +1,13 @@
 // Package render turns arrays and hierarchies into what people and other
-// programs read: the JSON and .npy forms of `zarrgw cat` and the tree of
-// `zarrgw inspect`.
+// programs read: the JSON, .npy and raw forms of `zarrgw cat` and the tree
+// of `zarrgw inspect`.
 package render
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"strconv"
 
@@ -23,29 +23,42 @@ func DataTypeName(m *meta.ArrayMeta) string {
 	return m.DataType.Name
 }
 
-// JSON writes {"zarr_format", "shape", "data_type", "data"} with every
-// element in C order: NaN and infinities as the strings "NaN", "Infinity",
-// "-Infinity", 64-bit integers exact, complex numbers as [re, im], strings
-// as JSON strings.
-func JSON(w io.Writer, m *meta.ArrayMeta, a *ndarray.Array) error {
-	bw := bufio.NewWriterSize(w, 1<<16)
+// writeJSONHead writes {"zarr_format", "shape", "data_type" and the start
+// of "data". The JSON document holds every element in C order: NaN and
+// infinities as the strings "NaN", "Infinity", "-Infinity", 64-bit
+// integers exact, complex numbers as [re, im], strings as JSON strings.
+func writeJSONHead(bw *bufio.Writer, m *meta.ArrayMeta) {
 	format := int(m.Format)
 	if m.Format == meta.V3Draft {
 		format = 3
 	}
-	shape, _ := json.Marshal(nonNil(m.Shape))
-	name, _ := json.Marshal(DataTypeName(m))
+	shape := marshal(nonNil(m.Shape))
+	name := marshal(DataTypeName(m))
 	fmt.Fprintf(bw, `{"zarr_format": %d, "shape": %s, "data_type": %s, "data": [`, format, shape, name)
-	var buf []byte
+}
+
+// writeJSONElements writes the elements of a, each after a separator
+// unless first; scratch is a buffer it may reuse, returned for the next
+// call.
+func writeJSONElements(bw *bufio.Writer, a *ndarray.Array, first bool, scratch []byte) []byte {
 	for i := 0; i < a.Len(); i++ {
-		if i > 0 {
+		if i > 0 || !first {
 			bw.WriteString(", ")
 		}
-		buf = appendValue(buf[:0], a.At(i))
-		bw.Write(buf)
+		scratch = appendValue(scratch[:0], a.At(i))
+		bw.Write(scratch)
 	}
-	bw.WriteString("]}\n")
-	return bw.Flush()
+	return scratch
+}
+
+// marshal encodes v as JSON without escaping '<', '>' and '&' (data type
+// names such as "<u2" must read as they are written).
+func marshal(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v) // values here are ints, strings and slices of them
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
 func nonNil(s []int) []int {
@@ -72,8 +85,7 @@ func appendValue(b []byte, v any) []byte {
 		b = appendFloat(b, imag(x))
 		return append(b, ']')
 	case string:
-		s, _ := json.Marshal(x)
-		return append(b, s...)
+		return append(b, marshal(x)...)
 	case []byte:
 		b = append(b, '[')
 		for i, c := range x {

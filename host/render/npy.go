@@ -1,10 +1,8 @@
 package render
 
 import (
-	"bufio"
 	"encoding/binary"
 	"fmt"
-	"io"
 	"strings"
 	"unicode/utf8"
 
@@ -12,19 +10,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/ndarray"
 )
 
-// NPY writes a in the NumPy .npy format (version 1.0, C order). Variable-
-// length strings become fixed-width UTF-32 ('<U<n>') of the longest one.
-func NPY(w io.Writer, a *ndarray.Array) error {
-	descr, data, err := npyBody(a)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriterSize(w, 1<<16)
-	bw.Write(npyHeader(descr, a.Shape))
-	bw.Write(data)
-	return bw.Flush()
-}
-
+// npyHeader is the header of a .npy document (version 1.0, C order).
 func npyHeader(descr string, shape []int) []byte {
 	dims := make([]string, len(shape))
 	for i, s := range shape {
@@ -45,40 +31,58 @@ func npyHeader(descr string, shape []int) []byte {
 	return append(h, dict...)
 }
 
-func npyBody(a *ndarray.Array) (string, []byte, error) {
-	dt := a.DType
+// npyDescr is the .npy type of elements of dt; variable-length strings are
+// written fixed-width, width characters (bytes for dtype.Bytes) each.
+func npyDescr(dt dtype.DataType, width int) string {
 	switch dt.Kind {
-	case dtype.String, dtype.Bytes:
-		return stringsBody(a)
+	case dtype.Bytes:
+		return fmt.Sprintf("|S%d", max(width, 1))
+	case dtype.String:
+		return fmt.Sprintf("<U%d", max(width, 1))
 	case dtype.Raw:
-		return fmt.Sprintf("|V%d", dt.Size), a.Data, nil
+		return fmt.Sprintf("|V%d", dt.Size)
 	}
-	return dt.V2String(dtype.Little), a.Data, nil
+	return dt.V2String(dtype.Little)
 }
 
-func stringsBody(a *ndarray.Array) (string, []byte, error) {
-	if a.DType.Kind == dtype.Bytes {
-		width := 1
-		for _, s := range a.Strings {
-			width = max(width, len(s))
-		}
-		out := make([]byte, width*len(a.Strings))
-		for i, s := range a.Strings {
-			copy(out[i*width:], s)
-		}
-		return fmt.Sprintf("|S%d", width), out, nil
-	}
-	width := 1
+// stringsWidth is the width the longest string of a needs: bytes for
+// dtype.Bytes, characters for dtype.String.
+func stringsWidth(a *ndarray.Array) int {
+	width := 0
 	for _, s := range a.Strings {
-		width = max(width, utf8.RuneCountInString(s))
+		if a.DType.Kind == dtype.Bytes {
+			width = max(width, len(s))
+		} else {
+			width = max(width, utf8.RuneCountInString(s))
+		}
 	}
-	out := make([]byte, 4*width*len(a.Strings))
+	return width
+}
+
+// fixedStrings renders the strings of a as fixed-width .npy elements
+// (UTF-32LE or bytes, NUL-padded) of width characters, into buf.
+func fixedStrings(buf []byte, a *ndarray.Array, width int) []byte {
+	width = max(width, 1)
+	unit := 4
+	if a.DType.Kind == dtype.Bytes {
+		unit = 1
+	}
+	size := unit * width * len(a.Strings)
+	if cap(buf) < size {
+		buf = make([]byte, size)
+	}
+	buf = buf[:size]
+	clear(buf)
 	for i, s := range a.Strings {
-		off := i * width * 4
+		off := i * width * unit
+		if unit == 1 {
+			copy(buf[off:], s)
+			continue
+		}
 		for _, r := range s {
-			binary.LittleEndian.PutUint32(out[off:], uint32(r))
+			binary.LittleEndian.PutUint32(buf[off:], uint32(r))
 			off += 4
 		}
 	}
-	return fmt.Sprintf("<U%d", width), out, nil
+	return buf
 }

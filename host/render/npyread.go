@@ -20,83 +20,135 @@ import (
 const maxNPYHeader = 1 << 16
 
 var (
-	npyDescr   = regexp.MustCompile(`'descr':\s*'([^']*)'`)
+	npyDescrRE = regexp.MustCompile(`'descr':\s*'([^']*)'`)
 	npyFortran = regexp.MustCompile(`'fortran_order':\s*(True|False)`)
 	npyShape   = regexp.MustCompile(`'shape':\s*\(([^)]*)\)`)
 )
 
-// ReadNPY reads a .npy document (version 1, 2 or 3; C order) of fixed-size
-// elements as an array of data type want and shape wantShape, in memory
-// byte order. The file's type must be want in either byte order (a
-// big-endian file is swapped) and its shape must be wantShape, which is
-// checked before anything is allocated.
-func ReadNPY(r io.Reader, want dtype.DataType, wantShape []int) (*ndarray.Array, error) {
-	br := bufio.NewReader(r)
-	header, err := readNPYHeader(br)
+// Body reads the elements of a C-order document of fixed-size elements
+// (a .npy body, or raw little-endian bytes) slab by slab, in memory byte
+// order. It knows how many bytes the document promises and refuses both
+// a short document and one that goes on past them.
+type Body struct {
+	r      *bufio.Reader
+	name   string // what the body is read from, for messages
+	swap   int    // bytes to reverse per unit (big-endian .npy), or 0
+	header int64  // bytes before the body (the .npy header)
+	size   int64  // bytes of the body
+	read   int64  // body bytes read so far
+}
+
+// NPYBody reads the header of a .npy document (version 1, 2 or 3; C
+// order) from r and checks it: the type must be want in either byte order
+// (a big-endian document is swapped as it is read) and the shape must be
+// wantShape, both before any element is read.
+func NPYBody(r io.Reader, name string, want dtype.DataType, wantShape []int) (*Body, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	header, headerSize, err := readNPYHeader(br)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	shape, descr, err := parseNPYHeader(header)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	got, end, err := dtype.ParseV2(descr)
 	if err != nil {
-		return nil, fmt.Errorf("npy: %w", err)
+		return nil, fmt.Errorf("%s: npy: %w", name, err)
 	}
 	if want.Variable() || got.Kind != want.Kind || got.Size != want.Size {
-		return nil, fmt.Errorf("npy: data type %q does not match the array's %s", descr, want.Name)
+		return nil, fmt.Errorf("%s: npy: data type %q does not match the array's %s", name, descr, want.Name)
 	}
 	if !slices.Equal(shape, wantShape) {
-		return nil, fmt.Errorf("npy: shape %v does not match the selection's %v", shape, wantShape)
+		return nil, fmt.Errorf("%s: npy: shape %v does not match the selection's %v", name, shape, wantShape)
 	}
-	a := ndarray.New(want, shape)
-	if _, err := io.ReadFull(br, a.Data); err != nil {
-		return nil, fmt.Errorf("npy: data of shape %v (%d bytes): %w", shape, len(a.Data), err)
-	}
-	if n, _ := br.Read(make([]byte, 1)); n > 0 {
-		return nil, errors.New("npy: data goes on past the end of the shape")
-	}
+	b := &Body{r: br, name: name, header: headerSize, size: int64(ndarray.NumElements(shape) * want.Size)}
 	if end == dtype.Big {
-		swapUnits(a.Data, want.SwapUnit())
+		b.swap = want.SwapUnit()
 	}
-	return a, nil
+	return b, nil
 }
 
-func readNPYHeader(br *bufio.Reader) (string, error) {
+// RawBody reads the little-endian elements of a selection of the given
+// counts (no header) from r.
+func RawBody(r io.Reader, name string, want dtype.DataType, counts []int) (*Body, error) {
+	if want.Variable() {
+		return nil, fmt.Errorf("%s: raw input needs a fixed-size data type, not %s (use npy)", name, want.Name)
+	}
+	return &Body{r: bufio.NewReaderSize(r, 1<<16), name: name, size: int64(ndarray.NumElements(counts) * want.Size)}, nil
+}
+
+// Size is the document's length in bytes: header and body.
+func (b *Body) Size() int64 { return b.header + b.size }
+
+// Fill reads the next len(slab.Data) bytes of the body into slab.
+func (b *Body) Fill(slab *ndarray.Array) error {
+	if _, err := io.ReadFull(b.r, slab.Data); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return fmt.Errorf("%s: data ends after %d of %d bytes: %w", b.name, b.read, b.size, err)
+	}
+	b.read += int64(len(slab.Data))
+	swapUnits(slab.Data, b.swap)
+	return nil
+}
+
+// Finish checks that nothing follows the body.
+func (b *Body) Finish() error {
+	if n, _ := b.r.Read(make([]byte, 1)); n > 0 {
+		return fmt.Errorf("%s: data goes on past the %d bytes of the selection", b.name, b.size)
+	}
+	return nil
+}
+
+// ReadNPY reads a whole .npy document as an array of data type want and
+// shape wantShape (see NPYBody).
+func ReadNPY(r io.Reader, want dtype.DataType, wantShape []int) (*ndarray.Array, error) {
+	body, err := NPYBody(r, "npy", want, wantShape)
+	if err != nil {
+		return nil, err
+	}
+	a := ndarray.New(want, wantShape)
+	if err := body.Fill(a); err != nil {
+		return nil, err
+	}
+	return a, body.Finish()
+}
+
+// readNPYHeader reads a .npy document's header dictionary and reports
+// how many bytes precede the body.
+func readNPYHeader(br *bufio.Reader) (string, int64, error) {
 	var pre [8]byte
 	if _, err := io.ReadFull(br, pre[:]); err != nil || string(pre[:6]) != "\x93NUMPY" {
-		return "", errors.New("npy: not a .npy document (no \\x93NUMPY magic)")
+		return "", 0, errors.New("npy: not a .npy document (no \\x93NUMPY magic)")
 	}
-	var n int
+	lenBytes := 0
 	switch pre[6] {
 	case 1:
-		var l [2]byte
-		if _, err := io.ReadFull(br, l[:]); err != nil {
-			return "", fmt.Errorf("npy: header length: %w", err)
-		}
-		n = int(binary.LittleEndian.Uint16(l[:]))
+		lenBytes = 2
 	case 2, 3:
-		var l [4]byte
-		if _, err := io.ReadFull(br, l[:]); err != nil {
-			return "", fmt.Errorf("npy: header length: %w", err)
-		}
-		n = int(binary.LittleEndian.Uint32(l[:]))
+		lenBytes = 4
 	default:
-		return "", fmt.Errorf("npy: unsupported format version %d.%d", pre[6], pre[7])
+		return "", 0, fmt.Errorf("npy: unsupported format version %d.%d", pre[6], pre[7])
 	}
+	var l [4]byte
+	if _, err := io.ReadFull(br, l[:lenBytes]); err != nil {
+		return "", 0, fmt.Errorf("npy: header length: %w", err)
+	}
+	n := int(binary.LittleEndian.Uint32(l[:]))
 	if n > maxNPYHeader {
-		return "", fmt.Errorf("npy: header of %d bytes is too long", n)
+		return "", 0, fmt.Errorf("npy: header of %d bytes is too long", n)
 	}
 	h := make([]byte, n)
 	if _, err := io.ReadFull(br, h); err != nil {
-		return "", fmt.Errorf("npy: header: %w", err)
+		return "", 0, fmt.Errorf("npy: header: %w", err)
 	}
-	return string(h), nil
+	return string(h), int64(8 + lenBytes + n), nil
 }
 
 func parseNPYHeader(h string) ([]int, string, error) {
-	d, f, s := npyDescr.FindStringSubmatch(h), npyFortran.FindStringSubmatch(h), npyShape.FindStringSubmatch(h)
+	d, f, s := npyDescrRE.FindStringSubmatch(h), npyFortran.FindStringSubmatch(h), npyShape.FindStringSubmatch(h)
 	if d == nil || f == nil || s == nil {
 		return nil, "", fmt.Errorf("npy: header %q lacks descr, fortran_order or shape", strings.TrimSpace(h))
 	}

@@ -1,0 +1,95 @@
+package array
+
+import (
+	"math/rand"
+	"slices"
+	"testing"
+
+	"github.com/zarrgw/zarrgw/core/grid"
+)
+
+// Walking the slabs of a selection visits every selected element once, in
+// C order of the output, and no slab is larger than asked unless one
+// element is.
+func TestSlabsCoverSelectionInOrder(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	for iter := 0; iter < 2000; iter++ {
+		rank := r.Intn(4)
+		shape, chunks := make([]int, rank), make([]int, rank)
+		sel := make(grid.Selection, rank)
+		for d := range shape {
+			shape[d], chunks[d] = 1+r.Intn(12), 1+r.Intn(5)
+			start := r.Intn(shape[d])
+			step := 1 + r.Intn(3)
+			count := r.Intn((shape[d]-1-start)/step + 2)
+			sel[d] = grid.Dim{Start: start, Step: step, Count: count, Drop: count == 1 && r.Intn(2) == 0}
+		}
+		elem := int64(1 + r.Intn(8))
+		maxBytes := elem * int64(1+r.Intn(40))
+		plan := planSlabs(sel, chunks, elem, maxBytes)
+
+		var got [][]int
+		plan.each(func(sub grid.Selection) bool {
+			if err := sub.Check(shape); err != nil {
+				t.Fatalf("slab %v of %v: %v", sub, sel, err)
+			}
+			n := 1
+			for _, d := range sub {
+				n *= d.Count
+			}
+			if n > plan.maxElems {
+				t.Fatalf("slab %v has %d elements, plan says at most %d", sub, n, plan.maxElems)
+			}
+			if int64(n)*elem > maxBytes && n > 1 {
+				t.Fatalf("slab %v of %d bytes exceeds %d", sub, int64(n)*elem, maxBytes)
+			}
+			got = append(got, elements(sub)...)
+			return true
+		})
+		if want := elements(sel); !slices.EqualFunc(got, want, slices.Equal) {
+			t.Fatalf("shape %v chunks %v sel %v budget %d: slabs visit %d elements, want %d in order", shape, chunks, sel, maxBytes, len(got), len(want))
+		}
+	}
+}
+
+// elements lists the array indexes a selection selects, in C order.
+func elements(sel grid.Selection) [][]int {
+	for _, d := range sel {
+		if d.Count == 0 {
+			return nil
+		}
+	}
+	out := [][]int{}
+	idx := make([]int, len(sel))
+	for {
+		e := make([]int, len(sel))
+		for d, i := range idx {
+			e[d] = sel[d].Start + i*sel[d].Step
+		}
+		out = append(out, e)
+		if !next(idx, sel.Counts()) {
+			return out
+		}
+	}
+}
+
+// Slabs along one dimension follow chunk boundaries: whole chunk spans
+// are grouped, and a span larger than a slab is cut evenly.
+func TestGroupSpans(t *testing.T) {
+	cases := []struct {
+		spans []int
+		rows  int
+		want  [][2]int
+	}{
+		{[]int{4, 4, 4, 2}, 8, [][2]int{{0, 8}, {8, 14}}},
+		{[]int{4, 4, 4}, 5, [][2]int{{0, 4}, {4, 8}, {8, 12}}},
+		{[]int{10}, 4, [][2]int{{0, 3}, {3, 6}, {6, 10}}},
+		{[]int{2, 10, 1}, 4, [][2]int{{0, 2}, {2, 5}, {5, 8}, {8, 12}, {12, 13}}},
+		{nil, 4, nil},
+	}
+	for _, c := range cases {
+		if got := groupSpans(c.spans, c.rows); !slices.Equal(got, c.want) {
+			t.Errorf("groupSpans(%v, %d) = %v, want %v", c.spans, c.rows, got, c.want)
+		}
+	}
+}
