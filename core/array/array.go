@@ -65,6 +65,8 @@ type Array struct {
 	opts   Options
 	// scratch recycles whole-chunk decode buffers (*[]byte) between reads.
 	scratch sync.Pool
+	// encoded recycles buffers of stored (encoded) chunks (*[]byte).
+	encoded sync.Pool
 }
 
 // New opens an array whose metadata has already been read.

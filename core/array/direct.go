@@ -60,7 +60,7 @@ func (a *Array) readDirect(ctx context.Context, coords []int, dst []byte) error 
 			// wrong size: fall through so the decoder reports it
 		}
 	}
-	v, err := a.data.Get(ctx, key, store.ByteRange{})
+	encoded, release, err := a.getEncoded(ctx, key)
 	if errors.Is(err, store.ErrNotFound) {
 		ndarray.FillBytes(dst, a.fillElement())
 		return nil
@@ -68,10 +68,42 @@ func (a *Array) readDirect(ctx context.Context, coords []int, dst []byte) error 
 	if err != nil {
 		return fmt.Errorf("array %s: read chunk %s: %w", a.Name(), key, err)
 	}
-	if err := a.pipe.DecodeInto(ctx, v.Data, dst); err != nil {
+	defer release()
+	if err := a.pipe.DecodeInto(ctx, encoded, dst); err != nil {
 		return fmt.Errorf("array %s: chunk %s: %w", a.Name(), key, err)
 	}
 	return nil
+}
+
+// getEncoded reads a stored chunk, into a recycled buffer where the store
+// reads into buffers; release hands the buffer back once the bytes are
+// decoded. A fresh buffer per chunk would grow the heap by every chunk
+// read between two collections, and first touches of new heap memory cost
+// more than the decoding (bench/stream).
+func (a *Array) getEncoded(ctx context.Context, key string) ([]byte, func(), error) {
+	if _, ok := a.data.(store.ReaderInto); ok {
+		info, err := a.data.Stat(ctx, key)
+		if err != nil {
+			return nil, nil, err
+		}
+		buf, _ := a.encoded.Get().(*[]byte)
+		if buf == nil || int64(cap(*buf)) < info.Size {
+			b := make([]byte, info.Size)
+			buf = &b
+		}
+		*buf = (*buf)[:info.Size]
+		done, err := store.GetInto(ctx, a.data, key, *buf)
+		if done && err == nil {
+			return *buf, func() { a.encoded.Put(buf) }, nil
+		}
+		a.encoded.Put(buf)
+		if err != nil {
+			return nil, nil, err
+		}
+		// the value changed size since Stat: read it as it is now
+	}
+	v, err := a.data.Get(ctx, key, store.ByteRange{})
+	return v.Data, func() {}, err
 }
 
 // fillElement is the fill value's bytes, zeroes when there is none.

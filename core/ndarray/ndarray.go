@@ -38,7 +38,7 @@ func New(dt dtype.DataType, shape []int) *Array {
 	if dt.Variable() {
 		a.Strings = make([]string, n)
 	} else {
-		a.Data = make([]byte, n*dt.Size)
+		a.Data = newBytes(n * dt.Size)
 	}
 	return a
 }
