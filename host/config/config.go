@@ -19,11 +19,12 @@ type Config struct {
 	Filename string
 	Dir      string
 
-	Variables []Variable
-	Plugins   []Plugin
-	Stores    []Store
-	Datasets  []Dataset
-	Server    Server
+	Variables  []Variable
+	Plugins    []Plugin
+	Stores     []Store
+	Datasets   []Dataset
+	Principals []Principal
+	Server     Server
 
 	// Files holds the source of every file read (the configuration and its
 	// lock file), for printing diagnostics with snippets.
@@ -120,9 +121,16 @@ type Dataset struct {
 	Transformers []Extension
 	// Codecs override the codec pipeline of arrays created through the
 	// dataset, in pipeline order.
-	Codecs    []Extension
-	Access    Access
-	DeclRange hcl.Range
+	Codecs []Extension
+	Access Access
+	// Consolidated serves consolidated metadata built on the fly when the
+	// dataset stores none (.zmetadata for v2, inline in the root zarr.json
+	// for v3).
+	Consolidated bool
+	// AccessRange is the access block's position (the dataset's when it
+	// has none), for messages about it.
+	AccessRange hcl.Range
+	DeclRange   hcl.Range
 }
 
 // Access lists the principals allowed to read and write; "*" is anyone.
@@ -139,6 +147,19 @@ type Server struct {
 	ShutdownTimeout   time.Duration
 	// MaxRequestSize bounds request bodies, in bytes.
 	MaxRequestSize int64
+	// TLSCertFile and TLSKeyFile (absolute) serve HTTPS; both or neither.
+	TLSCertFile, TLSKeyFile string
+	// CORSOrigins are the origins browsers may read from ("*" for any);
+	// none disables CORS headers.
+	CORSOrigins []string
+	// StoreConcurrency bounds the calls in flight to each store.
+	StoreConcurrency int
+	// MetadataCache and ChunkCache bound the caches of metadata documents
+	// and of decoded chunks, in bytes (0 turns one off); CacheTTL is how
+	// long an entry is trusted without asking the store again, which is
+	// how long a write by another replica can go unseen.
+	MetadataCache, ChunkCache int64
+	CacheTTL                  time.Duration
 }
 
 // DefaultServer returns the server used without a server block; a block
@@ -151,6 +172,11 @@ func DefaultServer() Server {
 		IdleTimeout:       2 * time.Minute,
 		ShutdownTimeout:   30 * time.Second,
 		MaxRequestSize:    256 << 20,
+		CORSOrigins:       []string{"*"},
+		StoreConcurrency:  64,
+		MetadataCache:     16 << 20,
+		ChunkCache:        256 << 20,
+		CacheTTL:          2 * time.Second,
 	}
 }
 

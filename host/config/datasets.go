@@ -13,7 +13,7 @@ import (
 )
 
 var datasetSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "store", Required: true}, {Name: "prefix"}, {Name: "read_only"}},
+	Attributes: []hcl.AttributeSchema{{Name: "store", Required: true}, {Name: "prefix"}, {Name: "read_only"}, {Name: "consolidated"}},
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "transformer", LabelNames: []string{"name"}},
 		{Type: "codec", LabelNames: []string{"name"}},
@@ -51,7 +51,7 @@ func (d *decoder) datasets(blocks []*hcl.Block) hcl.Diagnostics {
 }
 
 func (d *decoder) dataset(b *hcl.Block) (Dataset, hcl.Diagnostics) {
-	ds := Dataset{Name: b.Labels[0], DeclRange: b.DefRange, Access: Access{Read: []string{"*"}}}
+	ds := Dataset{Name: b.Labels[0], DeclRange: b.DefRange, AccessRange: b.DefRange, Access: Access{Read: []string{Anyone}}}
 	content, diags := b.Body.Content(datasetSchema)
 	attrs := content.Attributes
 	ref, ok, more := d.evalAttr(attrs, "store", cty.String)
@@ -77,6 +77,9 @@ func (d *decoder) dataset(b *hcl.Block) (Dataset, hcl.Diagnostics) {
 	ro, ok, more := d.evalAttr(attrs, "read_only", cty.Bool)
 	diags = append(diags, more...)
 	ds.ReadOnly = ok && ro.True()
+	cons, ok, more := d.evalAttr(attrs, "consolidated", cty.Bool)
+	diags = append(diags, more...)
+	ds.Consolidated = ok && cons.True()
 	var accessBlock *hcl.Block
 	for _, blk := range content.Blocks {
 		switch blk.Type {
@@ -94,6 +97,7 @@ func (d *decoder) dataset(b *hcl.Block) (Dataset, hcl.Diagnostics) {
 				continue
 			}
 			accessBlock = blk
+			ds.AccessRange = blk.DefRange
 			diags = append(diags, d.access(blk, &ds)...)
 		}
 	}

@@ -3,6 +3,7 @@ package config_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -54,6 +55,10 @@ dataset "era5" {
   }
 }
 
+principal "ingest" {
+  token_sha256 = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+}
+
 store "s3" "raw" {
   bucket            = "climate"
   endpoint          = var.endpoint
@@ -69,9 +74,16 @@ dataset "local" {
 }
 
 server {
-  listen           = ":9000"
-  read_timeout     = "1m"
-  max_request_size = "64MiB"
+  listen            = ":9000"
+  read_timeout      = "1m"
+  max_request_size  = "64MiB"
+  tls_cert_file     = "tls/cert.pem"
+  tls_key_file      = "/etc/tls/key.pem"
+  cors_origins      = ["https://example.org"]
+  store_concurrency = 8
+  metadata_cache    = 0
+  chunk_cache       = "1GiB"
+  cache_ttl         = "500ms"
 }
 `
 
@@ -146,9 +158,17 @@ func TestDecodeValid(t *testing.T) {
 		t.Errorf("local: %+v", local)
 	}
 
+	if len(cfg.Principals) != 1 || cfg.Principals[0].Name != "ingest" ||
+		fmt.Sprintf("%x", cfg.Principals[0].TokenSHA256) != "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08" {
+		t.Errorf("principals: %+v", cfg.Principals)
+	}
+
 	wantServer := config.DefaultServer()
 	wantServer.Listen, wantServer.ReadTimeout, wantServer.MaxRequestSize = ":9000", time.Minute, 64<<20
-	if cfg.Server != wantServer {
+	wantServer.TLSCertFile, wantServer.TLSKeyFile = "/etc/zarrgw/tls/cert.pem", "/etc/tls/key.pem"
+	wantServer.CORSOrigins, wantServer.StoreConcurrency = []string{"https://example.org"}, 8
+	wantServer.MetadataCache, wantServer.ChunkCache, wantServer.CacheTTL = 0, 1<<30, 500*time.Millisecond
+	if !reflect.DeepEqual(cfg.Server, wantServer) {
 		t.Errorf("server: %+v, want %+v", cfg.Server, wantServer)
 	}
 }

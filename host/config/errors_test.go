@@ -165,9 +165,35 @@ dataset "d" {
   store     = store.fs.a
   read_only = true
   access {
-    write = ["ingest"]
+    write = ["*"]
   }
 }`, 8, 13, []string{"read_only", "access.write"}},
+
+		{"access names an undeclared principal", fsStore + `dataset "d" {
+  store = store.fs.a
+  access {
+    write = ["ingset"]
+  }
+}`, 6, 3, []string{"Unknown principal", `"ingset"`}},
+
+		{"principal token not a sha256", `principal "ingest" {
+  token_sha256 = "secret-token"
+}`, 2, 18, []string{"Invalid token_sha256", "64 hexadecimal digits"}},
+
+		{"TLS with a certificate and no key", `server {
+  listen        = ":8443"
+  tls_cert_file = "cert.pem"
+}`, 3, 19, []string{"Incomplete TLS settings", "tls_key_file"}},
+
+		{"store_concurrency of zero", `server {
+  listen            = ":8080"
+  store_concurrency = 0
+}`, 3, 23, []string{"Invalid store_concurrency"}},
+
+		{"chunk_cache that is not a size", `server {
+  listen      = ":8080"
+  chunk_cache = "lots"
+}`, 3, 17, []string{"Invalid chunk_cache", "0 turns it off"}},
 
 		{"bad plugin sha256", `plugin "example.org/acme/x" {
   path   = "x"

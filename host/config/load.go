@@ -86,6 +86,7 @@ var topSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{
 	{Type: "store", LabelNames: []string{"type", "name"}},
 	{Type: "dataset", LabelNames: []string{"name"}},
 	{Type: "server"},
+	{Type: "principal", LabelNames: []string{"name"}},
 }}
 
 // decoder carries what later blocks need from earlier ones.
@@ -120,7 +121,9 @@ func decode(cfg *Config, body hcl.Body, opts Options) hcl.Diagnostics {
 	for _, b := range byType["store"] {
 		diags = append(diags, d.store(b)...)
 	}
+	diags = append(diags, d.principals(byType["principal"])...)
 	diags = append(diags, d.datasets(byType["dataset"])...)
+	diags = append(diags, d.checkAccess()...)
 	diags = append(diags, d.server(byType["server"])...)
 	return diags
 }

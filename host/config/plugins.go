@@ -82,14 +82,8 @@ func (d *decoder) plugin(b *hcl.Block) (Plugin, bool, hcl.Diagnostics) {
 	if ok && path.AsString() == "" {
 		diags = append(diags, diagf(attrs["path"].Expr.Range(), "Empty plugin path", "Give the path of the plugin's binary."))
 	} else if ok {
-		p.Path = path.AsString()
-		if !filepath.IsAbs(p.Path) {
-			p.Path = filepath.Join(d.cfg.Dir, p.Path)
-		}
 		// Absolute, so that exec never searches $PATH for a bare name.
-		if abs, err := filepath.Abs(p.Path); err == nil {
-			p.Path = abs
-		}
+		p.Path = d.relPath(path.AsString())
 	}
 	sum, ok, more := d.evalAttr(attrs, "sha256", cty.String)
 	diags = append(diags, more...)
@@ -150,4 +144,16 @@ func (d *decoder) pin(p *Plugin, inline *hcl.Attribute) hcl.Diagnostics {
 			"A plugin runs only when its binary matches a checksum: give sha256 = \"...\" here, or record it in %s with \"zarrgw plugins lock\".", LockFileName)}
 	}
 	return nil
+}
+
+// relPath resolves a path written in the configuration: relative to the
+// configuration file's directory, made absolute.
+func (d *decoder) relPath(p string) string {
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(d.cfg.Dir, p)
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		p = abs
+	}
+	return p
 }

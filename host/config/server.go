@@ -18,6 +18,9 @@ var serverSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 	{Name: "read_header_timeout"}, {Name: "read_timeout"}, {Name: "write_timeout"},
 	{Name: "idle_timeout"}, {Name: "shutdown_timeout"},
 	{Name: "max_request_size"},
+	{Name: "tls_cert_file"}, {Name: "tls_key_file"},
+	{Name: "cors_origins"}, {Name: "store_concurrency"},
+	{Name: "metadata_cache"}, {Name: "chunk_cache"}, {Name: "cache_ttl"},
 }}
 
 // hostname is a DNS name; IP addresses are checked separately.
@@ -49,7 +52,7 @@ func (d *decoder) serverBlock(b *hcl.Block) hcl.Diagnostics {
 	}
 	for name, dst := range map[string]*time.Duration{
 		"read_header_timeout": &s.ReadHeaderTimeout, "read_timeout": &s.ReadTimeout, "write_timeout": &s.WriteTimeout,
-		"idle_timeout": &s.IdleTimeout, "shutdown_timeout": &s.ShutdownTimeout,
+		"idle_timeout": &s.IdleTimeout, "shutdown_timeout": &s.ShutdownTimeout, "cache_ttl": &s.CacheTTL,
 	} {
 		v, ok, more := d.evalAttr(attrs, name, cty.String)
 		diags = append(diags, more...)
@@ -67,15 +70,70 @@ func (d *decoder) serverBlock(b *hcl.Block) hcl.Diagnostics {
 		}
 		*dst = dur
 	}
-	size, ok, more := d.evalAttr(attrs, "max_request_size", cty.DynamicPseudoType)
-	diags = append(diags, more...)
-	if ok {
-		n, err := parseSize(size)
-		if err != nil {
-			diags = append(diags, diagf(attrs["max_request_size"].Expr.Range(), "Invalid max_request_size",
-				"max_request_size must be a positive number of bytes or a size such as \"64MiB\": %s.", err))
+	for name, dst := range map[string]*int64{
+		"max_request_size": &s.MaxRequestSize, "metadata_cache": &s.MetadataCache, "chunk_cache": &s.ChunkCache,
+	} {
+		diags = append(diags, d.sizeAttr(attrs, name, dst, name == "max_request_size")...)
+	}
+	diags = append(diags, d.tls(attrs, s)...)
+	if v, ok, more := d.evalAttr(attrs, "cors_origins", cty.List(cty.String)); ok {
+		s.CORSOrigins = stringList(v)
+	} else {
+		diags = append(diags, more...)
+	}
+	if v, ok, more := d.evalAttr(attrs, "store_concurrency", cty.Number); ok {
+		n, acc := v.AsBigFloat().Int64()
+		if acc != 0 || n < 1 || n > 1<<16 {
+			diags = append(diags, diagf(attrs["store_concurrency"].Expr.Range(), "Invalid store_concurrency",
+				"store_concurrency must be a whole number from 1 to 65536."))
 		}
-		s.MaxRequestSize = n
+		s.StoreConcurrency = int(n)
+	} else {
+		diags = append(diags, more...)
+	}
+	return diags
+}
+
+// sizeAttr decodes a size attribute; zero is allowed unless positive.
+func (d *decoder) sizeAttr(attrs hcl.Attributes, name string, dst *int64, positive bool) hcl.Diagnostics {
+	v, ok, diags := d.evalAttr(attrs, name, cty.DynamicPseudoType)
+	if !ok {
+		return diags
+	}
+	if !positive && (v.Type() == cty.Number && v.RawEquals(cty.Zero) || v.Type() == cty.String && strings.TrimSpace(v.AsString()) == "0") {
+		*dst = 0
+		return diags
+	}
+	n, err := parseSize(v)
+	if err != nil {
+		zero := ""
+		if !positive {
+			zero = " (0 turns it off)"
+		}
+		return append(diags, diagf(attrs[name].Expr.Range(), "Invalid "+name,
+			"%s must be a positive number of bytes or a size such as \"64MiB\"%s: %s.", name, zero, err))
+	}
+	*dst = n
+	return diags
+}
+
+// tls decodes tls_cert_file and tls_key_file, relative to the
+// configuration's directory; both or neither.
+func (d *decoder) tls(attrs hcl.Attributes, s *Server) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	for name, dst := range map[string]*string{"tls_cert_file": &s.TLSCertFile, "tls_key_file": &s.TLSKeyFile} {
+		v, ok, more := d.evalAttr(attrs, name, cty.String)
+		diags = append(diags, more...)
+		if ok {
+			*dst = d.relPath(v.AsString())
+		}
+	}
+	if (s.TLSCertFile == "") != (s.TLSKeyFile == "") {
+		at := attrs["tls_cert_file"]
+		if at == nil {
+			at = attrs["tls_key_file"]
+		}
+		diags = append(diags, diagf(at.Expr.Range(), "Incomplete TLS settings", "HTTPS needs both tls_cert_file and tls_key_file."))
 	}
 	return diags
 }

@@ -1,0 +1,95 @@
+package config
+
+import (
+	"encoding/hex"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// Principal is a caller the gateway knows by a bearer token. Only the
+// token's SHA-256 is kept: the configuration never holds the token.
+type Principal struct {
+	Name        string
+	TokenSHA256 [32]byte
+	DeclRange   hcl.Range
+}
+
+// Anyone is the principal name that grants access without a token.
+const Anyone = "*"
+
+var principalSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "token_sha256", Required: true}}}
+
+func (d *decoder) principals(blocks []*hcl.Block) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	first := map[string]hcl.Range{}
+	for _, b := range blocks {
+		name, at := b.Labels[0], b.LabelRanges[0]
+		if name == "" || name == Anyone || strings.TrimSpace(name) != name {
+			diags = append(diags, diagf(at, "Invalid principal name", "%q cannot name a principal; \"*\" stands for anyone in access lists.", name))
+			continue
+		}
+		if r, ok := first[name]; ok {
+			diags = append(diags, duplicate("principal "+quote(name), at, r))
+			continue
+		}
+		first[name] = at
+		p, more := d.principal(b)
+		diags = append(diags, more...)
+		if !more.HasErrors() {
+			d.cfg.Principals = append(d.cfg.Principals, p)
+		}
+	}
+	return diags
+}
+
+func (d *decoder) principal(b *hcl.Block) (Principal, hcl.Diagnostics) {
+	p := Principal{Name: b.Labels[0], DeclRange: b.DefRange}
+	content, diags := b.Body.Content(principalSchema)
+	v, ok, more := d.evalAttr(content.Attributes, "token_sha256", cty.String)
+	diags = append(diags, more...)
+	if !ok {
+		return p, diags
+	}
+	sum, err := hex.DecodeString(strings.TrimSpace(v.AsString()))
+	if err != nil || len(sum) != 32 {
+		diags = append(diags, diagf(content.Attributes["token_sha256"].Expr.Range(), "Invalid token_sha256",
+			"Principal %q: token_sha256 must be the SHA-256 of the token as 64 hexadecimal digits (for example the output of: printf %%s \"$TOKEN\" | sha256sum).", p.Name))
+		return p, diags
+	}
+	copy(p.TokenSHA256[:], sum)
+	return p, diags
+}
+
+// checkAccess reports access lists that name principals nobody declared.
+func (d *decoder) checkAccess() hcl.Diagnostics {
+	declared := map[string]bool{}
+	for _, p := range d.cfg.Principals {
+		declared[p.Name] = true
+	}
+	var diags hcl.Diagnostics
+	for _, ds := range d.cfg.Datasets {
+		for _, list := range [][]string{ds.Access.Read, ds.Access.Write} {
+			for _, name := range list {
+				if name != Anyone && name != "" && !declared[name] {
+					diags = append(diags, diagf(ds.AccessRange, "Unknown principal",
+						"Dataset %q: access names %q, which no principal block declares.%s", ds.Name, name, knownList("Declared", sortedKeys(declared), name)))
+				}
+			}
+		}
+	}
+	return diags
+}
+
+// Principal returns the principal called name.
+func (c *Config) Principal(name string) (*Principal, bool) {
+	for i := range c.Principals {
+		if c.Principals[i].Name == name {
+			return &c.Principals[i], true
+		}
+	}
+	return nil, false
+}
+
+func quote(s string) string { return `"` + s + `"` }
