@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"iter"
 )
 
 // ReadOnly returns s with writing and erasing refused (ErrUnsupported),
@@ -33,4 +34,9 @@ func (r readOnly) ErasePrefix(_ context.Context, prefix string) error {
 // GetInto keeps the copy-free read path of the store below.
 func (r readOnly) GetInto(ctx context.Context, key string, dst []byte) (bool, error) {
 	return GetInto(ctx, r.Store, key, dst)
+}
+
+// ListSorted keeps the sorted listing of the store below.
+func (r readOnly) ListSorted(ctx context.Context, prefix, startAfter string) iter.Seq2[string, error] {
+	return ListSorted(ctx, r.Store, prefix, startAfter)
 }

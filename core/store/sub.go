@@ -134,3 +134,26 @@ func (s *sub) ListDir(ctx context.Context, prefix string) (Dir, error) {
 }
 
 func (s *sub) Close() error { return nil }
+
+// ListSorted keeps the sorted listing of the store below.
+func (s *sub) ListSorted(ctx context.Context, prefix, startAfter string) iter.Seq2[string, error] {
+	return func(yield func(string, error) bool) {
+		p, err := s.dir(prefix)
+		if err != nil {
+			yield("", err)
+			return
+		}
+		if startAfter != "" {
+			startAfter = s.prefix + startAfter
+		}
+		for key, err := range ListSorted(ctx, s.next, p, startAfter) {
+			if err != nil {
+				yield("", err)
+				return
+			}
+			if !yield(strings.TrimPrefix(key, s.prefix), nil) {
+				return
+			}
+		}
+	}
+}

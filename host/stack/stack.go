@@ -33,6 +33,17 @@ type Host struct {
 
 	mu     sync.Mutex
 	stores map[config.StoreRef]store.Store
+	// wrap, when set, wraps each store as it is opened (the gateway bounds
+	// and measures store calls with it).
+	wrap func(config.StoreRef, store.Store) store.Store
+}
+
+// WrapStores has every store opened from now on wrapped by wrap, once,
+// below the datasets' prefixes and transformers.
+func (h *Host) WrapStores(wrap func(config.StoreRef, store.Store) store.Store) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.wrap = wrap
 }
 
 // Start registers every plugin of cfg with a launcher (nothing runs yet)
@@ -166,6 +177,9 @@ func (h *Host) store(ctx context.Context, ref config.StoreRef) (store.Store, err
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s (%s): %w", ref, ext.DeclRange, err)
+	}
+	if h.wrap != nil {
+		s = h.wrap(ref, s)
 	}
 	h.stores[ref] = s
 	return s, nil

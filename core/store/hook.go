@@ -1,0 +1,121 @@
+package store
+
+import (
+	"context"
+	"iter"
+)
+
+// Hook runs around every call to a store wrapped by WithHook: op names the
+// call ("get", "get_into", "stat", "set", "erase", "erase_prefix", "list",
+// "list_dir"), and call performs it with the context it is given. A hook
+// may wait before calling (to bound concurrency), time the call, or refuse
+// it by returning an error without calling.
+type Hook func(ctx context.Context, op string, call func(context.Context) error) error
+
+// WithHook returns s with hook around each of its calls. The copy-free
+// read (ReaderInto) and sorted listing (SortedLister) of s stay available.
+func WithHook(s Store, hook Hook) Store { return &hooked{next: s, hook: hook} }
+
+type hooked struct {
+	next Store
+	hook Hook
+}
+
+func (h *hooked) Capabilities() Capabilities { return h.next.Capabilities() }
+func (h *hooked) Close() error               { return h.next.Close() }
+
+func (h *hooked) Get(ctx context.Context, key string, r ByteRange) (v Value, err error) {
+	err = h.hook(ctx, "get", func(ctx context.Context) error {
+		v, err = h.next.Get(ctx, key, r)
+		return err
+	})
+	return v, err
+}
+
+func (h *hooked) GetInto(ctx context.Context, key string, dst []byte) (done bool, err error) {
+	err = h.hook(ctx, "get_into", func(ctx context.Context) error {
+		done, err = GetInto(ctx, h.next, key, dst)
+		return err
+	})
+	return done, err
+}
+
+func (h *hooked) Stat(ctx context.Context, key string) (info Info, err error) {
+	err = h.hook(ctx, "stat", func(ctx context.Context) error {
+		info, err = h.next.Stat(ctx, key)
+		return err
+	})
+	return info, err
+}
+
+func (h *hooked) Set(ctx context.Context, key string, data []byte, cond Condition) (version string, err error) {
+	err = h.hook(ctx, "set", func(ctx context.Context) error {
+		version, err = h.next.Set(ctx, key, data, cond)
+		return err
+	})
+	return version, err
+}
+
+func (h *hooked) Erase(ctx context.Context, key string) error {
+	return h.hook(ctx, "erase", func(ctx context.Context) error { return h.next.Erase(ctx, key) })
+}
+
+func (h *hooked) ErasePrefix(ctx context.Context, prefix string) error {
+	return h.hook(ctx, "erase_prefix", func(ctx context.Context) error { return h.next.ErasePrefix(ctx, prefix) })
+}
+
+func (h *hooked) ListDir(ctx context.Context, prefix string) (d Dir, err error) {
+	err = h.hook(ctx, "list_dir", func(ctx context.Context) error {
+		d, err = h.next.ListDir(ctx, prefix)
+		return err
+	})
+	return d, err
+}
+
+// List runs the hook around the whole listing: the keys are yielded from
+// inside the call.
+func (h *hooked) List(ctx context.Context, prefix string) iter.Seq2[string, error] {
+	return h.hookSeq(ctx, func(ctx context.Context) iter.Seq2[string, error] { return h.next.List(ctx, prefix) })
+}
+
+func (h *hooked) ListSorted(ctx context.Context, prefix, startAfter string) iter.Seq2[string, error] {
+	return h.hookSeq(ctx, func(ctx context.Context) iter.Seq2[string, error] {
+		return ListSorted(ctx, h.next, prefix, startAfter)
+	})
+}
+
+func (h *hooked) hookSeq(ctx context.Context, list func(context.Context) iter.Seq2[string, error]) iter.Seq2[string, error] {
+	return func(yield func(string, error) bool) {
+		stopped := false
+		err := h.hook(ctx, "list", func(ctx context.Context) error {
+			for k, err := range list(ctx) {
+				if err != nil {
+					return err
+				}
+				if !yield(k, nil) {
+					stopped = true
+					return nil
+				}
+			}
+			return nil
+		})
+		if err != nil && !stopped {
+			yield("", err)
+		}
+	}
+}
+
+// Limit returns a hook that lets at most n calls run at once; the others
+// wait for a place or for their context to end.
+func Limit(n int) Hook {
+	slots := make(chan struct{}, n)
+	return func(ctx context.Context, _ string, call func(context.Context) error) error {
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		defer func() { <-slots }()
+		return call(ctx)
+	}
+}
