@@ -9,10 +9,11 @@ BIN     := bin/zarrgw
 build:
 	$(GO) build -o $(BIN) ./cmd/zarrgw
 
-# The main job on the bundled sample dataset.
+# The gateway on examples/gateway/zarrgw.hcl, with its sample dataset
+# made on first start; it prints the URLs to try. Ctrl-C stops it.
 run: build
-	$(BIN) inspect examples/sample.zarr
-	$(BIN) cat --path temperature examples/sample.zarr
+	@[ -e examples/gateway/data/sample.zarr/zarr.json ] || $(GO) run ./examples/mksample examples/gateway/data/sample.zarr
+	$(BIN) serve -c examples/gateway/zarrgw.hcl
 
 setup:
 	bash scripts/setup.sh

@@ -120,24 +120,37 @@ func writeGroup(ctx context.Context, s store.Store, path string, g *meta.GroupMe
 // and stores it as consolidated metadata: inline in the group's zarr.json
 // (v3) or as .zmetadata (v2).
 func Consolidate(ctx context.Context, s store.Store, path string) error {
-	root, err := Open(ctx, s, path)
+	doc, err := ConsolidatedDoc(ctx, s, path)
 	if err != nil {
 		return err
 	}
-	if root.Group == nil {
-		return fmt.Errorf("consolidate %s: not a group", root.Name())
+	if _, err := s.Set(ctx, doc.Key, doc.Value, store.Condition{}); err != nil {
+		return fmt.Errorf("write %s: %w", doc.Key, err)
 	}
-	// Read the real documents, not stale consolidated ones.
-	fresh := root
+	return nil
+}
+
+// ConsolidatedDoc gathers the metadata of every node below the group at
+// path, from the nodes' own documents (not from consolidated metadata
+// already stored), and renders the document that consolidates it: the
+// group's zarr.json with the metadata inline (v3), or .zmetadata (v2).
+func ConsolidatedDoc(ctx context.Context, s store.Store, path string) (array.Doc, error) {
+	root, err := Open(ctx, s, path)
+	if err != nil {
+		return array.Doc{}, err
+	}
+	if root.Group == nil {
+		return array.Doc{}, fmt.Errorf("consolidate %s: not a group", root.Name())
+	}
 	g := *root.Group
 	g.Consolidated = nil
-	fresh.Group = &g
+	root.Group = &g
 	c := &meta.Consolidated{Arrays: map[string]*meta.ArrayMeta{}, Groups: map[string]*meta.GroupMeta{}}
-	err = Walk(ctx, s, fresh, func(n Node) error {
-		if n.Path == fresh.Path {
+	err = Walk(ctx, s, root, func(n Node) error {
+		if n.Path == root.Path {
 			return nil
 		}
-		rel := strings.TrimPrefix(n.Path, array.NodePrefix(fresh.Path))
+		rel := strings.TrimPrefix(n.Path, array.NodePrefix(root.Path))
 		if n.Array != nil {
 			c.Arrays[rel] = n.Array
 		} else {
@@ -146,29 +159,23 @@ func Consolidate(ctx context.Context, s store.Store, path string) error {
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("consolidate %s: %w", root.Name(), err)
+		return array.Doc{}, fmt.Errorf("consolidate %s: %w", root.Name(), err)
 	}
-	return writeConsolidated(ctx, s, fresh, c)
+	return consolidatedDoc(root, c)
 }
 
-func writeConsolidated(ctx context.Context, s store.Store, root Node, c *meta.Consolidated) error {
+func consolidatedDoc(root Node, c *meta.Consolidated) (array.Doc, error) {
 	switch root.Group.Format {
 	case meta.V3:
 		g := *root.Group
 		g.Consolidated = c
-		return writeGroup(ctx, s, root.Path, &g)
+		b, err := g.MarshalV3()
+		return array.Doc{Key: array.V3MetaKey(root.Path), Value: b}, err
 	case meta.V2:
 		b, err := meta.MarshalV2Consolidated(root.Group, c)
-		if err != nil {
-			return err
-		}
-		key := array.V2ConsolidatedKey(root.Path)
-		if _, err := s.Set(ctx, key, b, store.Condition{}); err != nil {
-			return fmt.Errorf("write %s: %w", key, err)
-		}
-		return nil
+		return array.Doc{Key: array.V2ConsolidatedKey(root.Path), Value: b}, err
 	}
-	return fmt.Errorf("consolidate %s: %w", root.Name(), array.ErrReadOnly)
+	return array.Doc{}, fmt.Errorf("consolidate %s: %w", root.Name(), array.ErrReadOnly)
 }
 
 // OpenArray opens the array at path.

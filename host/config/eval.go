@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -10,8 +11,10 @@ import (
 	"github.com/zclconf/go-cty/cty/convert"
 )
 
-// evalContext puts var.NAME and store.TYPE.NAME in scope. A store
-// reference evaluates to its identity, "store.TYPE.NAME".
+// evalContext puts var.NAME, store.TYPE.NAME and path.config in scope. A
+// store reference evaluates to its identity, "store.TYPE.NAME"; path.config
+// is the absolute directory of the configuration file, as Terraform's
+// path.module, so a file can name places beside itself.
 func (d *decoder) evalContext() *hcl.EvalContext {
 	vars := map[string]cty.Value{}
 	for name := range d.declared {
@@ -33,9 +36,14 @@ func (d *decoder) evalContext() *hcl.EvalContext {
 	for typ, names := range byType {
 		stores[typ] = cty.ObjectVal(names)
 	}
+	dir, err := filepath.Abs(d.cfg.Dir)
+	if err != nil {
+		dir = d.cfg.Dir
+	}
 	return &hcl.EvalContext{Variables: map[string]cty.Value{
 		"var":   cty.ObjectVal(vars),
 		"store": cty.ObjectVal(stores),
+		"path":  cty.ObjectVal(map[string]cty.Value{"config": cty.StringVal(dir)}),
 	}}
 }
 
@@ -75,9 +83,13 @@ func (d *decoder) checkRefs(traversals []hcl.Traversal) hcl.Diagnostics {
 				diags = append(diags, diagf(rng, "Reference to undeclared store",
 					"No store %q %q is declared.%s", typ, name, knownList("Declared stores", declared, ref.String())))
 			}
+		case "path":
+			if name, ok := attrStep(t, 1); !ok || name != "config" || len(t) != 2 {
+				diags = append(diags, diagf(rng, "Invalid path reference", "path.config, the configuration file's directory, is the only path value."))
+			}
 		default:
 			diags = append(diags, diagf(rng, "Unknown reference",
-				"%q is not defined here; only var.NAME and store.TYPE.NAME may be referred to.", t.RootName()))
+				"%q is not defined here; only var.NAME, store.TYPE.NAME and path.config may be referred to.", t.RootName()))
 		}
 	}
 	return diags

@@ -211,7 +211,7 @@ func (p *Plugin) startError(err error) error {
 	if strings.Contains(err.Error(), "incompatible API version") {
 		return fmt.Errorf("plugin %s: %w; this zarrgw speaks plugin protocol version(s) %v: rebuild the plugin against a matching pluginapi", p.spec.Name, err, pluginapi.ProtocolVersions)
 	}
-	return fmt.Errorf("plugin %s: start %s: %w", p.spec.Name, p.spec.Path, err)
+	return fmt.Errorf("plugin %s: %w: start %s: %w", p.spec.Name, ErrUnavailable, p.spec.Path, err)
 }
 
 // close ends the process for good.

@@ -65,6 +65,11 @@ type Launcher struct {
 // ErrClosed is returned for plugins of a closed launcher.
 var ErrClosed = errors.New("plugin launcher is closed")
 
+// ErrUnavailable is wrapped by errors of calls that found their plugin
+// not running and could not start it (yet): the condition is temporary
+// for a plugin that crashed and is waiting to restart.
+var ErrUnavailable = errors.New("plugin unavailable")
+
 // New returns a launcher with no plugins.
 func New(opts Options) *Launcher {
 	if opts.Logger == nil {

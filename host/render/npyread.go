@@ -25,6 +25,10 @@ var (
 	npyShape   = regexp.MustCompile(`'shape':\s*\(([^)]*)\)`)
 )
 
+// ErrInput is wrapped by every error about a document's contents (its
+// header, its length), as opposed to failures of what it is written to.
+var ErrInput = errors.New("bad input")
+
 // Body reads the elements of a C-order document of fixed-size elements
 // (a .npy body, or raw little-endian bytes) slab by slab, in memory byte
 // order. It knows how many bytes the document promises and refuses both
@@ -87,7 +91,7 @@ func (b *Body) Fill(slab *ndarray.Array) error {
 		if errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF
 		}
-		return fmt.Errorf("%s: data ends after %d of %d bytes: %w", b.name, b.read, b.size, err)
+		return fmt.Errorf("%s: %w: data ends after %d of %d bytes: %w", b.name, ErrInput, b.read, b.size, err)
 	}
 	b.read += int64(len(slab.Data))
 	swapUnits(slab.Data, b.swap)
@@ -97,7 +101,7 @@ func (b *Body) Fill(slab *ndarray.Array) error {
 // Finish checks that nothing follows the body.
 func (b *Body) Finish() error {
 	if n, _ := b.r.Read(make([]byte, 1)); n > 0 {
-		return fmt.Errorf("%s: data goes on past the %d bytes of the selection", b.name, b.size)
+		return fmt.Errorf("%s: %w: data goes on past the %d bytes of the selection", b.name, ErrInput, b.size)
 	}
 	return nil
 }

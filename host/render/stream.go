@@ -107,3 +107,17 @@ func streamJSON(ctx context.Context, w io.Writer, a *array.Array, sel grid.Selec
 	bw.WriteString("]}\n")
 	return bw.Flush()
 }
+
+// Size is the length of what Stream writes in format f, when it is known
+// before reading: .npy and raw output of fixed-size elements.
+func Size(a *array.Array, sel grid.Selection, f Format) (int64, bool) {
+	dt := a.Meta().DataType
+	if dt.Variable() || f == FormatJSON {
+		return 0, false
+	}
+	n := int64(ndarray.NumElements(sel.Counts())) * int64(dt.Size)
+	if f == FormatNPY {
+		n += int64(len(npyHeader(npyDescr(dt, 0), sel.Shape())))
+	}
+	return n, true
+}

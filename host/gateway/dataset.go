@@ -1,0 +1,110 @@
+package gateway
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/zarrgw/zarrgw/core/array"
+	"github.com/zarrgw/zarrgw/core/hierarchy"
+	"github.com/zarrgw/zarrgw/core/store"
+)
+
+// serve reads key for a client: the stored value, or for a dataset that
+// asks for it, the consolidated metadata built on the fly in place of a
+// root document that lacks it.
+func (ds *dataset) serve(ctx context.Context, key string, r store.ByteRange) (store.Value, error) {
+	doc, ok, err := ds.consolidatedFor(ctx, key)
+	if err != nil || !ok {
+		if err != nil {
+			return store.Value{}, err
+		}
+		return ds.store.Get(ctx, key, r)
+	}
+	start, end, err := r.Resolve(int64(len(doc.value)))
+	if err != nil {
+		return store.Value{}, fmt.Errorf("get %q: %w", key, err)
+	}
+	return store.Value{Data: doc.value[start:end], Version: doc.version}, nil
+}
+
+// stat is Stat with the same substitution as serve.
+func (ds *dataset) stat(ctx context.Context, key string) (store.Info, error) {
+	doc, ok, err := ds.consolidatedFor(ctx, key)
+	if err != nil || !ok {
+		if err != nil {
+			return store.Info{}, err
+		}
+		return ds.store.Stat(ctx, key)
+	}
+	return store.Info{Size: int64(len(doc.value)), Version: doc.version}, nil
+}
+
+// wrote is told of every write through the gateway: consolidated
+// metadata built from the documents is rebuilt after any of them changes.
+func (ds *dataset) wrote(key string) {
+	if ds.consolidated != nil && isMetaKey(key) {
+		ds.consolidated.reset()
+	}
+}
+
+// consolidatedFor returns the consolidated document to serve as key, if
+// key is the root's .zmetadata (v2) or zarr.json (v3), the dataset asks
+// for consolidated metadata, and the root group stores none itself.
+func (ds *dataset) consolidatedFor(ctx context.Context, key string) (builtDoc, bool, error) {
+	if ds.consolidated == nil || key != array.V3MetaKey("") && key != array.V2ConsolidatedKey("") {
+		return builtDoc{}, false, nil
+	}
+	root, err := hierarchy.Open(ctx, ds.store, "")
+	if err != nil || root.Group == nil || root.Group.Consolidated != nil {
+		return builtDoc{}, false, nil // served as stored, or as missing
+	}
+	doc, err := ds.consolidated.get(ctx, ds.store)
+	if err != nil || doc.key != key {
+		return builtDoc{}, false, err
+	}
+	return doc, true, nil
+}
+
+// consolidated holds the consolidated metadata of a dataset, built on the
+// fly and kept for a TTL (writes through this gateway reset it sooner).
+type consolidated struct {
+	ttl time.Duration
+
+	mu  sync.Mutex
+	doc *builtDoc
+}
+
+type builtDoc struct {
+	key, version string
+	value        []byte
+	at           time.Time
+}
+
+func newConsolidated(ttl time.Duration) *consolidated { return &consolidated{ttl: ttl} }
+
+// get returns the document, building it when there is none or it is older
+// than the TTL. One build at a time: concurrent readers wait for it.
+func (c *consolidated) get(ctx context.Context, s store.Store) (builtDoc, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.doc != nil && time.Since(c.doc.at) < c.ttl {
+		return *c.doc, nil
+	}
+	d, err := hierarchy.ConsolidatedDoc(ctx, s, "")
+	if err != nil {
+		return builtDoc{}, fmt.Errorf("consolidating metadata: %w", err)
+	}
+	sum := sha256.Sum256(d.Value)
+	c.doc = &builtDoc{key: d.Key, value: d.Value, version: "consolidated-" + hex.EncodeToString(sum[:12]), at: time.Now()}
+	return *c.doc, nil
+}
+
+func (c *consolidated) reset() {
+	c.mu.Lock()
+	c.doc = nil
+	c.mu.Unlock()
+}

@@ -1,0 +1,295 @@
+package gateway
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/zarrgw/zarrgw/core/store"
+)
+
+// piece is the most of a value read from the store at once: larger values
+// are sent piece by piece, so a many-GiB shard costs a bounded amount of
+// memory.
+const piece = 4 << 20
+
+// getKey answers GET and HEAD of a key: the value, or the single byte
+// range asked for, with its ETag; 304 and 412 for conditional requests.
+func (g *Gateway) getKey(w http.ResponseWriter, r *http.Request, ds *dataset, key string) error {
+	rs, ranged := parseRange(r.Header.Get("Range"))
+	conditional := r.Header.Get("If-Match") != "" || r.Header.Get("If-None-Match") != ""
+	if !ranged && !conditional && r.Method == http.MethodGet {
+		done, err := g.getSmall(w, r, ds, key)
+		if done || err != nil {
+			return err
+		}
+	}
+	for attempt := 0; ; attempt++ {
+		err := g.getStated(w, r, ds, key, rs, ranged)
+		if !errors.Is(err, errChanged) || attempt == 2 {
+			return err
+		}
+	}
+}
+
+// errChanged means the value changed between its Stat and its read.
+var errChanged = &requestError{http.StatusServiceUnavailable, "the value changed while it was read; try again"}
+
+// getSmall answers a plain GET with one store read when the value is
+// smaller than a piece, reporting false (nothing written) when it is not.
+func (g *Gateway) getSmall(w http.ResponseWriter, r *http.Request, ds *dataset, key string) (bool, error) {
+	v, err := ds.serve(r.Context(), key, store.Range(0, piece))
+	if err != nil || len(v.Data) >= piece {
+		return false, err
+	}
+	tag := etag(v.Version)
+	if tag == "" {
+		tag = contentETag(v.Data)
+	}
+	valueHeaders(w, key, tag, int64(len(v.Data)))
+	w.WriteHeader(http.StatusOK)
+	w.Write(v.Data)
+	return true, nil
+}
+
+// getStated answers from the value's size and version: conditions, then
+// the range, then the bytes piece by piece. A version that moves on under
+// it returns errChanged before anything is written, and aborts the
+// response after.
+func (g *Gateway) getStated(w http.ResponseWriter, r *http.Request, ds *dataset, key string, rs rangeSpec, ranged bool) error {
+	ctx := r.Context()
+	info, err := ds.stat(ctx, key)
+	if err != nil {
+		return err
+	}
+	tag := etag(info.Version)
+	if h := r.Header.Get("If-Match"); h != "" && !matchStrong(h, tag) {
+		return &requestError{http.StatusPreconditionFailed, "If-Match: the value's ETag is " + orNone(tag)}
+	}
+	if h := r.Header.Get("If-None-Match"); h != "" && matchWeak(h, tag) {
+		w.Header().Set("ETag", tag)
+		w.WriteHeader(http.StatusNotModified)
+		return nil
+	}
+	start, end, status := int64(0), info.Size, http.StatusOK
+	if ranged {
+		var ok bool
+		if start, end, ok = rs.resolve(info.Size); !ok {
+			w.Header().Set("Content-Range", fmt.Sprintf("bytes */%d", info.Size))
+			return &requestError{http.StatusRequestedRangeNotSatisfiable, fmt.Sprintf("range not satisfiable: the value holds %d bytes", info.Size)}
+		}
+		if end > start || info.Size > 0 {
+			status = http.StatusPartialContent
+			w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", start, end-1, info.Size))
+		}
+	}
+	valueHeaders(w, key, tag, end-start)
+	if r.Method == http.MethodHead {
+		w.WriteHeader(status)
+		return nil
+	}
+	return g.sendPieces(w, r, ds, key, info.Version, start, end, status)
+}
+
+// sendPieces reads [start, end) piece by piece and writes it; the first
+// piece is read before the status is sent, so that its failure is still
+// an error status.
+func (g *Gateway) sendPieces(w http.ResponseWriter, r *http.Request, ds *dataset, key, version string, start, end int64, status int) error {
+	for off := start; off < end || off == start; off += piece {
+		n := min(piece, end-off)
+		var data []byte
+		if n > 0 {
+			v, err := ds.serve(r.Context(), key, store.Range(off, n))
+			if err == nil && (int64(len(v.Data)) != n || version != "" && v.Version != version) {
+				err = errChanged
+			}
+			if err != nil {
+				if off == start {
+					return err
+				}
+				g.abort(r, key, err)
+			}
+			data = v.Data
+		}
+		if off == start {
+			w.WriteHeader(status)
+		}
+		if _, err := w.Write(data); err != nil {
+			return nil // the client went away
+		}
+		if n <= 0 {
+			break
+		}
+	}
+	return nil
+}
+
+// abort ends a response whose status is already sent: the connection is
+// cut, so the client sees a failed transfer and never a short success.
+func (g *Gateway) abort(r *http.Request, key string, err error) {
+	g.log.Warn("response aborted", "path", r.URL.Path, "key", key, "error", err.Error())
+	panic(http.ErrAbortHandler)
+}
+
+// valueHeaders sets the headers of a stored value.
+func valueHeaders(w http.ResponseWriter, key, tag string, length int64) {
+	h := w.Header()
+	if isMetaKey(key) {
+		h.Set("Content-Type", "application/json")
+	} else {
+		h.Set("Content-Type", "application/octet-stream")
+	}
+	h.Set("Accept-Ranges", "bytes")
+	h.Set("Content-Length", strconv.FormatInt(length, 10))
+	if tag != "" {
+		h.Set("ETag", tag)
+	}
+}
+
+// putKey stores the request body as the value of key, honouring If-Match
+// and If-None-Match: * through the store's conditional write.
+func (g *Gateway) putKey(w http.ResponseWriter, r *http.Request, ds *dataset, key string) error {
+	data, err := g.readBody(w, r)
+	if err != nil {
+		return err
+	}
+	cond, err := g.condition(r, ds, key)
+	if err != nil {
+		return err
+	}
+	version, err := ds.store.Set(r.Context(), key, data, cond)
+	if err != nil {
+		return err
+	}
+	ds.wrote(key)
+	if tag := etag(version); tag != "" {
+		w.Header().Set("ETag", tag)
+	}
+	if cond.IfNoneMatch {
+		w.WriteHeader(http.StatusCreated)
+	} else {
+		w.WriteHeader(http.StatusNoContent)
+	}
+	return nil
+}
+
+// readBody reads a request body within the server's max_request_size.
+func (g *Gateway) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	limit := g.cfg.Server.MaxRequestSize
+	if r.ContentLength > limit {
+		return nil, tooLarge(limit)
+	}
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return nil, tooLarge(limit)
+	}
+	if err != nil {
+		return nil, badRequest("reading the request body: " + err.Error())
+	}
+	return data, nil
+}
+
+func tooLarge(limit int64) error {
+	return &requestError{http.StatusRequestEntityTooLarge, fmt.Sprintf("request body larger than max_request_size (%d bytes)", limit)}
+}
+
+// condition maps If-None-Match: * and If-Match onto a store condition.
+// A condition on a store without conditional writes is refused (501)
+// rather than ignored.
+func (g *Gateway) condition(r *http.Request, ds *dataset, key string) (store.Condition, error) {
+	im, inm := r.Header.Get("If-Match"), r.Header.Get("If-None-Match")
+	if im == "" && inm == "" {
+		return store.Condition{}, nil
+	}
+	if !ds.store.Capabilities().ConditionalWrite {
+		return store.Condition{}, &requestError{http.StatusNotImplemented, "dataset " + ds.name + ": its store has no conditional writes"}
+	}
+	if inm != "" {
+		if strings.TrimSpace(inm) != "*" {
+			return store.Condition{}, badRequest("If-None-Match on a write takes only *")
+		}
+		return store.Condition{IfNoneMatch: true}, nil
+	}
+	info, err := ds.store.Stat(r.Context(), key)
+	if errors.Is(err, store.ErrNotFound) {
+		return store.Condition{}, &requestError{http.StatusPreconditionFailed, "If-Match: the key does not exist"}
+	}
+	if err != nil {
+		return store.Condition{}, err
+	}
+	if !matchStrong(im, etag(info.Version)) {
+		return store.Condition{}, &requestError{http.StatusPreconditionFailed, "If-Match: the value's ETag is " + orNone(etag(info.Version))}
+	}
+	return store.Condition{IfMatch: info.Version}, nil
+}
+
+// deleteKey erases a key (erasing a missing key succeeds, as in S3).
+func (g *Gateway) deleteKey(w http.ResponseWriter, r *http.Request, ds *dataset, key string) error {
+	if r.Header.Get("If-Match") != "" {
+		return &requestError{http.StatusNotImplemented, "conditional deletes are not supported"}
+	}
+	if err := ds.store.Erase(r.Context(), key); err != nil {
+		return err
+	}
+	ds.wrote(key)
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// etag quotes a store version as an entity tag ("" for none).
+func etag(version string) string {
+	v := strings.Trim(version, `"`)
+	if v == "" {
+		return ""
+	}
+	return `"` + v + `"`
+}
+
+// contentETag tags a value of a store without versions by its content.
+func contentETag(data []byte) string {
+	sum := sha256.Sum256(data)
+	return `"sha256-` + hex.EncodeToString(sum[:16]) + `"`
+}
+
+// matchStrong compares an If-Match list with the current tag (RFC 9110
+// strong comparison: weak tags never match).
+func matchStrong(header, tag string) bool {
+	if tag == "" {
+		return false
+	}
+	for _, t := range strings.Split(header, ",") {
+		t = strings.TrimSpace(t)
+		if t == "*" || t == tag {
+			return true
+		}
+	}
+	return false
+}
+
+// matchWeak compares an If-None-Match list with the current tag (weak
+// comparison: W/ prefixes are ignored).
+func matchWeak(header, tag string) bool {
+	if tag == "" {
+		return false
+	}
+	for _, t := range strings.Split(header, ",") {
+		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
+		if t == "*" || t == tag {
+			return true
+		}
+	}
+	return false
+}
+
+func orNone(tag string) string {
+	if tag == "" {
+		return "(none)"
+	}
+	return tag
+}

@@ -1,0 +1,71 @@
+package gateway
+
+import (
+	"errors"
+	"net/url"
+	"strings"
+)
+
+// errBadPath is a request path that names no key safely: it is refused
+// before anything reaches a store.
+var errBadPath = errors.New("invalid key")
+
+// splitDatasetPath splits an escaped request path "/d/NAME/KEY..." into
+// the dataset name and the key, checking every segment as it is decoded:
+// no empty, "." or ".." segments, no backslash, NUL or control character,
+// no "/" hidden as %2F, and no second layer of percent-encoding that
+// another component might decode into one of those. The key is "" for
+// "/d/NAME/" and "/d/NAME".
+func splitDatasetPath(escaped string) (dataset, key string, err error) {
+	rest, ok := strings.CutPrefix(escaped, "/d/")
+	if !ok {
+		return "", "", errBadPath
+	}
+	name, rawKey, _ := strings.Cut(rest, "/")
+	if dataset, err = decodeSegment(name); err != nil || dataset == "" {
+		return "", "", errBadPath
+	}
+	if rawKey == "" {
+		return dataset, "", nil
+	}
+	segs := strings.Split(rawKey, "/")
+	for i, seg := range segs {
+		if segs[i], err = decodeSegment(seg); err != nil {
+			return "", "", err
+		}
+	}
+	return dataset, strings.Join(segs, "/"), nil
+}
+
+// decodeSegment percent-decodes one path segment and checks it.
+func decodeSegment(seg string) (string, error) {
+	s, err := url.PathUnescape(seg)
+	if err != nil {
+		return "", errBadPath
+	}
+	switch s {
+	case "", ".", "..":
+		return "", errBadPath
+	}
+	for _, c := range []byte(s) {
+		if c < 0x20 || c == 0x7f || c == '/' || c == '\\' {
+			return "", errBadPath
+		}
+	}
+	if hasEncoded(s) {
+		return "", errBadPath
+	}
+	return s, nil
+}
+
+// hasEncoded reports a percent-encoded '.', '/', '\' or NUL left after one
+// decoding: a double-encoded traversal.
+func hasEncoded(s string) bool {
+	lower := strings.ToLower(s)
+	for _, e := range []string{"%2e", "%2f", "%5c", "%00"} {
+		if strings.Contains(lower, e) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,43 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/zarrgw/zarrgw/core/store"
+)
+
+// readiness answers /readyz: every plugin answers and every dataset's
+// store is reachable.
+type readiness struct{ g *Gateway }
+
+func newReadiness(g *Gateway) *readiness { return &readiness{g: g} }
+
+// probeKey is a key no dataset holds: asking for it shows that the store
+// answers (ErrNotFound) without reading data.
+const probeKey = ".zarrgw-readiness-probe"
+
+func (rd *readiness) serve(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+	defer cancel()
+	problems := map[string]string{}
+	for _, p := range rd.g.host.Launcher().Plugins() {
+		if err := p.Start(ctx); err != nil {
+			problems["plugin "+p.Name()] = err.Error()
+		}
+	}
+	for _, name := range rd.g.names {
+		ds := rd.g.datasets[name]
+		if _, err := ds.store.Stat(ctx, probeKey); err != nil && !errors.Is(err, store.ErrNotFound) {
+			problems["dataset "+name] = fmt.Sprintf("store unreachable: %v", err)
+		}
+	}
+	if len(problems) > 0 {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"ready": false, "problems": problems})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"ready": true})
+}

@@ -1,0 +1,68 @@
+package gateway
+
+import (
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// response records what was answered, for the access log and metrics.
+type response struct {
+	http.ResponseWriter
+	status  int
+	written int64
+	wrote   bool
+}
+
+func (r *response) WriteHeader(status int) {
+	if !r.wrote {
+		r.status, r.wrote = status, true
+	}
+	r.ResponseWriter.WriteHeader(status)
+}
+
+func (r *response) Write(b []byte) (int, error) {
+	r.wrote = true
+	n, err := r.ResponseWriter.Write(b)
+	r.written += int64(n)
+	return n, err
+}
+
+// Unwrap lets http.ResponseController reach the connection (flushes,
+// deadlines).
+func (r *response) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// finish writes the access log record and counts the request. The
+// principal is logged by name; tokens never are.
+func (g *Gateway) finish(rw *response, r *http.Request, info *requestInfo, took time.Duration) {
+	g.metrics.request(info.dataset, r.Method, rw.status, r.ContentLength, rw.written, took)
+	attrs := []slog.Attr{
+		slog.String("method", r.Method),
+		slog.String("path", r.URL.Path),
+		slog.Int("status", rw.status),
+		slog.Int64("bytes_out", rw.written),
+		slog.Float64("duration_ms", float64(took.Microseconds())/1000),
+		slog.String("remote", r.RemoteAddr),
+	}
+	if r.ContentLength > 0 {
+		attrs = append(attrs, slog.Int64("bytes_in", r.ContentLength))
+	}
+	if info.dataset != "" {
+		attrs = append(attrs, slog.String("dataset", info.dataset), slog.String("key", info.key))
+	}
+	if info.principal != "" {
+		attrs = append(attrs, slog.String("principal", info.principal))
+	}
+	level := slog.LevelInfo
+	if info.err != nil {
+		attrs = append(attrs, slog.String("error", info.err.Error()))
+		if rw.status >= 500 {
+			level = slog.LevelWarn
+		}
+	}
+	g.log.LogAttrs(r.Context(), level, "request", attrs...)
+}
+
+// statusLabel is a status code as a metric label.
+func statusLabel(code int) string { return strconv.Itoa(code) }

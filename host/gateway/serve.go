@@ -1,0 +1,49 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+)
+
+// Serve answers requests on ln until ctx ends, then stops taking new ones
+// and waits up to the server block's shutdown_timeout for those in flight
+// (streams longer than that are cut). It serves HTTPS when the server
+// block names a certificate and key.
+func (g *Gateway) Serve(ctx context.Context, ln net.Listener) error {
+	s := g.cfg.Server
+	srv := &http.Server{
+		Handler:           g,
+		ReadHeaderTimeout: s.ReadHeaderTimeout,
+		ReadTimeout:       s.ReadTimeout,
+		WriteTimeout:      s.WriteTimeout,
+		IdleTimeout:       s.IdleTimeout,
+		MaxHeaderBytes:    64 << 10,
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	done := make(chan error, 1)
+	go func() {
+		if s.TLSCertFile != "" {
+			done <- srv.ServeTLS(ln, s.TLSCertFile, s.TLSKeyFile)
+		} else {
+			done <- srv.Serve(ln)
+		}
+	}()
+	select {
+	case err := <-done:
+		return fmt.Errorf("serving %s: %w", ln.Addr(), err)
+	case <-ctx.Done():
+	}
+	g.log.Info("shutting down", "timeout", s.ShutdownTimeout.String())
+	sctx, cancel := context.WithTimeout(context.Background(), s.ShutdownTimeout)
+	defer cancel()
+	err := srv.Shutdown(sctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		srv.Close()
+		err = fmt.Errorf("requests still running after shutdown_timeout (%s) were cut", s.ShutdownTimeout)
+	}
+	<-done // http.ErrServerClosed
+	return err
+}
