@@ -7,10 +7,11 @@ import (
 
 // Hook runs around every call to a store wrapped by WithHook: op names the
 // call ("get", "get_into", "stat", "set", "erase", "erase_prefix", "list",
-// "list_dir"), and call performs it with the context it is given. A hook
-// may wait before calling (to bound concurrency), time the call, or refuse
-// it by returning an error without calling.
-type Hook func(ctx context.Context, op string, call func(context.Context) error) error
+// "list_dir"), key is its key (or prefix), and call performs it with the
+// context it is given. A hook may wait before calling (to bound
+// concurrency), time the call, or refuse it by returning an error without
+// calling.
+type Hook func(ctx context.Context, op, key string, call func(context.Context) error) error
 
 // WithHook returns s with hook around each of its calls. The copy-free
 // read (ReaderInto) and sorted listing (SortedLister) of s stay available.
@@ -25,7 +26,7 @@ func (h *hooked) Capabilities() Capabilities { return h.next.Capabilities() }
 func (h *hooked) Close() error               { return h.next.Close() }
 
 func (h *hooked) Get(ctx context.Context, key string, r ByteRange) (v Value, err error) {
-	err = h.hook(ctx, "get", func(ctx context.Context) error {
+	err = h.hook(ctx, "get", key, func(ctx context.Context) error {
 		v, err = h.next.Get(ctx, key, r)
 		return err
 	})
@@ -33,7 +34,7 @@ func (h *hooked) Get(ctx context.Context, key string, r ByteRange) (v Value, err
 }
 
 func (h *hooked) GetInto(ctx context.Context, key string, dst []byte) (done bool, err error) {
-	err = h.hook(ctx, "get_into", func(ctx context.Context) error {
+	err = h.hook(ctx, "get_into", key, func(ctx context.Context) error {
 		done, err = GetInto(ctx, h.next, key, dst)
 		return err
 	})
@@ -41,7 +42,7 @@ func (h *hooked) GetInto(ctx context.Context, key string, dst []byte) (done bool
 }
 
 func (h *hooked) Stat(ctx context.Context, key string) (info Info, err error) {
-	err = h.hook(ctx, "stat", func(ctx context.Context) error {
+	err = h.hook(ctx, "stat", key, func(ctx context.Context) error {
 		info, err = h.next.Stat(ctx, key)
 		return err
 	})
@@ -49,7 +50,7 @@ func (h *hooked) Stat(ctx context.Context, key string) (info Info, err error) {
 }
 
 func (h *hooked) Set(ctx context.Context, key string, data []byte, cond Condition) (version string, err error) {
-	err = h.hook(ctx, "set", func(ctx context.Context) error {
+	err = h.hook(ctx, "set", key, func(ctx context.Context) error {
 		version, err = h.next.Set(ctx, key, data, cond)
 		return err
 	})
@@ -57,15 +58,15 @@ func (h *hooked) Set(ctx context.Context, key string, data []byte, cond Conditio
 }
 
 func (h *hooked) Erase(ctx context.Context, key string) error {
-	return h.hook(ctx, "erase", func(ctx context.Context) error { return h.next.Erase(ctx, key) })
+	return h.hook(ctx, "erase", key, func(ctx context.Context) error { return h.next.Erase(ctx, key) })
 }
 
 func (h *hooked) ErasePrefix(ctx context.Context, prefix string) error {
-	return h.hook(ctx, "erase_prefix", func(ctx context.Context) error { return h.next.ErasePrefix(ctx, prefix) })
+	return h.hook(ctx, "erase_prefix", prefix, func(ctx context.Context) error { return h.next.ErasePrefix(ctx, prefix) })
 }
 
 func (h *hooked) ListDir(ctx context.Context, prefix string) (d Dir, err error) {
-	err = h.hook(ctx, "list_dir", func(ctx context.Context) error {
+	err = h.hook(ctx, "list_dir", prefix, func(ctx context.Context) error {
 		d, err = h.next.ListDir(ctx, prefix)
 		return err
 	})
@@ -75,19 +76,19 @@ func (h *hooked) ListDir(ctx context.Context, prefix string) (d Dir, err error) 
 // List runs the hook around the whole listing: the keys are yielded from
 // inside the call.
 func (h *hooked) List(ctx context.Context, prefix string) iter.Seq2[string, error] {
-	return h.hookSeq(ctx, func(ctx context.Context) iter.Seq2[string, error] { return h.next.List(ctx, prefix) })
+	return h.hookSeq(ctx, prefix, func(ctx context.Context) iter.Seq2[string, error] { return h.next.List(ctx, prefix) })
 }
 
 func (h *hooked) ListSorted(ctx context.Context, prefix, startAfter string) iter.Seq2[string, error] {
-	return h.hookSeq(ctx, func(ctx context.Context) iter.Seq2[string, error] {
+	return h.hookSeq(ctx, prefix, func(ctx context.Context) iter.Seq2[string, error] {
 		return ListSorted(ctx, h.next, prefix, startAfter)
 	})
 }
 
-func (h *hooked) hookSeq(ctx context.Context, list func(context.Context) iter.Seq2[string, error]) iter.Seq2[string, error] {
+func (h *hooked) hookSeq(ctx context.Context, prefix string, list func(context.Context) iter.Seq2[string, error]) iter.Seq2[string, error] {
 	return func(yield func(string, error) bool) {
 		stopped := false
-		err := h.hook(ctx, "list", func(ctx context.Context) error {
+		err := h.hook(ctx, "list", prefix, func(ctx context.Context) error {
 			for k, err := range list(ctx) {
 				if err != nil {
 					return err
@@ -109,7 +110,7 @@ func (h *hooked) hookSeq(ctx context.Context, list func(context.Context) iter.Se
 // wait for a place or for their context to end.
 func Limit(n int) Hook {
 	slots := make(chan struct{}, n)
-	return func(ctx context.Context, _ string, call func(context.Context) error) error {
+	return func(ctx context.Context, _, _ string, call func(context.Context) error) error {
 		select {
 		case slots <- struct{}{}:
 		case <-ctx.Done():

@@ -17,7 +17,7 @@ import (
 func TestHookConformance(t *testing.T) {
 	var calls atomic.Int64
 	storetest.Run(t, func(t *testing.T) store.Store {
-		return store.WithHook(store.NewMemory(), func(ctx context.Context, _ string, call func(context.Context) error) error {
+		return store.WithHook(store.NewMemory(), func(ctx context.Context, _, _ string, call func(context.Context) error) error {
 			calls.Add(1)
 			return call(ctx)
 		})
@@ -35,7 +35,7 @@ func TestHookRefuses(t *testing.T) {
 	base.Set(ctx, "a", []byte("x"), store.Condition{})
 	refused := errors.New("refused")
 	var ops []string
-	s := store.WithHook(base, func(_ context.Context, op string, _ func(context.Context) error) error {
+	s := store.WithHook(base, func(_ context.Context, op, _ string, _ func(context.Context) error) error {
 		ops = append(ops, op)
 		return refused
 	})
@@ -66,7 +66,7 @@ func TestLimit(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			limit(ctx, "get", func(context.Context) error {
+			limit(ctx, "get", "k", func(context.Context) error {
 				n := running.Add(1)
 				for {
 					m := most.Load()
@@ -87,12 +87,12 @@ func TestLimit(t *testing.T) {
 	// a waiting call gives up with its context
 	block := make(chan struct{})
 	for i := 0; i < 3; i++ {
-		go limit(ctx, "get", func(context.Context) error { <-block; return nil })
+		go limit(ctx, "get", "k", func(context.Context) error { <-block; return nil })
 	}
 	time.Sleep(10 * time.Millisecond)
 	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
 	defer cancel()
-	if err := limit(short, "get", func(context.Context) error { return nil }); !errors.Is(err, context.DeadlineExceeded) {
+	if err := limit(short, "get", "k", func(context.Context) error { return nil }); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("a call past a full limit: %v", err)
 	}
 	close(block)
@@ -110,7 +110,7 @@ func TestListSorted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pass := func(ctx context.Context, _ string, call func(context.Context) error) error { return call(ctx) }
+	pass := func(ctx context.Context, _, _ string, call func(context.Context) error) error { return call(ctx) }
 	for name, s := range map[string]store.Store{"sub": sub, "read-only": store.ReadOnly(sub), "hooked": store.WithHook(sub, pass)} {
 		var got []string
 		for k, err := range store.ListSorted(ctx, s, "", "a/10") {

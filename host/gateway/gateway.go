@@ -101,11 +101,11 @@ func New(ctx context.Context, cfg *config.Config, host *stack.Host, opts Options
 
 // chainHooks runs hooks outermost first.
 func chainHooks(hooks ...store.Hook) store.Hook {
-	return func(ctx context.Context, op string, call func(context.Context) error) error {
+	return func(ctx context.Context, op, key string, call func(context.Context) error) error {
 		next := call
 		for i := len(hooks) - 1; i >= 0; i-- {
 			h, inner := hooks[i], next
-			next = func(ctx context.Context) error { return h(ctx, op, inner) }
+			next = func(ctx context.Context) error { return h(ctx, op, key, inner) }
 		}
 		return next(ctx)
 	}

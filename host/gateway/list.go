@@ -149,4 +149,3 @@ func decodeToken(t string) (string, error) {
 	}
 	return string(b), nil
 }
-

@@ -69,7 +69,7 @@ func (m *metrics) request(dataset, method string, status int, in, out int64, too
 
 // storeHook times the calls of one store.
 func (m *metrics) storeHook(name string) store.Hook {
-	return func(ctx context.Context, op string, call func(context.Context) error) error {
+	return func(ctx context.Context, op, _ string, call func(context.Context) error) error {
 		start := time.Now()
 		err := call(ctx)
 		m.storeCall.WithLabelValues(name, op).Observe(time.Since(start).Seconds())

@@ -18,7 +18,7 @@ func newReadiness(g *Gateway) *readiness { return &readiness{g: g} }
 
 // probeKey is a key no dataset holds: asking for it shows that the store
 // answers (ErrNotFound) without reading data.
-const probeKey = ".zarrgw-readiness-probe"
+const probeKey = "zarrgw.readiness.probe"
 
 func (rd *readiness) serve(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)

@@ -28,7 +28,7 @@ func (g *Gateway) serveDataset(w http.ResponseWriter, r *http.Request, info *req
 	}
 	write := r.Method == http.MethodPut || r.Method == http.MethodDelete
 	if err := g.authorize(ds, principal, write); err != nil {
-		if principal == anonymous {
+		if principal == anonymous && !(write && ds.cfg.ReadOnly) {
 			g.unauthorized(w, info, "", err.Error())
 			return
 		}

@@ -1,0 +1,249 @@
+package gateway_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/zarrgw/zarrgw/core/array"
+	"github.com/zarrgw/zarrgw/core/dtype"
+	"github.com/zarrgw/zarrgw/core/grid"
+	"github.com/zarrgw/zarrgw/core/hierarchy"
+	"github.com/zarrgw/zarrgw/core/meta"
+	"github.com/zarrgw/zarrgw/core/ndarray"
+	"github.com/zarrgw/zarrgw/host/registry"
+	"github.com/zarrgw/zarrgw/host/render"
+	"github.com/zarrgw/zarrgw/plugins/stores/fs"
+)
+
+// Listing pages through keys in byte order, with and without the "/"
+// delimiter, never returning a key twice.
+func TestListingPages(t *testing.T) {
+	tg := newTestGateway(t)
+	var want []string
+	for i := 0; i < 23; i++ {
+		k := fmt.Sprintf("g/k%02d", i)
+		tg.put(t, "/d/open/"+k, "v")
+		want = append(want, k)
+	}
+	tg.put(t, "/d/open/g/sub/x", "v")
+	tg.put(t, "/d/open/h", "v")
+
+	got := listAll(t, tg, "prefix=g/&max_keys=10")
+	if !slices.Equal(got, append(append([]string{}, want...), "g/sub/x")) {
+		t.Fatalf("flat listing: %v", got)
+	}
+	got = listAll(t, tg, "prefix=g/&delimiter=/&max_keys=7")
+	if !slices.Equal(got, append(append([]string{}, want...), "g/sub/")) {
+		t.Fatalf("listing by directory: %v", got)
+	}
+	got = listAll(t, tg, "prefix=g/k1&max_keys=3")
+	if !slices.Equal(got, want[10:20]) {
+		t.Fatalf("listing of a partial prefix: %v", got)
+	}
+	if resp, _ := tg.do(t, "GET", "/d/open/?list&delimiter=,", ""); resp.StatusCode != 400 {
+		t.Fatalf("bad delimiter: %d", resp.StatusCode)
+	}
+	if resp, _ := tg.do(t, "GET", "/d/open/?list&page_token=!!", ""); resp.StatusCode != 400 {
+		t.Fatalf("bad token: %d", resp.StatusCode)
+	}
+}
+
+// listAll follows next_page_token to the end and returns keys and
+// prefixes in the order they came.
+func listAll(t *testing.T, tg *testGateway, query string) []string {
+	t.Helper()
+	var out []string
+	seen := map[string]bool{}
+	tok := ""
+	for pages := 0; pages < 100; pages++ {
+		q := "/d/open/?list&" + query
+		if tok != "" {
+			q += "&page_token=" + url.QueryEscape(tok)
+		}
+		resp, body := tg.do(t, "GET", q, "")
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s: %d %s", q, resp.StatusCode, body)
+		}
+		var page struct {
+			Keys, Prefixes []string
+			Next           *string `json:"next_page_token"`
+		}
+		if err := json.Unmarshal([]byte(body), &page); err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range append(page.Keys, page.Prefixes...) {
+			if seen[k] {
+				t.Fatalf("%s listed twice", k)
+			}
+			seen[k] = true
+		}
+		out = append(out, page.Keys...)
+		out = append(out, page.Prefixes...)
+		if page.Next == nil {
+			slices.Sort(out)
+			return out
+		}
+		tok = *page.Next
+	}
+	t.Fatal("listing never ended")
+	return nil
+}
+
+// Array slices through the gateway equal what render.Stream (zarrgw cat)
+// writes, in every format, and a slice written with PUT reads back.
+func TestArraySlices(t *testing.T) {
+	tg := newTestGateway(t)
+	ctx := context.Background()
+	s, err := fs.New(tg.root + "/open")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &meta.ArrayMeta{Format: meta.V3, Shape: []int{20, 30}, ChunkShape: []int{7, 4}, DataType: dtype.Named("float32"),
+		FillValue: []byte{0, 0, 0xc0, 0x7f}, ChunkKey: meta.ChunkKeyEncoding{Name: "default", Separator: "/"},
+		Codecs: []meta.Extension{{Name: "bytes", Configuration: json.RawMessage(`{"endian":"little"}`)}, {Name: "zstd", Configuration: json.RawMessage(`{"level":1}`)}},
+		Attributes: json.RawMessage(`{}`)}
+	a, err := hierarchy.CreateArray(ctx, s, "grp/t", m, array.Options{Codecs: registry.Codecs()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := ndarray.New(m.DataType, []int{20, 12})
+	for i := range data.Data {
+		data.Data[i] = byte(i * 7)
+	}
+	if err := a.Write(ctx, grid.Box([]int{0, 0}, []int{20, 12}), data); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"json", "npy", "raw"} {
+		for _, slice := range []string{"", "3:17:2,5", "0:20,10:14", "-1"} {
+			sel, err := grid.Parse(slice, m.Shape)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want bytes.Buffer
+			if err := render.Stream(ctx, &want, a, sel, render.Format(f), array.StreamOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			resp, body := tg.do(t, "GET", "/d/open/grp/t?format="+f+"&slice="+url.QueryEscape(slice), "")
+			if resp.StatusCode != 200 || body != want.String() {
+				t.Errorf("format %s slice %q: %d, %d bytes, want %d", f, slice, resp.StatusCode, len(body), want.Len())
+			}
+			if f != "json" && resp.ContentLength != int64(want.Len()) {
+				t.Errorf("format %s slice %q: Content-Length %d, want %d", f, slice, resp.ContentLength, want.Len())
+			}
+		}
+	}
+	// write a slice as raw float32 and read it back as JSON
+	raw := make([]byte, 0, 8)
+	for _, v := range []uint32{0x3f800000, 0x40000000} { // 1.0, 2.0
+		raw = append(raw, byte(v), byte(v>>8), byte(v>>16), byte(v>>24))
+	}
+	if resp, body := tg.do(t, "PUT", "/d/open/grp/t?slice=19,28:30&format=raw", string(raw)); resp.StatusCode != 200 {
+		t.Fatalf("PUT slice: %d %s", resp.StatusCode, body)
+	}
+	if _, body := tg.do(t, "GET", "/d/open/grp/t?slice=19,27:30", ""); !strings.Contains(body, `"data": ["NaN", 1.0, 2.0]`) {
+		t.Fatalf("slice after the write: %s", body)
+	}
+	for _, c := range []struct{ path, want string }{
+		{"/d/open/grp/t?slice=0:2,0:2:0", "invalid step"},
+		{"/d/open/grp/t?slice=99", "out of range"},
+		{"/d/open/grp/t?format=xml", "use json, npy or raw"},
+		{"/d/open/grp/nothing?slice=0", "no array or group"},
+	} {
+		resp, body := tg.do(t, "GET", c.path, "")
+		if resp.StatusCode/100 != 4 || !strings.Contains(body, c.want) {
+			t.Errorf("%s: %d %q, want 4xx with %q", c.path, resp.StatusCode, body, c.want)
+		}
+	}
+	if resp, body := tg.do(t, "PUT", "/d/open/grp/t?slice=19,28:30&format=raw", "short"); resp.StatusCode != 400 || !strings.Contains(body, "needs 8") {
+		t.Errorf("PUT of a short body: %d %q", resp.StatusCode, body)
+	}
+	// node metadata
+	resp, body := tg.do(t, "GET", "/d/open/grp?meta", "")
+	if resp.StatusCode != 200 || !strings.Contains(body, `"node_type":"group"`) || !strings.Contains(body, `"path":"/grp/t"`) {
+		t.Fatalf("group meta: %d %s", resp.StatusCode, body)
+	}
+}
+
+// Consolidated metadata is built on the fly for a dataset that asks for
+// it, and rebuilt after a metadata write through the gateway.
+func TestConsolidatedOnTheFly(t *testing.T) {
+	tg := newTestGateway(t)
+	tg.put(t, "/d/cons/zarr.json", `{"zarr_format":3,"node_type":"group","attributes":{}}`)
+	tg.put(t, "/d/cons/a/zarr.json", `{"zarr_format":3,"node_type":"group","attributes":{"x":1}}`)
+	_, body := tg.do(t, "GET", "/d/cons/zarr.json", "")
+	if !strings.Contains(body, "consolidated_metadata") || !strings.Contains(body, `"a"`) {
+		t.Fatalf("root zarr.json without consolidated metadata: %s", body)
+	}
+	tg.put(t, "/d/cons/b/zarr.json", `{"zarr_format":3,"node_type":"group","attributes":{}}`)
+	if _, body = tg.do(t, "GET", "/d/cons/zarr.json", ""); !strings.Contains(body, `"b"`) {
+		t.Fatalf("consolidated metadata not rebuilt after a write: %s", body)
+	}
+	// a dataset that does not ask serves the document as stored
+	tg.put(t, "/d/open/zarr.json", `{"zarr_format":3,"node_type":"group","attributes":{}}`)
+	tg.put(t, "/d/open/a/zarr.json", `{"zarr_format":3,"node_type":"group","attributes":{}}`)
+	if _, body = tg.do(t, "GET", "/d/open/zarr.json", ""); strings.Contains(body, "consolidated") {
+		t.Fatalf("consolidated metadata where none was asked for: %s", body)
+	}
+	// v2: .zmetadata appears
+	tg.do(t, "DELETE", "/d/cons/zarr.json", "")
+	tg.do(t, "DELETE", "/d/cons/a/zarr.json", "")
+	tg.do(t, "DELETE", "/d/cons/b/zarr.json", "")
+	tg.put(t, "/d/cons/.zgroup", `{"zarr_format":2}`)
+	tg.put(t, "/d/cons/v/.zarray", `{"zarr_format":2,"shape":[4],"chunks":[2],"dtype":"<i2","compressor":null,"fill_value":0,"filters":null,"order":"C"}`)
+	resp, body := tg.do(t, "GET", "/d/cons/.zmetadata", "")
+	if resp.StatusCode != 200 || !strings.Contains(body, `"v/.zarray"`) || !strings.Contains(body, `"zarr_consolidated_format"`) {
+		t.Fatalf(".zmetadata: %d %s", resp.StatusCode, body)
+	}
+}
+
+// CORS: preflight answered, reads expose the headers range readers need.
+func TestCORS(t *testing.T) {
+	tg := newTestGateway(t)
+	resp, _ := tg.do(t, http.MethodOptions, "/d/open/k", "", "Origin: https://app.example", "Access-Control-Request-Method: GET", "Access-Control-Request-Headers: range")
+	h := resp.Header
+	if resp.StatusCode != 204 || h.Get("Access-Control-Allow-Origin") != "*" || !strings.Contains(h.Get("Access-Control-Allow-Headers"), "Range") ||
+		!strings.Contains(h.Get("Access-Control-Allow-Methods"), "PUT") {
+		t.Fatalf("preflight: %d %v", resp.StatusCode, h)
+	}
+	tg.put(t, "/d/open/k", "v")
+	resp, _ = tg.do(t, http.MethodGet, "/d/open/k", "", "Origin: https://app.example")
+	if !strings.Contains(resp.Header.Get("Access-Control-Expose-Headers"), "Content-Range") || !strings.Contains(resp.Header.Get("Access-Control-Expose-Headers"), "ETag") {
+		t.Fatalf("expose headers: %v", resp.Header)
+	}
+}
+
+// Health, readiness, metrics and the OpenAPI document.
+func TestOperability(t *testing.T) {
+	tg := newTestGateway(t)
+	tg.put(t, "/d/open/k", "v")
+	tg.do(t, "GET", "/d/open/k", "")
+	tg.do(t, "GET", "/d/open/missing", "")
+	for path, want := range map[string]string{
+		"/healthz":      "ok",
+		"/readyz":       `"ready":true`,
+		"/openapi.json": `"openapi": "3.0.3"`,
+		"/metrics":      `zarrgw_http_requests_total{dataset="open",method="GET",status="404"} 1`,
+	} {
+		resp, body := tg.do(t, "GET", path, "")
+		if resp.StatusCode != 200 || !strings.Contains(body, want) {
+			t.Errorf("%s: %d, want %q in:\n%.400s", path, resp.StatusCode, want, body)
+		}
+	}
+	_, body := tg.do(t, "GET", "/metrics", "")
+	for _, want := range []string{"zarrgw_store_call_duration_seconds_bucket", `zarrgw_cache_misses_total{cache="metadata"}`, "zarrgw_http_response_bytes_total"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	tg.rec.fail = "zarrgw.readiness.probe"
+	if resp, body := tg.do(t, "GET", "/readyz", ""); resp.StatusCode != 503 || !strings.Contains(body, "store unreachable") {
+		t.Errorf("readyz with a failing store: %d %s", resp.StatusCode, body)
+	}
+}

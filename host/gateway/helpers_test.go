@@ -1,0 +1,171 @@
+package gateway_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/zarrgw/zarrgw/host/config"
+	"github.com/zarrgw/zarrgw/host/gateway"
+	"github.com/zarrgw/zarrgw/host/registry"
+	"github.com/zarrgw/zarrgw/host/stack"
+)
+
+// Tokens of the test principals; the configuration holds their SHA-256.
+const (
+	writerToken = "writer-secret"
+	readerToken = "reader-secret"
+)
+
+// testConfig declares an fs store in ROOT and four datasets: open (anyone
+// reads and writes), private (reader reads, writer writes), frozen
+// (read-only) and cons (consolidated metadata on the fly).
+const testConfig = `
+store "fs" "local" {
+  root = "ROOT"
+}
+principal "writer" {
+  token_sha256 = "ef80202ea99d7c668a9677d9242456057ac10488311cb8757674490e194a56e1"
+}
+principal "reader" {
+  token_sha256 = "f03319dee240faa729e0cfa7ab5ffd80a1d64a127e3643f239009abff6382914"
+}
+dataset "open" {
+  store  = store.fs.local
+  prefix = "open"
+  access {
+    read  = ["*"]
+    write = ["*"]
+  }
+}
+dataset "private" {
+  store  = store.fs.local
+  prefix = "private"
+  access {
+    read  = ["reader", "writer"]
+    write = ["writer"]
+  }
+}
+dataset "frozen" {
+  store     = store.fs.local
+  prefix    = "open"
+  read_only = true
+}
+dataset "cons" {
+  store        = store.fs.local
+  prefix       = "cons"
+  consolidated = true
+  access {
+    read  = ["*"]
+    write = ["*"]
+  }
+}
+server {
+  listen           = "127.0.0.1:0"
+  max_request_size = "16MiB"
+  cache_ttl        = "1h"
+}
+`
+
+// recorder records every store call the gateway makes.
+type recorder struct {
+	mu    sync.Mutex
+	calls []string
+	// fail, when set, makes calls on keys containing it fail as a broken
+	// backend would.
+	fail string
+}
+
+func (r *recorder) hook(ctx context.Context, op, key string, call func(context.Context) error) error {
+	r.mu.Lock()
+	r.calls = append(r.calls, op+" "+key)
+	fail := r.fail
+	r.mu.Unlock()
+	if fail != "" && strings.Contains(key, fail) {
+		return errors.New("backend down")
+	}
+	return call(ctx)
+}
+
+func (r *recorder) reset() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := len(r.calls)
+	r.calls = nil
+	return n
+}
+
+// testGateway is a gateway over testConfig in a temporary directory.
+type testGateway struct {
+	*httptest.Server
+	rec  *recorder
+	root string
+}
+
+func newTestGateway(t *testing.T, extra ...string) *testGateway {
+	t.Helper()
+	root := t.TempDir()
+	src := strings.Replace(testConfig, "ROOT", root, 1) + strings.Join(extra, "\n")
+	cfg, diags := config.Parse([]byte(src), "/etc/zarrgw/test.hcl", registry.Bundled())
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	host, err := stack.Start(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { host.Close() })
+	rec := &recorder{}
+	g, err := gateway.New(context.Background(), cfg, host, gateway.Options{
+		Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)), StoreHook: rec.hook,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(g)
+	t.Cleanup(srv.Close)
+	return &testGateway{Server: srv, rec: rec, root: root}
+}
+
+// do sends a request with optional headers ("Name: value") and returns
+// the response with its body read.
+func (tg *testGateway) do(t *testing.T, method, path string, body string, headers ...string) (*http.Response, string) {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, tg.URL+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range headers {
+		k, v, _ := strings.Cut(h, ": ")
+		req.Header.Set(k, v)
+	}
+	resp, err := tg.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("%s %s: reading the body: %v", method, path, err)
+	}
+	return resp, string(b)
+}
+
+// put stores a value through the key API and fails the test otherwise.
+func (tg *testGateway) put(t *testing.T, path, value string, headers ...string) {
+	t.Helper()
+	resp, body := tg.do(t, http.MethodPut, path, value, headers...)
+	if resp.StatusCode/100 != 2 {
+		t.Fatalf("PUT %s: %d %s", path, resp.StatusCode, body)
+	}
+}
