@@ -107,7 +107,7 @@ func TestArraySlices(t *testing.T) {
 	}
 	m := &meta.ArrayMeta{Format: meta.V3, Shape: []int{20, 30}, ChunkShape: []int{7, 4}, DataType: dtype.Named("float32"),
 		FillValue: []byte{0, 0, 0xc0, 0x7f}, ChunkKey: meta.ChunkKeyEncoding{Name: "default", Separator: "/"},
-		Codecs: []meta.Extension{{Name: "bytes", Configuration: json.RawMessage(`{"endian":"little"}`)}, {Name: "zstd", Configuration: json.RawMessage(`{"level":1}`)}},
+		Codecs:     []meta.Extension{{Name: "bytes", Configuration: json.RawMessage(`{"endian":"little"}`)}, {Name: "zstd", Configuration: json.RawMessage(`{"level":1}`)}},
 		Attributes: json.RawMessage(`{}`)}
 	a, err := hierarchy.CreateArray(ctx, s, "grp/t", m, array.Options{Codecs: registry.Codecs()})
 	if err != nil {

@@ -1,0 +1,145 @@
+// Package gateway runs `zarrgw serve` as a process and reads through it
+// with real clients: zarrita.js (FetchStore) and Debian's python3-zarr
+// (fsspec's HTTP filesystem), over the shared fixtures and arrays zarrgw
+// wrote; and checks how it fails (a store plugin killed under it, a
+// client that goes away mid-download).
+package gateway
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "zarrgw-gateway")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "zarrgw")
+	if out, err := exec.Command("go", "build", "-o", binary, "../../cmd/zarrgw").CombinedOutput(); err != nil {
+		os.Stderr.Write(out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// server is a running `zarrgw serve` on a free loopback port.
+type server struct {
+	url string // http://127.0.0.1:PORT
+	cmd *exec.Cmd
+	log *lockedBuffer
+}
+
+// lockedBuffer collects a process's stderr.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+var servingLine = regexp.MustCompile(`zarrgw: serving \d+ datasets at (http://[0-9.:]+)/d/`)
+
+// startServer writes config to a file and serves it until the test ends,
+// when the process is stopped with SIGTERM (and killed if it lingers).
+func startServer(t *testing.T, config string, env ...string) *server {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "zarrgw.hcl")
+	if err := os.WriteFile(file, []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(binary, "serve", "-c", file, "--listen", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), env...)
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s := &server{cmd: cmd, log: &lockedBuffer{}}
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pipe)
+		sc.Buffer(make([]byte, 1<<16), 1<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			fmt.Fprintln(s.log, line)
+			if m := servingLine.FindStringSubmatch(line); m != nil {
+				select {
+				case found <- m[1]:
+				default:
+				}
+			}
+		}
+	}()
+	t.Cleanup(func() { s.stop(t) })
+	select {
+	case s.url = <-found:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("zarrgw serve did not start within 30s; its log:\n%s", s.log)
+	}
+	return s
+}
+
+// stop ends the server by its PID: SIGTERM, then SIGKILL after 10s.
+func (s *server) stop(t *testing.T) {
+	if s.cmd.ProcessState != nil {
+		return
+	}
+	s.cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- s.cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Logf("zarrgw serve ended: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		s.cmd.Process.Kill()
+		<-done
+		t.Errorf("zarrgw serve did not stop within 10s of SIGTERM; its log:\n%s", s.log)
+	}
+}
+
+// get fetches a URL of the server and returns the status and body.
+func (s *server) get(t *testing.T, path string) (int, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.url+path, nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("GET %s: %v", path, err)
+	}
+	defer resp.Body.Close()
+	var b strings.Builder
+	bufio.NewReader(resp.Body).WriteTo(&b)
+	return resp.StatusCode, b.String()
+}
