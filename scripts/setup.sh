@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs what the tests need beyond Go: Debian's python3-zarr and
-# python3-numcodecs (foreign v2 client and blosc oracle) and zarrita.js
+# python3-numcodecs (foreign v2 client and blosc oracle), python3-fsspec
+# and python3-aiohttp (zarr-python reading over HTTP), and zarrita.js
 # (foreign v3 client) with a Float16Array polyfill for node 20.
 # Idempotent: installs only what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need_apt=()
-for pkg in python3-zarr python3-numcodecs; do
+for pkg in python3-zarr python3-numcodecs python3-fsspec python3-aiohttp python3-requests; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
 done
 if [ ${#need_apt[@]} -gt 0 ]; then
