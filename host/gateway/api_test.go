@@ -5,11 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/zarrgw/zarrgw/core/array"
 	"github.com/zarrgw/zarrgw/core/dtype"
@@ -245,5 +248,43 @@ func TestOperability(t *testing.T) {
 	tg.rec.fail = "zarrgw.readiness.probe"
 	if resp, body := tg.do(t, "GET", "/readyz", ""); resp.StatusCode != 503 || !strings.Contains(body, "store unreachable") {
 		t.Errorf("readyz with a failing store: %d %s", resp.StatusCode, body)
+	}
+}
+
+// A client that goes away in the middle of a large slice ends the stream:
+// the gateway's goroutines return to where they were.
+func TestClientGoneMidStream(t *testing.T) {
+	tg := newTestGateway(t)
+	ctx := context.Background()
+	s, err := fs.New(tg.root + "/open")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &meta.ArrayMeta{Format: meta.V3, Shape: []int{262144, 262144}, ChunkShape: []int{4096, 4096}, DataType: dtype.Named("uint8"),
+		FillValue: []byte{9}, ChunkKey: meta.ChunkKeyEncoding{Name: "default", Separator: "/"},
+		Codecs: []meta.Extension{{Name: "bytes"}}, Attributes: json.RawMessage(`{}`)}
+	if _, err := hierarchy.CreateArray(ctx, s, "big", m, array.Options{Codecs: registry.Codecs()}); err != nil {
+		t.Fatal(err)
+	}
+	tg.Client().Get(tg.URL + "/healthz") // the client's connection pool and the server's accept loop exist
+	base := runtime.NumGoroutine()
+	for i := 0; i < 3; i++ {
+		resp, err := tg.Client().Get(tg.URL + "/d/open/big?format=raw")
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, 1<<20)
+		if _, err := io.ReadFull(resp.Body, buf); err != nil || buf[0] != 9 {
+			t.Fatalf("first MiB of 64 GiB: %v", err)
+		}
+		resp.Body.Close() // gone, with nearly all of 64 GiB unread: streaming on would take minutes
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > base+2 {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			t.Fatalf("%d goroutines 10s after the clients left, %d before:\n%s", runtime.NumGoroutine(), base, buf[:runtime.Stack(buf, true)])
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
