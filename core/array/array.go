@@ -34,6 +34,9 @@ type Options struct {
 	// MaxChunkBytes bounds decoded chunks of variable-length types
 	// (0 = codec.DefaultMaxChunkBytes).
 	MaxChunkBytes int64
+	// Chunks, when set, keeps decoded chunks for small reads (see
+	// ChunkCache); writes through the array drop what they change.
+	Chunks ChunkCache
 }
 
 func (o Options) concurrency() int {

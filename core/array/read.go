@@ -38,6 +38,11 @@ func (a *Array) readInto(ctx context.Context, sel grid.Selection, out *ndarray.A
 // readProjections reads each chunk's part of a selection into out, in
 // parallel.
 func (a *Array) readProjections(ctx context.Context, projections []grid.Projection, out *ndarray.Array) error {
+	if a.cacheable(projections) {
+		return forEach(ctx, len(projections), a.opts.concurrency(), func(ctx context.Context, i int) error {
+			return a.readCached(ctx, out, projections[i])
+		})
+	}
 	if pd := a.partialDecoder(); pd != nil {
 		return a.readPartial(ctx, pd, out, projections)
 	}

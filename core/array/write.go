@@ -28,6 +28,10 @@ func (a *Array) Write(ctx context.Context, sel grid.Selection, data *ndarray.Arr
 	src := *data
 	src.Shape = sel.Counts()
 	projections := a.grid.Project(sel)
+	// Dropped before and after: a read racing the write may cache the
+	// chunk as it was.
+	a.dropCached(projections)
+	defer a.dropCached(projections)
 	return forEach(ctx, len(projections), a.opts.concurrency(), func(ctx context.Context, i int) error {
 		p := projections[i]
 		if p.Full(a.grid) {

@@ -288,3 +288,48 @@ func TestClientGoneMidStream(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// Small reads come from the decoded-chunk cache the second time; writes
+// through either API are seen at once.
+func TestChunkCache(t *testing.T) {
+	tg := newTestGateway(t)
+	tg.put(t, "/d/open/c/zarr.json", `{"zarr_format":3,"node_type":"array","shape":[4],"data_type":"uint8",
+		"chunk_grid":{"name":"regular","configuration":{"chunk_shape":[2]}},"chunk_key_encoding":{"name":"default"},
+		"fill_value":0,"codecs":[{"name":"bytes"}],"attributes":{}}`)
+	if resp, body := tg.do(t, "PUT", "/d/open/c?format=raw", "\x01\x02\x03\x04"); resp.StatusCode != 200 {
+		t.Fatalf("write: %d %s", resp.StatusCode, body)
+	}
+	read := func() string {
+		_, body := tg.do(t, "GET", "/d/open/c?format=raw", "")
+		return body
+	}
+	if got := read(); got != "\x01\x02\x03\x04" {
+		t.Fatalf("first read %q", got)
+	}
+	tg.rec.reset()
+	if got := read(); got != "\x01\x02\x03\x04" {
+		t.Fatalf("second read %q", got)
+	}
+	tg.rec.mu.Lock()
+	for _, c := range tg.rec.calls {
+		if strings.Contains(c, "c/c/") {
+			t.Errorf("the second read went to the store for a chunk: %s", c)
+		}
+	}
+	tg.rec.mu.Unlock()
+	tg.put(t, "/d/open/c/c/1", "\x09\x09") // a chunk replaced through the key API
+	if got := read(); got != "\x01\x02\x09\x09" {
+		t.Fatalf("after a key write: %q", got)
+	}
+	tg.do(t, "PUT", "/d/open/c?slice=0:1&format=raw", "\x07")
+	if got := read(); got != "\x07\x02\x09\x09" {
+		t.Fatalf("after a slice write: %q", got)
+	}
+	tg.do(t, "DELETE", "/d/open/c/c/0", "")
+	if got := read(); got != "\x00\x00\x09\x09" {
+		t.Fatalf("after a chunk was erased: %q", got)
+	}
+	if _, body := tg.do(t, "GET", "/metrics", ""); !strings.Contains(body, `zarrgw_cache_hits_total{cache="chunks"}`) {
+		t.Fatal("no chunk cache hits counted")
+	}
+}

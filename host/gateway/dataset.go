@@ -43,9 +43,13 @@ func (ds *dataset) stat(ctx context.Context, key string) (store.Info, error) {
 	return store.Info{Size: int64(len(doc.value)), Version: doc.version}, nil
 }
 
-// wrote is told of every write through the gateway: consolidated
-// metadata built from the documents is rebuilt after any of them changes.
+// wrote is told of every write of a key through the gateway: a decoded
+// chunk cached under it goes, and consolidated metadata built from the
+// documents is rebuilt after any of them changes.
 func (ds *dataset) wrote(key string) {
+	if ds.chunks != nil {
+		ds.chunks.Drop(key)
+	}
 	if ds.consolidated != nil && isMetaKey(key) {
 		ds.consolidated.reset()
 	}

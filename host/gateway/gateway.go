@@ -19,7 +19,9 @@ import (
 	"time"
 
 	"github.com/zarrgw/zarrgw/core/array"
+	"github.com/zarrgw/zarrgw/core/ndarray"
 	"github.com/zarrgw/zarrgw/core/store"
+	"github.com/zarrgw/zarrgw/host/cache"
 	"github.com/zarrgw/zarrgw/host/config"
 	"github.com/zarrgw/zarrgw/host/stack"
 )
@@ -53,6 +55,9 @@ type dataset struct {
 	store store.Store
 	meta  *metaCache
 	opts  array.Options
+	// chunks is the dataset's part of the decoded-chunk cache, nil when
+	// the cache is off.
+	chunks *chunkCache
 	// consolidated holds metadata consolidated on the fly, when the
 	// dataset asks for it.
 	consolidated *consolidated
@@ -80,6 +85,7 @@ func New(ctx context.Context, cfg *config.Config, host *stack.Host, opts Options
 		}
 		return store.WithHook(s, chainHooks(hooks...))
 	})
+	chunks := cache.New[*ndarray.Array](cfg.Server.ChunkCache, cfg.Server.CacheTTL)
 	for i := range cfg.Datasets {
 		dc := &cfg.Datasets[i]
 		opened, err := host.Dataset(ctx, dc.Name)
@@ -88,6 +94,10 @@ func New(ctx context.Context, cfg *config.Config, host *stack.Host, opts Options
 		}
 		mc := newMetaCache(opened.Store, cfg.Server.MetadataCache, cfg.Server.CacheTTL, g.metrics.cache("metadata"))
 		ds := &dataset{name: dc.Name, cfg: dc, store: mc, meta: mc, opts: host.ArrayOptions()}
+		if chunks.Enabled() {
+			ds.chunks = &chunkCache{all: chunks, prefix: dc.Name + "\x00", count: g.metrics.cache("chunks")}
+			ds.opts.Chunks = ds.chunks
+		}
 		if dc.Consolidated {
 			ds.consolidated = newConsolidated(cfg.Server.CacheTTL)
 		}

@@ -1,17 +1,16 @@
 package gateway
 
 import (
-	"container/list"
 	"context"
 	"errors"
 	"fmt"
 	"iter"
 	"path"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/zarrgw/zarrgw/core/store"
+	"github.com/zarrgw/zarrgw/host/cache"
 )
 
 // metaCache is a store that keeps the metadata documents of the store
@@ -23,26 +22,19 @@ import (
 // ttl at most.
 type metaCache struct {
 	next  store.Store
-	max   int64
-	ttl   time.Duration
+	docs  *cache.Cache[metaEntry]
 	count cacheCounters
-
-	mu    sync.Mutex
-	order *list.List // of *metaEntry, most recently used first
-	items map[string]*list.Element
-	size  int64
 }
 
+// metaEntry is a document, or its absence.
 type metaEntry struct {
-	key     string
 	data    []byte
 	version string
 	absent  bool
-	at      time.Time
 }
 
 func newMetaCache(next store.Store, max int64, ttl time.Duration, count cacheCounters) *metaCache {
-	return &metaCache{next: next, max: max, ttl: ttl, count: count, order: list.New(), items: map[string]*list.Element{}}
+	return &metaCache{next: next, docs: cache.New[metaEntry](max, ttl), count: count}
 }
 
 // isMetaKey reports whether key names a metadata document.
@@ -54,83 +46,25 @@ func isMetaKey(key string) bool {
 	return strings.HasPrefix(key, "meta/") && strings.HasSuffix(key, ".json")
 }
 
-func (c *metaCache) caching(key string) bool { return c.max > 0 && c.ttl > 0 && isMetaKey(key) }
+func (c *metaCache) caching(key string) bool { return c.docs.Enabled() && isMetaKey(key) }
 
-// entry returns the fresh entry of key, reading the store on a miss.
+// entry returns the entry of key, reading the store on a miss.
 func (c *metaCache) entry(ctx context.Context, key string) (metaEntry, error) {
-	if e, ok := c.lookup(key); ok {
+	if e, ok := c.docs.Get(key); ok {
 		c.count.hit.Inc()
 		return e, nil
 	}
 	c.count.miss.Inc()
 	v, err := c.next.Get(ctx, key, store.ByteRange{})
-	e := metaEntry{key: key, data: v.Data, version: v.Version, at: time.Now()}
+	e := metaEntry{data: v.Data, version: v.Version}
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		e.absent = true
 	case err != nil:
 		return metaEntry{}, err
 	}
-	c.add(e)
+	c.docs.Put(key, e, int64(len(e.data)+len(key)))
 	return e, nil
-}
-
-func (c *metaCache) lookup(key string) (metaEntry, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	el, ok := c.items[key]
-	if !ok {
-		return metaEntry{}, false
-	}
-	e := el.Value.(*metaEntry)
-	if time.Since(e.at) > c.ttl {
-		c.remove(el)
-		return metaEntry{}, false
-	}
-	c.order.MoveToFront(el)
-	return *e, true
-}
-
-func (c *metaCache) add(e metaEntry) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if old, ok := c.items[e.key]; ok {
-		c.remove(old)
-	}
-	if int64(len(e.data)) > c.max/4 {
-		return // one document may not crowd out the rest
-	}
-	c.items[e.key] = c.order.PushFront(&e)
-	c.size += int64(len(e.data))
-	for c.size > c.max {
-		c.remove(c.order.Back())
-	}
-}
-
-func (c *metaCache) remove(el *list.Element) {
-	e := c.order.Remove(el).(*metaEntry)
-	delete(c.items, e.key)
-	c.size -= int64(len(e.data))
-}
-
-// drop forgets key.
-func (c *metaCache) drop(key string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if el, ok := c.items[key]; ok {
-		c.remove(el)
-	}
-}
-
-// dropPrefix forgets every key below prefix ("" for all).
-func (c *metaCache) dropPrefix(prefix string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for k, el := range c.items {
-		if strings.HasPrefix(k, prefix) {
-			c.remove(el)
-		}
-	}
 }
 
 func (c *metaCache) Capabilities() store.Capabilities { return c.next.Capabilities() }
@@ -182,18 +116,18 @@ func (c *metaCache) Stat(ctx context.Context, key string) (store.Info, error) {
 }
 
 func (c *metaCache) Set(ctx context.Context, key string, data []byte, cond store.Condition) (string, error) {
-	c.drop(key)
-	defer c.drop(key) // a read racing the write may have cached the old value
+	c.docs.Drop(key)
+	defer c.docs.Drop(key) // a read racing the write may have cached the old value
 	return c.next.Set(ctx, key, data, cond)
 }
 
 func (c *metaCache) Erase(ctx context.Context, key string) error {
-	defer c.drop(key)
+	defer c.docs.Drop(key)
 	return c.next.Erase(ctx, key)
 }
 
 func (c *metaCache) ErasePrefix(ctx context.Context, prefix string) error {
-	defer c.dropPrefix(prefix)
+	defer c.docs.DropPrefix(prefix)
 	return c.next.ErasePrefix(ctx, prefix)
 }
 

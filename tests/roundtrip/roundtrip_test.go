@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand"
+	"sync"
 	"testing"
 
 	"github.com/zarrgw/zarrgw/core/array"
@@ -159,6 +160,9 @@ func roundTrip(t *testing.T, f meta.Format, dt dtype.DataType, codecs []meta.Ext
 		}
 		s := store.NewMemory()
 		opts := array.Options{Codecs: registry.Codecs(), Concurrency: 1 + r.Intn(4), WriteEmptyChunks: r.Intn(2) == 0}
+		if r.Intn(2) == 0 {
+			opts.Chunks = &mapCache{m: map[string]*ndarray.Array{}} // writes must drop what they change
+		}
 		a, err := hierarchy.CreateArray(ctx, s, "g/arr", m, opts)
 		if err != nil {
 			t.Fatalf("create: %v", err)
@@ -175,6 +179,9 @@ func roundTrip(t *testing.T, f meta.Format, dt dtype.DataType, codecs []meta.Ext
 			if err := ndarray.CopyRegion(ref, spans(sel), &full, whole(full.Shape)); err != nil {
 				t.Fatal(err)
 			}
+			// reads between writes: a chunk cache must not keep what a
+			// write changed
+			checkRead(t, a, ref, grid.All(shape))
 		}
 		// Reopen from the store so metadata goes through a write and a read.
 		b, err := hierarchy.OpenArray(ctx, s, "g/arr", opts)
@@ -189,18 +196,24 @@ func roundTrip(t *testing.T, f meta.Format, dt dtype.DataType, codecs []meta.Ext
 					sel = append(sel, gridAll(n))
 				}
 			}
-			got, err := b.Read(ctx, sel)
-			if err != nil {
-				t.Fatalf("read %+v: %v", sel, err)
-			}
-			want := ndarray.New(dt, sel.Counts())
-			if err := ndarray.CopyRegion(want, whole(want.Shape), ref, spans(sel)); err != nil {
-				t.Fatal(err)
-			}
-			if !sameElements(got, want) {
-				t.Fatalf("shape %v chunks %v: read %+v differs from what was written", shape, chunks, sel)
-			}
+			checkRead(t, b, ref, sel)
 		}
+	}
+}
+
+// checkRead reads sel of a and compares it with the reference array.
+func checkRead(t *testing.T, a *array.Array, ref *ndarray.Array, sel grid.Selection) {
+	t.Helper()
+	got, err := a.Read(context.Background(), sel)
+	if err != nil {
+		t.Fatalf("read %+v: %v", sel, err)
+	}
+	want := ndarray.New(ref.DType, sel.Counts())
+	if err := ndarray.CopyRegion(want, whole(want.Shape), ref, spans(sel)); err != nil {
+		t.Fatal(err)
+	}
+	if !sameElements(got, want) {
+		t.Fatalf("shape %v chunks %v: read %+v differs from what was written", a.Shape(), a.Meta().ChunkShape, sel)
 	}
 }
 
@@ -280,4 +293,29 @@ func TestRoundTripBlosc(t *testing.T) {
 			t.Run(cfg+f.String(), func(t *testing.T) { roundTrip(t, f, dt, then(ext("blosc", cfg))(dt)) })
 		}
 	}
+}
+
+// mapCache is an unbounded array.ChunkCache.
+type mapCache struct {
+	mu sync.Mutex
+	m  map[string]*ndarray.Array
+}
+
+func (c *mapCache) Get(key string) (*ndarray.Array, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	a, ok := c.m[key]
+	return a, ok
+}
+
+func (c *mapCache) Put(key string, a *ndarray.Array) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m[key] = a
+}
+
+func (c *mapCache) Drop(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.m, key)
 }
