@@ -13,6 +13,7 @@ build:
 # made on first start; it prints the URLs to try. Ctrl-C stops it.
 run: build
 	@[ -e examples/gateway/data/sample.zarr/zarr.json ] || $(GO) run ./examples/mksample examples/gateway/data/sample.zarr
+	@[ -e examples/gateway/data/sample_v2.zarr/.zgroup ] || $(GO) run ./examples/mksample -format 2 examples/gateway/data/sample_v2.zarr
 	$(BIN) serve -c examples/gateway/zarrgw.hcl
 
 setup:

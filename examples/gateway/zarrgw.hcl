@@ -1,5 +1,6 @@
-# The gateway `make run` starts on this machine: a sample array, read-only,
-# and a scratch dataset anyone on this machine may write. Both live in
+# The gateway `make run` starts on this machine: a sample dataset in Zarr
+# v3 and the same in v2 (for clients that read only v2), both read-only,
+# and a scratch dataset anyone on this machine may write. They live in
 # data/ beside this file, made on first start.
 #   bin/zarrgw serve -c examples/gateway/zarrgw.hcl
 
@@ -12,6 +13,13 @@ dataset "sample" {
   prefix       = "sample.zarr"
   read_only    = true
   consolidated = true # zarr.json served with the hierarchy's metadata inline
+}
+
+dataset "sample_v2" {
+  store        = store.fs.local
+  prefix       = "sample_v2.zarr"
+  read_only    = true
+  consolidated = true # .zmetadata built on the fly
 }
 
 dataset "scratch" {

@@ -1,11 +1,16 @@
-// Command mksample writes the small sample dataset that `make run` shows:
-// go run ./examples/mksample examples/sample.zarr
+// Command mksample writes the small sample dataset that `make run` serves:
+//
+//	go run ./examples/mksample examples/sample.zarr
+//	go run ./examples/mksample -format 2 examples/gateway/data/sample_v2.zarr
+//
+// The Zarr v2 copy is for clients that read only v2 (zarr-python 2).
 package main
 
 import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"math"
 	"os"
@@ -20,17 +25,19 @@ import (
 )
 
 func main() {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: mksample DIR")
+	format := flag.Int("format", 3, "Zarr format: 3 or 2")
+	flag.Parse()
+	if flag.NArg() != 1 || *format != 2 && *format != 3 {
+		fmt.Fprintln(os.Stderr, "usage: mksample [-format 2|3] DIR")
 		os.Exit(2)
 	}
-	if err := write(context.Background(), os.Args[1]); err != nil {
+	if err := write(context.Background(), flag.Arg(0), meta.Format(*format)); err != nil {
 		fmt.Fprintln(os.Stderr, "mksample:", err)
 		os.Exit(1)
 	}
 }
 
-func write(ctx context.Context, dir string) error {
+func write(ctx context.Context, dir string, f meta.Format) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -39,7 +46,7 @@ func write(ctx context.Context, dir string) error {
 		return err
 	}
 	defer s.Close()
-	if _, err := hierarchy.CreateGroup(ctx, s, "", meta.V3, json.RawMessage(`{"title":"zarrgw sample dataset"}`)); err != nil {
+	if _, err := hierarchy.CreateGroup(ctx, s, "", f, json.RawMessage(`{"title":"zarrgw sample dataset"}`)); err != nil {
 		return err
 	}
 	opts := array.Options{Codecs: registry.Codecs()}
@@ -47,8 +54,8 @@ func write(ctx context.Context, dir string) error {
 	nan := make([]byte, 4)
 	binary.LittleEndian.PutUint32(nan, math.Float32bits(float32(math.NaN())))
 	temp, err := hierarchy.CreateArray(ctx, s, "temperature", &meta.ArrayMeta{
-		Format: meta.V3, Shape: []int{4, 6}, ChunkShape: []int{2, 4}, DataType: f32, FillValue: nan,
-		ChunkKey: meta.ChunkKeyEncoding{Name: "default", Separator: "/"},
+		Format: f, Shape: []int{4, 6}, ChunkShape: []int{2, 4}, DataType: f32, FillValue: nan,
+		ChunkKey: keys(f),
 		Codecs: []meta.Extension{
 			{Name: "bytes", Configuration: json.RawMessage(`{"endian":"little"}`), MustUnderstand: true},
 			{Name: "zstd", Configuration: json.RawMessage(`{"level":0,"checksum":false}`), MustUnderstand: true},
@@ -67,9 +74,12 @@ func write(ctx context.Context, dir string) error {
 		return err
 	}
 	str := dtype.Named("string")
+	if f == meta.V2 {
+		str, _, _ = dtype.ParseV2("|O")
+	}
 	names, err := hierarchy.CreateArray(ctx, s, "station", &meta.ArrayMeta{
-		Format: meta.V3, Shape: []int{4}, ChunkShape: []int{4}, DataType: str, FillValue: []byte{},
-		ChunkKey:   meta.ChunkKeyEncoding{Name: "default", Separator: "/"},
+		Format: f, Shape: []int{4}, ChunkShape: []int{4}, DataType: str, FillValue: []byte{},
+		ChunkKey:   keys(f),
 		Codecs:     []meta.Extension{{Name: "vlen-utf8", Configuration: json.RawMessage(`{}`), MustUnderstand: true}},
 		Attributes: json.RawMessage(`{}`),
 	}, opts)
@@ -82,3 +92,11 @@ func write(ctx context.Context, dir string) error {
 }
 
 func ptr(s string) *string { return &s }
+
+// keys is the chunk key encoding zarr-python writes in each format.
+func keys(f meta.Format) meta.ChunkKeyEncoding {
+	if f == meta.V2 {
+		return meta.ChunkKeyEncoding{Name: "v2", Separator: "."}
+	}
+	return meta.ChunkKeyEncoding{Name: "default", Separator: "/"}
+}
