@@ -43,36 +43,44 @@ func (a *Array) directTarget(out *ndarray.Array, p grid.Projection) ([]byte, boo
 // readDirect reads one chunk into dst (see directTarget); a missing chunk
 // fills dst with the fill value.
 func (a *Array) readDirect(ctx context.Context, coords []int, dst []byte) error {
+	found, err := a.decodeInto(ctx, coords, dst)
+	if err == nil && !found {
+		ndarray.FillBytes(dst, a.fillElement())
+	}
+	return err
+}
+
+// decodeInto reads and decodes one chunk into dst, reporting false (and
+// leaving dst alone) when the chunk is not stored.
+func (a *Array) decodeInto(ctx context.Context, coords []int, dst []byte) (bool, error) {
 	key := a.ChunkKey(coords)
 	if _, raw := a.pipe.Direct(); raw {
 		if ri, ok := a.data.(store.ReaderInto); ok {
 			done, err := ri.GetInto(ctx, key, dst)
 			if errors.Is(err, store.ErrNotFound) {
-				ndarray.FillBytes(dst, a.fillElement())
-				return nil
+				return false, nil
 			}
 			if err != nil {
-				return fmt.Errorf("array %s: read chunk %s: %w", a.Name(), key, err)
+				return false, fmt.Errorf("array %s: read chunk %s: %w", a.Name(), key, err)
 			}
 			if done {
-				return nil
+				return true, nil
 			}
 			// wrong size: fall through so the decoder reports it
 		}
 	}
 	encoded, release, err := a.getEncoded(ctx, key)
 	if errors.Is(err, store.ErrNotFound) {
-		ndarray.FillBytes(dst, a.fillElement())
-		return nil
+		return false, nil
 	}
 	if err != nil {
-		return fmt.Errorf("array %s: read chunk %s: %w", a.Name(), key, err)
+		return false, fmt.Errorf("array %s: read chunk %s: %w", a.Name(), key, err)
 	}
 	defer release()
 	if err := a.pipe.DecodeInto(ctx, encoded, dst); err != nil {
-		return fmt.Errorf("array %s: chunk %s: %w", a.Name(), key, err)
+		return false, fmt.Errorf("array %s: chunk %s: %w", a.Name(), key, err)
 	}
-	return nil
+	return true, nil
 }
 
 // getEncoded reads a stored chunk, into a recycled buffer where the store
@@ -126,8 +134,14 @@ func (a *Array) readViaScratch(ctx context.Context, out *ndarray.Array, p grid.P
 	}
 	defer a.scratch.Put(buf)
 	chunk := &ndarray.Array{DType: a.meta.DataType, Shape: a.meta.ChunkShape, Data: (*buf)[:n]}
-	if err := a.readDirect(ctx, p.Chunk, chunk.Data); err != nil {
+	found, err := a.decodeInto(ctx, p.Chunk, chunk.Data)
+	if err != nil {
 		return err
+	}
+	if !found {
+		// only the selected part: a missing chunk costs nothing more
+		ndarray.FillRegion(out, p.Out, a.fill())
+		return nil
 	}
 	return ndarray.CopyRegion(out, p.Out, chunk, p.InChunk)
 }

@@ -1,0 +1,157 @@
+package picture
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"math"
+
+	"github.com/zarrgw/zarrgw/core/array"
+	"github.com/zarrgw/zarrgw/core/dtype"
+	"github.com/zarrgw/zarrgw/core/grid"
+	"github.com/zarrgw/zarrgw/core/ndarray"
+)
+
+// DefaultMaxPixels bounds a picture's pixels when Options do not: a
+// 4096 x 4096 selection is drawn whole.
+const DefaultMaxPixels = 4096 * 4096
+
+// Options say how to draw an array.
+type Options struct {
+	// Colormap names the colormap ("" = viridis).
+	Colormap string
+	// Limits are the values at the ends of the colormap; nil = the robust
+	// limits of the data drawn.
+	Limits *Limits
+	// MaxPixels bounds the picture (0 = DefaultMaxPixels): a larger
+	// selection is downsampled by the smallest whole factor that fits.
+	MaxPixels int
+	// Mean downsamples by block means (every element read, streamed)
+	// instead of by striding (only the elements drawn read).
+	Mean bool
+	// Stream bounds the memory of a block-mean read.
+	Stream array.StreamOptions
+}
+
+// Render draws the selection sel of a, which must leave exactly two
+// dimensions (fix the others with an index).
+func Render(ctx context.Context, a *array.Array, sel grid.Selection, opts Options) (*image.Paletted, error) {
+	if err := sel.Check(a.Meta().Shape); err != nil {
+		return nil, fmt.Errorf("array %s: %w", a.Name(), err)
+	}
+	d0, d1, err := imageAxes(sel)
+	if err != nil {
+		return nil, err
+	}
+	dt := a.Meta().DataType
+	if _, err := reader(dt, nil); err != nil {
+		return nil, fmt.Errorf("array %s: %w", a.Name(), err)
+	}
+	h, w := sel[d0].Count, sel[d1].Count
+	if h == 0 || w == 0 {
+		return nil, fmt.Errorf("%w: the selection is empty (%d x %d)", ErrUnsupported, h, w)
+	}
+	maxPixels := opts.MaxPixels
+	if maxPixels <= 0 {
+		maxPixels = DefaultMaxPixels
+	}
+	f := factor(h, w, maxPixels)
+	var g Grid
+	if opts.Mean && f > 1 && dt.Kind != dtype.Bool {
+		g, err = blockMeans(ctx, a, sel, h, w, f, opts.Stream)
+	} else {
+		g, err = strided(ctx, a, sel, d0, d1, f)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if dt.Kind == dtype.Bool {
+		return Booleans(g), nil
+	}
+	lim := Limits{0, 1}
+	if opts.Limits != nil {
+		lim = *opts.Limits
+	} else if l, ok := RobustLimits(g); ok {
+		lim = l
+	}
+	cmap := opts.Colormap
+	if cmap == "" {
+		cmap = "viridis"
+	}
+	return Colorize(g, cmap, lim)
+}
+
+// imageAxes returns the two dimensions a selection keeps.
+func imageAxes(sel grid.Selection) (int, int, error) {
+	var kept []int
+	for d, s := range sel {
+		if !s.Drop {
+			kept = append(kept, d)
+		}
+	}
+	if len(kept) != 2 {
+		return 0, 0, fmt.Errorf("%w: a picture needs a 2-D selection, and %d dimensions are left; fix the others with an index (such as slice=5,:,:)", ErrUnsupported, len(kept))
+	}
+	return kept[0], kept[1], nil
+}
+
+// factor is the smallest whole downsampling factor that fits h x w into
+// maxPixels.
+func factor(h, w, maxPixels int) int {
+	f := max(1, int(math.Sqrt(float64(h)*float64(w)/float64(maxPixels))))
+	for ceilDiv(h, f)*ceilDiv(w, f) > maxPixels {
+		f++
+	}
+	return f
+}
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+// strided reads every f-th element along the two axes.
+func strided(ctx context.Context, a *array.Array, sel grid.Selection, d0, d1, f int) (Grid, error) {
+	sub := append(grid.Selection(nil), sel...)
+	for _, d := range []int{d0, d1} {
+		sub[d].Step *= f
+		sub[d].Count = ceilDiv(sub[d].Count, f)
+	}
+	data, err := a.Read(ctx, sub)
+	if err != nil {
+		return nil, err
+	}
+	return FromArray(data, sub[d0].Count, sub[d1].Count, a.Meta().FillValue)
+}
+
+// blockMeans streams the whole selection and averages each f x f block of
+// present values; a block with none is missing.
+func blockMeans(ctx context.Context, a *array.Array, sel grid.Selection, h, w, f int, so array.StreamOptions) (Grid, error) {
+	rows, cols := ceilDiv(h, f), ceilDiv(w, f)
+	sums := make([]float64, rows*cols)
+	counts := make([]uint32, rows*cols)
+	k := 0 // flat index of the next element in the selection
+	fill := a.Meta().FillValue
+	err := a.Stream(ctx, sel, so, func(s *ndarray.Array) error {
+		g, err := FromArray(s, 1, s.Len(), fill)
+		if err != nil {
+			return err
+		}
+		for i := 0; i < s.Len(); i, k = i+1, k+1 {
+			if v, ok := g.Value(i); ok {
+				cell := (k/w/f)*cols + (k%w)/f
+				sums[cell] += v
+				counts[cell]++
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i := range sums {
+		if counts[i] == 0 {
+			sums[i] = math.NaN()
+		} else {
+			sums[i] /= float64(counts[i])
+		}
+	}
+	return &floatGrid{rows: rows, cols: cols, v: sums}, nil
+}
