@@ -3,9 +3,12 @@ package gateway_test
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"image/png"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"runtime"
@@ -331,5 +334,51 @@ func TestChunkCache(t *testing.T) {
 	}
 	if _, body := tg.do(t, "GET", "/metrics", ""); !strings.Contains(body, `zarrgw_cache_hits_total{cache="chunks"}`) {
 		t.Fatal("no chunk cache hits counted")
+	}
+}
+
+// Pictures: a PNG of the 2-D selection, tagged with the versions of what
+// it reads: revalidation answers 304 without reading a chunk, and a write
+// changes the tag. A selection that is not 2-D is a 400.
+func TestPictures(t *testing.T) {
+	tg := newTestGateway(t)
+	tg.put(t, "/d/open/p/zarr.json", `{"zarr_format":3,"node_type":"array","shape":[3,40,50],"data_type":"float32",
+		"chunk_grid":{"name":"regular","configuration":{"chunk_shape":[1,16,16]}},"chunk_key_encoding":{"name":"default"},
+		"fill_value":"NaN","codecs":[{"name":"bytes","configuration":{"endian":"little"}}],"attributes":{}}`)
+	raw := make([]byte, 40*50*4)
+	for i := 0; i < 40*50; i++ {
+		binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(float32(i%50)))
+	}
+	if resp, body := tg.do(t, "PUT", "/d/open/p?slice=1,:,:&format=raw", string(raw)); resp.StatusCode != 200 {
+		t.Fatalf("write: %d %s", resp.StatusCode, body)
+	}
+	resp, body := tg.do(t, "GET", "/d/open/p?slice=1,:,:&format=png&cmap=magma", "")
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "image/png" {
+		t.Fatalf("png: %d %s", resp.StatusCode, body)
+	}
+	img, err := png.Decode(strings.NewReader(body))
+	if err != nil || img.Bounds().Dx() != 50 || img.Bounds().Dy() != 40 {
+		t.Fatalf("png: %v, bounds %v", err, img.Bounds())
+	}
+	tag := resp.Header.Get("ETag")
+	tg.rec.reset()
+	if resp, _ = tg.do(t, "GET", "/d/open/p?slice=1,:,:&format=png&cmap=magma", "", "If-None-Match: "+tag); resp.StatusCode != 304 {
+		t.Fatalf("revalidation: %d", resp.StatusCode)
+	}
+	tg.rec.mu.Lock()
+	for _, c := range tg.rec.calls {
+		if !strings.HasPrefix(c, "stat ") {
+			t.Errorf("revalidation made a %s call", c)
+		}
+	}
+	tg.rec.mu.Unlock()
+	tg.do(t, "PUT", "/d/open/p?slice=1,0,0&format=raw", "\x00\x00\x80\x3f")
+	if resp, _ = tg.do(t, "GET", "/d/open/p?slice=1,:,:&format=png&cmap=magma", "", "If-None-Match: "+tag); resp.StatusCode != 200 || resp.Header.Get("ETag") == tag {
+		t.Fatalf("after a write: %d, tag %s", resp.StatusCode, resp.Header.Get("ETag"))
+	}
+	for _, q := range []string{"slice=1,2,:&format=png", "format=png", "slice=1,:,:&format=png&cmap=jet", "slice=1,:,:&format=png&vmin=3"} {
+		if resp, body := tg.do(t, "GET", "/d/open/p?"+q, ""); resp.StatusCode != 400 {
+			t.Errorf("%s: %d %s, want 400", q, resp.StatusCode, body)
+		}
 	}
 }

@@ -47,3 +47,5 @@ func statusOf(err error) int {
 	}
 	return http.StatusBadGateway
 }
+
+func isNotFound(err error) bool { return errors.Is(err, store.ErrNotFound) }

@@ -278,6 +278,7 @@ func matchWeak(header, tag string) bool {
 	if tag == "" {
 		return false
 	}
+	tag = strings.TrimPrefix(tag, "W/")
 	for _, t := range strings.Split(header, ",") {
 		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
 		if t == "*" || t == tag {

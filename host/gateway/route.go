@@ -86,6 +86,9 @@ func (g *Gateway) dispatch(w http.ResponseWriter, r *http.Request, ds *dataset, 
 		if r.Method == http.MethodPut {
 			return g.putSlice(w, r, ds, key)
 		}
+		if q.Get("format") == "png" {
+			return g.getPicture(w, r, ds, key)
+		}
 		return g.getSlice(w, r, ds, key)
 	}
 	switch r.Method {

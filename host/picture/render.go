@@ -33,34 +33,68 @@ type Options struct {
 	Stream array.StreamOptions
 }
 
-// Render draws the selection sel of a, which must leave exactly two
-// dimensions (fix the others with an index).
-func Render(ctx context.Context, a *array.Array, sel grid.Selection, opts Options) (*image.Paletted, error) {
+// plan is how a picture is read: the selection read (strided, or whole
+// for block means), its image axes and the downsampling factor.
+type plan struct {
+	read   grid.Selection
+	d0, d1 int
+	f      int
+	mean   bool
+}
+
+// makePlan checks a selection and options against an array.
+func makePlan(a *array.Array, sel grid.Selection, opts Options) (plan, error) {
 	if err := sel.Check(a.Meta().Shape); err != nil {
-		return nil, fmt.Errorf("array %s: %w", a.Name(), err)
+		return plan{}, fmt.Errorf("array %s: %w", a.Name(), err)
 	}
 	d0, d1, err := imageAxes(sel)
 	if err != nil {
-		return nil, err
+		return plan{}, err
 	}
 	dt := a.Meta().DataType
 	if _, err := reader(dt, nil); err != nil {
-		return nil, fmt.Errorf("array %s: %w", a.Name(), err)
+		return plan{}, fmt.Errorf("array %s: %w", a.Name(), err)
 	}
 	h, w := sel[d0].Count, sel[d1].Count
 	if h == 0 || w == 0 {
-		return nil, fmt.Errorf("%w: the selection is empty (%d x %d)", ErrUnsupported, h, w)
+		return plan{}, fmt.Errorf("%w: the selection is empty (%d x %d)", ErrUnsupported, h, w)
 	}
 	maxPixels := opts.MaxPixels
 	if maxPixels <= 0 {
 		maxPixels = DefaultMaxPixels
 	}
-	f := factor(h, w, maxPixels)
+	p := plan{read: sel, d0: d0, d1: d1, f: factor(h, w, maxPixels)}
+	p.mean = opts.Mean && p.f > 1 && dt.Kind != dtype.Bool
+	if !p.mean {
+		p.read = append(grid.Selection(nil), sel...)
+		for _, d := range []int{d0, d1} {
+			p.read[d].Step *= p.f
+			p.read[d].Count = ceilDiv(p.read[d].Count, p.f)
+		}
+	}
+	return p, nil
+}
+
+// ReadSelection is the selection Render reads to draw sel with opts (for
+// callers that tag pictures with the versions of the chunks they read).
+func ReadSelection(a *array.Array, sel grid.Selection, opts Options) (grid.Selection, error) {
+	p, err := makePlan(a, sel, opts)
+	return p.read, err
+}
+
+// Render draws the selection sel of a, which must leave exactly two
+// dimensions (fix the others with an index).
+func Render(ctx context.Context, a *array.Array, sel grid.Selection, opts Options) (*image.Paletted, error) {
+	p, err := makePlan(a, sel, opts)
+	if err != nil {
+		return nil, err
+	}
+	dt := a.Meta().DataType
 	var g Grid
-	if opts.Mean && f > 1 && dt.Kind != dtype.Bool {
-		g, err = blockMeans(ctx, a, sel, h, w, f, opts.Stream)
+	if p.mean {
+		g, err = blockMeans(ctx, a, sel, sel[p.d0].Count, sel[p.d1].Count, p.f, opts.Stream)
 	} else {
-		g, err = strided(ctx, a, sel, d0, d1, f)
+		g, err = strided(ctx, a, p)
 	}
 	if err != nil {
 		return nil, err
@@ -108,17 +142,12 @@ func factor(h, w, maxPixels int) int {
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
 // strided reads every f-th element along the two axes.
-func strided(ctx context.Context, a *array.Array, sel grid.Selection, d0, d1, f int) (Grid, error) {
-	sub := append(grid.Selection(nil), sel...)
-	for _, d := range []int{d0, d1} {
-		sub[d].Step *= f
-		sub[d].Count = ceilDiv(sub[d].Count, f)
-	}
-	data, err := a.Read(ctx, sub)
+func strided(ctx context.Context, a *array.Array, p plan) (Grid, error) {
+	data, err := a.Read(ctx, p.read)
 	if err != nil {
 		return nil, err
 	}
-	return FromArray(data, sub[d0].Count, sub[d1].Count, a.Meta().FillValue)
+	return FromArray(data, p.read[p.d0].Count, p.read[p.d1].Count, a.Meta().FillValue)
 }
 
 // blockMeans streams the whole selection and averages each f x f block of
