@@ -144,7 +144,8 @@ func inputError(err error) error {
 	if errors.As(err, &mbe) {
 		return tooLarge(mbe.Limit)
 	}
-	if errors.Is(err, render.ErrInput) {
+	var ie *render.InputError
+	if errors.As(err, &ie) {
 		return badRequest(err.Error())
 	}
 	return err

@@ -25,9 +25,12 @@ var (
 	npyShape   = regexp.MustCompile(`'shape':\s*\(([^)]*)\)`)
 )
 
-// ErrInput is wrapped by every error about a document's contents (its
-// header, its length), as opposed to failures of what it is written to.
-var ErrInput = errors.New("bad input")
+// InputError is an error about a document's contents (its length, what
+// follows it), as opposed to failures of what it is written to.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
 
 // Body reads the elements of a C-order document of fixed-size elements
 // (a .npy body, or raw little-endian bytes) slab by slab, in memory byte
@@ -91,7 +94,7 @@ func (b *Body) Fill(slab *ndarray.Array) error {
 		if errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF
 		}
-		return fmt.Errorf("%s: %w: data ends after %d of %d bytes: %w", b.name, ErrInput, b.read, b.size, err)
+		return &InputError{fmt.Errorf("%s: data ends after %d of %d bytes: %w", b.name, b.read, b.size, err)}
 	}
 	b.read += int64(len(slab.Data))
 	swapUnits(slab.Data, b.swap)
@@ -101,7 +104,7 @@ func (b *Body) Fill(slab *ndarray.Array) error {
 // Finish checks that nothing follows the body.
 func (b *Body) Finish() error {
 	if n, _ := b.r.Read(make([]byte, 1)); n > 0 {
-		return fmt.Errorf("%s: %w: data goes on past the %d bytes of the selection", b.name, ErrInput, b.size)
+		return &InputError{fmt.Errorf("%s: data goes on past the %d bytes of the selection", b.name, b.size)}
 	}
 	return nil
 }

@@ -86,15 +86,16 @@ func groupNotes(n hierarchy.Node) string {
 
 // ArraySummary is one line describing an array.
 func ArraySummary(m *meta.ArrayMeta) string {
+	d := Describe(m)
 	parts := []string{
-		fmt.Sprintf("(array, %s)", m.Format),
-		"shape=" + ints(m.Shape),
-		"dtype=" + DataTypeName(m),
-		"chunks=" + ints(m.ChunkShape),
-		"codecs=" + codecList(m.Codecs),
+		fmt.Sprintf("(array, %s)", d.Format),
+		"shape=" + d.Shape,
+		"dtype=" + d.DataType,
+		"chunks=" + d.Chunks,
+		"codecs=" + d.Codecs,
 	}
-	if len(m.StorageTransformers) > 0 {
-		parts = append(parts, "transformers="+codecList(m.StorageTransformers))
+	if d.Transformers != "" {
+		parts = append(parts, "transformers="+d.Transformers)
 	}
 	return strings.Join(parts, " ")
 }
