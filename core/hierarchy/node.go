@@ -6,6 +6,7 @@ package hierarchy
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -148,4 +149,12 @@ func errOr(err, def error) error {
 		return err
 	}
 	return def
+}
+
+// Attributes returns the node's attributes (a JSON object).
+func (n Node) Attributes() json.RawMessage {
+	if n.Array != nil {
+		return n.Array.Attributes
+	}
+	return n.Group.Attributes
 }

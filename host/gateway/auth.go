@@ -18,6 +18,11 @@ type principals struct {
 // anonymous is the principal of a request without a token.
 const anonymous = ""
 
+// tokenCookie carries the token of the browser pages (set by their script
+// from session storage). It counts for reads only, so that a page of
+// another site cannot write with it.
+const tokenCookie = "zarrgw_token"
+
 // identify returns the principal whose token the request carries
 // (anonymous without one) and false when it carries a token nobody has
 // or an Authorization header that is not a bearer token. Every known
@@ -25,6 +30,9 @@ const anonymous = ""
 func (p principals) identify(r *http.Request) (string, bool) {
 	h := r.Header.Get("Authorization")
 	if h == "" {
+		if c, err := r.Cookie(tokenCookie); err == nil && c.Value != "" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+			return p.byToken(c.Value)
+		}
 		return anonymous, true
 	}
 	scheme, token, ok := strings.Cut(h, " ")
@@ -32,6 +40,11 @@ func (p principals) identify(r *http.Request) (string, bool) {
 	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
 		return anonymous, false
 	}
+	return p.byToken(token)
+}
+
+// byToken finds the principal of a token.
+func (p principals) byToken(token string) (string, bool) {
 	sum := sha256.Sum256([]byte(token))
 	found := ""
 	for _, pr := range p.list {

@@ -140,6 +140,14 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.metrics.handler().ServeHTTP(rw, r)
 	case path == "/openapi.json":
 		serveOpenAPI(rw, r)
+	case path == "/" || path == "/ui" || strings.HasPrefix(path, "/ui/"):
+		if path == "/" {
+			http.Redirect(rw, r, "/ui/", http.StatusFound)
+			return
+		}
+		g.servePages(rw, r, info)
+	case (path == "/d" || path == "/d/") && wantsHTML(r):
+		http.Redirect(rw, r, "/ui/", http.StatusSeeOther)
 	case path == "/d" || path == "/d/":
 		g.serveDatasetList(rw, r, info)
 	case strings.HasPrefix(path, "/d/"):

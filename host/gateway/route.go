@@ -35,6 +35,10 @@ func (g *Gateway) serveDataset(w http.ResponseWriter, r *http.Request, info *req
 		g.fail(w, info, err)
 		return
 	}
+	if wantsHTML(r) && g.isNodePath(r, ds, key) {
+		http.Redirect(w, r, nodeURL(name, key), http.StatusSeeOther)
+		return
+	}
 	if err := g.dispatch(w, r, ds, key); err != nil {
 		g.fail(w, info, err)
 	}
@@ -145,4 +149,14 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	enc.Encode(v)
+}
+
+// isNodePath reports whether a browser's request names a node rather than
+// a stored value (a key with a value is served as it is).
+func (g *Gateway) isNodePath(r *http.Request, ds *dataset, key string) bool {
+	if key == "" {
+		return true
+	}
+	_, err := ds.stat(r.Context(), key)
+	return isNotFound(err)
 }

@@ -50,3 +50,6 @@ func fillValue(m *meta.ArrayMeta) string {
 	one := ndarray.Filled(m.DataType, []int{1}, m.FillValue)
 	return string(appendValue(nil, one.At(0)))
 }
+
+// IsSharded reports whether an array's chunks are shards.
+func IsSharded(m *meta.ArrayMeta) bool { return usesSharding(m) }

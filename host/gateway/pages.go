@@ -1,0 +1,413 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/zarrgw/zarrgw/core/array"
+	"github.com/zarrgw/zarrgw/core/dtype"
+	"github.com/zarrgw/zarrgw/core/hierarchy"
+	"github.com/zarrgw/zarrgw/core/meta"
+	"github.com/zarrgw/zarrgw/host/gateway/ui"
+	"github.com/zarrgw/zarrgw/host/render"
+)
+
+// maxTreeNodes bounds a dataset page's hierarchy listing.
+const maxTreeNodes = 500
+
+// wantsHTML reports a browser asking for a page.
+func wantsHTML(r *http.Request) bool {
+	return (r.Method == http.MethodGet || r.Method == http.MethodHead) && r.URL.RawQuery == "" &&
+		strings.Contains(r.Header.Get("Accept"), "text/html")
+}
+
+// servePages answers /ui/...: the dataset list, a dataset's hierarchy, a
+// node's page, and the pages' static files.
+func (g *Gateway) servePages(w http.ResponseWriter, r *http.Request, info *requestInfo) {
+	if err := methods(r, http.MethodGet, http.MethodHead); err != nil {
+		g.fail(w, info, err)
+		return
+	}
+	if strings.HasPrefix(r.URL.Path, "/ui/static/") {
+		ui.Static("/ui/static/").ServeHTTP(w, r)
+		return
+	}
+	principal, known := g.principals.identify(r)
+	info.principal = principal
+	common := ui.Common{Principal: principal}
+	if !known {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="zarrgw", error="invalid_token"`)
+		g.page(w, r, info, http.StatusUnauthorized, "error", ui.ErrorPage{Common: titled(common, "Unknown token"), Status: 401,
+			Message: "The token given is not known.", AskToken: true})
+		return
+	}
+	rest, _ := strings.CutPrefix(r.URL.Path, "/ui")
+	if rest == "" || rest == "/" {
+		g.page(w, r, info, http.StatusOK, "datasets", ui.DatasetsPage{Common: titled(common, "Datasets"), Datasets: g.datasetViews(principal)})
+		return
+	}
+	name, path, err := splitDatasetPath(r.URL.EscapedPath()[len("/ui"):])
+	if err != nil {
+		g.fail(w, info, badRequest("invalid path"))
+		return
+	}
+	info.dataset, info.key = name, path
+	ds, ok := g.datasets[name]
+	if !ok || g.authorize(ds, principal, false) != nil {
+		status, msg := http.StatusNotFound, "No dataset "+name+" that you may read."
+		if ok && principal == anonymous {
+			status, msg = http.StatusUnauthorized, "Dataset "+name+" needs a token."
+			w.Header().Set("WWW-Authenticate", `Bearer realm="zarrgw"`)
+		}
+		g.page(w, r, info, status, "error", ui.ErrorPage{Common: titled(common, "Not found"), Status: status, Message: msg, AskToken: status == 401})
+		return
+	}
+	common.Crumbs = []ui.Link{{Name: name, URL: "/ui/d/" + url.PathEscape(name) + "/"}}
+	if path == "" {
+		g.page(w, r, info, http.StatusOK, "dataset", g.datasetPage(r.Context(), ds, principal, titled(common, name)))
+		return
+	}
+	p, err := g.nodePage(r.Context(), ds, path, common)
+	if err != nil {
+		status := statusOf(err)
+		info.err = err
+		g.page(w, r, info, status, "error", ui.ErrorPage{Common: titled(common, "Error"), Status: status, Message: err.Error()})
+		return
+	}
+	g.page(w, r, info, http.StatusOK, "node", p)
+}
+
+func titled(c ui.Common, title string) ui.Common {
+	c.Title = title
+	return c
+}
+
+// page renders a page with an ETag of its content (a revalidation costs
+// the rendering, not the transfer).
+func (g *Gateway) page(w http.ResponseWriter, r *http.Request, info *requestInfo, status int, name string, data any) {
+	var buf pageBuffer
+	if err := ui.Render(&buf, status, name, data); err != nil {
+		g.fail(w, info, err)
+		return
+	}
+	sum := sha256.Sum256(buf.body.Bytes())
+	tag := `"page-` + hex.EncodeToString(sum[:12]) + `"`
+	for k, v := range buf.header {
+		w.Header()[k] = v
+	}
+	w.Header().Set("ETag", tag)
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Header().Set("Vary", "Cookie, Authorization")
+	if status == http.StatusOK && matchWeak(r.Header.Get("If-None-Match"), tag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	w.WriteHeader(buf.status)
+	if r.Method != http.MethodHead {
+		w.Write(buf.body.Bytes())
+	}
+}
+
+// pageBuffer collects a rendered page before it is sent.
+type pageBuffer struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (b *pageBuffer) Header() http.Header {
+	if b.header == nil {
+		b.header = http.Header{}
+	}
+	return b.header
+}
+func (b *pageBuffer) Write(p []byte) (int, error) { return b.body.Write(p) }
+func (b *pageBuffer) WriteHeader(status int)      { b.status = status }
+
+// datasetViews describes the datasets principal may read: store type and
+// name, prefix, transformers, plugins; never store settings or secrets.
+func (g *Gateway) datasetViews(principal string) []ui.Dataset {
+	var out []ui.Dataset
+	for _, name := range g.names {
+		ds := g.datasets[name]
+		if g.authorize(ds, principal, false) != nil {
+			continue
+		}
+		out = append(out, g.datasetView(ds, principal))
+	}
+	return out
+}
+
+func (g *Gateway) datasetView(ds *dataset, principal string) ui.Dataset {
+	c := ds.cfg
+	v := ui.Dataset{Name: ds.name, Store: fmt.Sprintf("%s %q", c.Store.Type, c.Store.Name), Prefix: c.Prefix,
+		ReadOnly: c.ReadOnly, Writable: g.authorize(ds, principal, true) == nil, Consolidated: c.Consolidated}
+	plugins := map[string]bool{}
+	if st, ok := g.cfg.Store(c.Store); ok && st.Extension.Plugin != "" {
+		plugins[st.Extension.Plugin] = true
+	}
+	for _, t := range c.Transformers {
+		v.Transformers = append(v.Transformers, t.Name)
+		if t.Plugin != "" {
+			plugins[t.Plugin] = true
+		}
+	}
+	for _, cd := range c.Codecs {
+		if cd.Plugin != "" {
+			plugins[cd.Plugin] = true
+		}
+	}
+	for p := range plugins {
+		v.Plugins = append(v.Plugins, p)
+	}
+	slices.Sort(v.Plugins)
+	return v
+}
+
+// datasetPage lists the dataset's hierarchy, depth first.
+func (g *Gateway) datasetPage(ctx context.Context, ds *dataset, principal string, common ui.Common) ui.DatasetPage {
+	p := ui.DatasetPage{Common: common, Dataset: g.datasetView(ds, principal)}
+	root, err := hierarchy.Open(ctx, ds.store, "")
+	if err != nil {
+		p.Error = "No Zarr hierarchy at the root of this dataset: " + err.Error()
+		return p
+	}
+	errTruncated := errors.New("truncated")
+	err = hierarchy.Walk(ctx, ds.store, root, func(n hierarchy.Node) error {
+		if len(p.Nodes) == maxTreeNodes {
+			return errTruncated
+		}
+		p.Nodes = append(p.Nodes, g.treeNode(ds, n))
+		return nil
+	})
+	p.Truncated = errors.Is(err, errTruncated)
+	if err != nil && !p.Truncated {
+		p.Error = "Listing stopped: " + err.Error()
+	}
+	return p
+}
+
+func (g *Gateway) treeNode(ds *dataset, n hierarchy.Node) ui.TreeNode {
+	name := n.Path[strings.LastIndex(n.Path, "/")+1:]
+	if n.Path == "" {
+		name = "/"
+	}
+	t := ui.TreeNode{Name: name, Path: n.Path, Kind: nodeType(n), Depth: strings.Count(n.Path, "/"), URL: nodeURL(ds.name, n.Path)}
+	if n.Path != "" {
+		t.Depth++
+	}
+	if n.Array != nil {
+		t.Summary = render.ArraySummary(n.Array)
+	} else {
+		t.Summary = "(group, " + n.Group.Format.String() + ")"
+	}
+	return t
+}
+
+func nodeURL(dataset, path string) string {
+	return "/ui/d/" + url.PathEscape(dataset) + "/" + escapeSegments(path)
+}
+
+func apiURL(dataset, path string) string {
+	return "/d/" + url.PathEscape(dataset) + "/" + escapeSegments(path)
+}
+
+func escapeSegments(p string) string {
+	segs := strings.Split(p, "/")
+	for i, s := range segs {
+		segs[i] = url.PathEscape(s)
+	}
+	return strings.Join(segs, "/")
+}
+
+// nodePage describes one node; for arrays also how much is stored and a
+// picture of the default slice.
+func (g *Gateway) nodePage(ctx context.Context, ds *dataset, path string, common ui.Common) (ui.NodePage, error) {
+	n, err := hierarchy.Open(ctx, ds.store, path)
+	if err != nil {
+		return ui.NodePage{}, err
+	}
+	common.Crumbs = append(common.Crumbs, crumbs(ds.name, n.Path)...)
+	p := ui.NodePage{Common: titled(common, "/"+n.Path), Dataset: ds.name, Path: n.Path, Kind: nodeType(n)}
+	attrs := n.Attributes()
+	var pretty bytes.Buffer
+	if json.Indent(&pretty, attrs, "", "  ") == nil {
+		p.Attributes = pretty.String()
+	}
+	for _, k := range metaKeys(n) {
+		p.Links = append(p.Links, ui.Link{Name: "key " + k, URL: apiURL(ds.name, k)})
+	}
+	p.Links = append(p.Links, ui.Link{Name: "metadata and children (JSON)", URL: apiURL(ds.name, n.Path) + "?meta"})
+	if n.Group != nil {
+		p.Fields = []ui.Field{{Label: "format", Value: n.Group.Format.String()}}
+		kids, err := hierarchy.Children(ctx, ds.store, n)
+		if err != nil {
+			return p, err
+		}
+		for _, k := range kids {
+			p.Children = append(p.Children, g.treeNode(ds, k))
+		}
+		return p, nil
+	}
+	return g.arrayPage(ctx, ds, n, p)
+}
+
+// crumbs are the links to a node's ancestors and itself.
+func crumbs(dataset, path string) []ui.Link {
+	var out []ui.Link
+	segs := strings.Split(path, "/")
+	for i := range segs {
+		p := strings.Join(segs[:i+1], "/")
+		out = append(out, ui.Link{Name: segs[i], URL: nodeURL(dataset, p)})
+	}
+	return out
+}
+
+func (g *Gateway) arrayPage(ctx context.Context, ds *dataset, n hierarchy.Node, p ui.NodePage) (ui.NodePage, error) {
+	m := n.Array
+	d := render.Describe(m)
+	p.Fields = []ui.Field{
+		{Label: "format", Value: d.Format}, {Label: "shape", Value: d.Shape}, {Label: "data type", Value: d.DataType}, {Label: "chunks", Value: d.Chunks},
+		{Label: "chunk key encoding", Value: d.ChunkKeys}, {Label: "fill value", Value: d.FillValue}, {Label: "codecs", Value: d.Codecs},
+		{Label: "codecs from", Value: g.codecSources(m)},
+	}
+	if d.Transformers != "" {
+		p.Fields = append(p.Fields, ui.Field{Label: "storage transformers", Value: d.Transformers})
+	}
+	if d.DimensionNames != "" {
+		p.Fields = append(p.Fields, ui.Field{Label: "dimension names", Value: d.DimensionNames})
+	}
+	a, err := array.New(ctx, ds.store, n.Path, m, ds.opts)
+	if err != nil {
+		p.Stored = "This array cannot be opened here: " + err.Error()
+		return p, nil
+	}
+	if layout, err := render.ShardLayout(ctx, a); err == nil && layout != "" {
+		p.Fields = append(p.Fields, ui.Field{Label: "shards", Value: layout})
+	}
+	p.Stored = storedChunks(ctx, ds, a)
+	base := apiURL(ds.name, n.Path)
+	slice := defaultSlice(m.Shape)
+	p.Links = append(p.Links,
+		ui.Link{Name: "chunk keys", URL: "/d/" + url.PathEscape(ds.name) + "/?list&prefix=" + url.QueryEscape(array.ChunkPrefix(m.Format, n.Path))},
+		ui.Link{Name: "first elements as JSON", URL: base + "?format=json&slice=" + url.QueryEscape(firstElements(m.Shape))},
+		ui.Link{Name: "whole array as .npy", URL: base + "?format=npy"},
+	)
+	if drawable(m) {
+		pic := &ui.Picture{Base: base + "?format=png&max_pixels=1048576", Slice: slice}
+		pic.URL = pic.Base + "&slice=" + url.QueryEscape(slice)
+		for i, size := range m.Shape {
+			ax := ui.Axis{Index: i, Size: size, Last: size - 1, Start: size / 2, Image: i >= len(m.Shape)-2}
+			if i < len(m.DimensionNames) && m.DimensionNames[i] != nil {
+				ax.Name = *m.DimensionNames[i]
+			}
+			pic.Axes = append(pic.Axes, ax)
+		}
+		p.Picture = pic
+		p.Links = append(p.Links, ui.Link{Name: "this picture (PNG)", URL: pic.URL})
+	}
+	return p, nil
+}
+
+// codecSources says where each codec of an array runs: bundled, or the
+// plugin of the configuration that provides it (a configuration's plugin
+// wins over a bundled codec of the same name).
+func (g *Gateway) codecSources(m *meta.ArrayMeta) string {
+	var parts []string
+	for _, c := range m.Codecs {
+		src := "bundled"
+		for _, pl := range g.cfg.Plugins {
+			for _, man := range pl.Manifests {
+				if slices.Contains(man.Names(), c.Name) {
+					src = "plugin " + pl.Source
+				}
+			}
+			if !pl.Probed && pl.Name() == c.Name {
+				src = "plugin " + pl.Source
+			}
+		}
+		parts = append(parts, c.Name+": "+src)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// drawable reports whether an array has a picture: two dimensions or
+// more, of numbers or booleans.
+func drawable(m *meta.ArrayMeta) bool {
+	k := m.DataType.Kind
+	return len(m.Shape) >= 2 && (k == dtype.Bool || k == dtype.Int || k == dtype.Uint || k == dtype.Float)
+}
+
+// defaultSlice is the picture's first slice: the last two axes whole,
+// the middle of every other.
+func defaultSlice(shape []int) string {
+	parts := make([]string, len(shape))
+	for i, n := range shape {
+		parts[i] = ":"
+		if i < len(shape)-2 {
+			parts[i] = strconv.Itoa(n / 2)
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+// firstElements selects at most about 100 elements from the start.
+func firstElements(shape []int) string {
+	parts := make([]string, len(shape))
+	for i, n := range shape {
+		k := 1
+		if i >= len(shape)-2 {
+			k = min(n, 10)
+		}
+		parts[i] = "0:" + strconv.Itoa(k)
+	}
+	return strings.Join(parts, ",")
+}
+
+// maxCountedKeys bounds the listing that counts an array's stored chunks.
+const maxCountedKeys = 100000
+
+// storedChunks says how many of an array's chunks are stored, from a
+// listing of its keys.
+func storedChunks(ctx context.Context, ds *dataset, a *array.Array) string {
+	prefix := array.NodePrefix(a.Path())
+	if a.Meta().Format == meta.V3Draft {
+		prefix = array.ChunkPrefix(a.Meta().Format, a.Path())
+	}
+	stored, more := 0, false
+	for k, err := range ds.store.List(ctx, prefix) {
+		if err != nil {
+			return "Stored chunks unknown: " + err.Error()
+		}
+		if stored == maxCountedKeys {
+			more = true
+			break
+		}
+		if !isMetaKey(k) {
+			stored++
+		}
+	}
+	total := a.Grid().NumChunks()
+	word := "chunks"
+	if render.IsSharded(a.Meta()) {
+		word = "shards"
+	}
+	if more {
+		return fmt.Sprintf("More than %d of %d %s stored.", maxCountedKeys, total, word)
+	}
+	pct := 0.0
+	if total > 0 {
+		pct = 100 * float64(stored) / float64(total)
+	}
+	return fmt.Sprintf("%d of %d %s stored (%.1f%%).", stored, total, word, pct)
+}
