@@ -2,13 +2,14 @@
 # Installs what the tests need beyond Go: Debian's python3-zarr and
 # python3-numcodecs (foreign v2 client and blosc oracle), python3-fsspec
 # and python3-aiohttp (zarr-python reading over HTTP), and zarrita.js
-# (foreign v3 client) with a Float16Array polyfill for node 20.
+# (foreign v3 client) with a Float16Array polyfill for node 20, and
+# chromium (the browser test of the gateway's pages).
 # Idempotent: installs only what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need_apt=()
-for pkg in python3-zarr python3-numcodecs python3-fsspec python3-aiohttp python3-requests; do
+for pkg in python3-zarr python3-numcodecs python3-fsspec python3-aiohttp python3-requests chromium; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
 done
 if [ ${#need_apt[@]} -gt 0 ]; then

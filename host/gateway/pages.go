@@ -209,7 +209,7 @@ func (g *Gateway) treeNode(ds *dataset, n hierarchy.Node) ui.TreeNode {
 	if n.Array != nil {
 		t.Summary = render.ArraySummary(n.Array)
 	} else {
-		t.Summary = "(group, " + n.Group.Format.String() + ")"
+		t.Summary = render.GroupSummary(n)
 	}
 	return t
 }

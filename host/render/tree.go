@@ -29,7 +29,7 @@ func Tree(ctx context.Context, w io.Writer, s store.Store, root hierarchy.Node, 
 			name = n.Path[strings.LastIndex(n.Path, "/")+1:]
 		}
 		if n.Group != nil {
-			_, err := fmt.Fprintf(w, "%s%s (group, %s%s)\n", indent, name, n.Group.Format, groupNotes(n))
+			_, err := fmt.Fprintf(w, "%s%s %s\n", indent, name, GroupSummary(n))
 			return err
 		}
 		if _, err := fmt.Fprintf(w, "%s%s %s\n", indent, name, ArraySummary(n.Array)); err != nil {
@@ -68,6 +68,12 @@ func usesSharding(m *meta.ArrayMeta) bool {
 		}
 	}
 	return false
+}
+
+// GroupSummary describes a group: its format, and whether it is implicit
+// or carries consolidated metadata.
+func GroupSummary(n hierarchy.Node) string {
+	return fmt.Sprintf("(group, %s%s)", n.Group.Format, groupNotes(n))
 }
 
 func groupNotes(n hierarchy.Node) string {
