@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -168,4 +169,33 @@ func (tg *testGateway) put(t *testing.T, path, value string, headers ...string) 
 	if resp.StatusCode/100 != 2 {
 		t.Fatalf("PUT %s: %d %s", path, resp.StatusCode, body)
 	}
+}
+
+// serveConfig serves a configuration with Gateway.Serve on a loopback
+// listener until the test ends, and returns its address.
+func serveConfig(t *testing.T, src, filename string) string {
+	t.Helper()
+	cfg, diags := config.Parse([]byte(src), filename, registry.Bundled())
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	host, err := stack.Start(cfg, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { host.Close() })
+	g, err := gateway.New(context.Background(), cfg, host, gateway.Options{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- g.Serve(ctx, ln) }()
+	t.Cleanup(func() { cancel(); <-served })
+	return ln.Addr().String()
 }

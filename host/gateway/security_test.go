@@ -2,20 +2,13 @@ package gateway_test
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/zarrgw/zarrgw/host/config"
-	"github.com/zarrgw/zarrgw/host/gateway"
-	"github.com/zarrgw/zarrgw/host/registry"
-	"github.com/zarrgw/zarrgw/host/stack"
 )
 
 // Traversal attempts in every encoding are refused with 400, and none of
@@ -149,32 +142,11 @@ func TestBodyLimit(t *testing.T) {
 // A client that sends its headers slowly (slowloris) is cut off after
 // read_header_timeout, without reaching a store.
 func TestSlowHeaders(t *testing.T) {
-	cfg, diags := config.Parse([]byte(`server {
+	addr := serveConfig(t, `server {
   listen              = "127.0.0.1:0"
   read_header_timeout = "300ms"
-}`), "/etc/zarrgw/slow.hcl", registry.Bundled())
-	if diags.HasErrors() {
-		t.Fatal(diags.Error())
-	}
-	host, err := stack.Start(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer host.Close()
-	g, err := gateway.New(context.Background(), cfg, host, gateway.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- g.Serve(ctx, ln) }()
-	defer func() { cancel(); <-served }()
-
-	conn, err := net.Dial("tcp", ln.Addr().String())
+}`, "/etc/zarrgw/slow.hcl")
+	conn, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package gateway_test
 
 import (
-	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -9,8 +8,6 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
-	"io"
-	"log/slog"
 	"math/big"
 	"net"
 	"net/http"
@@ -18,45 +15,20 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
-
-	"github.com/zarrgw/zarrgw/host/config"
-	"github.com/zarrgw/zarrgw/host/gateway"
-	"github.com/zarrgw/zarrgw/host/registry"
-	"github.com/zarrgw/zarrgw/host/stack"
 )
 
 // With tls_cert_file and tls_key_file the gateway speaks HTTPS only.
 func TestTLS(t *testing.T) {
 	dir := t.TempDir()
 	pool := writeCert(t, dir)
-	cfg, diags := config.Parse([]byte(`server {
+	addr := serveConfig(t, `server {
   listen        = "127.0.0.1:0"
   tls_cert_file = "cert.pem"
   tls_key_file  = "key.pem"
-}`), filepath.Join(dir, "zarrgw.hcl"), registry.Bundled())
-	if diags.HasErrors() {
-		t.Fatal(diags.Error())
-	}
-	host, err := stack.Start(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer host.Close()
-	g, err := gateway.New(context.Background(), cfg, host, gateway.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- g.Serve(ctx, ln) }()
-	defer func() { cancel(); <-served }()
+}`, filepath.Join(dir, "zarrgw.hcl"))
 
 	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}, Timeout: 10 * time.Second}
-	resp, err := client.Get("https://" + ln.Addr().String() + "/healthz")
+	resp, err := client.Get("https://" + addr + "/healthz")
 	if err != nil {
 		t.Fatalf("HTTPS: %v", err)
 	}
@@ -64,7 +36,7 @@ func TestTLS(t *testing.T) {
 	if resp.StatusCode != 200 || resp.TLS == nil {
 		t.Fatalf("HTTPS: %d, TLS %v", resp.StatusCode, resp.TLS != nil)
 	}
-	resp, err = http.Get("http://" + ln.Addr().String() + "/healthz")
+	resp, err = http.Get("http://" + addr + "/healthz")
 	if err == nil {
 		resp.Body.Close()
 		if resp.StatusCode == 200 {
