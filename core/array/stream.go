@@ -3,6 +3,7 @@ package array
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/zarrgw/zarrgw/core/grid"
 	"github.com/zarrgw/zarrgw/core/ndarray"
@@ -58,11 +59,11 @@ func (a *Array) Stream(ctx context.Context, sel grid.Selection, opts StreamOptio
 		return fmt.Errorf("array %s: %w", a.Name(), err)
 	}
 	plan := a.planSlabs(sel, opts)
-	return pipeSlabs(ctx, a.slabBuffers(plan), plan,
-		func(ctx context.Context, sub grid.Selection, slab *ndarray.Array) error {
+	return pipeSlabs(ctx, a.slabBuffers(plan), plan, nil,
+		func(ctx context.Context, _ int, sub grid.Selection, slab *ndarray.Array) error {
 			return a.readInto(ctx, sub, slab)
 		},
-		func(_ context.Context, _ grid.Selection, slab *ndarray.Array) error {
+		func(_ context.Context, _ int, _ grid.Selection, slab *ndarray.Array) error {
 			return emit(slab)
 		})
 }
@@ -77,12 +78,53 @@ func (a *Array) WriteStream(ctx context.Context, sel grid.Selection, opts Stream
 		return err
 	}
 	plan := a.planSlabs(sel, opts)
-	return pipeSlabs(ctx, a.slabBuffers(plan), plan,
-		func(_ context.Context, _ grid.Selection, slab *ndarray.Array) error {
+	return pipeSlabs(ctx, a.slabBuffers(plan), plan, nil,
+		func(_ context.Context, _ int, _ grid.Selection, slab *ndarray.Array) error {
 			return fill(slab)
 		},
-		func(ctx context.Context, sub grid.Selection, slab *ndarray.Array) error {
+		func(ctx context.Context, _ int, sub grid.Selection, slab *ndarray.Array) error {
 			return a.Write(ctx, sub, slab)
+		})
+}
+
+// CopyOptions configure CopyFrom.
+type CopyOptions struct {
+	Stream StreamOptions
+	// Skip, when set, reports the slabs (by index) already copied by an
+	// earlier, interrupted copy with the same options: they are left as
+	// they are.
+	Skip func(slab int) bool
+	// Done, when set, is called after each slab is written, with its
+	// index and element count; an error from it ends the copy.
+	Done func(slab int, elements int64) error
+}
+
+// CopyFrom writes every element of src, an array of the same shape and
+// data type, into a, slab by slab: slabs follow a's chunks, so each of
+// its chunks is encoded once (unless one chunk row is larger than the
+// memory budget), and memory stays within the budget.
+func (a *Array) CopyFrom(ctx context.Context, src *Array, opts CopyOptions) error {
+	if !slices.Equal(src.meta.Shape, a.meta.Shape) || !src.meta.DataType.Equal(a.meta.DataType) {
+		return fmt.Errorf("array %s: copy from %s of shape %v and type %s into shape %v and type %s",
+			a.Name(), src.Name(), src.meta.Shape, src.meta.DataType, a.meta.Shape, a.meta.DataType)
+	}
+	sel := grid.All(a.meta.Shape)
+	if err := a.checkWrite(sel); err != nil {
+		return err
+	}
+	plan := a.planSlabs(sel, opts.Stream)
+	return pipeSlabs(ctx, a.slabBuffers(plan), plan, opts.Skip,
+		func(ctx context.Context, _ int, sub grid.Selection, slab *ndarray.Array) error {
+			return src.readInto(ctx, sub, slab)
+		},
+		func(ctx context.Context, i int, sub grid.Selection, slab *ndarray.Array) error {
+			if err := a.Write(ctx, sub, slab); err != nil {
+				return err
+			}
+			if opts.Done != nil {
+				return opts.Done(i, int64(slab.Len()))
+			}
+			return nil
 		})
 }
 
@@ -94,14 +136,19 @@ func (a *Array) slabBuffers(plan slabPlan) func() *ndarray.Array {
 	}
 }
 
-// pipeSlabs runs first on each slab of plan in one goroutine and then on
-// the same slab in the caller's, so that the two stages overlap: while
-// second works on slab i, first prepares slab i+1 in the other buffer.
-// The first error of either stage ends both and is returned.
-func pipeSlabs(ctx context.Context, alloc func() *ndarray.Array, plan slabPlan, first, second func(context.Context, grid.Selection, *ndarray.Array) error) error {
+// slabStage is one stage of pipeSlabs, given the slab's index in the plan.
+type slabStage func(ctx context.Context, i int, sub grid.Selection, slab *ndarray.Array) error
+
+// pipeSlabs runs first on each slab of plan (but those skip reports) in
+// one goroutine and then on the same slab in the caller's, so that the two
+// stages overlap: while second works on slab i, first prepares slab i+1 in
+// the other buffer. The first error of either stage ends both and is
+// returned.
+func pipeSlabs(ctx context.Context, alloc func() *ndarray.Array, plan slabPlan, skip func(int) bool, first, second slabStage) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type slab struct {
+		i   int
 		sub grid.Selection
 		buf *ndarray.Array
 		err error
@@ -111,7 +158,12 @@ func pipeSlabs(ctx context.Context, alloc func() *ndarray.Array, plan slabPlan, 
 	allocated := 0
 	go func() {
 		defer close(ready)
+		i := -1
 		plan.each(func(sub grid.Selection) bool {
+			i++
+			if skip != nil && skip(i) {
+				return ctx.Err() == nil
+			}
 			var buf *ndarray.Array
 			select {
 			case buf = <-free:
@@ -128,9 +180,9 @@ func pipeSlabs(ctx context.Context, alloc func() *ndarray.Array, plan slabPlan, 
 				}
 			}
 			shapeSlab(buf, sub.Counts())
-			err := first(ctx, sub, buf)
+			err := first(ctx, i, sub, buf)
 			select {
-			case ready <- slab{sub, buf, err}:
+			case ready <- slab{i, sub, buf, err}:
 				return err == nil
 			case <-ctx.Done():
 				return false
@@ -143,7 +195,7 @@ func pipeSlabs(ctx context.Context, alloc func() *ndarray.Array, plan slabPlan, 
 			err = s.err
 		}
 		if err == nil {
-			err = second(ctx, s.sub, s.buf)
+			err = second(ctx, s.i, s.sub, s.buf)
 		}
 		if err != nil {
 			cancel() // the producer stops; the loop drains what it sent

@@ -1,0 +1,72 @@
+package meta
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/zarrgw/zarrgw/core/dtype"
+)
+
+// ToV3 returns an array's metadata as Zarr v3: the same shape, chunking,
+// data type, codecs (v2 and draft arrays already hold theirs as v3
+// codecs), fill value and attributes; chunk keys in the default encoding
+// (the chunks are rewritten); dimension names from xarray's
+// _ARRAY_DIMENSIONS attribute when the array has none. A v2 fill value of
+// null becomes the data type's zero. Data types with no v3 form (numpy
+// fixed-width strings, datetimes) are refused, naming the type.
+func (a *ArrayMeta) ToV3() (*ArrayMeta, error) {
+	if !hasV3Type(a.DataType) {
+		return nil, fmt.Errorf("data type %s (%s) has no Zarr v3 form that zarrgw writes", a.DataType.Name, a.DataType.Kind)
+	}
+	m := *a
+	m.Format = V3
+	m.V2 = nil
+	m.ChunkKey = ChunkKeyEncoding{Name: "default", Separator: "/"}
+	m.Shape = append([]int(nil), a.Shape...)
+	m.ChunkShape = append([]int(nil), a.ChunkShape...)
+	m.Codecs = append([]Extension(nil), a.Codecs...)
+	if m.FillValue == nil {
+		m.FillValue = make([]byte, a.DataType.Size)
+	}
+	if m.DimensionNames == nil {
+		m.DimensionNames = xarrayDimensions(a.Attributes, len(a.Shape))
+	}
+	if len(m.Attributes) == 0 {
+		m.Attributes = json.RawMessage(`{}`)
+	}
+	return &m, nil
+}
+
+// ToV3 returns a group's metadata as Zarr v3, attributes kept and
+// consolidated metadata dropped (it describes the old documents).
+func (g *GroupMeta) ToV3() *GroupMeta {
+	out := &GroupMeta{Format: V3, Attributes: g.Attributes}
+	if len(out.Attributes) == 0 {
+		out.Attributes = json.RawMessage(`{}`)
+	}
+	return out
+}
+
+func hasV3Type(dt dtype.DataType) bool {
+	switch dt.Kind {
+	case dtype.Bool, dtype.Int, dtype.Uint, dtype.Float, dtype.Complex, dtype.Raw, dtype.String, dtype.Bytes:
+		return true
+	}
+	return false
+}
+
+// xarrayDimensions reads _ARRAY_DIMENSIONS (xarray's names of a v2
+// array's dimensions) when it names each dimension.
+func xarrayDimensions(attrs json.RawMessage, rank int) []*string {
+	var a struct {
+		Dims []string `json:"_ARRAY_DIMENSIONS"`
+	}
+	if json.Unmarshal(attrs, &a) != nil || len(a.Dims) != rank || rank == 0 {
+		return nil
+	}
+	out := make([]*string, rank)
+	for i := range a.Dims {
+		out[i] = &a.Dims[i]
+	}
+	return out
+}
