@@ -13,6 +13,6 @@ func newRoot() *cobra.Command {
 	}
 	plugins := newPlugins()
 	plugins.AddCommand(newPluginsList())
-	root.AddCommand(newInspect(), newCat(), newCreate(), newWrite(), newValidate(), newServe(), plugins, newPluginServe())
+	root.AddCommand(newInspect(), newCat(), newCreate(), newWrite(), newCp(), newValidate(), newServe(), plugins, newPluginServe())
 	return root
 }

@@ -60,6 +60,12 @@ func validateNames(path string) error {
 	return nil
 }
 
+// EnsureAncestors creates every missing group above path, as groups of
+// format f with no attributes (a node copied alone keeps a hierarchy).
+func EnsureAncestors(ctx context.Context, s store.Store, path string, f meta.Format) error {
+	return ensureAncestors(ctx, s, path, f)
+}
+
 // ensureAncestors creates every missing group above path.
 func ensureAncestors(ctx context.Context, s store.Store, path string, f meta.Format) error {
 	if path == "" {
@@ -88,25 +94,9 @@ func ensureAncestors(ctx context.Context, s store.Store, path string, f meta.For
 
 // writeGroup stores a group's metadata document(s).
 func writeGroup(ctx context.Context, s store.Store, path string, g *meta.GroupMeta) error {
-	var docs []array.Doc
-	switch g.Format {
-	case meta.V3:
-		b, err := g.MarshalV3()
-		if err != nil {
-			return err
-		}
-		docs = append(docs, array.Doc{Key: array.V3MetaKey(path), Value: b})
-	case meta.V2:
-		zgroup, zattrs, err := g.MarshalV2()
-		if err != nil {
-			return err
-		}
-		docs = append(docs, array.Doc{Key: array.V2GroupKey(path), Value: zgroup})
-		if zattrs != nil {
-			docs = append(docs, array.Doc{Key: array.V2AttrsKey(path), Value: zattrs})
-		}
-	default:
-		return fmt.Errorf("group /%s: %w: %s metadata cannot be written", path, array.ErrReadOnly, g.Format)
+	docs, err := GroupDocs(g, path)
+	if err != nil {
+		return err
 	}
 	for _, d := range docs {
 		if _, err := s.Set(ctx, d.Key, d.Value, store.Condition{}); err != nil {
@@ -114,6 +104,30 @@ func writeGroup(ctx context.Context, s store.Store, path string, g *meta.GroupMe
 		}
 	}
 	return nil
+}
+
+// GroupDocs renders a group's metadata as the documents of its format
+// (array.MetadataDocs does the same for arrays).
+func GroupDocs(g *meta.GroupMeta, path string) ([]array.Doc, error) {
+	switch g.Format {
+	case meta.V3:
+		b, err := g.MarshalV3()
+		if err != nil {
+			return nil, err
+		}
+		return []array.Doc{{Key: array.V3MetaKey(path), Value: b}}, nil
+	case meta.V2:
+		zgroup, zattrs, err := g.MarshalV2()
+		if err != nil {
+			return nil, err
+		}
+		docs := []array.Doc{{Key: array.V2GroupKey(path), Value: zgroup}}
+		if zattrs != nil {
+			docs = append(docs, array.Doc{Key: array.V2AttrsKey(path), Value: zattrs})
+		}
+		return docs, nil
+	}
+	return nil, fmt.Errorf("group /%s: %w: %s metadata cannot be written", path, array.ErrReadOnly, g.Format)
 }
 
 // Consolidate gathers the metadata of every node below the group at path

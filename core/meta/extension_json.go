@@ -121,3 +121,9 @@ func marshalExtensionList(list []Extension) ([]byte, error) {
 func ParseExtensions(raw json.RawMessage) ([]Extension, error) {
 	return parseExtensionList(raw)
 }
+
+// MarshalExtensions writes a list of extension entries as zarr.json does
+// (such as the codecs of a sharding_indexed configuration).
+func MarshalExtensions(list []Extension) (json.RawMessage, error) {
+	return marshalExtensionList(list)
+}

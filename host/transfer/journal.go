@@ -1,0 +1,128 @@
+package transfer
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Journal records what a copy completed, in a file that survives the
+// process: one line per key copied or slab rewritten, written out at
+// least every flushEvery. A run with the same arguments reads it back and
+// skips those. A finished copy removes it.
+type Journal struct {
+	path string
+
+	mu      sync.Mutex
+	f       *os.File
+	w       *bufio.Writer
+	done    map[string]string // entry -> detail (size for keys)
+	flushed time.Time
+}
+
+// flushEvery bounds the work a killed copy redoes.
+const flushEvery = 500 * time.Millisecond
+
+// OpenJournal opens (or creates) the journal of the copy identified by id
+// in dir, reading what an earlier run recorded.
+func OpenJournal(dir, id string) (*Journal, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("journal: %w", err)
+	}
+	j := &Journal{path: filepath.Join(dir, id+".journal"), done: map[string]string{}}
+	if err := j.load(); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(j.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("journal: %w", err)
+	}
+	j.f, j.w = f, bufio.NewWriter(f)
+	return j, nil
+}
+
+// load reads the entries of an earlier run; a last line cut short by a
+// crash is ignored.
+func (j *Journal) load() error {
+	b, err := os.ReadFile(j.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		entry, detail, ok := strings.Cut(line, "\t")
+		if ok && strings.HasSuffix(detail, "\t.") {
+			j.done[entry] = strings.TrimSuffix(detail, "\t.")
+		}
+	}
+	return nil
+}
+
+// Path is the journal's file.
+func (j *Journal) Path() string { return j.path }
+
+// Resumed reports how many entries an earlier run left.
+func (j *Journal) Resumed() int {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return len(j.done)
+}
+
+// Done returns the detail recorded for entry, and whether it is there.
+func (j *Journal) Done(entry string) (string, bool) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	d, ok := j.done[entry]
+	return d, ok
+}
+
+// Record notes entry as complete (entries hold no tab or newline: keys
+// and node paths never do).
+func (j *Journal) Record(entry, detail string) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.done[entry] = detail
+	fmt.Fprintf(j.w, "%s\t%s\t.\n", entry, detail)
+	if time.Since(j.flushed) < flushEvery {
+		return nil
+	}
+	j.flushed = time.Now()
+	if err := j.w.Flush(); err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	return nil
+}
+
+// Close writes out what is buffered.
+func (j *Journal) Close() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.f == nil {
+		return nil
+	}
+	err := j.w.Flush()
+	if cerr := j.f.Close(); err == nil {
+		err = cerr
+	}
+	j.f = nil
+	return err
+}
+
+// Finish removes the journal of a copy that completed.
+func (j *Journal) Finish() error {
+	if err := j.Close(); err != nil {
+		return err
+	}
+	if err := os.Remove(j.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("journal: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,165 @@
+package transfer
+
+import (
+	"context"
+	"crypto/md5"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/zarrgw/zarrgw/core/array"
+	"github.com/zarrgw/zarrgw/core/store"
+)
+
+// keyPrefix is the key prefix of the node at path.
+func keyPrefix(path string) string { return array.NodePrefix(strings.Trim(path, "/")) }
+
+// listKeys lists the keys to copy, in byte order.
+func listKeys(ctx context.Context, src Endpoint, path string) ([]string, error) {
+	var keys []string
+	for k, err := range store.ListSorted(ctx, src.Store, keyPrefix(path), "") {
+		if err != nil {
+			return nil, fmt.Errorf("%s: list: %w", src.Name, err)
+		}
+		keys = append(keys, k)
+	}
+	if len(keys) == 0 {
+		return nil, fmt.Errorf("%s: nothing below %q to copy", src.Name, path)
+	}
+	return keys, nil
+}
+
+// copyKeys copies every key below the path, byte for byte, in parallel.
+func copyKeys(ctx context.Context, src, dst Endpoint, opts Options) (Summary, error) {
+	keys, err := listKeys(ctx, src, opts.Path)
+	if err != nil {
+		return Summary{}, err
+	}
+	progress := opts.Progress
+	if progress == nil {
+		progress = silent{}
+	}
+	var mu sync.Mutex
+	var s Summary
+	progress.Start("keys", int64(len(keys)))
+	defer progress.Finish()
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(opts.jobs())
+	for _, key := range keys {
+		g.Go(func() error {
+			n, skipped, err := copyKey(gctx, src, dst, key, opts)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case gctx.Err() != nil:
+				return gctx.Err()
+			case err != nil:
+				s.Failed++
+				if len(s.Failures) < 10 {
+					s.Failures = append(s.Failures, err.Error())
+				}
+			case skipped:
+				s.Skipped++
+			default:
+				s.Copied++
+				s.Bytes += n
+			}
+			progress.Add(1, n)
+			return nil
+		})
+	}
+	return s, g.Wait()
+}
+
+// copyKey copies one key, unless the journal has it and the destination
+// holds a value of the size recorded; transient failures are retried.
+func copyKey(ctx context.Context, src, dst Endpoint, key string, opts Options) (n int64, skipped bool, err error) {
+	if opts.Journal != nil {
+		if size, ok := opts.Journal.Done("k " + key); ok {
+			info, err := dst.Store.Stat(ctx, key)
+			if err == nil && strconv.FormatInt(info.Size, 10) == size {
+				return 0, true, nil
+			}
+		}
+	}
+	if opts.DryRun {
+		info, err := src.Store.Stat(ctx, key)
+		return info.Size, false, err
+	}
+	retries := opts.Retries
+	if retries <= 0 {
+		retries = 3
+	}
+	for attempt := 0; ; attempt++ {
+		n, err = copyOnce(ctx, src, dst, key)
+		if err == nil || attempt == retries || !transient(err) {
+			break
+		}
+		select {
+		case <-time.After(time.Duration(200<<attempt) * time.Millisecond):
+		case <-ctx.Done():
+			return 0, false, ctx.Err()
+		}
+	}
+	if err != nil {
+		return 0, false, err
+	}
+	if opts.Journal != nil {
+		if err := opts.Journal.Record("k "+key, strconv.FormatInt(n, 10)); err != nil {
+			return n, false, err
+		}
+	}
+	return n, false, nil
+}
+
+// copyOnce reads a value and writes it, then checks the destination: its
+// size, and the MD5 when its ETag is one (S3 writes of one part).
+func copyOnce(ctx context.Context, src, dst Endpoint, key string) (int64, error) {
+	v, err := src.Store.Get(ctx, key, store.ByteRange{})
+	if err != nil {
+		return 0, fmt.Errorf("%s: read %s: %w", src.Name, key, err)
+	}
+	version, err := dst.Store.Set(ctx, key, v.Data, store.Condition{})
+	if err != nil {
+		return 0, fmt.Errorf("%s: write %s: %w", dst.Name, key, err)
+	}
+	info, err := dst.Store.Stat(ctx, key)
+	if err != nil {
+		return 0, fmt.Errorf("%s: check %s: %w", dst.Name, key, err)
+	}
+	if info.Size != int64(len(v.Data)) {
+		return 0, fmt.Errorf("%s: %s holds %d bytes after writing %d", dst.Name, key, info.Size, len(v.Data))
+	}
+	if tag := strings.Trim(version, `"`); isMD5(tag) {
+		sum := md5.Sum(v.Data)
+		if hex.EncodeToString(sum[:]) != tag {
+			return 0, fmt.Errorf("%s: %s: the store's checksum %s is not that of the bytes written", dst.Name, key, tag)
+		}
+	}
+	return int64(len(v.Data)), nil
+}
+
+func isMD5(s string) bool {
+	if len(s) != 32 {
+		return false
+	}
+	_, err := hex.DecodeString(s)
+	return err == nil
+}
+
+// transient reports a failure worth another try: not a missing or invalid
+// key, not an unsupported operation, not the caller giving up.
+func transient(err error) bool {
+	switch {
+	case errors.Is(err, store.ErrNotFound), errors.Is(err, store.ErrInvalidKey), errors.Is(err, store.ErrUnsupported),
+		errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return false
+	}
+	return true
+}

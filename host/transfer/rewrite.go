@@ -1,0 +1,242 @@
+package transfer
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/zarrgw/zarrgw/core/array"
+	"github.com/zarrgw/zarrgw/core/hierarchy"
+	"github.com/zarrgw/zarrgw/core/meta"
+	"github.com/zarrgw/zarrgw/core/ndarray"
+	"github.com/zarrgw/zarrgw/core/store"
+)
+
+// rewrite copies every node below the path through the engine: groups
+// get their metadata (converted), arrays are created with the new layout
+// and filled slab by slab from the source.
+func rewrite(ctx context.Context, src, dst Endpoint, opts Options) (Summary, error) {
+	root, err := hierarchy.Open(ctx, src.Store, opts.Path)
+	if err != nil {
+		return Summary{}, fmt.Errorf("%s: %w", src.Name, err)
+	}
+	var nodes []hierarchy.Node
+	if err := hierarchy.Walk(ctx, src.Store, root, func(n hierarchy.Node) error {
+		nodes = append(nodes, n)
+		return nil
+	}); err != nil {
+		return Summary{}, fmt.Errorf("%s: %w", src.Name, err)
+	}
+	progress := opts.Progress
+	if progress == nil {
+		progress = silent{}
+	}
+	var total int64
+	for _, n := range nodes {
+		if n.Array != nil {
+			total += int64(ndarray.NumElements(n.Array.Shape))
+		}
+	}
+	var s Summary
+	progress.Start("elements", total)
+	defer progress.Finish()
+	for _, n := range nodes {
+		if err := ctx.Err(); err != nil {
+			return s, err
+		}
+		if err := rewriteNode(ctx, src, dst, n, opts, &s); err != nil {
+			s.Failed++
+			if len(s.Failures) < 10 {
+				s.Failures = append(s.Failures, err.Error())
+			}
+		}
+	}
+	if opts.Consolidate && !opts.DryRun && s.Failed == 0 {
+		at := root.Path // a group copied, else the whole destination
+		if root.Group == nil {
+			at = ""
+			if err := hierarchy.EnsureAncestors(ctx, dst.Store, root.Path, meta.V3); err != nil {
+				return s, fmt.Errorf("%s: %w", dst.Name, err)
+			}
+		}
+		if err := hierarchy.Consolidate(ctx, dst.Store, at); err != nil {
+			return s, fmt.Errorf("%s: consolidate: %w", dst.Name, err)
+		}
+	}
+	return s, nil
+}
+
+func rewriteNode(ctx context.Context, src, dst Endpoint, n hierarchy.Node, opts Options, s *Summary) error {
+	if n.Group != nil {
+		return rewriteGroup(ctx, dst, n, opts, s)
+	}
+	m, err := newLayout(n.Array, opts)
+	if err != nil {
+		return fmt.Errorf("array %s: %w", n.Name(), err)
+	}
+	if opts.DryRun {
+		s.Copied++
+		s.Bytes += int64(ndarray.NumElements(m.Shape) * max(m.DataType.Size, 1))
+		return nil
+	}
+	if err := writeDocs(ctx, dst, "m "+n.Path, opts, s, func() ([]array.Doc, error) { return array.MetadataDocs(m, n.Path) }); err != nil {
+		return fmt.Errorf("array %s: %w", n.Name(), err)
+	}
+	from, err := array.New(ctx, src.Store, n.Path, n.Array, src.Options)
+	if err != nil {
+		return fmt.Errorf("%s: %w", src.Name, err)
+	}
+	to, err := array.New(ctx, dst.Store, n.Path, m, dst.Options)
+	if err != nil {
+		return fmt.Errorf("%s: %w", dst.Name, err)
+	}
+	return copyArray(ctx, from, to, n.Path, opts, s)
+}
+
+// copyArray fills to from from, skipping the slabs the journal has.
+func copyArray(ctx context.Context, from, to *array.Array, path string, opts Options, s *Summary) error {
+	elem := int64(max(to.Meta().DataType.Size, 1))
+	slabKey := func(i int) string { return "s " + path + " " + strconv.Itoa(i) }
+	co := array.CopyOptions{
+		Stream: opts.Stream,
+		Done: func(i int, n int64) error {
+			s.Copied++
+			s.Bytes += n * elem
+			opts.progress().Add(n, n*elem)
+			if opts.Journal != nil {
+				return opts.Journal.Record(slabKey(i), strconv.FormatInt(n, 10))
+			}
+			return nil
+		},
+	}
+	if opts.Journal != nil {
+		co.Skip = func(i int) bool {
+			d, ok := opts.Journal.Done(slabKey(i))
+			if ok {
+				s.Skipped++
+				n, _ := strconv.ParseInt(d, 10, 64)
+				opts.progress().Add(n, 0)
+			}
+			return ok
+		}
+	}
+	if err := to.CopyFrom(ctx, from, co); err != nil {
+		return fmt.Errorf("array %s: %w", to.Name(), err)
+	}
+	return nil
+}
+
+func (o Options) progress() Progress {
+	if o.Progress == nil {
+		return silent{}
+	}
+	return o.Progress
+}
+
+// rewriteGroup writes a group's metadata in the output format.
+func rewriteGroup(ctx context.Context, dst Endpoint, n hierarchy.Node, opts Options, s *Summary) error {
+	g := n.Group
+	if opts.ToFormat == meta.V3 || g.Format == meta.V3Draft {
+		g = g.ToV3()
+	} else {
+		copied := *g
+		copied.Consolidated = nil // rebuilt with --consolidate, else it would describe the old layout
+		g = &copied
+	}
+	if opts.DryRun {
+		s.Copied++
+		return nil
+	}
+	return writeDocs(ctx, dst, "g "+n.Path, opts, s, func() ([]array.Doc, error) { return hierarchy.GroupDocs(g, n.Path) })
+}
+
+// writeDocs stores metadata documents, once per copy (the journal says
+// whether an earlier run did).
+func writeDocs(ctx context.Context, dst Endpoint, entry string, opts Options, s *Summary, docs func() ([]array.Doc, error)) error {
+	if opts.Journal != nil {
+		if _, ok := opts.Journal.Done(entry); ok {
+			s.Skipped++
+			return nil
+		}
+	}
+	ds, err := docs()
+	if err != nil {
+		return err
+	}
+	for _, d := range ds {
+		if _, err := dst.Store.Set(ctx, d.Key, d.Value, store.Condition{}); err != nil {
+			return fmt.Errorf("%s: write %s: %w", dst.Name, d.Key, err)
+		}
+	}
+	s.Copied++
+	if opts.Journal != nil {
+		return opts.Journal.Record(entry, "-")
+	}
+	return nil
+}
+
+// newLayout is an array's metadata in the output format and layout:
+// converted to v3 when asked (draft arrays always are), with the new
+// chunk shape, codecs and sharding.
+func newLayout(src *meta.ArrayMeta, opts Options) (*meta.ArrayMeta, error) {
+	m := src
+	var err error
+	if opts.ToFormat == meta.V3 || src.Format == meta.V3Draft {
+		if m, err = src.ToV3(); err != nil {
+			return nil, err
+		}
+	} else if opts.ToFormat != 0 && opts.ToFormat != src.Format {
+		return nil, fmt.Errorf("conversion to %s is not supported (only to v3)", opts.ToFormat)
+	}
+	out := *m
+	if out.Format != meta.V3 && (opts.Codecs != nil || opts.Shard != nil || opts.InnerChunks != nil) {
+		return nil, fmt.Errorf("new codecs and shards need Zarr v3 output (--to-format 3); this array is %s", out.Format)
+	}
+	rank := len(out.Shape)
+	for name, shape := range map[string][]int{"--chunks": opts.Chunks, "--shard": opts.Shard, "--inner-chunks": opts.InnerChunks} {
+		if shape != nil && len(shape) != rank {
+			return nil, fmt.Errorf("%s has %d dimensions, the array %d", name, len(shape), rank)
+		}
+	}
+	if opts.Chunks != nil {
+		out.ChunkShape = append([]int(nil), opts.Chunks...)
+	}
+	if opts.Codecs != nil {
+		out.Codecs = append([]meta.Extension(nil), opts.Codecs...)
+	}
+	if opts.Shard != nil || opts.InnerChunks != nil {
+		if err := shard(&out, opts); err != nil {
+			return nil, err
+		}
+	}
+	return &out, nil
+}
+
+// shard makes the array's chunks shards: of shape --shard (else its chunk
+// shape) holding inner chunks of --inner-chunks (else its chunk shape),
+// each encoded with its codec chain; the index gets bytes and crc32c.
+func shard(m *meta.ArrayMeta, opts Options) error {
+	outer, inner := m.ChunkShape, m.ChunkShape
+	if opts.Shard != nil {
+		outer = opts.Shard
+	}
+	if opts.InnerChunks != nil {
+		inner = opts.InnerChunks
+	}
+	for i := range outer {
+		if inner[i] < 1 || outer[i]%inner[i] != 0 {
+			return fmt.Errorf("inner chunks %v do not divide shards %v", inner, outer)
+		}
+	}
+	codecs, err := meta.MarshalExtensions(m.Codecs)
+	if err != nil {
+		return err
+	}
+	innerShape, _ := json.Marshal(inner)
+	cfg := fmt.Sprintf(`{"chunk_shape":%s,"codecs":%s,"index_codecs":[{"name":"bytes","configuration":{"endian":"little"}},{"name":"crc32c"}],"index_location":"end"}`,
+		innerShape, codecs)
+	m.ChunkShape = append([]int(nil), outer...)
+	m.Codecs = []meta.Extension{{Name: "sharding_indexed", Configuration: json.RawMessage(cfg), MustUnderstand: true}}
+	return nil
+}

@@ -1,0 +1,136 @@
+// Package transfer copies Zarr hierarchies between stores (zarrgw cp):
+// keys as they are, byte for byte and in parallel, or arrays rewritten
+// through the engine (to Zarr v3, other chunks, codecs or shards),
+// streamed in bounded memory. A journal records what is complete, so an
+// interrupted copy run again with the same arguments finishes the rest.
+package transfer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/zarrgw/zarrgw/core/array"
+	"github.com/zarrgw/zarrgw/core/hierarchy"
+	"github.com/zarrgw/zarrgw/core/meta"
+	"github.com/zarrgw/zarrgw/core/store"
+)
+
+// Endpoint is one side of a copy: a store and how arrays in it open.
+type Endpoint struct {
+	Name    string // the LOCATION as given, for messages
+	Store   store.Store
+	Options array.Options
+}
+
+// Options say what to copy and how.
+type Options struct {
+	// Path is the node (or key prefix) to copy; "" for everything.
+	Path string
+	// Rewrite options; with none set, keys are copied as they are.
+	ToFormat    meta.Format      // 0: keep each node's format
+	Codecs      []meta.Extension // nil: keep the codecs
+	Chunks      []int            // nil: keep the chunk shape
+	Shard       []int            // shard shape (nil: not sharded)
+	InnerChunks []int            // inner chunk shape of shards
+	Consolidate bool             // write consolidated metadata at Path
+	// Jobs bounds the keys or chunks in flight (0 = 16).
+	Jobs int
+	// Stream bounds the memory of an array rewrite.
+	Stream array.StreamOptions
+	// DryRun lists what would be done, and writes nothing.
+	DryRun bool
+	// Journal, when set, records what is complete and skips what an
+	// earlier run completed.
+	Journal *Journal
+	// Progress, when set, is told of the work.
+	Progress Progress
+	// Retries of a key whose copy fails for a transient reason (0 = 3).
+	Retries int
+}
+
+// Rewrites reports whether arrays go through the engine.
+func (o Options) Rewrites() bool {
+	return o.ToFormat != 0 || o.Codecs != nil || o.Chunks != nil || o.Shard != nil || o.InnerChunks != nil
+}
+
+func (o Options) jobs() int {
+	if o.Jobs > 0 {
+		return o.Jobs
+	}
+	return 16
+}
+
+// Summary is what a copy did.
+type Summary struct {
+	Copied, Skipped, Failed int   // keys, or for rewrites: chunks slabs and metadata
+	Bytes                   int64 // bytes written (byte copies) or elements' bytes (rewrites)
+	Took                    time.Duration
+	// Failures names what failed, at most a few.
+	Failures []string
+}
+
+func (s Summary) String() string {
+	rate := ""
+	if s.Took > 0 && s.Bytes > 0 {
+		rate = fmt.Sprintf(", %.1f MB/s", float64(s.Bytes)/s.Took.Seconds()/1e6)
+	}
+	return fmt.Sprintf("copied %d, skipped %d (done before), failed %d; %s in %s%s",
+		s.Copied, s.Skipped, s.Failed, bytesText(s.Bytes), s.Took.Round(time.Millisecond), rate)
+}
+
+func bytesText(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// ErrFailed is returned when some keys could not be copied (the summary
+// names them).
+var ErrFailed = errors.New("copy incomplete")
+
+// Run copies from src to dst as opts say.
+func Run(ctx context.Context, src, dst Endpoint, opts Options) (Summary, error) {
+	start := time.Now()
+	var s Summary
+	var err error
+	if opts.Rewrites() {
+		s, err = rewrite(ctx, src, dst, opts)
+	} else {
+		s, err = copyKeys(ctx, src, dst, opts)
+	}
+	s.Took = time.Since(start)
+	if err == nil && s.Failed > 0 {
+		err = fmt.Errorf("%w: %d failed", ErrFailed, s.Failed)
+	}
+	if err == nil && !opts.DryRun {
+		err = ensureParents(ctx, src, dst, opts)
+	}
+	if err == nil && opts.Journal != nil && !opts.DryRun {
+		err = opts.Journal.Finish()
+	}
+	return s, err
+}
+
+// ensureParents gives a node copied alone the groups above it, in its
+// output format, where the destination has none.
+func ensureParents(ctx context.Context, src, dst Endpoint, opts Options) error {
+	path := strings.Trim(opts.Path, "/")
+	if path == "" {
+		return nil
+	}
+	n, err := hierarchy.Open(ctx, dst.Store, path)
+	if err != nil {
+		return fmt.Errorf("%s: the copied node: %w", dst.Name, err)
+	}
+	if err := hierarchy.EnsureAncestors(ctx, dst.Store, path, n.Format()); err != nil {
+		return fmt.Errorf("%s: the groups above %s: %w", dst.Name, n.Name(), err)
+	}
+	return nil
+}

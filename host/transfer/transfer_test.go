@@ -1,0 +1,186 @@
+package transfer_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/zarrgw/zarrgw/core/array"
+	"github.com/zarrgw/zarrgw/core/dtype"
+	"github.com/zarrgw/zarrgw/core/grid"
+	"github.com/zarrgw/zarrgw/core/hierarchy"
+	"github.com/zarrgw/zarrgw/core/meta"
+	"github.com/zarrgw/zarrgw/core/ndarray"
+	"github.com/zarrgw/zarrgw/core/store"
+	"github.com/zarrgw/zarrgw/host/registry"
+	"github.com/zarrgw/zarrgw/host/transfer"
+)
+
+var opts = array.Options{Codecs: registry.Codecs()}
+
+// source writes a v2 group with two arrays (one partly written) and
+// returns its store.
+func source(t *testing.T) store.Store {
+	t.Helper()
+	ctx := context.Background()
+	s := store.NewMemory()
+	if _, err := hierarchy.CreateGroup(ctx, s, "", meta.V2, json.RawMessage(`{"title":"t"}`)); err != nil {
+		t.Fatal(err)
+	}
+	for i, shape := range [][]int{{37, 23}, {100}} {
+		m := &meta.ArrayMeta{Format: meta.V2, Shape: shape, ChunkShape: []int{5, 7}[:len(shape)], DataType: dtype.Named("int32"),
+			FillValue: []byte{0, 0, 0, 0}, ChunkKey: meta.ChunkKeyEncoding{Name: "v2", Separator: "."},
+			Codecs:     []meta.Extension{{Name: "bytes", Configuration: json.RawMessage(`{"endian":"little"}`)}, {Name: "numcodecs.zlib", Configuration: json.RawMessage(`{"level":1}`)}},
+			Attributes: json.RawMessage(`{"_ARRAY_DIMENSIONS":` + []string{`["y","x"]`, `["t"]`}[i] + `}`)}
+		a, err := hierarchy.CreateArray(ctx, s, fmt.Sprintf("g/a%d", i), m, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		counts := append([]int{}, shape...)
+		counts[0] = shape[0] * 2 / 3
+		data := ndarray.New(m.DataType, counts)
+		for k := range data.Data {
+			data.Data[k] = byte(k * 13)
+		}
+		if err := a.Write(ctx, grid.Box(make([]int, len(counts)), counts), data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s
+}
+
+func endpoint(name string, s store.Store) transfer.Endpoint {
+	return transfer.Endpoint{Name: name, Store: s, Options: opts}
+}
+
+// sameKeys fails unless both stores hold the same keys and bytes.
+func sameKeys(t *testing.T, a, b store.Store) {
+	t.Helper()
+	ctx := context.Background()
+	ka, _ := store.ListAll(ctx, a, "")
+	kb, _ := store.ListAll(ctx, b, "")
+	if fmt.Sprint(ka) != fmt.Sprint(kb) {
+		t.Fatalf("keys differ:\n%v\n%v", ka, kb)
+	}
+	for _, k := range ka {
+		va, _ := a.Get(ctx, k, store.ByteRange{})
+		vb, _ := b.Get(ctx, k, store.ByteRange{})
+		if string(va.Data) != string(vb.Data) {
+			t.Fatalf("%s differs", k)
+		}
+	}
+}
+
+// Without rewrite options every key is copied byte for byte.
+func TestCopyKeys(t *testing.T) {
+	src, dst := source(t), store.NewMemory()
+	s, err := transfer.Run(context.Background(), endpoint("src", src), endpoint("dst", dst), transfer.Options{Jobs: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameKeys(t, src, dst)
+	if s.Copied == 0 || s.Failed != 0 {
+		t.Fatalf("summary: %s", s)
+	}
+}
+
+// A copy interrupted midway and run again with its journal copies only
+// what the first run did not record, and ends identical.
+func TestResumeKeys(t *testing.T) {
+	ctx := context.Background()
+	src := source(t)
+	keys, _ := store.ListAll(ctx, src, "")
+	dst := store.NewMemory()
+	var sets atomic.Int64
+	crash := errors.New("crash")
+	counting := func(limit int64) store.Store {
+		return store.WithHook(dst, func(ctx context.Context, op, _ string, call func(context.Context) error) error {
+			if op == "set" && sets.Add(1) > limit {
+				return crash
+			}
+			return call(ctx)
+		})
+	}
+	dir := t.TempDir()
+	j, err := transfer.OpenJournal(dir, "copy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	half := int64(len(keys) / 2)
+	transfer.Run(ctx, endpoint("src", src), endpoint("dst", counting(half)), transfer.Options{Jobs: 1, Journal: j, Retries: 1})
+	j.Close() // as a killed process leaves it: what was flushed
+	j, err = transfer.OpenJournal(dir, "copy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.Resumed() == 0 {
+		t.Fatal("the journal recorded nothing of the first run")
+	}
+	sets.Store(0)
+	s, err := transfer.Run(ctx, endpoint("src", src), endpoint("dst", counting(1<<30)), transfer.Options{Jobs: 4, Journal: j})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameKeys(t, src, dst)
+	if s.Skipped == 0 || int(sets.Load()) > len(keys)-int(half)+1 {
+		t.Fatalf("resumed copy: %s, %d writes for %d keys of which %d were done", s, sets.Load(), len(keys), half)
+	}
+}
+
+// Rewritten to v3, rechunked and sharded, the arrays read the same; the
+// metadata says v3, with dimension names from the v2 attributes.
+func TestRewrite(t *testing.T) {
+	ctx := context.Background()
+	src := source(t)
+	for _, o := range []transfer.Options{
+		{ToFormat: meta.V3},
+		{ToFormat: meta.V3, Chunks: []int{8, 8}},
+		{ToFormat: meta.V3, Shard: []int{10, 14}, InnerChunks: []int{5, 7}, Consolidate: true},
+		{ToFormat: meta.V3, Codecs: []meta.Extension{{Name: "bytes", Configuration: json.RawMessage(`{"endian":"big"}`)}, {Name: "zstd"}}, Stream: array.StreamOptions{MemoryBudget: 512}},
+	} {
+		if o.Shard != nil || o.Chunks != nil {
+			o.Path = "g/a0" // 2-D shapes
+		}
+		dst := store.NewMemory()
+		if _, err := transfer.Run(ctx, endpoint("src", src), endpoint("dst", dst), o); err != nil {
+			t.Fatalf("%+v: %v", o, err)
+		}
+		paths := []string{"g/a0", "g/a1"}
+		if o.Path != "" {
+			paths = paths[:1]
+		}
+		for _, p := range paths {
+			want, err := hierarchy.OpenArray(ctx, src, p, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := hierarchy.OpenArray(ctx, dst, p, opts)
+			if err != nil {
+				t.Fatalf("%+v: %v", o, err)
+			}
+			w, _ := want.ReadAll(ctx)
+			g, err := got.ReadAll(ctx)
+			if err != nil || string(w.Data) != string(g.Data) {
+				t.Fatalf("%+v: %s reads differently after the copy (%v)", o, p, err)
+			}
+			if got.Meta().Format != meta.V3 || got.Meta().DimensionNames == nil {
+				t.Fatalf("%+v: %s: format %s, dimension names %v", o, p, got.Meta().Format, got.Meta().DimensionNames)
+			}
+		}
+		root, err := hierarchy.Open(ctx, dst, "")
+		if err != nil || root.Group == nil || root.Group.Format != meta.V3 {
+			t.Fatalf("%+v: the root group: %v", o, err)
+		}
+		if o.Consolidate && root.Group.Consolidated == nil {
+			t.Fatalf("%+v: no consolidated metadata", o)
+		}
+	}
+	s, err := transfer.Run(ctx, endpoint("src", src), endpoint("dst", store.NewMemory()), transfer.Options{Shard: []int{3, 3}})
+	if !errors.Is(err, transfer.ErrFailed) || len(s.Failures) == 0 || !strings.Contains(s.Failures[0], "--to-format 3") {
+		t.Fatalf("sharding a v2 array without --to-format 3: %v %v", err, s.Failures)
+	}
+}
