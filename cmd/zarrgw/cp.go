@@ -1,7 +1,11 @@
 package main
 
 import (
+	"context"
 	"crypto/sha256"
+	"errors"
+	"io"
+	"io/fs"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -14,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/zarrgw/zarrgw/core/meta"
+	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/host/location"
 	"github.com/zarrgw/zarrgw/host/transfer"
 )
@@ -21,7 +26,7 @@ import (
 // cpFlags are the options of zarrgw cp as given.
 type cpFlags struct {
 	config, path, codecs, chunks, shard, inner string
-	toFormat, jobs                             int
+	toFormat, jobs, perShard                   int
 	consolidate, dryRun, quiet, fresh          bool
 	memory                                     memoryFlag
 }
@@ -52,6 +57,7 @@ starts over).`,
 	fl.StringVar(&f.chunks, "chunks", "", "new chunk shape, e.g. 100,100")
 	fl.StringVar(&f.shard, "shard", "", "shard shape: shards of this shape holding the (new) chunks")
 	fl.StringVar(&f.inner, "inner-chunks", "", "inner chunk shape of the shards")
+	fl.IntVar(&f.perShard, "chunks-per-shard", 0, "shard every array, of any rank: N chunks along each dimension per shard")
 	fl.BoolVar(&f.consolidate, "consolidate", false, "write consolidated metadata at the destination")
 	fl.IntVar(&f.jobs, "jobs", 0, "keys in flight at once (default 16; 64 when either side is in the cloud)")
 	addMemoryFlag(cmd, &f.memory)
@@ -78,7 +84,7 @@ func runCp(cmd *cobra.Command, srcLoc, dstLoc string, f cpFlags) error {
 			return fmt.Errorf("destination %q: %w", dstLoc, err)
 		}
 	}
-	dst, err := location.Resolve(ctx, f.config, dstLoc, stderr)
+	dst, err := resolveDestination(ctx, f, dstLoc, stderr)
 	if err != nil {
 		return err
 	}
@@ -124,11 +130,22 @@ func runCp(cmd *cobra.Command, srcLoc, dstLoc string, f cpFlags) error {
 	return err
 }
 
+// resolveDestination opens DST; a dry run of a copy into a directory that
+// does not exist yet writes nothing, so it needs none.
+func resolveDestination(ctx context.Context, f cpFlags, loc string, stderr io.Writer) (*location.Target, error) {
+	if f.dryRun && f.config == "" && !strings.Contains(loc, "://") {
+		if _, err := os.Stat(loc); errors.Is(err, fs.ErrNotExist) {
+			return &location.Target{Store: store.ReadOnly(store.NewMemory())}, nil
+		}
+	}
+	return location.Resolve(ctx, f.config, loc, stderr)
+}
+
 func isCloud(loc string) bool { return strings.Contains(loc, "://") && !strings.HasPrefix(loc, "file://") }
 
 // options turns the flags into transfer options.
 func (f cpFlags) options() (transfer.Options, error) {
-	opts := transfer.Options{Path: f.path, Jobs: f.jobs, Consolidate: f.consolidate, DryRun: f.dryRun, Stream: f.memory.options()}
+	opts := transfer.Options{Path: f.path, Jobs: f.jobs, Consolidate: f.consolidate, DryRun: f.dryRun, Stream: f.memory.options(), ChunksPerShard: f.perShard}
 	switch f.toFormat {
 	case 0:
 	case 3:
@@ -188,7 +205,7 @@ func (f cpFlags) id(src, dst string) string {
 		cfg, _ = filepath.Abs(cfg)
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%d\x00%s\x00%s\x00%s\x00%s\x00%t\x00%d",
-		cfg, abs(src), abs(dst), f.path, f.toFormat, f.codecs, f.chunks, f.shard, f.inner, f.consolidate, f.memory.bytes)
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%d\x00%s\x00%s\x00%s\x00%s\x00%d\x00%t\x00%d",
+		cfg, abs(src), abs(dst), f.path, f.toFormat, f.codecs, f.chunks, f.shard, f.inner, f.perShard, f.consolidate, f.memory.bytes)
 	return hex.EncodeToString(h.Sum(nil)[:12])
 }

@@ -48,7 +48,12 @@ type Target struct {
 }
 
 // Close releases the store and ends any plugin processes.
-func (t *Target) Close() error { return t.close() }
+func (t *Target) Close() error {
+	if t.close == nil {
+		return nil
+	}
+	return t.close()
+}
 
 // Resolve opens loc. Without a configuration file loc is a directory and
 // every extension is bundled and in process. With one, loc names a

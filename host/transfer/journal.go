@@ -27,7 +27,7 @@ type Journal struct {
 }
 
 // flushEvery bounds the work a killed copy redoes.
-const flushEvery = 500 * time.Millisecond
+const flushEvery = 100 * time.Millisecond
 
 // OpenJournal opens (or creates) the journal of the copy identified by id
 // in dir, reading what an earlier run recorded.

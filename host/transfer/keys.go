@@ -61,7 +61,7 @@ func copyKeys(ctx context.Context, src, dst Endpoint, opts Options) (Summary, er
 				return gctx.Err()
 			case err != nil:
 				s.Failed++
-				if len(s.Failures) < 10 {
+				if len(s.Failures) < maxFailures {
 					s.Failures = append(s.Failures, err.Error())
 				}
 			case skipped:

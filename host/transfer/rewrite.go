@@ -47,7 +47,7 @@ func rewrite(ctx context.Context, src, dst Endpoint, opts Options) (Summary, err
 		}
 		if err := rewriteNode(ctx, src, dst, n, opts, &s); err != nil {
 			s.Failed++
-			if len(s.Failures) < 10 {
+			if len(s.Failures) < maxFailures {
 				s.Failures = append(s.Failures, err.Error())
 			}
 		}
@@ -190,7 +190,8 @@ func newLayout(src *meta.ArrayMeta, opts Options) (*meta.ArrayMeta, error) {
 		return nil, fmt.Errorf("conversion to %s is not supported (only to v3)", opts.ToFormat)
 	}
 	out := *m
-	if out.Format != meta.V3 && (opts.Codecs != nil || opts.Shard != nil || opts.InnerChunks != nil) {
+	sharded := opts.Shard != nil || opts.InnerChunks != nil || opts.ChunksPerShard > 0
+	if out.Format != meta.V3 && (opts.Codecs != nil || sharded) {
 		return nil, fmt.Errorf("new codecs and shards need Zarr v3 output (--to-format 3); this array is %s", out.Format)
 	}
 	rank := len(out.Shape)
@@ -205,7 +206,7 @@ func newLayout(src *meta.ArrayMeta, opts Options) (*meta.ArrayMeta, error) {
 	if opts.Codecs != nil {
 		out.Codecs = append([]meta.Extension(nil), opts.Codecs...)
 	}
-	if opts.Shard != nil || opts.InnerChunks != nil {
+	if sharded {
 		if err := shard(&out, opts); err != nil {
 			return nil, err
 		}
@@ -214,15 +215,22 @@ func newLayout(src *meta.ArrayMeta, opts Options) (*meta.ArrayMeta, error) {
 }
 
 // shard makes the array's chunks shards: of shape --shard (else its chunk
-// shape) holding inner chunks of --inner-chunks (else its chunk shape),
-// each encoded with its codec chain; the index gets bytes and crc32c.
+// shape, or that many chunks per dimension with ChunksPerShard) holding
+// inner chunks of --inner-chunks (else its chunk shape), each encoded with
+// its codec chain; the index gets bytes and crc32c.
 func shard(m *meta.ArrayMeta, opts Options) error {
 	outer, inner := m.ChunkShape, m.ChunkShape
-	if opts.Shard != nil {
-		outer = opts.Shard
-	}
 	if opts.InnerChunks != nil {
 		inner = opts.InnerChunks
+	}
+	switch {
+	case opts.Shard != nil:
+		outer = opts.Shard
+	case opts.ChunksPerShard > 0:
+		outer = make([]int, len(inner))
+		for i := range inner {
+			outer[i] = inner[i] * opts.ChunksPerShard
+		}
 	}
 	for i := range outer {
 		if inner[i] < 1 || outer[i]%inner[i] != 0 {

@@ -35,6 +35,9 @@ type Options struct {
 	Chunks      []int            // nil: keep the chunk shape
 	Shard       []int            // shard shape (nil: not sharded)
 	InnerChunks []int            // inner chunk shape of shards
+	// ChunksPerShard shards every array, whatever its rank: shards of N
+	// chunks along each dimension.
+	ChunksPerShard int
 	Consolidate bool             // write consolidated metadata at Path
 	// Jobs bounds the keys or chunks in flight (0 = 16).
 	Jobs int
@@ -53,7 +56,7 @@ type Options struct {
 
 // Rewrites reports whether arrays go through the engine.
 func (o Options) Rewrites() bool {
-	return o.ToFormat != 0 || o.Codecs != nil || o.Chunks != nil || o.Shard != nil || o.InnerChunks != nil
+	return o.ToFormat != 0 || o.Codecs != nil || o.Chunks != nil || o.Shard != nil || o.InnerChunks != nil || o.ChunksPerShard > 0
 }
 
 func (o Options) jobs() int {
@@ -134,3 +137,6 @@ func ensureParents(ctx context.Context, src, dst Endpoint, opts Options) error {
 	}
 	return nil
 }
+
+// maxFailures bounds the failures a summary names.
+const maxFailures = 1000

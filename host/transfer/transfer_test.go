@@ -96,11 +96,13 @@ func TestResumeKeys(t *testing.T) {
 	keys, _ := store.ListAll(ctx, src, "")
 	dst := store.NewMemory()
 	var sets atomic.Int64
-	crash := errors.New("crash")
+	// the first run ends, as a killed process does, after half the writes
+	first, crash := context.WithCancel(ctx)
 	counting := func(limit int64) store.Store {
 		return store.WithHook(dst, func(ctx context.Context, op, _ string, call func(context.Context) error) error {
 			if op == "set" && sets.Add(1) > limit {
-				return crash
+				crash()
+				return ctx.Err()
 			}
 			return call(ctx)
 		})
@@ -111,7 +113,7 @@ func TestResumeKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	half := int64(len(keys) / 2)
-	transfer.Run(ctx, endpoint("src", src), endpoint("dst", counting(half)), transfer.Options{Jobs: 1, Journal: j, Retries: 1})
+	transfer.Run(first, endpoint("src", src), endpoint("dst", counting(half)), transfer.Options{Jobs: 1, Journal: j})
 	j.Close() // as a killed process leaves it: what was flushed
 	j, err = transfer.OpenJournal(dir, "copy")
 	if err != nil {

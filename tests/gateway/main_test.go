@@ -20,22 +20,17 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	bin "github.com/zarrgw/zarrgw/tests/binary"
 )
 
 var binary string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "zarrgw-gateway")
-	if err != nil {
-		panic(err)
-	}
-	binary = filepath.Join(dir, "zarrgw")
-	if out, err := exec.Command("go", "build", "-o", binary, "../../cmd/zarrgw").CombinedOutput(); err != nil {
-		os.Stderr.Write(out)
-		os.Exit(1)
-	}
+	var remove func()
+	binary, remove = bin.Build()
 	code := m.Run()
-	os.RemoveAll(dir)
+	remove()
 	os.Exit(code)
 }
 

@@ -3,7 +3,8 @@
 // compared exactly.
 //
 // Usage: node read_http.mjs MANIFEST
-// MANIFEST: {"root": DIR, "url": URL, "arrays": ["a/b", ...]}
+// MANIFEST: {"root": DIR, "url": URL (optional: without it, only the
+// directory is read), "arrays": ["a/b", ...]}
 // Output (stdout): {"results": [{"path", "local"?, "http"?, "http_suffix"?,
 //   "local_error"?, "http_error"?, "http_suffix_error"?, "count"}]}
 // A digest is the SHA-256 of the elements in C order, each printed as a
@@ -60,11 +61,11 @@ function message(err) {
 }
 
 const manifest = JSON.parse(readFileSync(process.argv[2], "utf8"));
-const stores = {
-	local: new FileSystemStore(manifest.root),
-	http: new FetchStore(manifest.url),
-	http_suffix: new FetchStore(manifest.url, { useSuffixRequest: true }),
-};
+const stores = { local: new FileSystemStore(manifest.root) };
+if (manifest.url) {
+	stores.http = new FetchStore(manifest.url);
+	stores.http_suffix = new FetchStore(manifest.url, { useSuffixRequest: true });
+}
 const results = [];
 for (const path of manifest.arrays) {
 	const r = { path };

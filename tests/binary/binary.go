@@ -1,0 +1,31 @@
+// Package binary builds the zarrgw command once for a test package that
+// runs it as a process.
+package binary
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+)
+
+// Build compiles cmd/zarrgw into a temporary directory and returns its
+// path and a function that removes it. A failed build is fatal: the
+// caller's TestMain has nothing to test.
+func Build() (string, func()) {
+	dir, err := os.MkdirTemp("", "zarrgw-bin")
+	if err != nil {
+		panic(err)
+	}
+	_, file, _, _ := runtime.Caller(0)
+	root := filepath.Join(filepath.Dir(file), "..", "..")
+	bin := filepath.Join(dir, "zarrgw")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/zarrgw")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		os.Stderr.Write(out)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	return bin, func() { os.RemoveAll(dir) }
+}

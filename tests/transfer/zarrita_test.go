@@ -1,0 +1,95 @@
+package transfer
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/zarrgw/zarrgw/tests/fixtures"
+)
+
+const interopJS = "../interop/js"
+
+type jsDigest struct {
+	Path       string `json:"path"`
+	Local      string `json:"local"`
+	LocalError string `json:"local_error"`
+}
+
+// zarritaDigests has zarrita.js read arrays below root and digest them.
+func zarritaDigests(t *testing.T, root string, paths []string) map[string]jsDigest {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatal("node is not installed (needed to run zarrita.js): run `bash scripts/setup.sh`")
+	}
+	if _, err := os.Stat(filepath.Join(interopJS, "node_modules/zarrita/package.json")); err != nil {
+		t.Fatalf("zarrita.js is not installed: run `bash scripts/setup.sh` (%v)", err)
+	}
+	mf := filepath.Join(t.TempDir(), "manifest.json")
+	b, _ := json.Marshal(map[string]any{"root": root, "arrays": paths})
+	os.WriteFile(mf, b, 0o644)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, filepath.Join(interopJS, "read_http.mjs"), mf)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("zarrita: %v\n%s", err, errOut.String())
+	}
+	var res struct{ Results []jsDigest }
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Fatalf("zarrita output: %v", err)
+	}
+	m := map[string]jsDigest{}
+	for _, r := range res.Results {
+		m[r.Path] = r
+	}
+	return m
+}
+
+// checkZarrita has zarrita.js read every converted array that it reads in
+// the original fixture, and requires the same elements.
+func checkZarrita(t *testing.T, fx, dst string, unconverted map[string]bool) {
+	t.Helper()
+	exp, err := fixtures.Load(fx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for p := range exp.Arrays {
+		if !unconverted[p] {
+			paths = append(paths, p)
+		}
+	}
+	sort.Strings(paths)
+	before, after := zarritaDigests(t, fx, paths), zarritaDigests(t, dst, paths)
+	same, unread := 0, 0
+	for _, p := range paths {
+		b, a := before[p], after[p]
+		switch {
+		case b.LocalError != "" && a.LocalError == "":
+			unread++ // zarrita reads the converted array only
+			same++
+		case b.LocalError != "":
+			unread++
+		case a.LocalError != "":
+			t.Errorf("zarrita reads %s, but not its converted copy: %s", p, a.LocalError)
+		case a.Local != b.Local:
+			t.Errorf("zarrita reads %s differently once converted", p)
+		default:
+			same++
+		}
+	}
+	fmt.Printf("cp zarrita: %d converted arrays read by zarrita.js as the originals (%d originals it cannot read)\n", same, unread)
+	if same == 0 {
+		t.Error("zarrita.js read no converted array")
+	}
+}
