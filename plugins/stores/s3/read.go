@@ -1,0 +1,135 @@
+package s3
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/zarrgw/zarrgw/core/store"
+	"github.com/zarrgw/zarrgw/plugins/stores/internal/byterange"
+)
+
+// Get reads the value or the part r selects with one GET (ranges, open
+// ranges and suffixes alike); the version is the whole object's ETag.
+func (s *Store) Get(ctx context.Context, key string, r store.ByteRange) (store.Value, error) {
+	obj, err := s.object("get", key)
+	if err != nil {
+		return store.Value{}, err
+	}
+	req, err := byterange.For(r)
+	if err != nil {
+		return store.Value{}, fmt.Errorf("%s: get %q: %w", s.name, key, err)
+	}
+	if req.Empty {
+		return s.emptyPart(ctx, key)
+	}
+	in := &awss3.GetObjectInput{Bucket: &s.bucket, Key: &obj}
+	if req.Header != "" {
+		in.Range = aws.String(req.Header)
+	}
+	var v store.Value
+	err = s.do(ctx, func(ctx context.Context) error {
+		out, err := s.client.GetObject(ctx, in)
+		if err != nil {
+			return err
+		}
+		defer out.Body.Close()
+		data, err := readBody(out.Body, out.ContentLength)
+		if err != nil {
+			return fmt.Errorf("read body: %w", err)
+		}
+		v = store.Value{Data: data, Version: aws.ToString(out.ETag)}
+		return nil
+	})
+	if status(err) == 416 {
+		// The range starts at or past the end: no bytes, but the value
+		// exists (or not) and has a version.
+		return s.emptyPart(ctx, key)
+	}
+	if missing, merr := s.notFound(ctx, err); missing {
+		return store.Value{}, fmt.Errorf("%s: get %q: %w", s.name, key, store.ErrNotFound)
+	} else if merr != nil {
+		err = merr
+	}
+	return v, s.wrap("get", key, err)
+}
+
+// emptyPart is the answer to a range of no bytes: ErrNotFound or the
+// value's version.
+func (s *Store) emptyPart(ctx context.Context, key string) (store.Value, error) {
+	info, err := s.Stat(ctx, key)
+	if err != nil {
+		return store.Value{}, err
+	}
+	return store.Value{Data: []byte{}, Version: info.Version}, nil
+}
+
+// readBody reads a body of the announced length into a buffer of exactly
+// that size (no growing and copying), or whole when the length is unknown.
+func readBody(body io.Reader, length *int64) ([]byte, error) {
+	if length == nil || *length < 0 {
+		return io.ReadAll(body)
+	}
+	data := make([]byte, *length)
+	if _, err := io.ReadFull(body, data); err != nil {
+		return nil, err
+	}
+	return data, nil
+}
+
+// GetInto reads the whole value of key into dst when its size is len(dst):
+// one GET, whose body goes straight into dst.
+func (s *Store) GetInto(ctx context.Context, key string, dst []byte) (bool, error) {
+	obj, err := s.object("get", key)
+	if err != nil {
+		return false, err
+	}
+	fits := false
+	err = s.do(ctx, func(ctx context.Context) error {
+		out, err := s.client.GetObject(ctx, &awss3.GetObjectInput{Bucket: &s.bucket, Key: &obj})
+		if err != nil {
+			return err
+		}
+		defer out.Body.Close()
+		fits = out.ContentLength != nil && *out.ContentLength == int64(len(dst))
+		if !fits {
+			return nil
+		}
+		if _, err := io.ReadFull(out.Body, dst); err != nil {
+			return fmt.Errorf("read body: %w", err)
+		}
+		return nil
+	})
+	if missing, merr := s.notFound(ctx, err); missing {
+		return false, fmt.Errorf("%s: get %q: %w", s.name, key, store.ErrNotFound)
+	} else if merr != nil {
+		err = merr
+	}
+	return fits && err == nil, s.wrap("get", key, err)
+}
+
+// Stat returns the size and ETag of a value (HEAD).
+func (s *Store) Stat(ctx context.Context, key string) (store.Info, error) {
+	obj, err := s.object("stat", key)
+	if err != nil {
+		return store.Info{}, err
+	}
+	var info store.Info
+	err = s.do(ctx, func(ctx context.Context) error {
+		out, err := s.client.HeadObject(ctx, &awss3.HeadObjectInput{Bucket: &s.bucket, Key: &obj})
+		if err != nil {
+			return err
+		}
+		info = store.Info{Size: aws.ToInt64(out.ContentLength), Version: aws.ToString(out.ETag)}
+		return nil
+	})
+	if missing, merr := s.notFound(ctx, err); missing {
+		return store.Info{}, fmt.Errorf("%s: stat %q: %w", s.name, key, store.ErrNotFound)
+	} else if merr != nil {
+		err = merr
+	}
+	return info, s.wrap("stat", key, err)
+}
