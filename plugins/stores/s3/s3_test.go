@@ -27,16 +27,20 @@ func newTestStore(t testing.TB, cfg Config) *Store {
 	return s
 }
 
+// suiteOptions fit the suite to testConfig: values just above the part
+// size, keys in many pages, ETags that digest the content.
+var suiteOptions = storetest.Options{LargeValue: 2*MinPartSize + 123, VersionsFromContent: true}
+
 func TestConformance(t *testing.T) {
 	srv := servers.StartS3(t)
-	storetest.Run(t, func(t *testing.T) store.Store {
+	storetest.RunWith(t, suiteOptions, func(t *testing.T) store.Store {
 		return newTestStore(t, testConfig(t, srv))
 	})
 }
 
 func TestConformanceUnderPrefix(t *testing.T) {
 	srv := servers.StartS3(t)
-	storetest.Run(t, func(t *testing.T) store.Store {
+	storetest.RunWith(t, suiteOptions, func(t *testing.T) store.Store {
 		cfg := testConfig(t, srv)
 		cfg.Prefix = "deep/er"
 		return newTestStore(t, cfg)
