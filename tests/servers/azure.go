@@ -58,7 +58,8 @@ func StartAzure(t testing.TB) *Azure {
 	dir := t.TempDir()
 	command := func(port int) *exec.Cmd {
 		cmd := exec.Command(bin, "--blobHost", "127.0.0.1", "--blobPort", fmt.Sprint(port),
-			"--skipApiVersionCheck", "--disableTelemetry", "--inMemoryPersistence", "--location", dir)
+			"--skipApiVersionCheck", "--disableTelemetry", "--inMemoryPersistence")
+		cmd.Dir = dir // anything it writes lands in the test's directory
 		cmd.Env = append(os.Environ(), "AZURITE_ACCOUNTS="+a.Account+":"+a.AccountKey)
 		return cmd
 	}

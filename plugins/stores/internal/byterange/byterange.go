@@ -82,6 +82,11 @@ func ParseContentRange(h string) (ContentRange, error) {
 	if !ok {
 		return ContentRange{}, bad
 	}
+	if size == "0" {
+		// An empty value has no bytes to name; some servers (Go's
+		// ServeContent) still send "bytes 0--1/0".
+		return ContentRange{Size: 0}, nil
+	}
 	first, last, ok := strings.Cut(span, "-")
 	if !ok {
 		return ContentRange{}, bad
