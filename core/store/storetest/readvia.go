@@ -32,7 +32,9 @@ func (s *readVia) GetInto(ctx context.Context, key string, dst []byte) (bool, er
 	return store.GetInto(ctx, s.r, key, dst)
 }
 
-func (s *readVia) Stat(ctx context.Context, key string) (store.Info, error) { return s.r.Stat(ctx, key) }
+func (s *readVia) Stat(ctx context.Context, key string) (store.Info, error) {
+	return s.r.Stat(ctx, key)
+}
 
 func (s *readVia) Set(ctx context.Context, key string, data []byte, cond store.Condition) (string, error) {
 	if cond != (store.Condition{}) {

@@ -190,4 +190,3 @@ func (s *Store) Stat(ctx context.Context, key string) (store.Info, error) {
 	})
 	return info, err
 }
-
