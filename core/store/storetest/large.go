@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"errors"
 	"sync"
 	"testing"
@@ -46,41 +47,44 @@ func testConditionalRace(t *testing.T, s store.Store) {
 	const writers = 8
 	winner := race(t, s, writers, store.Condition{IfNoneMatch: true}, 0)
 	v := mustGet(t, s, "raced", store.ByteRange{})
-	if len(v.Data) != 1 || int(v.Data[0]) != winner.i {
-		t.Fatalf("raced key holds %q, want the winner's [%d]", v.Data, winner.i)
+	if len(v.Data) != 1 || int(v.Data[0]) != winner.I {
+		t.Fatalf("raced key holds %q, want the winner's [%d]", v.Data, winner.I)
 	}
-	wantVersion(t, s, "raced", winner.version)
+	wantVersion(t, s, "raced", winner.Version)
 
-	winner = race(t, s, writers, store.Condition{IfMatch: winner.version}, 100)
-	wantValue(t, s, "raced", []byte{byte(winner.i)})
-	wantVersion(t, s, "raced", winner.version)
+	winner = race(t, s, writers, store.Condition{IfMatch: winner.Version}, 100)
+	wantValue(t, s, "raced", []byte{byte(winner.I)})
+	wantVersion(t, s, "raced", winner.Version)
 }
 
-type raceWin struct {
-	i       int
-	version string
+// RaceWin is a Set that won a Race: it wrote []byte{I} and got Version.
+type RaceWin struct {
+	I       int
+	Version string
 }
 
-// race runs writers Sets of []byte{base+i} under cond at once and returns
-// the one that succeeded, failing unless exactly one did.
-func race(t *testing.T, s store.Store, writers int, cond store.Condition, base int) raceWin {
-	t.Helper()
+// Race runs writers Sets of []byte{base+i} to key under cond, released at
+// the same moment, and returns those that succeeded. A failure other than
+// ErrConflict is returned as an error. With a condition that only one
+// writer can meet (IfNoneMatch on a new key, IfMatch on the current
+// version), a store that honours conditions lets exactly one win.
+func Race(ctx context.Context, s store.Store, key string, writers int, cond store.Condition, base int) ([]RaceWin, error) {
 	var (
 		wg    sync.WaitGroup
 		mu    sync.Mutex
-		wins  []raceWin
+		wins  []RaceWin
 		other []error
 		start = make(chan struct{})
 	)
 	for i := range writers {
 		wg.Go(func() {
 			<-start
-			v, err := s.Set(t.Context(), "raced", []byte{byte(base + i)}, cond)
+			v, err := s.Set(ctx, key, []byte{byte(base + i)}, cond)
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
 			case err == nil:
-				wins = append(wins, raceWin{base + i, v})
+				wins = append(wins, RaceWin{base + i, v})
 			case !errors.Is(err, store.ErrConflict):
 				other = append(other, err)
 			}
@@ -88,8 +92,15 @@ func race(t *testing.T, s store.Store, writers int, cond store.Condition, base i
 	}
 	close(start)
 	wg.Wait()
-	if len(other) > 0 {
-		t.Fatalf("racing Sets with %+v failed other than by conflict: %v", cond, errors.Join(other...))
+	return wins, errors.Join(other...)
+}
+
+// race is Race on "raced", failing unless exactly one writer won.
+func race(t *testing.T, s store.Store, writers int, cond store.Condition, base int) RaceWin {
+	t.Helper()
+	wins, err := Race(t.Context(), s, "raced", writers, cond, base)
+	if err != nil {
+		t.Fatalf("racing Sets with %+v failed other than by conflict: %v", cond, err)
 	}
 	if len(wins) != 1 {
 		t.Fatalf("%d racing Sets with %+v succeeded, want exactly 1: %+v", len(wins), cond, wins)

@@ -61,6 +61,9 @@ type Store struct {
 	workers   int
 	pageSize  int32
 	policy    retry.Policy
+	// dropConditions is a test hook: Set sends no preconditions, to show
+	// that the tests catch their absence. False in production.
+	dropConditions bool
 }
 
 var (

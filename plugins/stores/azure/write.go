@@ -30,6 +30,9 @@ func (s *Store) Set(ctx context.Context, key string, data []byte, cond store.Con
 	if err != nil {
 		return "", err
 	}
+	if s.dropConditions {
+		cond = store.Condition{}
+	}
 	bc := s.client.NewBlockBlobClient(name)
 	access := accessConditions(cond)
 	var etag string

@@ -68,6 +68,9 @@ type Store struct {
 	// bucketSeen is set once the bucket is known to exist, so that a 404
 	// without a body (HEAD) can be told to mean a missing key.
 	bucketSeen atomic.Bool
+	// dropConditions is a test hook: Set sends no preconditions, to show
+	// that the tests catch their absence. False in production.
+	dropConditions bool
 }
 
 var (

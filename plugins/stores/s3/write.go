@@ -27,6 +27,9 @@ func (s *Store) Set(ctx context.Context, key string, data []byte, cond store.Con
 	if err != nil {
 		return "", err
 	}
+	if s.dropConditions {
+		cond = store.Condition{}
+	}
 	var etag string
 	if int64(len(data)) > s.partSize {
 		etag, err = s.multipart(ctx, obj, data, cond)

@@ -59,12 +59,6 @@ func For(r store.ByteRange) (Request, error) {
 
 const maxOffset = 1<<63 - 1
 
-// Validate checks r as For does, for stores that build their own requests.
-func Validate(r store.ByteRange) error {
-	_, err := For(r)
-	return err
-}
-
 // ContentRange is a parsed Content-Range header: bytes [Start, End) of a
 // value of Size bytes (Size is -1 when the server did not say).
 type ContentRange struct {
@@ -105,17 +99,6 @@ func ParseContentRange(h string) (ContentRange, error) {
 		cr.Size = n
 	}
 	return cr, nil
-}
-
-// UnsatisfiedSize returns the size in a 416 answer's "bytes */size"
-// Content-Range, and false when the header says nothing usable.
-func UnsatisfiedSize(h string) (int64, bool) {
-	s, ok := strings.CutPrefix(h, "bytes */")
-	if !ok {
-		return 0, false
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	return n, err == nil && n >= 0
 }
 
 // Check verifies that a 206 answer carries the part of the value that r
