@@ -23,7 +23,7 @@ type backend struct {
 	addr string // the server's host:port
 	// open returns a store on the test's bucket or container through
 	// the server at addr, with the given secret and attempts.
-	open func(t *testing.T, addr, secret string, attempts int) store.Store
+	open   func(t *testing.T, addr, secret string, attempts int) store.Store
 	secret string
 	// throttle and denied are the service's own answers for "slow down"
 	// and "access denied".
