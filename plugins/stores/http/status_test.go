@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/zarrgw/zarrgw/core/store"
+	"github.com/zarrgw/zarrgw/plugins/stores/internal/schematest"
 	"github.com/zarrgw/zarrgw/tests/servers"
 )
 
@@ -84,4 +85,8 @@ func TestBadURLs(t *testing.T) {
 			t.Fatalf("New(%q): %v", u, err)
 		}
 	}
+}
+
+func TestSchema(t *testing.T) {
+	schematest.Check(t, Schema, Config{}, "bearer_token")
 }
