@@ -107,3 +107,20 @@ func race(t *testing.T, s store.Store, writers int, cond store.Condition, base i
 	}
 	return wins[0]
 }
+
+// PreconditionsDecide shows that a store's conditional writes are what
+// keeps racing writers apart (core/array creates a chunk it read as
+// missing with IfNoneMatch): on safe, exactly one of eight racing creates
+// wins; on unsafe, the same store with its preconditions switched off by
+// a test hook, several do, so the check can fail.
+func PreconditionsDecide(t *testing.T, safe, unsafe store.Store) {
+	t.Helper()
+	create := store.Condition{IfNoneMatch: true}
+	wins, err := Race(t.Context(), safe, "chunk", 8, create, 0)
+	if err != nil || len(wins) != 1 {
+		t.Fatalf("racing creates: %d won, %v; want 1 and the rest conflicts", len(wins), err)
+	}
+	if wins, err := Race(t.Context(), unsafe, "chunk", 8, create, 0); err != nil || len(wins) < 2 {
+		t.Fatalf("without preconditions %d racing creates won (%v): the check cannot tell", len(wins), err)
+	}
+}

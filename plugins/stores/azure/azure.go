@@ -32,7 +32,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
@@ -40,6 +39,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 
 	"github.com/zarrgw/zarrgw/core/store"
+	"github.com/zarrgw/zarrgw/plugins/stores/internal/remote"
 	"github.com/zarrgw/zarrgw/plugins/stores/internal/retry"
 )
 
@@ -55,8 +55,7 @@ const maxBlocks = 50000
 // Store is an Azure Blob container, or the part of it below a prefix.
 type Store struct {
 	client    *container.Client
-	prefix    string // "" or ends in "/"
-	name      string // az://container/prefix, for errors
+	space     remote.Space // az://container/prefix/
 	blockSize int64
 	workers   int
 	pageSize  int32
@@ -78,20 +77,19 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	prefix, err := normPrefix(cfg.Prefix)
+	space, err := remote.NewSpace("az", cfg.Container, cfg.Prefix)
 	if err != nil {
-		return nil, fmt.Errorf("az://%s: %w", cfg.Container, err)
+		return nil, err
 	}
 	s := &Store{
-		prefix:    prefix,
-		name:      "az://" + cfg.Container + "/" + prefix,
-		blockSize: cfg.blockSize(),
-		workers:   cfg.concurrency(),
-		pageSize:  cfg.pageSize(),
+		space:     space,
+		blockSize: remote.Or(cfg.BlockSize, DefaultBlockSize),
+		workers:   remote.Or(cfg.Concurrency, 8),
+		pageSize:  int32(remote.Or(cfg.ListPageSize, 5000)),
 		policy:    retry.Policy{Attempts: cfg.MaxAttempts},
 	}
 	if s.client, err = cfg.withEnvironment().client(clientOptions(cfg)); err != nil {
-		return nil, fmt.Errorf("%s: %w", s.name, err)
+		return nil, fmt.Errorf("%s: %w", s.space.Name, err)
 	}
 	return s, nil
 }
@@ -102,24 +100,12 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 func clientOptions(cfg Config) *container.ClientOptions {
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.MaxIdleConns = 0
-	transport.MaxIdleConnsPerHost = cfg.idleConns()
+	transport.MaxIdleConnsPerHost = remote.Or(cfg.MaxIdleConns, 256)
 	transport.IdleConnTimeout = 90 * time.Second
 	return &container.ClientOptions{ClientOptions: azcore.ClientOptions{
 		Retry:     policy.RetryOptions{MaxRetries: -1},
 		Transport: &http.Client{Transport: transport},
 	}}
-}
-
-// normPrefix turns "a/b", "/a/b/" or "" into "a/b/" or "".
-func normPrefix(p string) (string, error) {
-	p = strings.Trim(p, "/")
-	if p == "" {
-		return "", nil
-	}
-	if err := store.ValidateKey(p); err != nil {
-		return "", fmt.Errorf("prefix: %w", err)
-	}
-	return p + "/", nil
 }
 
 // Capabilities reports every capability but native suffix ranges, which
@@ -130,26 +116,10 @@ func (s *Store) Capabilities() store.Capabilities {
 }
 
 // String names the store as az://container/prefix/.
-func (s *Store) String() string { return s.name }
+func (s *Store) String() string { return s.space.Name }
 
 // Close does nothing: connections are pooled by the HTTP client.
 func (s *Store) Close() error { return nil }
-
-// blob returns the blob name of a store key, checking it first.
-func (s *Store) blob(op, key string) (string, error) {
-	if err := store.ValidateKey(key); err != nil {
-		return "", fmt.Errorf("%s: %s: %w", s.name, op, err)
-	}
-	return s.prefix + key, nil
-}
-
-// dir returns the blob name prefix of a store prefix, checking it first.
-func (s *Store) dir(op, prefix string) (string, error) {
-	if err := store.ValidatePrefix(prefix); err != nil {
-		return "", fmt.Errorf("%s: %s: %w", s.name, op, err)
-	}
-	return s.prefix + prefix, nil
-}
 
 // do runs op under the store's retry policy.
 func (s *Store) do(ctx context.Context, op func(context.Context) error) error {

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
+
+	"github.com/zarrgw/zarrgw/plugins/stores/internal/remote"
 )
 
 // Config is the store's configuration; its JSON form is what Schema
@@ -65,10 +67,8 @@ const (
 // ParseConfig decodes a JSON configuration, refusing unknown fields.
 func ParseConfig(raw json.RawMessage) (Config, error) {
 	var c Config
-	dec := json.NewDecoder(strings.NewReader(string(raw)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
-		return Config{}, fmt.Errorf("azure: configuration: %w", err)
+	if err := remote.Decode(Name, raw, &c); err != nil {
+		return Config{}, err
 	}
 	return c, c.validate()
 }
@@ -163,32 +163,4 @@ func (c Config) serviceURL() string {
 		return c.Endpoint
 	}
 	return "https://" + c.Account + ".blob.core.windows.net"
-}
-
-func (c Config) blockSize() int64 {
-	if c.BlockSize == 0 {
-		return DefaultBlockSize
-	}
-	return c.BlockSize
-}
-
-func (c Config) concurrency() int {
-	if c.Concurrency <= 0 {
-		return 8
-	}
-	return c.Concurrency
-}
-
-func (c Config) pageSize() int32 {
-	if c.ListPageSize == 0 {
-		return 5000
-	}
-	return int32(c.ListPageSize)
-}
-
-func (c Config) idleConns() int {
-	if c.MaxIdleConns <= 0 {
-		return 256
-	}
-	return c.MaxIdleConns
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
-	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/zarrgw/zarrgw/core/store"
@@ -18,7 +17,7 @@ func notFoundErr(err error) bool { return errors.Is(err, store.ErrNotFound) }
 
 // Erase removes a blob and its snapshots; a missing blob is not an error.
 func (s *Store) Erase(ctx context.Context, key string) error {
-	name, err := s.blob("erase", key)
+	name, err := s.space.Object("erase", key)
 	if err != nil {
 		return err
 	}
@@ -43,7 +42,7 @@ func (s *Store) deleteBlob(ctx context.Context, name string) error {
 func (s *Store) EraseMany(ctx context.Context, keys []string) error {
 	names := make([]string, len(keys))
 	for i, key := range keys {
-		name, err := s.blob("erase", key)
+		name, err := s.space.Object("erase", key)
 		if err != nil {
 			return err
 		}
@@ -57,7 +56,7 @@ func (s *Store) deleteAll(ctx context.Context, names []string) error {
 	g.SetLimit(s.workers)
 	for _, name := range names {
 		g.Go(func() error {
-			return s.wrap("erase", name[len(s.prefix):], s.deleteBlob(gctx, name))
+			return s.wrap("erase", name[len(s.space.Prefix):], s.deleteBlob(gctx, name))
 		})
 	}
 	return g.Wait()
@@ -66,18 +65,12 @@ func (s *Store) deleteAll(ctx context.Context, names []string) error {
 // ErasePrefix removes every key below prefix, deleting each page of the
 // listing as it arrives.
 func (s *Store) ErasePrefix(ctx context.Context, prefix string) error {
-	p, err := s.dir("erase prefix", prefix)
+	p, err := s.space.Dir("erase prefix", prefix)
 	if err != nil {
 		return err
 	}
-	pager := s.client.NewListBlobsFlatPager(&container.ListBlobsFlatOptions{Prefix: &p, MaxResults: &s.pageSize})
-	for pager.More() {
-		var page container.ListBlobsFlatResponse
-		err := s.do(ctx, func(ctx context.Context) error {
-			var err error
-			page, err = pager.NextPage(ctx)
-			return err
-		})
+	for pager := s.flatPager(p); pager.More(); {
+		page, err := nextPage(ctx, s, pager)
 		if err != nil {
 			return s.wrap("erase prefix", prefix, err)
 		}

@@ -61,7 +61,7 @@ func (s *Store) wrap(op, key string, err error) error {
 	if err == nil {
 		return nil
 	}
-	what := fmt.Sprintf("%s: %s %q", s.name, op, key)
+	what := fmt.Sprintf("%s: %s %q", s.space.Name, op, key)
 	st, code := answer(err)
 	if st == 0 {
 		return fmt.Errorf("%s: %w", what, redact.Error(err))

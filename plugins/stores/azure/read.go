@@ -11,6 +11,7 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/plugins/stores/internal/byterange"
+	"github.com/zarrgw/zarrgw/plugins/stores/internal/remote"
 )
 
 // suffixAttempts bounds how often a suffix read starts again because the
@@ -20,16 +21,16 @@ const suffixAttempts = 5
 // Get reads the value or the part r selects; the version is the whole
 // blob's ETag. Suffix ranges take a size lookup first (Azure has none).
 func (s *Store) Get(ctx context.Context, key string, r store.ByteRange) (store.Value, error) {
-	name, err := s.blob("get", key)
+	name, err := s.space.Object("get", key)
 	if err != nil {
 		return store.Value{}, err
 	}
 	req, err := byterange.For(r)
 	if err != nil {
-		return store.Value{}, fmt.Errorf("%s: get %q: %w", s.name, key, err)
+		return store.Value{}, fmt.Errorf("%s: get %q: %w", s.space.Name, key, err)
 	}
 	if req.Empty {
-		return s.emptyPart(ctx, key)
+		return remote.EmptyPart(ctx, s, key)
 	}
 	if r.Kind == store.Suffix {
 		return s.getSuffix(ctx, key, name, r.Length)
@@ -38,7 +39,7 @@ func (s *Store) Get(ctx context.Context, key string, r store.ByteRange) (store.V
 	if status(err) == 416 {
 		// The range starts at or past the end: no bytes, but the value
 		// exists (or not) and has a version.
-		return s.emptyPart(ctx, key)
+		return remote.EmptyPart(ctx, s, key)
 	}
 	return v, s.readErr("get", key, err)
 }
@@ -76,7 +77,7 @@ func (s *Store) getSuffix(ctx context.Context, key, name string, n int64) (store
 		}
 		return v, s.readErr("get", key, err)
 	}
-	return store.Value{}, fmt.Errorf("%s: get %q: the value kept changing during %d suffix reads", s.name, key, suffixAttempts)
+	return store.Value{}, fmt.Errorf("%s: get %q: the value kept changing during %d suffix reads", s.space.Name, key, suffixAttempts)
 }
 
 // download reads a range of a blob, retrying the request and the body
@@ -91,9 +92,13 @@ func (s *Store) download(ctx context.Context, name string, rng blob.HTTPRange, c
 			return err
 		}
 		defer resp.Body.Close()
-		data, err := readBody(resp.Body, resp.ContentLength)
+		length := int64(-1)
+		if resp.ContentLength != nil {
+			length = *resp.ContentLength
+		}
+		data, err := remote.ReadBody(resp.Body, length)
 		if err != nil {
-			return fmt.Errorf("read body: %w", err)
+			return err
 		}
 		v = store.Value{Data: data, Version: etagOf(resp.ETag)}
 		return nil
@@ -112,38 +117,15 @@ func etagOf(e *azcore.ETag) string {
 // is wrapped.
 func (s *Store) readErr(op, key string, err error) error {
 	if err != nil && notFound(err) {
-		return fmt.Errorf("%s: %s %q: %w", s.name, op, key, store.ErrNotFound)
+		return fmt.Errorf("%s: %s %q: %w", s.space.Name, op, key, store.ErrNotFound)
 	}
 	return s.wrap(op, key, err)
-}
-
-// emptyPart is the answer to a range of no bytes: ErrNotFound or the
-// value's version.
-func (s *Store) emptyPart(ctx context.Context, key string) (store.Value, error) {
-	info, err := s.Stat(ctx, key)
-	if err != nil {
-		return store.Value{}, err
-	}
-	return store.Value{Data: []byte{}, Version: info.Version}, nil
-}
-
-// readBody reads a body of the announced length into a buffer of exactly
-// that size, or whole when the length is unknown.
-func readBody(body io.Reader, length *int64) ([]byte, error) {
-	if length == nil || *length < 0 {
-		return io.ReadAll(body)
-	}
-	data := make([]byte, *length)
-	if _, err := io.ReadFull(body, data); err != nil {
-		return nil, err
-	}
-	return data, nil
 }
 
 // GetInto reads the whole value of key into dst when its size is len(dst):
 // one GET, whose body goes straight into dst.
 func (s *Store) GetInto(ctx context.Context, key string, dst []byte) (bool, error) {
-	name, err := s.blob("get", key)
+	name, err := s.space.Object("get", key)
 	if err != nil {
 		return false, err
 	}
@@ -169,7 +151,7 @@ func (s *Store) GetInto(ctx context.Context, key string, dst []byte) (bool, erro
 
 // Stat returns the size and ETag of a blob.
 func (s *Store) Stat(ctx context.Context, key string) (store.Info, error) {
-	name, err := s.blob("stat", key)
+	name, err := s.space.Object("stat", key)
 	if err != nil {
 		return store.Info{}, err
 	}

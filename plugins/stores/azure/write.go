@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/zarrgw/zarrgw/core/store"
+	"github.com/zarrgw/zarrgw/plugins/stores/internal/remote"
 )
 
 // stagedAttempts bounds how often a staged upload starts again after
@@ -26,7 +27,7 @@ const stagedAttempts = 3
 // returns the new ETag. A failed condition is store.ErrConflict and
 // changes nothing.
 func (s *Store) Set(ctx context.Context, key string, data []byte, cond store.Condition) (string, error) {
-	name, err := s.blob("set", key)
+	name, err := s.space.Object("set", key)
 	if err != nil {
 		return "", err
 	}
@@ -42,17 +43,9 @@ func (s *Store) Set(ctx context.Context, key string, data []byte, cond store.Con
 		etag, err = s.upload(ctx, bc, data, access)
 	}
 	if err != nil && conflict(err, cond) {
-		return "", fmt.Errorf("%s: set %q: %w (%s)", s.name, key, store.ErrConflict, describe(cond))
+		return "", remote.Conflict(s.space.Name, key, cond)
 	}
 	return etag, s.wrap("set", key, err)
-}
-
-// describe says what a condition asked, for conflict errors.
-func describe(cond store.Condition) string {
-	if cond.IfNoneMatch {
-		return "key exists"
-	}
-	return fmt.Sprintf("version is not %s", cond.IfMatch)
 }
 
 func accessConditions(cond store.Condition) *blob.AccessConditions {

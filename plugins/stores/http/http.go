@@ -25,6 +25,7 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/plugins/stores/internal/redact"
+	"github.com/zarrgw/zarrgw/plugins/stores/internal/remote"
 	"github.com/zarrgw/zarrgw/plugins/stores/internal/retry"
 )
 
@@ -54,12 +55,8 @@ const Schema = `{"type":"object","required":["url"],"properties":{
 // ParseConfig decodes a JSON configuration, refusing unknown fields.
 func ParseConfig(raw json.RawMessage) (Config, error) {
 	var c Config
-	dec := json.NewDecoder(strings.NewReader(string(raw)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
-		return Config{}, fmt.Errorf("http: configuration: %w", err)
-	}
-	return c, nil
+	err := remote.Decode(Name, raw, &c)
+	return c, err
 }
 
 // ConfigFromURL returns the configuration of a LOCATION http(s)://...;
@@ -101,10 +98,7 @@ func New(_ context.Context, cfg Config) (*Store, error) {
 	}
 	transport := nethttp.DefaultTransport.(*nethttp.Transport).Clone()
 	transport.MaxIdleConns = 0
-	transport.MaxIdleConnsPerHost = cfg.MaxIdleConns
-	if transport.MaxIdleConnsPerHost <= 0 {
-		transport.MaxIdleConnsPerHost = 256
-	}
+	transport.MaxIdleConnsPerHost = remote.Or(cfg.MaxIdleConns, 256)
 	transport.IdleConnTimeout = 90 * time.Second
 	return &Store{base: u, name: redact.URL(u), token: cfg.BearerToken,
 		client: &nethttp.Client{Transport: transport}, policy: retry.Policy{Attempts: cfg.MaxAttempts}}, nil

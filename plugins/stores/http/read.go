@@ -10,6 +10,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/plugins/stores/internal/byterange"
 	"github.com/zarrgw/zarrgw/plugins/stores/internal/redact"
+	"github.com/zarrgw/zarrgw/plugins/stores/internal/remote"
 	"github.com/zarrgw/zarrgw/plugins/stores/internal/retry"
 )
 
@@ -87,8 +88,7 @@ func (s *Store) Get(ctx context.Context, key string, r store.ByteRange) (store.V
 		return store.Value{}, fmt.Errorf("%s: get %q: %w", s.name, key, err)
 	}
 	if req.Empty {
-		info, err := s.Stat(ctx, key)
-		return store.Value{Data: []byte{}, Version: info.Version}, err
+		return remote.EmptyPart(ctx, s, key)
 	}
 	var v store.Value
 	err = s.send(ctx, nethttp.MethodGet, key, req.Header, func(resp *nethttp.Response) error {
@@ -115,37 +115,16 @@ func readPart(resp *nethttp.Response, r store.ByteRange) (store.Value, error) {
 		if err != nil {
 			return store.Value{}, err
 		}
-		length := cr.End - cr.Start
-		v.Data, err = readBody(resp.Body, &length)
+		v.Data, err = remote.ReadBody(resp.Body, cr.End-cr.Start)
 		return v, err
 	}
 	// 200: the server ignored the range and sent the whole value.
-	whole, err := readBody(resp.Body, knownLength(resp))
+	whole, err := remote.ReadBody(resp.Body, resp.ContentLength)
 	if err != nil {
 		return store.Value{}, err
 	}
 	v.Data, err = store.SliceRange(whole, r)
 	return v, err
-}
-
-func knownLength(resp *nethttp.Response) *int64 {
-	if resp.ContentLength < 0 {
-		return nil
-	}
-	return &resp.ContentLength
-}
-
-// readBody reads a body of a known length into a buffer of exactly that
-// size, or whole when the length is unknown.
-func readBody(body io.Reader, length *int64) ([]byte, error) {
-	if length == nil {
-		return io.ReadAll(body)
-	}
-	data := make([]byte, *length)
-	if _, err := io.ReadFull(body, data); err != nil {
-		return nil, fmt.Errorf("read body: %w", err)
-	}
-	return data, nil
 }
 
 // GetInto reads the whole value into dst when its size is len(dst).

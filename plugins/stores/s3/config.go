@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+
+	"github.com/zarrgw/zarrgw/plugins/stores/internal/redact"
+	"github.com/zarrgw/zarrgw/plugins/stores/internal/remote"
 )
 
 // Config is the store's configuration; its JSON form is what Schema
@@ -58,10 +61,8 @@ const Schema = `{"type":"object","required":["bucket"],"properties":{
 // ParseConfig decodes a JSON configuration, refusing unknown fields.
 func ParseConfig(raw json.RawMessage) (Config, error) {
 	var c Config
-	dec := json.NewDecoder(strings.NewReader(string(raw)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
-		return Config{}, fmt.Errorf("s3: configuration: %w", err)
+	if err := remote.Decode(Name, raw, &c); err != nil {
+		return Config{}, err
 	}
 	return c, c.validate()
 }
@@ -74,16 +75,9 @@ func ConfigFromURL(loc string) (Config, error) {
 		return Config{}, fmt.Errorf("s3: location %q: want s3://bucket/prefix", loc)
 	}
 	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
-		return Config{}, fmt.Errorf("s3: location %q: credentials and options come from the environment, not the URL", redact(u))
+		return Config{}, fmt.Errorf("s3: location %q: credentials and options come from the environment, not the URL", redact.URL(u))
 	}
 	return Config{Bucket: u.Host, Prefix: strings.Trim(u.Path, "/")}, nil
-}
-
-// redact drops what a URL may carry of secrets.
-func redact(u *url.URL) string {
-	c := *u
-	c.User, c.RawQuery, c.Fragment = nil, "", ""
-	return c.String()
 }
 
 func (c Config) validate() error {
@@ -102,32 +96,4 @@ func (c Config) validate() error {
 		return fmt.Errorf("s3://%s: secret_access_key or session_token is set without access_key_id", c.Bucket)
 	}
 	return nil
-}
-
-func (c Config) partSize() int64 {
-	if c.PartSize == 0 {
-		return DefaultPartSize
-	}
-	return c.PartSize
-}
-
-func (c Config) concurrency() int {
-	if c.Concurrency <= 0 {
-		return 8
-	}
-	return c.Concurrency
-}
-
-func (c Config) pageSize() int32 {
-	if c.ListPageSize == 0 {
-		return 1000
-	}
-	return int32(c.ListPageSize)
-}
-
-func (c Config) idleConns() int {
-	if c.MaxIdleConns <= 0 {
-		return 256
-	}
-	return c.MaxIdleConns
 }

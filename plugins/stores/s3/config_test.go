@@ -59,7 +59,7 @@ func TestFromURLWithEnvironment(t *testing.T) {
 		t.Fatal(err)
 	}
 	whole := newTestStore(t, testConfig(t, srv))
-	whole.bucket, whole.name = bucket, "s3://"+bucket+"/"
+	whole.bucket = bucket
 	if v, err := whole.Get(t.Context(), "data.zarr/zarr.json", store.ByteRange{}); err != nil || string(v.Data) != "{}" {
 		t.Fatalf("the key under the URL's prefix: %q, %v", v.Data, err)
 	}

@@ -13,7 +13,7 @@ import (
 
 // Erase removes a key; S3 answers a delete of a missing key with success.
 func (s *Store) Erase(ctx context.Context, key string) error {
-	obj, err := s.object("erase", key)
+	obj, err := s.space.Object("erase", key)
 	if err != nil {
 		return err
 	}
@@ -29,7 +29,7 @@ func (s *Store) Erase(ctx context.Context, key string) error {
 func (s *Store) EraseMany(ctx context.Context, keys []string) error {
 	objs := make([]string, len(keys))
 	for i, key := range keys {
-		obj, err := s.object("erase", key)
+		obj, err := s.space.Object("erase", key)
 		if err != nil {
 			return err
 		}
@@ -47,7 +47,7 @@ func (s *Store) EraseMany(ctx context.Context, keys []string) error {
 // ErasePrefix removes every key below prefix, deleting each page of the
 // listing as it arrives.
 func (s *Store) ErasePrefix(ctx context.Context, prefix string) error {
-	p, err := s.dir("erase prefix", prefix)
+	p, err := s.space.Dir("erase prefix", prefix)
 	if err != nil {
 		return err
 	}
@@ -94,7 +94,7 @@ func (s *Store) deleteBatch(ctx context.Context, objs []string) error {
 		if aws.ToString(e.Code) == "NoSuchKey" {
 			continue
 		}
-		errs = append(errs, fmt.Errorf("%s: erase %q: %s: %s", s.name, aws.ToString(e.Key), aws.ToString(e.Code), aws.ToString(e.Message)))
+		errs = append(errs, fmt.Errorf("%s: erase %q: %s: %s", s.space.Name, aws.ToString(e.Key), aws.ToString(e.Code), aws.ToString(e.Message)))
 	}
 	return errors.Join(errs...)
 }

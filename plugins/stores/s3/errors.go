@@ -53,7 +53,7 @@ func (s *Store) wrap(op, key string, err error) error {
 	if err == nil {
 		return nil
 	}
-	what := fmt.Sprintf("%s: %s %q", s.name, op, key)
+	what := fmt.Sprintf("%s: %s %q", s.space.Name, op, key)
 	switch st := status(err); {
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return fmt.Errorf("%s: %w", what, err)

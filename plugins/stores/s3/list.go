@@ -4,7 +4,6 @@ import (
 	"context"
 	"iter"
 	"slices"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
@@ -40,18 +39,10 @@ func (s *Store) pages(ctx context.Context, p, delimiter string, fn func(*awss3.L
 	}
 }
 
-// storeKey returns the store key of an object, and false for objects that
-// no store key names (directory markers ending in "/", names a store
-// would refuse), which listings leave out.
-func (s *Store) storeKey(obj string) (string, bool) {
-	key, ok := strings.CutPrefix(obj, s.prefix)
-	return key, ok && store.ValidateKey(key) == nil
-}
-
 // List yields every key below prefix, a page at a time.
 func (s *Store) List(ctx context.Context, prefix string) iter.Seq2[string, error] {
 	return func(yield func(string, error) bool) {
-		p, err := s.dir("list", prefix)
+		p, err := s.space.Dir("list", prefix)
 		if err != nil {
 			yield("", err)
 			return
@@ -59,7 +50,7 @@ func (s *Store) List(ctx context.Context, prefix string) iter.Seq2[string, error
 		stopped := false
 		err = s.pages(ctx, p, "", func(page *awss3.ListObjectsV2Output) error {
 			for _, o := range page.Contents {
-				key, ok := s.storeKey(aws.ToString(o.Key))
+				key, ok := s.space.Key(aws.ToString(o.Key))
 				if ok && !yield(key, nil) {
 					stopped = true
 					return errStop
@@ -83,19 +74,19 @@ func (stopError) Error() string { return "listing stopped" }
 // ListDir lists the keys and child prefixes directly under prefix with the
 // "/" delimiter, following every page.
 func (s *Store) ListDir(ctx context.Context, prefix string) (store.Dir, error) {
-	p, err := s.dir("list", prefix)
+	p, err := s.space.Dir("list", prefix)
 	if err != nil {
 		return store.Dir{}, err
 	}
 	var d store.Dir
 	err = s.pages(ctx, p, "/", func(page *awss3.ListObjectsV2Output) error {
 		for _, o := range page.Contents {
-			if key, ok := s.storeKey(aws.ToString(o.Key)); ok {
+			if key, ok := s.space.Key(aws.ToString(o.Key)); ok {
 				d.Keys = append(d.Keys, key)
 			}
 		}
 		for _, cp := range page.CommonPrefixes {
-			if child, ok := strings.CutPrefix(aws.ToString(cp.Prefix), s.prefix); ok && store.ValidatePrefix(child) == nil {
+			if child, ok := s.space.Child(aws.ToString(cp.Prefix)); ok {
 				d.Prefixes = append(d.Prefixes, child)
 			}
 		}

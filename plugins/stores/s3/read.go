@@ -10,21 +10,22 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/plugins/stores/internal/byterange"
+	"github.com/zarrgw/zarrgw/plugins/stores/internal/remote"
 )
 
 // Get reads the value or the part r selects with one GET (ranges, open
 // ranges and suffixes alike); the version is the whole object's ETag.
 func (s *Store) Get(ctx context.Context, key string, r store.ByteRange) (store.Value, error) {
-	obj, err := s.object("get", key)
+	obj, err := s.space.Object("get", key)
 	if err != nil {
 		return store.Value{}, err
 	}
 	req, err := byterange.For(r)
 	if err != nil {
-		return store.Value{}, fmt.Errorf("%s: get %q: %w", s.name, key, err)
+		return store.Value{}, fmt.Errorf("%s: get %q: %w", s.space.Name, key, err)
 	}
 	if req.Empty {
-		return s.emptyPart(ctx, key)
+		return remote.EmptyPart(ctx, s, key)
 	}
 	in := &awss3.GetObjectInput{Bucket: &s.bucket, Key: &obj}
 	if req.Header != "" {
@@ -37,9 +38,9 @@ func (s *Store) Get(ctx context.Context, key string, r store.ByteRange) (store.V
 			return err
 		}
 		defer out.Body.Close()
-		data, err := readBody(out.Body, out.ContentLength)
+		data, err := remote.ReadBody(out.Body, aws.ToInt64(out.ContentLength))
 		if err != nil {
-			return fmt.Errorf("read body: %w", err)
+			return err
 		}
 		v = store.Value{Data: data, Version: aws.ToString(out.ETag)}
 		return nil
@@ -47,43 +48,20 @@ func (s *Store) Get(ctx context.Context, key string, r store.ByteRange) (store.V
 	if status(err) == 416 {
 		// The range starts at or past the end: no bytes, but the value
 		// exists (or not) and has a version.
-		return s.emptyPart(ctx, key)
+		return remote.EmptyPart(ctx, s, key)
 	}
 	if missing, merr := s.notFound(ctx, err); missing {
-		return store.Value{}, fmt.Errorf("%s: get %q: %w", s.name, key, store.ErrNotFound)
+		return store.Value{}, fmt.Errorf("%s: get %q: %w", s.space.Name, key, store.ErrNotFound)
 	} else if merr != nil {
 		err = merr
 	}
 	return v, s.wrap("get", key, err)
 }
 
-// emptyPart is the answer to a range of no bytes: ErrNotFound or the
-// value's version.
-func (s *Store) emptyPart(ctx context.Context, key string) (store.Value, error) {
-	info, err := s.Stat(ctx, key)
-	if err != nil {
-		return store.Value{}, err
-	}
-	return store.Value{Data: []byte{}, Version: info.Version}, nil
-}
-
-// readBody reads a body of the announced length into a buffer of exactly
-// that size (no growing and copying), or whole when the length is unknown.
-func readBody(body io.Reader, length *int64) ([]byte, error) {
-	if length == nil || *length < 0 {
-		return io.ReadAll(body)
-	}
-	data := make([]byte, *length)
-	if _, err := io.ReadFull(body, data); err != nil {
-		return nil, err
-	}
-	return data, nil
-}
-
 // GetInto reads the whole value of key into dst when its size is len(dst):
 // one GET, whose body goes straight into dst.
 func (s *Store) GetInto(ctx context.Context, key string, dst []byte) (bool, error) {
-	obj, err := s.object("get", key)
+	obj, err := s.space.Object("get", key)
 	if err != nil {
 		return false, err
 	}
@@ -104,7 +82,7 @@ func (s *Store) GetInto(ctx context.Context, key string, dst []byte) (bool, erro
 		return nil
 	})
 	if missing, merr := s.notFound(ctx, err); missing {
-		return false, fmt.Errorf("%s: get %q: %w", s.name, key, store.ErrNotFound)
+		return false, fmt.Errorf("%s: get %q: %w", s.space.Name, key, store.ErrNotFound)
 	} else if merr != nil {
 		err = merr
 	}
@@ -113,7 +91,7 @@ func (s *Store) GetInto(ctx context.Context, key string, dst []byte) (bool, erro
 
 // Stat returns the size and ETag of a value (HEAD).
 func (s *Store) Stat(ctx context.Context, key string) (store.Info, error) {
-	obj, err := s.object("stat", key)
+	obj, err := s.space.Object("stat", key)
 	if err != nil {
 		return store.Info{}, err
 	}
@@ -127,7 +105,7 @@ func (s *Store) Stat(ctx context.Context, key string) (store.Info, error) {
 		return nil
 	})
 	if missing, merr := s.notFound(ctx, err); missing {
-		return store.Info{}, fmt.Errorf("%s: stat %q: %w", s.name, key, store.ErrNotFound)
+		return store.Info{}, fmt.Errorf("%s: stat %q: %w", s.space.Name, key, store.ErrNotFound)
 	} else if merr != nil {
 		err = merr
 	}

@@ -29,7 +29,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strings"
 	"sync/atomic"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -39,6 +38,7 @@ import (
 	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/zarrgw/zarrgw/core/store"
+	"github.com/zarrgw/zarrgw/plugins/stores/internal/remote"
 	"github.com/zarrgw/zarrgw/plugins/stores/internal/retry"
 )
 
@@ -59,8 +59,7 @@ const (
 type Store struct {
 	client   *awss3.Client
 	bucket   string
-	prefix   string // "" or ends in "/"
-	name     string // s3://bucket/prefix, for errors
+	space    remote.Space // s3://bucket/prefix/
 	partSize int64
 	workers  int
 	pageSize int32
@@ -85,22 +84,21 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	prefix, err := normPrefix(cfg.Prefix)
+	space, err := remote.NewSpace("s3", cfg.Bucket, cfg.Prefix)
 	if err != nil {
-		return nil, fmt.Errorf("s3://%s: %w", cfg.Bucket, err)
+		return nil, err
 	}
 	s := &Store{
 		bucket:   cfg.Bucket,
-		prefix:   prefix,
-		name:     "s3://" + cfg.Bucket + "/" + prefix,
-		partSize: cfg.partSize(),
-		workers:  cfg.concurrency(),
-		pageSize: cfg.pageSize(),
+		space:    space,
+		partSize: remote.Or(cfg.PartSize, DefaultPartSize),
+		workers:  remote.Or(cfg.Concurrency, 8),
+		pageSize: int32(remote.Or(cfg.ListPageSize, maxDeleteBatch)),
 		policy:   retry.Policy{Attempts: cfg.MaxAttempts},
 	}
 	awsCfg, err := config.LoadDefaultConfig(ctx, cfg.loadOptions()...)
 	if err != nil {
-		return nil, fmt.Errorf("%s: configuration: %w", s.name, err)
+		return nil, fmt.Errorf("%s: configuration: %w", s.space.Name, err)
 	}
 	s.client = awss3.NewFromConfig(awsCfg, func(o *awss3.Options) {
 		if cfg.Endpoint != "" {
@@ -129,7 +127,7 @@ func (c Config) loadOptions() []func(*config.LoadOptions) error {
 		config.WithResponseChecksumValidation(aws.ResponseChecksumValidationWhenRequired),
 		config.WithHTTPClient(awshttp.NewBuildableClient().WithTransportOptions(func(tr *http.Transport) {
 			tr.MaxIdleConns = 0
-			tr.MaxIdleConnsPerHost = c.idleConns()
+			tr.MaxIdleConnsPerHost = remote.Or(c.MaxIdleConns, 256)
 		})),
 	}
 	if c.Region != "" {
@@ -145,18 +143,6 @@ func (c Config) loadOptions() []func(*config.LoadOptions) error {
 	return opts
 }
 
-// normPrefix turns "a/b", "/a/b/" or "" into "a/b/" or "".
-func normPrefix(p string) (string, error) {
-	p = strings.Trim(p, "/")
-	if p == "" {
-		return "", nil
-	}
-	if err := store.ValidateKey(p); err != nil {
-		return "", fmt.Errorf("prefix: %w", err)
-	}
-	return p + "/", nil
-}
-
 // Capabilities reports every capability.
 func (s *Store) Capabilities() store.Capabilities {
 	return store.Capabilities{Read: true, Write: true, Erase: true, List: true,
@@ -164,26 +150,10 @@ func (s *Store) Capabilities() store.Capabilities {
 }
 
 // String names the store as s3://bucket/prefix/.
-func (s *Store) String() string { return s.name }
+func (s *Store) String() string { return s.space.Name }
 
 // Close releases idle connections.
 func (s *Store) Close() error { return nil }
-
-// object returns the object key of a store key, checking it first.
-func (s *Store) object(op, key string) (string, error) {
-	if err := store.ValidateKey(key); err != nil {
-		return "", fmt.Errorf("%s: %s: %w", s.name, op, err)
-	}
-	return s.prefix + key, nil
-}
-
-// dir returns the object prefix of a store prefix, checking it first.
-func (s *Store) dir(op, prefix string) (string, error) {
-	if err := store.ValidatePrefix(prefix); err != nil {
-		return "", fmt.Errorf("%s: %s: %w", s.name, op, err)
-	}
-	return s.prefix + prefix, nil
-}
 
 // do runs op under the store's retry policy.
 func (s *Store) do(ctx context.Context, op func(context.Context) error) error {

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/zarrgw/zarrgw/core/store"
+	"github.com/zarrgw/zarrgw/plugins/stores/internal/remote"
 )
 
 // abortTimeout bounds the abort of a failed multipart upload, which runs
@@ -23,7 +24,7 @@ const abortTimeout = 30 * time.Second
 // the new ETag. A failed condition is store.ErrConflict and changes
 // nothing.
 func (s *Store) Set(ctx context.Context, key string, data []byte, cond store.Condition) (string, error) {
-	obj, err := s.object("set", key)
+	obj, err := s.space.Object("set", key)
 	if err != nil {
 		return "", err
 	}
@@ -37,17 +38,9 @@ func (s *Store) Set(ctx context.Context, key string, data []byte, cond store.Con
 		etag, err = s.put(ctx, obj, data, cond)
 	}
 	if err != nil && conflict(err, cond) {
-		return "", fmt.Errorf("%s: set %q: %w (%s)", s.name, key, store.ErrConflict, describe(cond))
+		return "", remote.Conflict(s.space.Name, key, cond)
 	}
 	return etag, s.wrap("set", key, err)
-}
-
-// describe says what a condition asked, for conflict errors.
-func describe(cond store.Condition) string {
-	if cond.IfNoneMatch {
-		return "key exists"
-	}
-	return fmt.Sprintf("version is not %s", cond.IfMatch)
 }
 
 // preconditions returns the If-Match and If-None-Match headers of cond.
