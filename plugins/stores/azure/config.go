@@ -77,14 +77,11 @@ func ParseConfig(raw json.RawMessage) (Config, error) {
 // az://container/prefix; the account and credentials come from the
 // environment.
 func ConfigFromURL(loc string) (Config, error) {
-	u, err := url.Parse(loc)
-	if err != nil || u.Scheme != "az" || u.Host == "" {
-		return Config{}, fmt.Errorf("azure: location %q: want az://container/prefix", loc)
+	container, prefix, err := remote.ParseLocation("az", loc)
+	if err != nil {
+		return Config{}, fmt.Errorf("azure: %w", err)
 	}
-	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
-		return Config{}, fmt.Errorf("azure: location az://%s%s: credentials come from the environment, not the URL", u.Host, u.Path)
-	}
-	return Config{Container: u.Host, Prefix: strings.Trim(u.Path, "/")}, nil
+	return Config{Container: container, Prefix: prefix}, nil
 }
 
 func (c Config) validate() error {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
@@ -92,11 +91,7 @@ func (s *Store) download(ctx context.Context, name string, rng blob.HTTPRange, c
 			return err
 		}
 		defer resp.Body.Close()
-		length := int64(-1)
-		if resp.ContentLength != nil {
-			length = *resp.ContentLength
-		}
-		data, err := remote.ReadBody(resp.Body, length)
+		data, err := remote.ReadBody(resp.Body, remote.Length(resp.ContentLength))
 		if err != nil {
 			return err
 		}
@@ -137,14 +132,8 @@ func (s *Store) GetInto(ctx context.Context, key string, dst []byte) (bool, erro
 			return err
 		}
 		defer resp.Body.Close()
-		fits = resp.ContentLength != nil && *resp.ContentLength == int64(len(dst))
-		if !fits {
-			return nil
-		}
-		if _, err := io.ReadFull(resp.Body, dst); err != nil {
-			return fmt.Errorf("read body: %w", err)
-		}
-		return nil
+		fits, err = remote.ReadInto(resp.Body, remote.Length(resp.ContentLength), dst)
+		return err
 	})
 	return fits && err == nil, s.readErr("get", key, err)
 }

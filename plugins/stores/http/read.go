@@ -138,11 +138,8 @@ func (s *Store) GetInto(ctx context.Context, key string, dst []byte) (bool, erro
 			return fmt.Errorf("status %d to a request without a range", resp.StatusCode)
 		}
 		if resp.ContentLength >= 0 {
-			fits = resp.ContentLength == int64(len(dst))
-			if !fits {
-				return nil
-			}
-			_, err := io.ReadFull(resp.Body, dst)
+			var err error
+			fits, err = remote.ReadInto(resp.Body, resp.ContentLength, dst)
 			return err
 		}
 		data, err := io.ReadAll(resp.Body)

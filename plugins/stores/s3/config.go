@@ -3,10 +3,8 @@ package s3
 import (
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"strings"
 
-	"github.com/zarrgw/zarrgw/plugins/stores/internal/redact"
 	"github.com/zarrgw/zarrgw/plugins/stores/internal/remote"
 )
 
@@ -70,14 +68,11 @@ func ParseConfig(raw json.RawMessage) (Config, error) {
 // ConfigFromURL returns the configuration of a LOCATION s3://bucket/prefix;
 // everything else comes from the environment.
 func ConfigFromURL(loc string) (Config, error) {
-	u, err := url.Parse(loc)
-	if err != nil || u.Scheme != "s3" || u.Host == "" {
-		return Config{}, fmt.Errorf("s3: location %q: want s3://bucket/prefix", loc)
+	bucket, prefix, err := remote.ParseLocation("s3", loc)
+	if err != nil {
+		return Config{}, fmt.Errorf("s3: %w", err)
 	}
-	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
-		return Config{}, fmt.Errorf("s3: location %q: credentials and options come from the environment, not the URL", redact.URL(u))
-	}
-	return Config{Bucket: u.Host, Prefix: strings.Trim(u.Path, "/")}, nil
+	return Config{Bucket: bucket, Prefix: prefix}, nil
 }
 
 func (c Config) validate() error {

@@ -3,7 +3,6 @@ package s3
 import (
 	"context"
 	"fmt"
-	"io"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
@@ -38,7 +37,7 @@ func (s *Store) Get(ctx context.Context, key string, r store.ByteRange) (store.V
 			return err
 		}
 		defer out.Body.Close()
-		data, err := remote.ReadBody(out.Body, aws.ToInt64(out.ContentLength))
+		data, err := remote.ReadBody(out.Body, remote.Length(out.ContentLength))
 		if err != nil {
 			return err
 		}
@@ -72,14 +71,8 @@ func (s *Store) GetInto(ctx context.Context, key string, dst []byte) (bool, erro
 			return err
 		}
 		defer out.Body.Close()
-		fits = out.ContentLength != nil && *out.ContentLength == int64(len(dst))
-		if !fits {
-			return nil
-		}
-		if _, err := io.ReadFull(out.Body, dst); err != nil {
-			return fmt.Errorf("read body: %w", err)
-		}
-		return nil
+		fits, err = remote.ReadInto(out.Body, remote.Length(out.ContentLength), dst)
+		return err
 	})
 	if missing, merr := s.notFound(ctx, err); missing {
 		return false, fmt.Errorf("%s: get %q: %w", s.space.Name, key, store.ErrNotFound)
@@ -101,7 +94,7 @@ func (s *Store) Stat(ctx context.Context, key string) (store.Info, error) {
 		if err != nil {
 			return err
 		}
-		info = store.Info{Size: aws.ToInt64(out.ContentLength), Version: aws.ToString(out.ETag)}
+		info = store.Info{Size: remote.Length(out.ContentLength), Version: aws.ToString(out.ETag)}
 		return nil
 	})
 	if missing, merr := s.notFound(ctx, err); missing {

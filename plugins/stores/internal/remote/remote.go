@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/url"
 	"strings"
 
 	"github.com/zarrgw/zarrgw/core/store"
@@ -139,4 +140,39 @@ func FromURL[C any, S any](ctx context.Context, loc string,
 		return zero, err
 	}
 	return newStore(ctx, cfg)
+}
+
+// Length is a length an SDK announces, -1 when it announced none.
+func Length(n *int64) int64 {
+	if n == nil {
+		return -1
+	}
+	return *n
+}
+
+// ReadInto reads a body of the announced length into dst when the length
+// is len(dst), and reports whether it did; otherwise it reads nothing.
+func ReadInto(body io.Reader, length int64, dst []byte) (bool, error) {
+	if length != int64(len(dst)) {
+		return false, nil
+	}
+	if _, err := io.ReadFull(body, dst); err != nil {
+		return false, fmt.Errorf("read body: %w", err)
+	}
+	return true, nil
+}
+
+// ParseLocation splits a LOCATION URL scheme://root/prefix (a bucket or
+// container and a key prefix). Credentials and options come from the
+// environment, never from the URL, whose user part or query would
+// otherwise end up in logs and errors.
+func ParseLocation(scheme, loc string) (root, prefix string, err error) {
+	u, err := url.Parse(loc)
+	if err != nil || u.Scheme != scheme || u.Host == "" {
+		return "", "", fmt.Errorf("location %q: want %s://BUCKET/PREFIX", loc, scheme)
+	}
+	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+		return "", "", fmt.Errorf("location %s://%s%s: credentials and options come from the environment, not the URL", scheme, u.Host, u.Path)
+	}
+	return u.Host, strings.Trim(u.Path, "/"), nil
 }
