@@ -22,9 +22,19 @@ func serve(name, schema string, open func(context.Context, json.RawMessage) (sto
 	}
 }
 
+// getOnly hides a store's GetInto, so that the plugin serves whole reads
+// with one Get instead of a Stat and a GetInto (bench/cloud compares).
+func getOnly(open func(context.Context, json.RawMessage) (store.Store, error)) func(context.Context, json.RawMessage) (store.Store, error) {
+	return func(ctx context.Context, config json.RawMessage) (store.Store, error) {
+		s, err := open(ctx, config)
+		return struct{ store.Store }{s}, err
+	}
+}
+
 func main() {
 	pluginapi.ServeStore(
 		serve(s3.Name, s3.Schema, s3.Open),
+		serve("s3-get-only", s3.Schema, getOnly(s3.Open)),
 		serve(azure.Name, azure.Schema, azure.Open),
 		serve(http.Name, http.Schema, http.Open),
 	)
