@@ -23,10 +23,10 @@ vet:
 
 # Tests that build zarrgw or plugin binaries and run them: the test cache
 # cannot see those binaries' sources, so these always run afresh.
-BINTESTS := ./cmd/zarrgw ./tests/config ./tests/plugins
+BINTESTS := ./cmd/zarrgw ./tests/config ./tests/plugins ./tests/cloud
 
 unit:
-	$(GOTEST) $$($(GO) list ./... | grep -v -x -e '.*/cmd/zarrgw' -e '.*/tests/config' -e '.*/tests/plugins')
+	$(GOTEST) $$($(GO) list ./... | grep -v -x -e '.*/cmd/zarrgw' -e '.*/tests/config' -e '.*/tests/plugins' -e '.*/tests/cloud')
 	$(GOTEST) -count=1 $(BINTESTS)
 	@# the summary lines (results come from the test cache, nothing runs twice)
 	@$(GOTEST) -v -run 'TestConformance' ./tests/conformance/ | grep -E '^conformance:' || true
