@@ -239,3 +239,59 @@ func pluginStore(b *testing.B, f *fixture, name string) store.Store {
 	b.Cleanup(func() { _ = s.Close() })
 	return s
 }
+
+// BenchmarkInterleaved alternates rounds of the tuned bare SDK client, of
+// the store in process and of the store out of process, so that all see
+// the same machine load (the benchmark machine is shared), and reports
+// each one's throughput and its ratio to the SDK's.
+func BenchmarkInterleaved(b *testing.B) {
+	f := setup(b)
+	c := sdkClient(b, true)
+	s, err := s3.New(context.Background(), f.cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	remote := pluginStore(b, f, s3.Name)
+	contenders := []struct {
+		name string
+		get  func(ctx context.Context, i int) ([]byte, error)
+	}{
+		{"sdk", func(ctx context.Context, i int) ([]byte, error) {
+			out, err := c.GetObject(ctx, &awss3.GetObjectInput{Bucket: &f.cfg.Bucket, Key: &f.keys[i]})
+			if err != nil {
+				return nil, err
+			}
+			defer out.Body.Close()
+			data := make([]byte, aws.ToInt64(out.ContentLength))
+			_, err = io.ReadFull(out.Body, data)
+			return data, err
+		}},
+		{"store", func(ctx context.Context, i int) ([]byte, error) {
+			v, err := s.Get(ctx, f.keys[i], store.ByteRange{})
+			return v.Data, err
+		}},
+		{"plugin", func(ctx context.Context, i int) ([]byte, error) {
+			v, err := remote.Get(ctx, f.keys[i], store.ByteRange{})
+			return v.Data, err
+		}},
+	}
+	took := make([]time.Duration, len(contenders))
+	for _, c := range contenders {
+		round(b, f, c.get)
+	}
+	b.ResetTimer()
+	for range b.N {
+		for i, c := range contenders {
+			start := time.Now()
+			round(b, f, c.get)
+			took[i] += time.Since(start)
+		}
+	}
+	mb := float64(b.N) * parallel * size / 1e6
+	for i, c := range contenders {
+		b.ReportMetric(mb/took[i].Seconds(), c.name+"-MB/s")
+		if i > 0 {
+			b.ReportMetric(took[0].Seconds()/took[i].Seconds(), c.name+"/sdk")
+		}
+	}
+}
