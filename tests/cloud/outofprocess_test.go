@@ -2,7 +2,9 @@ package cloud
 
 import (
 	"encoding/json"
+	"errors"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -101,4 +103,23 @@ func s3Config(t testing.TB, srv *servers.S3) s3.Config {
 func azureConfig(t testing.TB, srv *servers.Azure) azure.Config {
 	return azure.Config{Container: srv.NewContainer(t), ConnectionString: srv.ConnectionString(),
 		BlockSize: azureBlock, ListPageSize: 100}
+}
+
+// A 403 on a key stays an error out of process, never a missing key, and
+// still says so. (errors.Is(err, store.ErrAccessDenied) does not survive
+// the process boundary until the plugin protocol carries that sentinel.)
+func TestForbiddenOutOfProcess(t *testing.T) {
+	srv := servers.StartS3(t)
+	front := servers.NewFront(t, srv.Addr)
+	cfg := s3Config(t, srv)
+	cfg.Endpoint = front.URL
+	s := remote(t, newPlugin(t), s3.Name, cfg)
+	if _, err := s.Set(t.Context(), "secret/k", []byte("v"), store.Condition{}); err != nil {
+		t.Fatal(err)
+	}
+	front.OnPath("/secret/", servers.Answer{Status: 403, Body: `<Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>`})
+	_, err := s.Get(t.Context(), "secret/k", store.ByteRange{})
+	if err == nil || errors.Is(err, store.ErrNotFound) || !strings.Contains(err.Error(), store.ErrAccessDenied.Error()) {
+		t.Fatalf("403 out of process: %v, want an access error", err)
+	}
 }
