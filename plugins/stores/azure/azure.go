@@ -21,7 +21,9 @@
 //     serves them correctly.
 //   - Throttling, server errors and broken connections are retried with
 //     exponential backoff and full jitter; other 4xx answers are not.
-//     Every call ends when its context does.
+//     Every call ends when its context does. As with S3, a conditional
+//     write retried after a connection broke may meet its own first
+//     attempt and report ErrConflict.
 //   - Credentials (connection string, account key or SAS) come from the
 //     configuration or the environment (AZURE_STORAGE_CONNECTION_STRING, or
 //     AZURE_STORAGE_ACCOUNT with AZURE_STORAGE_KEY or
@@ -32,7 +34,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
@@ -55,6 +56,7 @@ const maxBlocks = 50000
 // Store is an Azure Blob container, or the part of it below a prefix.
 type Store struct {
 	client    *container.Client
+	conns     *http.Transport
 	space     remote.Space // az://container/prefix/
 	blockSize int64
 	workers   int
@@ -82,29 +84,25 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{
+		conns:     remote.Transport(cfg.MaxIdleConns),
 		space:     space,
 		blockSize: remote.Or(cfg.BlockSize, DefaultBlockSize),
 		workers:   remote.Or(cfg.Concurrency, 8),
 		pageSize:  int32(remote.Or(cfg.ListPageSize, 5000)),
 		policy:    retry.Policy{Attempts: cfg.MaxAttempts},
 	}
-	if s.client, err = cfg.withEnvironment().client(clientOptions(cfg)); err != nil {
+	if s.client, err = cfg.withEnvironment().client(clientOptions(s.conns)); err != nil {
 		return nil, fmt.Errorf("%s: %w", s.space.Name, err)
 	}
 	return s, nil
 }
 
 // clientOptions turn the SDK's own retries off (the store retries whole
-// operations, body included) and size the connection pool for parallel
-// chunk reads.
-func clientOptions(cfg Config) *container.ClientOptions {
-	transport := http.DefaultTransport.(*http.Transport).Clone()
-	transport.MaxIdleConns = 0
-	transport.MaxIdleConnsPerHost = remote.Or(cfg.MaxIdleConns, 256)
-	transport.IdleConnTimeout = 90 * time.Second
+// operations, body included) and give it the store's connection pool.
+func clientOptions(conns *http.Transport) *container.ClientOptions {
 	return &container.ClientOptions{ClientOptions: azcore.ClientOptions{
 		Retry:     policy.RetryOptions{MaxRetries: -1},
-		Transport: &http.Client{Transport: transport},
+		Transport: &http.Client{Transport: conns},
 	}}
 }
 
@@ -118,8 +116,11 @@ func (s *Store) Capabilities() store.Capabilities {
 // String names the store as az://container/prefix/.
 func (s *Store) String() string { return s.space.Name }
 
-// Close does nothing: connections are pooled by the HTTP client.
-func (s *Store) Close() error { return nil }
+// Close releases idle connections.
+func (s *Store) Close() error {
+	s.conns.CloseIdleConnections()
+	return nil
+}
 
 // do runs op under the store's retry policy.
 func (s *Store) do(ctx context.Context, op func(context.Context) error) error {

@@ -21,7 +21,6 @@ import (
 	nethttp "net/http"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/plugins/stores/internal/redact"
@@ -96,12 +95,9 @@ func New(_ context.Context, cfg Config) (*Store, error) {
 			u.RawPath += "/"
 		}
 	}
-	transport := nethttp.DefaultTransport.(*nethttp.Transport).Clone()
-	transport.MaxIdleConns = 0
-	transport.MaxIdleConnsPerHost = remote.Or(cfg.MaxIdleConns, 256)
-	transport.IdleConnTimeout = 90 * time.Second
 	return &Store{base: u, name: redact.URL(u), token: cfg.BearerToken,
-		client: &nethttp.Client{Transport: transport}, policy: retry.Policy{Attempts: cfg.MaxAttempts}}, nil
+		client: &nethttp.Client{Transport: remote.Transport(cfg.MaxIdleConns)},
+		policy: retry.Policy{Attempts: cfg.MaxAttempts}}, nil
 }
 
 // Capabilities: reading, with ranges and suffixes; nothing else.

@@ -2,7 +2,12 @@ package s3
 
 import (
 	"bytes"
+	"encoding/pem"
 	"fmt"
+	nethttp "net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -90,5 +95,26 @@ func TestEraseMany(t *testing.T) {
 	}
 	if err := s.EraseMany(t.Context(), []string{"ok", "../escape"}); err == nil || !bytes.Contains([]byte(err.Error()), []byte("invalid key")) {
 		t.Fatalf("EraseMany with an invalid key: %v", err)
+	}
+}
+
+// AWS_CA_BUNDLE makes the SDK add a CA to the store's HTTP transport: the
+// store must keep a client the SDK can do that to.
+func TestCABundle(t *testing.T) {
+	tls := httptest.NewTLSServer(nethttp.NotFoundHandler())
+	defer tls.Close()
+	bundle := filepath.Join(t.TempDir(), "ca.pem")
+	pemCert := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: tls.Certificate().Raw})
+	if err := os.WriteFile(bundle, pemCert, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("AWS_CA_BUNDLE", bundle)
+	srv := servers.StartS3(t)
+	s := newTestStore(t, testConfig(t, srv))
+	if _, err := s.Set(t.Context(), "k", []byte("v"), store.Condition{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
 	}
 }

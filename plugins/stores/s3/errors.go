@@ -10,6 +10,7 @@ import (
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/zarrgw/zarrgw/core/store"
+	"github.com/zarrgw/zarrgw/plugins/stores/internal/redact"
 	"github.com/zarrgw/zarrgw/plugins/stores/internal/retry"
 )
 
@@ -63,7 +64,7 @@ func (s *Store) wrap(op, key string, err error) error {
 		return fmt.Errorf("%s: %w (%d %s): check the credentials and the bucket's permissions: %w",
 			what, store.ErrAccessDenied, st, code(err), err)
 	}
-	return fmt.Errorf("%s: %w", what, err)
+	return fmt.Errorf("%s: %w", what, redact.Error(err))
 }
 
 // notFound reports whether err says the object does not exist. A body-less

@@ -19,7 +19,12 @@
 //     failed upload is aborted. Conditions apply to the completion.
 //   - Throttling (503 SlowDown), server errors and broken connections are
 //     retried with exponential backoff and full jitter; other 4xx answers
-//     are not. Every call ends when its context does.
+//     are not. Every call ends when its context does. A conditional write
+//     whose connection broke after the service had applied it is sent
+//     again and then meets its own write: it reports ErrConflict, and a
+//     read-modify-write reads and applies its update again, which is
+//     right for updates that set values (chunks, shards) and not for
+//     ones that add to them.
 //   - Credentials come from the configuration or from the SDK's default
 //     chain (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN,
 //     AWS_PROFILE and shared files, ...); they appear in no error or log.
@@ -58,6 +63,7 @@ const (
 // Store is an S3 bucket, or the part of it below a prefix.
 type Store struct {
 	client   *awss3.Client
+	conns    atomic.Pointer[http.Transport] // once the SDK has built it
 	bucket   string
 	space    remote.Space // s3://bucket/prefix/
 	partSize int64
@@ -96,7 +102,7 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 		pageSize: int32(remote.Or(cfg.ListPageSize, maxDeleteBatch)),
 		policy:   retry.Policy{Attempts: cfg.MaxAttempts},
 	}
-	awsCfg, err := config.LoadDefaultConfig(ctx, cfg.loadOptions()...)
+	awsCfg, err := config.LoadDefaultConfig(ctx, cfg.loadOptions(&s.conns)...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: configuration: %w", s.space.Name, err)
 	}
@@ -119,15 +125,17 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 // loadOptions are the SDK settings: its own retries off (the store
 // retries whole operations, body included), checksums only where the API
 // requires them (many S3-compatible services reject the rest), and a
-// connection pool sized for parallel chunk reads.
-func (c Config) loadOptions() []func(*config.LoadOptions) error {
+// connection pool sized for parallel reads. The SDK's own HTTP client is
+// kept, since it applies settings of the environment (AWS_CA_BUNDLE) to
+// the transport; conns receives the transport it builds.
+func (c Config) loadOptions(conns *atomic.Pointer[http.Transport]) []func(*config.LoadOptions) error {
 	opts := []func(*config.LoadOptions) error{
 		config.WithRetryer(func() aws.Retryer { return aws.NopRetryer{} }),
 		config.WithRequestChecksumCalculation(aws.RequestChecksumCalculationWhenRequired),
 		config.WithResponseChecksumValidation(aws.ResponseChecksumValidationWhenRequired),
 		config.WithHTTPClient(awshttp.NewBuildableClient().WithTransportOptions(func(tr *http.Transport) {
-			tr.MaxIdleConns = 0
-			tr.MaxIdleConnsPerHost = remote.Or(c.MaxIdleConns, 256)
+			remote.Pool(tr, c.MaxIdleConns)
+			conns.Store(tr)
 		})),
 	}
 	if c.Region != "" {
@@ -153,7 +161,12 @@ func (s *Store) Capabilities() store.Capabilities {
 func (s *Store) String() string { return s.space.Name }
 
 // Close releases idle connections.
-func (s *Store) Close() error { return nil }
+func (s *Store) Close() error {
+	if tr := s.conns.Load(); tr != nil {
+		tr.CloseIdleConnections()
+	}
+	return nil
+}
 
 // do runs op under the store's retry policy.
 func (s *Store) do(ctx context.Context, op func(context.Context) error) error {

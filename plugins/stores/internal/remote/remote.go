@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"strings"
 
@@ -175,4 +176,20 @@ func ParseLocation(scheme, loc string) (root, prefix string, err error) {
 		return "", "", fmt.Errorf("location %s://%s%s: credentials and options come from the environment, not the URL", scheme, u.Host, u.Path)
 	}
 	return u.Host, strings.Trim(u.Path, "/"), nil
+}
+
+// Transport is an HTTP transport for a store: Go's defaults, with a pool
+// of idle connections per host large enough for parallel chunk reads
+// (Go keeps 2, the AWS SDK 10; a reader with 256 Gets in flight would
+// otherwise open and close connections all the time).
+func Transport(idlePerHost int) *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	Pool(t, idlePerHost)
+	return t
+}
+
+// Pool sizes t's pool of idle connections as Transport does.
+func Pool(t *http.Transport, idlePerHost int) {
+	t.MaxIdleConns = 0 // no limit across hosts
+	t.MaxIdleConnsPerHost = Or(idlePerHost, 256)
 }
