@@ -143,10 +143,9 @@ func sdkClient(b *testing.B, tuned bool) *awss3.Client {
 	})
 }
 
-func benchSDK(b *testing.B, tuned bool) {
-	c := sdkClient(b, tuned)
-	f := setup(b)
-	run(b, func(ctx context.Context, i int) ([]byte, error) {
+// sdkGet reads object i with the bare client into a buffer of its size.
+func sdkGet(c *awss3.Client, f *fixture) func(ctx context.Context, i int) ([]byte, error) {
+	return func(ctx context.Context, i int) ([]byte, error) {
 		out, err := c.GetObject(ctx, &awss3.GetObjectInput{Bucket: &f.cfg.Bucket, Key: &f.keys[i]})
 		if err != nil {
 			return nil, err
@@ -155,7 +154,21 @@ func benchSDK(b *testing.B, tuned bool) {
 		data := make([]byte, aws.ToInt64(out.ContentLength))
 		_, err = io.ReadFull(out.Body, data)
 		return data, err
-	})
+	}
+}
+
+// storeGet reads object i through a store.
+func storeGet(s store.Store, f *fixture) func(ctx context.Context, i int) ([]byte, error) {
+	return func(ctx context.Context, i int) ([]byte, error) {
+		v, err := s.Get(ctx, f.keys[i], store.ByteRange{})
+		return v.Data, err
+	}
+}
+
+func benchSDK(b *testing.B, tuned bool) {
+	c := sdkClient(b, tuned)
+	f := setup(b)
+	run(b, sdkGet(c, f))
 }
 
 // BenchmarkSDKDefault is the bare SDK client as LoadDefaultConfig makes it
@@ -173,10 +186,7 @@ func BenchmarkStore(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	run(b, func(ctx context.Context, i int) ([]byte, error) {
-		v, err := s.Get(ctx, f.keys[i], store.ByteRange{})
-		return v.Data, err
-	})
+	run(b, storeGet(s, f))
 }
 
 // BenchmarkStoreOutOfProcess is the zarrgw s3 store served by a plugin;
@@ -185,10 +195,7 @@ func BenchmarkStore(b *testing.B) {
 func BenchmarkStoreOutOfProcess(b *testing.B) {
 	f := setup(b)
 	s := pluginStore(b, f, s3.Name)
-	run(b, func(ctx context.Context, i int) ([]byte, error) {
-		v, err := s.Get(ctx, f.keys[i], store.ByteRange{})
-		return v.Data, err
-	})
+	run(b, storeGet(s, f))
 }
 
 // BenchmarkStoreOutOfProcessGetOnly is the same with the store's GetInto
@@ -197,10 +204,7 @@ func BenchmarkStoreOutOfProcess(b *testing.B) {
 func BenchmarkStoreOutOfProcessGetOnly(b *testing.B) {
 	f := setup(b)
 	s := pluginStore(b, f, "s3-get-only")
-	run(b, func(ctx context.Context, i int) ([]byte, error) {
-		v, err := s.Get(ctx, f.keys[i], store.ByteRange{})
-		return v.Data, err
-	})
+	run(b, storeGet(s, f))
 }
 
 // BenchmarkStoreOutOfProcessInto reads into the caller's buffers.
@@ -257,24 +261,9 @@ func BenchmarkInterleaved(b *testing.B) {
 		name string
 		get  func(ctx context.Context, i int) ([]byte, error)
 	}{
-		{"sdk", func(ctx context.Context, i int) ([]byte, error) {
-			out, err := c.GetObject(ctx, &awss3.GetObjectInput{Bucket: &f.cfg.Bucket, Key: &f.keys[i]})
-			if err != nil {
-				return nil, err
-			}
-			defer out.Body.Close()
-			data := make([]byte, aws.ToInt64(out.ContentLength))
-			_, err = io.ReadFull(out.Body, data)
-			return data, err
-		}},
-		{"store", func(ctx context.Context, i int) ([]byte, error) {
-			v, err := s.Get(ctx, f.keys[i], store.ByteRange{})
-			return v.Data, err
-		}},
-		{"plugin", func(ctx context.Context, i int) ([]byte, error) {
-			v, err := remote.Get(ctx, f.keys[i], store.ByteRange{})
-			return v.Data, err
-		}},
+		{"sdk", sdkGet(c, f)},
+		{"store", storeGet(s, f)},
+		{"plugin", storeGet(remote, f)},
 	}
 	took := make([]time.Duration, len(contenders))
 	for _, c := range contenders {
