@@ -99,7 +99,7 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 		space:    space,
 		partSize: remote.Or(cfg.PartSize, DefaultPartSize),
 		workers:  remote.Or(cfg.Concurrency, 8),
-		pageSize: int32(remote.Or(cfg.ListPageSize, maxDeleteBatch)),
+		pageSize: int32(remote.Or(cfg.ListPageSize, 1000)), // S3 lists at most 1000 a page
 		policy:   retry.Policy{Attempts: cfg.MaxAttempts},
 	}
 	awsCfg, err := config.LoadDefaultConfig(ctx, cfg.loadOptions(&s.conns)...)
