@@ -25,10 +25,12 @@ vet:
 
 # Tests that build zarrgw or plugin binaries and run them: the test cache
 # cannot see those binaries' sources, so these always run afresh.
-BINTESTS := ./cmd/zarrgw ./tests/config ./tests/plugins ./tests/gateway
+BINTESTS := ./cmd/zarrgw ./tests/config ./tests/plugins ./tests/gateway ./tests/cloud ./tests/transfer
+# the same as grep patterns, to leave them out of the cached run
+BINPATTERNS := $(patsubst ./%,-e '.*/%',$(BINTESTS))
 
 unit:
-	$(GOTEST) $$($(GO) list ./... | grep -v -x -e '.*/cmd/zarrgw' -e '.*/tests/config' -e '.*/tests/plugins' -e '.*/tests/gateway')
+	$(GOTEST) $$($(GO) list ./... | grep -v -x $(BINPATTERNS))
 	$(GOTEST) -count=1 $(BINTESTS)
 	@# the summary lines (results come from the test cache, nothing runs twice)
 	@$(GOTEST) -v -run 'TestConformance' ./tests/conformance/ | grep -E '^conformance:' || true

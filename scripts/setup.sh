@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Installs what the tests need beyond Go: Debian's python3-zarr and
 # python3-numcodecs (foreign v2 client and blosc oracle), python3-fsspec
-# and python3-aiohttp (zarr-python reading over HTTP), and zarrita.js
-# (foreign v3 client) with a Float16Array polyfill for node 20, and
-# chromium (the browser test of the gateway's pages).
+# and python3-aiohttp (zarr-python reading over HTTP), zarrita.js (foreign
+# v3 client) with a Float16Array polyfill for node 20, chromium (the
+# browser test of the gateway's pages), and the servers the cloud stores
+# are tested against: versitygw (S3, built with go install into
+# $(go env GOPATH)/bin, about 2 minutes once) and Azurite (Azure Blob, npm,
+# into tests/servers/js).
 # Idempotent: installs only what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,5 +33,18 @@ js_missing=$(cd tests/interop/js && node -e '
 if [ -n "$js_missing" ]; then
   echo "setup: installing $js_missing for zarrita.js (npm)"
   (cd tests/interop/js && npm install --no-audit --no-fund --loglevel=error)
+fi
+# versitygw: where tests/servers looks for it (PATH, or GOPATH/bin).
+VERSITYGW_VERSION=v1.8.0
+gobin="$(go env GOPATH | cut -d: -f1)/bin"
+if ! command -v versitygw >/dev/null 2>&1 && [ ! -x "$gobin/versitygw" ]; then
+  echo "setup: building versitygw $VERSITYGW_VERSION (go install, about 2 minutes)"
+  GOFLAGS= go install "github.com/versity/versitygw/cmd/versitygw@$VERSITYGW_VERSION"
+fi
+
+# Azurite, pinned in tests/servers/js/package.json.
+if [ ! -x tests/servers/js/node_modules/.bin/azurite-blob ]; then
+  echo "setup: installing Azurite (npm)"
+  (cd tests/servers/js && npm install --no-audit --no-fund --loglevel=error)
 fi
 echo "setup: ok"

@@ -24,6 +24,10 @@ var (
 	ErrUnsupported = errors.New("operation not supported by store")
 	// ErrInvalidKey means the key is malformed or escapes the store.
 	ErrInvalidKey = errors.New("invalid key")
+	// ErrAccessDenied means the store refused the credentials or the
+	// permission to reach a key. It never wraps ErrNotFound: a forbidden
+	// read reported as missing would become fill values.
+	ErrAccessDenied = errors.New("access denied")
 )
 
 // Capabilities says what a store can do; the engine asks, never guesses.

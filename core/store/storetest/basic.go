@@ -109,22 +109,32 @@ func testUnusualKeys(t *testing.T, s store.Store) {
 	}
 }
 
-func testLargeValue(t *testing.T, s store.Store) {
-	const size = 5<<20 + 123
+// testLargeValue writes a value that takes the store's path for large
+// values (opts.LargeValue bytes) and reads it back whole and in parts,
+// including parts across its middle and at its end.
+func testLargeValue(t *testing.T, s store.Store, opts Options) {
+	size := opts.LargeValue
 	data := pattern(size, 7)
 	mustSet(t, s, "big/value", data)
 	got := mustGet(t, s, "big/value", store.ByteRange{})
 	if !bytes.Equal(got.Data, data) {
-		t.Fatalf("5 MiB value came back different (%d bytes)", len(got.Data))
+		t.Fatalf("%d-byte value came back different (%d bytes)", size, len(got.Data))
 	}
-	part := mustGet(t, s, "big/value", store.Range(4<<20+3, 1000)).Data
-	if !bytes.Equal(part, data[4<<20+3:4<<20+1003]) {
-		t.Fatalf("range inside a 5 MiB value came back different")
+	info, err := s.Stat(t.Context(), "big/value")
+	if err != nil || info.Size != int64(size) {
+		t.Fatalf("Stat of a %d-byte value: %+v, %v", size, info, err)
+	}
+	mid := int64(size / 2)
+	for _, r := range []store.ByteRange{store.Range(mid-500, 1000), store.Range(int64(size)-1000, 1000), store.From(int64(size) - 5)} {
+		start, end, _ := r.Resolve(int64(size))
+		if part := mustGet(t, s, "big/value", r).Data; !bytes.Equal(part, data[start:end]) {
+			t.Fatalf("Get(%s) of a %d-byte value came back different", r, size)
+		}
 	}
 	if s.Capabilities().SuffixRanges {
 		tail := mustGet(t, s, "big/value", store.Last(17)).Data
 		if !bytes.Equal(tail, data[size-17:]) {
-			t.Fatalf("suffix of a 5 MiB value = %q, want %q", tail, data[size-17:])
+			t.Fatalf("suffix of a %d-byte value = %q, want %q", size, tail, data[size-17:])
 		}
 	}
 }

@@ -50,14 +50,20 @@ func testConditionalSet(t *testing.T, s store.Store) {
 }
 
 // testConditionalAfterErase checks that a version from before an erase
-// does not match the value written after it.
-func testConditionalAfterErase(t *testing.T, s store.Store) {
+// does not match the value written after it (unless versions digest the
+// content and the content is the same: see Options.VersionsFromContent).
+func testConditionalAfterErase(t *testing.T, s store.Store, opts Options) {
 	old := mustSet(t, s, "k", []byte("same"))
-	if err := s.Erase(t.Context(), "k"); err != nil {
-		t.Fatalf("Erase: %v", err)
-	}
+	erase(t, s, "k")
 	wantConflict(t, s, "k", []byte("x"), store.Condition{IfMatch: old})
 	wantMissing(t, s, "k")
+	mustSet(t, s, "k", []byte("different"))
+	wantConflict(t, s, "k", []byte("x"), store.Condition{IfMatch: old})
+	wantValue(t, s, "k", []byte("different"))
+	if opts.VersionsFromContent {
+		return
+	}
+	erase(t, s, "k")
 	mustSet(t, s, "k", []byte("same"))
 	wantConflict(t, s, "k", []byte("x"), store.Condition{IfMatch: old})
 	wantValue(t, s, "k", []byte("same"))

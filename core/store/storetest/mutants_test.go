@@ -23,19 +23,35 @@ import (
 type expect struct{ must, may []string }
 
 var mutants = map[string]expect{
-	"none":              {},
-	"ignoresConditions": {must: []string{"ConditionalSet", "ConditionalAfterErase"}, may: []string{"ConcurrentIncrements"}},
-	"checkThenSet":      {must: []string{"ConcurrentIncrements"}},
-	"constantVersion":   {must: []string{"SetGet", "ConditionalSet", "ConditionalAfterErase"}, may: []string{"ConcurrentIncrements"}},
-	"suffixFromStart":   {must: []string{"LargeValue", "SuffixRanges"}},
-	"noClipping":        {must: []string{"EmptyValue", "Ranges"}},
-	"acceptsBadKeys":    {must: []string{"InvalidKeys"}},
-	"stalePrefixes":     {must: []string{"ListDirAfterErase", "ErasePrefix"}},
-	"sharesBuffers":     {must: []string{"Ownership"}},
-	"cancelIsNotFound":  {must: []string{"CancelledRead"}},
-	"silentConditions":  {must: []string{"ConditionsUnsupported"}},
-	"listUnsupported": {must: []string{"List", "ListEarlyBreak", "ListDir", "ListDirAfterErase",
-		"UnusualKeys", "ErasePrefix", "EraseAll", "InvalidKeys", "InvalidPrefixes"}},
+	"none": {},
+	"ignoresConditions": {must: []string{"ConditionalSet", "ConditionalAfterErase", "ConditionalLargeValue", "ConditionalRace"},
+		may: []string{"ConcurrentIncrements"}},
+	"checkThenSet": {must: []string{"ConcurrentIncrements", "ConditionalRace"}},
+	"constantVersion": {must: []string{"SetGet", "ConditionalSet", "ConditionalAfterErase", "ConditionalLargeValue", "ConditionalRace"},
+		may: []string{"ConcurrentIncrements"}},
+	"suffixFromStart":  {must: []string{"LargeValue", "SuffixRanges", "RangeEdges"}},
+	"noClipping":       {must: []string{"EmptyValue", "Ranges", "RangeEdges", "ConditionalRace"}},
+	"acceptsBadKeys":   {must: []string{"InvalidKeys"}},
+	"stalePrefixes":    {must: []string{"ListDirAfterErase", "ManyKeys", "ErasePrefix"}},
+	"sharesBuffers":    {must: []string{"Ownership"}},
+	"cancelIsNotFound": {must: []string{"CancelledRead"}},
+	"silentConditions": {must: []string{"ConditionsUnsupported"}},
+	"listUnsupported": {must: []string{"EraseMissing", "UnusualKeys", "UnusualPrefixes", "PrefixKeys", "List",
+		"ListEarlyBreak", "ListDir", "ListDirAfterErase", "ManyKeys", "ErasePrefix", "EraseAll", "InvalidKeys", "InvalidPrefixes"}},
+	// Defects of remote stores: a listing or an erase that stops after its
+	// first page, '+' taken for a space, a prefix that is not cut at a
+	// segment, a multipart upload that keeps its first part only or drops
+	// its conditions, zero-byte ranges sent as HTTP ranges, and a delete of
+	// a missing key passed on as an error.
+	"listOnePage":            {must: []string{"ManyKeys"}},
+	"listDirOnePage":         {must: []string{"ManyKeys"}},
+	"eraseOnePage":           {must: []string{"ManyKeys"}},
+	"plusIsSpace":            {must: []string{"UnusualKeys", "UnusualPrefixes"}},
+	"erasePrefixNotSegment":  {must: []string{"PrefixKeys", "ManyKeys", "ErasePrefix"}},
+	"largeTruncated":         {must: []string{"LargeValue", "ConditionalLargeValue"}},
+	"largeIgnoresConditions": {must: []string{"ConditionalLargeValue"}},
+	"emptyRangeFails":        {must: []string{"EmptyValue", "Ranges", "SuffixRanges", "RangeEdges", "ConditionalRace"}},
+	"eraseMissingFails":      {must: []string{"NotFound", "Erase", "EraseMissing"}},
 }
 
 const envMutant = "STORETEST_MUTANT"
@@ -125,6 +141,14 @@ func (m *mutant) Get(ctx context.Context, key string, r store.ByteRange) (store.
 		}
 	case m.defect == "acceptsBadKeys":
 		key = escape(key)
+	case m.defect == "plusIsSpace":
+		key = strings.ReplaceAll(key, "+", " ")
+	case m.defect == "emptyRangeFails" && r.Kind != store.Whole:
+		if info, err := m.Store.Stat(ctx, key); err == nil {
+			if start, end, err := r.Resolve(info.Size); err == nil && start == end {
+				return store.Value{}, fmt.Errorf("416 range not satisfiable: %s", r)
+			}
+		}
 	}
 	v, err := m.Store.Get(ctx, key, r)
 	switch {
@@ -139,8 +163,11 @@ func (m *mutant) Get(ctx context.Context, key string, r store.ByteRange) (store.
 }
 
 func (m *mutant) Stat(ctx context.Context, key string) (store.Info, error) {
-	if m.defect == "acceptsBadKeys" {
+	switch m.defect {
+	case "acceptsBadKeys":
 		key = escape(key)
+	case "plusIsSpace":
+		key = strings.ReplaceAll(key, "+", " ")
 	}
 	info, err := m.Store.Stat(ctx, key)
 	if m.defect == "constantVersion" {
@@ -166,6 +193,16 @@ func (m *mutant) Set(ctx context.Context, key string, data []byte, cond store.Co
 		m.remember(key)
 	case "sharesBuffers":
 		return m.keepBuffer(ctx, key, data, cond)
+	case "plusIsSpace":
+		key = strings.ReplaceAll(key, "+", " ")
+	case "largeTruncated":
+		if len(data) > largeMutant {
+			data = data[:largeMutant]
+		}
+	case "largeIgnoresConditions":
+		if len(data) > largeMutant {
+			cond = store.Condition{}
+		}
 	}
 	return m.Store.Set(ctx, key, data, cond)
 }
@@ -225,6 +262,9 @@ func (m *mutant) ListDir(ctx context.Context, prefix string) (store.Dir, error) 
 		return store.Dir{}, store.ErrUnsupported
 	}
 	d, err := m.Store.ListDir(ctx, prefix)
+	if m.defect == "listDirOnePage" && len(d.Keys) > onePage {
+		d.Keys = d.Keys[:onePage]
+	}
 	if err != nil || m.defect != "stalePrefixes" {
 		return d, err
 	}
@@ -240,17 +280,94 @@ func (m *mutant) ListDir(ctx context.Context, prefix string) (store.Dir, error) 
 }
 
 func (m *mutant) List(ctx context.Context, prefix string) iter.Seq2[string, error] {
-	if m.defect == "listUnsupported" {
+	switch m.defect {
+	case "listUnsupported":
 		return func(yield func(string, error) bool) { yield("", store.ErrUnsupported) }
+	case "listOnePage":
+		return m.firstPage(ctx, prefix)
+	case "plusIsSpace":
+		return m.Store.List(ctx, strings.ReplaceAll(prefix, "+", " "))
 	}
 	return m.Store.List(ctx, prefix)
 }
 
+// firstPage lists like a store that ignores continuation tokens.
+func (m *mutant) firstPage(ctx context.Context, prefix string) iter.Seq2[string, error] {
+	return func(yield func(string, error) bool) {
+		keys, err := store.ListAll(ctx, m.Store, prefix)
+		if err != nil {
+			yield("", err)
+			return
+		}
+		for _, key := range keys[:min(len(keys), onePage)] {
+			if !yield(key, nil) {
+				return
+			}
+		}
+	}
+}
+
+// onePage is the page size of the paging mutants; largeMutant is the
+// threshold of the large-value mutants.
+const (
+	onePage     = 1000
+	largeMutant = 1 << 20
+)
+
 func (m *mutant) Erase(ctx context.Context, key string) error {
-	if m.defect == "acceptsBadKeys" {
+	switch m.defect {
+	case "acceptsBadKeys":
 		key = escape(key)
+	case "plusIsSpace":
+		key = strings.ReplaceAll(key, "+", " ")
+	case "eraseMissingFails":
+		if _, err := m.Store.Stat(ctx, key); err != nil {
+			return fmt.Errorf("erase %q: %w", key, err)
+		}
 	}
 	return m.Store.Erase(ctx, key)
+}
+
+func (m *mutant) ErasePrefix(ctx context.Context, prefix string) error {
+	var keep func(i int, key string) bool
+	switch m.defect {
+	case "eraseOnePage":
+		keep = func(i int, _ string) bool { return i >= onePage }
+	case "erasePrefixNotSegment":
+		if err := store.ValidatePrefix(prefix); err != nil {
+			return err
+		}
+		stem := strings.TrimSuffix(prefix, "/")
+		keys, err := store.ListAll(ctx, m.Store, "")
+		if err != nil {
+			return err
+		}
+		for _, key := range keys {
+			if strings.HasPrefix(key, stem) {
+				if err := m.Store.Erase(ctx, key); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	case "plusIsSpace":
+		prefix = strings.ReplaceAll(prefix, "+", " ")
+	}
+	if keep == nil {
+		return m.Store.ErasePrefix(ctx, prefix)
+	}
+	keys, err := store.ListAll(ctx, m.Store, prefix)
+	if err != nil {
+		return err
+	}
+	for i, key := range keys {
+		if !keep(i, key) {
+			if err := m.Store.Erase(ctx, key); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // escape maps any string to a valid key, so a store using it accepts keys

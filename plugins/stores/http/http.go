@@ -1,0 +1,156 @@
+// Package http is a read-only store over any HTTP(S) base URL: another
+// zarrgw, a static file server, a public bucket. Key "a/b" is the URL
+// <base>/a/b (each segment escaped).
+//
+// Get asks for byte ranges with a Range header (suffixes included) and,
+// when the server ignores it and answers 200 with the whole value, slices
+// the range out itself; a 206 whose Content-Range is not what was asked
+// for is an error. Stat is a HEAD. 404 is store.ErrNotFound; 401 and 403
+// are store.ErrAccessDenied; every other status is an error naming the
+// URL (without its query, which may hold a signature) and the status.
+// Throttling, server errors and broken connections are retried with
+// backoff and jitter. An optional bearer token goes in the Authorization
+// header and nowhere else.
+package http
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+	nethttp "net/http"
+	"net/url"
+	"strings"
+
+	"github.com/zarrgw/zarrgw/core/store"
+	"github.com/zarrgw/zarrgw/plugins/stores/internal/redact"
+	"github.com/zarrgw/zarrgw/plugins/stores/internal/remote"
+	"github.com/zarrgw/zarrgw/plugins/stores/internal/retry"
+)
+
+// Name is the store's registered name.
+const Name = "http"
+
+// Config is the store's configuration; its JSON form is what Schema
+// describes.
+type Config struct {
+	// URL is the base URL; keys are resolved below it.
+	URL string `json:"url"`
+	// BearerToken, if set, is sent as "Authorization: Bearer <token>".
+	BearerToken string `json:"bearer_token,omitempty"`
+	// MaxAttempts is how often a failing request is tried in all.
+	MaxAttempts int `json:"max_attempts,omitempty"`
+	// MaxIdleConns is how many idle connections to the server are kept.
+	MaxIdleConns int `json:"max_idle_conns,omitempty"`
+}
+
+// Schema is the JSON Schema of Config; the token is a secret (writeOnly).
+const Schema = `{"type":"object","required":["url"],"properties":{
+	"url":{"type":"string","description":"base URL (http or https) the keys are below"},
+	"bearer_token":{"type":"string","writeOnly":true,"description":"sent as Authorization: Bearer"},
+	"max_attempts":{"type":"integer","minimum":1,"default":5,"description":"tries of a request that fails transiently"},
+	"max_idle_conns":{"type":"integer","minimum":1,"default":256}}}`
+
+// ParseConfig decodes a JSON configuration, refusing unknown fields.
+func ParseConfig(raw json.RawMessage) (Config, error) {
+	var c Config
+	err := remote.Decode(Name, raw, &c)
+	return c, err
+}
+
+// ConfigFromURL returns the configuration of a LOCATION http(s)://...;
+// no environment variable applies.
+func ConfigFromURL(loc string) (Config, error) { return Config{URL: loc}, nil }
+
+// Store reads keys below a base URL.
+type Store struct {
+	base   *url.URL // path ends in "/"
+	name   string   // the base URL without query, for errors
+	token  string
+	client *nethttp.Client
+	policy retry.Policy
+}
+
+var (
+	_ store.Store      = (*Store)(nil)
+	_ store.ReaderInto = (*Store)(nil)
+)
+
+// New opens the store cfg describes. It makes no request.
+func New(_ context.Context, cfg Config) (*Store, error) {
+	u, err := url.Parse(cfg.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		shown := cfg.URL
+		if err == nil {
+			shown = redact.URL(u)
+		}
+		return nil, fmt.Errorf("http: %q is not an http(s) URL", shown)
+	}
+	if u.User != nil {
+		return nil, fmt.Errorf("http: %s: give credentials as bearer_token, not in the URL", redact.URL(u))
+	}
+	if !strings.HasSuffix(u.Path, "/") {
+		u.Path += "/"
+		if u.RawPath != "" {
+			u.RawPath += "/"
+		}
+	}
+	return &Store{base: u, name: redact.URL(u), token: cfg.BearerToken,
+		client: &nethttp.Client{Transport: remote.Transport(cfg.MaxIdleConns)},
+		policy: retry.Policy{Attempts: cfg.MaxAttempts}}, nil
+}
+
+// Capabilities: reading, with ranges and suffixes; nothing else.
+func (s *Store) Capabilities() store.Capabilities {
+	return store.Capabilities{Read: true, Ranges: true, SuffixRanges: true}
+}
+
+// String names the store by its base URL.
+func (s *Store) String() string { return s.name }
+
+// Close releases idle connections.
+func (s *Store) Close() error {
+	s.client.CloseIdleConnections()
+	return nil
+}
+
+// url returns the URL of key, each segment escaped, the base's query kept.
+func (s *Store) url(key string) *url.URL {
+	u := *s.base
+	segs := strings.Split(key, "/")
+	for i, seg := range segs {
+		segs[i] = url.PathEscape(seg)
+	}
+	u.Path = s.base.Path + key
+	u.RawPath = s.base.EscapedPath() + strings.Join(segs, "/")
+	return &u
+}
+
+func (s *Store) unsupported(op, what string) error {
+	return fmt.Errorf("%s: %s %q: read-only store: %w", s.name, op, what, store.ErrUnsupported)
+}
+
+// Set is not supported: the store is read-only.
+func (s *Store) Set(_ context.Context, key string, _ []byte, _ store.Condition) (string, error) {
+	return "", s.unsupported("set", key)
+}
+
+// Erase is not supported: the store is read-only.
+func (s *Store) Erase(_ context.Context, key string) error { return s.unsupported("erase", key) }
+
+// ErasePrefix is not supported: the store is read-only.
+func (s *Store) ErasePrefix(_ context.Context, prefix string) error {
+	return s.unsupported("erase prefix", prefix)
+}
+
+// List is not supported: HTTP has no listing.
+func (s *Store) List(_ context.Context, prefix string) iter.Seq2[string, error] {
+	return func(yield func(string, error) bool) {
+		yield("", fmt.Errorf("%s: list %q: HTTP cannot list: %w", s.name, prefix, store.ErrUnsupported))
+	}
+}
+
+// ListDir is not supported: HTTP has no listing.
+func (s *Store) ListDir(_ context.Context, prefix string) (store.Dir, error) {
+	return store.Dir{}, fmt.Errorf("%s: list %q: HTTP cannot list: %w", s.name, prefix, store.ErrUnsupported)
+}

@@ -1,0 +1,101 @@
+package s3
+
+import (
+	"context"
+	"iter"
+	"slices"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/zarrgw/zarrgw/core/store"
+)
+
+// pages calls fn with each page of the listing of objects below p (with
+// the delimiter, when not "", grouping deeper keys into common prefixes).
+func (s *Store) pages(ctx context.Context, p, delimiter string, fn func(*awss3.ListObjectsV2Output) error) error {
+	in := &awss3.ListObjectsV2Input{Bucket: &s.bucket, Prefix: aws.String(p), MaxKeys: aws.Int32(s.pageSize)}
+	if delimiter != "" {
+		in.Delimiter = aws.String(delimiter)
+	}
+	for {
+		var page *awss3.ListObjectsV2Output
+		err := s.do(ctx, func(ctx context.Context) error {
+			out, err := s.client.ListObjectsV2(ctx, in)
+			page = out
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		s.bucketSeen.Store(true)
+		if err := fn(page); err != nil {
+			return err
+		}
+		if !aws.ToBool(page.IsTruncated) || aws.ToString(page.NextContinuationToken) == "" {
+			return nil
+		}
+		in.ContinuationToken = page.NextContinuationToken
+	}
+}
+
+// List yields every key below prefix, a page at a time.
+func (s *Store) List(ctx context.Context, prefix string) iter.Seq2[string, error] {
+	return func(yield func(string, error) bool) {
+		p, err := s.space.Dir("list", prefix)
+		if err != nil {
+			yield("", err)
+			return
+		}
+		stopped := false
+		err = s.pages(ctx, p, "", func(page *awss3.ListObjectsV2Output) error {
+			for _, o := range page.Contents {
+				key, ok := s.space.Key(aws.ToString(o.Key))
+				if ok && !yield(key, nil) {
+					stopped = true
+					return errStop
+				}
+			}
+			return nil
+		})
+		if err != nil && !stopped {
+			yield("", s.wrap("list", prefix, err))
+		}
+	}
+}
+
+// errStop ends a listing the caller broke out of.
+var errStop = stopError{}
+
+type stopError struct{}
+
+func (stopError) Error() string { return "listing stopped" }
+
+// ListDir lists the keys and child prefixes directly under prefix with the
+// "/" delimiter, following every page.
+func (s *Store) ListDir(ctx context.Context, prefix string) (store.Dir, error) {
+	p, err := s.space.Dir("list", prefix)
+	if err != nil {
+		return store.Dir{}, err
+	}
+	var d store.Dir
+	err = s.pages(ctx, p, "/", func(page *awss3.ListObjectsV2Output) error {
+		for _, o := range page.Contents {
+			if key, ok := s.space.Key(aws.ToString(o.Key)); ok {
+				d.Keys = append(d.Keys, key)
+			}
+		}
+		for _, cp := range page.CommonPrefixes {
+			if child, ok := s.space.Child(aws.ToString(cp.Prefix)); ok {
+				d.Prefixes = append(d.Prefixes, child)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return store.Dir{}, s.wrap("list", prefix, err)
+	}
+	slices.Sort(d.Keys)
+	slices.Sort(d.Prefixes)
+	return d, nil
+}

@@ -1,0 +1,106 @@
+package s3
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/zarrgw/zarrgw/core/store"
+	"github.com/zarrgw/zarrgw/plugins/stores/internal/byterange"
+	"github.com/zarrgw/zarrgw/plugins/stores/internal/remote"
+)
+
+// Get reads the value or the part r selects with one GET (ranges, open
+// ranges and suffixes alike); the version is the whole object's ETag.
+func (s *Store) Get(ctx context.Context, key string, r store.ByteRange) (store.Value, error) {
+	obj, err := s.space.Object("get", key)
+	if err != nil {
+		return store.Value{}, err
+	}
+	req, err := byterange.For(r)
+	if err != nil {
+		return store.Value{}, fmt.Errorf("%s: get %q: %w", s.space.Name, key, err)
+	}
+	if req.Empty {
+		return remote.EmptyPart(ctx, s, key)
+	}
+	in := &awss3.GetObjectInput{Bucket: &s.bucket, Key: &obj}
+	if req.Header != "" {
+		in.Range = aws.String(req.Header)
+	}
+	var v store.Value
+	err = s.do(ctx, func(ctx context.Context) error {
+		out, err := s.client.GetObject(ctx, in)
+		if err != nil {
+			return err
+		}
+		defer out.Body.Close()
+		data, err := remote.ReadBody(out.Body, remote.Length(out.ContentLength))
+		if err != nil {
+			return err
+		}
+		v = store.Value{Data: data, Version: aws.ToString(out.ETag)}
+		return nil
+	})
+	if status(err) == 416 {
+		// The range starts at or past the end: no bytes, but the value
+		// exists (or not) and has a version.
+		return remote.EmptyPart(ctx, s, key)
+	}
+	if missing, merr := s.notFound(ctx, err); missing {
+		return store.Value{}, fmt.Errorf("%s: get %q: %w", s.space.Name, key, store.ErrNotFound)
+	} else if merr != nil {
+		err = merr
+	}
+	return v, s.wrap("get", key, err)
+}
+
+// GetInto reads the whole value of key into dst when its size is len(dst):
+// one GET, whose body goes straight into dst.
+func (s *Store) GetInto(ctx context.Context, key string, dst []byte) (bool, error) {
+	obj, err := s.space.Object("get", key)
+	if err != nil {
+		return false, err
+	}
+	fits := false
+	err = s.do(ctx, func(ctx context.Context) error {
+		out, err := s.client.GetObject(ctx, &awss3.GetObjectInput{Bucket: &s.bucket, Key: &obj})
+		if err != nil {
+			return err
+		}
+		defer out.Body.Close()
+		fits, err = remote.ReadInto(out.Body, remote.Length(out.ContentLength), dst)
+		return err
+	})
+	if missing, merr := s.notFound(ctx, err); missing {
+		return false, fmt.Errorf("%s: get %q: %w", s.space.Name, key, store.ErrNotFound)
+	} else if merr != nil {
+		err = merr
+	}
+	return fits && err == nil, s.wrap("get", key, err)
+}
+
+// Stat returns the size and ETag of a value (HEAD).
+func (s *Store) Stat(ctx context.Context, key string) (store.Info, error) {
+	obj, err := s.space.Object("stat", key)
+	if err != nil {
+		return store.Info{}, err
+	}
+	var info store.Info
+	err = s.do(ctx, func(ctx context.Context) error {
+		out, err := s.client.HeadObject(ctx, &awss3.HeadObjectInput{Bucket: &s.bucket, Key: &obj})
+		if err != nil {
+			return err
+		}
+		info = store.Info{Size: aws.ToInt64(out.ContentLength), Version: aws.ToString(out.ETag)}
+		return nil
+	})
+	if missing, merr := s.notFound(ctx, err); missing {
+		return store.Info{}, fmt.Errorf("%s: stat %q: %w", s.space.Name, key, store.ErrNotFound)
+	} else if merr != nil {
+		err = merr
+	}
+	return info, s.wrap("stat", key, err)
+}

@@ -1,0 +1,121 @@
+package servers
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	toxiproxy "github.com/Shopify/toxiproxy/v2"
+	"github.com/rs/zerolog"
+)
+
+// Toxiproxy starts a TCP proxy on a free loopback port in front of
+// upstream (host:port), for toxics that break connections: latency,
+// resets, closed streams. It stops when the test ends.
+func Toxiproxy(t testing.TB, upstream string) *toxiproxy.Proxy {
+	t.Helper()
+	api := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(nil), zerolog.Nop())
+	p := toxiproxy.NewProxy(api, "store", "127.0.0.1:0", upstream)
+	if err := p.Start(); err != nil {
+		t.Fatalf("toxiproxy: %v", err)
+	}
+	t.Cleanup(p.Stop)
+	return p
+}
+
+// Front is an HTTP reverse proxy in front of a server that answers chosen
+// requests itself with a chosen status, for faults that are answers
+// rather than broken connections (toxiproxy works below HTTP): throttling,
+// refusals.
+type Front struct {
+	// URL is the front's base URL, http://127.0.0.1:PORT.
+	URL string
+	// Addr is its host:port.
+	Addr     string
+	mu       sync.Mutex
+	next     []Answer          // answers for the next requests, in order
+	paths    map[string]Answer // answers for requests whose path contains the key
+	requests atomic.Int64
+}
+
+// Answer is what the front says instead of the server.
+type Answer struct {
+	Status int
+	// Body is sent as application/xml, as S3 and Azure do.
+	Body string
+	// Header is added to the answer (Azure puts its error code in
+	// x-ms-error-code).
+	Header map[string]string
+}
+
+// NewFront starts a front for the server at upstream (host:port); it
+// stops when the test ends. The Host header passes unchanged, so request
+// signatures made for the front stay valid.
+func NewFront(t testing.TB, upstream string) *Front {
+	t.Helper()
+	target := &url.URL{Scheme: "http", Host: upstream}
+	proxy := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
+		r.SetURL(target)
+		r.Out.Host = r.In.Host
+	}}
+	f := &Front{paths: map[string]Answer{}}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f.requests.Add(1)
+		if a, ok := f.answer(r); ok {
+			for k, v := range a.Header {
+				w.Header().Set(k, v)
+			}
+			w.Header().Set("Content-Type", "application/xml")
+			w.WriteHeader(a.Status)
+			if r.Method != http.MethodHead {
+				_, _ = w.Write([]byte(a.Body))
+			}
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	f.URL, f.Addr = srv.URL, strings.TrimPrefix(srv.URL, "http://")
+	return f
+}
+
+func (f *Front) answer(r *http.Request) (Answer, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.next) > 0 {
+		a := f.next[0]
+		f.next = f.next[1:]
+		return a, true
+	}
+	for part, a := range f.paths {
+		if strings.Contains(r.URL.Path, part) {
+			return a, true
+		}
+	}
+	return Answer{}, false
+}
+
+// Next makes the front answer the next n requests with a.
+func (f *Front) Next(n int, a Answer) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for range n {
+		f.next = append(f.next, a)
+	}
+}
+
+// OnPath makes the front answer every request whose (unescaped) path contains
+// part with a.
+func (f *Front) OnPath(part string, a Answer) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.paths[part] = a
+}
+
+// Requests is how many requests reached the front.
+func (f *Front) Requests() int64 { return f.requests.Load() }
