@@ -83,11 +83,32 @@ func consolidatedChildren(g Node, c *meta.Consolidated) []Node {
 	}
 	for p, gm := range c.Groups {
 		if p != "" && !strings.Contains(p, "/") {
-			out = append(out, Node{Path: join(g.Path, p), Group: gm})
+			child := *gm
+			// the root's consolidated metadata holds the whole tree,
+			// flattened: a child group's part of it is what lies below
+			// its name (its own entry may hold none)
+			child.Consolidated = below(c, p+"/")
+			out = append(out, Node{Path: join(g.Path, p), Group: &child})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out
+}
+
+// below is the part of c under prefix, with the prefix taken off.
+func below(c *meta.Consolidated, prefix string) *meta.Consolidated {
+	sub := &meta.Consolidated{Arrays: map[string]*meta.ArrayMeta{}, Groups: map[string]*meta.GroupMeta{}}
+	for p, a := range c.Arrays {
+		if rest, ok := strings.CutPrefix(p, prefix); ok {
+			sub.Arrays[rest] = a
+		}
+	}
+	for p, g := range c.Groups {
+		if rest, ok := strings.CutPrefix(p, prefix); ok {
+			sub.Groups[rest] = g
+		}
+	}
+	return sub
 }
 
 func join(parent, name string) string {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/zarrgw/zarrgw/core/array"
+	"github.com/zarrgw/zarrgw/core/codec"
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/core/meta"
 	"github.com/zarrgw/zarrgw/core/ndarray"
@@ -71,7 +72,7 @@ func rewriteNode(ctx context.Context, src, dst Endpoint, n hierarchy.Node, opts 
 	if n.Group != nil {
 		return rewriteGroup(ctx, dst, n, opts, s)
 	}
-	m, err := newLayout(n.Array, opts)
+	m, err := newLayout(n.Array, opts, src.Options.Codecs)
 	if err != nil {
 		return fmt.Errorf("array %s: %w", n.Name(), err)
 	}
@@ -177,14 +178,20 @@ func writeDocs(ctx context.Context, dst Endpoint, entry string, opts Options, s 
 }
 
 // newLayout is an array's metadata in the output format and layout:
-// converted to v3 when asked (draft arrays always are), with the new
-// chunk shape, codecs and sharding.
-func newLayout(src *meta.ArrayMeta, opts Options) (*meta.ArrayMeta, error) {
+// converted to v3 when asked (draft arrays always are), its codecs then
+// named as v3 registers them (resolved through r), with the new chunk
+// shape, codecs and sharding.
+func newLayout(src *meta.ArrayMeta, opts Options, r codec.Resolver) (*meta.ArrayMeta, error) {
 	m := src
 	var err error
 	if opts.ToFormat == meta.V3 || src.Format == meta.V3Draft {
 		if m, err = src.ToV3(); err != nil {
 			return nil, err
+		}
+		if src.Format != meta.V3 {
+			if m.Codecs, err = canonicalCodecs(r, m); err != nil {
+				return nil, err
+			}
 		}
 	} else if opts.ToFormat != 0 && opts.ToFormat != src.Format {
 		return nil, fmt.Errorf("conversion to %s is not supported (only to v3)", opts.ToFormat)
@@ -217,12 +224,18 @@ func newLayout(src *meta.ArrayMeta, opts Options) (*meta.ArrayMeta, error) {
 // shard makes the array's chunks shards: of shape --shard (else its chunk
 // shape, or that many chunks per dimension with ChunksPerShard) holding
 // inner chunks of --inner-chunks (else its chunk shape), each encoded with
-// its codec chain; the index gets bytes and crc32c.
+// its codec chain; the index gets bytes and crc32c. An array that is
+// sharded already is resharded: its inner chunks and chain are the ones
+// sharded again, never a shard inside a shard.
 func shard(m *meta.ArrayMeta, opts Options) error {
-	outer, inner := m.ChunkShape, m.ChunkShape
+	inner, chain, err := innerLayout(m)
+	if err != nil {
+		return err
+	}
 	if opts.InnerChunks != nil {
 		inner = opts.InnerChunks
 	}
+	outer := m.ChunkShape
 	switch {
 	case opts.Shard != nil:
 		outer = opts.Shard
@@ -237,7 +250,7 @@ func shard(m *meta.ArrayMeta, opts Options) error {
 			return fmt.Errorf("inner chunks %v do not divide shards %v", inner, outer)
 		}
 	}
-	codecs, err := meta.MarshalExtensions(m.Codecs)
+	codecs, err := meta.MarshalExtensions(chain)
 	if err != nil {
 		return err
 	}
@@ -247,4 +260,25 @@ func shard(m *meta.ArrayMeta, opts Options) error {
 	m.ChunkShape = append([]int(nil), outer...)
 	m.Codecs = []meta.Extension{{Name: "sharding_indexed", Configuration: json.RawMessage(cfg), MustUnderstand: true}}
 	return nil
+}
+
+// innerLayout is the chunk shape and codec chain of an array's chunks as
+// they would be sharded: those of its shards' inner chunks when it is
+// sharded already, else its own.
+func innerLayout(m *meta.ArrayMeta) ([]int, []meta.Extension, error) {
+	if len(m.Codecs) != 1 || m.Codecs[0].Name != "sharding_indexed" {
+		return m.ChunkShape, m.Codecs, nil
+	}
+	var cfg struct {
+		ChunkShape []int           `json:"chunk_shape"`
+		Codecs     json.RawMessage `json:"codecs"`
+	}
+	if err := json.Unmarshal(m.Codecs[0].Configuration, &cfg); err != nil {
+		return nil, nil, fmt.Errorf("sharding_indexed configuration: %w", err)
+	}
+	chain, err := meta.ParseExtensions(cfg.Codecs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("sharding_indexed codecs: %w", err)
+	}
+	return cfg.ChunkShape, chain, nil
 }

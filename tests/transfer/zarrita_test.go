@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -55,6 +57,12 @@ func zarritaDigests(t *testing.T, root string, paths []string) map[string]jsDige
 	return m
 }
 
+// originals are zarrita.js's digests of every fixture array, read once.
+var originals struct {
+	once    sync.Once
+	digests map[string]jsDigest
+}
+
 // checkZarrita has zarrita.js read every converted array that it reads in
 // the original fixture, and requires the same elements.
 func checkZarrita(t *testing.T, fx, dst string, unconverted map[string]bool) {
@@ -63,18 +71,25 @@ func checkZarrita(t *testing.T, fx, dst string, unconverted map[string]bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var paths []string
+	var all, paths []string
 	for p := range exp.Arrays {
+		all = append(all, p)
 		if !unconverted[p] {
 			paths = append(paths, p)
 		}
 	}
 	sort.Strings(paths)
-	before, after := zarritaDigests(t, fx, paths), zarritaDigests(t, dst, paths)
-	same, unread := 0, 0
+	sort.Strings(all)
+	originals.once.Do(func() { originals.digests = zarritaDigests(t, fx, all) })
+	before, after := originals.digests, zarritaDigests(t, dst, paths)
+	same, unread, unknown, defined := 0, 0, 0, 0
 	for _, p := range paths {
 		b, a := before[p], after[p]
 		switch {
+		case len(exp.Arrays[p].Expect.ImplementationDefined) > 0:
+			defined++ // a fill value clients read as they choose (expected.json)
+		case b.LocalError == "" && strings.Contains(a.LocalError, "Unknown codec: numcodecs."):
+			unknown++ // zarrita.js knows the codec under its v2 id only
 		case b.LocalError != "" && a.LocalError == "":
 			unread++ // zarrita reads the converted array only
 			same++
@@ -88,7 +103,8 @@ func checkZarrita(t *testing.T, fx, dst string, unconverted map[string]bool) {
 			same++
 		}
 	}
-	fmt.Printf("cp zarrita: %d converted arrays read by zarrita.js as the originals (%d originals it cannot read)\n", same, unread)
+	fmt.Printf("cp zarrita: %d converted arrays read by zarrita.js as the originals (%d originals it cannot read, %d with a numcodecs codec zarrita.js 0.7.5 knows only in v2, %d with implementation-defined elements)\n",
+		same, unread, unknown, defined)
 	if same == 0 {
 		t.Error("zarrita.js read no converted array")
 	}
