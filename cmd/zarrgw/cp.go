@@ -3,12 +3,12 @@ package main
 import (
 	"context"
 	"crypto/sha256"
-	"errors"
-	"io"
-	"io/fs"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -141,7 +141,9 @@ func resolveDestination(ctx context.Context, f cpFlags, loc string, stderr io.Wr
 	return location.Resolve(ctx, f.config, loc, stderr)
 }
 
-func isCloud(loc string) bool { return strings.Contains(loc, "://") && !strings.HasPrefix(loc, "file://") }
+func isCloud(loc string) bool {
+	return strings.Contains(loc, "://") && !strings.HasPrefix(loc, "file://")
+}
 
 // options turns the flags into transfer options.
 func (f cpFlags) options() (transfer.Options, error) {

@@ -118,7 +118,7 @@ func (l *lines) print() {
 		rate = fmt.Sprintf(", %.1f MB/s", float64(l.bytes)/took.Seconds()/1e6)
 	}
 	if l.done > 0 && l.done < l.total {
-		eta = fmt.Sprintf(", ETA %s", (time.Duration(float64(took)/float64(l.done)*float64(l.total-l.done))).Round(time.Second))
+		eta = fmt.Sprintf(", ETA %s", (time.Duration(float64(took) / float64(l.done) * float64(l.total-l.done))).Round(time.Second))
 	}
 	fmt.Fprintf(l.w, "cp: %d/%d %s, %s%s%s\n", l.done, l.total, l.what, bytesText(l.bytes), rate, eta)
 }

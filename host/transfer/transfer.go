@@ -38,7 +38,7 @@ type Options struct {
 	// ChunksPerShard shards every array, whatever its rank: shards of N
 	// chunks along each dimension.
 	ChunksPerShard int
-	Consolidate bool             // write consolidated metadata at Path
+	Consolidate    bool // write consolidated metadata at Path
 	// Jobs bounds the keys or chunks in flight (0 = 16).
 	Jobs int
 	// Stream bounds the memory of an array rewrite.
