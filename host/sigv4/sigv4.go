@@ -1,0 +1,362 @@
+// Package sigv4 verifies AWS Signature Version 4 on S3 requests: the
+// Authorization header form (payload hash, UNSIGNED-PAYLOAD, and the
+// aws-chunked streaming forms with per-chunk signatures and trailers) and
+// presigned URLs. Canonicalisation follows S3's rules exactly: the path
+// encoded once, query parameters sorted, only the signed headers.
+package sigv4
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+const (
+	algorithm = "AWS4-HMAC-SHA256"
+	// MaxSkew is how far a signed request's date may be from the clock.
+	MaxSkew = 15 * time.Minute
+	// timeFormat is X-Amz-Date's form.
+	timeFormat = "20060102T150405Z"
+
+	// Payload hash values that are not a hash.
+	UnsignedPayload          = "UNSIGNED-PAYLOAD"
+	StreamingPayload         = "STREAMING-AWS4-HMAC-SHA256-PAYLOAD"
+	StreamingPayloadTrailer  = "STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER"
+	StreamingUnsignedTrailer = "STREAMING-UNSIGNED-PAYLOAD-TRAILER"
+)
+
+// Errors, each the condition of one S3 error code.
+var (
+	ErrMissing         = errors.New("request is not signed")                                                 // AccessDenied (anonymous)
+	ErrMalformed       = errors.New("malformed authorization")                                               // AuthorizationHeaderMalformed
+	ErrUnknownKey      = errors.New("the access key does not exist")                                         // InvalidAccessKeyId
+	ErrSignature       = errors.New("the signature does not match")                                          // SignatureDoesNotMatch
+	ErrSkewed          = errors.New("the difference between the request time and the server's is too large") // RequestTimeTooSkewed
+	ErrExpired         = errors.New("request has expired")                                                   // AccessDenied
+	ErrPayloadMismatch = errors.New("the payload does not match its signed hash")                            // XAmzContentSHA256Mismatch
+	ErrRegion          = errors.New("the region in the credential scope is wrong")                           // AuthorizationHeaderMalformed
+)
+
+// Credential is the scope a request was signed for.
+type Credential struct {
+	AccessKeyID string
+	Date        string // yyyymmdd
+	Region      string
+	Service     string
+}
+
+func (c Credential) scope() string {
+	return c.Date + "/" + c.Region + "/" + c.Service + "/aws4_request"
+}
+
+// Request is what a verified request carries.
+type Request struct {
+	Credential Credential
+	// Time is X-Amz-Date.
+	Time time.Time
+	// PayloadHash is x-amz-content-sha256 (or UNSIGNED-PAYLOAD for
+	// presigned URLs): a hex hash the body must match, or one of the
+	// constants above.
+	PayloadHash string
+	// Signature is the request's signature, the seed of chunk signatures.
+	Signature string
+	// Presigned reports a signature in the query.
+	Presigned  bool
+	signingKey []byte
+}
+
+// Secrets finds the secret key of an access key ID ("" and false when
+// there is none).
+type Secrets func(accessKeyID string) (string, bool)
+
+// Verifier checks signatures for one region.
+type Verifier struct {
+	Region  string
+	Secrets Secrets
+	// Now is the clock (time.Now when nil), for tests.
+	Now func() time.Time
+}
+
+func (v *Verifier) now() time.Time {
+	if v.Now != nil {
+		return v.Now()
+	}
+	return time.Now()
+}
+
+// Signed reports whether a request carries a signature (header or query).
+func Signed(r *http.Request) bool {
+	return r.Header.Get("Authorization") != "" || r.URL.Query().Get("X-Amz-Algorithm") != ""
+}
+
+// Verify checks a request's signature, in the header or in the query
+// (presigned), and returns what it says. The body is not read: a hashed
+// payload is checked by the caller against PayloadHash (see Body).
+func (v *Verifier) Verify(r *http.Request) (*Request, error) {
+	if r.URL.Query().Get("X-Amz-Algorithm") != "" {
+		return v.verifyPresigned(r)
+	}
+	h := r.Header.Get("Authorization")
+	if h == "" {
+		return nil, ErrMissing
+	}
+	cred, signed, sig, err := parseAuthorization(h)
+	if err != nil {
+		return nil, err
+	}
+	req := &Request{Credential: cred, PayloadHash: r.Header.Get("X-Amz-Content-Sha256"), Signature: sig}
+	if req.PayloadHash == "" {
+		return nil, fmt.Errorf("%w: missing x-amz-content-sha256", ErrMalformed)
+	}
+	date := r.Header.Get("X-Amz-Date")
+	if date == "" {
+		date = r.Header.Get("Date")
+	}
+	if req.Time, err = parseTime(date); err != nil {
+		return nil, err
+	}
+	if skew := v.now().Sub(req.Time); skew > MaxSkew || skew < -MaxSkew {
+		return nil, ErrSkewed
+	}
+	canonical := canonicalRequest(r, signed, canonicalQuery(r.URL.Query(), ""), req.PayloadHash)
+	return v.check(req, cred, date, canonical, sig)
+}
+
+// verifyPresigned checks a signature in the query: the payload is
+// unsigned, and the URL is good until X-Amz-Date + X-Amz-Expires.
+func (v *Verifier) verifyPresigned(r *http.Request) (*Request, error) {
+	q := r.URL.Query()
+	if q.Get("X-Amz-Algorithm") != algorithm {
+		return nil, fmt.Errorf("%w: X-Amz-Algorithm must be %s", ErrMalformed, algorithm)
+	}
+	cred, err := parseCredential(q.Get("X-Amz-Credential"))
+	if err != nil {
+		return nil, err
+	}
+	date := q.Get("X-Amz-Date")
+	t, err := parseTime(date)
+	if err != nil {
+		return nil, err
+	}
+	expires, err := strconv.Atoi(q.Get("X-Amz-Expires"))
+	if err != nil || expires < 1 || expires > 7*24*3600 {
+		return nil, fmt.Errorf("%w: X-Amz-Expires must be from 1 to 604800 seconds", ErrMalformed)
+	}
+	now := v.now()
+	if now.After(t.Add(time.Duration(expires) * time.Second)) {
+		return nil, ErrExpired
+	}
+	if t.Sub(now) > MaxSkew {
+		return nil, ErrSkewed // signed for a time still to come
+	}
+	signed := strings.Split(q.Get("X-Amz-SignedHeaders"), ";")
+	sig := q.Get("X-Amz-Signature")
+	req := &Request{Credential: cred, Time: t, PayloadHash: UnsignedPayload, Signature: sig, Presigned: true}
+	if ph := r.Header.Get("X-Amz-Content-Sha256"); ph != "" {
+		req.PayloadHash = ph
+	}
+	canonical := canonicalRequest(r, signed, canonicalQuery(q, "X-Amz-Signature"), UnsignedPayload)
+	return v.check(req, cred, date, canonical, sig)
+}
+
+// check compares the signature of the canonical request with sig.
+func (v *Verifier) check(req *Request, cred Credential, date, canonical, sig string) (*Request, error) {
+	if cred.Service != "s3" {
+		return nil, fmt.Errorf("%w: service %q, not s3", ErrMalformed, cred.Service)
+	}
+	if cred.Region != v.Region {
+		return nil, fmt.Errorf("%w: region %q, expecting %q", ErrRegion, cred.Region, v.Region)
+	}
+	if !strings.HasPrefix(date, cred.Date) {
+		return nil, fmt.Errorf("%w: the credential's date %s is not the request's", ErrMalformed, cred.Date)
+	}
+	secret, ok := v.Secrets(cred.AccessKeyID)
+	if !ok {
+		return nil, ErrUnknownKey
+	}
+	key := signingKey(secret, cred)
+	want := hex.EncodeToString(hmacSHA256(key, stringToSign(date, cred, canonical)))
+	if !hmac.Equal([]byte(want), []byte(sig)) {
+		return nil, ErrSignature
+	}
+	req.signingKey = key
+	return req, nil
+}
+
+// parseAuthorization reads "AWS4-HMAC-SHA256 Credential=..., SignedHeaders=..., Signature=...".
+func parseAuthorization(h string) (Credential, []string, string, error) {
+	alg, rest, _ := strings.Cut(h, " ")
+	if alg != algorithm {
+		return Credential{}, nil, "", fmt.Errorf("%w: algorithm %q, only %s is supported", ErrMalformed, alg, algorithm)
+	}
+	parts := map[string]string{}
+	for _, p := range strings.Split(rest, ",") {
+		k, val, ok := strings.Cut(strings.TrimSpace(p), "=")
+		if !ok {
+			return Credential{}, nil, "", fmt.Errorf("%w: %q", ErrMalformed, p)
+		}
+		parts[k] = val
+	}
+	cred, err := parseCredential(parts["Credential"])
+	if err != nil {
+		return Credential{}, nil, "", err
+	}
+	if parts["SignedHeaders"] == "" || parts["Signature"] == "" {
+		return Credential{}, nil, "", fmt.Errorf("%w: SignedHeaders and Signature are required", ErrMalformed)
+	}
+	return cred, strings.Split(parts["SignedHeaders"], ";"), parts["Signature"], nil
+}
+
+// parseCredential reads "AKID/20130524/us-east-1/s3/aws4_request".
+func parseCredential(s string) (Credential, error) {
+	f := strings.Split(s, "/")
+	if len(f) != 5 || f[4] != "aws4_request" || len(f[1]) != 8 || f[0] == "" {
+		return Credential{}, fmt.Errorf("%w: credential %q", ErrMalformed, s)
+	}
+	return Credential{AccessKeyID: f[0], Date: f[1], Region: f[2], Service: f[3]}, nil
+}
+
+func parseTime(s string) (time.Time, error) {
+	if t, err := time.Parse(timeFormat, s); err == nil {
+		return t, nil
+	}
+	if t, err := http.ParseTime(s); err == nil {
+		return t.UTC(), nil
+	}
+	return time.Time{}, fmt.Errorf("%w: no valid X-Amz-Date", ErrMalformed)
+}
+
+// canonicalRequest builds the canonical request of S3's SigV4.
+func canonicalRequest(r *http.Request, signed []string, query, payloadHash string) string {
+	var b strings.Builder
+	b.WriteString(r.Method)
+	b.WriteByte('\n')
+	b.WriteString(canonicalURI(r.URL.EscapedPath()))
+	b.WriteByte('\n')
+	b.WriteString(query)
+	b.WriteByte('\n')
+	for _, name := range signed {
+		b.WriteString(name)
+		b.WriteByte(':')
+		b.WriteString(headerValue(r, name))
+		b.WriteByte('\n')
+	}
+	b.WriteByte('\n')
+	b.WriteString(strings.Join(signed, ";"))
+	b.WriteByte('\n')
+	b.WriteString(payloadHash)
+	return b.String()
+}
+
+// headerValue is a signed header's value as canonicalised: values of a
+// repeated header joined by commas, each trimmed, inner runs of spaces
+// folded to one.
+func headerValue(r *http.Request, name string) string {
+	var vals []string
+	switch name {
+	case "host":
+		vals = []string{r.Host}
+	case "content-length":
+		vals = r.Header.Values("Content-Length")
+		if len(vals) == 0 && r.ContentLength >= 0 {
+			vals = []string{strconv.FormatInt(r.ContentLength, 10)}
+		}
+	case "transfer-encoding":
+		vals = r.Header.Values("Transfer-Encoding")
+		if len(vals) == 0 && len(r.TransferEncoding) > 0 {
+			vals = r.TransferEncoding
+		}
+	default:
+		vals = r.Header.Values(name)
+	}
+	for i, v := range vals {
+		vals[i] = strings.Join(strings.Fields(v), " ")
+	}
+	return strings.Join(vals, ",")
+}
+
+// canonicalURI encodes the path once as S3 does: the request's escaped
+// path decoded, then each byte but the unreserved ones and '/' encoded.
+func canonicalURI(escaped string) string {
+	if escaped == "" {
+		return "/"
+	}
+	p, err := url.PathUnescape(escaped)
+	if err != nil {
+		p = escaped
+	}
+	return encode(p, false)
+}
+
+// canonicalQuery sorts the query by name and value and encodes both, all
+// but the parameter named skip.
+func canonicalQuery(q url.Values, skip string) string {
+	type kv struct{ k, v string }
+	var pairs []kv
+	for k, vs := range q {
+		if k == skip {
+			continue
+		}
+		for _, v := range vs {
+			pairs = append(pairs, kv{encode(k, true), encode(v, true)})
+		}
+	}
+	sort.Slice(pairs, func(i, j int) bool {
+		if pairs[i].k != pairs[j].k {
+			return pairs[i].k < pairs[j].k
+		}
+		return pairs[i].v < pairs[j].v
+	})
+	parts := make([]string, len(pairs))
+	for i, p := range pairs {
+		parts[i] = p.k + "=" + p.v
+	}
+	return strings.Join(parts, "&")
+}
+
+// encode percent-encodes every byte but A-Z a-z 0-9 - . _ ~ (and '/'
+// unless slash is set), upper-case hex: AWS's URI encoding.
+func encode(s string, slash bool) string {
+	const hexd = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'A' <= c && c <= 'Z', 'a' <= c && c <= 'z', '0' <= c && c <= '9', c == '-', c == '.', c == '_', c == '~':
+			b.WriteByte(c)
+		case c == '/' && !slash:
+			b.WriteByte(c)
+		default:
+			b.WriteByte('%')
+			b.WriteByte(hexd[c>>4])
+			b.WriteByte(hexd[c&15])
+		}
+	}
+	return b.String()
+}
+
+func stringToSign(date string, cred Credential, canonical string) []byte {
+	sum := sha256.Sum256([]byte(canonical))
+	return []byte(algorithm + "\n" + date + "\n" + cred.scope() + "\n" + hex.EncodeToString(sum[:]))
+}
+
+func signingKey(secret string, cred Credential) []byte {
+	k := hmacSHA256([]byte("AWS4"+secret), []byte(cred.Date))
+	k = hmacSHA256(k, []byte(cred.Region))
+	k = hmacSHA256(k, []byte(cred.Service))
+	return hmacSHA256(k, []byte("aws4_request"))
+}
+
+func hmacSHA256(key, data []byte) []byte {
+	m := hmac.New(sha256.New, key)
+	m.Write(data)
+	return m.Sum(nil)
+}
