@@ -134,8 +134,6 @@ func (c *Client) Resolver() codec.Resolver { return clientResolver{c} }
 
 type clientResolver struct{ c *Client }
 
-func (r clientResolver) Codec(name string, config json.RawMessage) (codec.Codec, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), r.c.Timeout)
-	defer cancel()
+func (r clientResolver) Codec(ctx context.Context, name string, config json.RawMessage) (codec.Codec, error) {
 	return r.c.Codec(ctx, name, config)
 }

@@ -22,7 +22,6 @@ type remoteCodec struct {
 }
 
 func (r *remoteCodec) Name() string                   { return r.name }
-func (r *remoteCodec) Kind() codec.Kind               { return r.kind }
 func (r *remoteCodec) Configuration() json.RawMessage { return r.config }
 
 // EncodedSize implements codec.SizedCodec. A codec that is not sized, or a

@@ -19,8 +19,8 @@ type codecService struct {
 	srv *server
 }
 
-func (c *codecService) Describe(_ context.Context, ref *pb.CodecRef) (*pb.CodecInfo, error) {
-	built, err := c.srv.codec(ref)
+func (c *codecService) Describe(ctx context.Context, ref *pb.CodecRef) (*pb.CodecInfo, error) {
+	built, err := c.srv.codec(ctx, ref)
 	if err != nil {
 		return nil, toStatus(err)
 	}
@@ -28,15 +28,15 @@ func (c *codecService) Describe(_ context.Context, ref *pb.CodecRef) (*pb.CodecI
 	_, partial := built.(codec.PartialDecoder)
 	return &pb.CodecInfo{
 		Name:          built.Name(),
-		Kind:          pb.CodecKind(built.Kind()),
+		Kind:          pb.CodecKind(codec.KindOf(built)),
 		Configuration: built.Configuration(),
 		Sized:         sized,
 		Partial:       partial,
 	}, nil
 }
 
-func (c *codecService) EncodedSize(_ context.Context, req *pb.EncodedSizeRequest) (*pb.EncodedSizeResponse, error) {
-	built, err := c.srv.codec(req.Codec)
+func (c *codecService) EncodedSize(ctx context.Context, req *pb.EncodedSizeRequest) (*pb.EncodedSizeResponse, error) {
+	built, err := c.srv.codec(ctx, req.Codec)
 	if err != nil {
 		return nil, toStatus(err)
 	}
@@ -128,8 +128,8 @@ func (c *codecService) decodeInto(ctx context.Context, call *pb.CodecCall, in *p
 	if out == nil || call.GetOp() != pb.CodecOp_CODEC_OP_DECODE || size <= 0 || in.GetArray() != nil {
 		return nil, false
 	}
-	built, err := c.srv.codec(call.Codec)
-	if err != nil || built.Kind() != codec.BytesToBytes {
+	built, err := c.srv.codec(ctx, call.Codec)
+	if err != nil || codec.KindOf(built) != codec.BytesToBytes {
 		return nil, false
 	}
 	into, ok := built.(codec.DecoderInto)
@@ -172,7 +172,7 @@ func (c *codecService) run(ctx context.Context, call *pb.CodecCall, in *pb.Paylo
 	if call == nil {
 		return nil, nil, fmt.Errorf("codec call without a header")
 	}
-	built, err := c.srv.codec(call.Codec)
+	built, err := c.srv.codec(ctx, call.Codec)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -180,62 +180,50 @@ func (c *codecService) run(ctx context.Context, call *pb.CodecCall, in *pb.Paylo
 	if err != nil {
 		return nil, nil, fmt.Errorf("codec %s: %w", built.Name(), err)
 	}
-	switch call.Op {
-	case pb.CodecOp_CODEC_OP_ENCODE:
-		return encode(ctx, built, spec, in, data)
-	case pb.CodecOp_CODEC_OP_DECODE:
-		return decode(ctx, built, spec, in, data)
+	if call.Op != encodeOp && call.Op != decodeOp {
+		return nil, nil, fmt.Errorf("codec %s: unknown operation %v", built.Name(), call.Op)
 	}
-	return nil, nil, fmt.Errorf("codec %s: unknown operation %v", built.Name(), call.Op)
+	return apply(ctx, call.Op == encodeOp, built, spec, in, data)
 }
 
-// encode and decode dispatch on the codec's declared kind, so a type that
-// happens to have the methods of several kinds is used as what it says.
-func encode(ctx context.Context, c codec.Codec, spec codec.Spec, in *pb.Payload, data []byte) (*pb.Payload, []byte, error) {
-	if c, ok := c.(codec.ArrayArray); ok && c.Kind() == codec.ArrayToArray {
+// apply encodes or decodes with c, used as the kind of codec it is
+// (codec.KindOf): the one place the plugin dispatches on a codec's kind.
+func apply(ctx context.Context, encode bool, c codec.Codec, spec codec.Spec, in *pb.Payload, data []byte) (*pb.Payload, []byte, error) {
+	switch codec.KindOf(c) {
+	case codec.ArrayToArray:
 		a, err := arrayIn(c, in, data)
 		if err != nil {
 			return nil, nil, err
 		}
-		return arrayOut(c.EncodeArray(ctx, spec, a))
-	}
-	if c, ok := c.(codec.ArrayBytes); ok && c.Kind() == codec.ArrayToBytes {
-		a, err := arrayIn(c, in, data)
-		if err != nil {
-			return nil, nil, err
+		if aa := c.(codec.ArrayArray); encode {
+			return arrayOut(aa.EncodeArray(ctx, spec, a))
+		} else {
+			return arrayOut(aa.DecodeArray(ctx, spec, a))
 		}
-		return bytesOut(c.Encode(ctx, spec, a))
-	}
-	if c, ok := c.(codec.BytesBytes); ok && c.Kind() == codec.BytesToBytes {
+	case codec.ArrayToBytes:
+		ab := c.(codec.ArrayBytes)
+		if encode {
+			a, err := arrayIn(c, in, data)
+			if err != nil {
+				return nil, nil, err
+			}
+			return bytesOut(ab.Encode(ctx, spec, a))
+		}
 		if err := bytesIn(c, in); err != nil {
 			return nil, nil, err
 		}
-		return bytesOut(c.EncodeBytes(ctx, spec, data))
-	}
-	return nil, nil, fmt.Errorf("codec %s does not implement its kind %v", c.Name(), c.Kind())
-}
-
-func decode(ctx context.Context, c codec.Codec, spec codec.Spec, in *pb.Payload, data []byte) (*pb.Payload, []byte, error) {
-	if c, ok := c.(codec.ArrayArray); ok && c.Kind() == codec.ArrayToArray {
-		a, err := arrayIn(c, in, data)
-		if err != nil {
-			return nil, nil, err
-		}
-		return arrayOut(c.DecodeArray(ctx, spec, a))
-	}
-	if c, ok := c.(codec.ArrayBytes); ok && c.Kind() == codec.ArrayToBytes {
+		return arrayOut(ab.Decode(ctx, spec, data))
+	case codec.BytesToBytes:
 		if err := bytesIn(c, in); err != nil {
 			return nil, nil, err
 		}
-		return arrayOut(c.Decode(ctx, spec, data))
-	}
-	if c, ok := c.(codec.BytesBytes); ok && c.Kind() == codec.BytesToBytes {
-		if err := bytesIn(c, in); err != nil {
-			return nil, nil, err
+		if bb := c.(codec.BytesBytes); encode {
+			return bytesOut(bb.EncodeBytes(ctx, spec, data))
+		} else {
+			return bytesOut(bb.DecodeBytes(ctx, spec, data))
 		}
-		return bytesOut(c.DecodeBytes(ctx, spec, data))
 	}
-	return nil, nil, fmt.Errorf("codec %s does not implement its kind %v", c.Name(), c.Kind())
+	return nil, nil, fmt.Errorf("codec %s implements none or several of the codec kinds", c.Name())
 }
 
 func arrayIn(c codec.Codec, in *pb.Payload, data []byte) (*ndarray.Array, error) {
@@ -267,8 +255,8 @@ func bytesOut(b []byte, err error) (*pb.Payload, []byte, error) {
 	return &pb.Payload{Size: int64(len(b))}, b, nil
 }
 
-func (c *codecService) OutputSpec(_ context.Context, req *pb.OutputSpecRequest) (*pb.ChunkSpec, error) {
-	built, err := c.srv.codec(req.Codec)
+func (c *codecService) OutputSpec(ctx context.Context, req *pb.OutputSpecRequest) (*pb.ChunkSpec, error) {
+	built, err := c.srv.codec(ctx, req.Codec)
 	if err != nil {
 		return nil, toStatus(err)
 	}
@@ -277,7 +265,7 @@ func (c *codecService) OutputSpec(_ context.Context, req *pb.OutputSpecRequest) 
 		return nil, toStatus(err)
 	}
 	aa, ok := built.(codec.ArrayArray)
-	if !ok || built.Kind() != codec.ArrayToArray {
+	if !ok || codec.KindOf(built) != codec.ArrayToArray {
 		return nil, toStatus(fmt.Errorf("codec %s is not array->array", built.Name()))
 	}
 	out, err := aa.OutputSpec(spec)

@@ -23,7 +23,7 @@ func (c *codecService) DecodeRegion(stream pb.Codec_DecodeRegionServer) error {
 	if call == nil {
 		return toStatus(errors.New("decode region: the first frame carries no call"))
 	}
-	built, err := c.srv.codec(call.Codec)
+	built, err := c.srv.codec(stream.Context(), call.Codec)
 	if err != nil {
 		return toStatus(err)
 	}

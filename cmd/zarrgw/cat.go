@@ -9,16 +9,17 @@ import (
 	"github.com/zarrgw/zarrgw/core/grid"
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/host/location"
+	"github.com/zarrgw/zarrgw/host/registry"
 	"github.com/zarrgw/zarrgw/host/render"
 )
 
-func newCat() *cobra.Command {
+func newCat(set registry.Set) *cobra.Command {
 	var path, format, slice, configFile string
 	cmd := &cobra.Command{
 		Use:   "cat LOCATION",
 		Short: "Print an array's contents as JSON or .npy",
 		Args:  cobra.ExactArgs(1),
-		RunE: onLocation(&configFile, func(cmd *cobra.Command, t *location.Target) error {
+		RunE: onLocation(set, &configFile, func(cmd *cobra.Command, t *location.Target) error {
 			if format != "json" && format != "npy" {
 				return fmt.Errorf("--format %q: use json or npy", format)
 			}

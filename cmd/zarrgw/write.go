@@ -10,16 +10,17 @@ import (
 	"github.com/zarrgw/zarrgw/core/grid"
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/host/location"
+	"github.com/zarrgw/zarrgw/host/registry"
 	"github.com/zarrgw/zarrgw/host/render"
 )
 
-func newWrite() *cobra.Command {
+func newWrite(set registry.Set) *cobra.Command {
 	var configFile, path, slice, from string
 	cmd := &cobra.Command{
 		Use:   "write LOCATION --path PATH [--slice SEL] [--from FILE.npy]",
 		Short: "Write a .npy document (from a file or standard input) into an array or a selection of it",
 		Args:  cobra.ExactArgs(1),
-		RunE: onLocation(&configFile, func(cmd *cobra.Command, t *location.Target) error {
+		RunE: onLocation(set, &configFile, func(cmd *cobra.Command, t *location.Target) error {
 			ctx := cmd.Context()
 			a, err := hierarchy.OpenArray(ctx, t.Store, path, t.Options)
 			if err != nil {

@@ -28,13 +28,13 @@ type Pipeline struct {
 // NewPipeline resolves a codec chain and derives every stage's spec from
 // the chunk spec. maxChunkBytes bounds decoded sizes that are not known in
 // advance (0 = DefaultMaxChunkBytes).
-func NewPipeline(exts []meta.Extension, r Resolver, chunk Spec, maxChunkBytes int64) (*Pipeline, error) {
+func NewPipeline(ctx context.Context, exts []meta.Extension, r Resolver, chunk Spec, maxChunkBytes int64) (*Pipeline, error) {
 	if maxChunkBytes <= 0 {
 		maxChunkBytes = DefaultMaxChunkBytes
 	}
 	codecs := make([]Codec, len(exts))
 	for i, e := range exts {
-		c, err := r.Codec(e.Name, e.Configuration)
+		c, err := r.Codec(ctx, e.Name, e.Configuration)
 		if err != nil {
 			return nil, err
 		}
@@ -49,11 +49,13 @@ func FromCodecs(codecs []Codec, chunk Spec, maxChunkBytes int64) (*Pipeline, err
 	spec := chunk
 	spec.DecodedSize, spec.MaxDecodedSize = -1, 0
 	i := 0
-	for ; i < len(codecs) && codecs[i].Kind() == ArrayToArray; i++ {
-		aa, ok := codecs[i].(ArrayArray)
-		if !ok {
-			return nil, fmt.Errorf("codec %s claims array->array but does not implement it", codecs[i].Name())
+	for _, c := range codecs {
+		if KindOf(c) == 0 {
+			return nil, fmt.Errorf("codec %s implements none or several of array->array, array->bytes and bytes->bytes", c.Name())
 		}
+	}
+	for ; i < len(codecs) && KindOf(codecs[i]) == ArrayToArray; i++ {
+		aa := codecs[i].(ArrayArray)
 		out, err := aa.OutputSpec(spec)
 		if err != nil {
 			return nil, fmt.Errorf("codec %s: %w", aa.Name(), err)
@@ -61,18 +63,15 @@ func FromCodecs(codecs []Codec, chunk Spec, maxChunkBytes int64) (*Pipeline, err
 		p.aa, p.aaIn = append(p.aa, aa), append(p.aaIn, spec)
 		spec = out
 	}
-	if i == len(codecs) || codecs[i].Kind() != ArrayToBytes {
+	if i == len(codecs) || KindOf(codecs[i]) != ArrayToBytes {
 		return nil, fmt.Errorf("codec chain %s: needs exactly one array->bytes codec after the array->array codecs", names(codecs))
 	}
-	ab, ok := codecs[i].(ArrayBytes)
-	if !ok {
-		return nil, fmt.Errorf("codec %s claims array->bytes but does not implement it", codecs[i].Name())
-	}
+	ab := codecs[i].(ArrayBytes)
 	p.ab, p.abIn = ab, spec
 	size, known := encodedSize(ab, spec, rawSize(spec))
 	for i++; i < len(codecs); i++ {
 		bb, ok := codecs[i].(BytesBytes)
-		if !ok || codecs[i].Kind() != BytesToBytes {
+		if !ok {
 			return nil, fmt.Errorf("codec chain %s: %s must be bytes->bytes at position %d", names(codecs), codecs[i].Name(), i)
 		}
 		s := spec

@@ -96,7 +96,7 @@ func fixedSize(codecs []codec.Codec, spec codec.Spec) (int64, error) {
 		if !ok {
 			return 0, fmt.Errorf("index codec %s: encoded size is not fixed", c.Name())
 		}
-		if aa, ok := c.(codec.ArrayArray); ok && c.Kind() == codec.ArrayToArray {
+		if aa, ok := c.(codec.ArrayArray); ok && codec.KindOf(c) == codec.ArrayToArray {
 			out, err := aa.OutputSpec(spec)
 			if err != nil {
 				return 0, fmt.Errorf("index codec %s: %w", c.Name(), err)

@@ -17,21 +17,22 @@ import (
 // with codec.ErrCorrupt on the host side of the boundary.
 func TestCodecLargeDecodeAndCorrupt(t *testing.T) {
 	l, _ := newLauncher(t)
-	codecs, _, err := registry.OutOfProcess(l, zarrgwBin)
+	parts, err := registry.Bundled().OutOfProcess(l, zarrgwBin)
 	if err != nil {
 		t.Fatal(err)
 	}
+	codecs := parts.Codecs()
 	config := json.RawMessage(`{"level":1,"checksum":false}`)
-	local, err := registry.Codecs().Codec("zstd", config)
+	local, err := registry.Codecs().Codec(context.Background(), "zstd", config)
 	if err != nil {
 		t.Fatal(err)
 	}
-	remote, err := codecs.Codec("zstd", config)
+	remote, err := codecs.Codec(context.Background(), "zstd", config)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if remote.Name() != "zstd" || remote.Kind() != codec.BytesToBytes || string(remote.Configuration()) != string(local.Configuration()) {
-		t.Fatalf("remote codec %s %v %s, local %s", remote.Name(), remote.Kind(), remote.Configuration(), local.Configuration())
+	if remote.Name() != "zstd" || codec.KindOf(remote) != codec.BytesToBytes || string(remote.Configuration()) != string(local.Configuration()) {
+		t.Fatalf("remote codec %s %v %s, local %s", remote.Name(), codec.KindOf(remote), remote.Configuration(), local.Configuration())
 	}
 	raw := make([]byte, 256<<20)
 	for i := range raw {
@@ -61,12 +62,13 @@ func TestCodecLargeDecodeAndCorrupt(t *testing.T) {
 // buffer of the wrong size is ErrCorrupt.
 func TestCodecDecodeInto(t *testing.T) {
 	l, _ := newLauncher(t)
-	codecs, _, err := registry.OutOfProcess(l, zarrgwBin)
+	parts, err := registry.Bundled().OutOfProcess(l, zarrgwBin)
 	if err != nil {
 		t.Fatal(err)
 	}
-	local, _ := registry.Codecs().Codec("zstd", nil)
-	remote, err := codecs.Codec("zstd", nil)
+	codecs := parts.Codecs()
+	local, _ := registry.Codecs().Codec(context.Background(), "zstd", nil)
+	remote, err := codecs.Codec(context.Background(), "zstd", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,7 @@ import (
 // test.gate codec of a plugin, filled with 1s.
 func gatedArray(t *testing.T, l *launcher.Launcher, s store.Store) (*array.Array, array.Options) {
 	t.Helper()
-	opts := array.Options{Codecs: l.Codecs(registry.Codecs())}
+	opts := registry.Bundled().InProcess().WithPlugins(l).ArrayOptions()
 	m := &meta.ArrayMeta{
 		Format: meta.V3, Shape: []int{8}, ChunkShape: []int{8}, DataType: dtype.Named("uint8"),
 		FillValue: []byte{0}, ChunkKey: meta.ChunkKeyEncoding{Name: "default", Separator: "/"},

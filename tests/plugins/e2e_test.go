@@ -13,7 +13,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zarrgw/zarrgw/core/array"
 	"github.com/zarrgw/zarrgw/core/dtype"
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/core/meta"
@@ -36,7 +35,7 @@ func TestExternalCodecEndToEnd(t *testing.T) {
 	if _, err := l.Add(launcher.Spec{Name: "example.org/acme/bitshave", Path: bitshaveBin, SHA256: sum}); err != nil {
 		t.Fatal(err)
 	}
-	opts := array.Options{Codecs: l.Codecs(registry.Codecs())}
+	opts := registry.Bundled().InProcess().WithPlugins(l).ArrayOptions()
 	ctx := context.Background()
 	dir := t.TempDir()
 	s, err := fs.New(dir)

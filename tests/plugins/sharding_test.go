@@ -40,17 +40,18 @@ func (c *countingStore) Get(ctx context.Context, key string, r store.ByteRange) 
 // a shard not stored reads as the fill value; every element comes back.
 func TestShardingPartialReadsOutOfProcess(t *testing.T) {
 	l, _ := newLauncher(t)
-	codecs, _, err := registry.OutOfProcess(l, zarrgwBin)
+	parts, err := registry.Bundled().OutOfProcess(l, zarrgwBin)
 	if err != nil {
 		t.Fatal(err)
 	}
+	codecs := parts.Codecs()
 	const (
 		indexBytes = 64*16 + 4 // 64 entries and a crc32c
 		chunkBytes = 8 * 8 * 4 // one inner chunk of int32
 	)
 	cfg := `{"chunk_shape":[8,8],"codecs":[{"name":"bytes","configuration":{"endian":"little"}}],
 		"index_codecs":[{"name":"bytes","configuration":{"endian":"little"}},{"name":"crc32c"}],"index_location":"end"}`
-	c, err := codecs.Codec("sharding_indexed", json.RawMessage(cfg))
+	c, err := codecs.Codec(context.Background(), "sharding_indexed", json.RawMessage(cfg))
 	if err != nil {
 		t.Fatal(err)
 	}

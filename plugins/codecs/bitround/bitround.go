@@ -12,11 +12,21 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/codec"
 	"github.com/zarrgw/zarrgw/core/dtype"
+	"github.com/zarrgw/zarrgw/core/extension"
 	"github.com/zarrgw/zarrgw/core/ndarray"
 )
 
 // Registration registers the codec as "numcodecs.bitround" and "bitround".
-var Registration = codec.Registration{Name: "numcodecs.bitround", Aliases: []string{"bitround"}, New: New}
+var Registration = codec.Registration{
+	Manifest: extension.Manifest{
+		Kind:    extension.Codec,
+		Name:    "numcodecs.bitround",
+		Aliases: []string{"bitround"},
+		ConfigSchema: json.RawMessage(`{"type":"object","required":["keepbits"],"properties":{
+	"keepbits":{"type":"integer","minimum":0,"maximum":52,"description":"mantissa bits kept"}}}`),
+	},
+	New: New,
+}
 
 // Codec is the filter; immutable and safe for concurrent use.
 type Codec struct {
@@ -24,7 +34,7 @@ type Codec struct {
 }
 
 // New builds the codec from {"keepbits": n}, n >= 0 (required).
-func New(configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
+func New(_ context.Context, configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
 	var cfg struct {
 		KeepBits *int `json:"keepbits"`
 	}
@@ -42,8 +52,7 @@ func New(configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
 	return &Codec{keepBits: *cfg.KeepBits}, nil
 }
 
-func (c *Codec) Name() string     { return "numcodecs.bitround" }
-func (c *Codec) Kind() codec.Kind { return codec.ArrayToArray }
+func (c *Codec) Name() string { return "numcodecs.bitround" }
 
 // Configuration returns {"keepbits": n}.
 func (c *Codec) Configuration() json.RawMessage {

@@ -20,9 +20,9 @@ var ctx = context.Background()
 
 func newCodec(t testing.TB, cfg string) *Codec {
 	t.Helper()
-	c, err := New(json.RawMessage(cfg), nil)
+	c, err := New(context.Background(), json.RawMessage(cfg), nil)
 	if err != nil {
-		t.Fatalf("New(%s): %v", cfg, err)
+		t.Fatalf("New(context.Background(), %s): %v", cfg, err)
 	}
 	return c.(*Codec)
 }
@@ -124,7 +124,7 @@ func TestProperties(t *testing.T) {
 
 func TestConfigurationAndTypes(t *testing.T) {
 	for _, cfg := range []string{``, `{}`, `{"keepbits":-1}`, `{"keepbits":"3"}`} {
-		if _, err := New(json.RawMessage(cfg), nil); err == nil {
+		if _, err := New(context.Background(), json.RawMessage(cfg), nil); err == nil {
 			t.Errorf("%s accepted", cfg)
 		}
 	}

@@ -15,7 +15,7 @@ import (
 
 func build(t *testing.T, keepbits int) codec.ArrayArray {
 	t.Helper()
-	c, err := New(json.RawMessage(fmt.Sprintf(`{"keepbits":%d}`, keepbits)), nil)
+	c, err := New(context.Background(), json.RawMessage(fmt.Sprintf(`{"keepbits":%d}`, keepbits)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,10 +57,10 @@ func TestShaveFloat32(t *testing.T) {
 }
 
 func TestRefusals(t *testing.T) {
-	if _, err := New(json.RawMessage(`{"keepbits":53}`), nil); err == nil {
+	if _, err := New(context.Background(), json.RawMessage(`{"keepbits":53}`), nil); err == nil {
 		t.Error("keepbits 53 accepted")
 	}
-	if _, err := New(json.RawMessage(`{}`), nil); err == nil {
+	if _, err := New(context.Background(), json.RawMessage(`{}`), nil); err == nil {
 		t.Error("missing keepbits accepted")
 	}
 	c := build(t, 30)

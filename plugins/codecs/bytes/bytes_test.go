@@ -18,9 +18,9 @@ var ctx = context.Background()
 
 func newCodec(t testing.TB, cfg string) *Codec {
 	t.Helper()
-	c, err := New(json.RawMessage(cfg), nil)
+	c, err := New(context.Background(), json.RawMessage(cfg), nil)
 	if err != nil {
-		t.Fatalf("New(%s): %v", cfg, err)
+		t.Fatalf("New(context.Background(), %s): %v", cfg, err)
 	}
 	return c.(*Codec)
 }
@@ -100,10 +100,10 @@ func TestLittleEndianIsZeroCopy(t *testing.T) {
 }
 
 func TestConfiguration(t *testing.T) {
-	if _, err := New(json.RawMessage(`{"endian":"middle"}`), nil); err == nil {
+	if _, err := New(context.Background(), json.RawMessage(`{"endian":"middle"}`), nil); err == nil {
 		t.Error("bad endian accepted")
 	}
-	if _, err := New(json.RawMessage(`[1]`), nil); err == nil {
+	if _, err := New(context.Background(), json.RawMessage(`[1]`), nil); err == nil {
 		t.Error("non-object configuration accepted")
 	}
 	for cfg, want := range map[string]string{`{"endian":"big","id":"x"}`: `{"endian":"big"}`, `{"endian":"little"}`: `{"endian":"little"}`, `{}`: ``, ``: ``} {

@@ -12,11 +12,22 @@ import (
 	dsbzip2 "github.com/dsnet/compress/bzip2"
 
 	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/extension"
 	"github.com/zarrgw/zarrgw/plugins/codecs/internal/bounded"
 )
 
 // Registration registers the codec as "numcodecs.bz2" and "bz2", and under its draft v3 URI.
-var Registration = codec.Registration{Name: "numcodecs.bz2", Aliases: []string{"bz2", "https://purl.org/zarr/spec/codec/bz2/1.0"}, New: New}
+var Registration = codec.Registration{
+	Manifest: extension.Manifest{
+		Kind:    extension.Codec,
+		Name:    "numcodecs.bz2",
+		Aliases: []string{"bz2"},
+		URIs:    []string{"https://purl.org/zarr/spec/codec/bz2/1.0"},
+		ConfigSchema: json.RawMessage(`{"type":"object","properties":{
+	"level":{"type":"integer","minimum":1,"maximum":9,"default":1}}}`),
+	},
+	New: New,
+}
 
 // Codec is the bz2 codec; stateless and safe for concurrent use.
 type Codec struct {
@@ -24,7 +35,7 @@ type Codec struct {
 }
 
 // New builds the codec from {"level": 1..9} (default 1, as numcodecs).
-func New(configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
+func New(_ context.Context, configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
 	var cfg struct {
 		Level *int `json:"level"`
 	}
@@ -43,8 +54,7 @@ func New(configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
 	return c, nil
 }
 
-func (c *Codec) Name() string     { return "numcodecs.bz2" }
-func (c *Codec) Kind() codec.Kind { return codec.BytesToBytes }
+func (c *Codec) Name() string { return "numcodecs.bz2" }
 
 // Configuration returns {"level": n}.
 func (c *Codec) Configuration() json.RawMessage {

@@ -17,9 +17,9 @@ var ctx = context.Background()
 
 func newCodec(t testing.TB, cfg string) codec.BytesBytes {
 	t.Helper()
-	c, err := New(json.RawMessage(cfg), nil)
+	c, err := New(context.Background(), json.RawMessage(cfg), nil)
 	if err != nil {
-		t.Fatalf("New(%s): %v", cfg, err)
+		t.Fatalf("New(context.Background(), %s): %v", cfg, err)
 	}
 	return c.(codec.BytesBytes)
 }
@@ -31,7 +31,7 @@ func TestConfiguration(t *testing.T) {
 		}
 	}
 	for _, cfg := range []string{`{"level":0}`, `{"level":10}`} {
-		if _, err := New(json.RawMessage(cfg), nil); err == nil {
+		if _, err := New(context.Background(), json.RawMessage(cfg), nil); err == nil {
 			t.Errorf("%s accepted", cfg)
 		}
 	}

@@ -14,7 +14,7 @@ import (
 
 func newCodec(t *testing.T, cfg string) codec.BytesBytes {
 	t.Helper()
-	c, err := New([]byte(cfg), nil)
+	c, err := New(context.Background(), []byte(cfg), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func TestCheckValue(t *testing.T) {
 }
 
 func TestRegistration(t *testing.T) {
-	if Registration.Name != "crc32c" || Registration.Aliases[0] != "numcodecs.crc32c" {
+	if Registration.Manifest.Name != "crc32c" || Registration.Manifest.Aliases[0] != "numcodecs.crc32c" {
 		t.Errorf("%+v", Registration)
 	}
 	if c := newCodec(t, `{"id":"crc32c"}`); c.Configuration() != nil || c.Name() != "crc32c" {

@@ -11,12 +11,23 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/codec"
 	"github.com/zarrgw/zarrgw/core/dtype"
+	"github.com/zarrgw/zarrgw/core/extension"
 	"github.com/zarrgw/zarrgw/core/ndarray"
 	"github.com/zarrgw/zarrgw/plugins/codecs/internal/numeric"
 )
 
 // Registration registers the codec as "numcodecs.delta" and "delta".
-var Registration = codec.Registration{Name: "numcodecs.delta", Aliases: []string{"delta"}, New: New}
+var Registration = codec.Registration{
+	Manifest: extension.Manifest{
+		Kind:    extension.Codec,
+		Name:    "numcodecs.delta",
+		Aliases: []string{"delta"},
+		ConfigSchema: json.RawMessage(`{"type":"object","properties":{
+	"dtype":{"type":"string","description":"numpy type of the decoded data (default: the array's)"},
+	"astype":{"type":"string","description":"numpy type of the encoded differences (default: dtype)"}}}`),
+	},
+	New: New,
+}
 
 // Codec is the delta filter; immutable and safe for concurrent use.
 type Codec struct {
@@ -28,7 +39,7 @@ type Codec struct {
 // New builds the codec from {"dtype": ..., "astype": ...} (numpy type
 // strings or names; astype defaults to dtype; dtype, when absent, is the
 // array's type).
-func New(configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
+func New(_ context.Context, configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
 	var cfg struct {
 		DType  string `json:"dtype"`
 		AsType string `json:"astype"`
@@ -53,8 +64,7 @@ func New(configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
 	return c, nil
 }
 
-func (c *Codec) Name() string     { return "numcodecs.delta" }
-func (c *Codec) Kind() codec.Kind { return codec.ArrayToArray }
+func (c *Codec) Name() string { return "numcodecs.delta" }
 
 // Configuration returns the type strings as configured.
 func (c *Codec) Configuration() json.RawMessage {

@@ -25,9 +25,9 @@ var ctx = context.Background()
 
 func newCodec(t testing.TB, cfg string) *Codec {
 	t.Helper()
-	c, err := New(json.RawMessage(cfg), nil)
+	c, err := New(context.Background(), json.RawMessage(cfg), nil)
 	if err != nil {
-		t.Fatalf("New(%s): %v", cfg, err)
+		t.Fatalf("New(context.Background(), %s): %v", cfg, err)
 	}
 	return c.(*Codec)
 }
@@ -150,7 +150,7 @@ func TestConfiguration(t *testing.T) {
 		t.Errorf("configuration %s", got)
 	}
 	for _, cfg := range []string{`{"dtype":"|O"}`, `{"dtype":"<c8"}`, `{"dtype":"<i2","astype":"what"}`, `{"dtype":3}`} {
-		if _, err := New(json.RawMessage(cfg), nil); err == nil {
+		if _, err := New(context.Background(), json.RawMessage(cfg), nil); err == nil {
 			t.Errorf("%s accepted", cfg)
 		}
 	}
@@ -195,7 +195,7 @@ func TestFixtureV2(t *testing.T) {
 func TestFixtureV3WithTranspose(t *testing.T) {
 	const arr = "zarrita-js/v3/data.zarr/3d.contiguous.delta.i4.mixed"
 	raw := codectest.ReadFixture(t, arr+"/c/0/0/0")
-	tc, err := transpose.New(json.RawMessage(`{"order":[1,0,2]}`), nil)
+	tc, err := transpose.New(context.Background(), json.RawMessage(`{"order":[1,0,2]}`), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,13 +11,26 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/codec"
 	"github.com/zarrgw/zarrgw/core/dtype"
+	"github.com/zarrgw/zarrgw/core/extension"
 	"github.com/zarrgw/zarrgw/core/ndarray"
 	"github.com/zarrgw/zarrgw/plugins/codecs/internal/numeric"
 )
 
 // Registration registers the codec as "numcodecs.fixedscaleoffset" and
 // "fixedscaleoffset".
-var Registration = codec.Registration{Name: "numcodecs.fixedscaleoffset", Aliases: []string{"fixedscaleoffset"}, New: New}
+var Registration = codec.Registration{
+	Manifest: extension.Manifest{
+		Kind:    extension.Codec,
+		Name:    "numcodecs.fixedscaleoffset",
+		Aliases: []string{"fixedscaleoffset"},
+		ConfigSchema: json.RawMessage(`{"type":"object","required":["offset","scale"],"properties":{
+	"offset":{"type":"number"},
+	"scale":{"type":"number"},
+	"dtype":{"type":"string"},
+	"astype":{"type":"string"}}}`),
+	},
+	New: New,
+}
 
 // Codec is the filter; immutable and safe for concurrent use.
 type Codec struct {
@@ -31,7 +44,7 @@ type Codec struct {
 // New builds the codec from {"offset": n, "scale": n, "dtype": ...,
 // "astype": ...}. offset and scale are required; astype defaults to
 // dtype, and dtype, when absent, is the array's type.
-func New(configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
+func New(_ context.Context, configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
 	var cfg struct {
 		Offset json.RawMessage `json:"offset"`
 		Scale  json.RawMessage `json:"scale"`
@@ -75,8 +88,7 @@ func required(name string, raw json.RawMessage) (numeric.Value, error) {
 	return v, nil
 }
 
-func (c *Codec) Name() string     { return "numcodecs.fixedscaleoffset" }
-func (c *Codec) Kind() codec.Kind { return codec.ArrayToArray }
+func (c *Codec) Name() string { return "numcodecs.fixedscaleoffset" }
 
 // Configuration returns the configuration with numbers and type strings
 // as they were given.

@@ -19,9 +19,9 @@ var ctx = context.Background()
 
 func newCodec(t testing.TB, cfg string) *Codec {
 	t.Helper()
-	c, err := New(json.RawMessage(cfg), nil)
+	c, err := New(context.Background(), json.RawMessage(cfg), nil)
 	if err != nil {
-		t.Fatalf("New(%s): %v", cfg, err)
+		t.Fatalf("New(context.Background(), %s): %v", cfg, err)
 	}
 	return c.(*Codec)
 }
@@ -145,7 +145,7 @@ func TestConfiguration(t *testing.T) {
 		t.Errorf("configuration %s, want %s", got, want)
 	}
 	for _, cfg := range []string{`{"scale":1,"dtype":"<f4"}`, `{"offset":1,"dtype":"<f4"}`, `{"offset":"a","scale":1}`, `{"offset":0,"scale":1,"dtype":"|O"}`} {
-		if _, err := New(json.RawMessage(cfg), nil); err == nil {
+		if _, err := New(context.Background(), json.RawMessage(cfg), nil); err == nil {
 			t.Errorf("%s accepted", cfg)
 		}
 	}

@@ -66,7 +66,7 @@ func TestRoundTripAndMismatch(t *testing.T) {
 	}
 	_, err := c.DecodeBytes(ctx, codectest.BytesSpec(-1, 0), []byte{1, 2, 3})
 	codectest.MustCorrupt(t, err, "short")
-	if Registration.Name != "numcodecs.fletcher32" {
+	if Registration.Manifest.Name != "numcodecs.fletcher32" {
 		t.Error("name")
 	}
 }

@@ -12,11 +12,22 @@ import (
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/extension"
 	"github.com/zarrgw/zarrgw/plugins/codecs/internal/bounded"
 )
 
 // Registration registers the codec as "gzip" and "numcodecs.gzip", and under its draft v3 URI.
-var Registration = codec.Registration{Name: "gzip", Aliases: []string{"numcodecs.gzip", "https://purl.org/zarr/spec/codec/gzip/1.0"}, New: New}
+var Registration = codec.Registration{
+	Manifest: extension.Manifest{
+		Kind:    extension.Codec,
+		Name:    "gzip",
+		Aliases: []string{"numcodecs.gzip"},
+		URIs:    []string{"https://purl.org/zarr/spec/codec/gzip/1.0"},
+		ConfigSchema: json.RawMessage(`{"type":"object","properties":{
+	"level":{"type":"integer","minimum":0,"maximum":9,"default":5}}}`),
+	},
+	New: New,
+}
 
 // Codec is the gzip codec; safe for concurrent use.
 type Codec struct {
@@ -26,7 +37,7 @@ type Codec struct {
 
 // New builds the codec from {"level": 0..9}. A missing level is 5 in the v3
 // form and 1 in the numcodecs form (recognised by its "id" key).
-func New(configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
+func New(_ context.Context, configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
 	var cfg struct {
 		Level *int            `json:"level"`
 		ID    json.RawMessage `json:"id"`
@@ -49,8 +60,7 @@ func New(configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
 	return &Codec{level: level}, nil
 }
 
-func (c *Codec) Name() string     { return "gzip" }
-func (c *Codec) Kind() codec.Kind { return codec.BytesToBytes }
+func (c *Codec) Name() string { return "gzip" }
 
 // Configuration returns {"level": n}.
 func (c *Codec) Configuration() json.RawMessage {

@@ -17,9 +17,9 @@ var ctx = context.Background()
 
 func newCodec(t testing.TB, cfg string) *Codec {
 	t.Helper()
-	c, err := New(json.RawMessage(cfg), nil)
+	c, err := New(context.Background(), json.RawMessage(cfg), nil)
 	if err != nil {
-		t.Fatalf("New(%s): %v", cfg, err)
+		t.Fatalf("New(context.Background(), %s): %v", cfg, err)
 	}
 	return c.(*Codec)
 }
@@ -114,7 +114,7 @@ func TestConfiguration(t *testing.T) {
 		t.Errorf("configuration %s", got)
 	}
 	for _, cfg := range []string{`{"encoding":"latin-1"}`, `{"ensure_ascii":"yes"}`, `[1]`} {
-		if _, err := New(json.RawMessage(cfg), nil); err == nil {
+		if _, err := New(context.Background(), json.RawMessage(cfg), nil); err == nil {
 			t.Errorf("%s accepted", cfg)
 		}
 	}

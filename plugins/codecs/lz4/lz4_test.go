@@ -17,9 +17,9 @@ var ctx = context.Background()
 
 func newCodec(t testing.TB, cfg string) codec.BytesBytes {
 	t.Helper()
-	c, err := New(json.RawMessage(cfg), nil)
+	c, err := New(context.Background(), json.RawMessage(cfg), nil)
 	if err != nil {
-		t.Fatalf("New(%s): %v", cfg, err)
+		t.Fatalf("New(context.Background(), %s): %v", cfg, err)
 	}
 	return c.(codec.BytesBytes)
 }
@@ -30,7 +30,7 @@ func TestConfiguration(t *testing.T) {
 			t.Errorf("%s: %s, want %s", cfg, got, want)
 		}
 	}
-	if _, err := New(json.RawMessage(`{"acceleration":"fast"}`), nil); err == nil {
+	if _, err := New(context.Background(), json.RawMessage(`{"acceleration":"fast"}`), nil); err == nil {
 		t.Error("bad acceleration accepted")
 	}
 }

@@ -1,6 +1,7 @@
 package sharding_test
 
 import (
+	"context"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -8,7 +9,7 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/grid"
 	"github.com/zarrgw/zarrgw/core/store"
-	"github.com/zarrgw/zarrgw/plugins/codecs/builtin"
+	"github.com/zarrgw/zarrgw/plugins/builtin"
 	"github.com/zarrgw/zarrgw/plugins/codecs/sharding"
 )
 
@@ -24,7 +25,7 @@ func FuzzDecodeShard(f *testing.F) {
 		f.Add(b, false)
 		f.Add(b, true)
 	}
-	cd, err := sharding.NewWith(json.RawMessage(config([]int{2}, `[{"name":"bytes"}]`, crcIndex, "")), builtin.Registry(), sharding.Options{IndexCacheBytes: -1})
+	cd, err := sharding.NewWith(context.Background(), json.RawMessage(config([]int{2}, `[{"name":"bytes"}]`, crcIndex, "")), builtin.Registry(), sharding.Options{IndexCacheBytes: -1})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/codec"
 	"github.com/zarrgw/zarrgw/core/dtype"
 	"github.com/zarrgw/zarrgw/core/store"
-	"github.com/zarrgw/zarrgw/plugins/codecs/builtin"
+	"github.com/zarrgw/zarrgw/plugins/builtin"
 	"github.com/zarrgw/zarrgw/plugins/codecs/sharding"
 )
 
@@ -24,9 +24,9 @@ func newCodec(t testing.TB, cfg string) *sharding.Codec {
 
 func newCodecWith(t testing.TB, cfg string, opts sharding.Options) *sharding.Codec {
 	t.Helper()
-	c, err := sharding.NewWith(json.RawMessage(cfg), builtin.Registry(), opts)
+	c, err := sharding.NewWith(context.Background(), json.RawMessage(cfg), builtin.Registry(), opts)
 	if err != nil {
-		t.Fatalf("NewWith(%s): %v", cfg, err)
+		t.Fatalf("NewWith(context.Background(), %s): %v", cfg, err)
 	}
 	return c
 }

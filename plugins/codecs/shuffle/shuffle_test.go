@@ -18,9 +18,9 @@ var ctx = context.Background()
 
 func newCodec(t testing.TB, cfg string) codec.BytesBytes {
 	t.Helper()
-	c, err := New(json.RawMessage(cfg), nil)
+	c, err := New(context.Background(), json.RawMessage(cfg), nil)
 	if err != nil {
-		t.Fatalf("New(%s): %v", cfg, err)
+		t.Fatalf("New(context.Background(), %s): %v", cfg, err)
 	}
 	return c.(codec.BytesBytes)
 }
@@ -50,7 +50,7 @@ func TestConfiguration(t *testing.T) {
 	if got := string(newCodec(t, `{"id":"shuffle"}`).Configuration()); got != `{"elementsize":4}` {
 		t.Errorf("default: %s", got)
 	}
-	if _, err := New(json.RawMessage(`{"elementsize":-2}`), nil); err == nil {
+	if _, err := New(context.Background(), json.RawMessage(`{"elementsize":-2}`), nil); err == nil {
 		t.Error("negative elementsize accepted")
 	}
 }

@@ -10,11 +10,20 @@ import (
 	"slices"
 
 	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/extension"
 	"github.com/zarrgw/zarrgw/core/ndarray"
 )
 
 // Registration registers the codec as "transpose".
-var Registration = codec.Registration{Name: "transpose", New: New}
+var Registration = codec.Registration{
+	Manifest: extension.Manifest{
+		Kind: extension.Codec,
+		Name: "transpose",
+		ConfigSchema: json.RawMessage(`{"type":"object","required":["order"],"properties":{
+	"order":{"type":"array","items":{"type":"integer","minimum":0},"description":"permutation of the array's axes"}}}`),
+	},
+	New: New,
+}
 
 // Codec is the transpose codec; immutable and safe for concurrent use.
 type Codec struct {
@@ -24,7 +33,7 @@ type Codec struct {
 
 // New builds the codec from {"order": [permutation]} or the legacy
 // {"order": "C"|"F"}.
-func New(configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
+func New(_ context.Context, configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
 	var cfg struct {
 		Order json.RawMessage `json:"order"`
 	}
@@ -62,8 +71,7 @@ func NewOrder(order []int) (*Codec, error) {
 	return &Codec{order: slices.Clone(order)}, nil
 }
 
-func (c *Codec) Name() string     { return "transpose" }
-func (c *Codec) Kind() codec.Kind { return codec.ArrayToArray }
+func (c *Codec) Name() string { return "transpose" }
 
 // Configuration returns {"order": [...]}, or the legacy string as given.
 func (c *Codec) Configuration() json.RawMessage {

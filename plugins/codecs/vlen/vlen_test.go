@@ -19,12 +19,12 @@ import (
 var ctx = context.Background()
 
 func utf8Codec() *Codec {
-	c, _ := NewUTF8(nil, nil)
+	c, _ := NewUTF8(context.Background(), nil, nil)
 	return c.(*Codec)
 }
 
 func bytesCodec() *Codec {
-	c, _ := NewBytes(nil, nil)
+	c, _ := NewBytes(context.Background(), nil, nil)
 	return c.(*Codec)
 }
 
@@ -103,7 +103,7 @@ func TestCorrupt(t *testing.T) {
 }
 
 func TestNames(t *testing.T) {
-	if UTF8Registration.Name != "vlen-utf8" || BytesRegistration.Name != "vlen-bytes" || utf8Codec().Name() != "vlen-utf8" || bytesCodec().Name() != "vlen-bytes" {
+	if UTF8Registration.Manifest.Name != "vlen-utf8" || BytesRegistration.Manifest.Name != "vlen-bytes" || utf8Codec().Name() != "vlen-utf8" || bytesCodec().Name() != "vlen-bytes" {
 		t.Error("names")
 	}
 	if string(utf8Codec().Configuration()) != "{}" {

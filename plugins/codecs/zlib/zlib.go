@@ -13,11 +13,22 @@ import (
 	"github.com/klauspost/compress/zlib"
 
 	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/extension"
 	"github.com/zarrgw/zarrgw/plugins/codecs/internal/bounded"
 )
 
 // Registration registers the codec as "numcodecs.zlib" and "zlib", and under its draft v3 URI.
-var Registration = codec.Registration{Name: "numcodecs.zlib", Aliases: []string{"zlib", "https://purl.org/zarr/spec/codec/zlib/1.0"}, New: New}
+var Registration = codec.Registration{
+	Manifest: extension.Manifest{
+		Kind:    extension.Codec,
+		Name:    "numcodecs.zlib",
+		Aliases: []string{"zlib"},
+		URIs:    []string{"https://purl.org/zarr/spec/codec/zlib/1.0"},
+		ConfigSchema: json.RawMessage(`{"type":"object","properties":{
+	"level":{"type":"integer","minimum":-1,"maximum":9,"default":1}}}`),
+	},
+	New: New,
+}
 
 // Codec is the zlib codec; safe for concurrent use.
 type Codec struct {
@@ -27,7 +38,7 @@ type Codec struct {
 
 // New builds the codec from {"level": -1..9} (default 1, as numcodecs;
 // -1 is zlib's default compression).
-func New(configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
+func New(_ context.Context, configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
 	cfg := struct {
 		Level *int `json:"level"`
 	}{}
@@ -46,8 +57,7 @@ func New(configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
 	return &Codec{level: level}, nil
 }
 
-func (c *Codec) Name() string     { return "numcodecs.zlib" }
-func (c *Codec) Kind() codec.Kind { return codec.BytesToBytes }
+func (c *Codec) Name() string { return "numcodecs.zlib" }
 
 // Configuration returns {"level": n}.
 func (c *Codec) Configuration() json.RawMessage {

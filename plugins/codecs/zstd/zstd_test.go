@@ -19,9 +19,9 @@ var ctx = context.Background()
 
 func newCodec(t testing.TB, cfg string) codec.BytesBytes {
 	t.Helper()
-	c, err := New(json.RawMessage(cfg), nil)
+	c, err := New(context.Background(), json.RawMessage(cfg), nil)
 	if err != nil {
-		t.Fatalf("New(%s): %v", cfg, err)
+		t.Fatalf("New(context.Background(), %s): %v", cfg, err)
 	}
 	return c.(codec.BytesBytes)
 }
@@ -37,7 +37,7 @@ func TestConfiguration(t *testing.T) {
 		}
 	}
 	for _, cfg := range []string{`{"level":23}`, `{"level":-131073}`, `{"checksum":"yes"}`} {
-		if _, err := New(json.RawMessage(cfg), nil); err == nil {
+		if _, err := New(context.Background(), json.RawMessage(cfg), nil); err == nil {
 			t.Errorf("%s accepted", cfg)
 		}
 	}
@@ -182,7 +182,7 @@ func BenchmarkDecodeLevel0(b *testing.B) {
 // Every frame records its content size, whatever the input size: numcodecs
 // before 0.13 (Debian's 0.11) cannot decode frames without it.
 func TestFramesRecordContentSize(t *testing.T) {
-	c, err := New(json.RawMessage(`{"level":0}`), nil)
+	c, err := New(context.Background(), json.RawMessage(`{"level":0}`), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
