@@ -118,7 +118,10 @@ func (c *Client) Codec(ctx context.Context, name string, config json.RawMessage)
 	case codec.ArrayToArray:
 		return &remoteArrayArray{rc}, nil
 	case codec.ArrayToBytes:
-		if info.Partial {
+		switch {
+		case info.Partial && info.Layout:
+			return &remoteLayout{remotePartial{remoteArrayBytes{rc}}}, nil
+		case info.Partial:
 			return &remotePartial{remoteArrayBytes{rc}}, nil
 		}
 		return &remoteArrayBytes{rc}, nil

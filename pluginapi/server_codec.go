@@ -26,12 +26,14 @@ func (c *codecService) Describe(ctx context.Context, ref *pb.CodecRef) (*pb.Code
 	}
 	_, sized := built.(codec.SizedCodec)
 	_, partial := built.(codec.PartialDecoder)
+	_, layout := built.(codec.LayoutDescriber)
 	return &pb.CodecInfo{
 		Name:          built.Name(),
 		Kind:          pb.CodecKind(codec.KindOf(built)),
 		Configuration: built.Configuration(),
 		Sized:         sized,
 		Partial:       partial,
+		Layout:        layout,
 	}, nil
 }
 

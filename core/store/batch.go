@@ -132,3 +132,26 @@ func ListDirFromList(ctx context.Context, s Store, prefix string) (Dir, error) {
 	slices.Sort(dir.Prefixes)
 	return dir, nil
 }
+
+// ReadRanges reads ranges of one key and returns their bytes with the
+// version of the value they all came from: ranges read from different
+// versions (the value was replaced between two reads) are an error
+// wrapping ErrConflict. A missing key wraps ErrNotFound.
+func ReadRanges(ctx context.Context, s Store, key string, ranges []ByteRange) ([][]byte, string, error) {
+	reqs := make([]Request, len(ranges))
+	for i, r := range ranges {
+		reqs[i] = Request{Key: key, Range: r}
+	}
+	out := make([][]byte, len(ranges))
+	version := ""
+	for i, res := range GetMany(ctx, s, reqs, 0) {
+		if res.Err != nil {
+			return nil, "", fmt.Errorf("read %s %s: %w", key, ranges[i], res.Err)
+		}
+		if i > 0 && res.Value.Version != version {
+			return nil, "", fmt.Errorf("read %s: %w: the value changed between two ranges", key, ErrConflict)
+		}
+		version, out[i] = res.Value.Version, res.Value.Data
+	}
+	return out, version, nil
+}

@@ -46,7 +46,7 @@ func (c *Codec) decodeAll(ctx context.Context, p *plan, in codec.Spec, b []byte,
 
 // decodeWhole reads a whole shard, into a recycled buffer where the store
 // allows, and decodes every inner chunk into dst.
-func (c *Codec) decodeWhole(ctx context.Context, p *plan, in codec.Spec, src shard.Source, dst *ndarray.Array, dstSel []grid.Span) error {
+func (c *Codec) decodeWhole(ctx context.Context, p *plan, in codec.Spec, src codec.RangeReader, dst *ndarray.Array, dstSel []grid.Span) error {
 	buf, _ := c.shards.Get().(*[]byte)
 	if buf == nil {
 		buf = new([]byte)

@@ -54,17 +54,12 @@ type memReader struct {
 	version   string
 	missing   bool
 	noSuffix  bool
-	reads     int // ReadRanges / ReadRangesVersion calls
+	reads     int // ReadRanges calls
 	ranges    int // ranges requested
 	bytesRead int
 }
 
-func (m *memReader) ReadRanges(ctx context.Context, ranges []store.ByteRange) ([][]byte, error) {
-	b, _, err := m.ReadRangesVersion(ctx, ranges)
-	return b, err
-}
-
-func (m *memReader) ReadRangesVersion(_ context.Context, ranges []store.ByteRange) ([][]byte, string, error) {
+func (m *memReader) ReadRanges(_ context.Context, ranges []store.ByteRange) ([][]byte, string, error) {
 	m.reads++
 	if m.missing {
 		return nil, "", fmt.Errorf("value: %w", store.ErrNotFound)
@@ -87,9 +82,7 @@ func (m *memReader) ReadRangesVersion(_ context.Context, ranges []store.ByteRang
 
 func (m *memReader) Key() string { return "shard" }
 
-func (m *memReader) Capabilities() store.Capabilities {
-	return store.Capabilities{Read: true, Ranges: true, SuffixRanges: !m.noSuffix}
-}
+func (m *memReader) SuffixRanges() bool { return !m.noSuffix }
 
 func (m *memReader) Size(context.Context) (int64, error) {
 	if m.missing {

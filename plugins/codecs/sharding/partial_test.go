@@ -11,14 +11,17 @@ import (
 	"github.com/zarrgw/zarrgw/core/store"
 )
 
-// plainReader hides memReader's versions: a store without them.
+// plainReader hides memReader's versions and key: a store without
+// versions, whose values are not cached.
 type plainReader struct{ m *memReader }
 
-func (p plainReader) ReadRanges(ctx context.Context, r []store.ByteRange) ([][]byte, error) {
-	return p.m.ReadRanges(ctx, r)
+func (p plainReader) ReadRanges(ctx context.Context, r []store.ByteRange) ([][]byte, string, error) {
+	b, _, err := p.m.ReadRanges(ctx, r)
+	return b, "", err
 }
-func (p plainReader) Capabilities() store.Capabilities        { return p.m.Capabilities() }
+func (p plainReader) SuffixRanges() bool                      { return p.m.SuffixRanges() }
 func (p plainReader) Size(ctx context.Context) (int64, error) { return p.m.Size(ctx) }
+func (p plainReader) Key() string                             { return "" }
 
 // bigShard is an int32 shard [32 32] of inner chunks [4 4] (64 chunks of
 // 64 bytes, raw), every element distinct.
