@@ -191,3 +191,37 @@ func TestValidatePinnedNonPlugin(t *testing.T) {
 		t.Errorf("exit %d\n%s", code, stderr)
 	}
 }
+
+// A configuration's plugin wins over a bundled extension of the same name,
+// and plugins list says so: here zarrgw itself serves zstd as a plugin.
+func TestPluginsListShowsOverride(t *testing.T) {
+	dir := t.TempDir()
+	exe, err := os.ReadFile(binary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "zstd-plugin"), exe, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(exe)
+	cfg := `plugin "example.org/fast/zstd" {
+  path   = "zstd-plugin"
+  sha256 = "` + hex.EncodeToString(sum[:]) + `"
+  args   = ["plugin", "serve", "zstd"]
+}
+`
+	if err := os.WriteFile(filepath.Join(dir, "config.hcl"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := run(t, dir, "plugins", "list", "-c", "config.hcl")
+	for _, want := range []string{
+		`(?m)^zstd +codec +- +\(bundled\) +overridden by example\.org/fast/zstd`,
+		`(?m)^zstd +codec +- +example\.org/fast/zstd +running`,
+		`(?m)^gzip +codec +- +\(bundled\) +in process`,
+		`Resolution: a name served both by a configuration's plugin and by a bundled extension resolves to the plugin`,
+	} {
+		if !regexp.MustCompile(want).MatchString(out) {
+			t.Errorf("plugins list lacks %s: exit %d\n%s%s", want, code, out, stderr)
+		}
+	}
+}
