@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // DefaultParallelism is used by the batch helpers when asked for less than
@@ -32,7 +32,7 @@ type Result struct {
 // started when ctx is cancelled fail with ctx's error.
 func GetMany(ctx context.Context, s Store, reqs []Request, parallelism int) []Result {
 	results := make([]Result, len(reqs))
-	forEach(ctx, len(reqs), parallelism, func(i int) {
+	forEach(len(reqs), parallelism, func(i int) {
 		req := reqs[i]
 		if err := ctx.Err(); err != nil {
 			results[i].Err = fmt.Errorf("get %q: %w", req.Key, err)
@@ -47,7 +47,7 @@ func GetMany(ctx context.Context, s Store, reqs []Request, parallelism int) []Re
 // keys are not errors; every failure is reported, joined.
 func EraseMany(ctx context.Context, s Store, keys []string, parallelism int) error {
 	errs := make([]error, len(keys))
-	forEach(ctx, len(keys), parallelism, func(i int) {
+	forEach(len(keys), parallelism, func(i int) {
 		if err := ctx.Err(); err != nil {
 			errs[i] = fmt.Errorf("erase %q: %w", keys[i], err)
 			return
@@ -57,34 +57,22 @@ func EraseMany(ctx context.Context, s Store, keys []string, parallelism int) err
 	return errors.Join(errs...)
 }
 
-// forEach calls fn(i) for i in [0, n) from a pool of at most parallelism
-// workers, so a batch of thousands of keys never becomes thousands of
-// goroutines. It returns when every call has returned.
-func forEach(ctx context.Context, n, parallelism int, fn func(i int)) {
+// forEach calls fn(i) for i in [0, n) on at most parallelism goroutines
+// at a time, so a batch of thousands of keys never becomes thousands of
+// concurrent calls. It returns when every call has returned.
+func forEach(n, parallelism int, fn func(i int)) {
 	if parallelism < 1 {
 		parallelism = DefaultParallelism
 	}
-	workers := min(parallelism, n)
-	if workers <= 1 {
-		for i := range n {
+	var g errgroup.Group
+	g.SetLimit(parallelism)
+	for i := range n {
+		g.Go(func() error {
 			fn(i)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				fn(i)
-			}
+			return nil
 		})
 	}
-	wg.Wait()
+	g.Wait()
 }
 
 // ListAll returns every key starting with prefix, sorted.

@@ -3,17 +3,17 @@
 package bz2codec
 
 import (
-	"bytes"
 	"compress/bzip2"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 
 	dsbzip2 "github.com/dsnet/compress/bzip2"
 
 	"github.com/zarrgw/zarrgw/core/codec"
 	"github.com/zarrgw/zarrgw/core/extension"
-	"github.com/zarrgw/zarrgw/plugins/codecs/internal/bounded"
+	"github.com/zarrgw/zarrgw/plugins/codecs/internal/stream"
 )
 
 // Registration registers the codec as "numcodecs.bz2" and "bz2", and under its draft v3 URI.
@@ -29,9 +29,10 @@ var Registration = codec.Registration{
 	New: New,
 }
 
-// Codec is the bz2 codec; stateless and safe for concurrent use.
+// Codec is the bz2 codec; safe for concurrent use.
 type Codec struct {
-	level int
+	level   int
+	writers stream.Writers // *dsbzip2.Writer at this level
 }
 
 // New builds the codec from {"level": 1..9} (default 1, as numcodecs).
@@ -51,6 +52,10 @@ func New(_ context.Context, configuration json.RawMessage, _ codec.Resolver) (co
 	if c.level < 1 || c.level > 9 {
 		return nil, fmt.Errorf("bz2: level %d out of range 1..9", c.level)
 	}
+	c.writers.New = func(w io.Writer) (stream.Writer, error) {
+		bw, err := dsbzip2.NewWriter(w, &dsbzip2.WriterConfig{Level: c.level})
+		return writer{bw}, err
+	}
 	return c, nil
 }
 
@@ -61,31 +66,35 @@ func (c *Codec) Configuration() json.RawMessage {
 	return json.RawMessage(fmt.Sprintf(`{"level":%d}`, c.level))
 }
 
+// writer adapts dsnet's writer, whose Reset reports an error it never
+// has for a writer that closed cleanly, to stream.Writer.
+type writer struct{ *dsbzip2.Writer }
+
+func (w writer) Reset(out io.Writer) { _ = w.Writer.Reset(out) }
+
 // EncodeBytes compresses b into one bzip2 stream (block size level*100k).
 func (c *Codec) EncodeBytes(_ context.Context, _ codec.Spec, b []byte) ([]byte, error) {
-	var out bytes.Buffer
-	out.Grow(len(b)/2 + 64)
-	w, err := dsbzip2.NewWriter(&out, &dsbzip2.WriterConfig{Level: c.level})
+	out, err := c.writers.Encode(b)
 	if err != nil {
 		return nil, fmt.Errorf("bz2: %w", err)
 	}
-	if _, err := w.Write(b); err != nil {
-		return nil, fmt.Errorf("bz2: %w", err)
-	}
-	if err := w.Close(); err != nil {
-		return nil, fmt.Errorf("bz2: %w", err)
-	}
-	return out.Bytes(), nil
+	return out, nil
+}
+
+// readers decode with the standard library, which verifies the block and
+// stream CRCs; its reader cannot be reset, so none is pooled.
+var readers = stream.Readers{
+	New:       func(src io.Reader) (io.Reader, error) { return bzip2.NewReader(src), nil },
+	Expansion: 6,
 }
 
 // DecodeBytes decompresses b (concatenated streams too) within the spec's
-// size limits. The standard library decoder verifies the block and stream
-// CRCs.
+// size limits.
 func (c *Codec) DecodeBytes(_ context.Context, in codec.Spec, b []byte) ([]byte, error) {
 	if len(b) == 0 {
 		return nil, fmt.Errorf("bz2: %w: empty input", codec.ErrCorrupt)
 	}
-	out, err := bounded.ReadAll(bzip2.NewReader(bytes.NewReader(b)), in, 6*len(b))
+	out, err := readers.Decode(in, b)
 	if err != nil {
 		return nil, fmt.Errorf("bz2: %w", err)
 	}

@@ -4,13 +4,11 @@
 package fixedscaleoffset
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 
 	"github.com/zarrgw/zarrgw/core/codec"
-	"github.com/zarrgw/zarrgw/core/dtype"
 	"github.com/zarrgw/zarrgw/core/extension"
 	"github.com/zarrgw/zarrgw/core/ndarray"
 	"github.com/zarrgw/zarrgw/plugins/codecs/internal/numeric"
@@ -36,9 +34,7 @@ var Registration = codec.Registration{
 type Codec struct {
 	offsetRaw, scaleRaw json.RawMessage
 	offset, scale       numeric.Value
-	dtypeStr, astypeStr string
-	dt, as              dtype.DataType
-	dtNum, asNum        numeric.Type
+	types               numeric.Filter
 }
 
 // New builds the codec from {"offset": n, "scale": n, "dtype": ...,
@@ -56,7 +52,7 @@ func New(_ context.Context, configuration json.RawMessage, _ codec.Resolver) (co
 			return nil, fmt.Errorf("fixedscaleoffset: configuration: %w", err)
 		}
 	}
-	c := &Codec{offsetRaw: cfg.Offset, scaleRaw: cfg.Scale, dtypeStr: cfg.DType, astypeStr: cfg.AsType}
+	c := &Codec{offsetRaw: cfg.Offset, scaleRaw: cfg.Scale}
 	var err error
 	if c.offset, err = required("offset", cfg.Offset); err != nil {
 		return nil, err
@@ -64,15 +60,8 @@ func New(_ context.Context, configuration json.RawMessage, _ codec.Resolver) (co
 	if c.scale, err = required("scale", cfg.Scale); err != nil {
 		return nil, err
 	}
-	if cfg.DType != "" {
-		if c.dt, c.dtNum, err = numeric.ParseType(cfg.DType); err != nil {
-			return nil, fmt.Errorf("fixedscaleoffset: dtype: %w", err)
-		}
-	}
-	if cfg.AsType != "" {
-		if c.as, c.asNum, err = numeric.ParseType(cfg.AsType); err != nil {
-			return nil, fmt.Errorf("fixedscaleoffset: astype: %w", err)
-		}
+	if c.types, err = numeric.NewFilter("fixedscaleoffset", cfg.DType, cfg.AsType); err != nil {
+		return nil, err
 	}
 	return c, nil
 }
@@ -93,52 +82,12 @@ func (c *Codec) Name() string { return "numcodecs.fixedscaleoffset" }
 // Configuration returns the configuration with numbers and type strings
 // as they were given.
 func (c *Codec) Configuration() json.RawMessage {
-	cfg := map[string]any{"offset": c.offsetRaw, "scale": c.scaleRaw}
-	if c.dtypeStr != "" {
-		cfg["dtype"] = c.dtypeStr
-	}
-	if c.astypeStr != "" {
-		cfg["astype"] = c.astypeStr
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false) // keep "<f4" readable
-	enc.Encode(cfg)
-	return bytes.TrimSpace(buf.Bytes())
-}
-
-// types resolves dtype and astype for an input of type in.
-func (c *Codec) types(in dtype.DataType) (as dtype.DataType, dtNum, asNum numeric.Type, err error) {
-	dt, dtNum := c.dt, c.dtNum
-	if c.dtypeStr == "" {
-		if dtNum, err = numeric.Of(in); err != nil {
-			return as, dtNum, asNum, fmt.Errorf("fixedscaleoffset: %w", err)
-		}
-		dt = in
-	}
-	if dt.Size != in.Size || in.Variable() {
-		return as, dtNum, asNum, fmt.Errorf("fixedscaleoffset: dtype %s does not match the array's type %s", dt, in)
-	}
-	as, asNum = c.as, c.asNum
-	if c.astypeStr == "" {
-		as, asNum = dt, dtNum
-	}
-	return as, dtNum, asNum, nil
+	return c.types.Configuration(map[string]any{"offset": c.offsetRaw, "scale": c.scaleRaw})
 }
 
 // OutputSpec gives the encoded type (astype) and the encoded fill value.
 func (c *Codec) OutputSpec(in codec.Spec) (codec.Spec, error) {
-	as, dtNum, asNum, err := c.types(in.DataType)
-	if err != nil {
-		return codec.Spec{}, err
-	}
-	out := in
-	out.DataType = as
-	if len(in.FillValue) == dtNum.Size {
-		out.FillValue = make([]byte, asNum.Size)
-		asNum.Store(out.FillValue, c.encode(dtNum, dtNum.Load(in.FillValue)))
-	}
-	return out, nil
+	return c.types.OutputSpec(in, c.encode)
 }
 
 // encode is one element of numpy's around((x - offset) * scale): each
@@ -162,16 +111,11 @@ func (c *Codec) decode(as numeric.Type, e numeric.Value) numeric.Value {
 // EncodeArray encodes every element, then casts to astype (floats truncate
 // toward zero, integers wrap, as numpy's astype).
 func (c *Codec) EncodeArray(_ context.Context, in codec.Spec, a *ndarray.Array) (*ndarray.Array, error) {
-	as, dtNum, asNum, err := c.types(in.DataType)
+	out, dtNum, asNum, err := c.types.Encoding(in, a)
 	if err != nil {
 		return nil, err
 	}
-	n := ndarray.NumElements(in.Shape)
-	if len(a.Data) != n*dtNum.Size {
-		return nil, fmt.Errorf("fixedscaleoffset: array holds %d bytes, spec %s%v needs %d", len(a.Data), in.DataType, in.Shape, n*dtNum.Size)
-	}
-	out := &ndarray.Array{DType: as, Shape: append([]int(nil), in.Shape...), Data: make([]byte, n*asNum.Size)}
-	for i := range n {
+	for i := range out.Len() {
 		asNum.Store(out.Data[i*asNum.Size:], c.encode(dtNum, dtNum.Load(a.Data[i*dtNum.Size:])))
 	}
 	return out, nil
@@ -179,15 +123,11 @@ func (c *Codec) EncodeArray(_ context.Context, in codec.Spec, a *ndarray.Array) 
 
 // DecodeArray decodes every element into the spec's type.
 func (c *Codec) DecodeArray(_ context.Context, in codec.Spec, a *ndarray.Array) (*ndarray.Array, error) {
-	_, dtNum, asNum, err := c.types(in.DataType)
+	out, dtNum, asNum, err := c.types.Decoding(in, a)
 	if err != nil {
 		return nil, err
 	}
-	n := ndarray.NumElements(in.Shape)
-	if len(a.Data) != n*asNum.Size {
-		return nil, fmt.Errorf("fixedscaleoffset: %w: encoded array holds %d bytes, want %d", codec.ErrCorrupt, len(a.Data), n*asNum.Size)
-	}
-	out := &ndarray.Array{DType: in.DataType, Shape: append([]int(nil), in.Shape...), Data: make([]byte, n*dtNum.Size)}
+	n := out.Len()
 	if c.decodeFast(out.Data, a.Data, dtNum, asNum, n) {
 		return out, nil
 	}

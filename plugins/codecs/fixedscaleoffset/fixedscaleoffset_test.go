@@ -183,15 +183,19 @@ func TestFastDecodeAgrees(t *testing.T) {
 	for _, dt := range []string{"<f4", "<f8"} {
 		for _, as := range []string{"|i1", "|u1", "<i2", "<u2", "<i4", "<u4", "<i8", "<u8"} {
 			cd := newCodec(t, `{"offset":-3.25,"scale":7,"dtype":"`+dt+`","astype":"`+as+`"}`)
+			_, dtNum, asNum, err := cd.types.Types(dtype.Named(map[string]string{"<f4": "float32", "<f8": "float64"}[dt]))
+			if err != nil {
+				t.Fatal(err)
+			}
 			n := 50
 			src := codectest.Bytes(rng, n*8, false)
-			fast := make([]byte, n*cd.dtNum.Size)
-			if !cd.decodeFast(fast, src, cd.dtNum, cd.asNum, n) {
+			fast := make([]byte, n*dtNum.Size)
+			if !cd.decodeFast(fast, src, dtNum, asNum, n) {
 				t.Fatalf("%s/%s: fast path not taken", dt, as)
 			}
 			slow := make([]byte, len(fast))
 			for i := range n {
-				cd.dtNum.Store(slow[i*cd.dtNum.Size:], cd.decode(cd.asNum, cd.asNum.Load(src[i*cd.asNum.Size:])))
+				dtNum.Store(slow[i*dtNum.Size:], cd.decode(asNum, asNum.Load(src[i*asNum.Size:])))
 			}
 			if !bytes.Equal(fast, slow) {
 				t.Fatalf("%s/%s: fast and general decode differ", dt, as)

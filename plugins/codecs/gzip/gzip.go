@@ -3,17 +3,16 @@
 package gzipcodec
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync"
+	"io"
 
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/zarrgw/zarrgw/core/codec"
 	"github.com/zarrgw/zarrgw/core/extension"
-	"github.com/zarrgw/zarrgw/plugins/codecs/internal/bounded"
+	"github.com/zarrgw/zarrgw/plugins/codecs/internal/stream"
 )
 
 // Registration registers the codec as "gzip" and "numcodecs.gzip", and under its draft v3 URI.
@@ -32,7 +31,7 @@ var Registration = codec.Registration{
 // Codec is the gzip codec; safe for concurrent use.
 type Codec struct {
 	level   int
-	writers sync.Pool // *gzip.Writer at this level
+	writers stream.Writers // *gzip.Writer at this level
 }
 
 // New builds the codec from {"level": 0..9}. A missing level is 5 in the v3
@@ -57,7 +56,9 @@ func New(_ context.Context, configuration json.RawMessage, _ codec.Resolver) (co
 	if level < 0 || level > 9 {
 		return nil, fmt.Errorf("gzip: level %d out of range 0..9", level)
 	}
-	return &Codec{level: level}, nil
+	c := &Codec{level: level}
+	c.writers.New = func(w io.Writer) (stream.Writer, error) { return gzip.NewWriterLevel(w, level) }
+	return c, nil
 }
 
 func (c *Codec) Name() string { return "gzip" }
@@ -69,44 +70,22 @@ func (c *Codec) Configuration() json.RawMessage {
 
 // EncodeBytes compresses b into one gzip member.
 func (c *Codec) EncodeBytes(_ context.Context, _ codec.Spec, b []byte) ([]byte, error) {
-	var out bytes.Buffer
-	out.Grow(len(b)/2 + 64)
-	w, _ := c.writers.Get().(*gzip.Writer)
-	if w == nil {
-		var err error
-		if w, err = gzip.NewWriterLevel(&out, c.level); err != nil {
-			return nil, fmt.Errorf("gzip: %w", err)
-		}
-	} else {
-		w.Reset(&out)
-	}
-	defer c.writers.Put(w)
-	if _, err := w.Write(b); err != nil {
+	out, err := c.writers.Encode(b)
+	if err != nil {
 		return nil, fmt.Errorf("gzip: %w", err)
 	}
-	if err := w.Close(); err != nil {
-		return nil, fmt.Errorf("gzip: %w", err)
-	}
-	return out.Bytes(), nil
+	return out, nil
 }
 
-var readers sync.Pool // *gzip.Reader
+var readers = stream.Readers{
+	New:       func(src io.Reader) (io.Reader, error) { return gzip.NewReader(src) },
+	Reset:     func(r, src io.Reader) error { return r.(*gzip.Reader).Reset(src) },
+	Expansion: 4,
+}
 
 // DecodeBytes decompresses every member of b, within the spec's size limits.
 func (c *Codec) DecodeBytes(_ context.Context, in codec.Spec, b []byte) ([]byte, error) {
-	src := bytes.NewReader(b)
-	r, _ := readers.Get().(*gzip.Reader)
-	var err error
-	if r == nil {
-		r, err = gzip.NewReader(src)
-	} else {
-		err = r.Reset(src)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("gzip: %w: header: %v", codec.ErrCorrupt, err)
-	}
-	defer readers.Put(r)
-	out, err := bounded.ReadAll(r, in, 4*len(b))
+	out, err := readers.Decode(in, b)
 	if err != nil {
 		return nil, fmt.Errorf("gzip: %w", err)
 	}

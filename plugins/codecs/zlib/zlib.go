@@ -3,18 +3,16 @@
 package zlibcodec
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"sync"
 
 	"github.com/klauspost/compress/zlib"
 
 	"github.com/zarrgw/zarrgw/core/codec"
 	"github.com/zarrgw/zarrgw/core/extension"
-	"github.com/zarrgw/zarrgw/plugins/codecs/internal/bounded"
+	"github.com/zarrgw/zarrgw/plugins/codecs/internal/stream"
 )
 
 // Registration registers the codec as "numcodecs.zlib" and "zlib", and under its draft v3 URI.
@@ -33,7 +31,7 @@ var Registration = codec.Registration{
 // Codec is the zlib codec; safe for concurrent use.
 type Codec struct {
 	level   int
-	writers sync.Pool // *zlib.Writer at this level
+	writers stream.Writers // *zlib.Writer at this level
 }
 
 // New builds the codec from {"level": -1..9} (default 1, as numcodecs;
@@ -54,7 +52,9 @@ func New(_ context.Context, configuration json.RawMessage, _ codec.Resolver) (co
 	if level < -1 || level > 9 {
 		return nil, fmt.Errorf("zlib: level %d out of range -1..9", level)
 	}
-	return &Codec{level: level}, nil
+	c := &Codec{level: level}
+	c.writers.New = func(w io.Writer) (stream.Writer, error) { return zlib.NewWriterLevel(w, level) }
+	return c, nil
 }
 
 func (c *Codec) Name() string { return "numcodecs.zlib" }
@@ -66,45 +66,23 @@ func (c *Codec) Configuration() json.RawMessage {
 
 // EncodeBytes compresses b into one zlib stream.
 func (c *Codec) EncodeBytes(_ context.Context, _ codec.Spec, b []byte) ([]byte, error) {
-	var out bytes.Buffer
-	out.Grow(len(b)/2 + 64)
-	w, _ := c.writers.Get().(*zlib.Writer)
-	if w == nil {
-		var err error
-		if w, err = zlib.NewWriterLevel(&out, c.level); err != nil {
-			return nil, fmt.Errorf("zlib: %w", err)
-		}
-	} else {
-		w.Reset(&out)
-	}
-	defer c.writers.Put(w)
-	if _, err := w.Write(b); err != nil {
+	out, err := c.writers.Encode(b)
+	if err != nil {
 		return nil, fmt.Errorf("zlib: %w", err)
 	}
-	if err := w.Close(); err != nil {
-		return nil, fmt.Errorf("zlib: %w", err)
-	}
-	return out.Bytes(), nil
+	return out, nil
 }
 
-var readers sync.Pool // io.ReadCloser implementing zlib.Resetter
+var readers = stream.Readers{
+	New:       func(src io.Reader) (io.Reader, error) { return zlib.NewReader(src) },
+	Reset:     func(r, src io.Reader) error { return r.(zlib.Resetter).Reset(src, nil) },
+	Expansion: 4,
+}
 
 // DecodeBytes decompresses b within the spec's size limits; the Adler-32
 // trailer is verified.
 func (c *Codec) DecodeBytes(_ context.Context, in codec.Spec, b []byte) ([]byte, error) {
-	src := bytes.NewReader(b)
-	r, _ := readers.Get().(io.ReadCloser)
-	var err error
-	if r == nil {
-		r, err = zlib.NewReader(src)
-	} else {
-		err = r.(zlib.Resetter).Reset(src, nil)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("zlib: %w: header: %v", codec.ErrCorrupt, err)
-	}
-	defer readers.Put(r)
-	out, err := bounded.ReadAll(r, in, 4*len(b))
+	out, err := readers.Decode(in, b)
 	if err != nil {
 		return nil, fmt.Errorf("zlib: %w", err)
 	}
