@@ -178,7 +178,9 @@ func TestUnresponsivePluginIsReplaced(t *testing.T) {
 	if err := decode(500 * time.Millisecond); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("call to a stopped plugin: %v", err)
 	}
-	time.Sleep(pluginapi.PingTimeout + time.Second) // the liveness check gives up on it
+	// The liveness check gives up on it within PingTimeout: wait until the
+	// launcher sees that, not for a guess of how long it takes.
+	waitState(t, p, launcher.Exited)
 	start := time.Now()
 	if err := decode(10 * time.Second); err != nil {
 		t.Fatalf("call after the liveness check: %v", err)
@@ -216,3 +218,4 @@ func TestCloseEndsStoppedPlugin(t *testing.T) {
 		t.Fatalf("process %d still exists after Close", pid)
 	}
 }
+
