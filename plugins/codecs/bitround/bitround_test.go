@@ -10,10 +10,14 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/zarrgw/zarrgw/tests/fixtures/fixturecheck"
+
+	"github.com/zarrgw/zarrgw/tests/fixtures"
+
 	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/codec/codectest"
 	"github.com/zarrgw/zarrgw/core/dtype"
 	"github.com/zarrgw/zarrgw/core/ndarray"
-	"github.com/zarrgw/zarrgw/plugins/codecs/codectest"
 )
 
 var ctx = context.Background()
@@ -39,7 +43,7 @@ func f32s(v ...float32) []byte {
 // float32 with no compressor; encoding must reproduce the chunk.
 func TestFixture(t *testing.T) {
 	const arr = "zarrita-js/v2/data.zarr/1d.contiguous.bitround.f4"
-	raw := codectest.ReadFixture(t, arr+"/0")
+	raw := fixtures.Read(t, arr+"/0")
 	c := newCodec(t, `{"id":"bitround","keepbits":3}`)
 	a := &ndarray.Array{DType: dtype.Named("float32"), Shape: []int{4}, Data: f32s(1.1, 2.2, 3.3, 4.4)}
 	enc, err := c.EncodeArray(ctx, codectest.ArraySpec(a), a)
@@ -47,7 +51,7 @@ func TestFixture(t *testing.T) {
 		t.Fatalf("encoded %x (%v), numcodecs wrote %x", enc.Data, err, raw)
 	}
 	dec, _ := c.DecodeArray(ctx, codectest.ArraySpec(a), &ndarray.Array{DType: a.DType, Shape: []int{4}, Data: raw})
-	codectest.CompareFloats(t, codectest.Floats(t, dec), codectest.ExpectedFloats(t, codectest.Expected(t, arr)), 0)
+	fixturecheck.CompareFloats(t, fixturecheck.Floats(t, dec), fixturecheck.ExpectedFloats(t, fixtures.Array(t, arr)), 0)
 }
 
 // With one mantissa bit kept, 1.25 and 1.75 are ties: to even gives 1.0
@@ -73,7 +77,7 @@ func TestTiesToEven(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		codectest.CompareFloats(t, codectest.Floats(t, enc), want, 0)
+		fixturecheck.CompareFloats(t, fixturecheck.Floats(t, enc), want, 0)
 	}
 }
 

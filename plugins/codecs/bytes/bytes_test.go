@@ -8,10 +8,14 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/zarrgw/zarrgw/tests/fixtures/fixturecheck"
+
+	"github.com/zarrgw/zarrgw/tests/fixtures"
+
 	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/codec/codectest"
 	"github.com/zarrgw/zarrgw/core/dtype"
 	"github.com/zarrgw/zarrgw/core/ndarray"
-	"github.com/zarrgw/zarrgw/plugins/codecs/codectest"
 )
 
 var ctx = context.Background()
@@ -166,14 +170,14 @@ func TestFixtures(t *testing.T) {
 		{"zarr-python-v2/fixture/0/0", "3", "int8", []int{100}, []int{3}},
 	}
 	for _, tc := range cases {
-		e := codectest.Expected(t, tc.array)
-		raw := codectest.ReadFixture(t, tc.array+"/"+tc.key)
+		e := fixtures.Array(t, tc.array)
+		raw := fixtures.Read(t, tc.array+"/"+tc.key)
 		spec := codec.Spec{DataType: dtype.Named(tc.dt), Shape: tc.chunk, DecodedSize: -1}
 		a, err := c.Decode(ctx, spec, raw)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.array, err)
 		}
-		codectest.CompareFloats(t, codectest.Floats(t, a), codectest.ArangeChunk(e, tc.chunk, tc.idx), 0)
+		fixturecheck.CompareFloats(t, fixturecheck.Floats(t, a), fixturecheck.ArangeChunk(e, tc.chunk, tc.idx), 0)
 	}
 }
 
@@ -181,18 +185,18 @@ func TestFixtures(t *testing.T) {
 // the digest of the whole array.
 func TestFixtureDigest(t *testing.T) {
 	const arr = "zarr-python-v2/fixture/7/0"
-	e := codectest.Expected(t, arr)
+	e := fixtures.Array(t, arr)
 	c := newCodec(t, `{"endian":"little"}`)
 	spec := codec.Spec{DataType: dtype.Named("uint64"), Shape: e.ChunkShape, DecodedSize: -1}
 	var all []byte
 	for i := 0; i*e.ChunkShape[0] < e.Shape[0]; i++ {
-		a, err := c.Decode(ctx, spec, codectest.ReadFixture(t, fmt.Sprintf("%s/%d", arr, i)))
+		a, err := c.Decode(ctx, spec, fixtures.Read(t, fmt.Sprintf("%s/%d", arr, i)))
 		if err != nil {
 			t.Fatal(err)
 		}
 		all = append(all, a.Data...)
 	}
-	if got := codectest.BytesSHA256(all[:e.Shape[0]*8]); got != e.Expect.SHA256 {
+	if got := fixturecheck.BytesSHA256(all[:e.Shape[0]*8]); got != e.Expect.SHA256 {
 		t.Errorf("sha256 %s, want %s", got, e.Expect.SHA256)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/zarrgw/zarrgw/core/codec"
-	"github.com/zarrgw/zarrgw/plugins/codecs/codectest"
+	"github.com/zarrgw/zarrgw/core/codec/codectest"
 )
 
 func newCodec(t *testing.T, cfg string) codec.BytesBytes {

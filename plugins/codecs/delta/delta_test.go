@@ -11,12 +11,16 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/zarrgw/zarrgw/tests/fixtures/fixturecheck"
+
+	"github.com/zarrgw/zarrgw/tests/fixtures"
+
 	"github.com/klauspost/compress/zlib"
 
 	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/codec/codectest"
 	"github.com/zarrgw/zarrgw/core/dtype"
 	"github.com/zarrgw/zarrgw/core/ndarray"
-	"github.com/zarrgw/zarrgw/plugins/codecs/codectest"
 	"github.com/zarrgw/zarrgw/plugins/codecs/internal/numeric"
 	"github.com/zarrgw/zarrgw/plugins/codecs/transpose"
 )
@@ -173,7 +177,7 @@ func TestConfiguration(t *testing.T) {
 // zarr-python 2 wrote int16 [1,2,3,4] through Delta and zlib.
 func TestFixtureV2(t *testing.T) {
 	const arr = "zarrita-js/v2/data.zarr/1d.contiguous.delta.i2"
-	r, err := zlib.NewReader(bytes.NewReader(codectest.ReadFixture(t, arr+"/0")))
+	r, err := zlib.NewReader(bytes.NewReader(fixtures.Read(t, arr+"/0")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,14 +191,14 @@ func TestFixtureV2(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	codectest.CompareFloats(t, codectest.Floats(t, dec), codectest.ArangeChunk(codectest.Expected(t, arr), []int{4}, []int{0}), 0)
+	fixturecheck.CompareFloats(t, fixturecheck.Floats(t, dec), fixturecheck.ArangeChunk(fixtures.Array(t, arr), []int{4}, []int{0}), 0)
 }
 
 // zarr-python 3 wrote int32 arange(27) as 3x3x3 through transpose [1,0,2],
 // numcodecs.delta and bytes: undo them in reverse.
 func TestFixtureV3WithTranspose(t *testing.T) {
 	const arr = "zarrita-js/v3/data.zarr/3d.contiguous.delta.i4.mixed"
-	raw := codectest.ReadFixture(t, arr+"/c/0/0/0")
+	raw := fixtures.Read(t, arr+"/c/0/0/0")
 	tc, err := transpose.New(context.Background(), json.RawMessage(`{"order":[1,0,2]}`), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -212,8 +216,8 @@ func TestFixtureV3WithTranspose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := codectest.ArangeChunk(codectest.Expected(t, arr), []int{3, 3, 3}, []int{0, 0, 0})
-	codectest.CompareFloats(t, codectest.Floats(t, dec), want, 0)
+	want := fixturecheck.ArangeChunk(fixtures.Array(t, arr), []int{3, 3, 3}, []int{0, 0, 0})
+	fixturecheck.CompareFloats(t, fixturecheck.Floats(t, dec), want, 0)
 	if !slices.Equal(dec.Shape, []int{3, 3, 3}) {
 		t.Errorf("shape %v", dec.Shape)
 	}

@@ -9,10 +9,14 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/zarrgw/zarrgw/tests/fixtures/fixturecheck"
+
+	"github.com/zarrgw/zarrgw/tests/fixtures"
+
 	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/codec/codectest"
 	"github.com/zarrgw/zarrgw/core/dtype"
 	"github.com/zarrgw/zarrgw/core/ndarray"
-	"github.com/zarrgw/zarrgw/plugins/codecs/codectest"
 )
 
 var ctx = context.Background()
@@ -70,12 +74,12 @@ func TestNumcodecsExamples(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		codectest.CompareFloats(t, codectest.Floats(t, enc), c.want, 0)
+		fixturecheck.CompareFloats(t, fixturecheck.Floats(t, enc), c.want, 0)
 		dec, err := cd.DecodeArray(ctx, in, enc)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := codectest.Floats(t, dec)
+		got := fixturecheck.Floats(t, dec)
 		for i := range got {
 			if math.Abs(got[i]-x[i]) > 0.06 {
 				t.Errorf("%s: decoded %v, from %v", c.cfg, got[i], x[i])
@@ -89,7 +93,7 @@ func TestRoundHalfEven(t *testing.T) {
 	cd := newCodec(t, `{"offset":0,"scale":1,"dtype":"<f8","astype":"<i4"}`)
 	a := &ndarray.Array{DType: dtype.Named("float64"), Shape: []int{6}, Data: f64s(0.5, 1.5, 2.5, -0.5, -1.5, 2.5000001)}
 	enc, _ := cd.EncodeArray(ctx, codectest.ArraySpec(a), a)
-	codectest.CompareFloats(t, codectest.Floats(t, enc), []float64{0, 2, 2, 0, -2, 3}, 0)
+	fixturecheck.CompareFloats(t, fixturecheck.Floats(t, enc), []float64{0, 2, 2, 0, -2, 3}, 0)
 }
 
 // zarr-python 2 wrote float32 [1000, 1000.1, 1000.2, 1000.3] with
@@ -97,16 +101,16 @@ func TestRoundHalfEven(t *testing.T) {
 // [0, 1, 2, 3]. Encoding must give those bytes, decoding float32 values.
 func TestFixture(t *testing.T) {
 	const arr = "zarrita-js/v2/data.zarr/1d.contiguous.fixedscaleoffset.f4"
-	raw := codectest.ReadFixture(t, arr+"/0")
-	e := codectest.Expected(t, arr)
+	raw := fixtures.Read(t, arr+"/0")
+	e := fixtures.Array(t, arr)
 	cd := newCodec(t, `{"astype":"<i2","dtype":"<f4","id":"fixedscaleoffset","offset":1000,"scale":10}`)
 	spec := codec.Spec{DataType: dtype.Named("float32"), Shape: []int{4}, DecodedSize: -1}
 	dec, err := cd.DecodeArray(ctx, spec, &ndarray.Array{DType: dtype.Named("int16"), Shape: []int{4}, Data: raw})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := codectest.ExpectedFloats(t, e)
-	got := codectest.Floats(t, dec)
+	want := fixturecheck.ExpectedFloats(t, e)
+	got := fixturecheck.Floats(t, dec)
 	for i := range want {
 		if got[i] != float64(float32(want[i])) {
 			t.Errorf("element %d: %v, want float32(%v)", i, got[i], want[i])

@@ -7,11 +7,13 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/zarrgw/zarrgw/tests/fixtures/fixturecheck"
+
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/codec/codectest"
 	"github.com/zarrgw/zarrgw/core/dtype"
-	"github.com/zarrgw/zarrgw/plugins/codecs/codectest"
 )
 
 var ctx = context.Background()
@@ -89,10 +91,10 @@ func TestBomb(t *testing.T) {
 func TestFixtures(t *testing.T) {
 	c := newCodec(t, ``)
 	i16, f32 := dtype.Named("int16"), dtype.Named("float32")
-	codectest.CheckArangeChunk(t, c, "zarrita-js/v3/data.zarr/1d.contiguous.gzip.i2", "c/0", i16, []int{4}, []int{0})
-	codectest.CheckArangeChunk(t, c, "zarrs/v2/array_gzip_C.zarr", "1.1", f32, []int{5, 5}, []int{1, 1})
-	codectest.CheckArangeChunk(t, c, "zarrs/v3/array_gzip.zarr", "0.1", f32, []int{5, 5}, []int{0, 1})
-	codectest.CheckArangeChunk(t, c, "zarrs/v3_zarr_python/array_gzip.zarr", "c/1/0", f32, []int{5, 5}, []int{1, 0})
+	fixturecheck.CheckArangeChunk(t, c, "zarrita-js/v3/data.zarr/1d.contiguous.gzip.i2", "c/0", i16, []int{4}, []int{0})
+	fixturecheck.CheckArangeChunk(t, c, "zarrs/v2/array_gzip_C.zarr", "1.1", f32, []int{5, 5}, []int{1, 1})
+	fixturecheck.CheckArangeChunk(t, c, "zarrs/v3/array_gzip.zarr", "0.1", f32, []int{5, 5}, []int{0, 1})
+	fixturecheck.CheckArangeChunk(t, c, "zarrs/v3_zarr_python/array_gzip.zarr", "c/1/0", f32, []int{5, 5}, []int{1, 0})
 }
 
 func BenchmarkDecode(b *testing.B) {

@@ -8,9 +8,13 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/zarrgw/zarrgw/tests/fixtures/fixturecheck"
+
+	"github.com/zarrgw/zarrgw/tests/fixtures"
+
 	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/codec/codectest"
 	"github.com/zarrgw/zarrgw/core/dtype"
-	"github.com/zarrgw/zarrgw/plugins/codecs/codectest"
 )
 
 var ctx = context.Background()
@@ -40,7 +44,7 @@ func TestConfiguration(t *testing.T) {
 // must reproduce the bytes exactly.
 func TestNumcodecsBytes(t *testing.T) {
 	const arr = "zarrita-js/v2/data.zarr/1d.contiguous.lz4.i2"
-	raw := codectest.ReadFixture(t, arr+"/0")
+	raw := fixtures.Read(t, arr+"/0")
 	if got := hex.EncodeToString(raw); got != "08000000"+"80"+"0100020003000400" {
 		t.Fatalf("fixture bytes %s: not the documented framing", got)
 	}
@@ -49,7 +53,7 @@ func TestNumcodecsBytes(t *testing.T) {
 	if err != nil || !bytes.Equal(enc, raw) {
 		t.Errorf("encode = %x, %v; numcodecs wrote %x", enc, err, raw)
 	}
-	codectest.CheckArangeChunk(t, c, arr, "0", dtype.Named("int16"), []int{4}, []int{0})
+	fixturecheck.CheckArangeChunk(t, c, arr, "0", dtype.Named("int16"), []int{4}, []int{0})
 }
 
 func TestRoundTripAndCorruption(t *testing.T) {

@@ -8,10 +8,12 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/zarrgw/zarrgw/tests/fixtures"
+
 	"github.com/klauspost/compress/zlib"
 
 	"github.com/zarrgw/zarrgw/core/codec"
-	"github.com/zarrgw/zarrgw/plugins/codecs/codectest"
+	"github.com/zarrgw/zarrgw/core/codec/codectest"
 )
 
 var ctx = context.Background()
@@ -59,7 +61,7 @@ func TestConfiguration(t *testing.T) {
 // [10,20,30,40] through Delta, Shuffle(2) and zlib.
 func TestFixtures(t *testing.T) {
 	unzlib := func(arr string) []byte {
-		r, err := zlib.NewReader(bytes.NewReader(codectest.ReadFixture(t, arr+"/0")))
+		r, err := zlib.NewReader(bytes.NewReader(fixtures.Read(t, arr+"/0")))
 		if err != nil {
 			t.Fatal(err)
 		}

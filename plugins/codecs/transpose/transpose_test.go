@@ -8,10 +8,14 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/zarrgw/zarrgw/tests/fixtures/fixturecheck"
+
+	"github.com/zarrgw/zarrgw/tests/fixtures"
+
 	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/codec/codectest"
 	"github.com/zarrgw/zarrgw/core/dtype"
 	"github.com/zarrgw/zarrgw/core/ndarray"
-	"github.com/zarrgw/zarrgw/plugins/codecs/codectest"
 )
 
 var ctx = context.Background()
@@ -180,16 +184,16 @@ func TestUnalignedData(t *testing.T) {
 // stored chunk is the transposed 5x5 block.
 func TestFixtureZarrs(t *testing.T) {
 	const arr = "zarrs/v3/array_none_transpose.zarr"
-	e := codectest.Expected(t, arr)
+	e := fixtures.Array(t, arr)
 	c := newCodec(t, `{"order":[1,0]}`)
 	for _, idx := range [][]int{{0, 0}, {0, 1}, {1, 0}, {1, 1}} {
-		raw := codectest.ReadFixture(t, fmt.Sprintf("%s/%d.%d", arr, idx[0], idx[1]))
+		raw := fixtures.Read(t, fmt.Sprintf("%s/%d.%d", arr, idx[0], idx[1]))
 		spec := codec.Spec{DataType: dtype.Named("float32"), Shape: []int{5, 5}, DecodedSize: -1}
 		dec, err := c.DecodeArray(ctx, spec, &ndarray.Array{DType: spec.DataType, Shape: []int{5, 5}, Data: raw})
 		if err != nil {
 			t.Fatal(err)
 		}
-		codectest.CompareFloats(t, codectest.Floats(t, dec), codectest.ArangeChunk(e, []int{5, 5}, idx), 0)
+		fixturecheck.CompareFloats(t, fixturecheck.Floats(t, dec), fixturecheck.ArangeChunk(e, []int{5, 5}, idx), 0)
 	}
 }
 
@@ -197,18 +201,18 @@ func TestFixtureZarrs(t *testing.T) {
 // each chunk holds its elements in Fortran order.
 func TestFixtureOrderF(t *testing.T) {
 	const arr = "zarr-python-v2/fixture/21/0"
-	e := codectest.Expected(t, arr)
+	e := fixtures.Array(t, arr)
 	c := newCodec(t, `{"order":"F"}`)
 	chunk := e.ChunkShape // [10 30 3]
 	for _, idx := range [][]int{{0, 0, 0}, {1, 2, 3}, {1, 3, 2}} {
-		raw := codectest.ReadFixture(t, fmt.Sprintf("%s/%d.%d.%d", arr, idx[0], idx[1], idx[2]))
+		raw := fixtures.Read(t, fmt.Sprintf("%s/%d.%d.%d", arr, idx[0], idx[1], idx[2]))
 		spec := codec.Spec{DataType: dtype.Named("int32"), Shape: chunk, DecodedSize: -1}
 		out, _ := c.OutputSpec(spec)
 		dec, err := c.DecodeArray(ctx, spec, &ndarray.Array{DType: spec.DataType, Shape: out.Shape, Data: raw})
 		if err != nil {
 			t.Fatal(err)
 		}
-		codectest.CompareFloats(t, codectest.Floats(t, dec), codectest.ArangeChunk(e, chunk, idx), 0)
+		fixturecheck.CompareFloats(t, fixturecheck.Floats(t, dec), fixturecheck.ArangeChunk(e, chunk, idx), 0)
 	}
 }
 

@@ -8,11 +8,13 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/zarrgw/zarrgw/tests/fixtures/fixturecheck"
+
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/codec/codectest"
 	"github.com/zarrgw/zarrgw/core/dtype"
-	"github.com/zarrgw/zarrgw/plugins/codecs/codectest"
 )
 
 var ctx = context.Background()
@@ -137,8 +139,8 @@ func TestEmptyInput(t *testing.T) {
 // Chunks written by zarr-python 2 (numcodecs) and 3.
 func TestFixtures(t *testing.T) {
 	c := newCodec(t, "")
-	codectest.CheckArangeChunk(t, c, "zarrita-js/v2/data.zarr/1d.contiguous.zstd.i2", "0", dtype.Named("int16"), []int{4}, []int{0})
-	codectest.CheckArangeChunk(t, c, "zarrs/v3_zarr_python/array_zstd.zarr", "c/0/1", dtype.Named("float32"), []int{5, 5}, []int{0, 1})
+	fixturecheck.CheckArangeChunk(t, c, "zarrita-js/v2/data.zarr/1d.contiguous.zstd.i2", "0", dtype.Named("int16"), []int{4}, []int{0})
+	fixturecheck.CheckArangeChunk(t, c, "zarrs/v3_zarr_python/array_zstd.zarr", "c/0/1", dtype.Named("float32"), []int{5, 5}, []int{0, 1})
 }
 
 func benchData() []byte {

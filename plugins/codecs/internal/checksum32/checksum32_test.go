@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/zarrgw/zarrgw/plugins/codecs/codectest"
+	"github.com/zarrgw/zarrgw/core/codec/codectest"
 )
 
 // A toy checksum, so the framing is tested apart from any algorithm.
