@@ -116,6 +116,9 @@ func (c *Codec) DecodeArray(_ context.Context, in codec.Spec, a *ndarray.Array) 
 	if _, err := mantissaBits(in.DataType); err != nil {
 		return nil, err
 	}
+	if !a.DType.Equal(in.DataType) || ndarray.NumElements(a.Shape) != ndarray.NumElements(in.Shape) || a.Check() != nil {
+		return nil, fmt.Errorf("bitround: %w: array %s%v does not match its spec %s%v", codec.ErrCorrupt, a.DType, a.Shape, in.DataType, in.Shape)
+	}
 	return a, nil
 }
 

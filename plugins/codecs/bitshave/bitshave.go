@@ -119,7 +119,7 @@ func (c *Codec) check(in codec.Spec, a *ndarray.Array) (int, error) {
 	if _, err := c.OutputSpec(in); err != nil {
 		return 0, err
 	}
-	if !a.DType.Equal(in.DataType) || a.Check() != nil {
+	if !a.DType.Equal(in.DataType) || ndarray.NumElements(a.Shape) != ndarray.NumElements(in.Shape) || a.Check() != nil {
 		return 0, fmt.Errorf("%s: %w: array %s%v does not match its spec %s%v", Name, codec.ErrCorrupt, a.DType, a.Shape, in.DataType, in.Shape)
 	}
 	bits, _ := mantissaBits(in.DataType)

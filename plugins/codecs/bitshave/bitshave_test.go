@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/codec/codectest"
 	"github.com/zarrgw/zarrgw/core/dtype"
 	"github.com/zarrgw/zarrgw/core/ndarray"
 )
@@ -70,4 +71,14 @@ func TestRefusals(t *testing.T) {
 	if _, err := c.OutputSpec(codec.Spec{DataType: dtype.Named("int32")}); err == nil {
 		t.Error("int32 accepted")
 	}
+}
+
+// The codec passes the codec conformance suite (the plugin tests run it
+// out of process, through the plugin binary).
+func TestConformance(t *testing.T) {
+	codectest.Run(t, codec.NewRegistry(Registration), []codectest.Case{{
+		Name: Name, Configuration: json.RawMessage(`{"keepbits":3}`),
+		Specs: codectest.Specs(codectest.Named("float32", "float64"), []int{0}, []int{9}, []int{3, 4}),
+		Lossy: true, Values: codectest.FiniteFloats,
+	}})
 }
