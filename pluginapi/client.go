@@ -24,8 +24,8 @@ const DefaultTimeout = time.Minute
 type Client struct {
 	conn  Connector
 	batch *batcher
-	// Timeout bounds calls made without a context: building a codec
-	// (codec.Resolver passes none) and EncodedSize.
+	// Timeout bounds calls made without a context: a codec's OutputSpec
+	// and EncodedSize, which the core interfaces call without one.
 	Timeout time.Duration
 }
 

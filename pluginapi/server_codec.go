@@ -197,33 +197,35 @@ func apply(ctx context.Context, encode bool, c codec.Codec, spec codec.Spec, in 
 		if err != nil {
 			return nil, nil, err
 		}
-		if aa := c.(codec.ArrayArray); encode {
-			return arrayOut(aa.EncodeArray(ctx, spec, a))
-		} else {
-			return arrayOut(aa.DecodeArray(ctx, spec, a))
+		aa := c.(codec.ArrayArray)
+		op := aa.DecodeArray
+		if encode {
+			op = aa.EncodeArray
 		}
+		return arrayOut(op(ctx, spec, a))
 	case codec.ArrayToBytes:
 		ab := c.(codec.ArrayBytes)
-		if encode {
-			a, err := arrayIn(c, in, data)
-			if err != nil {
+		if !encode {
+			if err := bytesIn(c, in); err != nil {
 				return nil, nil, err
 			}
-			return bytesOut(ab.Encode(ctx, spec, a))
+			return arrayOut(ab.Decode(ctx, spec, data))
 		}
-		if err := bytesIn(c, in); err != nil {
+		a, err := arrayIn(c, in, data)
+		if err != nil {
 			return nil, nil, err
 		}
-		return arrayOut(ab.Decode(ctx, spec, data))
+		return bytesOut(ab.Encode(ctx, spec, a))
 	case codec.BytesToBytes:
 		if err := bytesIn(c, in); err != nil {
 			return nil, nil, err
 		}
-		if bb := c.(codec.BytesBytes); encode {
-			return bytesOut(bb.EncodeBytes(ctx, spec, data))
-		} else {
-			return bytesOut(bb.DecodeBytes(ctx, spec, data))
+		bb := c.(codec.BytesBytes)
+		op := bb.DecodeBytes
+		if encode {
+			op = bb.EncodeBytes
 		}
+		return bytesOut(op(ctx, spec, data))
 	}
 	return nil, nil, fmt.Errorf("codec %s implements none or several of the codec kinds", c.Name())
 }
