@@ -218,4 +218,3 @@ func TestCloseEndsStoppedPlugin(t *testing.T) {
 		t.Fatalf("process %d still exists after Close", pid)
 	}
 }
-
