@@ -109,6 +109,20 @@ func (s *server) codec(ctx context.Context, ref *pb.CodecRef) (codec.Codec, erro
 	return c, nil
 }
 
+// codecFor returns the codec ref names, built on first use, and the spec
+// it is called with.
+func (s *server) codecFor(ctx context.Context, ref *pb.CodecRef, spec *pb.ChunkSpec) (codec.Codec, codec.Spec, error) {
+	built, err := s.codec(ctx, ref)
+	if err != nil {
+		return nil, codec.Spec{}, err
+	}
+	in, err := specFromPB(spec)
+	if err != nil {
+		return nil, codec.Spec{}, fmt.Errorf("codec %s: %w", built.Name(), err)
+	}
+	return built, in, nil
+}
+
 // manifest finds the manifest of kind answering to name.
 func (s *server) manifest(kind extension.Kind, name string) (*pb.Manifest, bool) {
 	for _, m := range s.manifests {

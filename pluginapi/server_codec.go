@@ -38,11 +38,7 @@ func (c *codecService) Describe(ctx context.Context, ref *pb.CodecRef) (*pb.Code
 }
 
 func (c *codecService) EncodedSize(ctx context.Context, req *pb.EncodedSizeRequest) (*pb.EncodedSizeResponse, error) {
-	built, err := c.srv.codec(ctx, req.Codec)
-	if err != nil {
-		return nil, toStatus(err)
-	}
-	spec, err := specFromPB(req.Spec)
+	built, spec, err := c.srv.codecFor(ctx, req.Codec, req.Spec)
 	if err != nil {
 		return nil, toStatus(err)
 	}
@@ -174,13 +170,9 @@ func (c *codecService) run(ctx context.Context, call *pb.CodecCall, in *pb.Paylo
 	if call == nil {
 		return nil, nil, fmt.Errorf("codec call without a header")
 	}
-	built, err := c.srv.codec(ctx, call.Codec)
+	built, spec, err := c.srv.codecFor(ctx, call.Codec, call.Spec)
 	if err != nil {
 		return nil, nil, err
-	}
-	spec, err := specFromPB(call.Spec)
-	if err != nil {
-		return nil, nil, fmt.Errorf("codec %s: %w", built.Name(), err)
 	}
 	if call.Op != encodeOp && call.Op != decodeOp {
 		return nil, nil, fmt.Errorf("codec %s: unknown operation %v", built.Name(), call.Op)
@@ -260,11 +252,7 @@ func bytesOut(b []byte, err error) (*pb.Payload, []byte, error) {
 }
 
 func (c *codecService) OutputSpec(ctx context.Context, req *pb.OutputSpecRequest) (*pb.ChunkSpec, error) {
-	built, err := c.srv.codec(ctx, req.Codec)
-	if err != nil {
-		return nil, toStatus(err)
-	}
-	spec, err := specFromPB(req.Spec)
+	built, spec, err := c.srv.codecFor(ctx, req.Codec, req.Spec)
 	if err != nil {
 		return nil, toStatus(err)
 	}

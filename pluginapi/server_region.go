@@ -24,11 +24,7 @@ func (c *codecService) DecodeRegion(stream pb.Codec_DecodeRegionServer) error {
 	if call == nil {
 		return toStatus(errors.New("decode region: the first frame carries no call"))
 	}
-	built, err := c.srv.codec(stream.Context(), call.Codec)
-	if err != nil {
-		return toStatus(err)
-	}
-	spec, err := specFromPB(call.Spec)
+	built, spec, err := c.srv.codecFor(stream.Context(), call.Codec, call.Spec)
 	if err != nil {
 		return toStatus(err)
 	}
@@ -79,17 +75,13 @@ func occupancy(stream pb.Codec_DecodeRegionServer, built codec.Codec, spec codec
 
 // DescribeLayout implements the codec's codec.LayoutDescriber.DescribeLayout.
 func (c *codecService) DescribeLayout(ctx context.Context, req *pb.LayoutRequest) (*pb.LayoutInfo, error) {
-	built, err := c.srv.codec(ctx, req.Codec)
+	built, spec, err := c.srv.codecFor(ctx, req.Codec, req.Spec)
 	if err != nil {
 		return nil, toStatus(err)
 	}
 	ld, ok := built.(codec.LayoutDescriber)
 	if !ok {
 		return nil, toStatus(fmt.Errorf("codec %s: %w: no layout to describe", built.Name(), store.ErrUnsupported))
-	}
-	spec, err := specFromPB(req.Spec)
-	if err != nil {
-		return nil, toStatus(err)
 	}
 	l, err := ld.DescribeLayout(ctx, spec)
 	if err != nil {

@@ -172,7 +172,7 @@ func roundTrip(t *testing.T, f meta.Format, dt dtype.DataType, codecs []meta.Ext
 			}
 			full := *data
 			full.Shape = sel.Counts()
-			if err := ndarray.CopyRegion(ref, spans(sel), &full, whole(full.Shape)); err != nil {
+			if err := ndarray.CopyRegion(ref, spans(sel), &full, grid.WholeSpans(full.Shape)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -194,7 +194,7 @@ func roundTrip(t *testing.T, f meta.Format, dt dtype.DataType, codecs []meta.Ext
 				t.Fatalf("read %+v: %v", sel, err)
 			}
 			want := ndarray.New(dt, sel.Counts())
-			if err := ndarray.CopyRegion(want, whole(want.Shape), ref, spans(sel)); err != nil {
+			if err := ndarray.CopyRegion(want, grid.WholeSpans(want.Shape), ref, spans(sel)); err != nil {
 				t.Fatal(err)
 			}
 			if !sameElements(got, want) {
@@ -256,7 +256,7 @@ func TestRoundTripRowChunks(t *testing.T) {
 					t.Fatal(err)
 				}
 				want := ndarray.Filled(dt, shape, m.FillValue)
-				if err := ndarray.CopyRegion(want, spans(sel), data, whole(data.Shape)); err != nil {
+				if err := ndarray.CopyRegion(want, spans(sel), data, grid.WholeSpans(data.Shape)); err != nil {
 					t.Fatal(err)
 				}
 				if !sameElements(got, want) {

@@ -125,7 +125,7 @@ func writeForZarrita(t *testing.T, s *fs.Store, za zarritaArray) *ndarray.Array 
 		t.Fatal(err)
 	}
 	ref := ndarray.Filled(dt, za.shape, m.FillValue)
-	if err := ndarray.CopyRegion(ref, spans(sel), data, whole(data.Shape)); err != nil {
+	if err := ndarray.CopyRegion(ref, spans(sel), data, grid.WholeSpans(data.Shape)); err != nil {
 		t.Fatal(err)
 	}
 	return ref

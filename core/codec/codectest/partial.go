@@ -41,7 +41,7 @@ func checkPartial(t *testing.T, c codec.Codec, k Case) {
 			}
 			partialInto(t, c, in, enc.b, region, want)
 		}
-		_, err = pd.DecodeRegion(t.Context(), in, &Ranges{Missing: true}, whole1(in.Shape))
+		_, err = pd.DecodeRegion(t.Context(), in, &Ranges{Missing: true}, grid.WholeSpans(in.Shape))
 		if !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("region of a chunk not stored: %v, want store.ErrNotFound", err)
 		}
@@ -74,7 +74,7 @@ func partialInto(t *testing.T, c codec.Codec, in codec.Spec, enc []byte, region 
 // regions are the whole chunk, its first element, and random boxes, some
 // with steps.
 func regions(rng *rand.Rand, shape []int) [][]grid.Span {
-	out := [][]grid.Span{whole1(shape)}
+	out := [][]grid.Span{grid.WholeSpans(shape)}
 	if ndarray.NumElements(shape) == 0 {
 		return out
 	}
@@ -95,14 +95,6 @@ func regions(rng *rand.Rand, shape []int) [][]grid.Span {
 	return out
 }
 
-func whole1(shape []int) []grid.Span {
-	s := make([]grid.Span, len(shape))
-	for d, n := range shape {
-		s[d] = grid.Span{Start: 0, Step: 1, Count: n}
-	}
-	return s
-}
-
 // extract copies region of a into an array of the region's counts.
 func extract(t *testing.T, a *ndarray.Array, region []grid.Span) *ndarray.Array {
 	t.Helper()
@@ -111,7 +103,7 @@ func extract(t *testing.T, a *ndarray.Array, region []grid.Span) *ndarray.Array 
 		counts[d] = s.Count
 	}
 	out := ndarray.New(a.DType, counts)
-	if err := ndarray.CopyRegion(out, whole1(counts), a, region); err != nil {
+	if err := ndarray.CopyRegion(out, grid.WholeSpans(counts), a, region); err != nil {
 		t.Fatal(err)
 	}
 	return out

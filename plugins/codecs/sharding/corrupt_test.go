@@ -67,7 +67,7 @@ func TestCorruptShards(t *testing.T) {
 				mustCorrupt(t, name+": DecodeRegion", err)
 			}
 		}
-		_, _, err = cd.EncodeRegion(ctx, sp, b, []grid.Span{{Start: 0, Step: 1, Count: 1}}, byteArray(9), wholeSpans([]int{1}))
+		_, _, err = cd.EncodeRegion(ctx, sp, b, []grid.Span{{Start: 0, Step: 1, Count: 1}}, byteArray(9), grid.WholeSpans([]int{1}))
 		mustCorrupt(t, name+": EncodeRegion", err)
 	}
 }

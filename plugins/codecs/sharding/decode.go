@@ -22,7 +22,7 @@ func (c *Codec) Decode(ctx context.Context, in codec.Spec, b []byte) (*ndarray.A
 		return nil, fmt.Errorf("%s: %w", Name, err)
 	}
 	out := ndarray.New(in.DataType, in.Shape)
-	if err := c.decodeAll(ctx, p, in, b, ix, out, whole(in.Shape)); err != nil {
+	if err := c.decodeAll(ctx, p, in, b, ix, out, grid.WholeSpans(in.Shape)); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -39,7 +39,7 @@ func (c *Codec) decodeAll(ctx context.Context, p *plan, in codec.Spec, b []byte,
 			return nil
 		}
 		return c.withInner(ctx, p, shard.Chunk(b, e), i, func(sub *ndarray.Array) error {
-			return ndarray.CopyRegion(dst, target, sub, whole(sub.Shape))
+			return ndarray.CopyRegion(dst, target, sub, grid.WholeSpans(sub.Shape))
 		})
 	})
 }

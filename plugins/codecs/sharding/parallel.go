@@ -31,15 +31,6 @@ func parallel(ctx context.Context, n, workers int, fn func(i int) error) error {
 	return ctx.Err()
 }
 
-// whole selects all of an array of the given shape.
-func whole(shape []int) []grid.Span {
-	s := make([]grid.Span, len(shape))
-	for i, n := range shape {
-		s[i] = grid.Span{Start: 0, Step: 1, Count: n}
-	}
-	return s
-}
-
 // innerRegion is where inner chunk coords lie in the shard.
 func innerRegion(coords, inner []int) []grid.Span {
 	s := make([]grid.Span, len(coords))

@@ -39,7 +39,7 @@ func (c *Codec) DecodeRegion(ctx context.Context, in codec.Spec, src codec.Range
 		counts[i] = s.Count
 	}
 	out := ndarray.New(in.DataType, counts)
-	if err := c.DecodeRegionInto(ctx, in, src, region, out, whole(counts)); err != nil {
+	if err := c.DecodeRegionInto(ctx, in, src, region, out, grid.WholeSpans(counts)); err != nil {
 		return nil, err
 	}
 	return out, nil
