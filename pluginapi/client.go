@@ -24,8 +24,8 @@ const DefaultTimeout = time.Minute
 type Client struct {
 	conn  Connector
 	batch *batcher
-	// Timeout bounds calls made without a context: a codec's OutputSpec
-	// and EncodedSize, which the core interfaces call without one.
+	// Timeout bounds calls made without a context: a store's Close, which
+	// io.Closer gives none.
 	Timeout time.Duration
 }
 

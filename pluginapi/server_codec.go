@@ -46,7 +46,7 @@ func (c *codecService) EncodedSize(ctx context.Context, req *pb.EncodedSizeReque
 	if !ok {
 		return &pb.EncodedSizeResponse{Size: -1}, nil
 	}
-	n, ok := sc.EncodedSize(spec, req.DecodedSize)
+	n, ok := sc.EncodedSize(ctx, spec, req.DecodedSize)
 	return &pb.EncodedSizeResponse{Size: n, Ok: ok}, nil
 }
 
@@ -260,7 +260,7 @@ func (c *codecService) OutputSpec(ctx context.Context, req *pb.OutputSpecRequest
 	if !ok || codec.KindOf(built) != codec.ArrayToArray {
 		return nil, toStatus(fmt.Errorf("codec %s is not array->array", built.Name()))
 	}
-	out, err := aa.OutputSpec(spec)
+	out, err := aa.OutputSpec(ctx, spec)
 	if err != nil {
 		return nil, toStatus(err)
 	}

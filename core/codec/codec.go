@@ -58,8 +58,9 @@ type Codec interface {
 // ArrayArray is an array->array codec (transpose, delta, ...).
 type ArrayArray interface {
 	Codec
-	// OutputSpec derives the encoded array's spec from the input spec alone.
-	OutputSpec(in Spec) (Spec, error)
+	// OutputSpec derives the encoded array's spec from the input spec alone
+	// (asking a codec in a plugin may start its process).
+	OutputSpec(ctx context.Context, in Spec) (Spec, error)
 	// EncodeArray encodes a, whose spec is in.
 	EncodeArray(ctx context.Context, in Spec, a *ndarray.Array) (*ndarray.Array, error)
 	// DecodeArray turns an encoded array back into an array of spec in.
@@ -86,7 +87,7 @@ type BytesBytes interface {
 // decoded length alone (bytes: n*itemsize, crc32c: +4, transpose: same).
 // For array codecs decodedSize is the in-memory size of the input array.
 type SizedCodec interface {
-	EncodedSize(in Spec, decodedSize int64) (int64, bool)
+	EncodedSize(ctx context.Context, in Spec, decodedSize int64) (int64, bool)
 }
 
 // KindOf is the kind of the codec interface c implements, or 0 when it

@@ -40,11 +40,11 @@ func NewPipeline(ctx context.Context, exts []meta.Extension, r Resolver, chunk S
 		}
 		codecs[i] = c
 	}
-	return FromCodecs(codecs, chunk, maxChunkBytes)
+	return FromCodecs(ctx, codecs, chunk, maxChunkBytes)
 }
 
 // FromCodecs builds a pipeline from resolved codecs.
-func FromCodecs(codecs []Codec, chunk Spec, maxChunkBytes int64) (*Pipeline, error) {
+func FromCodecs(ctx context.Context, codecs []Codec, chunk Spec, maxChunkBytes int64) (*Pipeline, error) {
 	p := &Pipeline{chunk: chunk, maxLen: maxChunkBytes}
 	spec := chunk
 	spec.DecodedSize, spec.MaxDecodedSize = -1, 0
@@ -56,7 +56,7 @@ func FromCodecs(codecs []Codec, chunk Spec, maxChunkBytes int64) (*Pipeline, err
 	}
 	for ; i < len(codecs) && KindOf(codecs[i]) == ArrayToArray; i++ {
 		aa := codecs[i].(ArrayArray)
-		out, err := aa.OutputSpec(spec)
+		out, err := aa.OutputSpec(ctx, spec)
 		if err != nil {
 			return nil, fmt.Errorf("codec %s: %w", aa.Name(), err)
 		}
@@ -68,7 +68,7 @@ func FromCodecs(codecs []Codec, chunk Spec, maxChunkBytes int64) (*Pipeline, err
 	}
 	ab := codecs[i].(ArrayBytes)
 	p.ab, p.abIn = ab, spec
-	size, known := encodedSize(ab, spec, rawSize(spec))
+	size, known := encodedSize(ctx, ab, spec, rawSize(spec))
 	for i++; i < len(codecs); i++ {
 		bb, ok := codecs[i].(BytesBytes)
 		if !ok {
@@ -80,7 +80,7 @@ func FromCodecs(codecs []Codec, chunk Spec, maxChunkBytes int64) (*Pipeline, err
 			s.DecodedSize = size
 		}
 		p.bb, p.bbIn = append(p.bb, bb), append(p.bbIn, s)
-		size, known = encodedSize(bb, s, size)
+		size, known = encodedSize(ctx, bb, s, size)
 	}
 	return p, nil
 }
@@ -104,12 +104,12 @@ func rawSize(s Spec) int64 {
 	return int64(ndarray.NumElements(s.Shape)) * int64(s.DataType.Size)
 }
 
-func encodedSize(c Codec, in Spec, decoded int64) (int64, bool) {
+func encodedSize(ctx context.Context, c Codec, in Spec, decoded int64) (int64, bool) {
 	sc, ok := c.(SizedCodec)
 	if !ok || decoded < 0 {
 		return -1, false
 	}
-	return sc.EncodedSize(in, decoded)
+	return sc.EncodedSize(ctx, in, decoded)
 }
 
 func names(cs []Codec) string {

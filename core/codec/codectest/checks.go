@@ -68,7 +68,7 @@ func checkOutputSpec(t *testing.T, c codec.Codec, in codec.Spec, enc value) {
 	if !ok {
 		return
 	}
-	out, err := aa.OutputSpec(in)
+	out, err := aa.OutputSpec(t.Context(), in)
 	if err != nil {
 		t.Fatalf("OutputSpec(%s%v): %v", in.DataType, in.Shape, err)
 	}
@@ -107,7 +107,7 @@ func checkSizes(t *testing.T, c codec.Codec, k Case) {
 			t.Fatalf("encode: %v", err)
 		}
 		raw := int64(ndarray.NumElements(in.Shape) * in.DataType.Size)
-		size, known := sc.EncodedSize(in, raw)
+		size, known := sc.EncodedSize(t.Context(), in, raw)
 		got := int64(len(enc.b))
 		if enc.a != nil {
 			got = int64(len(enc.a.Data))

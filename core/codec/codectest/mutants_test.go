@@ -137,7 +137,7 @@ func (frame) DecodeBytes(_ context.Context, _ codec.Spec, b []byte) ([]byte, err
 	return data, nil
 }
 
-func (frame) EncodedSize(_ codec.Spec, n int64) (int64, bool) {
+func (frame) EncodedSize(_ context.Context, _ codec.Spec, n int64) (int64, bool) {
 	if mutant == "wrongSize" {
 		return n + 5, true
 	}
@@ -203,7 +203,7 @@ type neg struct{}
 
 func (neg) Name() string                                 { return "test.neg" }
 func (neg) Configuration() json.RawMessage               { return nil }
-func (neg) OutputSpec(in codec.Spec) (codec.Spec, error) { return in, nil }
+func (neg) OutputSpec(ctx context.Context, in codec.Spec) (codec.Spec, error) { return in, nil }
 func (n neg) EncodeArray(ctx context.Context, in codec.Spec, a *ndarray.Array) (*ndarray.Array, error) {
 	return n.flip(in, a, true)
 }

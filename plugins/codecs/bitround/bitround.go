@@ -75,7 +75,11 @@ func mantissaBits(dt dtype.DataType) (int, error) {
 }
 
 // OutputSpec is the identity, after checking the type and keepbits.
-func (c *Codec) OutputSpec(in codec.Spec) (codec.Spec, error) {
+func (c *Codec) OutputSpec(_ context.Context, in codec.Spec) (codec.Spec, error) {
+	return c.outputSpec(in)
+}
+
+func (c *Codec) outputSpec(in codec.Spec) (codec.Spec, error) {
 	bits, err := mantissaBits(in.DataType)
 	if err != nil {
 		return codec.Spec{}, err
@@ -87,7 +91,7 @@ func (c *Codec) OutputSpec(in codec.Spec) (codec.Spec, error) {
 }
 
 // EncodedSize implements codec.SizedCodec: the size does not change.
-func (c *Codec) EncodedSize(_ codec.Spec, decodedSize int64) (int64, bool) {
+func (c *Codec) EncodedSize(_ context.Context, _ codec.Spec, decodedSize int64) (int64, bool) {
 	return decodedSize, true
 }
 
@@ -96,7 +100,7 @@ func (c *Codec) EncodedSize(_ codec.Spec, decodedSize int64) (int64, bool) {
 // can change (as in numcodecs); keepbits equal to the mantissa width
 // returns a unchanged.
 func (c *Codec) EncodeArray(_ context.Context, in codec.Spec, a *ndarray.Array) (*ndarray.Array, error) {
-	if _, err := c.OutputSpec(in); err != nil {
+	if _, err := c.outputSpec(in); err != nil {
 		return nil, err
 	}
 	bits, _ := mantissaBits(in.DataType)

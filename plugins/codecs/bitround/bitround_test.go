@@ -136,10 +136,10 @@ func TestConfigurationAndTypes(t *testing.T) {
 	if string(c.Configuration()) != `{"keepbits":11}` {
 		t.Error("configuration")
 	}
-	if _, err := c.OutputSpec(codec.Spec{DataType: dtype.Named("float16"), Shape: []int{1}}); err == nil {
+	if _, err := c.OutputSpec(context.Background(), codec.Spec{DataType: dtype.Named("float16"), Shape: []int{1}}); err == nil {
 		t.Error("keepbits 11 accepted for float16")
 	}
-	if _, err := c.OutputSpec(codec.Spec{DataType: dtype.Named("int32"), Shape: []int{1}}); err == nil {
+	if _, err := c.OutputSpec(context.Background(), codec.Spec{DataType: dtype.Named("int32"), Shape: []int{1}}); err == nil {
 		t.Error("int32 accepted")
 	}
 	full := newCodec(t, `{"keepbits":52}`)

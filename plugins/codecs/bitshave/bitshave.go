@@ -80,7 +80,11 @@ func mantissaBits(d dtype.DataType) (int, bool) {
 }
 
 // OutputSpec is the input spec: shaving changes values, not types.
-func (c *Codec) OutputSpec(in codec.Spec) (codec.Spec, error) {
+func (c *Codec) OutputSpec(_ context.Context, in codec.Spec) (codec.Spec, error) {
+	return c.outputSpec(in)
+}
+
+func (c *Codec) outputSpec(in codec.Spec) (codec.Spec, error) {
 	bits, ok := mantissaBits(in.DataType)
 	if !ok {
 		return codec.Spec{}, fmt.Errorf("%s: takes float32 or float64, not %s", Name, in.DataType)
@@ -116,7 +120,7 @@ func (c *Codec) DecodeArray(_ context.Context, in codec.Spec, a *ndarray.Array) 
 }
 
 func (c *Codec) check(in codec.Spec, a *ndarray.Array) (int, error) {
-	if _, err := c.OutputSpec(in); err != nil {
+	if _, err := c.outputSpec(in); err != nil {
 		return 0, err
 	}
 	if !a.DType.Equal(in.DataType) || ndarray.NumElements(a.Shape) != ndarray.NumElements(in.Shape) || a.Check() != nil {

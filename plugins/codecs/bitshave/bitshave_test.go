@@ -65,10 +65,10 @@ func TestRefusals(t *testing.T) {
 		t.Error("missing keepbits accepted")
 	}
 	c := build(t, 30)
-	if _, err := c.OutputSpec(codec.Spec{DataType: dtype.Named("float32")}); err == nil {
+	if _, err := c.OutputSpec(context.Background(), codec.Spec{DataType: dtype.Named("float32")}); err == nil {
 		t.Error("keepbits 30 accepted for float32")
 	}
-	if _, err := c.OutputSpec(codec.Spec{DataType: dtype.Named("int32")}); err == nil {
+	if _, err := c.OutputSpec(context.Background(), codec.Spec{DataType: dtype.Named("int32")}); err == nil {
 		t.Error("int32 accepted")
 	}
 }

@@ -78,7 +78,7 @@ func (c *Codec) Configuration() json.RawMessage {
 }
 
 // EncodedSize implements codec.SizedCodec: the encoding is the in-memory size.
-func (c *Codec) EncodedSize(in codec.Spec, decodedSize int64) (int64, bool) {
+func (c *Codec) EncodedSize(_ context.Context, in codec.Spec, decodedSize int64) (int64, bool) {
 	if in.DataType.Variable() {
 		return -1, false
 	}

@@ -147,10 +147,10 @@ func TestDecodeWrongLength(t *testing.T) {
 
 func TestEncodedSize(t *testing.T) {
 	c := newCodec(t, `{"endian":"big"}`)
-	if n, ok := c.EncodedSize(codec.Spec{DataType: dtype.Named("int32"), Shape: []int{3}}, 12); !ok || n != 12 {
+	if n, ok := c.EncodedSize(context.Background(), codec.Spec{DataType: dtype.Named("int32"), Shape: []int{3}}, 12); !ok || n != 12 {
 		t.Errorf("EncodedSize = %d, %v", n, ok)
 	}
-	if _, ok := c.EncodedSize(codec.Spec{DataType: dtype.Named("string"), Shape: []int{3}}, 12); ok {
+	if _, ok := c.EncodedSize(context.Background(), codec.Spec{DataType: dtype.Named("string"), Shape: []int{3}}, 12); ok {
 		t.Error("EncodedSize known for strings")
 	}
 }

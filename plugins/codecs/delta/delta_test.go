@@ -57,7 +57,7 @@ func TestNumcodecsExample(t *testing.T) {
 	if want := []byte{100, 2, 2, 2, 2, 2, 2, 2, 2, 2}; !bytes.Equal(enc.Data, want) || enc.DType.Name != "int8" {
 		t.Fatalf("encoded %v %s", enc.Data, enc.DType)
 	}
-	out, _ := c.OutputSpec(in)
+	out, _ := c.OutputSpec(context.Background(), in)
 	if out.DataType.Name != "int8" {
 		t.Errorf("OutputSpec type %s", out.DataType)
 	}
@@ -159,15 +159,15 @@ func TestConfiguration(t *testing.T) {
 		}
 	}
 	c := newCodec(t, `{"dtype":"<i4"}`)
-	if _, err := c.OutputSpec(codec.Spec{DataType: dtype.Named("int16"), Shape: []int{2}}); err == nil {
+	if _, err := c.OutputSpec(context.Background(), codec.Spec{DataType: dtype.Named("int16"), Shape: []int{2}}); err == nil {
 		t.Error("dtype of another size accepted")
 	}
 	// no dtype: taken from the array
-	out, err := newCodec(t, `{}`).OutputSpec(codec.Spec{DataType: dtype.Named("uint16"), Shape: []int{2}, FillValue: []byte{5, 0}})
+	out, err := newCodec(t, `{}`).OutputSpec(context.Background(), codec.Spec{DataType: dtype.Named("uint16"), Shape: []int{2}, FillValue: []byte{5, 0}})
 	if err != nil || out.DataType.Name != "uint16" || !bytes.Equal(out.FillValue, []byte{5, 0}) {
 		t.Errorf("%+v %v", out, err)
 	}
-	if _, err := newCodec(t, `{}`).OutputSpec(codec.Spec{DataType: dtype.Named("bool"), Shape: []int{2}}); err == nil {
+	if _, err := newCodec(t, `{}`).OutputSpec(context.Background(), codec.Spec{DataType: dtype.Named("bool"), Shape: []int{2}}); err == nil {
 		t.Error("bool accepted")
 	}
 	_, err = newCodec(t, `{}`).DecodeArray(ctx, codec.Spec{DataType: dtype.Named("uint16"), Shape: []int{2}}, &ndarray.Array{Data: []byte{1}})
@@ -205,7 +205,7 @@ func TestFixtureV3WithTranspose(t *testing.T) {
 	}
 	tr := tc.(codec.ArrayArray)
 	chunk := codec.Spec{DataType: dtype.Named("int32"), Shape: []int{3, 3, 3}, DecodedSize: -1}
-	mid, _ := tr.OutputSpec(chunk)
+	mid, _ := tr.OutputSpec(context.Background(), chunk)
 	d := newCodec(t, `{"dtype":"int32"}`)
 	deltas := &ndarray.Array{DType: mid.DataType, Shape: mid.Shape, Data: raw}
 	undelta, err := d.DecodeArray(ctx, mid, deltas)

@@ -155,11 +155,11 @@ func TestConfiguration(t *testing.T) {
 	}
 	cd := newCodec(t, `{"offset":1000,"scale":10,"dtype":"<f4","astype":"<i2"}`)
 	fill := f32s(1000.5)
-	out, err := cd.OutputSpec(codec.Spec{DataType: dtype.Named("float32"), Shape: []int{4}, FillValue: fill})
+	out, err := cd.OutputSpec(context.Background(), codec.Spec{DataType: dtype.Named("float32"), Shape: []int{4}, FillValue: fill})
 	if err != nil || out.DataType.Name != "int16" || !bytes.Equal(out.FillValue, []byte{5, 0}) {
 		t.Errorf("OutputSpec %+v %v", out, err)
 	}
-	if _, err := cd.OutputSpec(codec.Spec{DataType: dtype.Named("float64"), Shape: []int{4}}); err == nil {
+	if _, err := cd.OutputSpec(context.Background(), codec.Spec{DataType: dtype.Named("float64"), Shape: []int{4}}); err == nil {
 		t.Error("type mismatch accepted")
 	}
 	_, err = cd.DecodeArray(ctx, codec.Spec{DataType: dtype.Named("float32"), Shape: []int{4}}, &ndarray.Array{Data: make([]byte, 7)})

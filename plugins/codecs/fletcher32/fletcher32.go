@@ -34,7 +34,7 @@ func (c *Codec) Name() string                   { return "numcodecs.fletcher32" 
 func (c *Codec) Configuration() json.RawMessage { return json.RawMessage(`{}`) }
 
 // EncodedSize implements codec.SizedCodec: four bytes more.
-func (c *Codec) EncodedSize(_ codec.Spec, decodedSize int64) (int64, bool) {
+func (c *Codec) EncodedSize(_ context.Context, _ codec.Spec, decodedSize int64) (int64, bool) {
 	return decodedSize + 4, true
 }
 

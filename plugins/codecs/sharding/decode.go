@@ -13,7 +13,7 @@ import (
 // Decode decodes a whole shard; inner chunks not stored read as the fill
 // value. A malformed shard is an error wrapping codec.ErrCorrupt.
 func (c *Codec) Decode(ctx context.Context, in codec.Spec, b []byte) (*ndarray.Array, error) {
-	p, err := c.plan(in)
+	p, err := c.plan(ctx, in)
 	if err != nil {
 		return nil, err
 	}

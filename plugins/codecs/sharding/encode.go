@@ -13,7 +13,7 @@ import (
 // Encode encodes a whole shard: every inner chunk through the inner chain,
 // except those equal to the fill value, which are left out of the shard.
 func (c *Codec) Encode(ctx context.Context, in codec.Spec, a *ndarray.Array) ([]byte, error) {
-	p, err := c.plan(in)
+	p, err := c.plan(ctx, in)
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,7 @@ import (
 // and counts the inner chunks it stores. A missing shard is an error wrapping
 // store.ErrNotFound.
 func (c *Codec) Occupancy(ctx context.Context, in codec.Spec, src codec.RangeReader) (stored, total int, err error) {
-	p, err := c.plan(in)
+	p, err := c.plan(ctx, in)
 	if err != nil {
 		return 0, 0, err
 	}

@@ -20,7 +20,7 @@ var (
 // region that is exactly one inner chunk comes back as that chunk's
 // decoded array, without a further copy.
 func (c *Codec) DecodeRegion(ctx context.Context, in codec.Spec, src codec.RangeReader, region []grid.Span) (*ndarray.Array, error) {
-	p, err := c.plan(in)
+	p, err := c.plan(ctx, in)
 	if err != nil {
 		return nil, err
 	}
@@ -51,7 +51,7 @@ func (c *Codec) DecodeRegion(ctx context.Context, in codec.Spec, src codec.Range
 // then the inner chunks the region touches, nearby ones coalesced into one
 // request. A missing shard is an error wrapping store.ErrNotFound.
 func (c *Codec) DecodeRegionInto(ctx context.Context, in codec.Spec, src codec.RangeReader, region []grid.Span, dst *ndarray.Array, dstSel []grid.Span) error {
-	p, err := c.plan(in)
+	p, err := c.plan(ctx, in)
 	if err != nil {
 		return err
 	}
@@ -97,7 +97,7 @@ func (c *Codec) innerChunk(p *plan, region []grid.Span) (int, bool) {
 // touches are re-encoded (decoded first where the region covers them only
 // in part), every other stored inner chunk keeps its encoded bytes.
 func (c *Codec) EncodeRegion(ctx context.Context, in codec.Spec, old []byte, region []grid.Span, src *ndarray.Array, srcSel []grid.Span) ([]byte, bool, error) {
-	p, err := c.plan(in)
+	p, err := c.plan(ctx, in)
 	if err != nil {
 		return nil, false, err
 	}

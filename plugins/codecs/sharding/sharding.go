@@ -173,7 +173,7 @@ type plan struct {
 const maxPlans = 16
 
 // plan returns the plan for shards of spec in, built once.
-func (c *Codec) plan(in codec.Spec) (*plan, error) {
+func (c *Codec) plan(ctx context.Context, in codec.Spec) (*plan, error) {
 	if l := c.last.Load(); l != nil && sameSpec(l.in, in) {
 		return l.p, nil
 	}
@@ -185,7 +185,7 @@ func (c *Codec) plan(in codec.Spec) (*plan, error) {
 		c.last.Store(&lastPlan{in: codec.Spec{DataType: in.DataType, Shape: slices.Clone(in.Shape), FillValue: bytes.Clone(in.FillValue)}, p: p})
 		return p, nil
 	}
-	p, err := c.newPlan(in)
+	p, err := c.newPlan(ctx, in)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", Name, err)
 	}
@@ -200,19 +200,19 @@ func (c *Codec) plan(in codec.Spec) (*plan, error) {
 	return p, nil
 }
 
-func (c *Codec) newPlan(in codec.Spec) (*plan, error) {
+func (c *Codec) newPlan(ctx context.Context, in codec.Spec) (*plan, error) {
 	cps, err := c.cfg.checkShard(in.Shape)
 	if err != nil {
 		return nil, err
 	}
 	innerSpec := codec.Spec{DataType: in.DataType, Shape: c.cfg.ChunkShape, FillValue: in.FillValue, DecodedSize: -1}
-	inner, err := codec.FromCodecs(c.inner, innerSpec, codec.DefaultMaxChunkBytes)
+	inner, err := codec.FromCodecs(ctx, c.inner, innerSpec, codec.DefaultMaxChunkBytes)
 	if err != nil {
 		return nil, fmt.Errorf("codecs: %w", err)
 	}
 	var ic shard.IndexCodec = shard.NewLegacyIndex(cps)
 	if c.index != nil {
-		if ic, err = shard.NewPipelineIndex(c.index, cps); err != nil {
+		if ic, err = shard.NewPipelineIndex(ctx, c.index, cps); err != nil {
 			return nil, err
 		}
 	}

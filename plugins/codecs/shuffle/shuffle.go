@@ -58,7 +58,7 @@ func (c *Codec) Configuration() json.RawMessage {
 }
 
 // EncodedSize implements codec.SizedCodec: the size does not change.
-func (c *Codec) EncodedSize(_ codec.Spec, decodedSize int64) (int64, bool) {
+func (c *Codec) EncodedSize(_ context.Context, _ codec.Spec, decodedSize int64) (int64, bool) {
 	return decodedSize, true
 }
 

@@ -106,7 +106,7 @@ func (c *Codec) perm(ndim int) ([]int, error) {
 }
 
 // OutputSpec permutes the shape; type and fill value are unchanged.
-func (c *Codec) OutputSpec(in codec.Spec) (codec.Spec, error) {
+func (c *Codec) OutputSpec(ctx context.Context, in codec.Spec) (codec.Spec, error) {
 	p, err := c.perm(len(in.Shape))
 	if err != nil {
 		return codec.Spec{}, err
@@ -117,7 +117,7 @@ func (c *Codec) OutputSpec(in codec.Spec) (codec.Spec, error) {
 }
 
 // EncodedSize implements codec.SizedCodec: the size does not change.
-func (c *Codec) EncodedSize(in codec.Spec, decodedSize int64) (int64, bool) {
+func (c *Codec) EncodedSize(_ context.Context, in codec.Spec, decodedSize int64) (int64, bool) {
 	if in.DataType.Variable() {
 		return -1, false
 	}

@@ -103,7 +103,7 @@ func roundTrip(t *testing.T, c *Codec, a *ndarray.Array, p []int) {
 		t.Fatalf("%s%v %v: %v", a.DType, a.Shape, p, err)
 	}
 	codectest.EqualArrays(t, enc, naive(orig, p))
-	out, err := c.OutputSpec(in)
+	out, err := c.OutputSpec(context.Background(), in)
 	if err != nil || !slices.Equal(out.Shape, enc.Shape) {
 		t.Fatalf("OutputSpec %v, encoded shape %v: %v", out.Shape, enc.Shape, err)
 	}
@@ -156,13 +156,13 @@ func TestConfiguration(t *testing.T) {
 		}
 	}
 	c := newCodec(t, `{"order":[1,0]}`)
-	if _, err := c.OutputSpec(codec.Spec{DataType: dtype.Named("int8"), Shape: []int{2, 2, 2}}); err == nil {
+	if _, err := c.OutputSpec(context.Background(), codec.Spec{DataType: dtype.Named("int8"), Shape: []int{2, 2, 2}}); err == nil {
 		t.Error("rank mismatch accepted")
 	}
 	a := &ndarray.Array{DType: dtype.Named("int8"), Shape: []int{2, 3}, Data: make([]byte, 6)}
 	_, err := c.DecodeArray(ctx, codectest.ArraySpec(a), a) // encoded shape should be [3 2]
 	codectest.MustCorrupt(t, err, "wrong encoded shape")
-	if n, ok := c.EncodedSize(codectest.ArraySpec(a), 6); !ok || n != 6 {
+	if n, ok := c.EncodedSize(context.Background(), codectest.ArraySpec(a), 6); !ok || n != 6 {
 		t.Error("EncodedSize")
 	}
 }
@@ -207,7 +207,7 @@ func TestFixtureOrderF(t *testing.T) {
 	for _, idx := range [][]int{{0, 0, 0}, {1, 2, 3}, {1, 3, 2}} {
 		raw := fixtures.Read(t, fmt.Sprintf("%s/%d.%d.%d", arr, idx[0], idx[1], idx[2]))
 		spec := codec.Spec{DataType: dtype.Named("int32"), Shape: chunk, DecodedSize: -1}
-		out, _ := c.OutputSpec(spec)
+		out, _ := c.OutputSpec(context.Background(), spec)
 		dec, err := c.DecodeArray(ctx, spec, &ndarray.Array{DType: spec.DataType, Shape: out.Shape, Data: raw})
 		if err != nil {
 			t.Fatal(err)

@@ -58,7 +58,7 @@ func TestDecodeErrors(t *testing.T) {
 	// right checksum, wrong length for the spec
 	_, err := bb.DecodeBytes(context.Background(), codectest.BytesSpec(2, 2), []byte{'x', 1, 0, 0, 0xab})
 	codectest.MustCorrupt(t, err, "wrong size")
-	if n, ok := bb.EncodedSize(codectest.BytesSpec(-1, 0), 10); !ok || n != 14 {
+	if n, ok := bb.EncodedSize(context.Background(), codectest.BytesSpec(-1, 0), 10); !ok || n != 14 {
 		t.Errorf("EncodedSize %d %v", n, ok)
 	}
 }
