@@ -53,9 +53,7 @@ func (d *decoder) knownNames(kind extension.Kind) []string {
 	seen := map[string]bool{}
 	for _, m := range ms {
 		for _, n := range append([]string{m.Name}, m.Aliases...) {
-			if !strings.Contains(n, "://") {
-				seen[n] = true
-			}
+			seen[n] = true // spec URIs are kept apart, in m.URIs
 		}
 	}
 	var out []string
