@@ -110,17 +110,24 @@ func extract(t *testing.T, a *ndarray.Array, region []grid.Span) *ndarray.Array 
 }
 
 // Ranges is a codec.RangeReader over one value in memory, for partial
-// decoders under test. It keeps no version and is not cached.
+// decoders under test; it counts what it is asked for.
 type Ranges struct {
 	Data []byte
+	// Version is the version reads report; Name the key caches know the
+	// value by ("" is not cached).
+	Version, Name string
 	// Missing makes every read fail with store.ErrNotFound.
 	Missing bool
 	// NoSuffix refuses suffix ranges, as some stores do.
 	NoSuffix bool
+	// ReadCalls, RangesRead and BytesRead count the ReadRanges calls, the
+	// ranges they asked for and the bytes they returned.
+	ReadCalls, RangesRead, BytesRead int
 }
 
 // ReadRanges implements codec.RangeReader.
 func (r *Ranges) ReadRanges(_ context.Context, ranges []store.ByteRange) ([][]byte, string, error) {
+	r.ReadCalls++
 	if r.Missing {
 		return nil, "", fmt.Errorf("value: %w", store.ErrNotFound)
 	}
@@ -133,9 +140,11 @@ func (r *Ranges) ReadRanges(_ context.Context, ranges []store.ByteRange) ([][]by
 		if err != nil {
 			return nil, "", err
 		}
+		r.RangesRead++
+		r.BytesRead += len(part)
 		out[i] = append([]byte(nil), part...)
 	}
-	return out, "", nil
+	return out, r.Version, nil
 }
 
 // SuffixRanges implements codec.RangeReader.
@@ -149,5 +158,5 @@ func (r *Ranges) Size(context.Context) (int64, error) {
 	return int64(len(r.Data)), nil
 }
 
-// Key implements codec.RangeReader: "" (not cached).
-func (r *Ranges) Key() string { return "" }
+// Key implements codec.RangeReader.
+func (r *Ranges) Key() string { return r.Name }

@@ -166,7 +166,7 @@ func checkCodec(t *testing.T, r *rand.Rand, cd *sharding.Codec, shape []int, dt 
 	// A new version for every new shard: the codec caches indexes by
 	// (key, version).
 	versions++
-	part, err := cd.DecodeRegion(ctx, sp, &memReader{data: enc, version: fmt.Sprint(versions)}, region)
+	part, err := cd.DecodeRegion(ctx, sp, &memReader{Name: "shard", Data: enc, Version: fmt.Sprint(versions)}, region)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +233,7 @@ func TestNestedSharding(t *testing.T) {
 func TestMissingShard(t *testing.T) {
 	cd := newCodec(t, config([]int{2}, `[{"name":"bytes"}]`, crcIndex, ""))
 	for _, region := range [][]grid.Span{{{Start: 0, Step: 1, Count: 4}}, {{Start: 1, Step: 1, Count: 1}}} {
-		_, err := cd.DecodeRegion(ctx, spec("uint8", []int{4}, nil), &memReader{missing: true}, region)
+		_, err := cd.DecodeRegion(ctx, spec("uint8", []int{4}, nil), &memReader{Name: "shard", Missing: true}, region)
 		if !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("region %v of a missing shard: %v, want ErrNotFound", region, err)
 		}

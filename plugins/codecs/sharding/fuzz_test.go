@@ -35,7 +35,7 @@ func FuzzDecodeShard(f *testing.F) {
 			t.Fatalf("Decode: %v", err)
 		}
 		for _, region := range [][]grid.Span{{{Start: 0, Step: 1, Count: 4}}, {{Start: 1, Step: 2, Count: 2}}, {{Start: 2, Step: 1, Count: 2}}} {
-			if _, err := cd.DecodeRegion(ctx, sp, &memReader{data: b, noSuffix: noSuffix}, region); errors.Is(err, store.ErrNotFound) {
+			if _, err := cd.DecodeRegion(ctx, sp, &memReader{Name: "shard", Data: b, NoSuffix: noSuffix}, region); errors.Is(err, store.ErrNotFound) {
 				t.Fatalf("DecodeRegion: %v", err)
 			}
 		}
