@@ -58,7 +58,9 @@ func (c *Codec) Name() string { return "numcodecs.delta" }
 func (c *Codec) Configuration() json.RawMessage { return c.types.Configuration(map[string]any{}) }
 
 // OutputSpec gives the encoded type (astype); the fill value is cast to it.
-func (c *Codec) OutputSpec(ctx context.Context, in codec.Spec) (codec.Spec, error) { return c.types.OutputSpec(in, nil) }
+func (c *Codec) OutputSpec(ctx context.Context, in codec.Spec) (codec.Spec, error) {
+	return c.types.OutputSpec(in, nil)
+}
 
 // EncodeArray returns out[0] = x[0], out[i] = x[i] - x[i-1] (computed in
 // dtype, as numpy.diff does, then cast to astype).
