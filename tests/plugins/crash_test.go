@@ -1,9 +1,11 @@
 package plugins
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -171,9 +173,7 @@ func TestUnresponsivePluginIsReplaced(t *testing.T) {
 		t.Fatal(err)
 	}
 	pid := p.Status().PID
-	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
+	stopProcess(t, pid)
 	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
 	if err := decode(500 * time.Millisecond); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("call to a stopped plugin: %v", err)
@@ -200,9 +200,7 @@ func TestCloseEndsStoppedPlugin(t *testing.T) {
 		t.Fatal(err)
 	}
 	pid := p.Status().PID
-	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
+	stopProcess(t, pid)
 	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
 	closed := make(chan struct{})
 	go func() {
@@ -216,5 +214,31 @@ func TestCloseEndsStoppedPlugin(t *testing.T) {
 	}
 	if err := syscall.Kill(pid, 0); err == nil {
 		t.Fatalf("process %d still exists after Close", pid)
+	}
+}
+
+// stopProcess stops pid with SIGSTOP and waits until the kernel reports it
+// stopped: the signal takes effect asynchronously, and a request sent
+// before then may still be answered.
+func stopProcess(t *testing.T, pid int) {
+	t.Helper()
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The state follows the command name in parentheses, which may
+		// itself hold spaces and parentheses.
+		if fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:])); len(fields) > 0 && fields[0] == "T" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d not stopped after a minute: %s", pid, stat)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }

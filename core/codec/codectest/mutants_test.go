@@ -201,14 +201,14 @@ func (r raw) DecodeRegion(ctx context.Context, in codec.Spec, src codec.RangeRea
 // neg is an array->array codec of uint8 arrays: each element negated.
 type neg struct{}
 
-func (neg) Name() string                                                      { return "test.neg" }
-func (neg) Configuration() json.RawMessage                                    { return nil }
-func (neg) OutputSpec(ctx context.Context, in codec.Spec) (codec.Spec, error) { return in, nil }
-func (n neg) EncodeArray(ctx context.Context, in codec.Spec, a *ndarray.Array) (*ndarray.Array, error) {
+func (neg) Name() string                                                    { return "test.neg" }
+func (neg) Configuration() json.RawMessage                                  { return nil }
+func (neg) OutputSpec(_ context.Context, in codec.Spec) (codec.Spec, error) { return in, nil }
+func (n neg) EncodeArray(_ context.Context, in codec.Spec, a *ndarray.Array) (*ndarray.Array, error) {
 	return n.flip(in, a, true)
 }
 
-func (n neg) DecodeArray(ctx context.Context, in codec.Spec, a *ndarray.Array) (*ndarray.Array, error) {
+func (n neg) DecodeArray(_ context.Context, in codec.Spec, a *ndarray.Array) (*ndarray.Array, error) {
 	return n.flip(in, a, mutant == "shapeUnchecked")
 }
 

@@ -58,7 +58,7 @@ func (c *Codec) Name() string { return "numcodecs.delta" }
 func (c *Codec) Configuration() json.RawMessage { return c.types.Configuration(map[string]any{}) }
 
 // OutputSpec gives the encoded type (astype); the fill value is cast to it.
-func (c *Codec) OutputSpec(ctx context.Context, in codec.Spec) (codec.Spec, error) {
+func (c *Codec) OutputSpec(_ context.Context, in codec.Spec) (codec.Spec, error) {
 	return c.types.OutputSpec(in, nil)
 }
 

@@ -86,7 +86,7 @@ func (c *Codec) Configuration() json.RawMessage {
 }
 
 // OutputSpec gives the encoded type (astype) and the encoded fill value.
-func (c *Codec) OutputSpec(ctx context.Context, in codec.Spec) (codec.Spec, error) {
+func (c *Codec) OutputSpec(_ context.Context, in codec.Spec) (codec.Spec, error) {
 	return c.types.OutputSpec(in, c.encode)
 }
 

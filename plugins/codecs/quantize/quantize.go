@@ -101,7 +101,7 @@ func (c *Codec) check(in dtype.DataType) error {
 }
 
 // OutputSpec gives the stored type (astype).
-func (c *Codec) OutputSpec(ctx context.Context, in codec.Spec) (codec.Spec, error) {
+func (c *Codec) OutputSpec(_ context.Context, in codec.Spec) (codec.Spec, error) {
 	if err := c.check(in.DataType); err != nil {
 		return codec.Spec{}, err
 	}

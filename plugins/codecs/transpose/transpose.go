@@ -106,7 +106,7 @@ func (c *Codec) perm(ndim int) ([]int, error) {
 }
 
 // OutputSpec permutes the shape; type and fill value are unchanged.
-func (c *Codec) OutputSpec(ctx context.Context, in codec.Spec) (codec.Spec, error) {
+func (c *Codec) OutputSpec(_ context.Context, in codec.Spec) (codec.Spec, error) {
 	p, err := c.perm(len(in.Shape))
 	if err != nil {
 		return codec.Spec{}, err
