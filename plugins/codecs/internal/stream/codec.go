@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/extension"
 )
 
 // Codec is a bytes->bytes codec that stores a chunk as one compressed
@@ -26,9 +27,34 @@ type Levels struct {
 	Default, NumcodecsDefault int
 }
 
-// New builds the codec name from {"level": n}, compressing with writers
-// newWriter makes at that level and decompressing with readers.
-func New(name string, configuration json.RawMessage, levels Levels, newWriter func(level int) func(w io.Writer) (Writer, error), readers *Readers) (*Codec, error) {
+// Format is what a stream codec's package says of its format: its names,
+// its levels, and how to compress and decompress.
+type Format struct {
+	Name    string
+	Aliases []string
+	URIs    []string
+	Levels  Levels
+	// NewWriter returns the writers' constructor for a level.
+	NewWriter func(level int) func(w io.Writer) (Writer, error)
+	Readers   *Readers
+}
+
+// Registration registers the format's codec, its configuration schema
+// derived from its levels.
+func (f *Format) Registration() codec.Registration {
+	schema := fmt.Sprintf(`{"type":"object","properties":{
+	"level":{"type":"integer","minimum":%d,"maximum":%d,"default":%d}}}`, f.Levels.Min, f.Levels.Max, f.Levels.Default)
+	return codec.Registration{
+		Manifest: extension.Manifest{Kind: extension.Codec, Name: f.Name, Aliases: f.Aliases, URIs: f.URIs, ConfigSchema: json.RawMessage(schema)},
+		New: func(_ context.Context, configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
+			return f.New(configuration)
+		},
+	}
+}
+
+// New builds the codec from {"level": n}.
+func (f *Format) New(configuration json.RawMessage) (codec.Codec, error) {
+	name, levels := f.Name, f.Levels
 	var cfg struct {
 		Level *int            `json:"level"`
 		ID    json.RawMessage `json:"id"`
@@ -48,8 +74,8 @@ func New(name string, configuration json.RawMessage, levels Levels, newWriter fu
 	if level < levels.Min || level > levels.Max {
 		return nil, fmt.Errorf("%s: level %d out of range %d..%d", name, level, levels.Min, levels.Max)
 	}
-	c := &Codec{name: name, level: level, readers: readers}
-	c.writers.New = newWriter(level)
+	c := &Codec{name: name, level: level, readers: f.Readers}
+	c.writers.New = f.NewWriter(level)
 	return c, nil
 }
 
