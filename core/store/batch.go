@@ -143,3 +143,30 @@ func ReadRanges(ctx context.Context, s Store, key string, ranges []ByteRange) ([
 	}
 	return out, version, nil
 }
+
+// KeyRanges reads ranges of one key of a store: the codec.RangeReader
+// partial decoders and the shard format read a stored chunk or shard with.
+type KeyRanges struct {
+	Store Store
+	Name  string
+}
+
+// ReadRanges reads ranges of the key, all from one version (ReadRanges).
+func (k KeyRanges) ReadRanges(ctx context.Context, ranges []ByteRange) ([][]byte, string, error) {
+	return ReadRanges(ctx, k.Store, k.Name, ranges)
+}
+
+// SuffixRanges reports whether the store reads suffix ranges.
+func (k KeyRanges) SuffixRanges() bool { return k.Store.Capabilities().SuffixRanges }
+
+// Key is the key, which caches of the value's layout know it by.
+func (k KeyRanges) Key() string { return k.Name }
+
+// Size is the value's length.
+func (k KeyRanges) Size(ctx context.Context) (int64, error) {
+	info, err := k.Store.Stat(ctx, k.Name)
+	if err != nil {
+		return 0, fmt.Errorf("stat %s: %w", k.Name, err)
+	}
+	return info.Size, nil
+}

@@ -13,7 +13,6 @@
 package shardtransformer
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -130,24 +129,6 @@ func (s *Store) chunkCoords(sc []int, pos int) []int {
 		inner[d] += sc[d] * s.cps[d]
 	}
 	return inner
-}
-
-// source reads one shard of the next store (a codec.RangeReader).
-type source struct {
-	st  store.Store
-	key string
-}
-
-func (s source) ReadRanges(ctx context.Context, ranges []store.ByteRange) ([][]byte, string, error) {
-	return store.ReadRanges(ctx, s.st, s.key, ranges)
-}
-
-func (s source) SuffixRanges() bool { return s.st.Capabilities().SuffixRanges }
-func (s source) Key() string        { return s.key }
-
-func (s source) Size(ctx context.Context) (int64, error) {
-	info, err := s.st.Stat(ctx, s.key)
-	return info.Size, err
 }
 
 // notFound reports a chunk that its shard does not hold.
