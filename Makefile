@@ -32,6 +32,8 @@ BINPATTERNS := $(patsubst ./%,-e '.*/%',$(BINTESTS))
 unit:
 	$(GOTEST) $$($(GO) list ./... | grep -v -x $(BINPATTERNS))
 	$(GOTEST) -count=1 $(BINTESTS)
+	@# the example external codec is a module of its own
+	cd plugins/codecs/bitshave && $(GOTEST) ./...
 	@# the summary lines (results come from the test cache, nothing runs twice)
 	@$(GOTEST) -v -run 'TestConformance' ./tests/conformance/ | grep -E '^conformance:' || true
 	@$(GOTEST) -v ./tests/interop/ | grep -E '^interop ' || true

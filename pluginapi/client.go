@@ -24,8 +24,8 @@ const DefaultTimeout = time.Minute
 type Client struct {
 	conn  Connector
 	batch *batcher
-	// Timeout bounds calls made without a context: building a codec
-	// (codec.Resolver passes none) and EncodedSize.
+	// Timeout bounds calls made without a context: a store's Close, which
+	// io.Closer gives none.
 	Timeout time.Duration
 }
 
@@ -118,7 +118,10 @@ func (c *Client) Codec(ctx context.Context, name string, config json.RawMessage)
 	case codec.ArrayToArray:
 		return &remoteArrayArray{rc}, nil
 	case codec.ArrayToBytes:
-		if info.Partial {
+		switch {
+		case info.Partial && info.Layout:
+			return &remoteLayout{remotePartial{remoteArrayBytes{rc}}}, nil
+		case info.Partial:
 			return &remotePartial{remoteArrayBytes{rc}}, nil
 		}
 		return &remoteArrayBytes{rc}, nil
@@ -134,8 +137,6 @@ func (c *Client) Resolver() codec.Resolver { return clientResolver{c} }
 
 type clientResolver struct{ c *Client }
 
-func (r clientResolver) Codec(name string, config json.RawMessage) (codec.Codec, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), r.c.Timeout)
-	defer cancel()
+func (r clientResolver) Codec(ctx context.Context, name string, config json.RawMessage) (codec.Codec, error) {
 	return r.c.Codec(ctx, name, config)
 }

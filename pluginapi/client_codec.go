@@ -22,18 +22,15 @@ type remoteCodec struct {
 }
 
 func (r *remoteCodec) Name() string                   { return r.name }
-func (r *remoteCodec) Kind() codec.Kind               { return r.kind }
 func (r *remoteCodec) Configuration() json.RawMessage { return r.config }
 
 // EncodedSize implements codec.SizedCodec. A codec that is not sized, or a
 // failed call, answers "unknown", which only costs the pipeline its exact
 // size checks: the decode limits still apply.
-func (r *remoteCodec) EncodedSize(in codec.Spec, decodedSize int64) (int64, bool) {
+func (r *remoteCodec) EncodedSize(ctx context.Context, in codec.Spec, decodedSize int64) (int64, bool) {
 	if !r.sized {
 		return -1, false
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), r.c.Timeout)
-	defer cancel()
 	conn, err := r.c.connect(ctx)
 	if err != nil {
 		return -1, false
@@ -118,9 +115,7 @@ type remoteArrayArray struct{ *remoteCodec }
 
 // OutputSpec asks the plugin: the codec's logic lives there. It is called
 // when a pipeline is built, not per chunk.
-func (r *remoteArrayArray) OutputSpec(in codec.Spec) (codec.Spec, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), r.c.Timeout)
-	defer cancel()
+func (r *remoteArrayArray) OutputSpec(ctx context.Context, in codec.Spec) (codec.Spec, error) {
 	conn, err := r.c.connect(ctx)
 	if err != nil {
 		return codec.Spec{}, err

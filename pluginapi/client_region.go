@@ -18,43 +18,89 @@ type remotePartial struct{ remoteArrayBytes }
 
 // DecodeRegion implements codec.PartialDecoder.
 func (r *remotePartial) DecodeRegion(ctx context.Context, in codec.Spec, src codec.RangeReader, region []grid.Span) (*ndarray.Array, error) {
-	conn, err := r.c.connect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var srcErr error // a read that failed here, returned as it is
-	a, err := r.decodeRegionOn(ctx, conn, in, src, region, &srcErr)
-	if srcErr != nil {
-		return nil, srcErr
-	}
-	if err != nil {
-		return nil, r.c.fail(ctx, conn, err)
-	}
-	return a, nil
+	call := &pb.RegionCall{Codec: r.ref, Spec: specToPB(in), Region: spansToPB(region)}
+	var a *ndarray.Array
+	err := r.regionCall(ctx, call, src, func(stream pb.Codec_DecodeRegionClient, last *pb.RegionFrame) error {
+		var err error
+		a, err = r.regionResult(stream, last)
+		return err
+	})
+	return a, err
 }
 
-func (r *remotePartial) decodeRegionOn(ctx context.Context, conn *Conn, in codec.Spec, src codec.RangeReader, region []grid.Span, srcErr *error) (*ndarray.Array, error) {
+// remoteLayout is a partial decoder in a plugin that also describes its
+// chunks' layout (codec.LayoutDescriber), as sharding_indexed does.
+type remoteLayout struct{ remotePartial }
+
+// DescribeLayout implements codec.LayoutDescriber.
+func (r *remoteLayout) DescribeLayout(ctx context.Context, in codec.Spec) (codec.Layout, error) {
+	conn, err := r.c.connect(ctx)
+	if err != nil {
+		return codec.Layout{}, err
+	}
+	info, err := pb.NewCodecClient(conn.cc).DescribeLayout(ctx, &pb.LayoutRequest{Codec: r.ref, Spec: specToPB(in)})
+	if err != nil {
+		return codec.Layout{}, r.c.fail(ctx, conn, err)
+	}
+	return codec.Layout{Description: info.Description, InnerChunks: int(info.InnerChunks)}, nil
+}
+
+// Occupancy implements codec.LayoutDescriber: the plugin reads the stored
+// chunk's index through the host, as for a region.
+func (r *remoteLayout) Occupancy(ctx context.Context, in codec.Spec, src codec.RangeReader) (stored, total int, err error) {
+	call := &pb.RegionCall{Codec: r.ref, Spec: specToPB(in), Occupancy: true}
+	err = r.regionCall(ctx, call, src, func(_ pb.Codec_DecodeRegionClient, last *pb.RegionFrame) error {
+		o := last.GetOccupancy()
+		if o == nil {
+			return fmt.Errorf("plugin %s: codec %s: %w: occupancy answered without counts", r.c.Name(), r.name, codec.ErrCorrupt)
+		}
+		stored, total = int(o.Stored), int(o.Total)
+		return nil
+	})
+	return stored, total, err
+}
+
+// regionCall runs one DecodeRegion stream: it sends call, answers the
+// plugin's reads from src, and hands the first frame that is not a read
+// (the result) to result. A read of src that failed is returned as it is.
+func (r *remotePartial) regionCall(ctx context.Context, call *pb.RegionCall, src codec.RangeReader, result func(pb.Codec_DecodeRegionClient, *pb.RegionFrame) error) error {
+	conn, err := r.c.connect(ctx)
+	if err != nil {
+		return err
+	}
+	call.Capabilities = &pb.StoreCapabilities{SuffixRanges: src.SuffixRanges()}
+	var srcErr error
+	err = r.stream(ctx, conn, call, src, &srcErr, result)
+	if srcErr != nil {
+		return srcErr
+	}
+	if err != nil {
+		return r.c.fail(ctx, conn, err)
+	}
+	return nil
+}
+
+func (r *remotePartial) stream(ctx context.Context, conn *Conn, call *pb.RegionCall, src codec.RangeReader, srcErr *error, result func(pb.Codec_DecodeRegionClient, *pb.RegionFrame) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel() // ends the stream should we stop early
 	stream, err := pb.NewCodecClient(conn.cc).DecodeRegion(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	call := &pb.RegionCall{Codec: r.ref, Spec: specToPB(in), Region: spansToPB(region), Capabilities: capsToPB(src.Capabilities())}
 	if err := stream.Send(&pb.RegionFrame{Call: call}); err != nil {
 		_, err = stream.Recv() // the reason the stream ended
-		return nil, err
+		return err
 	}
 	for {
 		f, err := stream.Recv()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if f.Read == nil {
-			return r.regionResult(stream, f)
+			return result(stream, f)
 		}
 		if err := answerRead(ctx, stream, src, f.Read, srcErr); err != nil {
-			return nil, err
+			return err
 		}
 	}
 }
@@ -73,12 +119,12 @@ func answerRead(ctx context.Context, stream pb.Codec_DecodeRegionClient, src cod
 	for i, p := range read.Ranges {
 		ranges[i] = rangeFromPB(p)
 	}
-	parts, err := src.ReadRanges(ctx, ranges)
+	parts, version, err := src.ReadRanges(ctx, ranges)
 	if err != nil {
 		*srcErr = err
 		return stream.Send(&pb.RegionFrame{Error: errorToPB(err)})
 	}
-	first := &pb.RegionFrame{Lengths: make([]int64, len(parts)), Payload: &pb.Payload{}}
+	first := &pb.RegionFrame{Lengths: make([]int64, len(parts)), Payload: &pb.Payload{}, Version: version}
 	for i, p := range parts {
 		first.Lengths[i] = int64(len(p))
 		first.Payload.Size += int64(len(p))

@@ -2,6 +2,7 @@ package pluginapi
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/extension"
 	"github.com/zarrgw/zarrgw/core/store"
 	pb "github.com/zarrgw/zarrgw/pluginapi/zarrgwv1"
 )
@@ -24,18 +26,13 @@ var ErrInvalidConfig = errors.New("invalid configuration")
 // next call restarts the plugin.
 var ErrConnectionLost = errors.New("connection to plugin lost")
 
-// FieldError is one problem with a configuration. Path is a JSON pointer to
-// the offending field ("/levels/0"), empty for the document itself.
-type FieldError struct {
-	Path    string
-	Message string
-}
+// FieldError is one problem with a configuration (extension.FieldError).
+type FieldError = extension.FieldError
 
-func (f FieldError) String() string {
-	if f.Path == "" {
-		return f.Message
-	}
-	return f.Path + ": " + f.Message
+// ValidateConfig checks a configuration against a manifest's schema
+// (extension.ValidateConfig, the one validator configuration files use too).
+func ValidateConfig(schemaDoc, config json.RawMessage) ([]FieldError, error) {
+	return extension.ValidateConfig(schemaDoc, config)
 }
 
 // ConfigError lists what is wrong with a configuration.

@@ -14,7 +14,7 @@ if ! command -v protoc >/dev/null 2>&1; then
 fi
 # The generators are pinned so that regenerating does not churn the output.
 command -v protoc-gen-go >/dev/null 2>&1 ||
-	GOFLAGS= go install google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.11
+	GOFLAGS= go install google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12
 command -v protoc-gen-go-grpc >/dev/null 2>&1 ||
 	GOFLAGS= go install google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.6.2
 

@@ -10,8 +10,8 @@ import (
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
 
-	"github.com/zarrgw/zarrgw/core/extension"
 	"github.com/zarrgw/zarrgw/core/store"
+	"github.com/zarrgw/zarrgw/core/transformer"
 	pb "github.com/zarrgw/zarrgw/pluginapi/zarrgwv1"
 )
 
@@ -67,8 +67,8 @@ func (si *storeInstances) build(ctx context.Context, ref *pb.StoreRef) (store.St
 	config := json.RawMessage(ref.GetConfiguration())
 	if ref.GetNext() == 0 {
 		for _, e := range si.srv.ext.Stores {
-			if answers(e.Manifest, ref.GetName()) {
-				st, err := e.New(config)
+			if e.Manifest.AnswersTo(ref.GetName()) {
+				st, err := e.New(ctx, config)
 				if err != nil {
 					return nil, nil, fmt.Errorf("store %s: %w", ref.GetName(), err)
 				}
@@ -78,7 +78,7 @@ func (si *storeInstances) build(ctx context.Context, ref *pb.StoreRef) (store.St
 		return nil, nil, fmt.Errorf("%w: this plugin serves no store named %q", store.ErrUnsupported, ref.GetName())
 	}
 	for _, e := range si.srv.ext.Transformers {
-		if answers(e.Manifest, ref.GetName()) {
+		if e.Manifest.AnswersTo(ref.GetName()) {
 			return si.buildTransformer(ctx, e, ref)
 		}
 	}
@@ -87,7 +87,7 @@ func (si *storeInstances) build(ctx context.Context, ref *pb.StoreRef) (store.St
 
 // buildTransformer dials the store the host serves below the transformer
 // and wraps it.
-func (si *storeInstances) buildTransformer(ctx context.Context, e TransformerExtension, ref *pb.StoreRef) (store.Store, *grpc.ClientConn, error) {
+func (si *storeInstances) buildTransformer(ctx context.Context, e transformer.Registration, ref *pb.StoreRef) (store.Store, *grpc.ClientConn, error) {
 	if si.broker == nil {
 		return nil, nil, errors.New("no broker to reach the next store")
 	}
@@ -98,7 +98,7 @@ func (si *storeInstances) buildTransformer(ctx context.Context, e TransformerExt
 	next, err := newClient(staticConnector{name: "host", conn: &Conn{cc: cc}}).openStore(ctx, &pb.StoreRef{}, nil)
 	if err == nil {
 		var st store.Store
-		if st, err = e.New(json.RawMessage(ref.GetConfiguration()), next); err == nil {
+		if st, err = e.New(ctx, json.RawMessage(ref.GetConfiguration()), next); err == nil {
 			return st, cc, nil
 		}
 	}
@@ -125,13 +125,4 @@ func (si *storeInstances) close(ref *pb.StoreRef) error {
 		err = errors.Join(err, inst.next.Close())
 	}
 	return err
-}
-
-func answers(m extension.Manifest, name string) bool {
-	for _, n := range m.Names() {
-		if n == name {
-			return true
-		}
-	}
-	return false
 }

@@ -1,7 +1,6 @@
 package pluginapi
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 
@@ -9,38 +8,19 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/zarrgw/zarrgw/core/codec"
-	"github.com/zarrgw/zarrgw/core/extension"
 	"github.com/zarrgw/zarrgw/core/store"
+	"github.com/zarrgw/zarrgw/core/transformer"
 )
 
-// CodecExtension is a codec served by a plugin.
-type CodecExtension struct {
-	Manifest extension.Manifest
-	// Kind is what the codec turns into what. When zero it is learnt by
-	// building the codec from an empty configuration, if that succeeds;
-	// the host learns it from each built codec in any case.
-	Kind codec.Kind
-	New  codec.Factory
-}
-
-// StoreExtension is a store type served by a plugin.
-type StoreExtension struct {
-	Manifest extension.Manifest
-	New      func(config json.RawMessage) (store.Store, error)
-}
-
-// TransformerExtension is a storage transformer served by a plugin. next
-// is the store below it, which the host serves back to the plugin.
-type TransformerExtension struct {
-	Manifest extension.Manifest
-	New      func(config json.RawMessage, next store.Store) (store.Store, error)
-}
-
-// Extensions is everything one plugin process serves.
+// Extensions is everything one plugin process serves. Each extension is
+// the registration its package exports, the same value zarrgw bundles
+// extensions with (codec.Registration, store.Registration,
+// transformer.Registration): its manifest, with the configuration schema,
+// and its constructor. A codec's kind is the interface it implements.
 type Extensions struct {
-	Codecs       []CodecExtension
-	Stores       []StoreExtension
-	Transformers []TransformerExtension
+	Codecs       []codec.Registration
+	Stores       []store.Registration
+	Transformers []transformer.Registration
 	// Resolver builds the nested codecs of a codec's configuration
 	// (sharding's inner chains); nil resolves among Codecs.
 	Resolver codec.Resolver
@@ -48,13 +28,13 @@ type Extensions struct {
 
 // ServeCodec serves codecs until the host ends the plugin. Call it from
 // main, and write nothing to stdout before: the handshake uses it.
-func ServeCodec(codecs ...CodecExtension) { Serve(Extensions{Codecs: codecs}) }
+func ServeCodec(codecs ...codec.Registration) { Serve(Extensions{Codecs: codecs}) }
 
 // ServeStore serves store types until the host ends the plugin.
-func ServeStore(stores ...StoreExtension) { Serve(Extensions{Stores: stores}) }
+func ServeStore(stores ...store.Registration) { Serve(Extensions{Stores: stores}) }
 
 // ServeTransformer serves storage transformers until the host ends the plugin.
-func ServeTransformer(ts ...TransformerExtension) { Serve(Extensions{Transformers: ts}) }
+func ServeTransformer(ts ...transformer.Registration) { Serve(Extensions{Transformers: ts}) }
 
 // Serve serves any mix of extensions until the host ends the plugin (or
 // its connection to the host closes: the host died). It exits the process

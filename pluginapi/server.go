@@ -50,7 +50,7 @@ func newServer(ext Extensions) (*server, error) {
 		if err := add(c.Manifest, extension.Codec); err != nil {
 			return nil, err
 		}
-		s.codecs.Register(codec.Registration{Name: c.Manifest.Name, Aliases: append(append([]string(nil), c.Manifest.Aliases...), c.Manifest.URIs...), New: c.New})
+		s.codecs.Register(c)
 		s.manifests = append(s.manifests, manifestToPB(c.Manifest, s.codecKind(c)))
 	}
 	for _, st := range ext.Stores {
@@ -69,14 +69,17 @@ func newServer(ext Extensions) (*server, error) {
 	return s, nil
 }
 
-// codecKind is the declared kind, else the kind of the codec built from
-// an empty configuration, else unknown (the host asks per codec).
-func (s *server) codecKind(c CodecExtension) codec.Kind {
-	if c.Kind != 0 || c.New == nil {
-		return c.Kind
+// codecKind is the kind of the codec built from an empty configuration,
+// for listings; unknown when that configuration is refused (the host
+// learns each built codec's kind in any case).
+func (s *server) codecKind(c codec.Registration) codec.Kind {
+	if c.New == nil {
+		return 0
 	}
-	if built, err := c.New(nil, s.resolver); err == nil {
-		return built.Kind()
+	ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
+	defer cancel()
+	if built, err := c.New(ctx, nil, s.resolver); err == nil {
+		return codec.KindOf(built)
 	}
 	return 0
 }
@@ -89,7 +92,7 @@ func (s *server) register(broker *plugin.GRPCBroker, g *grpc.Server) {
 }
 
 // codec returns the codec built from ref, building it on first use.
-func (s *server) codec(ref *pb.CodecRef) (codec.Codec, error) {
+func (s *server) codec(ctx context.Context, ref *pb.CodecRef) (codec.Codec, error) {
 	key := ref.GetName() + "\x00" + string(ref.GetConfiguration())
 	if c, ok := s.built.get(key); ok {
 		return c, nil
@@ -98,7 +101,7 @@ func (s *server) codec(ref *pb.CodecRef) (codec.Codec, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: %s", codec.ErrUnavailable, ref.GetName())
 	}
-	c, err := reg.New(json.RawMessage(ref.GetConfiguration()), s.resolver)
+	c, err := reg.New(ctx, json.RawMessage(ref.GetConfiguration()), s.resolver)
 	if err != nil {
 		return nil, fmt.Errorf("codec %s: %w", ref.GetName(), err)
 	}
@@ -106,26 +109,28 @@ func (s *server) codec(ref *pb.CodecRef) (codec.Codec, error) {
 	return c, nil
 }
 
+// codecFor returns the codec ref names, built on first use, and the spec
+// it is called with.
+func (s *server) codecFor(ctx context.Context, ref *pb.CodecRef, spec *pb.ChunkSpec) (codec.Codec, codec.Spec, error) {
+	built, err := s.codec(ctx, ref)
+	if err != nil {
+		return nil, codec.Spec{}, err
+	}
+	in, err := specFromPB(spec)
+	if err != nil {
+		return nil, codec.Spec{}, fmt.Errorf("codec %s: %w", built.Name(), err)
+	}
+	return built, in, nil
+}
+
 // manifest finds the manifest of kind answering to name.
 func (s *server) manifest(kind extension.Kind, name string) (*pb.Manifest, bool) {
 	for _, m := range s.manifests {
-		if m.Kind != string(kind) {
-			continue
-		}
-		if m.Name == name || contains(m.Aliases, name) || contains(m.Uris, name) {
+		if m.Kind == string(kind) && manifestFromPB(m).AnswersTo(name) {
 			return m, true
 		}
 	}
 	return nil, false
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // pluginService answers what the plugin serves and checks configurations.
@@ -138,7 +143,7 @@ func (p *pluginService) Info(context.Context, *pb.InfoRequest) (*pb.InfoResponse
 	return &pb.InfoResponse{Manifests: p.srv.manifests, ProtocolVersion: uint32(ProtocolVersions[len(ProtocolVersions)-1])}, nil
 }
 
-func (p *pluginService) Validate(_ context.Context, req *pb.ValidateRequest) (*pb.ValidateResponse, error) {
+func (p *pluginService) Validate(ctx context.Context, req *pb.ValidateRequest) (*pb.ValidateResponse, error) {
 	kind := extension.Kind(req.Kind)
 	m, ok := p.srv.manifest(kind, req.Name)
 	if !ok {
@@ -151,7 +156,7 @@ func (p *pluginService) Validate(_ context.Context, req *pb.ValidateRequest) (*p
 	// A codec is also built, which catches what a schema cannot say; stores
 	// and transformers are not, since opening one has effects.
 	if len(fields) == 0 && kind == extension.Codec {
-		if _, err := p.srv.codec(&pb.CodecRef{Name: req.Name, Configuration: req.Configuration}); err != nil {
+		if _, err := p.srv.codec(ctx, &pb.CodecRef{Name: req.Name, Configuration: req.Configuration}); err != nil {
 			fields = append(fields, FieldError{Message: err.Error()})
 		}
 	}

@@ -19,28 +19,26 @@ type codecService struct {
 	srv *server
 }
 
-func (c *codecService) Describe(_ context.Context, ref *pb.CodecRef) (*pb.CodecInfo, error) {
-	built, err := c.srv.codec(ref)
+func (c *codecService) Describe(ctx context.Context, ref *pb.CodecRef) (*pb.CodecInfo, error) {
+	built, err := c.srv.codec(ctx, ref)
 	if err != nil {
 		return nil, toStatus(err)
 	}
 	_, sized := built.(codec.SizedCodec)
 	_, partial := built.(codec.PartialDecoder)
+	_, layout := built.(codec.LayoutDescriber)
 	return &pb.CodecInfo{
 		Name:          built.Name(),
-		Kind:          pb.CodecKind(built.Kind()),
+		Kind:          pb.CodecKind(codec.KindOf(built)),
 		Configuration: built.Configuration(),
 		Sized:         sized,
 		Partial:       partial,
+		Layout:        layout,
 	}, nil
 }
 
-func (c *codecService) EncodedSize(_ context.Context, req *pb.EncodedSizeRequest) (*pb.EncodedSizeResponse, error) {
-	built, err := c.srv.codec(req.Codec)
-	if err != nil {
-		return nil, toStatus(err)
-	}
-	spec, err := specFromPB(req.Spec)
+func (c *codecService) EncodedSize(ctx context.Context, req *pb.EncodedSizeRequest) (*pb.EncodedSizeResponse, error) {
+	built, spec, err := c.srv.codecFor(ctx, req.Codec, req.Spec)
 	if err != nil {
 		return nil, toStatus(err)
 	}
@@ -48,7 +46,7 @@ func (c *codecService) EncodedSize(_ context.Context, req *pb.EncodedSizeRequest
 	if !ok {
 		return &pb.EncodedSizeResponse{Size: -1}, nil
 	}
-	n, ok := sc.EncodedSize(spec, req.DecodedSize)
+	n, ok := sc.EncodedSize(ctx, spec, req.DecodedSize)
 	return &pb.EncodedSizeResponse{Size: n, Ok: ok}, nil
 }
 
@@ -128,8 +126,8 @@ func (c *codecService) decodeInto(ctx context.Context, call *pb.CodecCall, in *p
 	if out == nil || call.GetOp() != pb.CodecOp_CODEC_OP_DECODE || size <= 0 || in.GetArray() != nil {
 		return nil, false
 	}
-	built, err := c.srv.codec(call.Codec)
-	if err != nil || built.Kind() != codec.BytesToBytes {
+	built, err := c.srv.codec(ctx, call.Codec)
+	if err != nil || codec.KindOf(built) != codec.BytesToBytes {
 		return nil, false
 	}
 	into, ok := built.(codec.DecoderInto)
@@ -172,70 +170,56 @@ func (c *codecService) run(ctx context.Context, call *pb.CodecCall, in *pb.Paylo
 	if call == nil {
 		return nil, nil, fmt.Errorf("codec call without a header")
 	}
-	built, err := c.srv.codec(call.Codec)
+	built, spec, err := c.srv.codecFor(ctx, call.Codec, call.Spec)
 	if err != nil {
 		return nil, nil, err
 	}
-	spec, err := specFromPB(call.Spec)
-	if err != nil {
-		return nil, nil, fmt.Errorf("codec %s: %w", built.Name(), err)
+	if call.Op != encodeOp && call.Op != decodeOp {
+		return nil, nil, fmt.Errorf("codec %s: unknown operation %v", built.Name(), call.Op)
 	}
-	switch call.Op {
-	case pb.CodecOp_CODEC_OP_ENCODE:
-		return encode(ctx, built, spec, in, data)
-	case pb.CodecOp_CODEC_OP_DECODE:
-		return decode(ctx, built, spec, in, data)
-	}
-	return nil, nil, fmt.Errorf("codec %s: unknown operation %v", built.Name(), call.Op)
+	return apply(ctx, call.Op == encodeOp, built, spec, in, data)
 }
 
-// encode and decode dispatch on the codec's declared kind, so a type that
-// happens to have the methods of several kinds is used as what it says.
-func encode(ctx context.Context, c codec.Codec, spec codec.Spec, in *pb.Payload, data []byte) (*pb.Payload, []byte, error) {
-	if c, ok := c.(codec.ArrayArray); ok && c.Kind() == codec.ArrayToArray {
+// apply encodes or decodes with c, used as the kind of codec it is
+// (codec.KindOf): the one place the plugin dispatches on a codec's kind.
+func apply(ctx context.Context, encode bool, c codec.Codec, spec codec.Spec, in *pb.Payload, data []byte) (*pb.Payload, []byte, error) {
+	switch codec.KindOf(c) {
+	case codec.ArrayToArray:
 		a, err := arrayIn(c, in, data)
 		if err != nil {
 			return nil, nil, err
 		}
-		return arrayOut(c.EncodeArray(ctx, spec, a))
-	}
-	if c, ok := c.(codec.ArrayBytes); ok && c.Kind() == codec.ArrayToBytes {
+		aa := c.(codec.ArrayArray)
+		op := aa.DecodeArray
+		if encode {
+			op = aa.EncodeArray
+		}
+		return arrayOut(op(ctx, spec, a))
+	case codec.ArrayToBytes:
+		ab := c.(codec.ArrayBytes)
+		if !encode {
+			if err := bytesIn(c, in); err != nil {
+				return nil, nil, err
+			}
+			return arrayOut(ab.Decode(ctx, spec, data))
+		}
 		a, err := arrayIn(c, in, data)
 		if err != nil {
 			return nil, nil, err
 		}
-		return bytesOut(c.Encode(ctx, spec, a))
-	}
-	if c, ok := c.(codec.BytesBytes); ok && c.Kind() == codec.BytesToBytes {
+		return bytesOut(ab.Encode(ctx, spec, a))
+	case codec.BytesToBytes:
 		if err := bytesIn(c, in); err != nil {
 			return nil, nil, err
 		}
-		return bytesOut(c.EncodeBytes(ctx, spec, data))
-	}
-	return nil, nil, fmt.Errorf("codec %s does not implement its kind %v", c.Name(), c.Kind())
-}
-
-func decode(ctx context.Context, c codec.Codec, spec codec.Spec, in *pb.Payload, data []byte) (*pb.Payload, []byte, error) {
-	if c, ok := c.(codec.ArrayArray); ok && c.Kind() == codec.ArrayToArray {
-		a, err := arrayIn(c, in, data)
-		if err != nil {
-			return nil, nil, err
+		bb := c.(codec.BytesBytes)
+		op := bb.DecodeBytes
+		if encode {
+			op = bb.EncodeBytes
 		}
-		return arrayOut(c.DecodeArray(ctx, spec, a))
+		return bytesOut(op(ctx, spec, data))
 	}
-	if c, ok := c.(codec.ArrayBytes); ok && c.Kind() == codec.ArrayToBytes {
-		if err := bytesIn(c, in); err != nil {
-			return nil, nil, err
-		}
-		return arrayOut(c.Decode(ctx, spec, data))
-	}
-	if c, ok := c.(codec.BytesBytes); ok && c.Kind() == codec.BytesToBytes {
-		if err := bytesIn(c, in); err != nil {
-			return nil, nil, err
-		}
-		return bytesOut(c.DecodeBytes(ctx, spec, data))
-	}
-	return nil, nil, fmt.Errorf("codec %s does not implement its kind %v", c.Name(), c.Kind())
+	return nil, nil, fmt.Errorf("codec %s implements none or several of the codec kinds", c.Name())
 }
 
 func arrayIn(c codec.Codec, in *pb.Payload, data []byte) (*ndarray.Array, error) {
@@ -267,20 +251,16 @@ func bytesOut(b []byte, err error) (*pb.Payload, []byte, error) {
 	return &pb.Payload{Size: int64(len(b))}, b, nil
 }
 
-func (c *codecService) OutputSpec(_ context.Context, req *pb.OutputSpecRequest) (*pb.ChunkSpec, error) {
-	built, err := c.srv.codec(req.Codec)
-	if err != nil {
-		return nil, toStatus(err)
-	}
-	spec, err := specFromPB(req.Spec)
+func (c *codecService) OutputSpec(ctx context.Context, req *pb.OutputSpecRequest) (*pb.ChunkSpec, error) {
+	built, spec, err := c.srv.codecFor(ctx, req.Codec, req.Spec)
 	if err != nil {
 		return nil, toStatus(err)
 	}
 	aa, ok := built.(codec.ArrayArray)
-	if !ok || built.Kind() != codec.ArrayToArray {
+	if !ok || codec.KindOf(built) != codec.ArrayToArray {
 		return nil, toStatus(fmt.Errorf("codec %s is not array->array", built.Name()))
 	}
-	out, err := aa.OutputSpec(spec)
+	out, err := aa.OutputSpec(ctx, spec)
 	if err != nil {
 		return nil, toStatus(err)
 	}

@@ -12,8 +12,9 @@ import (
 	pb "github.com/zarrgw/zarrgw/pluginapi/zarrgwv1"
 )
 
-// DecodeRegion runs a partial decoder with a range reader that asks the
-// host for each read on the call's own stream.
+// DecodeRegion runs a partial decoder (or, for an occupancy call, a
+// layout describer) with a range reader that asks the host for each read
+// on the call's own stream.
 func (c *codecService) DecodeRegion(stream pb.Codec_DecodeRegionServer) error {
 	first, err := stream.Recv()
 	if err != nil {
@@ -23,23 +24,22 @@ func (c *codecService) DecodeRegion(stream pb.Codec_DecodeRegionServer) error {
 	if call == nil {
 		return toStatus(errors.New("decode region: the first frame carries no call"))
 	}
-	built, err := c.srv.codec(call.Codec)
+	built, spec, err := c.srv.codecFor(stream.Context(), call.Codec, call.Spec)
 	if err != nil {
 		return toStatus(err)
+	}
+	src := &streamRanges{stream: stream, suffix: call.GetCapabilities().GetSuffixRanges()}
+	if call.Occupancy {
+		return occupancy(stream, built, spec, src)
 	}
 	pd, ok := built.(codec.PartialDecoder)
 	if !ok {
 		return toStatus(fmt.Errorf("codec %s: %w: no partial decode", built.Name(), store.ErrUnsupported))
 	}
-	spec, err := specFromPB(call.Spec)
-	if err != nil {
-		return toStatus(err)
-	}
 	region, err := spansFromPB(call.Region, spec.Shape)
 	if err != nil {
 		return toStatus(err)
 	}
-	src := &streamRanges{stream: stream, caps: capsFromPB(call.GetCapabilities())}
 	a, err := pd.DecodeRegion(stream.Context(), spec, src, region)
 	if err != nil {
 		return toStatus(err)
@@ -60,17 +60,50 @@ func (c *codecService) DecodeRegion(stream pb.Codec_DecodeRegionServer) error {
 	return nil
 }
 
+// occupancy answers an occupancy call.
+func occupancy(stream pb.Codec_DecodeRegionServer, built codec.Codec, spec codec.Spec, src *streamRanges) error {
+	ld, ok := built.(codec.LayoutDescriber)
+	if !ok {
+		return toStatus(fmt.Errorf("codec %s: %w: no layout to describe", built.Name(), store.ErrUnsupported))
+	}
+	stored, total, err := ld.Occupancy(stream.Context(), spec, src)
+	if err != nil {
+		return toStatus(err)
+	}
+	return stream.Send(&pb.RegionFrame{Occupancy: &pb.Occupancy{Stored: int64(stored), Total: int64(total)}})
+}
+
+// DescribeLayout implements the codec's codec.LayoutDescriber.DescribeLayout.
+func (c *codecService) DescribeLayout(ctx context.Context, req *pb.LayoutRequest) (*pb.LayoutInfo, error) {
+	built, spec, err := c.srv.codecFor(ctx, req.Codec, req.Spec)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	ld, ok := built.(codec.LayoutDescriber)
+	if !ok {
+		return nil, toStatus(fmt.Errorf("codec %s: %w: no layout to describe", built.Name(), store.ErrUnsupported))
+	}
+	l, err := ld.DescribeLayout(ctx, spec)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return &pb.LayoutInfo{Description: l.Description, InnerChunks: int64(l.InnerChunks)}, nil
+}
+
 // streamRanges is the codec.RangeReader of a DecodeRegion call: each read
-// is a request to the host and its answer, one at a time.
+// is a request to the host and its answer, one at a time. Its values are
+// not cached (Key ""): one plugin process serves many arrays and stores,
+// whose keys may coincide.
 type streamRanges struct {
 	mu     sync.Mutex
 	stream pb.Codec_DecodeRegionServer
-	caps   store.Capabilities
+	suffix bool
 }
 
-func (s *streamRanges) Capabilities() store.Capabilities { return s.caps }
+func (s *streamRanges) SuffixRanges() bool { return s.suffix }
+func (s *streamRanges) Key() string        { return "" }
 
-func (s *streamRanges) ReadRanges(ctx context.Context, ranges []store.ByteRange) ([][]byte, error) {
+func (s *streamRanges) ReadRanges(ctx context.Context, ranges []store.ByteRange) ([][]byte, string, error) {
 	read := &pb.RangeRead{Ranges: make([]*pb.ByteRange, len(ranges))}
 	for i, r := range ranges {
 		read.Ranges[i] = rangeToPB(r)
@@ -79,19 +112,20 @@ func (s *streamRanges) ReadRanges(ctx context.Context, ranges []store.ByteRange)
 	defer s.mu.Unlock()
 	first, err := s.ask(read)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if len(first.Lengths) != len(ranges) {
-		return nil, fmt.Errorf("host answered %d ranges of %d", len(first.Lengths), len(ranges))
+		return nil, "", fmt.Errorf("host answered %d ranges of %d", len(first.Lengths), len(ranges))
 	}
 	data, err := receiveN(first.GetPayload().GetSize(), first.Data, func() ([]byte, error) {
 		f, err := s.stream.Recv()
 		return f.GetData(), err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("receive ranges: %w", err)
+		return nil, "", fmt.Errorf("receive ranges: %w", err)
 	}
-	return cutLengths(data, first.Lengths)
+	parts, err := cutLengths(data, first.Lengths)
+	return parts, first.Version, err
 }
 
 func (s *streamRanges) Size(ctx context.Context) (int64, error) {

@@ -24,10 +24,11 @@ func outOfProcess(b *testing.B) (codec.Resolver, func(string) (store.Store, erro
 	b.Helper()
 	l := launcher.New(launcher.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	b.Cleanup(func() { l.Close() })
-	codecs, openFS, err := registry.OutOfProcess(l, zarrgwBin)
+	parts, err := registry.Bundled().OutOfProcess(l, zarrgwBin)
 	if err != nil {
 		b.Fatal(err)
 	}
+	codecs, openFS := parts.Codecs(), fsOpener(parts)
 	return codecs, openFS
 }
 
@@ -55,7 +56,7 @@ type zstdCase struct {
 func zstdChunk(b *testing.B, size int) zstdCase {
 	raw := field(size)
 	spec := codec.Spec{DataType: dtype.Named("float32"), Shape: []int{size / 4}, DecodedSize: int64(size)}
-	c, err := registry.Codecs().Codec("zstd", json.RawMessage(`{"level":3,"checksum":false}`))
+	c, err := registry.Codecs().Codec(context.Background(), "zstd", json.RawMessage(`{"level":3,"checksum":false}`))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func zstdChunk(b *testing.B, size int) zstdCase {
 }
 
 func zstdCodec(b *testing.B, r codec.Resolver) codec.BytesBytes {
-	c, err := r.Codec("zstd", json.RawMessage(`{"level":3,"checksum":false}`))
+	c, err := r.Codec(context.Background(), "zstd", json.RawMessage(`{"level":3,"checksum":false}`))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -190,4 +191,11 @@ func BenchmarkStoreGet1MiB(b *testing.B) {
 		}
 		run(b, s)
 	})
+}
+
+// fsOpener opens fs stores through parts (in a plugin, out of process).
+func fsOpener(parts *registry.Parts) func(dir string) (store.Store, error) {
+	return func(dir string) (store.Store, error) {
+		return parts.OpenStore(context.Background(), fs.Name, fs.Config(dir))
+	}
 }

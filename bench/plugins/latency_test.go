@@ -12,7 +12,7 @@ import (
 // round trip with a 4-byte payload (a crc32c check).
 func BenchmarkCallLatency(b *testing.B) {
 	r, _ := outOfProcess(b)
-	c, err := r.Codec("crc32c", nil)
+	c, err := r.Codec(context.Background(), "crc32c", nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -9,17 +9,18 @@ import (
 	"github.com/zarrgw/zarrgw/core/grid"
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/host/location"
+	"github.com/zarrgw/zarrgw/host/registry"
 	"github.com/zarrgw/zarrgw/host/render"
 )
 
-func newCat() *cobra.Command {
+func newCat(set registry.Set) *cobra.Command {
 	var path, format, slice, configFile string
 	var memory memoryFlag
 	cmd := &cobra.Command{
 		Use:   "cat LOCATION",
 		Short: "Print an array's contents (or a selection) as JSON, .npy or raw bytes, streamed",
 		Args:  cobra.ExactArgs(1),
-		RunE: onLocation(&configFile, func(cmd *cobra.Command, t *location.Target) error {
+		RunE: onLocation(set, &configFile, func(cmd *cobra.Command, t *location.Target) error {
 			f, err := render.ParseFormat(format)
 			if err != nil {
 				return err

@@ -20,6 +20,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/meta"
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/host/location"
+	"github.com/zarrgw/zarrgw/host/registry"
 	"github.com/zarrgw/zarrgw/host/transfer"
 )
 
@@ -31,7 +32,7 @@ type cpFlags struct {
 	memory                                     memoryFlag
 }
 
-func newCp() *cobra.Command {
+func newCp(set registry.Set) *cobra.Command {
 	var f cpFlags
 	cmd := &cobra.Command{
 		Use:   "cp SRC DST",
@@ -47,7 +48,7 @@ An interrupted copy run again with the same arguments skips what it
 completed (a journal under the user's cache directory records it; --fresh
 starts over).`,
 		Args: cobra.ExactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error { return runCp(cmd, args[0], args[1], f) },
+		RunE: func(cmd *cobra.Command, args []string) error { return runCp(cmd, set, args[0], args[1], f) },
 	}
 	fl := cmd.Flags()
 	fl.StringVarP(&f.config, "config", "c", "", "configuration file (HCL); SRC and DST may then be its datasets")
@@ -67,14 +68,14 @@ starts over).`,
 	return cmd
 }
 
-func runCp(cmd *cobra.Command, srcLoc, dstLoc string, f cpFlags) error {
+func runCp(cmd *cobra.Command, set registry.Set, srcLoc, dstLoc string, f cpFlags) error {
 	opts, err := f.options()
 	if err != nil {
 		return err
 	}
 	ctx := cmd.Context()
 	stderr := cmd.ErrOrStderr()
-	src, err := location.Resolve(ctx, f.config, srcLoc, stderr)
+	src, err := location.Resolve(ctx, set, f.config, srcLoc, stderr)
 	if err != nil {
 		return err
 	}
@@ -84,7 +85,7 @@ func runCp(cmd *cobra.Command, srcLoc, dstLoc string, f cpFlags) error {
 			return fmt.Errorf("destination %q: %w", dstLoc, err)
 		}
 	}
-	dst, err := resolveDestination(ctx, f, dstLoc, stderr)
+	dst, err := resolveDestination(ctx, set, f, dstLoc, stderr)
 	if err != nil {
 		return err
 	}
@@ -132,13 +133,13 @@ func runCp(cmd *cobra.Command, srcLoc, dstLoc string, f cpFlags) error {
 
 // resolveDestination opens DST; a dry run of a copy into a directory that
 // does not exist yet writes nothing, so it needs none.
-func resolveDestination(ctx context.Context, f cpFlags, loc string, stderr io.Writer) (*location.Target, error) {
+func resolveDestination(ctx context.Context, set registry.Set, f cpFlags, loc string, stderr io.Writer) (*location.Target, error) {
 	if f.dryRun && f.config == "" && !strings.Contains(loc, "://") {
 		if _, err := os.Stat(loc); errors.Is(err, fs.ErrNotExist) {
 			return &location.Target{Store: store.ReadOnly(store.NewMemory())}, nil
 		}
 	}
-	return location.Resolve(ctx, f.config, loc, stderr)
+	return location.Resolve(ctx, set, f.config, loc, stderr)
 }
 
 func isCloud(loc string) bool {

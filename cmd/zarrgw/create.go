@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,19 +15,20 @@ import (
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/core/meta"
 	"github.com/zarrgw/zarrgw/host/location"
+	"github.com/zarrgw/zarrgw/host/registry"
 )
 
 // defaultCodecs are those of a new array when neither --codecs nor the
 // dataset names any: zarr-python's default for fixed-size types.
 const defaultCodecs = `[{"name":"bytes","configuration":{"endian":"little"}},{"name":"zstd","configuration":{"level":0,"checksum":false}}]`
 
-func newCreate() *cobra.Command {
+func newCreate(set registry.Set) *cobra.Command {
 	var configFile, path, shape, chunks, dt, fill, codecs string
 	cmd := &cobra.Command{
 		Use:   "create LOCATION --path PATH --shape N,... --chunks N,... --dtype TYPE",
 		Short: "Create a Zarr v3 array (and its parent groups); its codecs come from --codecs, else the dataset's codec blocks, else bytes+zstd",
 		Args:  cobra.ExactArgs(1),
-		RunE: onLocation(&configFile, func(cmd *cobra.Command, t *location.Target) error {
+		RunE: onLocation(set, &configFile, func(cmd *cobra.Command, t *location.Target) error {
 			ctx := cmd.Context()
 			m, err := newArrayMeta(shape, chunks, dt, fill)
 			if err != nil {
@@ -35,7 +37,7 @@ func newCreate() *cobra.Command {
 			if m.Codecs, err = chooseCodecs(codecs, t.Codecs); err != nil {
 				return err
 			}
-			if err := canonicalCodecs(m.Codecs, t.Options.Codecs); err != nil {
+			if err := canonicalCodecs(ctx, m.Codecs, t.Options.Codecs); err != nil {
 				return err
 			}
 			// Creating over a node would orphan its chunks under new metadata.
@@ -111,9 +113,9 @@ func chooseCodecs(flag string, dataset []meta.Extension) ([]meta.Extension, erro
 // canonicalCodecs replaces each configuration with the one its codec
 // reports, so the metadata spells out defaults (zstd's checksum, say) that
 // other implementations require.
-func canonicalCodecs(exts []meta.Extension, r codec.Resolver) error {
+func canonicalCodecs(ctx context.Context, exts []meta.Extension, r codec.Resolver) error {
 	for i, e := range exts {
-		c, err := r.Codec(e.Name, e.Configuration)
+		c, err := r.Codec(ctx, e.Name, e.Configuration)
 		if err != nil {
 			return fmt.Errorf("codec %q: %w", e.Name, err)
 		}

@@ -7,16 +7,17 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/host/location"
+	"github.com/zarrgw/zarrgw/host/registry"
 	"github.com/zarrgw/zarrgw/host/render"
 )
 
-func newInspect() *cobra.Command {
+func newInspect(set registry.Set) *cobra.Command {
 	var path, configFile string
 	cmd := &cobra.Command{
 		Use:   "inspect LOCATION",
 		Short: "Print the tree of a Zarr hierarchy: nodes, shapes, data types, chunks, codecs",
 		Args:  cobra.ExactArgs(1),
-		RunE: onLocation(&configFile, func(cmd *cobra.Command, t *location.Target) error {
+		RunE: onLocation(set, &configFile, func(cmd *cobra.Command, t *location.Target) error {
 			ctx := cmd.Context()
 			n, err := hierarchy.Open(ctx, t.Store, path)
 			if err != nil {

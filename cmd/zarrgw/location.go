@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/zarrgw/zarrgw/host/location"
+	"github.com/zarrgw/zarrgw/host/registry"
 )
 
 // addLocationFlags adds --config to a command whose LOCATION is a
@@ -15,9 +16,9 @@ func addLocationFlags(cmd *cobra.Command, path *string) {
 // onLocation is the RunE of a command on LOCATION: it opens it (with
 // --config, as a dataset of that configuration), runs fn, and closes it,
 // ending any plugin processes.
-func onLocation(configFile *string, fn func(*cobra.Command, *location.Target) error) func(*cobra.Command, []string) error {
+func onLocation(set registry.Set, configFile *string, fn func(*cobra.Command, *location.Target) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
-		t, err := location.Resolve(cmd.Context(), *configFile, args[0], cmd.ErrOrStderr())
+		t, err := location.Resolve(cmd.Context(), set, *configFile, args[0], cmd.ErrOrStderr())
 		if err != nil {
 			return err
 		}

@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/zarrgw/zarrgw/host/registry"
 )
 
 func main() {
@@ -20,7 +22,7 @@ func main() {
 	// and plugin processes end with it.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := newRoot().ExecuteContext(ctx); err != nil {
+	if err := newRoot(registry.Bundled()).ExecuteContext(ctx); err != nil {
 		fmt.Fprintf(os.Stderr, "zarrgw: %v\n", err)
 		os.Exit(1)
 	}

@@ -15,6 +15,7 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
+	serveAsCLI()
 	dir, err := os.MkdirTemp("", "zarrgw-cli")
 	if err != nil {
 		panic(err)

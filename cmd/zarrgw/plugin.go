@@ -8,55 +8,78 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/zarrgw/zarrgw/core/extension"
+	"github.com/zarrgw/zarrgw/host/config"
 	"github.com/zarrgw/zarrgw/host/launcher"
 	"github.com/zarrgw/zarrgw/host/registry"
+	"github.com/zarrgw/zarrgw/host/stack"
 )
 
 // newPluginServe is "zarrgw plugin serve NAME": zarrgw run by itself (or
-// another host) as the plugin of one bundled extension. It is hidden:
+// another host) as the plugin of one of its extensions. It is hidden:
 // people run plugins through a host, never by hand.
-func newPluginServe() *cobra.Command {
+func newPluginServe(set registry.Set) *cobra.Command {
+	var kind string
 	cmd := &cobra.Command{Use: "plugin", Short: "Run as a plugin (used by zarrgw itself)", Hidden: true}
-	cmd.AddCommand(&cobra.Command{
-		Use:   "serve NAME",
+	serve := &cobra.Command{
+		Use:   "serve [--kind KIND] NAME",
 		Short: "Serve one bundled codec, store or transformer as a plugin over stdin/stdout handshake",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return registry.ServeBundled(args[0])
+			return set.Serve(extension.Kind(kind), args[0])
 		},
-	})
+	}
+	serve.Flags().StringVar(&kind, "kind", "", "codec, store or transformer (default: whichever has the name)")
+	cmd.AddCommand(serve)
 	return cmd
 }
 
 // newPluginsList is "zarrgw plugins list": every bundled extension, and
-// the extensions of the plugin binaries given with --plugin, which are
-// started to ask them.
-func newPluginsList() *cobra.Command {
+// the extensions of the plugins a configuration declares and of the
+// plugin binaries given with --plugin, which are started to ask them.
+func newPluginsList(set registry.Set) *cobra.Command {
 	var binaries []string
+	var file string
 	cmd := &cobra.Command{
-		Use:   "list [--plugin PATH[@SHA256]]...",
-		Short: "List bundled extensions and what the given plugin binaries serve",
+		Use:   "list [--config FILE] [--plugin PATH[@SHA256]]...",
+		Short: "List bundled extensions and what a configuration's plugins and the given plugin binaries serve",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// Plugin logs matter here only when something goes wrong.
 			logger := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
 			l := launcher.New(launcher.Options{Logger: logger})
 			defer l.Close()
+			if err := addConfigured(cmd, set, l, file); err != nil {
+				return err
+			}
 			for _, b := range binaries {
 				if err := addBinary(l, b); err != nil {
 					return err
 				}
 			}
-			var entries []launcher.Entry
-			for _, m := range registry.Manifests() {
-				entries = append(entries, launcher.Entry{Manifest: m})
-			}
-			entries = append(entries, l.List(cmd.Context())...)
-			return launcher.WriteTable(cmd.OutOrStdout(), entries)
+			return launcher.WriteTable(cmd.OutOrStdout(), set.List(cmd.Context(), l))
 		},
 	}
 	cmd.Flags().StringArrayVar(&binaries, "plugin", nil, "a plugin binary to start and list, pinned as PATH@SHA256 (without a checksum, the file's current one is used)")
+	addConfigFlag(cmd, &file)
 	return cmd
+}
+
+// addConfigured adds the plugins a configuration declares, if one is given.
+func addConfigured(cmd *cobra.Command, set registry.Set, l *launcher.Launcher, file string) error {
+	if file == "" {
+		return nil
+	}
+	cfg, err := config.Check(file, config.Options{Catalog: set.Catalog()}, cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
+	for _, p := range cfg.Plugins {
+		if _, err := l.Add(stack.Spec(p)); err != nil {
+			return fmt.Errorf("%s: plugin %q: %w", p.DeclRange, p.Source, err)
+		}
+	}
+	return nil
 }
 
 // addBinary adds PATH or PATH@SHA256 under its file name.

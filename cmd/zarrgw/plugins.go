@@ -9,16 +9,16 @@ import (
 	"github.com/zarrgw/zarrgw/host/registry"
 )
 
-func newPlugins() *cobra.Command {
+func newPlugins(set registry.Set) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "plugins",
 		Short: "Manage the plugins a configuration declares",
 	}
-	cmd.AddCommand(newPluginsLock())
+	cmd.AddCommand(newPluginsLock(set))
 	return cmd
 }
 
-func newPluginsLock() *cobra.Command {
+func newPluginsLock(set registry.Set) *cobra.Command {
 	var path string
 	cmd := &cobra.Command{
 		Use:   "lock --config FILE",
@@ -29,7 +29,7 @@ func newPluginsLock() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			lock, lockPath, err := config.LockPlugins(file, config.Options{Catalog: registry.Bundled()}, cmd.ErrOrStderr())
+			lock, lockPath, err := config.LockPlugins(file, config.Options{Catalog: set.Catalog()}, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}

@@ -15,7 +15,7 @@ import (
 	"github.com/zarrgw/zarrgw/host/stack"
 )
 
-func newServe() *cobra.Command {
+func newServe(set registry.Set) *cobra.Command {
 	var path, listen string
 	cmd := &cobra.Command{
 		Use:   "serve --config FILE",
@@ -26,7 +26,7 @@ func newServe() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return serve(cmd.Context(), file, listen, cmd.ErrOrStderr())
+			return serve(cmd.Context(), set, file, listen, cmd.ErrOrStderr())
 		},
 	}
 	addConfigFlag(cmd, &path)
@@ -37,9 +37,9 @@ func newServe() *cobra.Command {
 // serve runs the gateway until ctx ends (SIGINT or SIGTERM), then drains
 // requests in flight and ends the plugins. Its log, one JSON record per
 // request, goes to stderr.
-func serve(ctx context.Context, file, listen string, stderr io.Writer) error {
+func serve(ctx context.Context, set registry.Set, file, listen string, stderr io.Writer) error {
 	logger := slog.New(slog.NewJSONHandler(stderr, nil))
-	opts := config.Options{Catalog: registry.Bundled(), Probe: stack.Probe(ctx, logger)}
+	opts := config.Options{Catalog: set.Catalog(), Probe: stack.Probe(ctx, logger)}
 	cfg, err := config.Check(file, opts, stderr)
 	if err != nil {
 		return err
@@ -47,7 +47,7 @@ func serve(ctx context.Context, file, listen string, stderr io.Writer) error {
 	if listen != "" {
 		cfg.Server.Listen = listen
 	}
-	host, err := stack.Start(cfg, logger)
+	host, err := stack.Start(cfg, set, logger)
 	if err != nil {
 		return err
 	}

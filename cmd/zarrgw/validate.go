@@ -12,7 +12,7 @@ import (
 	"github.com/zarrgw/zarrgw/host/stack"
 )
 
-func newValidate() *cobra.Command {
+func newValidate(set registry.Set) *cobra.Command {
 	var path string
 	cmd := &cobra.Command{
 		Use:   "validate --config FILE",
@@ -26,7 +26,7 @@ func newValidate() *cobra.Command {
 			// Pinned plugins present on this machine are started once to ask
 			// what they serve, so their blocks are checked against their schemas.
 			logger := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
-			opts := config.Options{Catalog: registry.Bundled(), Probe: stack.Probe(cmd.Context(), logger)}
+			opts := config.Options{Catalog: set.Catalog(), Probe: stack.Probe(cmd.Context(), logger)}
 			cfg, err := config.Check(file, opts, cmd.ErrOrStderr())
 			if err != nil {
 				return err

@@ -12,17 +12,18 @@ import (
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/core/ndarray"
 	"github.com/zarrgw/zarrgw/host/location"
+	"github.com/zarrgw/zarrgw/host/registry"
 	"github.com/zarrgw/zarrgw/host/render"
 )
 
-func newWrite() *cobra.Command {
+func newWrite(set registry.Set) *cobra.Command {
 	var configFile, path, slice, from, format string
 	var memory memoryFlag
 	cmd := &cobra.Command{
 		Use:   "write LOCATION --path PATH [--slice SEL] [--from FILE.npy]",
 		Short: "Write a .npy document or raw elements (from a file or standard input) into an array or a selection of it, streamed",
 		Args:  cobra.ExactArgs(1),
-		RunE: onLocation(&configFile, func(cmd *cobra.Command, t *location.Target) error {
+		RunE: onLocation(set, &configFile, func(cmd *cobra.Command, t *location.Target) error {
 			ctx := cmd.Context()
 			a, err := hierarchy.OpenArray(ctx, t.Store, path, t.Options)
 			if err != nil {

@@ -82,10 +82,14 @@ func New(ctx context.Context, s store.Store, path string, m *meta.ArrayMeta, opt
 }
 
 func (a *Array) init(ctx context.Context) error {
-	m := a.meta
 	if a.opts.Codecs == nil {
 		return errors.New("no codec resolver configured")
 	}
+	m, err := codec.ForArray(ctx, a.meta, a.opts.Codecs)
+	if err != nil {
+		return err
+	}
+	a.meta = m
 	g, err := grid.New(m.Shape, m.ChunkShape)
 	if err != nil {
 		return err
@@ -95,7 +99,7 @@ func (a *Array) init(ctx context.Context) error {
 		return err
 	}
 	spec := codec.Spec{DataType: m.DataType, Shape: m.ChunkShape, FillValue: m.FillValue}
-	if a.pipe, err = codec.NewPipeline(m.Codecs, a.opts.Codecs, spec, a.opts.MaxChunkBytes); err != nil {
+	if a.pipe, err = codec.NewPipeline(ctx, m.Codecs, a.opts.Codecs, spec, a.opts.MaxChunkBytes); err != nil {
 		return err
 	}
 	for _, t := range m.StorageTransformers {

@@ -1,25 +1,19 @@
 package array
 
-import "github.com/zarrgw/zarrgw/core/meta"
+import (
+	"github.com/zarrgw/zarrgw/core/grid"
+	"github.com/zarrgw/zarrgw/core/meta"
+)
 
 // Metadata keys and chunk prefixes of a node at path ("" for the root,
 // "a/b" below it) in each format.
 
-// NodePrefix is the key prefix of a node in the v2 and v3 layouts.
-func NodePrefix(path string) string {
-	if path == "" {
-		return ""
-	}
-	return path + "/"
-}
+// NodePrefix is the key prefix of a node (grid.NodePrefix).
+func NodePrefix(path string) string { return grid.NodePrefix(path) }
 
-// ChunkPrefix is the prefix the array's chunk keys are appended to.
-func ChunkPrefix(f meta.Format, path string) string {
-	if f == meta.V3Draft {
-		return "data/root/" + NodePrefix(path)
-	}
-	return NodePrefix(path)
-}
+// ChunkPrefix is the prefix the array's chunk keys are appended to
+// (grid.ChunkPrefix, which sits with the chunk key encodings).
+func ChunkPrefix(f meta.Format, path string) string { return grid.ChunkPrefix(f, path) }
 
 // V3MetaKey is the zarr.json of a v3 node.
 func V3MetaKey(path string) string { return NodePrefix(path) + "zarr.json" }

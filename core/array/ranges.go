@@ -8,25 +8,23 @@ import (
 	"github.com/zarrgw/zarrgw/core/store"
 )
 
-// chunkRanges reads byte ranges of one chunk key for partial decoders.
+// chunkRanges reads byte ranges of one chunk key for partial decoders
+// (a codec.RangeReader).
 type chunkRanges struct {
 	st  store.Store
 	key string
 }
 
-func (c chunkRanges) ReadRanges(ctx context.Context, ranges []store.ByteRange) ([][]byte, error) {
-	out := make([][]byte, len(ranges))
-	for i, r := range ranges {
-		v, err := c.st.Get(ctx, c.key, r)
-		if err != nil {
-			return nil, fmt.Errorf("read %s %s: %w", c.key, r, err)
-		}
-		out[i] = v.Data
-	}
-	return out, nil
+// ReadRanges reads the ranges with the version they came from, so a
+// partial decoder (sharding) may cache a shard's index and still notice
+// when the shard changes under it.
+func (c chunkRanges) ReadRanges(ctx context.Context, ranges []store.ByteRange) ([][]byte, string, error) {
+	return store.ReadRanges(ctx, c.st, c.key, ranges)
 }
 
-func (c chunkRanges) Capabilities() store.Capabilities { return c.st.Capabilities() }
+func (c chunkRanges) SuffixRanges() bool { return c.st.Capabilities().SuffixRanges }
+
+func (c chunkRanges) Key() string { return c.key }
 
 func (c chunkRanges) Size(ctx context.Context) (int64, error) {
 	info, err := c.st.Stat(ctx, c.key)

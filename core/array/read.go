@@ -157,27 +157,3 @@ func wholeSpans(shape []int) []grid.Span {
 	}
 	return s
 }
-
-// Key and ReadRangesVersion make chunkRanges a codec.VersionedRangeReader,
-// so a partial decoder (sharding) may cache a shard's index and still
-// notice when the shard changes under it.
-func (c chunkRanges) Key() string { return c.key }
-
-func (c chunkRanges) ReadRangesVersion(ctx context.Context, ranges []store.ByteRange) ([][]byte, string, error) {
-	reqs := make([]store.Request, len(ranges))
-	for i, r := range ranges {
-		reqs[i] = store.Request{Key: c.key, Range: r}
-	}
-	out := make([][]byte, len(ranges))
-	version := ""
-	for i, res := range store.GetMany(ctx, c.st, reqs, 0) {
-		if res.Err != nil {
-			return nil, "", fmt.Errorf("read %s %s: %w", c.key, ranges[i], res.Err)
-		}
-		if i > 0 && res.Value.Version != version {
-			return nil, "", fmt.Errorf("read %s: %w: the value changed between two ranges", c.key, store.ErrConflict)
-		}
-		version, out[i] = res.Value.Version, res.Value.Data
-	}
-	return out, version, nil
-}

@@ -13,29 +13,18 @@ import (
 	"errors"
 
 	"github.com/zarrgw/zarrgw/core/dtype"
+	"github.com/zarrgw/zarrgw/core/extension"
 	"github.com/zarrgw/zarrgw/core/ndarray"
 )
 
 // Kind says what a codec turns into what, in the encode direction.
-type Kind uint8
+type Kind = extension.CodecKind
 
 const (
-	ArrayToArray Kind = iota + 1
-	ArrayToBytes
-	BytesToBytes
+	ArrayToArray = extension.ArrayToArray
+	ArrayToBytes = extension.ArrayToBytes
+	BytesToBytes = extension.BytesToBytes
 )
-
-func (k Kind) String() string {
-	switch k {
-	case ArrayToArray:
-		return "array->array"
-	case ArrayToBytes:
-		return "array->bytes"
-	case BytesToBytes:
-		return "bytes->bytes"
-	}
-	return "invalid"
-}
 
 // Spec describes the array a codec stage works on: for array->array and
 // array->bytes codecs the array they encode (and decode back into); for
@@ -55,11 +44,12 @@ type Spec struct {
 	MaxDecodedSize int64
 }
 
-// Codec is implemented by every codec.
+// Codec is implemented by every codec. What a codec turns into what is
+// said once, by which of ArrayArray, ArrayBytes and BytesBytes it
+// implements (see KindOf).
 type Codec interface {
 	// Name is the registered name written to metadata ("zstd", "bytes").
 	Name() string
-	Kind() Kind
 	// Configuration is the JSON object written as the codec's
 	// "configuration" in v3 metadata; nil writes none.
 	Configuration() json.RawMessage
@@ -68,8 +58,9 @@ type Codec interface {
 // ArrayArray is an array->array codec (transpose, delta, ...).
 type ArrayArray interface {
 	Codec
-	// OutputSpec derives the encoded array's spec from the input spec alone.
-	OutputSpec(in Spec) (Spec, error)
+	// OutputSpec derives the encoded array's spec from the input spec alone
+	// (asking a codec in a plugin may start its process).
+	OutputSpec(ctx context.Context, in Spec) (Spec, error)
 	// EncodeArray encodes a, whose spec is in.
 	EncodeArray(ctx context.Context, in Spec, a *ndarray.Array) (*ndarray.Array, error)
 	// DecodeArray turns an encoded array back into an array of spec in.
@@ -96,17 +87,39 @@ type BytesBytes interface {
 // decoded length alone (bytes: n*itemsize, crc32c: +4, transpose: same).
 // For array codecs decodedSize is the in-memory size of the input array.
 type SizedCodec interface {
-	EncodedSize(in Spec, decodedSize int64) (int64, bool)
+	EncodedSize(ctx context.Context, in Spec, decodedSize int64) (int64, bool)
+}
+
+// KindOf is the kind of the codec interface c implements, or 0 when it
+// implements none of them, or more than one (which would make its place in
+// a chain ambiguous).
+func KindOf(c Codec) Kind {
+	var kinds []Kind
+	if _, ok := c.(ArrayArray); ok {
+		kinds = append(kinds, ArrayToArray)
+	}
+	if _, ok := c.(ArrayBytes); ok {
+		kinds = append(kinds, ArrayToBytes)
+	}
+	if _, ok := c.(BytesBytes); ok {
+		kinds = append(kinds, BytesToBytes)
+	}
+	if len(kinds) != 1 {
+		return 0
+	}
+	return kinds[0]
 }
 
 // Factory builds a codec from its configuration. The resolver builds nested
-// codecs (sharding's inner chains).
-type Factory func(configuration json.RawMessage, r Resolver) (Codec, error)
+// codecs (sharding's inner chains). ctx bounds the building, which for a
+// codec in a plugin may start the plugin's process.
+type Factory func(ctx context.Context, configuration json.RawMessage, r Resolver) (Codec, error)
 
 // Resolver turns a codec name from metadata (a registered name, an alias
-// such as a numcodecs id, or a spec URI) into a codec.
+// such as a numcodecs id, or a spec URI) into a codec. Resolving may start
+// a plugin process, so it takes a context.
 type Resolver interface {
-	Codec(name string, configuration json.RawMessage) (Codec, error)
+	Codec(ctx context.Context, name string, configuration json.RawMessage) (Codec, error)
 }
 
 // ErrUnavailable is wrapped by a Resolver when no implementation of a codec

@@ -5,7 +5,6 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/grid"
 	"github.com/zarrgw/zarrgw/core/ndarray"
-	"github.com/zarrgw/zarrgw/core/store"
 )
 
 // PartialEncoder is implemented by array->bytes codecs that can update a
@@ -21,20 +20,6 @@ type PartialEncoder interface {
 	// selected by srcSel. empty reports that every element of the result
 	// is the fill value.
 	EncodeRegion(ctx context.Context, in Spec, old []byte, region []grid.Span, src *ndarray.Array, srcSel []grid.Span) (enc []byte, empty bool, err error)
-}
-
-// VersionedRangeReader is a RangeReader that also tells which stored value
-// the bytes came from, so a partial decoder can cache a value's layout
-// (a shard index) and notice when the value changes between two reads.
-type VersionedRangeReader interface {
-	RangeReader
-	// Key names the value, for caches.
-	Key() string
-	// ReadRangesVersion is ReadRanges that also returns the version of the
-	// value every range came from ("" when the store keeps no versions).
-	// Ranges that came from different versions are an error wrapping
-	// store.ErrConflict.
-	ReadRangesVersion(ctx context.Context, ranges []store.ByteRange) ([][]byte, string, error)
 }
 
 // PartialDecoderInto is a PartialDecoder that decodes straight into the

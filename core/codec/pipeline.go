@@ -28,51 +28,50 @@ type Pipeline struct {
 // NewPipeline resolves a codec chain and derives every stage's spec from
 // the chunk spec. maxChunkBytes bounds decoded sizes that are not known in
 // advance (0 = DefaultMaxChunkBytes).
-func NewPipeline(exts []meta.Extension, r Resolver, chunk Spec, maxChunkBytes int64) (*Pipeline, error) {
+func NewPipeline(ctx context.Context, exts []meta.Extension, r Resolver, chunk Spec, maxChunkBytes int64) (*Pipeline, error) {
 	if maxChunkBytes <= 0 {
 		maxChunkBytes = DefaultMaxChunkBytes
 	}
 	codecs := make([]Codec, len(exts))
 	for i, e := range exts {
-		c, err := r.Codec(e.Name, e.Configuration)
+		c, err := r.Codec(ctx, e.Name, e.Configuration)
 		if err != nil {
 			return nil, err
 		}
 		codecs[i] = c
 	}
-	return FromCodecs(codecs, chunk, maxChunkBytes)
+	return FromCodecs(ctx, codecs, chunk, maxChunkBytes)
 }
 
 // FromCodecs builds a pipeline from resolved codecs.
-func FromCodecs(codecs []Codec, chunk Spec, maxChunkBytes int64) (*Pipeline, error) {
+func FromCodecs(ctx context.Context, codecs []Codec, chunk Spec, maxChunkBytes int64) (*Pipeline, error) {
 	p := &Pipeline{chunk: chunk, maxLen: maxChunkBytes}
 	spec := chunk
 	spec.DecodedSize, spec.MaxDecodedSize = -1, 0
 	i := 0
-	for ; i < len(codecs) && codecs[i].Kind() == ArrayToArray; i++ {
-		aa, ok := codecs[i].(ArrayArray)
-		if !ok {
-			return nil, fmt.Errorf("codec %s claims array->array but does not implement it", codecs[i].Name())
+	for _, c := range codecs {
+		if KindOf(c) == 0 {
+			return nil, fmt.Errorf("codec %s implements none or several of array->array, array->bytes and bytes->bytes", c.Name())
 		}
-		out, err := aa.OutputSpec(spec)
+	}
+	for ; i < len(codecs) && KindOf(codecs[i]) == ArrayToArray; i++ {
+		aa := codecs[i].(ArrayArray)
+		out, err := aa.OutputSpec(ctx, spec)
 		if err != nil {
 			return nil, fmt.Errorf("codec %s: %w", aa.Name(), err)
 		}
 		p.aa, p.aaIn = append(p.aa, aa), append(p.aaIn, spec)
 		spec = out
 	}
-	if i == len(codecs) || codecs[i].Kind() != ArrayToBytes {
+	if i == len(codecs) || KindOf(codecs[i]) != ArrayToBytes {
 		return nil, fmt.Errorf("codec chain %s: needs exactly one array->bytes codec after the array->array codecs", names(codecs))
 	}
-	ab, ok := codecs[i].(ArrayBytes)
-	if !ok {
-		return nil, fmt.Errorf("codec %s claims array->bytes but does not implement it", codecs[i].Name())
-	}
+	ab := codecs[i].(ArrayBytes)
 	p.ab, p.abIn = ab, spec
-	size, known := encodedSize(ab, spec, rawSize(spec))
+	size, known := encodedSize(ctx, ab, spec, rawSize(spec))
 	for i++; i < len(codecs); i++ {
 		bb, ok := codecs[i].(BytesBytes)
-		if !ok || codecs[i].Kind() != BytesToBytes {
+		if !ok {
 			return nil, fmt.Errorf("codec chain %s: %s must be bytes->bytes at position %d", names(codecs), codecs[i].Name(), i)
 		}
 		s := spec
@@ -81,7 +80,7 @@ func FromCodecs(codecs []Codec, chunk Spec, maxChunkBytes int64) (*Pipeline, err
 			s.DecodedSize = size
 		}
 		p.bb, p.bbIn = append(p.bb, bb), append(p.bbIn, s)
-		size, known = encodedSize(bb, s, size)
+		size, known = encodedSize(ctx, bb, s, size)
 	}
 	return p, nil
 }
@@ -105,12 +104,12 @@ func rawSize(s Spec) int64 {
 	return int64(ndarray.NumElements(s.Shape)) * int64(s.DataType.Size)
 }
 
-func encodedSize(c Codec, in Spec, decoded int64) (int64, bool) {
+func encodedSize(ctx context.Context, c Codec, in Spec, decoded int64) (int64, bool) {
 	sc, ok := c.(SizedCodec)
 	if !ok || decoded < 0 {
 		return -1, false
 	}
-	return sc.EncodedSize(in, decoded)
+	return sc.EncodedSize(ctx, in, decoded)
 }
 
 func names(cs []Codec) string {

@@ -1,24 +1,26 @@
 package codec
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"sort"
 	"sync"
+
+	"github.com/zarrgw/zarrgw/core/extension"
 )
 
-// Registration describes one codec implementation to a Registry.
+// Registration is one codec implementation: its manifest (names, spec URIs,
+// configuration schema) and its constructor. Stores and storage
+// transformers register with the same shape (store.Registration,
+// transformer.Registration).
 type Registration struct {
-	// Name is the registered Zarr name written to new metadata.
-	Name string
-	// Aliases are other names found in metadata: numcodecs ids,
-	// "numcodecs.<id>", legacy names and spec URIs.
-	Aliases []string
-	New     Factory
+	Manifest extension.Manifest
+	New      Factory
 }
 
-// Registry maps codec names and aliases to factories. It is safe for
-// concurrent use and implements Resolver.
+// Registry maps codec names, aliases and spec URIs to registrations. It is
+// safe for concurrent use and implements Resolver.
 type Registry struct {
 	mu     sync.RWMutex
 	byName map[string]Registration
@@ -33,17 +35,17 @@ func NewRegistry(regs ...Registration) *Registry {
 	return r
 }
 
-// Register adds reg under its name and aliases, replacing earlier entries.
+// Register adds reg under every name of its manifest, replacing earlier
+// entries.
 func (r *Registry) Register(reg Registration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.byName[reg.Name] = reg
-	for _, a := range reg.Aliases {
-		r.byName[a] = reg
+	for _, n := range reg.Manifest.Names() {
+		r.byName[n] = reg
 	}
 }
 
-// Lookup returns the registration for a name or alias.
+// Lookup returns the registration for a name, alias or URI.
 func (r *Registry) Lookup(name string) (Registration, bool) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
@@ -51,7 +53,7 @@ func (r *Registry) Lookup(name string) (Registration, bool) {
 	return reg, ok
 }
 
-// Names lists every registered name and alias, sorted.
+// Names lists every registered name, alias and URI, sorted.
 func (r *Registry) Names() []string {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
@@ -64,12 +66,12 @@ func (r *Registry) Names() []string {
 }
 
 // Codec implements Resolver.
-func (r *Registry) Codec(name string, configuration json.RawMessage) (Codec, error) {
+func (r *Registry) Codec(ctx context.Context, name string, configuration json.RawMessage) (Codec, error) {
 	reg, ok := r.Lookup(name)
 	if !ok {
 		return nil, fmt.Errorf("%w: %s", ErrUnavailable, name)
 	}
-	c, err := reg.New(configuration, r)
+	c, err := reg.New(ctx, configuration, r)
 	if err != nil {
 		return nil, fmt.Errorf("codec %s: %w", name, err)
 	}

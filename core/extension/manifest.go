@@ -4,7 +4,10 @@
 // schema of its configuration.
 package extension
 
-import "encoding/json"
+import (
+	"bytes"
+	"encoding/json"
+)
 
 // Kind is what an extension extends.
 type Kind string
@@ -35,4 +38,59 @@ type Manifest struct {
 func (m Manifest) Names() []string {
 	out := append([]string{m.Name}, m.Aliases...)
 	return append(out, m.URIs...)
+}
+
+// AnswersTo reports whether name is m's name, an alias or a URI.
+func (m Manifest) AnswersTo(name string) bool {
+	for _, n := range m.Names() {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Find returns the manifest of ms of kind that answers to name.
+func Find(ms []Manifest, kind Kind, name string) (Manifest, bool) {
+	for _, m := range ms {
+		if m.Kind == kind && m.AnswersTo(name) {
+			return m, true
+		}
+	}
+	return Manifest{}, false
+}
+
+// CodecKind says what a codec turns into what, in the encode direction.
+// A codec's kind is the interface it implements (core/codec.KindOf); it
+// is named here so that metadata (v2 filters) and manifests can speak of it.
+type CodecKind uint8
+
+const (
+	ArrayToArray CodecKind = iota + 1
+	ArrayToBytes
+	BytesToBytes
+)
+
+func (k CodecKind) String() string {
+	switch k {
+	case ArrayToArray:
+		return "array->array"
+	case ArrayToBytes:
+		return "array->bytes"
+	case BytesToBytes:
+		return "bytes->bytes"
+	}
+	return "invalid"
+}
+
+// DecodeConfig decodes an extension's configuration into v, refusing
+// fields v does not have (a misspelt option must not be ignored). An empty
+// configuration is the empty object.
+func DecodeConfig(data json.RawMessage, v any) error {
+	if len(bytes.TrimSpace(data)) == 0 {
+		data = json.RawMessage("{}")
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
 }

@@ -89,3 +89,21 @@ func (e KeyEncoder) Parse(key string, rank int) ([]int, bool) {
 	}
 	return coords, true
 }
+
+// NodePrefix is the key prefix of a node at path ("" for the root, "a/b"
+// below it) in the v2 and v3 layouts.
+func NodePrefix(path string) string {
+	if path == "" {
+		return ""
+	}
+	return path + "/"
+}
+
+// ChunkPrefix is the prefix an array's chunk keys (as its key encoding
+// builds them) are appended to.
+func ChunkPrefix(f meta.Format, path string) string {
+	if f == meta.V3Draft {
+		return "data/root/" + NodePrefix(path)
+	}
+	return NodePrefix(path)
+}

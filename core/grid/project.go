@@ -91,3 +91,12 @@ func projectDim(d Dim, chunk int) []dimPart {
 	}
 	return parts
 }
+
+// WholeSpans selects all of an array of the given shape.
+func WholeSpans(shape []int) []Span {
+	s := make([]Span, len(shape))
+	for i, n := range shape {
+		s[i] = Span{Start: 0, Step: 1, Count: n}
+	}
+	return s
+}

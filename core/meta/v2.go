@@ -185,7 +185,7 @@ func v2Separator(f fields, a *ArrayMeta) error {
 // encoding depends on the data type the object codec settles.
 func v2Derive(f fields, a *ArrayMeta) error {
 	_, end, _ := dtype.ParseV2(a.V2.DType)
-	codecs, dt, err := deriveV2Codecs(a.V2, a.DataType, end, len(a.Shape))
+	codecs, dt, err := deriveV2Codecs(a.V2, a.DataType, end, len(a.Shape), nil)
 	if err != nil {
 		return err
 	}

@@ -7,16 +7,20 @@ import (
 	"strings"
 
 	"github.com/zarrgw/zarrgw/core/dtype"
+	"github.com/zarrgw/zarrgw/core/extension"
 )
-
-// codecKind is what a numcodecs id does, in v3 terms.
-type codecKind uint8
 
 const (
-	bytesToBytes codecKind = iota // the default for ids we do not know
-	arrayToArray
-	arrayToBytes
+	arrayToArray = extension.ArrayToArray
+	arrayToBytes = extension.ArrayToBytes
+	bytesToBytes = extension.BytesToBytes
 )
+
+// KindOf tells where a v2 filter belongs in the equivalent v3 chain: the
+// kind of the codec its id names, as a codec registry (bundled or plugin)
+// knows it. ok false leaves the filter to numcodecs' own ids, which meta
+// knows so that metadata parses without a registry.
+type KindOf func(filter Extension) (kind extension.CodecKind, ok bool)
 
 // numcodecs ids that work on arrays (array->array in v3), and the
 // configuration key holding their output dtype, if any.
@@ -37,7 +41,7 @@ var v2ObjectCodecs = map[string]bool{
 	"json": true, "msgpack": true, // ids of old numcodecs versions
 }
 
-func v2Kind(id string) codecKind {
+func v2Kind(id string) extension.CodecKind {
 	id = strings.TrimPrefix(id, "numcodecs.")
 	if _, ok := v2ArrayFilters[id]; ok {
 		return arrayToArray
@@ -45,7 +49,17 @@ func v2Kind(id string) codecKind {
 	if v2ObjectCodecs[id] {
 		return arrayToBytes
 	}
-	return bytesToBytes
+	return bytesToBytes // the default for ids numcodecs does not define
+}
+
+// kind is f's kind by kindOf, else by numcodecs' ids.
+func (kindOf KindOf) kind(f Extension) extension.CodecKind {
+	if kindOf != nil {
+		if k, ok := kindOf(f); ok {
+			return k
+		}
+	}
+	return v2Kind(f.Name)
 }
 
 // parseV2Codec reads a numcodecs codec object {"id": ..., ...}: the id
@@ -76,8 +90,8 @@ func parseV2Codec(raw json.RawMessage) (Extension, error) {
 // the byte order in effect), the bytes->bytes filters, the compressor. It
 // also returns the data type refined by the object codec (|O with
 // vlen-bytes holds bytes, not strings).
-func deriveV2Codecs(v *V2Array, dt dtype.DataType, end dtype.Endian, ndim int) ([]Extension, dtype.DataType, error) {
-	aa, ab, bb, err := splitV2Filters(v.Filters)
+func deriveV2Codecs(v *V2Array, dt dtype.DataType, end dtype.Endian, ndim int, kindOf KindOf) ([]Extension, dtype.DataType, error) {
+	aa, ab, bb, err := splitV2Filters(v.Filters, kindOf)
 	if err != nil {
 		return nil, dt, err
 	}
@@ -111,9 +125,9 @@ func deriveV2Codecs(v *V2Array, dt dtype.DataType, end dtype.Endian, ndim int) (
 
 // splitV2Filters sorts the filters into array->array, the object codec and
 // bytes->bytes, failing when their order has no v3 equivalent.
-func splitV2Filters(filters []Extension) (aa []Extension, ab *Extension, bb []Extension, err error) {
+func splitV2Filters(filters []Extension, kindOf KindOf) (aa []Extension, ab *Extension, bb []Extension, err error) {
 	for i, f := range filters {
-		switch v2Kind(f.Name) {
+		switch kindOf.kind(f) {
 		case arrayToArray:
 			if ab != nil || len(bb) > 0 {
 				return nil, nil, nil, fmt.Errorf("filters: %q (array->array) after a bytes filter cannot be expressed as a codec chain", f.Name)
@@ -129,6 +143,36 @@ func splitV2Filters(filters []Extension) (aa []Extension, ab *Extension, bb []Ex
 		}
 	}
 	return aa, ab, bb, nil
+}
+
+// WithV2Kinds returns a v2 array's metadata with its codec chain derived
+// again, each filter placed where kindOf says: a plugin's array->array
+// filter (unknown to numcodecs, so parsed as bytes->bytes) goes before the
+// bytes codec. Metadata that kindOf does not change is returned as is.
+func (a *ArrayMeta) WithV2Kinds(kindOf KindOf) (*ArrayMeta, error) {
+	if a.Format != V2 || a.V2 == nil {
+		return a, nil
+	}
+	dt, end, err := dtype.ParseV2(a.V2.DType)
+	if err != nil {
+		return nil, err
+	}
+	codecs, dt, err := deriveV2Codecs(a.V2, dt, end, len(a.Shape), kindOf)
+	if err != nil {
+		return nil, err
+	}
+	if extensionsEqual(codecs, a.Codecs) && dt.Equal(a.DataType) {
+		return a, nil
+	}
+	b := *a
+	b.Codecs = codecs
+	if !dt.Equal(a.DataType) {
+		b.DataType = dt
+		if b.FillValue, err = dtype.ParseFill(dt, a.V2.FillJSON, true); err != nil {
+			return nil, err
+		}
+	}
+	return &b, nil
 }
 
 // bytesCodecAfter is the "bytes" codec serialising the output of the last

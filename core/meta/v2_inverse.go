@@ -51,7 +51,7 @@ func reuseV2(a *ArrayMeta) (*V2Array, bool) {
 	if err != nil {
 		return nil, false
 	}
-	codecs, dt, err := deriveV2Codecs(a.V2, dt, end, len(a.Shape))
+	codecs, dt, err := deriveV2Codecs(a.V2, dt, end, len(a.Shape), nil)
 	if err != nil || !dt.Equal(a.DataType) || !extensionsEqual(codecs, a.Codecs) {
 		return nil, false
 	}
@@ -71,8 +71,10 @@ func deriveV2Fields(a *ArrayMeta) (*V2Array, error) {
 		}
 		v.Order, codecs = order, codecs[1:]
 	}
+	// Every codec before the array->bytes codec is an array->array
+	// filter, whatever its name: a plugin's as much as numcodecs' own.
 	i := 0
-	for ; i < len(codecs) && v2Kind(codecs[i].Name) == arrayToArray; i++ {
+	for ; i < len(codecs) && !v2ArrayToBytesName(codecs[i].Name); i++ {
 		v.Filters = append(v.Filters, toNumcodecs(codecs[i]))
 	}
 	if i == len(codecs) {
@@ -116,6 +118,26 @@ func transposeOrder(e Extension, ndim int) (string, error) {
 		return "F", nil
 	}
 	return "", fmt.Errorf("transpose order %v is neither C nor F order", perm)
+}
+
+// v2ArrayToBytesName reports whether a codec can be the array->bytes codec
+// of a chain expressed in v2 (or must be refused as one: transpose after
+// the filters, sharding).
+func v2ArrayToBytesName(name string) bool {
+	switch name = strings.TrimPrefix(name, "numcodecs."); {
+	case name == "bytes" || name == "endian" || name == "transpose" || name == "sharding_indexed":
+		return true
+	case v2ObjectCodecs[name]:
+		return true
+	}
+	return v2Compressors[name]
+}
+
+// v2Compressors are numcodecs' bytes->bytes ids: one of them ahead of the
+// array->bytes codec is a misplaced codec, not an array->array filter.
+var v2Compressors = map[string]bool{
+	"zstd": true, "gzip": true, "zlib": true, "bz2": true, "lz4": true, "lzma": true, "blosc": true,
+	"crc32": true, "crc32c": true, "adler32": true, "fletcher32": true, "shuffle": true,
 }
 
 // v2ArrayToBytes handles the chain's array->bytes codec: "bytes" (or the

@@ -64,13 +64,13 @@ type PipelineIndex struct {
 // NewPipelineIndex builds the index codec of a chain. Every codec must
 // know its encoded size in advance (no compression), so that readers can
 // fetch the index without knowing anything else about the shard.
-func NewPipelineIndex(codecs []codec.Codec, cps []int) (*PipelineIndex, error) {
+func NewPipelineIndex(ctx context.Context, codecs []codec.Codec, cps []int) (*PipelineIndex, error) {
 	spec := IndexSpec(cps)
-	size, err := fixedSize(codecs, spec)
+	size, err := fixedSize(ctx, codecs, spec)
 	if err != nil {
 		return nil, err
 	}
-	pipe, err := codec.FromCodecs(codecs, spec, size)
+	pipe, err := codec.FromCodecs(ctx, codecs, spec, size)
 	if err != nil {
 		return nil, fmt.Errorf("index codecs: %w", err)
 	}
@@ -85,19 +85,19 @@ func IndexSpec(cps []int) codec.Spec {
 
 // fixedSize is the encoded size of the index through codecs, or an error
 // if a codec cannot say it in advance.
-func fixedSize(codecs []codec.Codec, spec codec.Spec) (int64, error) {
+func fixedSize(ctx context.Context, codecs []codec.Codec, spec codec.Spec) (int64, error) {
 	size := RawSize(spec.Shape[:len(spec.Shape)-1])
 	for _, c := range codecs {
 		sc, ok := c.(codec.SizedCodec)
 		if !ok {
 			return 0, fmt.Errorf("index codec %s: the index must have a fixed size, and %s does not", c.Name(), c.Name())
 		}
-		next, ok := sc.EncodedSize(spec, size)
+		next, ok := sc.EncodedSize(ctx, spec, size)
 		if !ok {
 			return 0, fmt.Errorf("index codec %s: encoded size is not fixed", c.Name())
 		}
-		if aa, ok := c.(codec.ArrayArray); ok && c.Kind() == codec.ArrayToArray {
-			out, err := aa.OutputSpec(spec)
+		if aa, ok := c.(codec.ArrayArray); ok && codec.KindOf(c) == codec.ArrayToArray {
+			out, err := aa.OutputSpec(ctx, spec)
 			if err != nil {
 				return 0, fmt.Errorf("index codec %s: %w", c.Name(), err)
 			}

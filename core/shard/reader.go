@@ -9,21 +9,6 @@ import (
 	"github.com/zarrgw/zarrgw/core/store"
 )
 
-// Source reads parts of one stored shard.
-type Source interface {
-	// ReadRanges returns the bytes of each range and the version of the
-	// value they all came from ("" when the store keeps no versions). If
-	// the value changed between ranges the error wraps store.ErrConflict;
-	// a missing value wraps store.ErrNotFound.
-	ReadRanges(ctx context.Context, ranges []store.ByteRange) ([][]byte, string, error)
-	// SuffixRanges reports whether a suffix range works without the size.
-	SuffixRanges() bool
-	// Size is the value's length.
-	Size(ctx context.Context) (int64, error)
-	// CacheKey names the value in an index cache ("" = do not cache).
-	CacheKey() string
-}
-
 // Reader reads inner chunks of shards with as few requests as it can: the
 // index (from the cache when its version is confirmed by the bytes read
 // next), then the wanted chunks, nearby ones in one request.
@@ -49,20 +34,14 @@ type Request struct {
 	Range store.ByteRange
 }
 
-// WholeSource is a Source that can read the whole value into a buffer
-// (see codec.WholeReader).
-type WholeSource interface {
-	ReadWhole(ctx context.Context, buf []byte) ([]byte, string, error)
-}
-
 // Whole reads a whole shard in one request and returns it with its
 // validated index and version. The shard lands in buf when src is a
-// WholeSource and buf's capacity holds it.
-func (r *Reader) Whole(ctx context.Context, src Source, buf []byte) ([]byte, *Index, string, error) {
+// codec.WholeReader and buf's capacity holds it.
+func (r *Reader) Whole(ctx context.Context, src codec.RangeReader, buf []byte) ([]byte, *Index, string, error) {
 	var b []byte
 	var ver string
 	var err error
-	if ws, ok := src.(WholeSource); ok {
+	if ws, ok := src.(codec.WholeReader); ok {
 		b, ver, err = ws.ReadWhole(ctx, buf)
 	} else {
 		var got [][]byte
@@ -78,20 +57,20 @@ func (r *Reader) Whole(ctx context.Context, src Source, buf []byte) ([]byte, *In
 	if err != nil {
 		return nil, nil, "", err
 	}
-	r.Cache.Put(src.CacheKey(), ver, ix)
+	r.Cache.Put(src.Key(), ver, ix)
 	return b, ix, ver, nil
 }
 
 // Index reads the shard's index afresh (one request, two for an end index
 // on stores without suffix ranges), validates it and caches it.
-func (r *Reader) Index(ctx context.Context, src Source) (*Index, string, error) {
+func (r *Reader) Index(ctx context.Context, src codec.RangeReader) (*Index, string, error) {
 	ix, ver, _, err := r.index(ctx, src, false)
 	return ix, ver, err
 }
 
 // Chunks returns the encoded bytes of the inner chunks at flat positions
 // want, nil for those not stored, all from one version of the shard.
-func (r *Reader) Chunks(ctx context.Context, src Source, want []int) ([][]byte, error) {
+func (r *Reader) Chunks(ctx context.Context, src codec.RangeReader, want []int) ([][]byte, error) {
 	reqs := make([]Request, len(want))
 	for i, w := range want {
 		reqs[i] = Request{Chunk: w}
@@ -102,7 +81,7 @@ func (r *Reader) Chunks(ctx context.Context, src Source, want []int) ([][]byte, 
 
 // Read returns the bytes of each request (nil when its chunk is not
 // stored) and the version of the shard they came from.
-func (r *Reader) Read(ctx context.Context, src Source, reqs []Request) ([][]byte, string, error) {
+func (r *Reader) Read(ctx context.Context, src codec.RangeReader, reqs []Request) ([][]byte, string, error) {
 	useCache := true
 	for range maxAttempts {
 		ix, ver, cached, err := r.index(ctx, src, useCache)
@@ -115,7 +94,7 @@ func (r *Reader) Read(ctx context.Context, src Source, reqs []Request) ([][]byte
 		}
 		// The cached index was stale or the shard changed: start over
 		// with a freshly read index.
-		r.Cache.Forget(src.CacheKey())
+		r.Cache.Forget(src.Key())
 		useCache = false
 	}
 	return nil, "", fmt.Errorf("shard changed on every one of %d attempts to read it: %w", maxAttempts, store.ErrConflict)
@@ -123,7 +102,7 @@ func (r *Reader) Read(ctx context.Context, src Source, reqs []Request) ([][]byte
 
 // readPlanned reads the requests located by ix. ok is false when the
 // reads must be retried with a fresh index.
-func (r *Reader) readPlanned(ctx context.Context, src Source, ix *Index, ver string, cached bool, reqs []Request) ([][]byte, bool, error) {
+func (r *Reader) readPlanned(ctx context.Context, src codec.RangeReader, ix *Index, ver string, cached bool, reqs []Request) ([][]byte, bool, error) {
 	out := make([][]byte, len(reqs))
 	spans := make([]Span, 0, len(reqs))
 	which := make([]int, 0, len(reqs))
@@ -160,7 +139,7 @@ func (r *Reader) readPlanned(ctx context.Context, src Source, ix *Index, ver str
 }
 
 // fetch reads spans, coalesced, and checks they came from version ver.
-func (r *Reader) fetch(ctx context.Context, src Source, spans []Span, ver string, cached bool) ([][]byte, bool, error) {
+func (r *Reader) fetch(ctx context.Context, src codec.RangeReader, spans []Span, ver string, cached bool) ([][]byte, bool, error) {
 	merged, pieces := r.Coalescing.Coalesce(spans)
 	ranges := make([]store.ByteRange, len(merged))
 	for i, m := range merged {
@@ -194,8 +173,8 @@ func (r *Reader) fetch(ctx context.Context, src Source, spans []Span, ver string
 
 // index returns the shard's index, its version, and whether it came from
 // the cache (unconfirmed).
-func (r *Reader) index(ctx context.Context, src Source, useCache bool) (*Index, string, bool, error) {
-	key := src.CacheKey()
+func (r *Reader) index(ctx context.Context, src codec.RangeReader, useCache bool) (*Index, string, bool, error) {
+	key := src.Key()
 	if useCache && key != "" {
 		if ix, ver, ok := r.Cache.Latest(key); ok {
 			return ix, ver, true, nil

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // DefaultParallelism is used by the batch helpers when asked for less than
@@ -32,7 +32,7 @@ type Result struct {
 // started when ctx is cancelled fail with ctx's error.
 func GetMany(ctx context.Context, s Store, reqs []Request, parallelism int) []Result {
 	results := make([]Result, len(reqs))
-	forEach(ctx, len(reqs), parallelism, func(i int) {
+	forEach(len(reqs), parallelism, func(i int) {
 		req := reqs[i]
 		if err := ctx.Err(); err != nil {
 			results[i].Err = fmt.Errorf("get %q: %w", req.Key, err)
@@ -47,7 +47,7 @@ func GetMany(ctx context.Context, s Store, reqs []Request, parallelism int) []Re
 // keys are not errors; every failure is reported, joined.
 func EraseMany(ctx context.Context, s Store, keys []string, parallelism int) error {
 	errs := make([]error, len(keys))
-	forEach(ctx, len(keys), parallelism, func(i int) {
+	forEach(len(keys), parallelism, func(i int) {
 		if err := ctx.Err(); err != nil {
 			errs[i] = fmt.Errorf("erase %q: %w", keys[i], err)
 			return
@@ -57,34 +57,22 @@ func EraseMany(ctx context.Context, s Store, keys []string, parallelism int) err
 	return errors.Join(errs...)
 }
 
-// forEach calls fn(i) for i in [0, n) from a pool of at most parallelism
-// workers, so a batch of thousands of keys never becomes thousands of
-// goroutines. It returns when every call has returned.
-func forEach(ctx context.Context, n, parallelism int, fn func(i int)) {
+// forEach calls fn(i) for i in [0, n) on at most parallelism goroutines
+// at a time, so a batch of thousands of keys never becomes thousands of
+// concurrent calls. It returns when every call has returned.
+func forEach(n, parallelism int, fn func(i int)) {
 	if parallelism < 1 {
 		parallelism = DefaultParallelism
 	}
-	workers := min(parallelism, n)
-	if workers <= 1 {
-		for i := range n {
+	var g errgroup.Group
+	g.SetLimit(parallelism)
+	for i := range n {
+		g.Go(func() error {
 			fn(i)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				fn(i)
-			}
+			return nil
 		})
 	}
-	wg.Wait()
+	g.Wait()
 }
 
 // ListAll returns every key starting with prefix, sorted.
@@ -131,4 +119,54 @@ func ListDirFromList(ctx context.Context, s Store, prefix string) (Dir, error) {
 	slices.Sort(dir.Keys)
 	slices.Sort(dir.Prefixes)
 	return dir, nil
+}
+
+// ReadRanges reads ranges of one key and returns their bytes with the
+// version of the value they all came from: ranges read from different
+// versions (the value was replaced between two reads) are an error
+// wrapping ErrConflict. A missing key wraps ErrNotFound.
+func ReadRanges(ctx context.Context, s Store, key string, ranges []ByteRange) ([][]byte, string, error) {
+	reqs := make([]Request, len(ranges))
+	for i, r := range ranges {
+		reqs[i] = Request{Key: key, Range: r}
+	}
+	out := make([][]byte, len(ranges))
+	version := ""
+	for i, res := range GetMany(ctx, s, reqs, 0) {
+		if res.Err != nil {
+			return nil, "", fmt.Errorf("read %s %s: %w", key, ranges[i], res.Err)
+		}
+		if i > 0 && res.Value.Version != version {
+			return nil, "", fmt.Errorf("read %s: %w: the value changed between two ranges", key, ErrConflict)
+		}
+		version, out[i] = res.Value.Version, res.Value.Data
+	}
+	return out, version, nil
+}
+
+// KeyRanges reads ranges of one key of a store: the codec.RangeReader
+// partial decoders and the shard format read a stored chunk or shard with.
+type KeyRanges struct {
+	Store Store
+	Name  string
+}
+
+// ReadRanges reads ranges of the key, all from one version (ReadRanges).
+func (k KeyRanges) ReadRanges(ctx context.Context, ranges []ByteRange) ([][]byte, string, error) {
+	return ReadRanges(ctx, k.Store, k.Name, ranges)
+}
+
+// SuffixRanges reports whether the store reads suffix ranges.
+func (k KeyRanges) SuffixRanges() bool { return k.Store.Capabilities().SuffixRanges }
+
+// Key is the key, which caches of the value's layout know it by.
+func (k KeyRanges) Key() string { return k.Name }
+
+// Size is the value's length.
+func (k KeyRanges) Size(ctx context.Context) (int64, error) {
+	info, err := k.Store.Stat(ctx, k.Name)
+	if err != nil {
+		return 0, fmt.Errorf("stat %s: %w", k.Name, err)
+	}
+	return info.Size, nil
 }

@@ -1,24 +1,13 @@
 package config
 
 import (
-	"slices"
 	"sort"
 	"strings"
 
+	"github.com/hashicorp/hcl/v2"
+
 	"github.com/zarrgw/zarrgw/core/extension"
 )
-
-// Catalog answers which extension a name denotes. host/registry's Catalog
-// implements it with the bundled extensions and the manifests of launched
-// plugins.
-type Catalog interface {
-	// Manifest returns the manifest of the kind answering to name (its
-	// name, an alias or a spec URI).
-	Manifest(kind extension.Kind, name string) (extension.Manifest, bool)
-	// Manifests lists the manifests of one kind, for messages that say
-	// which names are known.
-	Manifests(kind extension.Kind) []extension.Manifest
-}
 
 // resolution is what a name in a block label turned out to denote.
 type resolution struct {
@@ -27,21 +16,14 @@ type resolution struct {
 	checked  bool   // the manifest is known, so its schema applies
 }
 
-// resolve looks name up: first in the manifests probed plugins reported (a
-// declared plugin is an explicit choice), then in the catalog, then among
-// the names unprobed plugins are assumed to provide.
+// resolve looks name up in the configuration's catalog (the bundled
+// extensions and the manifests probed plugins reported), in its one order:
+// a plugin's extension wins over a bundled one. A name found nowhere may
+// still be provided by a plugin that was not probed, if its address ends
+// in the name.
 func (d *decoder) resolve(kind extension.Kind, name string) (resolution, bool) {
-	for _, p := range d.cfg.Plugins {
-		for _, m := range p.Manifests {
-			if m.Kind == kind && slices.Contains(m.Names(), name) {
-				return resolution{manifest: m, plugin: p.Source, checked: true}, true
-			}
-		}
-	}
-	if d.cat != nil {
-		if m, ok := d.cat.Manifest(kind, name); ok {
-			return resolution{manifest: m, checked: true}, true
-		}
+	if e, ok := d.cfg.Catalog.Lookup(kind, name); ok {
+		return resolution{manifest: e.Manifest, plugin: e.Plugin, checked: true}, true
 	}
 	for _, p := range d.cfg.Plugins {
 		if !p.Probed && (p.Name() == name || p.Source == name) {
@@ -51,26 +33,27 @@ func (d *decoder) resolve(kind extension.Kind, name string) (resolution, bool) {
 	return resolution{}, false
 }
 
-// knownNames lists the short names of one kind: names and aliases, without
-// spec URIs, and without "numcodecs." forms where a plain name exists.
-func (d *decoder) knownNames(kind extension.Kind) []string {
-	var ms []extension.Manifest
-	if d.cat != nil {
-		ms = d.cat.Manifests(kind)
-	}
+// catalogPlugins adds the manifests of the probed plugins to the catalog.
+func (d *decoder) catalogPlugins() hcl.Diagnostics {
+	var diags hcl.Diagnostics
 	for _, p := range d.cfg.Plugins {
 		for _, m := range p.Manifests {
-			if m.Kind == kind {
-				ms = append(ms, m)
+			if err := d.cfg.Catalog.Add(p.Source, m); err != nil {
+				diags = append(diags, diagf(p.DeclRange, "Two plugins serve one name", "Plugin %q: %s.", p.Source, err))
 			}
 		}
 	}
+	return diags
+}
+
+// knownNames lists the short names of one kind: names and aliases, without
+// spec URIs, and without "numcodecs." forms where a plain name exists.
+func (d *decoder) knownNames(kind extension.Kind) []string {
+	ms := d.cfg.Catalog.Manifests(kind)
 	seen := map[string]bool{}
 	for _, m := range ms {
 		for _, n := range append([]string{m.Name}, m.Aliases...) {
-			if !strings.Contains(n, "://") {
-				seen[n] = true
-			}
+			seen[n] = true // spec URIs are kept apart, in m.URIs
 		}
 	}
 	var out []string

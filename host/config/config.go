@@ -26,6 +26,12 @@ type Config struct {
 	Principals []Principal
 	Server     Server
 
+	// Catalog resolves extension names: the bundled extensions
+	// (Options.Catalog) and the manifests of the probed plugins, a plugin's
+	// extension winning over a bundled one of the same name. Opening the
+	// configuration's datasets resolves names in it too.
+	Catalog *extension.Catalog
+
 	// Files holds the source of every file read (the configuration and its
 	// lock file), for printing diagnostics with snippets.
 	Files map[string]*hcl.File

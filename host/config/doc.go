@@ -7,7 +7,9 @@
 // is then evaluated with var.NAME and store.TYPE.NAME in scope. Every
 // store, transformer and codec block names an extension; its body is
 // checked against the configuration schema in that extension's manifest
-// (from a Catalog) and handed on as JSON. Problems are HCL diagnostics
+// (from the catalog of Options.Catalog, to which the probed plugins add
+// theirs, a plugin winning over a bundled extension of the same name) and
+// handed on as JSON. Problems are HCL diagnostics
 // with file, line and source range, printed with a snippet by
 // WriteDiagnostics.
 //

@@ -92,7 +92,7 @@ func TestErrors(t *testing.T) {
   codec "nest" {
     codecs = [{ configuration = {} }]
   }
-}`, 7, 0, []string{`codecs[0] needs "name"`}},
+}`, 7, 0, []string{`codecs[0] lacks the required property "name"`}},
 
 		{"missing required attribute", `store "s3" "raw" {
   region = "eu-west-1"

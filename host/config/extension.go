@@ -41,7 +41,7 @@ func (d *decoder) extension(kind extension.Kind, name string, at hcl.Range, b *h
 		// The extension declares no schema: it checks its own configuration.
 		val, diags = d.decodeFree(b.Body)
 	default:
-		s, err := parseSchema(res.manifest.ConfigSchema)
+		s, err := extension.ParseSchema(res.manifest.ConfigSchema)
 		if err != nil {
 			return ext, hcl.Diagnostics{diagf(at, "Unusable configuration schema",
 				"The manifest of %s %q has a configuration schema that cannot be read: %s.", noun[kind], res.manifest.Name, err)}

@@ -9,13 +9,12 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/extension"
 	"github.com/zarrgw/zarrgw/host/config"
-	"github.com/zarrgw/zarrgw/host/registry"
 )
 
 // testCatalog holds small manifests, so the tests do not move when a
 // bundled extension's schema does.
-func testCatalog() *registry.Catalog {
-	return registry.NewCatalog(
+func testCatalog() *extension.Catalog {
+	return extension.NewCatalog(
 		extension.Manifest{Kind: extension.Store, Name: "fs", ConfigSchema: json.RawMessage(`{"type":"object","required":["root"],"properties":{
 			"root":{"type":"string"},"dir_sync":{"type":"boolean"}}}`)},
 		extension.Manifest{Kind: extension.Store, Name: "s3", ConfigSchema: json.RawMessage(`{"type":"object","required":["bucket"],"properties":{

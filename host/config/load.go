@@ -13,7 +13,7 @@ import (
 
 // Options tune LoadWith and ParseWith.
 type Options struct {
-	Catalog Catalog
+	Catalog *extension.Catalog
 	// Lock pins plugin checksums. When nil, LoadWith reads the lock file
 	// next to the configuration (a missing one is empty) and ParseWith uses
 	// none.
@@ -38,13 +38,13 @@ var ErrNotProbed = errors.New("plugin not probed")
 // Load reads and decodes the configuration file at path, with the lock
 // file next to it. The Config is never nil; when diags has errors it is
 // incomplete and must not be served, but its Files print the diagnostics.
-func Load(path string, cat Catalog) (*Config, hcl.Diagnostics) {
+func Load(path string, cat *extension.Catalog) (*Config, hcl.Diagnostics) {
 	return LoadWith(path, Options{Catalog: cat})
 }
 
 // Parse decodes a configuration held in memory; filename names it in
 // diagnostics and its directory anchors relative plugin paths.
-func Parse(src []byte, filename string, cat Catalog) (*Config, hcl.Diagnostics) {
+func Parse(src []byte, filename string, cat *extension.Catalog) (*Config, hcl.Diagnostics) {
 	return ParseWith(src, filename, Options{Catalog: cat})
 }
 
@@ -92,7 +92,6 @@ var topSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{
 // decoder carries what later blocks need from earlier ones.
 type decoder struct {
 	cfg  *Config
-	cat  Catalog
 	opts Options
 	ctx  *hcl.EvalContext
 	// declared holds every declared variable name, valued or not.
@@ -106,7 +105,11 @@ func decode(cfg *Config, body hcl.Body, opts Options) hcl.Diagnostics {
 	if opts.LookupEnv == nil {
 		opts.LookupEnv = os.LookupEnv
 	}
-	d := &decoder{cfg: cfg, cat: opts.Catalog, opts: opts, stores: map[StoreRef]*hcl.Block{}}
+	cfg.Catalog = extension.NewCatalog()
+	if opts.Catalog != nil {
+		cfg.Catalog = opts.Catalog.Clone()
+	}
+	d := &decoder{cfg: cfg, opts: opts, stores: map[StoreRef]*hcl.Block{}}
 	content, diags := body.Content(topSchema)
 	byType := map[string][]*hcl.Block{}
 	for _, b := range content.Blocks {
@@ -118,6 +121,7 @@ func decode(cfg *Config, body hcl.Body, opts Options) hcl.Diagnostics {
 	d.ctx = d.evalContext()
 	// Phase two: everything else, with var.* and store.* in scope.
 	diags = append(diags, d.plugins(byType["plugin"])...)
+	diags = append(diags, d.catalogPlugins()...)
 	for _, b := range byType["store"] {
 		diags = append(diags, d.store(b)...)
 	}

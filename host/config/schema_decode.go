@@ -6,13 +6,14 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hcldec"
+	"github.com/zarrgw/zarrgw/core/extension"
 	"github.com/zclconf/go-cty/cty"
 )
 
 // decodeBody decodes a block body against s and checks what types alone do
 // not: integers, enums, bounds and secrets.
-func (d *decoder) decodeBody(body hcl.Body, s *schema) (cty.Value, hcl.Diagnostics) {
-	spec := s.spec()
+func (d *decoder) decodeBody(body hcl.Body, s *extension.Schema) (cty.Value, hcl.Diagnostics) {
+	spec := bodySpec(s)
 	diags := d.checkRefs(hcldec.Variables(body, spec))
 	if diags.HasErrors() {
 		return cty.NilVal, diags
@@ -21,7 +22,7 @@ func (d *decoder) decodeBody(body hcl.Body, s *schema) (cty.Value, hcl.Diagnosti
 		val  cty.Value
 		more hcl.Diagnostics
 	)
-	if s.open() {
+	if open(s) {
 		val, more = d.decodeOpen(body, spec)
 	} else {
 		val, more = hcldec.Decode(body, spec, d.ctx)
@@ -41,7 +42,7 @@ func (d *decoder) decodeBody(body hcl.Body, s *schema) (cty.Value, hcl.Diagnosti
 			continue
 		}
 		rng := hcldec.SourceRange(body, spec[name])
-		for _, problem := range p.check(val.GetAttr(name), name) {
+		for _, problem := range checkValue(p, val.GetAttr(name), name) {
 			diags = append(diags, diagf(rng, fmt.Sprintf("Invalid value for %q", name), "%s.", problem))
 		}
 		if p.WriteOnly && !val.GetAttr(name).IsNull() && !fromVariable(hcldec.Variables(body, spec[name])) {

@@ -8,11 +8,10 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/extension"
 	"github.com/zarrgw/zarrgw/host/config"
-	"github.com/zarrgw/zarrgw/host/registry"
 )
 
-func codecCatalog(schema string) *registry.Catalog {
-	return registry.NewCatalog(
+func codecCatalog(schema string) *extension.Catalog {
+	return extension.NewCatalog(
 		extension.Manifest{Kind: extension.Store, Name: "fs", ConfigSchema: json.RawMessage(`{"type":"object","properties":{"root":{"type":"string"}}}`)},
 		extension.Manifest{Kind: extension.Codec, Name: "c", ConfigSchema: json.RawMessage(schema)},
 	)
@@ -65,11 +64,11 @@ func TestConfigJSON(t *testing.T) {
 // Values a schema refuses, with the message naming the attribute.
 func TestSchemaRefuses(t *testing.T) {
 	cases := []struct{ schema, body, want string }{
-		{`{"type":"object","properties":{"u":{"type":["string","integer"]}}}`, `u = true`, "u must be string or integer, not bool"},
-		{`{"type":"object","properties":{"any":{"type":"array"}}}`, `any = "x"`, "any must be array, not string"},
-		{`{"type":"object","properties":{"o":{"type":"object"}}}`, `o = 1`, "o must be object, not number"},
+		{`{"type":"object","properties":{"u":{"type":["string","integer"]}}}`, `u = true`, "u must be string or integer, not a boolean"},
+		{`{"type":"object","properties":{"any":{"type":"array"}}}`, `any = "x"`, "any must be array, not a string"},
+		{`{"type":"object","properties":{"o":{"type":"object"}}}`, `o = 1`, "o must be object, not a number"},
 		{`{"type":"object","properties":{"l":{"type":"array","items":{"type":"object","properties":{"a":{}}}}}}`,
-			`l = [{ a = 1 }, { b = 2 }]`, `l[1] has no property "b"`},
+			`l = [{ a = 1 }, { b = 2 }]`, `l[1].b is not a known property`},
 		{`{"type":"object","properties":{"e":{"enum":[1,2]}}}`, `e = 3`, "e must be one of 1 or 2"},
 		{`{"type":"object","additionalProperties":true,"properties":{"n":{"type":"integer"}}}`, `n = "x"`, `attribute "n"`},
 		{`{"type":"object","properties":{"n":{"type":"integer"}}}`, `m = 1`, `"m" is not expected here`},

@@ -35,11 +35,11 @@ dataset "small" {
   store     = store.fs.b
   prefix    = "small"
   read_only = true
-}`), "/tmp/b.hcl", registry.Bundled())
+}`), "/tmp/b.hcl", registry.Bundled().Catalog())
 	if diags.HasErrors() {
 		b.Fatal(diags.Error())
 	}
-	host, err := stack.Start(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	host, err := stack.Start(cfg, registry.Bundled(), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -113,11 +113,11 @@ func newTestGateway(t *testing.T, extra ...string) *testGateway {
 	t.Helper()
 	root := t.TempDir()
 	src := strings.Replace(testConfig, "ROOT", root, 1) + strings.Join(extra, "\n")
-	cfg, diags := config.Parse([]byte(src), "/etc/zarrgw/test.hcl", registry.Bundled())
+	cfg, diags := config.Parse([]byte(src), "/etc/zarrgw/test.hcl", registry.Bundled().Catalog())
 	if diags.HasErrors() {
 		t.Fatal(diags.Error())
 	}
-	host, err := stack.Start(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	host, err := stack.Start(cfg, registry.Bundled(), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,12 +175,12 @@ func (tg *testGateway) put(t *testing.T, path, value string, headers ...string) 
 // listener until the test ends, and returns its address.
 func serveConfig(t *testing.T, src, filename string) string {
 	t.Helper()
-	cfg, diags := config.Parse([]byte(src), filename, registry.Bundled())
+	cfg, diags := config.Parse([]byte(src), filename, registry.Bundled().Catalog())
 	if diags.HasErrors() {
 		t.Fatal(diags.Error())
 	}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	host, err := stack.Start(cfg, quiet)
+	host, err := stack.Start(cfg, registry.Bundled(), quiet)
 	if err != nil {
 		t.Fatal(err)
 	}

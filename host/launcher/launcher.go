@@ -32,8 +32,9 @@ type Options struct {
 	// (the first is immediate); it doubles per failure up to
 	// MaxRestartDelay. Defaults: 250ms and 30s.
 	RestartDelay, MaxRestartDelay time.Duration
-	// CallTimeout bounds plugin calls made without a context, such as
-	// building a codec. Default: pluginapi.DefaultTimeout.
+	// CallTimeout bounds plugin calls made without a context (a store's
+	// Close releasing its instance in the plugin). Default:
+	// pluginapi.DefaultTimeout.
 	CallTimeout time.Duration
 }
 

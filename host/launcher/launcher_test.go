@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/zarrgw/zarrgw/core/extension"
 )
 
 // The first restart after a failure is immediate, later ones back off,
@@ -60,18 +58,6 @@ func TestLineWriter(t *testing.T) {
 	}
 	if strings.Join(got, "|") != "one|two|three" {
 		t.Fatalf("lines %q", got)
-	}
-}
-
-func TestServes(t *testing.T) {
-	ms := []extension.Manifest{{Kind: extension.Codec, Name: "bitshave", Aliases: []string{"shave"}, URIs: []string{"https://x/1"}}}
-	for name, want := range map[string]bool{"bitshave": true, "shave": true, "https://x/1": true, "other": false} {
-		if Serves(ms, extension.Codec, name) != want {
-			t.Errorf("%s: %v", name, !want)
-		}
-	}
-	if Serves(ms, extension.Store, "bitshave") {
-		t.Error("a codec serves as a store")
 	}
 }
 

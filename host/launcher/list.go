@@ -18,6 +18,9 @@ type Entry struct {
 	Plugin   string
 	Manifest extension.Manifest
 	Status   Status
+	// OverriddenBy is the plugin whose extension of the same name is used
+	// instead of this bundled one.
+	OverriddenBy string
 }
 
 // List returns an entry for each extension of each plugin, starting those
@@ -43,7 +46,7 @@ func (l *Launcher) List(ctx context.Context) []Entry {
 }
 
 // WriteTable prints entries as a table: name, kind, version, where it
-// runs, state, and the other names it answers to.
+// runs, state, and the other names it answers to; then how names resolve.
 func WriteTable(w io.Writer, entries []Entry) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tKIND\tVERSION\tPLUGIN\tSTATE\tALSO KNOWN AS")
@@ -52,6 +55,9 @@ func WriteTable(w io.Writer, entries []Entry) error {
 		plugin, state := e.Plugin, describeState(e.Status)
 		if plugin == "" {
 			plugin, state = "(bundled)", "in process"
+			if e.OverriddenBy != "" {
+				state = "overridden by " + e.OverriddenBy
+			}
 		}
 		name := m.Name
 		if name == "" {
@@ -60,7 +66,11 @@ func WriteTable(w io.Writer, entries []Entry) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", name, orDash(string(m.Kind)), orDash(m.Version), plugin, state,
 			orDash(strings.Join(append(append([]string(nil), m.Aliases...), m.URIs...), " ")))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "\nResolution: %s.\n", extension.ResolutionOrder)
+	return err
 }
 
 func describeState(s Status) string {

@@ -89,7 +89,9 @@ func (p *Plugin) Status() Status {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	s := Status{State: p.state, Restarts: p.restarts, Err: p.lastErr}
-	if p.state == Running && p.proc != nil && p.proc.Exited() {
+	// A process that exited, or whose connection broke (it stopped
+	// answering), is replaced on the next call.
+	if p.state == Running && p.proc != nil && (p.proc.Exited() || p.conn.Broken()) {
 		s.State = Exited
 	}
 	if s.State == Running {

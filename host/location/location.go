@@ -1,6 +1,7 @@
-// Package location opens the place a command names: a directory, or a
-// dataset of a configuration (its whole stack of plugins, transformers and
-// store). Cloud and HTTP URLs join as their stores arrive.
+// Package location opens the place a command names: a directory, a URL
+// whose scheme a store declares (store.Registration.Schemes: file:// here,
+// s3:// and the like as their stores join the set), or a dataset of a
+// configuration (its whole stack of plugins, transformers and store).
 package location
 
 import (
@@ -9,7 +10,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
+	"net/url"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/zarrgw/zarrgw/core/array"
@@ -18,23 +21,45 @@ import (
 	"github.com/zarrgw/zarrgw/host/config"
 	"github.com/zarrgw/zarrgw/host/registry"
 	"github.com/zarrgw/zarrgw/host/stack"
-	"github.com/zarrgw/zarrgw/plugins/stores/fs"
 )
 
-// Open returns a store for loc: a directory path or a file:// URL.
-func Open(loc string) (store.Store, error) {
-	path := strings.TrimPrefix(loc, "file://")
-	if strings.Contains(path, "://") {
-		return nil, fmt.Errorf("location %q: unsupported scheme (use a directory path)", loc)
+// Open returns the store loc names: a URL whose scheme one of the set's
+// stores declares, or, without a scheme, a directory (a "file" URL).
+// The store is opened by parts, in process or in a plugin.
+func Open(ctx context.Context, parts *registry.Parts, loc string) (store.Store, error) {
+	u := &url.URL{Scheme: "file", Path: loc}
+	if strings.Contains(loc, "://") {
+		var err error
+		if u, err = url.Parse(loc); err != nil {
+			return nil, fmt.Errorf("location %q: %w", loc, err)
+		}
 	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("location %q: %w", loc, err)
+	for _, r := range parts.Set().Stores {
+		if !slices.Contains(r.Schemes, u.Scheme) {
+			continue
+		}
+		config, err := r.FromURL(u)
+		if err != nil {
+			return nil, fmt.Errorf("location %q: %w", loc, err)
+		}
+		s, err := parts.OpenStore(ctx, r.Manifest.Name, config)
+		if err != nil {
+			return nil, fmt.Errorf("location %q: %w", loc, err)
+		}
+		return s, nil
 	}
-	if !fi.IsDir() {
-		return nil, fmt.Errorf("location %q: not a directory", loc)
+	return nil, fmt.Errorf("location %q: unsupported scheme %q (known: %s)", loc, u.Scheme, strings.Join(schemes(parts.Set()), ", "))
+}
+
+func schemes(set registry.Set) []string {
+	var out []string
+	for _, r := range set.Stores {
+		for _, s := range r.Schemes {
+			out = append(out, s+"://")
+		}
 	}
-	return fs.New(path)
+	sort.Strings(out)
+	return out
 }
 
 // Target is what a command reads or writes: a store, how to open arrays
@@ -55,26 +80,27 @@ func (t *Target) Close() error {
 	return t.close()
 }
 
-// Resolve opens loc. Without a configuration file loc is a directory and
-// every extension is bundled and in process. With one, loc names a
-// dataset of it: the configuration is checked (its diagnostics go to
-// diag, its plugins are probed), its plugins are launched as needed and
-// their logs at warning level and above go to diag.
-func Resolve(ctx context.Context, configFile, loc string, diag io.Writer) (*Target, error) {
+// Resolve opens loc with the extensions of set. Without a configuration
+// file loc is a directory or a store's URL and every extension runs in
+// process. With one, loc names a dataset of it: the configuration is
+// checked (its diagnostics go to diag, its plugins are probed), its
+// plugins are launched as needed and their logs at warning level and
+// above go to diag.
+func Resolve(ctx context.Context, set registry.Set, configFile, loc string, diag io.Writer) (*Target, error) {
 	if configFile == "" {
-		s, err := Open(loc)
+		parts := set.InProcess()
+		s, err := Open(ctx, parts, loc)
 		if err != nil {
 			return nil, err
 		}
-		opts := array.Options{Codecs: registry.Codecs(), Transformers: registry.Transformers()}
-		return &Target{Store: s, Options: opts, close: s.Close}, nil
+		return &Target{Store: s, Options: parts.ArrayOptions(), close: s.Close}, nil
 	}
 	logger := slog.New(slog.NewTextHandler(diag, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	cfg, err := config.Check(configFile, config.Options{Catalog: registry.Bundled(), Probe: stack.Probe(ctx, logger)}, diag)
+	cfg, err := config.Check(configFile, config.Options{Catalog: set.Catalog(), Probe: stack.Probe(ctx, logger)}, diag)
 	if err != nil {
 		return nil, err
 	}
-	h, err := stack.Start(cfg, logger)
+	h, err := stack.Start(cfg, set, logger)
 	if err != nil {
 		return nil, err
 	}

@@ -1,49 +1,48 @@
 package registry
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/zarrgw/zarrgw/core/extension"
-	"github.com/zarrgw/zarrgw/plugins/codecs/builtin"
 )
 
-// Every bundled codec has a manifest with an object schema, so HCL can
-// check its configuration.
-func TestEveryCodecHasASchema(t *testing.T) {
-	cat := Bundled()
-	for _, reg := range builtin.Registrations() {
-		for _, name := range append([]string{reg.Name}, reg.Aliases...) {
-			m, ok := cat.Manifest(extension.Codec, name)
-			if !ok || m.Name != reg.Name {
-				t.Errorf("%s: manifest %+v, %v", name, m, ok)
+// Every bundled extension has a manifest with an object schema beside its
+// code, so HCL can check its configuration, and answers in the catalog to
+// every name it registers.
+func TestEveryExtensionHasASchema(t *testing.T) {
+	set := Bundled()
+	cat := set.Catalog()
+	for _, m := range set.Manifests() {
+		for _, name := range m.Names() {
+			if e, ok := cat.Lookup(m.Kind, name); !ok || e.Manifest.Name != m.Name || !e.Bundled() {
+				t.Errorf("%s %s: %+v, %v", m.Kind, name, e, ok)
 			}
 		}
-		var s struct {
-			Type       string                     `json:"type"`
-			Properties map[string]json.RawMessage `json:"properties"`
+		s, err := extension.ParseSchema(m.ConfigSchema)
+		if err != nil || s.Single() != "object" || s.Properties == nil {
+			t.Errorf("%s %s: schema %s: %v", m.Kind, m.Name, m.ConfigSchema, err)
 		}
-		if _, ok := codecSchemas[reg.Name]; !ok {
-			t.Errorf("%s: no schema in codecSchemas", reg.Name)
-			continue
-		}
-		if err := json.Unmarshal([]byte(codecSchemas[reg.Name]), &s); err != nil || s.Type != "object" || s.Properties == nil {
-			t.Errorf("%s: schema %v %+v", reg.Name, err, s)
+		for _, a := range m.Aliases {
+			if strings.Contains(a, "://") {
+				t.Errorf("%s: URI %s among aliases", m.Name, a)
+			}
 		}
 	}
 }
 
-// The defaults a schema states are configurations its codec accepts.
+// The defaults a codec's schema states are configurations it accepts.
 func TestSchemaDefaultsBuild(t *testing.T) {
-	for _, reg := range builtin.Registrations() {
+	for _, reg := range Bundled().Codecs {
 		var s struct {
 			Required   []string `json:"required"`
 			Properties map[string]struct {
 				Default json.RawMessage `json:"default"`
 			} `json:"properties"`
 		}
-		if err := json.Unmarshal([]byte(codecSchemas[reg.Name]), &s); err != nil || len(s.Required) > 0 {
+		if err := json.Unmarshal(reg.Manifest.ConfigSchema, &s); err != nil || len(s.Required) > 0 {
 			continue
 		}
 		cfg := map[string]json.RawMessage{}
@@ -53,54 +52,47 @@ func TestSchemaDefaultsBuild(t *testing.T) {
 			}
 		}
 		raw, _ := json.Marshal(cfg)
-		if _, err := reg.New(raw, nil); err != nil {
-			t.Errorf("%s: defaults %s: %v", reg.Name, raw, err)
+		if _, err := reg.New(context.Background(), raw, nil); err != nil {
+			t.Errorf("%s: defaults %s: %v", reg.Manifest.Name, raw, err)
 		}
 	}
 }
 
-func TestCatalog(t *testing.T) {
-	cat := Bundled()
-	for _, c := range []struct {
-		kind       extension.Kind
-		name, want string
-	}{
-		{extension.Store, "fs", "fs"},
-		{extension.Store, "s3", "s3"},
-		{extension.Transformer, "sharding", "sharding"},
-		{extension.Transformer, "https://purl.org/zarr/spec/extensions/storage-transformers/sharding/1.0", "sharding"},
-		{extension.Codec, "https://purl.org/zarr/spec/codec/zstd/1.0", "zstd"},
-		{extension.Codec, "numcodecs.zstd", "zstd"},
-	} {
-		if m, ok := cat.Manifest(c.kind, c.name); !ok || m.Name != c.want {
-			t.Errorf("%s %s: %+v %v", c.kind, c.name, m, ok)
+// No manifest without an implementation: every store and transformer of
+// the set opens in process.
+func TestBundledStoresAndTransformers(t *testing.T) {
+	set := Bundled()
+	cat := set.Catalog()
+	var stores []string
+	for _, m := range cat.Manifests(extension.Store) {
+		stores = append(stores, m.Name)
+	}
+	if strings.Join(stores, " ") != "azure fs http s3" {
+		t.Errorf("stores %v", stores)
+	}
+	for _, name := range []string{"sharding", "https://purl.org/zarr/spec/extensions/storage-transformers/sharding/1.0"} {
+		if e, ok := cat.Lookup(extension.Transformer, name); !ok || e.Manifest.Name != "sharding" {
+			t.Errorf("transformer %s: %+v %v", name, e, ok)
 		}
 	}
-	if _, ok := cat.Manifest(extension.Store, "zstd"); ok {
-		t.Error("a codec answered as a store")
+	ctx := context.Background()
+	parts := set.InProcess()
+	st, err := parts.OpenStore(ctx, "fs", json.RawMessage(`{"root":"`+t.TempDir()+`"}`))
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, m := range cat.Manifests(extension.Codec) {
-		for _, a := range m.Aliases {
-			if strings.Contains(a, "://") {
-				t.Errorf("%s: URI %s among aliases", m.Name, a)
-			}
-		}
+	sh, err := parts.NewTransformer(ctx, "sharding", json.RawMessage(`{"chunks_per_shard":[2]}`), st)
+	if err != nil {
+		t.Fatal(err)
 	}
-	ms := cat.Manifests(extension.Store)
-	if len(ms) != 2 || ms[0].Name != "fs" || ms[1].Name != "s3" {
-		t.Errorf("stores: %+v", ms)
+	defer sh.Close()
+	if _, err := parts.OpenStore(ctx, "gcs", nil); err == nil || !strings.Contains(err.Error(), `"gcs" is not bundled`) {
+		t.Errorf("gcs: %v", err)
 	}
-	// A plugin may add names, but not take over one.
-	if err := cat.Add(extension.Manifest{Kind: extension.Codec, Name: "bitshave"}); err != nil {
-		t.Error(err)
+	if _, err := parts.OpenStore(ctx, "s3", json.RawMessage(`{}`)); err == nil || !strings.Contains(err.Error(), "bucket") {
+		t.Errorf("s3 without a bucket: %v", err)
 	}
-	if _, ok := cat.Manifest(extension.Codec, "bitshave"); !ok {
-		t.Error("added manifest not found")
-	}
-	if err := cat.Add(extension.Manifest{Kind: extension.Codec, Name: "fast-zstd", Aliases: []string{"zstd"}}); err == nil {
-		t.Error("a plugin took over zstd")
-	}
-	if _, ok := cat.Manifest(extension.Codec, "fast-zstd"); ok {
-		t.Error("a refused manifest was partly added")
+	if _, err := parts.OpenStore(ctx, "fs", json.RawMessage(`{"root":"x","rooot":1}`)); err == nil || !strings.Contains(err.Error(), "rooot") {
+		t.Errorf("misspelt option: %v", err)
 	}
 }

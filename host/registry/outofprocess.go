@@ -3,116 +3,78 @@ package registry
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
-	"github.com/zarrgw/zarrgw/core/array"
 	"github.com/zarrgw/zarrgw/core/codec"
 	"github.com/zarrgw/zarrgw/core/extension"
-	"github.com/zarrgw/zarrgw/core/meta"
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/host/launcher"
-	"github.com/zarrgw/zarrgw/pluginapi"
-	"github.com/zarrgw/zarrgw/plugins/codecs/builtin"
-	"github.com/zarrgw/zarrgw/plugins/stores/fs"
-	shardtransformer "github.com/zarrgw/zarrgw/plugins/transformers/sharding"
 )
 
 // BundledPrefix starts the launcher name of each bundled extension run out
 // of process ("zarrgw/zstd"), which is how errors and logs name it.
 const BundledPrefix = "zarrgw/"
 
-// OutOfProcess adds to l a plugin for every bundled codec and for the fs
-// store, each served by self (the zarrgw binary, pinned to its current
-// checksum) re-executed as "zarrgw plugin serve NAME". It returns a
-// resolver building every bundled codec in its plugin, and a function
-// opening fs stores in theirs. Nothing starts until first used.
-func OutOfProcess(l *launcher.Launcher, self string) (codec.Resolver, func(dir string) (store.Store, error), error) {
-	sum, err := launcher.Checksum(self)
-	if err != nil {
-		return nil, nil, err
-	}
-	add := func(m extension.Manifest) (*launcher.Plugin, error) {
-		return l.Add(launcher.Spec{
-			Name: BundledPrefix + m.Name, Path: self, SHA256: sum,
-			Args: []string{"plugin", "serve", m.Name}, Manifests: []extension.Manifest{m},
-		})
-	}
-	r := &bundledResolver{registry: builtin.Registry(), plugins: map[string]*launcher.Plugin{}}
-	for _, reg := range builtin.Registrations() {
-		m, _ := bundledManifest(extension.Codec, reg.Name)
-		if r.plugins[reg.Name], err = add(m); err != nil {
-			return nil, nil, err
-		}
-	}
-	m, _ := bundledManifest(extension.Store, fs.Name)
-	fsPlugin, err := add(m)
-	if err != nil {
-		return nil, nil, err
-	}
-	open := func(dir string) (store.Store, error) {
-		ctx, cancel := context.WithTimeout(context.Background(), pluginapi.DefaultTimeout)
-		defer cancel()
-		config, _ := json.Marshal(fsConfig{Root: dir})
-		return fsPlugin.Store(ctx, fs.Name, config)
-	}
-	return r, open, nil
+// ServeArgs are the arguments that make the zarrgw binary serve one
+// extension of its set as a plugin.
+func ServeArgs(m extension.Manifest) []string {
+	return []string{"plugin", "serve", "--kind", string(m.Kind), m.Name}
 }
 
-// bundledResolver maps a codec name or alias to the plugin of its
+// OutOfProcess returns the set's extensions each running in a plugin of
+// its own: self (a zarrgw binary with the same set, pinned to its current
+// checksum) re-executed as "zarrgw plugin serve NAME". The plugins are
+// added to l; nothing starts until first used.
+func (s Set) OutOfProcess(l *launcher.Launcher, self string) (*Parts, error) {
+	sum, err := launcher.Checksum(self)
+	if err != nil {
+		return nil, err
+	}
+	plugins := map[extension.Kind]map[string]*launcher.Plugin{}
+	for _, m := range s.Manifests() {
+		p, err := l.Add(launcher.Spec{
+			Name: BundledPrefix + m.Name, Path: self, SHA256: sum,
+			Args: ServeArgs(m), Manifests: []extension.Manifest{m},
+		})
+		if err != nil {
+			return nil, err
+		}
+		if plugins[m.Kind] == nil {
+			plugins[m.Kind] = map[string]*launcher.Plugin{}
+		}
+		plugins[m.Kind][m.Name] = p
+	}
+	return &Parts{
+		set:    s,
+		codecs: &remoteCodecs{registry: s.CodecRegistry(), plugins: plugins[extension.Codec]},
+		openStore: func(ctx context.Context, name string, config json.RawMessage) (store.Store, error) {
+			r, ok := s.store(name)
+			if !ok {
+				return nil, fmt.Errorf("store type %q is not bundled", name)
+			}
+			return plugins[extension.Store][r.Manifest.Name].Store(ctx, r.Manifest.Name, config)
+		},
+		newTransformer: func(ctx context.Context, name string, config json.RawMessage, next store.Store) (store.Store, error) {
+			r, ok := s.transformer(name)
+			if !ok {
+				return nil, fmt.Errorf("storage transformer %q is not bundled", name)
+			}
+			return plugins[extension.Transformer][r.Manifest.Name].Transformer(ctx, r.Manifest.Name, config, next)
+		},
+	}, nil
+}
+
+// remoteCodecs maps a codec name or alias to the plugin of its
 // registration and builds the codec there.
-type bundledResolver struct {
+type remoteCodecs struct {
 	registry *codec.Registry
 	plugins  map[string]*launcher.Plugin
 }
 
-func (r *bundledResolver) Codec(name string, config json.RawMessage) (codec.Codec, error) {
+func (r *remoteCodecs) Codec(ctx context.Context, name string, config json.RawMessage) (codec.Codec, error) {
 	reg, ok := r.registry.Lookup(name)
 	if !ok {
 		return nil, fmt.Errorf("%w: %s", codec.ErrUnavailable, name)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), pluginapi.DefaultTimeout)
-	defer cancel()
-	return r.plugins[reg.Name].Codec(ctx, name, config)
-}
-
-// OutOfProcessTransformers adds to l a plugin serving the sharding storage
-// transformer from self and returns an array.TransformerResolver that
-// builds it there over the array's store.
-func OutOfProcessTransformers(l *launcher.Launcher, self string) (array.TransformerResolver, error) {
-	sum, err := launcher.Checksum(self)
-	if err != nil {
-		return nil, err
-	}
-	m, _ := bundledManifest(extension.Transformer, shardtransformer.Name)
-	p, err := l.Add(launcher.Spec{
-		Name: BundledPrefix + m.Name, Path: self, SHA256: sum,
-		Args: []string{"plugin", "serve", m.Name}, Manifests: []extension.Manifest{m},
-	})
-	if err != nil {
-		return nil, err
-	}
-	return transformerResolver{p}, nil
-}
-
-type transformerResolver struct{ p *launcher.Plugin }
-
-// Transformer sends the plugin what it cannot read from metadata itself:
-// the array's chunk key layout.
-func (t transformerResolver) Transformer(ctx context.Context, ext meta.Extension, next store.Store, a *meta.ArrayMeta, path string) (store.Store, error) {
-	if !shardtransformer.Handles(ext.Name) {
-		return nil, errors.New("storage transformer not available: " + ext.Name)
-	}
-	cps, err := shardtransformer.ParseConfig(ext.Configuration, len(a.Shape))
-	if err != nil {
-		return nil, err
-	}
-	l := shardtransformer.ArrayLayout(a, path)
-	config, err := json.Marshal(shardingConfig{ChunksPerShard: cps, Layout: &shardingLayout{
-		Prefix: l.Prefix, AnyDepth: l.AnyDepth, Encoding: l.Encoding.Name, Separator: l.Encoding.Separator,
-	}})
-	if err != nil {
-		return nil, err
-	}
-	return t.p.Transformer(ctx, shardtransformer.Name, config, next)
+	return r.plugins[reg.Manifest.Name].Codec(ctx, name, config)
 }

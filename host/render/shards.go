@@ -6,35 +6,36 @@ import (
 	"fmt"
 
 	"github.com/zarrgw/zarrgw/core/array"
+	"github.com/zarrgw/zarrgw/core/codec"
 	"github.com/zarrgw/zarrgw/core/store"
-	"github.com/zarrgw/zarrgw/plugins/codecs/sharding"
 )
 
 // maxShardsScanned bounds how many shard indexes inspect reads per array;
 // beyond it the filled fraction is estimated from the first ones.
 const maxShardsScanned = 1000
 
-// ShardLayout describes a sharded array's layout and how full its shards
-// are: "" for arrays that are not sharded.
+// ShardLayout describes the layout of an array's chunks and how full they
+// are, for arrays whose sole codec describes one (codec.LayoutDescriber:
+// sharding_indexed, in process or in a plugin); "" for other arrays.
 func ShardLayout(ctx context.Context, a *array.Array) (string, error) {
 	ab, sole := a.Pipeline().ArrayBytes()
-	sc, ok := ab.(*sharding.Codec)
+	ld, ok := ab.(codec.LayoutDescriber)
 	if !ok || !sole {
 		return "", nil
 	}
-	desc, err := sharding.Describe(sc.Configuration(), a.Meta().ChunkShape)
+	layout, err := ld.DescribeLayout(ctx, a.Pipeline().Spec())
 	if err != nil {
 		return "", err
 	}
-	fill, err := filled(ctx, a, sc)
+	fill, err := filled(ctx, a, ld, layout.InnerChunks)
 	if err != nil {
 		return "", err
 	}
-	return desc + ", " + fill, nil
+	return layout.Description + ", " + fill, nil
 }
 
 // filled counts stored inner chunks over the shards' indexes.
-func filled(ctx context.Context, a *array.Array, sc *sharding.Codec) (string, error) {
+func filled(ctx context.Context, a *array.Array, ld codec.LayoutDescriber, perShard int) (string, error) {
 	var stored, total, shards, present int
 	var ferr error
 	spec := a.Pipeline().Spec()
@@ -43,10 +44,10 @@ func filled(ctx context.Context, a *array.Array, sc *sharding.Codec) (string, er
 			return false
 		}
 		shards++
-		s, t, err := sc.Occupancy(ctx, spec, a.ChunkRanges(c))
+		s, t, err := ld.Occupancy(ctx, spec, a.ChunkRanges(c))
 		switch {
 		case errors.Is(err, store.ErrNotFound):
-			total += innerPerShard(a, sc)
+			total += perShard
 		case err != nil:
 			ferr = fmt.Errorf("shard %s: %w", a.ChunkKey(c), err)
 			return false
@@ -69,9 +70,4 @@ func filled(ctx context.Context, a *array.Array, sc *sharding.Codec) (string, er
 		pct = 100 * float64(stored) / float64(total)
 	}
 	return fmt.Sprintf("filled %d/%d inner chunks (%.0f%%) in %d stored shards%s", stored, total, pct, present, note), nil
-}
-
-func innerPerShard(a *array.Array, sc *sharding.Codec) int {
-	n, _ := sc.InnerChunks(a.Meta().ChunkShape)
-	return n
 }

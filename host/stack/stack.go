@@ -29,7 +29,7 @@ import (
 type Host struct {
 	cfg      *config.Config
 	launcher *launcher.Launcher
-	opts     array.Options
+	parts    *registry.Parts
 
 	mu     sync.Mutex
 	stores map[config.StoreRef]store.Store
@@ -47,9 +47,11 @@ func (h *Host) WrapStores(wrap func(config.StoreRef, store.Store) store.Store) {
 }
 
 // Start registers every plugin of cfg with a launcher (nothing runs yet)
-// and returns the host. Bundled codecs and transformers run in process and
-// take precedence, so a plugin can never change how a bundled codec decodes.
-func Start(cfg *config.Config, logger *slog.Logger) (*Host, error) {
+// and returns the host, whose extensions are set's, in process, and the
+// plugins'. Every name (in metadata, in the configuration) is resolved in
+// one order: a configured plugin's extension wins over a bundled one of
+// the same name.
+func Start(cfg *config.Config, set registry.Set, logger *slog.Logger) (*Host, error) {
 	l := launcher.New(launcher.Options{Logger: logger})
 	for _, p := range cfg.Plugins {
 		if _, err := l.Add(Spec(p)); err != nil {
@@ -60,11 +62,8 @@ func Start(cfg *config.Config, logger *slog.Logger) (*Host, error) {
 	return &Host{
 		cfg:      cfg,
 		launcher: l,
-		opts: array.Options{
-			Codecs:       l.Codecs(registry.Codecs()),
-			Transformers: l.Transformers(registry.Transformers()),
-		},
-		stores: map[config.StoreRef]store.Store{},
+		parts:    set.InProcess().WithPlugins(l),
+		stores:   map[config.StoreRef]store.Store{},
 	}, nil
 }
 
@@ -92,7 +91,7 @@ func Probe(ctx context.Context, logger *slog.Logger) func(config.Plugin) ([]exte
 
 // ArrayOptions resolves codecs and storage transformers named in array
 // metadata: bundled ones in process, the rest in the configured plugins.
-func (h *Host) ArrayOptions() array.Options { return h.opts }
+func (h *Host) ArrayOptions() array.Options { return h.parts.ArrayOptions() }
 
 // Launcher is the host's plugin launcher, for listing plugin states.
 func (h *Host) Launcher() *launcher.Launcher { return h.launcher }
@@ -166,15 +165,7 @@ func (h *Host) store(ctx context.Context, ref config.StoreRef) (store.Store, err
 		return nil, fmt.Errorf("%s is not declared", ref)
 	}
 	ext := decl.Extension
-	var s store.Store
-	var err error
-	if ext.Plugin != "" {
-		s, err = h.fromPlugin(ext, func(p *launcher.Plugin) (store.Store, error) {
-			return p.Store(ctx, extName(ext), ext.Config)
-		})
-	} else {
-		s, err = registry.OpenStore(extName(ext), ext.Config)
-	}
+	s, err := h.parts.OpenStore(ctx, extName(ext), ext.Config)
 	if err != nil {
 		return nil, fmt.Errorf("%s (%s): %w", ref, ext.DeclRange, err)
 	}
@@ -186,27 +177,11 @@ func (h *Host) store(ctx context.Context, ref config.StoreRef) (store.Store, err
 }
 
 func (h *Host) transformer(ctx context.Context, ext config.Extension, next store.Store) (store.Store, error) {
-	var s store.Store
-	var err error
-	if ext.Plugin != "" {
-		s, err = h.fromPlugin(ext, func(p *launcher.Plugin) (store.Store, error) {
-			return p.Transformer(ctx, extName(ext), ext.Config, next)
-		})
-	} else {
-		s, err = registry.NewTransformer(extName(ext), ext.Config, next)
-	}
+	s, err := h.parts.NewTransformer(ctx, extName(ext), ext.Config, next)
 	if err != nil {
 		return nil, fmt.Errorf("transformer %q (%s): %w", ext.Name, ext.DeclRange, err)
 	}
 	return s, nil
-}
-
-func (h *Host) fromPlugin(ext config.Extension, open func(*launcher.Plugin) (store.Store, error)) (store.Store, error) {
-	p, ok := h.launcher.Plugin(ext.Plugin)
-	if !ok {
-		return nil, fmt.Errorf("plugin %q is not declared", ext.Plugin)
-	}
-	return open(p)
 }
 
 // extName is the name an extension is built under: its manifest's when

@@ -38,11 +38,11 @@ dataset "sharded" {
   }
 }
 `, root)
-	cfg, diags := config.Parse([]byte(src), filepath.Join(t.TempDir(), "zarrgw.hcl"), registry.Bundled())
+	cfg, diags := config.Parse([]byte(src), filepath.Join(t.TempDir(), "zarrgw.hcl"), registry.Bundled().Catalog())
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	h, err := stack.Start(cfg, nil)
+	h, err := stack.Start(cfg, registry.Bundled(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package transfer
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
@@ -13,10 +14,10 @@ import (
 // with its configuration in the registered form (blosc's shuffle as a
 // name), as the codec built from it reports them. blosc learns its type
 // size from the data type when its configuration leaves it out.
-func canonicalCodecs(r codec.Resolver, m *meta.ArrayMeta) ([]meta.Extension, error) {
+func canonicalCodecs(ctx context.Context, r codec.Resolver, m *meta.ArrayMeta) ([]meta.Extension, error) {
 	out := make([]meta.Extension, len(m.Codecs))
 	for i, e := range m.Codecs {
-		c, err := r.Codec(e.Name, e.Configuration)
+		c, err := r.Codec(ctx, e.Name, e.Configuration)
 		if err != nil {
 			return nil, fmt.Errorf("codec %s: %w", e.Name, err)
 		}

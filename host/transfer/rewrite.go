@@ -72,7 +72,7 @@ func rewriteNode(ctx context.Context, src, dst Endpoint, n hierarchy.Node, opts 
 	if n.Group != nil {
 		return rewriteGroup(ctx, dst, n, opts, s)
 	}
-	m, err := newLayout(n.Array, opts, src.Options.Codecs)
+	m, err := newLayout(ctx, n.Array, opts, src.Options.Codecs)
 	if err != nil {
 		return fmt.Errorf("array %s: %w", n.Name(), err)
 	}
@@ -181,7 +181,7 @@ func writeDocs(ctx context.Context, dst Endpoint, entry string, opts Options, s 
 // converted to v3 when asked (draft arrays always are), its codecs then
 // named as v3 registers them (resolved through r), with the new chunk
 // shape, codecs and sharding.
-func newLayout(src *meta.ArrayMeta, opts Options, r codec.Resolver) (*meta.ArrayMeta, error) {
+func newLayout(ctx context.Context, src *meta.ArrayMeta, opts Options, r codec.Resolver) (*meta.ArrayMeta, error) {
 	m := src
 	var err error
 	if opts.ToFormat == meta.V3 || src.Format == meta.V3Draft {
@@ -189,7 +189,7 @@ func newLayout(src *meta.ArrayMeta, opts Options, r codec.Resolver) (*meta.Array
 			return nil, err
 		}
 		if src.Format != meta.V3 {
-			if m.Codecs, err = canonicalCodecs(r, m); err != nil {
+			if m.Codecs, err = canonicalCodecs(ctx, r, m); err != nil {
 				return nil, err
 			}
 		}

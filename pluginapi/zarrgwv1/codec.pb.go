@@ -132,7 +132,10 @@ type CodecInfo struct {
 	// Sized is true when the codec implements EncodedSize.
 	Sized bool `protobuf:"varint,4,opt,name=sized,proto3" json:"sized,omitempty"`
 	// Partial is true when the codec implements DecodeRegion.
-	Partial       bool `protobuf:"varint,5,opt,name=partial,proto3" json:"partial,omitempty"`
+	Partial bool `protobuf:"varint,5,opt,name=partial,proto3" json:"partial,omitempty"`
+	// Layout is true when the codec describes the inner layout of its
+	// chunks (DescribeLayout, and occupancy over DecodeRegion).
+	Layout        bool `protobuf:"varint,6,opt,name=layout,proto3" json:"layout,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -202,6 +205,171 @@ func (x *CodecInfo) GetPartial() bool {
 	return false
 }
 
+func (x *CodecInfo) GetLayout() bool {
+	if x != nil {
+		return x.Layout
+	}
+	return false
+}
+
+type LayoutRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Codec         *CodecRef              `protobuf:"bytes,1,opt,name=codec,proto3" json:"codec,omitempty"`
+	Spec          *ChunkSpec             `protobuf:"bytes,2,opt,name=spec,proto3" json:"spec,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LayoutRequest) Reset() {
+	*x = LayoutRequest{}
+	mi := &file_zarrgw_v1_codec_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LayoutRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LayoutRequest) ProtoMessage() {}
+
+func (x *LayoutRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_zarrgw_v1_codec_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LayoutRequest.ProtoReflect.Descriptor instead.
+func (*LayoutRequest) Descriptor() ([]byte, []int) {
+	return file_zarrgw_v1_codec_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *LayoutRequest) GetCodec() *CodecRef {
+	if x != nil {
+		return x.Codec
+	}
+	return nil
+}
+
+func (x *LayoutRequest) GetSpec() *ChunkSpec {
+	if x != nil {
+		return x.Spec
+	}
+	return nil
+}
+
+type LayoutInfo struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Description summarises the layout for people.
+	Description string `protobuf:"bytes,1,opt,name=description,proto3" json:"description,omitempty"`
+	// InnerChunks is how many inner chunks one chunk holds.
+	InnerChunks   int64 `protobuf:"varint,2,opt,name=inner_chunks,json=innerChunks,proto3" json:"inner_chunks,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LayoutInfo) Reset() {
+	*x = LayoutInfo{}
+	mi := &file_zarrgw_v1_codec_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LayoutInfo) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LayoutInfo) ProtoMessage() {}
+
+func (x *LayoutInfo) ProtoReflect() protoreflect.Message {
+	mi := &file_zarrgw_v1_codec_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LayoutInfo.ProtoReflect.Descriptor instead.
+func (*LayoutInfo) Descriptor() ([]byte, []int) {
+	return file_zarrgw_v1_codec_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *LayoutInfo) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+func (x *LayoutInfo) GetInnerChunks() int64 {
+	if x != nil {
+		return x.InnerChunks
+	}
+	return 0
+}
+
+type Occupancy struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Stored        int64                  `protobuf:"varint,1,opt,name=stored,proto3" json:"stored,omitempty"`
+	Total         int64                  `protobuf:"varint,2,opt,name=total,proto3" json:"total,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Occupancy) Reset() {
+	*x = Occupancy{}
+	mi := &file_zarrgw_v1_codec_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Occupancy) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Occupancy) ProtoMessage() {}
+
+func (x *Occupancy) ProtoReflect() protoreflect.Message {
+	mi := &file_zarrgw_v1_codec_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Occupancy.ProtoReflect.Descriptor instead.
+func (*Occupancy) Descriptor() ([]byte, []int) {
+	return file_zarrgw_v1_codec_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *Occupancy) GetStored() int64 {
+	if x != nil {
+		return x.Stored
+	}
+	return 0
+}
+
+func (x *Occupancy) GetTotal() int64 {
+	if x != nil {
+		return x.Total
+	}
+	return 0
+}
+
 type OutputSpecRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Codec         *CodecRef              `protobuf:"bytes,1,opt,name=codec,proto3" json:"codec,omitempty"`
@@ -212,7 +380,7 @@ type OutputSpecRequest struct {
 
 func (x *OutputSpecRequest) Reset() {
 	*x = OutputSpecRequest{}
-	mi := &file_zarrgw_v1_codec_proto_msgTypes[2]
+	mi := &file_zarrgw_v1_codec_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -224,7 +392,7 @@ func (x *OutputSpecRequest) String() string {
 func (*OutputSpecRequest) ProtoMessage() {}
 
 func (x *OutputSpecRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_zarrgw_v1_codec_proto_msgTypes[2]
+	mi := &file_zarrgw_v1_codec_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -237,7 +405,7 @@ func (x *OutputSpecRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OutputSpecRequest.ProtoReflect.Descriptor instead.
 func (*OutputSpecRequest) Descriptor() ([]byte, []int) {
-	return file_zarrgw_v1_codec_proto_rawDescGZIP(), []int{2}
+	return file_zarrgw_v1_codec_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *OutputSpecRequest) GetCodec() *CodecRef {
@@ -265,7 +433,7 @@ type EncodedSizeRequest struct {
 
 func (x *EncodedSizeRequest) Reset() {
 	*x = EncodedSizeRequest{}
-	mi := &file_zarrgw_v1_codec_proto_msgTypes[3]
+	mi := &file_zarrgw_v1_codec_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -277,7 +445,7 @@ func (x *EncodedSizeRequest) String() string {
 func (*EncodedSizeRequest) ProtoMessage() {}
 
 func (x *EncodedSizeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_zarrgw_v1_codec_proto_msgTypes[3]
+	mi := &file_zarrgw_v1_codec_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -290,7 +458,7 @@ func (x *EncodedSizeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EncodedSizeRequest.ProtoReflect.Descriptor instead.
 func (*EncodedSizeRequest) Descriptor() ([]byte, []int) {
-	return file_zarrgw_v1_codec_proto_rawDescGZIP(), []int{3}
+	return file_zarrgw_v1_codec_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *EncodedSizeRequest) GetCodec() *CodecRef {
@@ -324,7 +492,7 @@ type EncodedSizeResponse struct {
 
 func (x *EncodedSizeResponse) Reset() {
 	*x = EncodedSizeResponse{}
-	mi := &file_zarrgw_v1_codec_proto_msgTypes[4]
+	mi := &file_zarrgw_v1_codec_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -336,7 +504,7 @@ func (x *EncodedSizeResponse) String() string {
 func (*EncodedSizeResponse) ProtoMessage() {}
 
 func (x *EncodedSizeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_zarrgw_v1_codec_proto_msgTypes[4]
+	mi := &file_zarrgw_v1_codec_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -349,7 +517,7 @@ func (x *EncodedSizeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EncodedSizeResponse.ProtoReflect.Descriptor instead.
 func (*EncodedSizeResponse) Descriptor() ([]byte, []int) {
-	return file_zarrgw_v1_codec_proto_rawDescGZIP(), []int{4}
+	return file_zarrgw_v1_codec_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *EncodedSizeResponse) GetSize() int64 {
@@ -379,7 +547,7 @@ type CodecCall struct {
 
 func (x *CodecCall) Reset() {
 	*x = CodecCall{}
-	mi := &file_zarrgw_v1_codec_proto_msgTypes[5]
+	mi := &file_zarrgw_v1_codec_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -391,7 +559,7 @@ func (x *CodecCall) String() string {
 func (*CodecCall) ProtoMessage() {}
 
 func (x *CodecCall) ProtoReflect() protoreflect.Message {
-	mi := &file_zarrgw_v1_codec_proto_msgTypes[5]
+	mi := &file_zarrgw_v1_codec_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -404,7 +572,7 @@ func (x *CodecCall) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CodecCall.ProtoReflect.Descriptor instead.
 func (*CodecCall) Descriptor() ([]byte, []int) {
-	return file_zarrgw_v1_codec_proto_rawDescGZIP(), []int{5}
+	return file_zarrgw_v1_codec_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *CodecCall) GetCodec() *CodecRef {
@@ -441,7 +609,7 @@ type CodecFrame struct {
 
 func (x *CodecFrame) Reset() {
 	*x = CodecFrame{}
-	mi := &file_zarrgw_v1_codec_proto_msgTypes[6]
+	mi := &file_zarrgw_v1_codec_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -453,7 +621,7 @@ func (x *CodecFrame) String() string {
 func (*CodecFrame) ProtoMessage() {}
 
 func (x *CodecFrame) ProtoReflect() protoreflect.Message {
-	mi := &file_zarrgw_v1_codec_proto_msgTypes[6]
+	mi := &file_zarrgw_v1_codec_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -466,7 +634,7 @@ func (x *CodecFrame) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CodecFrame.ProtoReflect.Descriptor instead.
 func (*CodecFrame) Descriptor() ([]byte, []int) {
-	return file_zarrgw_v1_codec_proto_rawDescGZIP(), []int{6}
+	return file_zarrgw_v1_codec_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *CodecFrame) GetCall() *CodecCall {
@@ -503,7 +671,7 @@ type BatchRequest struct {
 
 func (x *BatchRequest) Reset() {
 	*x = BatchRequest{}
-	mi := &file_zarrgw_v1_codec_proto_msgTypes[7]
+	mi := &file_zarrgw_v1_codec_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -515,7 +683,7 @@ func (x *BatchRequest) String() string {
 func (*BatchRequest) ProtoMessage() {}
 
 func (x *BatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_zarrgw_v1_codec_proto_msgTypes[7]
+	mi := &file_zarrgw_v1_codec_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -528,7 +696,7 @@ func (x *BatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BatchRequest.ProtoReflect.Descriptor instead.
 func (*BatchRequest) Descriptor() ([]byte, []int) {
-	return file_zarrgw_v1_codec_proto_rawDescGZIP(), []int{7}
+	return file_zarrgw_v1_codec_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *BatchRequest) GetItems() []*CodecFrame {
@@ -557,7 +725,7 @@ type BatchResult struct {
 
 func (x *BatchResult) Reset() {
 	*x = BatchResult{}
-	mi := &file_zarrgw_v1_codec_proto_msgTypes[8]
+	mi := &file_zarrgw_v1_codec_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -569,7 +737,7 @@ func (x *BatchResult) String() string {
 func (*BatchResult) ProtoMessage() {}
 
 func (x *BatchResult) ProtoReflect() protoreflect.Message {
-	mi := &file_zarrgw_v1_codec_proto_msgTypes[8]
+	mi := &file_zarrgw_v1_codec_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -582,7 +750,7 @@ func (x *BatchResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BatchResult.ProtoReflect.Descriptor instead.
 func (*BatchResult) Descriptor() ([]byte, []int) {
-	return file_zarrgw_v1_codec_proto_rawDescGZIP(), []int{8}
+	return file_zarrgw_v1_codec_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *BatchResult) GetPayload() *Payload {
@@ -615,7 +783,7 @@ type BatchResponse struct {
 
 func (x *BatchResponse) Reset() {
 	*x = BatchResponse{}
-	mi := &file_zarrgw_v1_codec_proto_msgTypes[9]
+	mi := &file_zarrgw_v1_codec_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -627,7 +795,7 @@ func (x *BatchResponse) String() string {
 func (*BatchResponse) ProtoMessage() {}
 
 func (x *BatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_zarrgw_v1_codec_proto_msgTypes[9]
+	mi := &file_zarrgw_v1_codec_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -640,7 +808,7 @@ func (x *BatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BatchResponse.ProtoReflect.Descriptor instead.
 func (*BatchResponse) Descriptor() ([]byte, []int) {
-	return file_zarrgw_v1_codec_proto_rawDescGZIP(), []int{9}
+	return file_zarrgw_v1_codec_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *BatchResponse) GetResults() []*BatchResult {
@@ -662,7 +830,7 @@ type Span struct {
 
 func (x *Span) Reset() {
 	*x = Span{}
-	mi := &file_zarrgw_v1_codec_proto_msgTypes[10]
+	mi := &file_zarrgw_v1_codec_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -674,7 +842,7 @@ func (x *Span) String() string {
 func (*Span) ProtoMessage() {}
 
 func (x *Span) ProtoReflect() protoreflect.Message {
-	mi := &file_zarrgw_v1_codec_proto_msgTypes[10]
+	mi := &file_zarrgw_v1_codec_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -687,7 +855,7 @@ func (x *Span) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Span.ProtoReflect.Descriptor instead.
 func (*Span) Descriptor() ([]byte, []int) {
-	return file_zarrgw_v1_codec_proto_rawDescGZIP(), []int{10}
+	return file_zarrgw_v1_codec_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Span) GetStart() int64 {
@@ -718,16 +886,20 @@ type RegionCall struct {
 	Spec *ChunkSpec `protobuf:"bytes,2,opt,name=spec,proto3" json:"spec,omitempty"`
 	// Region is the part of the chunk to decode, one span per dimension.
 	Region []*Span `protobuf:"bytes,3,rep,name=region,proto3" json:"region,omitempty"`
-	// Capabilities are those of the store holding the chunk (whether it
-	// takes suffix ranges), which decide how the plugin reads.
-	Capabilities  *StoreCapabilities `protobuf:"bytes,4,opt,name=capabilities,proto3" json:"capabilities,omitempty"`
+	// Capabilities say whether the store holding the chunk takes suffix
+	// ranges (suffix_ranges, the only field set), which decides how the
+	// plugin reads.
+	Capabilities *StoreCapabilities `protobuf:"bytes,4,opt,name=capabilities,proto3" json:"capabilities,omitempty"`
+	// Occupancy asks, instead of a region, how many inner chunks the stored
+	// chunk holds (core/codec.LayoutDescriber.Occupancy); region is empty.
+	Occupancy     bool `protobuf:"varint,5,opt,name=occupancy,proto3" json:"occupancy,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *RegionCall) Reset() {
 	*x = RegionCall{}
-	mi := &file_zarrgw_v1_codec_proto_msgTypes[11]
+	mi := &file_zarrgw_v1_codec_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -739,7 +911,7 @@ func (x *RegionCall) String() string {
 func (*RegionCall) ProtoMessage() {}
 
 func (x *RegionCall) ProtoReflect() protoreflect.Message {
-	mi := &file_zarrgw_v1_codec_proto_msgTypes[11]
+	mi := &file_zarrgw_v1_codec_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -752,7 +924,7 @@ func (x *RegionCall) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegionCall.ProtoReflect.Descriptor instead.
 func (*RegionCall) Descriptor() ([]byte, []int) {
-	return file_zarrgw_v1_codec_proto_rawDescGZIP(), []int{11}
+	return file_zarrgw_v1_codec_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *RegionCall) GetCodec() *CodecRef {
@@ -783,6 +955,13 @@ func (x *RegionCall) GetCapabilities() *StoreCapabilities {
 	return nil
 }
 
+func (x *RegionCall) GetOccupancy() bool {
+	if x != nil {
+		return x.Occupancy
+	}
+	return false
+}
+
 // RangeRead asks the host for byte ranges of the stored chunk, or for its
 // size.
 type RangeRead struct {
@@ -795,7 +974,7 @@ type RangeRead struct {
 
 func (x *RangeRead) Reset() {
 	*x = RangeRead{}
-	mi := &file_zarrgw_v1_codec_proto_msgTypes[12]
+	mi := &file_zarrgw_v1_codec_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -807,7 +986,7 @@ func (x *RangeRead) String() string {
 func (*RangeRead) ProtoMessage() {}
 
 func (x *RangeRead) ProtoReflect() protoreflect.Message {
-	mi := &file_zarrgw_v1_codec_proto_msgTypes[12]
+	mi := &file_zarrgw_v1_codec_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -820,7 +999,7 @@ func (x *RangeRead) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RangeRead.ProtoReflect.Descriptor instead.
 func (*RangeRead) Descriptor() ([]byte, []int) {
-	return file_zarrgw_v1_codec_proto_rawDescGZIP(), []int{12}
+	return file_zarrgw_v1_codec_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *RangeRead) GetRanges() []*ByteRange {
@@ -848,18 +1027,23 @@ type RegionFrame struct {
 	// lengths (or the size asked for in size, or the failure in error); the
 	// bytes follow in data, over as many frames as they need. The plugin's
 	// result is a payload (an array) and data the same way.
-	Payload       *Payload `protobuf:"bytes,3,opt,name=payload,proto3" json:"payload,omitempty"`
-	Data          []byte   `protobuf:"bytes,4,opt,name=data,proto3" json:"data,omitempty"`
-	Lengths       []int64  `protobuf:"varint,5,rep,packed,name=lengths,proto3" json:"lengths,omitempty"`
-	Size          int64    `protobuf:"varint,6,opt,name=size,proto3" json:"size,omitempty"`
-	Error         *Error   `protobuf:"bytes,7,opt,name=error,proto3" json:"error,omitempty"`
+	Payload *Payload `protobuf:"bytes,3,opt,name=payload,proto3" json:"payload,omitempty"`
+	Data    []byte   `protobuf:"bytes,4,opt,name=data,proto3" json:"data,omitempty"`
+	Lengths []int64  `protobuf:"varint,5,rep,packed,name=lengths,proto3" json:"lengths,omitempty"`
+	Size    int64    `protobuf:"varint,6,opt,name=size,proto3" json:"size,omitempty"`
+	Error   *Error   `protobuf:"bytes,7,opt,name=error,proto3" json:"error,omitempty"`
+	// Occupancy is the plugin's result of an occupancy call.
+	Occupancy *Occupancy `protobuf:"bytes,8,opt,name=occupancy,proto3" json:"occupancy,omitempty"`
+	// Version is, on the first frame answering a read, the version of the
+	// value the ranges came from ("" when the store keeps none).
+	Version       string `protobuf:"bytes,9,opt,name=version,proto3" json:"version,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *RegionFrame) Reset() {
 	*x = RegionFrame{}
-	mi := &file_zarrgw_v1_codec_proto_msgTypes[13]
+	mi := &file_zarrgw_v1_codec_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -871,7 +1055,7 @@ func (x *RegionFrame) String() string {
 func (*RegionFrame) ProtoMessage() {}
 
 func (x *RegionFrame) ProtoReflect() protoreflect.Message {
-	mi := &file_zarrgw_v1_codec_proto_msgTypes[13]
+	mi := &file_zarrgw_v1_codec_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -884,7 +1068,7 @@ func (x *RegionFrame) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegionFrame.ProtoReflect.Descriptor instead.
 func (*RegionFrame) Descriptor() ([]byte, []int) {
-	return file_zarrgw_v1_codec_proto_rawDescGZIP(), []int{13}
+	return file_zarrgw_v1_codec_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *RegionFrame) GetCall() *RegionCall {
@@ -936,6 +1120,20 @@ func (x *RegionFrame) GetError() *Error {
 	return nil
 }
 
+func (x *RegionFrame) GetOccupancy() *Occupancy {
+	if x != nil {
+		return x.Occupancy
+	}
+	return nil
+}
+
+func (x *RegionFrame) GetVersion() string {
+	if x != nil {
+		return x.Version
+	}
+	return ""
+}
+
 var File_zarrgw_v1_codec_proto protoreflect.FileDescriptor
 
 const file_zarrgw_v1_codec_proto_rawDesc = "" +
@@ -943,13 +1141,24 @@ const file_zarrgw_v1_codec_proto_rawDesc = "" +
 	"\x15zarrgw/v1/codec.proto\x12\tzarrgw.v1\x1a\x16zarrgw/v1/plugin.proto\x1a\x15zarrgw/v1/store.proto\x1a\x15zarrgw/v1/types.proto\"D\n" +
 	"\bCodecRef\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12$\n" +
-	"\rconfiguration\x18\x02 \x01(\fR\rconfiguration\"\x9f\x01\n" +
+	"\rconfiguration\x18\x02 \x01(\fR\rconfiguration\"\xb7\x01\n" +
 	"\tCodecInfo\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12(\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\x14.zarrgw.v1.CodecKindR\x04kind\x12$\n" +
 	"\rconfiguration\x18\x03 \x01(\fR\rconfiguration\x12\x14\n" +
 	"\x05sized\x18\x04 \x01(\bR\x05sized\x12\x18\n" +
-	"\apartial\x18\x05 \x01(\bR\apartial\"h\n" +
+	"\apartial\x18\x05 \x01(\bR\apartial\x12\x16\n" +
+	"\x06layout\x18\x06 \x01(\bR\x06layout\"d\n" +
+	"\rLayoutRequest\x12)\n" +
+	"\x05codec\x18\x01 \x01(\v2\x13.zarrgw.v1.CodecRefR\x05codec\x12(\n" +
+	"\x04spec\x18\x02 \x01(\v2\x14.zarrgw.v1.ChunkSpecR\x04spec\"Q\n" +
+	"\n" +
+	"LayoutInfo\x12 \n" +
+	"\vdescription\x18\x01 \x01(\tR\vdescription\x12!\n" +
+	"\finner_chunks\x18\x02 \x01(\x03R\vinnerChunks\"9\n" +
+	"\tOccupancy\x12\x16\n" +
+	"\x06stored\x18\x01 \x01(\x03R\x06stored\x12\x14\n" +
+	"\x05total\x18\x02 \x01(\x03R\x05total\"h\n" +
 	"\x11OutputSpecRequest\x12)\n" +
 	"\x05codec\x18\x01 \x01(\v2\x13.zarrgw.v1.CodecRefR\x05codec\x12(\n" +
 	"\x04spec\x18\x02 \x01(\v2\x14.zarrgw.v1.ChunkSpecR\x04spec\"\x8c\x01\n" +
@@ -981,16 +1190,17 @@ const file_zarrgw_v1_codec_proto_rawDesc = "" +
 	"\x04Span\x12\x14\n" +
 	"\x05start\x18\x01 \x01(\x03R\x05start\x12\x12\n" +
 	"\x04step\x18\x02 \x01(\x03R\x04step\x12\x14\n" +
-	"\x05count\x18\x03 \x01(\x03R\x05count\"\xcc\x01\n" +
+	"\x05count\x18\x03 \x01(\x03R\x05count\"\xea\x01\n" +
 	"\n" +
 	"RegionCall\x12)\n" +
 	"\x05codec\x18\x01 \x01(\v2\x13.zarrgw.v1.CodecRefR\x05codec\x12(\n" +
 	"\x04spec\x18\x02 \x01(\v2\x14.zarrgw.v1.ChunkSpecR\x04spec\x12'\n" +
 	"\x06region\x18\x03 \x03(\v2\x0f.zarrgw.v1.SpanR\x06region\x12@\n" +
-	"\fcapabilities\x18\x04 \x01(\v2\x1c.zarrgw.v1.StoreCapabilitiesR\fcapabilities\"M\n" +
+	"\fcapabilities\x18\x04 \x01(\v2\x1c.zarrgw.v1.StoreCapabilitiesR\fcapabilities\x12\x1c\n" +
+	"\toccupancy\x18\x05 \x01(\bR\toccupancy\"M\n" +
 	"\tRangeRead\x12,\n" +
 	"\x06ranges\x18\x01 \x03(\v2\x14.zarrgw.v1.ByteRangeR\x06ranges\x12\x12\n" +
-	"\x04size\x18\x02 \x01(\bR\x04size\"\xfa\x01\n" +
+	"\x04size\x18\x02 \x01(\bR\x04size\"\xc8\x02\n" +
 	"\vRegionFrame\x12)\n" +
 	"\x04call\x18\x01 \x01(\v2\x15.zarrgw.v1.RegionCallR\x04call\x12(\n" +
 	"\x04read\x18\x02 \x01(\v2\x14.zarrgw.v1.RangeReadR\x04read\x12,\n" +
@@ -998,11 +1208,13 @@ const file_zarrgw_v1_codec_proto_rawDesc = "" +
 	"\x04data\x18\x04 \x01(\fR\x04data\x12\x18\n" +
 	"\alengths\x18\x05 \x03(\x03R\alengths\x12\x12\n" +
 	"\x04size\x18\x06 \x01(\x03R\x04size\x12&\n" +
-	"\x05error\x18\a \x01(\v2\x10.zarrgw.v1.ErrorR\x05error*M\n" +
+	"\x05error\x18\a \x01(\v2\x10.zarrgw.v1.ErrorR\x05error\x122\n" +
+	"\toccupancy\x18\b \x01(\v2\x14.zarrgw.v1.OccupancyR\toccupancy\x12\x18\n" +
+	"\aversion\x18\t \x01(\tR\aversion*M\n" +
 	"\aCodecOp\x12\x18\n" +
 	"\x14CODEC_OP_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fCODEC_OP_ENCODE\x10\x01\x12\x13\n" +
-	"\x0fCODEC_OP_DECODE\x10\x022\x87\x03\n" +
+	"\x0fCODEC_OP_DECODE\x10\x022\xca\x03\n" +
 	"\x05Codec\x125\n" +
 	"\bDescribe\x12\x13.zarrgw.v1.CodecRef\x1a\x14.zarrgw.v1.CodecInfo\x12@\n" +
 	"\n" +
@@ -1010,7 +1222,8 @@ const file_zarrgw_v1_codec_proto_rawDesc = "" +
 	"\vEncodedSize\x12\x1d.zarrgw.v1.EncodedSizeRequest\x1a\x1e.zarrgw.v1.EncodedSizeResponse\x127\n" +
 	"\x03Run\x12\x15.zarrgw.v1.CodecFrame\x1a\x15.zarrgw.v1.CodecFrame(\x010\x01\x12:\n" +
 	"\x05Batch\x12\x17.zarrgw.v1.BatchRequest\x1a\x18.zarrgw.v1.BatchResponse\x12B\n" +
-	"\fDecodeRegion\x12\x16.zarrgw.v1.RegionFrame\x1a\x16.zarrgw.v1.RegionFrame(\x010\x01B6Z4github.com/zarrgw/zarrgw/pluginapi/zarrgwv1;zarrgwv1b\x06proto3"
+	"\fDecodeRegion\x12\x16.zarrgw.v1.RegionFrame\x1a\x16.zarrgw.v1.RegionFrame(\x010\x01\x12A\n" +
+	"\x0eDescribeLayout\x12\x18.zarrgw.v1.LayoutRequest\x1a\x15.zarrgw.v1.LayoutInfoB6Z4github.com/zarrgw/zarrgw/pluginapi/zarrgwv1;zarrgwv1b\x06proto3"
 
 var (
 	file_zarrgw_v1_codec_proto_rawDescOnce sync.Once
@@ -1025,73 +1238,81 @@ func file_zarrgw_v1_codec_proto_rawDescGZIP() []byte {
 }
 
 var file_zarrgw_v1_codec_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_zarrgw_v1_codec_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
+var file_zarrgw_v1_codec_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
 var file_zarrgw_v1_codec_proto_goTypes = []any{
 	(CodecOp)(0),                // 0: zarrgw.v1.CodecOp
 	(*CodecRef)(nil),            // 1: zarrgw.v1.CodecRef
 	(*CodecInfo)(nil),           // 2: zarrgw.v1.CodecInfo
-	(*OutputSpecRequest)(nil),   // 3: zarrgw.v1.OutputSpecRequest
-	(*EncodedSizeRequest)(nil),  // 4: zarrgw.v1.EncodedSizeRequest
-	(*EncodedSizeResponse)(nil), // 5: zarrgw.v1.EncodedSizeResponse
-	(*CodecCall)(nil),           // 6: zarrgw.v1.CodecCall
-	(*CodecFrame)(nil),          // 7: zarrgw.v1.CodecFrame
-	(*BatchRequest)(nil),        // 8: zarrgw.v1.BatchRequest
-	(*BatchResult)(nil),         // 9: zarrgw.v1.BatchResult
-	(*BatchResponse)(nil),       // 10: zarrgw.v1.BatchResponse
-	(*Span)(nil),                // 11: zarrgw.v1.Span
-	(*RegionCall)(nil),          // 12: zarrgw.v1.RegionCall
-	(*RangeRead)(nil),           // 13: zarrgw.v1.RangeRead
-	(*RegionFrame)(nil),         // 14: zarrgw.v1.RegionFrame
-	(CodecKind)(0),              // 15: zarrgw.v1.CodecKind
-	(*ChunkSpec)(nil),           // 16: zarrgw.v1.ChunkSpec
-	(*Payload)(nil),             // 17: zarrgw.v1.Payload
-	(*ArenaSpan)(nil),           // 18: zarrgw.v1.ArenaSpan
-	(*Error)(nil),               // 19: zarrgw.v1.Error
-	(*StoreCapabilities)(nil),   // 20: zarrgw.v1.StoreCapabilities
-	(*ByteRange)(nil),           // 21: zarrgw.v1.ByteRange
+	(*LayoutRequest)(nil),       // 3: zarrgw.v1.LayoutRequest
+	(*LayoutInfo)(nil),          // 4: zarrgw.v1.LayoutInfo
+	(*Occupancy)(nil),           // 5: zarrgw.v1.Occupancy
+	(*OutputSpecRequest)(nil),   // 6: zarrgw.v1.OutputSpecRequest
+	(*EncodedSizeRequest)(nil),  // 7: zarrgw.v1.EncodedSizeRequest
+	(*EncodedSizeResponse)(nil), // 8: zarrgw.v1.EncodedSizeResponse
+	(*CodecCall)(nil),           // 9: zarrgw.v1.CodecCall
+	(*CodecFrame)(nil),          // 10: zarrgw.v1.CodecFrame
+	(*BatchRequest)(nil),        // 11: zarrgw.v1.BatchRequest
+	(*BatchResult)(nil),         // 12: zarrgw.v1.BatchResult
+	(*BatchResponse)(nil),       // 13: zarrgw.v1.BatchResponse
+	(*Span)(nil),                // 14: zarrgw.v1.Span
+	(*RegionCall)(nil),          // 15: zarrgw.v1.RegionCall
+	(*RangeRead)(nil),           // 16: zarrgw.v1.RangeRead
+	(*RegionFrame)(nil),         // 17: zarrgw.v1.RegionFrame
+	(CodecKind)(0),              // 18: zarrgw.v1.CodecKind
+	(*ChunkSpec)(nil),           // 19: zarrgw.v1.ChunkSpec
+	(*Payload)(nil),             // 20: zarrgw.v1.Payload
+	(*ArenaSpan)(nil),           // 21: zarrgw.v1.ArenaSpan
+	(*Error)(nil),               // 22: zarrgw.v1.Error
+	(*StoreCapabilities)(nil),   // 23: zarrgw.v1.StoreCapabilities
+	(*ByteRange)(nil),           // 24: zarrgw.v1.ByteRange
 }
 var file_zarrgw_v1_codec_proto_depIdxs = []int32{
-	15, // 0: zarrgw.v1.CodecInfo.kind:type_name -> zarrgw.v1.CodecKind
-	1,  // 1: zarrgw.v1.OutputSpecRequest.codec:type_name -> zarrgw.v1.CodecRef
-	16, // 2: zarrgw.v1.OutputSpecRequest.spec:type_name -> zarrgw.v1.ChunkSpec
-	1,  // 3: zarrgw.v1.EncodedSizeRequest.codec:type_name -> zarrgw.v1.CodecRef
-	16, // 4: zarrgw.v1.EncodedSizeRequest.spec:type_name -> zarrgw.v1.ChunkSpec
-	1,  // 5: zarrgw.v1.CodecCall.codec:type_name -> zarrgw.v1.CodecRef
-	0,  // 6: zarrgw.v1.CodecCall.op:type_name -> zarrgw.v1.CodecOp
-	16, // 7: zarrgw.v1.CodecCall.spec:type_name -> zarrgw.v1.ChunkSpec
-	6,  // 8: zarrgw.v1.CodecFrame.call:type_name -> zarrgw.v1.CodecCall
-	17, // 9: zarrgw.v1.CodecFrame.payload:type_name -> zarrgw.v1.Payload
-	7,  // 10: zarrgw.v1.BatchRequest.items:type_name -> zarrgw.v1.CodecFrame
-	18, // 11: zarrgw.v1.BatchRequest.output:type_name -> zarrgw.v1.ArenaSpan
-	17, // 12: zarrgw.v1.BatchResult.payload:type_name -> zarrgw.v1.Payload
-	19, // 13: zarrgw.v1.BatchResult.error:type_name -> zarrgw.v1.Error
-	9,  // 14: zarrgw.v1.BatchResponse.results:type_name -> zarrgw.v1.BatchResult
-	1,  // 15: zarrgw.v1.RegionCall.codec:type_name -> zarrgw.v1.CodecRef
-	16, // 16: zarrgw.v1.RegionCall.spec:type_name -> zarrgw.v1.ChunkSpec
-	11, // 17: zarrgw.v1.RegionCall.region:type_name -> zarrgw.v1.Span
-	20, // 18: zarrgw.v1.RegionCall.capabilities:type_name -> zarrgw.v1.StoreCapabilities
-	21, // 19: zarrgw.v1.RangeRead.ranges:type_name -> zarrgw.v1.ByteRange
-	12, // 20: zarrgw.v1.RegionFrame.call:type_name -> zarrgw.v1.RegionCall
-	13, // 21: zarrgw.v1.RegionFrame.read:type_name -> zarrgw.v1.RangeRead
-	17, // 22: zarrgw.v1.RegionFrame.payload:type_name -> zarrgw.v1.Payload
-	19, // 23: zarrgw.v1.RegionFrame.error:type_name -> zarrgw.v1.Error
-	1,  // 24: zarrgw.v1.Codec.Describe:input_type -> zarrgw.v1.CodecRef
-	3,  // 25: zarrgw.v1.Codec.OutputSpec:input_type -> zarrgw.v1.OutputSpecRequest
-	4,  // 26: zarrgw.v1.Codec.EncodedSize:input_type -> zarrgw.v1.EncodedSizeRequest
-	7,  // 27: zarrgw.v1.Codec.Run:input_type -> zarrgw.v1.CodecFrame
-	8,  // 28: zarrgw.v1.Codec.Batch:input_type -> zarrgw.v1.BatchRequest
-	14, // 29: zarrgw.v1.Codec.DecodeRegion:input_type -> zarrgw.v1.RegionFrame
-	2,  // 30: zarrgw.v1.Codec.Describe:output_type -> zarrgw.v1.CodecInfo
-	16, // 31: zarrgw.v1.Codec.OutputSpec:output_type -> zarrgw.v1.ChunkSpec
-	5,  // 32: zarrgw.v1.Codec.EncodedSize:output_type -> zarrgw.v1.EncodedSizeResponse
-	7,  // 33: zarrgw.v1.Codec.Run:output_type -> zarrgw.v1.CodecFrame
-	10, // 34: zarrgw.v1.Codec.Batch:output_type -> zarrgw.v1.BatchResponse
-	14, // 35: zarrgw.v1.Codec.DecodeRegion:output_type -> zarrgw.v1.RegionFrame
-	30, // [30:36] is the sub-list for method output_type
-	24, // [24:30] is the sub-list for method input_type
-	24, // [24:24] is the sub-list for extension type_name
-	24, // [24:24] is the sub-list for extension extendee
-	0,  // [0:24] is the sub-list for field type_name
+	18, // 0: zarrgw.v1.CodecInfo.kind:type_name -> zarrgw.v1.CodecKind
+	1,  // 1: zarrgw.v1.LayoutRequest.codec:type_name -> zarrgw.v1.CodecRef
+	19, // 2: zarrgw.v1.LayoutRequest.spec:type_name -> zarrgw.v1.ChunkSpec
+	1,  // 3: zarrgw.v1.OutputSpecRequest.codec:type_name -> zarrgw.v1.CodecRef
+	19, // 4: zarrgw.v1.OutputSpecRequest.spec:type_name -> zarrgw.v1.ChunkSpec
+	1,  // 5: zarrgw.v1.EncodedSizeRequest.codec:type_name -> zarrgw.v1.CodecRef
+	19, // 6: zarrgw.v1.EncodedSizeRequest.spec:type_name -> zarrgw.v1.ChunkSpec
+	1,  // 7: zarrgw.v1.CodecCall.codec:type_name -> zarrgw.v1.CodecRef
+	0,  // 8: zarrgw.v1.CodecCall.op:type_name -> zarrgw.v1.CodecOp
+	19, // 9: zarrgw.v1.CodecCall.spec:type_name -> zarrgw.v1.ChunkSpec
+	9,  // 10: zarrgw.v1.CodecFrame.call:type_name -> zarrgw.v1.CodecCall
+	20, // 11: zarrgw.v1.CodecFrame.payload:type_name -> zarrgw.v1.Payload
+	10, // 12: zarrgw.v1.BatchRequest.items:type_name -> zarrgw.v1.CodecFrame
+	21, // 13: zarrgw.v1.BatchRequest.output:type_name -> zarrgw.v1.ArenaSpan
+	20, // 14: zarrgw.v1.BatchResult.payload:type_name -> zarrgw.v1.Payload
+	22, // 15: zarrgw.v1.BatchResult.error:type_name -> zarrgw.v1.Error
+	12, // 16: zarrgw.v1.BatchResponse.results:type_name -> zarrgw.v1.BatchResult
+	1,  // 17: zarrgw.v1.RegionCall.codec:type_name -> zarrgw.v1.CodecRef
+	19, // 18: zarrgw.v1.RegionCall.spec:type_name -> zarrgw.v1.ChunkSpec
+	14, // 19: zarrgw.v1.RegionCall.region:type_name -> zarrgw.v1.Span
+	23, // 20: zarrgw.v1.RegionCall.capabilities:type_name -> zarrgw.v1.StoreCapabilities
+	24, // 21: zarrgw.v1.RangeRead.ranges:type_name -> zarrgw.v1.ByteRange
+	15, // 22: zarrgw.v1.RegionFrame.call:type_name -> zarrgw.v1.RegionCall
+	16, // 23: zarrgw.v1.RegionFrame.read:type_name -> zarrgw.v1.RangeRead
+	20, // 24: zarrgw.v1.RegionFrame.payload:type_name -> zarrgw.v1.Payload
+	22, // 25: zarrgw.v1.RegionFrame.error:type_name -> zarrgw.v1.Error
+	5,  // 26: zarrgw.v1.RegionFrame.occupancy:type_name -> zarrgw.v1.Occupancy
+	1,  // 27: zarrgw.v1.Codec.Describe:input_type -> zarrgw.v1.CodecRef
+	6,  // 28: zarrgw.v1.Codec.OutputSpec:input_type -> zarrgw.v1.OutputSpecRequest
+	7,  // 29: zarrgw.v1.Codec.EncodedSize:input_type -> zarrgw.v1.EncodedSizeRequest
+	10, // 30: zarrgw.v1.Codec.Run:input_type -> zarrgw.v1.CodecFrame
+	11, // 31: zarrgw.v1.Codec.Batch:input_type -> zarrgw.v1.BatchRequest
+	17, // 32: zarrgw.v1.Codec.DecodeRegion:input_type -> zarrgw.v1.RegionFrame
+	3,  // 33: zarrgw.v1.Codec.DescribeLayout:input_type -> zarrgw.v1.LayoutRequest
+	2,  // 34: zarrgw.v1.Codec.Describe:output_type -> zarrgw.v1.CodecInfo
+	19, // 35: zarrgw.v1.Codec.OutputSpec:output_type -> zarrgw.v1.ChunkSpec
+	8,  // 36: zarrgw.v1.Codec.EncodedSize:output_type -> zarrgw.v1.EncodedSizeResponse
+	10, // 37: zarrgw.v1.Codec.Run:output_type -> zarrgw.v1.CodecFrame
+	13, // 38: zarrgw.v1.Codec.Batch:output_type -> zarrgw.v1.BatchResponse
+	17, // 39: zarrgw.v1.Codec.DecodeRegion:output_type -> zarrgw.v1.RegionFrame
+	4,  // 40: zarrgw.v1.Codec.DescribeLayout:output_type -> zarrgw.v1.LayoutInfo
+	34, // [34:41] is the sub-list for method output_type
+	27, // [27:34] is the sub-list for method input_type
+	27, // [27:27] is the sub-list for extension type_name
+	27, // [27:27] is the sub-list for extension extendee
+	0,  // [0:27] is the sub-list for field type_name
 }
 
 func init() { file_zarrgw_v1_codec_proto_init() }
@@ -1108,7 +1329,7 @@ func file_zarrgw_v1_codec_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_zarrgw_v1_codec_proto_rawDesc), len(file_zarrgw_v1_codec_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   14,
+			NumMessages:   17,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

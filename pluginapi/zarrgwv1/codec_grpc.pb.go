@@ -19,12 +19,13 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	Codec_Describe_FullMethodName     = "/zarrgw.v1.Codec/Describe"
-	Codec_OutputSpec_FullMethodName   = "/zarrgw.v1.Codec/OutputSpec"
-	Codec_EncodedSize_FullMethodName  = "/zarrgw.v1.Codec/EncodedSize"
-	Codec_Run_FullMethodName          = "/zarrgw.v1.Codec/Run"
-	Codec_Batch_FullMethodName        = "/zarrgw.v1.Codec/Batch"
-	Codec_DecodeRegion_FullMethodName = "/zarrgw.v1.Codec/DecodeRegion"
+	Codec_Describe_FullMethodName       = "/zarrgw.v1.Codec/Describe"
+	Codec_OutputSpec_FullMethodName     = "/zarrgw.v1.Codec/OutputSpec"
+	Codec_EncodedSize_FullMethodName    = "/zarrgw.v1.Codec/EncodedSize"
+	Codec_Run_FullMethodName            = "/zarrgw.v1.Codec/Run"
+	Codec_Batch_FullMethodName          = "/zarrgw.v1.Codec/Batch"
+	Codec_DecodeRegion_FullMethodName   = "/zarrgw.v1.Codec/DecodeRegion"
+	Codec_DescribeLayout_FullMethodName = "/zarrgw.v1.Codec/DescribeLayout"
 )
 
 // CodecClient is the client API for Codec service.
@@ -56,6 +57,10 @@ type CodecClient interface {
 	// the call; the plugin sends reads, each answered by the host; the
 	// plugin's last frames carry the region (a payload, then data).
 	DecodeRegion(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[RegionFrame, RegionFrame], error)
+	// DescribeLayout is core/codec.LayoutDescriber.DescribeLayout, for codecs
+	// whose CodecInfo says layout (sharding_indexed). A stored chunk's
+	// occupancy goes over DecodeRegion, with RegionCall.occupancy set.
+	DescribeLayout(ctx context.Context, in *LayoutRequest, opts ...grpc.CallOption) (*LayoutInfo, error)
 }
 
 type codecClient struct {
@@ -132,6 +137,16 @@ func (c *codecClient) DecodeRegion(ctx context.Context, opts ...grpc.CallOption)
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Codec_DecodeRegionClient = grpc.BidiStreamingClient[RegionFrame, RegionFrame]
 
+func (c *codecClient) DescribeLayout(ctx context.Context, in *LayoutRequest, opts ...grpc.CallOption) (*LayoutInfo, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(LayoutInfo)
+	err := c.cc.Invoke(ctx, Codec_DescribeLayout_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // CodecServer is the server API for Codec service.
 // All implementations must embed UnimplementedCodecServer
 // for forward compatibility.
@@ -161,6 +176,10 @@ type CodecServer interface {
 	// the call; the plugin sends reads, each answered by the host; the
 	// plugin's last frames carry the region (a payload, then data).
 	DecodeRegion(grpc.BidiStreamingServer[RegionFrame, RegionFrame]) error
+	// DescribeLayout is core/codec.LayoutDescriber.DescribeLayout, for codecs
+	// whose CodecInfo says layout (sharding_indexed). A stored chunk's
+	// occupancy goes over DecodeRegion, with RegionCall.occupancy set.
+	DescribeLayout(context.Context, *LayoutRequest) (*LayoutInfo, error)
 	mustEmbedUnimplementedCodecServer()
 }
 
@@ -188,6 +207,9 @@ func (UnimplementedCodecServer) Batch(context.Context, *BatchRequest) (*BatchRes
 }
 func (UnimplementedCodecServer) DecodeRegion(grpc.BidiStreamingServer[RegionFrame, RegionFrame]) error {
 	return status.Error(codes.Unimplemented, "method DecodeRegion not implemented")
+}
+func (UnimplementedCodecServer) DescribeLayout(context.Context, *LayoutRequest) (*LayoutInfo, error) {
+	return nil, status.Error(codes.Unimplemented, "method DescribeLayout not implemented")
 }
 func (UnimplementedCodecServer) mustEmbedUnimplementedCodecServer() {}
 func (UnimplementedCodecServer) testEmbeddedByValue()               {}
@@ -296,6 +318,24 @@ func _Codec_DecodeRegion_Handler(srv interface{}, stream grpc.ServerStream) erro
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Codec_DecodeRegionServer = grpc.BidiStreamingServer[RegionFrame, RegionFrame]
 
+func _Codec_DescribeLayout_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(LayoutRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CodecServer).DescribeLayout(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Codec_DescribeLayout_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CodecServer).DescribeLayout(ctx, req.(*LayoutRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Codec_ServiceDesc is the grpc.ServiceDesc for Codec service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -318,6 +358,10 @@ var Codec_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Batch",
 			Handler:    _Codec_Batch_Handler,
+		},
+		{
+			MethodName: "DescribeLayout",
+			Handler:    _Codec_DescribeLayout_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

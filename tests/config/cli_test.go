@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -92,6 +93,15 @@ func TestValidateExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	stdout, stderr, code := run(t, t.TempDir(), "validate", "-c", example)
+	// The example declares an s3 store; a build without one says so, and
+	// that is its only error (validate accepts nothing that cannot open).
+	list, _, _ := run(t, t.TempDir(), "plugins", "list")
+	if !regexp.MustCompile(`(?m)^s3 +store`).MatchString(list) {
+		if code != 1 || strings.Count(stderr, "Error:") != 1 || !strings.Contains(stderr, `Unknown store type "s3"`) {
+			t.Errorf("without an s3 store: exit %d\nstderr: %s", code, stderr)
+		}
+		return
+	}
 	if code != 0 || !strings.Contains(stdout, "valid: 2 datasets, 2 stores, 1 plugins") {
 		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}
@@ -179,5 +189,39 @@ func TestValidatePinnedNonPlugin(t *testing.T) {
 	_, stderr, code := run(t, dir, "validate", "-c", "config.hcl")
 	if code == 0 || !strings.Contains(stderr, "could not be probed") || !strings.Contains(stderr, "example.org/acme/codec") {
 		t.Errorf("exit %d\n%s", code, stderr)
+	}
+}
+
+// A configuration's plugin wins over a bundled extension of the same name,
+// and plugins list says so: here zarrgw itself serves zstd as a plugin.
+func TestPluginsListShowsOverride(t *testing.T) {
+	dir := t.TempDir()
+	exe, err := os.ReadFile(binary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "zstd-plugin"), exe, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(exe)
+	cfg := `plugin "example.org/fast/zstd" {
+  path   = "zstd-plugin"
+  sha256 = "` + hex.EncodeToString(sum[:]) + `"
+  args   = ["plugin", "serve", "zstd"]
+}
+`
+	if err := os.WriteFile(filepath.Join(dir, "config.hcl"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := run(t, dir, "plugins", "list", "-c", "config.hcl")
+	for _, want := range []string{
+		`(?m)^zstd +codec +- +\(bundled\) +overridden by example\.org/fast/zstd`,
+		`(?m)^zstd +codec +- +example\.org/fast/zstd +running`,
+		`(?m)^gzip +codec +- +\(bundled\) +in process`,
+		`Resolution: a name served both by a configuration's plugin and by a bundled extension resolves to the plugin`,
+	} {
+		if !regexp.MustCompile(want).MatchString(out) {
+			t.Errorf("plugins list lacks %s: exit %d\n%s%s", want, code, out, stderr)
+		}
 	}
 }

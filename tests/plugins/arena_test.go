@@ -21,19 +21,20 @@ import (
 // other process can open it.
 func TestSharedMemoryArena(t *testing.T) {
 	l, _ := newLauncher(t)
-	codecs, openFS, err := registry.OutOfProcess(l, zarrgwBin)
+	parts, err := registry.Bundled().OutOfProcess(l, zarrgwBin)
 	if err != nil {
 		t.Fatal(err)
 	}
+	codecs, openFS := parts.Codecs(), fsOpener(parts)
 	ctx := context.Background()
 	raw := bytes.Repeat([]byte("zarr"), 1<<18)
 	spec := codec.Spec{DataType: dtype.Named("uint8"), Shape: []int{len(raw)}, DecodedSize: int64(len(raw))}
-	local, _ := registry.Codecs().Codec("zstd", json.RawMessage(`{"level":1}`))
+	local, _ := registry.Codecs().Codec(context.Background(), "zstd", json.RawMessage(`{"level":1}`))
 	enc, err := local.(codec.BytesBytes).EncodeBytes(ctx, spec, raw)
 	if err != nil {
 		t.Fatal(err)
 	}
-	remote, err := codecs.Codec("zstd", json.RawMessage(`{"level":1}`))
+	remote, err := codecs.Codec(context.Background(), "zstd", json.RawMessage(`{"level":1}`))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,11 +5,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/codec/codectest"
 	"github.com/zarrgw/zarrgw/core/dtype"
 	"github.com/zarrgw/zarrgw/host/registry"
+	"github.com/zarrgw/zarrgw/plugins/builtin/builtintest"
 )
 
 // A bundled codec out of process decodes a 256 MiB chunk (streamed back in
@@ -17,21 +22,22 @@ import (
 // with codec.ErrCorrupt on the host side of the boundary.
 func TestCodecLargeDecodeAndCorrupt(t *testing.T) {
 	l, _ := newLauncher(t)
-	codecs, _, err := registry.OutOfProcess(l, zarrgwBin)
+	parts, err := registry.Bundled().OutOfProcess(l, zarrgwBin)
 	if err != nil {
 		t.Fatal(err)
 	}
+	codecs := parts.Codecs()
 	config := json.RawMessage(`{"level":1,"checksum":false}`)
-	local, err := registry.Codecs().Codec("zstd", config)
+	local, err := registry.Codecs().Codec(context.Background(), "zstd", config)
 	if err != nil {
 		t.Fatal(err)
 	}
-	remote, err := codecs.Codec("zstd", config)
+	remote, err := codecs.Codec(context.Background(), "zstd", config)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if remote.Name() != "zstd" || remote.Kind() != codec.BytesToBytes || string(remote.Configuration()) != string(local.Configuration()) {
-		t.Fatalf("remote codec %s %v %s, local %s", remote.Name(), remote.Kind(), remote.Configuration(), local.Configuration())
+	if remote.Name() != "zstd" || codec.KindOf(remote) != codec.BytesToBytes || string(remote.Configuration()) != string(local.Configuration()) {
+		t.Fatalf("remote codec %s %v %s, local %s", remote.Name(), codec.KindOf(remote), remote.Configuration(), local.Configuration())
 	}
 	raw := make([]byte, 256<<20)
 	for i := range raw {
@@ -61,12 +67,13 @@ func TestCodecLargeDecodeAndCorrupt(t *testing.T) {
 // buffer of the wrong size is ErrCorrupt.
 func TestCodecDecodeInto(t *testing.T) {
 	l, _ := newLauncher(t)
-	codecs, _, err := registry.OutOfProcess(l, zarrgwBin)
+	parts, err := registry.Bundled().OutOfProcess(l, zarrgwBin)
 	if err != nil {
 		t.Fatal(err)
 	}
-	local, _ := registry.Codecs().Codec("zstd", nil)
-	remote, err := codecs.Codec("zstd", nil)
+	codecs := parts.Codecs()
+	local, _ := registry.Codecs().Codec(context.Background(), "zstd", nil)
+	remote, err := codecs.Codec(context.Background(), "zstd", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,4 +102,37 @@ func TestCodecDecodeInto(t *testing.T) {
 			t.Fatalf("%d bytes into %d: %v", n, n-1, err)
 		}
 	}
+}
+
+// Every bundled codec passes the codec conformance suite out of process,
+// each in its plugin (zarrgw plugin serve NAME), and the example external
+// codec through its own binary.
+func TestCodecConformanceOutOfProcess(t *testing.T) {
+	l, _ := newLauncher(t)
+	parts, err := registry.Bundled().OutOfProcess(l, zarrgwBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("bundled", func(t *testing.T) { codectest.Run(t, remoteOnly{parts.Codecs()}, builtintest.Cases()) })
+	addPlugin(t, l, "example.org/acme/bitshave", bitshaveBin, nil)
+	t.Run("bitshave", func(t *testing.T) {
+		codectest.Run(t, remoteOnly{registry.Bundled().InProcess().WithPlugins(l).Codecs()}, []codectest.Case{{
+			Name: "bitshave", Configuration: json.RawMessage(`{"keepbits":3}`),
+			Specs: codectest.Specs(codectest.Named("float32", "float64"), []int{0}, []int{9}, []int{3, 4}),
+			Lossy: true, Values: codectest.FiniteFloats,
+		}})
+	})
+}
+
+// remoteOnly refuses codecs that are not running in a plugin, so the
+// suite cannot pass in process by mistake. Nested chains (sharding's inner
+// codecs) run in the plugin beside the codec that holds them.
+type remoteOnly struct{ r codec.Resolver }
+
+func (r remoteOnly) Codec(ctx context.Context, name string, config json.RawMessage) (codec.Codec, error) {
+	c, err := r.r.Codec(ctx, name, config)
+	if err == nil && !strings.HasSuffix(reflect.TypeOf(c).Elem().PkgPath(), "/pluginapi") {
+		return nil, fmt.Errorf("codec %s runs in process (%T)", name, c)
+	}
+	return c, err
 }

@@ -18,15 +18,11 @@ func TestConformanceOutOfProcess(t *testing.T) {
 		array.Options{Codecs: registry.Codecs(), Transformers: registry.Transformers()})
 
 	l, _ := newLauncher(t)
-	codecs, openFS, err := registry.OutOfProcess(l, zarrgwBin)
+	parts, err := registry.Bundled().OutOfProcess(l, zarrgwBin)
 	if err != nil {
 		t.Fatal(err)
 	}
-	transformers, err := registry.OutOfProcessTransformers(l, zarrgwBin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	outOfProcess := conformance.Run(t, openFS, array.Options{Codecs: codecs, Transformers: transformers})
+	outOfProcess := conformance.Run(t, fsOpener(parts), parts.ArrayOptions())
 
 	fmt.Printf("conformance in process:     %+v\nconformance out of process: %+v\n", inProcess, outOfProcess)
 	if inProcess != outOfProcess {

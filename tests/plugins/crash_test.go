@@ -1,9 +1,11 @@
 package plugins
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -29,7 +31,7 @@ import (
 // test.gate codec of a plugin, filled with 1s.
 func gatedArray(t *testing.T, l *launcher.Launcher, s store.Store) (*array.Array, array.Options) {
 	t.Helper()
-	opts := array.Options{Codecs: l.Codecs(registry.Codecs())}
+	opts := registry.Bundled().InProcess().WithPlugins(l).ArrayOptions()
 	m := &meta.ArrayMeta{
 		Format: meta.V3, Shape: []int{8}, ChunkShape: []int{8}, DataType: dtype.Named("uint8"),
 		FillValue: []byte{0}, ChunkKey: meta.ChunkKeyEncoding{Name: "default", Separator: "/"},
@@ -171,14 +173,14 @@ func TestUnresponsivePluginIsReplaced(t *testing.T) {
 		t.Fatal(err)
 	}
 	pid := p.Status().PID
-	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
+	stopProcess(t, pid)
 	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
 	if err := decode(500 * time.Millisecond); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("call to a stopped plugin: %v", err)
 	}
-	time.Sleep(pluginapi.PingTimeout + time.Second) // the liveness check gives up on it
+	// The liveness check gives up on it within PingTimeout: wait until the
+	// launcher sees that, not for a guess of how long it takes.
+	waitState(t, p, launcher.Exited)
 	start := time.Now()
 	if err := decode(10 * time.Second); err != nil {
 		t.Fatalf("call after the liveness check: %v", err)
@@ -198,9 +200,7 @@ func TestCloseEndsStoppedPlugin(t *testing.T) {
 		t.Fatal(err)
 	}
 	pid := p.Status().PID
-	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
+	stopProcess(t, pid)
 	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
 	closed := make(chan struct{})
 	go func() {
@@ -214,5 +214,31 @@ func TestCloseEndsStoppedPlugin(t *testing.T) {
 	}
 	if err := syscall.Kill(pid, 0); err == nil {
 		t.Fatalf("process %d still exists after Close", pid)
+	}
+}
+
+// stopProcess stops pid with SIGSTOP and waits until the kernel reports it
+// stopped: the signal takes effect asynchronously, and a request sent
+// before then may still be answered.
+func stopProcess(t *testing.T, pid int) {
+	t.Helper()
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The state follows the command name in parentheses, which may
+		// itself hold spaces and parentheses.
+		if fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:])); len(fields) > 0 && fields[0] == "T" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d not stopped after a minute: %s", pid, stat)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }

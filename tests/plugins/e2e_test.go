@@ -13,7 +13,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zarrgw/zarrgw/core/array"
 	"github.com/zarrgw/zarrgw/core/dtype"
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/core/meta"
@@ -36,7 +35,7 @@ func TestExternalCodecEndToEnd(t *testing.T) {
 	if _, err := l.Add(launcher.Spec{Name: "example.org/acme/bitshave", Path: bitshaveBin, SHA256: sum}); err != nil {
 		t.Fatal(err)
 	}
-	opts := array.Options{Codecs: l.Codecs(registry.Codecs())}
+	opts := registry.Bundled().InProcess().WithPlugins(l).ArrayOptions()
 	ctx := context.Background()
 	dir := t.TempDir()
 	s, err := fs.New(dir)
@@ -58,10 +57,7 @@ func TestExternalCodecEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data := ndarray.New(m.DataType, m.Shape)
-	for i := range data.Len() {
-		binary.LittleEndian.PutUint32(data.Data[4*i:], math.Float32bits(1+float32(i)/7))
-	}
+	data := float32Data(m.Shape)
 	if err := a.WriteAll(ctx, data); err != nil {
 		t.Fatal(err)
 	}
@@ -77,13 +73,7 @@ func TestExternalCodecEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range data.Len() {
-		in := binary.LittleEndian.Uint32(data.Data[4*i:])
-		want := in &^ (1<<(23-3) - 1)
-		if g := binary.LittleEndian.Uint32(got.Data[4*i:]); g != want {
-			t.Fatalf("element %d: %08x, want %08x (shaved from %08x)", i, g, want, in)
-		}
-	}
+	wantShaved(t, got, data, 3)
 	if st := l.Plugins()[0].Status(); st.State != launcher.Running || st.PID == 0 {
 		t.Fatalf("plugin status %+v", st)
 	}
@@ -218,4 +208,27 @@ func npyFloat32(v []float32, rows, cols int) []byte {
 		out = binary.LittleEndian.AppendUint32(out, math.Float32bits(f))
 	}
 	return out
+}
+
+// float32Data is an array of distinct float32 values with mantissa bits to
+// shave.
+func float32Data(shape []int) *ndarray.Array {
+	data := ndarray.New(dtype.Named("float32"), shape)
+	for i := range data.Len() {
+		binary.LittleEndian.PutUint32(data.Data[4*i:], math.Float32bits(1+float32(i)/7))
+	}
+	return data
+}
+
+// wantShaved fails unless got is data with float32 mantissas shaved to
+// keepbits bits.
+func wantShaved(t *testing.T, got, data *ndarray.Array, keepbits int) {
+	t.Helper()
+	for i := range data.Len() {
+		in := binary.LittleEndian.Uint32(data.Data[4*i:])
+		want := in &^ (1<<(23-keepbits) - 1)
+		if g := binary.LittleEndian.Uint32(got.Data[4*i:]); g != want {
+			t.Fatalf("element %d: %08x, want %08x (shaved from %08x)", i, g, want, in)
+		}
+	}
 }

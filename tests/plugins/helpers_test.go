@@ -2,13 +2,17 @@ package plugins
 
 import (
 	"bytes"
+	"context"
 	"log/slog"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/host/launcher"
+	"github.com/zarrgw/zarrgw/host/registry"
+	"github.com/zarrgw/zarrgw/plugins/stores/fs"
 )
 
 // logBuffer collects the host's log, which is where plugin logs land.
@@ -67,4 +71,11 @@ func tail(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// fsOpener opens fs stores through parts (in a plugin, out of process).
+func fsOpener(parts *registry.Parts) func(dir string) (store.Store, error) {
+	return func(dir string) (store.Store, error) {
+		return parts.OpenStore(context.Background(), fs.Name, fs.Config(dir))
+	}
 }

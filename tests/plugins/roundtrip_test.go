@@ -18,7 +18,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/ndarray"
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/host/registry"
-	"github.com/zarrgw/zarrgw/plugins/codecs/builtin"
+	"github.com/zarrgw/zarrgw/plugins/builtin"
 )
 
 // chainCase is one codec chain for one data type.
@@ -60,10 +60,11 @@ var chainCases = []chainCase{
 func TestRoundTripOutOfProcess(t *testing.T) {
 	checkEveryCodecUsed(t)
 	l, _ := newLauncher(t)
-	codecs, openFS, err := registry.OutOfProcess(l, zarrgwBin)
+	parts, err := registry.Bundled().OutOfProcess(l, zarrgwBin)
 	if err != nil {
 		t.Fatal(err)
 	}
+	codecs, openFS := parts.Codecs(), fsOpener(parts)
 	var inPassed, outPassed int
 	for _, c := range chainCases {
 		t.Run(c.name, func(t *testing.T) {
@@ -171,9 +172,9 @@ func checkEveryCodecUsed(t *testing.T) {
 		}
 	}
 	used["bytes"] = true // in le, inside configurations
-	for _, reg := range builtin.Registrations() {
-		if !used[reg.Name] {
-			t.Errorf("bundled codec %s is in no chain", reg.Name)
+	for _, reg := range builtin.Codecs() {
+		if !used[reg.Manifest.Name] {
+			t.Errorf("bundled codec %s is in no chain", reg.Manifest.Name)
 		}
 	}
 }

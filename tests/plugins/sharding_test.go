@@ -1,9 +1,12 @@
 package plugins
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -16,7 +19,11 @@ import (
 	"github.com/zarrgw/zarrgw/core/meta"
 	"github.com/zarrgw/zarrgw/core/ndarray"
 	"github.com/zarrgw/zarrgw/core/store"
+	"github.com/zarrgw/zarrgw/host/launcher"
 	"github.com/zarrgw/zarrgw/host/registry"
+	"github.com/zarrgw/zarrgw/host/render"
+	"github.com/zarrgw/zarrgw/plugins/codecs/sharding"
+	"github.com/zarrgw/zarrgw/tests/fixtures"
 )
 
 // countingStore counts the reads of chunk data and the bytes they return.
@@ -40,17 +47,18 @@ func (c *countingStore) Get(ctx context.Context, key string, r store.ByteRange) 
 // a shard not stored reads as the fill value; every element comes back.
 func TestShardingPartialReadsOutOfProcess(t *testing.T) {
 	l, _ := newLauncher(t)
-	codecs, _, err := registry.OutOfProcess(l, zarrgwBin)
+	parts, err := registry.Bundled().OutOfProcess(l, zarrgwBin)
 	if err != nil {
 		t.Fatal(err)
 	}
+	codecs := parts.Codecs()
 	const (
 		indexBytes = 64*16 + 4 // 64 entries and a crc32c
 		chunkBytes = 8 * 8 * 4 // one inner chunk of int32
 	)
 	cfg := `{"chunk_shape":[8,8],"codecs":[{"name":"bytes","configuration":{"endian":"little"}}],
 		"index_codecs":[{"name":"bytes","configuration":{"endian":"little"}},{"name":"crc32c"}],"index_location":"end"}`
-	c, err := codecs.Codec("sharding_indexed", json.RawMessage(cfg))
+	c, err := codecs.Codec(context.Background(), "sharding_indexed", json.RawMessage(cfg))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,5 +119,46 @@ func TestShardingPartialReadsOutOfProcess(t *testing.T) {
 		if v := binary.LittleEndian.Uint32(all.Data[4*i:]); v != want {
 			t.Fatalf("element %d = %d, want %d", i, v, want)
 		}
+	}
+}
+
+// inspect describes shard layouts through codec.LayoutDescriber, so a
+// sharding codec in a plugin shows its layout and fill as in process: the
+// fixture holds one empty inner chunk of 16 (MANIFEST.md).
+func TestShardLayoutOutOfProcess(t *testing.T) {
+	dir := fixtures.Dir(t)
+	l, _ := newLauncher(t)
+	parts, err := registry.Bundled().OutOfProcess(l, zarrgwBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	s, err := fsOpener(parts)(filepath.Join(dir, "zarrita-js/v3/data.zarr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	a, err := hierarchy.OpenArray(ctx, s, "2d.chunked.compressed.sharded.filled.i2", parts.ArrayOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ab, _ := a.Pipeline().ArrayBytes(); reflect.TypeOf(ab) == reflect.TypeOf(&sharding.Codec{}) {
+		t.Fatal("the sharding codec runs in process")
+	}
+	var out bytes.Buffer
+	n, err := hierarchy.Open(ctx, s, "2d.chunked.compressed.sharded.filled.i2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := render.Tree(ctx, &out, s, n, parts.ArrayOptions()); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"shard [2 2], inner [1 1]", "index end", "filled 15/16 inner chunks"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("inspect output lacks %q:\n%s", want, out.String())
+		}
+	}
+	if st, _ := l.Plugin(registry.BundledPrefix + "sharding_indexed"); st.Status().State != launcher.Running {
+		t.Errorf("sharding_indexed plugin %+v: the layout did not come from it", st.Status())
 	}
 }

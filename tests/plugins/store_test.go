@@ -17,10 +17,11 @@ import (
 // The fs store passes the store conformance suite out of process.
 func TestStoreConformanceFS(t *testing.T) {
 	l, _ := newLauncher(t)
-	_, openFS, err := registry.OutOfProcess(l, zarrgwBin)
+	parts, err := registry.Bundled().OutOfProcess(l, zarrgwBin)
 	if err != nil {
 		t.Fatal(err)
 	}
+	openFS := fsOpener(parts)
 	storetest.Run(t, func(t *testing.T) store.Store {
 		s, err := openFS(t.TempDir())
 		if err != nil {
@@ -80,10 +81,11 @@ func TestTransformerConformance(t *testing.T) {
 // intact, far beyond gRPC's 4 MiB message limit.
 func TestStoreLargeValue(t *testing.T) {
 	l, _ := newLauncher(t)
-	_, openFS, err := registry.OutOfProcess(l, zarrgwBin)
+	parts, err := registry.Bundled().OutOfProcess(l, zarrgwBin)
 	if err != nil {
 		t.Fatal(err)
 	}
+	openFS := fsOpener(parts)
 	s, err := openFS(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -124,10 +126,11 @@ func pattern(n int) []byte {
 // false without reading for any other size, out of process too.
 func TestStoreGetInto(t *testing.T) {
 	l, _ := newLauncher(t)
-	_, openFS, err := registry.OutOfProcess(l, zarrgwBin)
+	parts, err := registry.Bundled().OutOfProcess(l, zarrgwBin)
 	if err != nil {
 		t.Fatal(err)
 	}
+	openFS := fsOpener(parts)
 	s, err := openFS(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zarrgw/zarrgw/core/array"
 	"github.com/zarrgw/zarrgw/core/dtype"
 	"github.com/zarrgw/zarrgw/core/extension"
 	"github.com/zarrgw/zarrgw/core/hierarchy"
@@ -29,14 +28,14 @@ func TestArrayThroughPluginTransformer(t *testing.T) {
 	}
 	spec := launcher.Spec{Name: "example.org/test/prefix", Path: testPluginBin, SHA256: sum, Args: []string{"transformer"}}
 	ms, err := launcher.Probe(context.Background(), spec, launcher.Options{})
-	if err != nil || !launcher.Serves(ms, extension.Transformer, "test.prefix") {
+	if _, ok := extension.Find(ms, extension.Transformer, "test.prefix"); err != nil || !ok {
 		t.Fatalf("probe: %v %v", ms, err)
 	}
 	l, _ := newLauncher(t)
 	if _, err := l.Add(spec); err != nil {
 		t.Fatal(err)
 	}
-	opts := array.Options{Codecs: registry.Codecs(), Transformers: l.Transformers(registry.Transformers())}
+	opts := registry.Bundled().InProcess().WithPlugins(l).ArrayOptions()
 	s := store.NewMemory()
 	m := &meta.ArrayMeta{
 		Format: meta.V3, Shape: []int{4}, ChunkShape: []int{2}, DataType: dtype.Named("uint8"), FillValue: []byte{0},

@@ -95,12 +95,4 @@ func spans(sel grid.Selection) []grid.Span {
 	return out
 }
 
-func whole(shape []int) []grid.Span {
-	out := make([]grid.Span, len(shape))
-	for i, n := range shape {
-		out[i] = grid.Span{Start: 0, Step: 1, Count: n}
-	}
-	return out
-}
-
 func gridAll(n int) grid.Dim { return grid.Dim{Start: 0, Step: 1, Count: n} }

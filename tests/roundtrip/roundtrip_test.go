@@ -176,7 +176,7 @@ func roundTrip(t *testing.T, f meta.Format, dt dtype.DataType, codecs []meta.Ext
 			}
 			full := *data
 			full.Shape = sel.Counts()
-			if err := ndarray.CopyRegion(ref, spans(sel), &full, whole(full.Shape)); err != nil {
+			if err := ndarray.CopyRegion(ref, spans(sel), &full, grid.WholeSpans(full.Shape)); err != nil {
 				t.Fatal(err)
 			}
 			// reads between writes: a chunk cache must not keep what a
@@ -209,7 +209,7 @@ func checkRead(t *testing.T, a *array.Array, ref *ndarray.Array, sel grid.Select
 		t.Fatalf("read %+v: %v", sel, err)
 	}
 	want := ndarray.New(ref.DType, sel.Counts())
-	if err := ndarray.CopyRegion(want, whole(want.Shape), ref, spans(sel)); err != nil {
+	if err := ndarray.CopyRegion(want, grid.WholeSpans(want.Shape), ref, spans(sel)); err != nil {
 		t.Fatal(err)
 	}
 	if !sameElements(got, want) {
@@ -269,7 +269,7 @@ func TestRoundTripRowChunks(t *testing.T) {
 					t.Fatal(err)
 				}
 				want := ndarray.Filled(dt, shape, m.FillValue)
-				if err := ndarray.CopyRegion(want, spans(sel), data, whole(data.Shape)); err != nil {
+				if err := ndarray.CopyRegion(want, spans(sel), data, grid.WholeSpans(data.Shape)); err != nil {
 					t.Fatal(err)
 				}
 				if !sameElements(got, want) {

@@ -92,7 +92,7 @@ func newStreamArray(t *testing.T, r *rand.Rand, c streamCase, s store.Store, pat
 	sel := grid.Box([]int{0, 0, 0}, shape)
 	sel[0].Count = 1 + r.Intn(shape[0])
 	part := ndarray.New(c.dt, sel.Counts())
-	if err := ndarray.CopyRegion(part, whole(part.Shape), data, spans(sel)); err != nil {
+	if err := ndarray.CopyRegion(part, grid.WholeSpans(part.Shape), data, spans(sel)); err != nil {
 		t.Fatal(err)
 	}
 	if err := a.Write(ctx, sel, part); err != nil {

@@ -119,18 +119,10 @@ func spans(sel grid.Selection) []grid.Span {
 	return out
 }
 
-func whole(shape []int) []grid.Span {
-	out := make([]grid.Span, len(shape))
-	for i, n := range shape {
-		out[i] = grid.Span{Start: 0, Step: 1, Count: n}
-	}
-	return out
-}
-
 // expect returns the selected part of ref.
 func expect(ref *ndarray.Array, sel grid.Selection) *ndarray.Array {
 	want := ndarray.New(ref.DType, sel.Counts())
-	if err := ndarray.CopyRegion(want, whole(want.Shape), ref, spans(sel)); err != nil {
+	if err := ndarray.CopyRegion(want, grid.WholeSpans(want.Shape), ref, spans(sel)); err != nil {
 		panic(err)
 	}
 	return want

@@ -108,7 +108,7 @@ func roundTrip(t *testing.T, r *rand.Rand, s store.Store, m *meta.ArrayMeta, nam
 		}
 		full := *data
 		full.Shape = sel.Counts()
-		if err := ndarray.CopyRegion(ref, spans(sel), &full, whole(full.Shape)); err != nil {
+		if err := ndarray.CopyRegion(ref, spans(sel), &full, grid.WholeSpans(full.Shape)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -160,7 +160,7 @@ func TestDraftTransformer(t *testing.T) {
 	for c := range g.Chunks {
 		chunk := ndarray.New(ref.DType, []int{2, 3})
 		region := []grid.Span{{Start: 2 * c[0], Step: 1, Count: min(2, 5-2*c[0])}, {Start: 3 * c[1], Step: 1, Count: min(3, 7-3*c[1])}}
-		_ = ndarray.CopyRegion(chunk, whole([]int{region[0].Count, region[1].Count}), ref, region)
+		_ = ndarray.CopyRegion(chunk, grid.WholeSpans([]int{region[0].Count, region[1].Count}), ref, region)
 		if _, err := tr.Set(ctx, fmt.Sprintf("data/root/foo/baz/c%d/%d", c[0], c[1]), chunk.Data, store.Condition{}); err != nil {
 			t.Fatal(err)
 		}

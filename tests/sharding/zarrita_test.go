@@ -19,7 +19,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/grid"
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/core/ndarray"
-	"github.com/zarrgw/zarrgw/plugins/codecs/builtin"
+	"github.com/zarrgw/zarrgw/plugins/builtin"
 	shardcodec "github.com/zarrgw/zarrgw/plugins/codecs/sharding"
 	"github.com/zarrgw/zarrgw/plugins/stores/fs"
 )
@@ -106,7 +106,7 @@ func writeForZarrita(t *testing.T, s *fs.Store, za zarritaArray) *ndarray.Array 
 	m := shardedMeta(dt, za.shape, za.shard, za.inner, za.codecs, "end")
 	o := opts()
 	if za.morton {
-		reg := codec.NewRegistry(builtin.Registrations()...)
+		reg := codec.NewRegistry(builtin.Codecs()...)
 		reg.Register(shardcodec.RegistrationWith(shardcodec.Options{Order: shardcodec.Morton}))
 		o.Codecs = reg
 	}
@@ -125,7 +125,7 @@ func writeForZarrita(t *testing.T, s *fs.Store, za zarritaArray) *ndarray.Array 
 		t.Fatal(err)
 	}
 	ref := ndarray.Filled(dt, za.shape, m.FillValue)
-	if err := ndarray.CopyRegion(ref, spans(sel), data, whole(data.Shape)); err != nil {
+	if err := ndarray.CopyRegion(ref, spans(sel), data, grid.WholeSpans(data.Shape)); err != nil {
 		t.Fatal(err)
 	}
 	return ref

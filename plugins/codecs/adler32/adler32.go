@@ -3,6 +3,7 @@
 package adler32
 
 import (
+	"context"
 	"encoding/json"
 	"hash/adler32"
 
@@ -20,6 +21,6 @@ var algorithm = checksum32.Algorithm{
 var Registration = algorithm.Registration()
 
 // New builds the codec; the configuration may give "location".
-func New(configuration json.RawMessage, r codec.Resolver) (codec.Codec, error) {
-	return algorithm.New(configuration, r)
+func New(ctx context.Context, configuration json.RawMessage, r codec.Resolver) (codec.Codec, error) {
+	return algorithm.New(ctx, configuration, r)
 }

@@ -7,12 +7,12 @@ import (
 	"testing"
 
 	"github.com/zarrgw/zarrgw/core/codec"
-	"github.com/zarrgw/zarrgw/plugins/codecs/codectest"
+	"github.com/zarrgw/zarrgw/core/codec/codectest"
 )
 
 func newCodec(t *testing.T, cfg string) codec.BytesBytes {
 	t.Helper()
-	c, err := New([]byte(cfg), nil)
+	c, err := New(context.Background(), []byte(cfg), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +26,7 @@ func TestCheckValue(t *testing.T) {
 	if got := hex.EncodeToString(enc); got != "de011e09"+hex.EncodeToString([]byte("123456789")) {
 		t.Errorf("encoded %s", got)
 	}
-	if Registration.Name != "numcodecs.adler32" {
+	if Registration.Manifest.Name != "numcodecs.adler32" {
 		t.Error("name")
 	}
 }

@@ -12,11 +12,21 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/codec"
 	"github.com/zarrgw/zarrgw/core/dtype"
+	"github.com/zarrgw/zarrgw/core/extension"
 	"github.com/zarrgw/zarrgw/core/ndarray"
 )
 
 // Registration registers the codec as "numcodecs.bitround" and "bitround".
-var Registration = codec.Registration{Name: "numcodecs.bitround", Aliases: []string{"bitround"}, New: New}
+var Registration = codec.Registration{
+	Manifest: extension.Manifest{
+		Kind:    extension.Codec,
+		Name:    "numcodecs.bitround",
+		Aliases: []string{"bitround"},
+		ConfigSchema: json.RawMessage(`{"type":"object","required":["keepbits"],"properties":{
+	"keepbits":{"type":"integer","minimum":0,"maximum":52,"description":"mantissa bits kept"}}}`),
+	},
+	New: New,
+}
 
 // Codec is the filter; immutable and safe for concurrent use.
 type Codec struct {
@@ -24,7 +34,7 @@ type Codec struct {
 }
 
 // New builds the codec from {"keepbits": n}, n >= 0 (required).
-func New(configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
+func New(_ context.Context, configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
 	var cfg struct {
 		KeepBits *int `json:"keepbits"`
 	}
@@ -42,8 +52,7 @@ func New(configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
 	return &Codec{keepBits: *cfg.KeepBits}, nil
 }
 
-func (c *Codec) Name() string     { return "numcodecs.bitround" }
-func (c *Codec) Kind() codec.Kind { return codec.ArrayToArray }
+func (c *Codec) Name() string { return "numcodecs.bitround" }
 
 // Configuration returns {"keepbits": n}.
 func (c *Codec) Configuration() json.RawMessage {
@@ -66,7 +75,11 @@ func mantissaBits(dt dtype.DataType) (int, error) {
 }
 
 // OutputSpec is the identity, after checking the type and keepbits.
-func (c *Codec) OutputSpec(in codec.Spec) (codec.Spec, error) {
+func (c *Codec) OutputSpec(_ context.Context, in codec.Spec) (codec.Spec, error) {
+	return c.outputSpec(in)
+}
+
+func (c *Codec) outputSpec(in codec.Spec) (codec.Spec, error) {
 	bits, err := mantissaBits(in.DataType)
 	if err != nil {
 		return codec.Spec{}, err
@@ -78,7 +91,7 @@ func (c *Codec) OutputSpec(in codec.Spec) (codec.Spec, error) {
 }
 
 // EncodedSize implements codec.SizedCodec: the size does not change.
-func (c *Codec) EncodedSize(_ codec.Spec, decodedSize int64) (int64, bool) {
+func (c *Codec) EncodedSize(_ context.Context, _ codec.Spec, decodedSize int64) (int64, bool) {
 	return decodedSize, true
 }
 
@@ -87,7 +100,7 @@ func (c *Codec) EncodedSize(_ codec.Spec, decodedSize int64) (int64, bool) {
 // can change (as in numcodecs); keepbits equal to the mantissa width
 // returns a unchanged.
 func (c *Codec) EncodeArray(_ context.Context, in codec.Spec, a *ndarray.Array) (*ndarray.Array, error) {
-	if _, err := c.OutputSpec(in); err != nil {
+	if _, err := c.outputSpec(in); err != nil {
 		return nil, err
 	}
 	bits, _ := mantissaBits(in.DataType)
@@ -106,6 +119,9 @@ func (c *Codec) EncodeArray(_ context.Context, in codec.Spec, a *ndarray.Array) 
 func (c *Codec) DecodeArray(_ context.Context, in codec.Spec, a *ndarray.Array) (*ndarray.Array, error) {
 	if _, err := mantissaBits(in.DataType); err != nil {
 		return nil, err
+	}
+	if !a.DType.Equal(in.DataType) || ndarray.NumElements(a.Shape) != ndarray.NumElements(in.Shape) || a.Check() != nil {
+		return nil, fmt.Errorf("bitround: %w: array %s%v does not match its spec %s%v", codec.ErrCorrupt, a.DType, a.Shape, in.DataType, in.Shape)
 	}
 	return a, nil
 }

@@ -27,15 +27,20 @@ import (
 // Name is the codec's name in array metadata.
 const Name = "bitshave"
 
-// Manifest describes the codec to hosts.
-var Manifest = extension.Manifest{
-	Kind:    extension.Codec,
-	Name:    Name,
-	URIs:    []string{"https://example.org/acme/zarr-codecs/bitshave/1.0"},
-	Version: "1.0.0",
-	ConfigSchema: json.RawMessage(`{"type":"object","required":["keepbits"],"additionalProperties":false,
+// Registration describes the codec to hosts (its manifest, with the
+// schema of its configuration) and builds it: the one value a plugin's main
+// serves. The codec is array->array because it implements codec.ArrayArray.
+var Registration = codec.Registration{
+	Manifest: extension.Manifest{
+		Kind:    extension.Codec,
+		Name:    Name,
+		URIs:    []string{"https://example.org/acme/zarr-codecs/bitshave/1.0"},
+		Version: "1.0.0",
+		ConfigSchema: json.RawMessage(`{"type":"object","required":["keepbits"],"additionalProperties":false,
 		"properties":{"keepbits":{"type":"integer","minimum":0,"maximum":52,
 		"description":"mantissa bits kept (at most 23 for float32, 52 for float64)"}}}`),
+	},
+	New: New,
 }
 
 // Codec shaves mantissas to keepbits bits.
@@ -44,7 +49,7 @@ type Codec struct {
 }
 
 // New builds the codec from {"keepbits": N}.
-func New(configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
+func New(_ context.Context, configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
 	var cfg struct {
 		Keepbits *int `json:"keepbits"`
 	}
@@ -57,8 +62,7 @@ func New(configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
 	return &Codec{keepbits: *cfg.Keepbits}, nil
 }
 
-func (c *Codec) Name() string     { return Name }
-func (c *Codec) Kind() codec.Kind { return codec.ArrayToArray }
+func (c *Codec) Name() string { return Name }
 
 func (c *Codec) Configuration() json.RawMessage {
 	return json.RawMessage(fmt.Sprintf(`{"keepbits":%d}`, c.keepbits))
@@ -76,7 +80,11 @@ func mantissaBits(d dtype.DataType) (int, bool) {
 }
 
 // OutputSpec is the input spec: shaving changes values, not types.
-func (c *Codec) OutputSpec(in codec.Spec) (codec.Spec, error) {
+func (c *Codec) OutputSpec(_ context.Context, in codec.Spec) (codec.Spec, error) {
+	return c.outputSpec(in)
+}
+
+func (c *Codec) outputSpec(in codec.Spec) (codec.Spec, error) {
 	bits, ok := mantissaBits(in.DataType)
 	if !ok {
 		return codec.Spec{}, fmt.Errorf("%s: takes float32 or float64, not %s", Name, in.DataType)
@@ -112,10 +120,10 @@ func (c *Codec) DecodeArray(_ context.Context, in codec.Spec, a *ndarray.Array) 
 }
 
 func (c *Codec) check(in codec.Spec, a *ndarray.Array) (int, error) {
-	if _, err := c.OutputSpec(in); err != nil {
+	if _, err := c.outputSpec(in); err != nil {
 		return 0, err
 	}
-	if !a.DType.Equal(in.DataType) || a.Check() != nil {
+	if !a.DType.Equal(in.DataType) || ndarray.NumElements(a.Shape) != ndarray.NumElements(in.Shape) || a.Check() != nil {
 		return 0, fmt.Errorf("%s: %w: array %s%v does not match its spec %s%v", Name, codec.ErrCorrupt, a.DType, a.Shape, in.DataType, in.Shape)
 	}
 	bits, _ := mantissaBits(in.DataType)

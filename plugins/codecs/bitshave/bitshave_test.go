@@ -9,13 +9,14 @@ import (
 	"testing"
 
 	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/codec/codectest"
 	"github.com/zarrgw/zarrgw/core/dtype"
 	"github.com/zarrgw/zarrgw/core/ndarray"
 )
 
 func build(t *testing.T, keepbits int) codec.ArrayArray {
 	t.Helper()
-	c, err := New(json.RawMessage(fmt.Sprintf(`{"keepbits":%d}`, keepbits)), nil)
+	c, err := New(context.Background(), json.RawMessage(fmt.Sprintf(`{"keepbits":%d}`, keepbits)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,17 +58,27 @@ func TestShaveFloat32(t *testing.T) {
 }
 
 func TestRefusals(t *testing.T) {
-	if _, err := New(json.RawMessage(`{"keepbits":53}`), nil); err == nil {
+	if _, err := New(context.Background(), json.RawMessage(`{"keepbits":53}`), nil); err == nil {
 		t.Error("keepbits 53 accepted")
 	}
-	if _, err := New(json.RawMessage(`{}`), nil); err == nil {
+	if _, err := New(context.Background(), json.RawMessage(`{}`), nil); err == nil {
 		t.Error("missing keepbits accepted")
 	}
 	c := build(t, 30)
-	if _, err := c.OutputSpec(codec.Spec{DataType: dtype.Named("float32")}); err == nil {
+	if _, err := c.OutputSpec(context.Background(), codec.Spec{DataType: dtype.Named("float32")}); err == nil {
 		t.Error("keepbits 30 accepted for float32")
 	}
-	if _, err := c.OutputSpec(codec.Spec{DataType: dtype.Named("int32")}); err == nil {
+	if _, err := c.OutputSpec(context.Background(), codec.Spec{DataType: dtype.Named("int32")}); err == nil {
 		t.Error("int32 accepted")
 	}
+}
+
+// The codec passes the codec conformance suite (the plugin tests run it
+// out of process, through the plugin binary).
+func TestConformance(t *testing.T) {
+	codectest.Run(t, codec.NewRegistry(Registration), []codectest.Case{{
+		Name: Name, Configuration: json.RawMessage(`{"keepbits":3}`),
+		Specs: codectest.Specs(codectest.Named("float32", "float64"), []int{0}, []int{9}, []int{3, 4}),
+		Lossy: true, Values: codectest.FiniteFloats,
+	}})
 }

@@ -6,14 +6,28 @@ import (
 	"runtime"
 
 	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/extension"
 )
 
 // Registration registers the codec under its v3 name and its numcodecs id
 // as zarr-python 3 writes it.
-var Registration = codec.Registration{Name: "blosc", Aliases: []string{"numcodecs.blosc"}, New: New}
+var Registration = codec.Registration{
+	Manifest: extension.Manifest{
+		Kind:    extension.Codec,
+		Name:    "blosc",
+		Aliases: []string{"numcodecs.blosc"},
+		ConfigSchema: json.RawMessage(`{"type":"object","properties":{
+	"cname":{"type":"string","enum":["blosclz","lz4","lz4hc","snappy","zlib","zstd"],"default":"lz4"},
+	"clevel":{"type":"integer","minimum":0,"maximum":9,"default":5},
+	"shuffle":{"type":"string","enum":["noshuffle","shuffle","bitshuffle"],"default":"shuffle"},
+	"typesize":{"type":"integer","minimum":1},
+	"blocksize":{"type":"integer","minimum":0,"default":0}}}`),
+	},
+	New: New,
+}
 
 // New builds the codec from either configuration form (see ParseConfig).
-func New(configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
+func New(_ context.Context, configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
 	cfg, err := ParseConfig(configuration)
 	if err != nil {
 		return nil, err
@@ -42,7 +56,6 @@ func NewCodec(cfg Config) (*Codec, error) {
 func (c *Codec) Config() Config { return c.cfg }
 
 func (c *Codec) Name() string                   { return "blosc" }
-func (c *Codec) Kind() codec.Kind               { return codec.BytesToBytes }
 func (c *Codec) Configuration() json.RawMessage { return c.cfg.marshal() }
 
 func (c *Codec) parallelism() int {

@@ -188,7 +188,7 @@ func TestParseConfig(t *testing.T) {
 		{``, DefaultConfig(), `{"cname":"lz4","clevel":5,"shuffle":"shuffle","blocksize":0}`},
 	}
 	for _, tc := range cases {
-		c, err := New(json.RawMessage(tc.in), nil)
+		c, err := New(context.Background(), json.RawMessage(tc.in), nil)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.in, err)
 		}
@@ -201,7 +201,7 @@ func TestParseConfig(t *testing.T) {
 	}
 	for _, bad := range []string{`{"cname":"lzma"}`, `{"clevel":10}`, `{"shuffle":3}`, `{"shuffle":"byte"}`,
 		`{"typesize":-1}`, `{"clevel":"5"}`, `[1]`, `{"clevel":1.5}`} {
-		if _, err := New(json.RawMessage(bad), nil); err == nil {
+		if _, err := New(context.Background(), json.RawMessage(bad), nil); err == nil {
 			t.Errorf("%s: accepted", bad)
 		}
 	}

@@ -6,12 +6,13 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
-	"github.com/zarrgw/zarrgw/tests/fixtures"
 	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
+
+	"github.com/zarrgw/zarrgw/tests/fixtures"
 
 	"github.com/zarrgw/zarrgw/core/codec"
 	"github.com/zarrgw/zarrgw/core/dtype"

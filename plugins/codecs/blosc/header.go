@@ -36,6 +36,18 @@ const (
 // unknown inner compressors).
 var ErrUnsupported = errors.New("unsupported blosc frame")
 
+// unsupported is an error wrapping ErrUnsupported and codec.ErrCorrupt: a
+// frame this decoder cannot read is, to the engine, a chunk it cannot
+// decode, and garbage can look like a frame of an unknown version.
+func unsupported(format string, args ...any) error {
+	return unsupportedError(fmt.Sprintf(format, args...))
+}
+
+type unsupportedError string
+
+func (e unsupportedError) Error() string   { return ErrUnsupported.Error() + ": " + string(e) }
+func (e unsupportedError) Unwrap() []error { return []error{ErrUnsupported, codec.ErrCorrupt} }
+
 // Header is the fixed 16-byte header of a blosc1 frame.
 type Header struct {
 	Version   uint8
@@ -87,18 +99,18 @@ func ParseHeader(frame []byte) (Header, error) {
 // checkFormat rejects versions and flags this decoder cannot honour.
 func (h Header) checkFormat() error {
 	if h.Version == 0 || h.Version > 4 {
-		return fmt.Errorf("%w: blosc format version %d", ErrUnsupported, h.Version)
+		return unsupported("blosc format version %d", h.Version)
 	}
 	// c-blosc2 marks its 32-byte extended header by setting both shuffle
 	// bits, a combination blosc1 never writes.
 	if h.Flags&(flagShuffle|flagBitShuffle) == flagShuffle|flagBitShuffle {
-		return fmt.Errorf("%w: c-blosc2 extended header (format version %d); only blosc1 frames are supported", ErrUnsupported, h.Version)
+		return unsupported("c-blosc2 extended header (format version %d); only blosc1 frames are supported", h.Version)
 	}
 	if h.Flags&flagReserved != 0 {
-		return fmt.Errorf("%w: flag 0x08 (c-blosc2 delta filter) is set", ErrUnsupported)
+		return unsupported("flag 0x08 (c-blosc2 delta filter) is set")
 	}
 	if c := h.Compressor(); !c.known() {
-		return fmt.Errorf("%w: inner compressor code %d", ErrUnsupported, uint8(c))
+		return unsupported("inner compressor code %d", uint8(c))
 	}
 	return nil
 }

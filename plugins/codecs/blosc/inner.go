@@ -32,7 +32,7 @@ func decompress(c Compressor, src, dst []byte) error {
 	case Zstd:
 		err = zstdDecompress(src, dst)
 	default:
-		return fmt.Errorf("%w: inner compressor %s", ErrUnsupported, c)
+		return unsupported("inner compressor %s", c)
 	}
 	if err != nil && !errors.Is(err, codec.ErrCorrupt) {
 		err = fmt.Errorf("%w: %s: %w", codec.ErrCorrupt, c, err)

@@ -15,11 +15,21 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/codec"
 	"github.com/zarrgw/zarrgw/core/dtype"
+	"github.com/zarrgw/zarrgw/core/extension"
 	"github.com/zarrgw/zarrgw/core/ndarray"
 )
 
 // Registration registers the codec as "bytes" and its legacy name "endian".
-var Registration = codec.Registration{Name: "bytes", Aliases: []string{"endian"}, New: New}
+var Registration = codec.Registration{
+	Manifest: extension.Manifest{
+		Kind:    extension.Codec,
+		Name:    "bytes",
+		Aliases: []string{"endian"},
+		ConfigSchema: json.RawMessage(`{"type":"object","properties":{
+	"endian":{"type":"string","enum":["little","big"],"description":"byte order of multi-byte types"}}}`),
+	},
+	New: New,
+}
 
 // Codec is the bytes codec. It is immutable and safe for concurrent use.
 type Codec struct {
@@ -28,7 +38,7 @@ type Codec struct {
 
 // New builds the codec from {"endian": "little"|"big"}; the configuration
 // may be absent (1-byte types need no byte order).
-func New(configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
+func New(_ context.Context, configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
 	var cfg struct {
 		Endian *string `json:"endian"`
 	}
@@ -54,8 +64,7 @@ func New(configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
 // NewEndian returns a bytes codec for the given byte order.
 func NewEndian(e dtype.Endian) *Codec { return &Codec{endian: e} }
 
-func (c *Codec) Name() string     { return "bytes" }
-func (c *Codec) Kind() codec.Kind { return codec.ArrayToBytes }
+func (c *Codec) Name() string { return "bytes" }
 
 // Configuration returns {"endian": ...}, or nil when no byte order was set.
 func (c *Codec) Configuration() json.RawMessage {
@@ -69,7 +78,7 @@ func (c *Codec) Configuration() json.RawMessage {
 }
 
 // EncodedSize implements codec.SizedCodec: the encoding is the in-memory size.
-func (c *Codec) EncodedSize(in codec.Spec, decodedSize int64) (int64, bool) {
+func (c *Codec) EncodedSize(_ context.Context, in codec.Spec, decodedSize int64) (int64, bool) {
 	if in.DataType.Variable() {
 		return -1, false
 	}

@@ -8,19 +8,23 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/zarrgw/zarrgw/tests/fixtures/fixturecheck"
+
+	"github.com/zarrgw/zarrgw/tests/fixtures"
+
 	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/codec/codectest"
 	"github.com/zarrgw/zarrgw/core/dtype"
 	"github.com/zarrgw/zarrgw/core/ndarray"
-	"github.com/zarrgw/zarrgw/plugins/codecs/codectest"
 )
 
 var ctx = context.Background()
 
 func newCodec(t testing.TB, cfg string) *Codec {
 	t.Helper()
-	c, err := New(json.RawMessage(cfg), nil)
+	c, err := New(context.Background(), json.RawMessage(cfg), nil)
 	if err != nil {
-		t.Fatalf("New(%s): %v", cfg, err)
+		t.Fatalf("New(context.Background(), %s): %v", cfg, err)
 	}
 	return c.(*Codec)
 }
@@ -100,10 +104,10 @@ func TestLittleEndianIsZeroCopy(t *testing.T) {
 }
 
 func TestConfiguration(t *testing.T) {
-	if _, err := New(json.RawMessage(`{"endian":"middle"}`), nil); err == nil {
+	if _, err := New(context.Background(), json.RawMessage(`{"endian":"middle"}`), nil); err == nil {
 		t.Error("bad endian accepted")
 	}
-	if _, err := New(json.RawMessage(`[1]`), nil); err == nil {
+	if _, err := New(context.Background(), json.RawMessage(`[1]`), nil); err == nil {
 		t.Error("non-object configuration accepted")
 	}
 	for cfg, want := range map[string]string{`{"endian":"big","id":"x"}`: `{"endian":"big"}`, `{"endian":"little"}`: `{"endian":"little"}`, `{}`: ``, ``: ``} {
@@ -143,10 +147,10 @@ func TestDecodeWrongLength(t *testing.T) {
 
 func TestEncodedSize(t *testing.T) {
 	c := newCodec(t, `{"endian":"big"}`)
-	if n, ok := c.EncodedSize(codec.Spec{DataType: dtype.Named("int32"), Shape: []int{3}}, 12); !ok || n != 12 {
+	if n, ok := c.EncodedSize(context.Background(), codec.Spec{DataType: dtype.Named("int32"), Shape: []int{3}}, 12); !ok || n != 12 {
 		t.Errorf("EncodedSize = %d, %v", n, ok)
 	}
-	if _, ok := c.EncodedSize(codec.Spec{DataType: dtype.Named("string"), Shape: []int{3}}, 12); ok {
+	if _, ok := c.EncodedSize(context.Background(), codec.Spec{DataType: dtype.Named("string"), Shape: []int{3}}, 12); ok {
 		t.Error("EncodedSize known for strings")
 	}
 }
@@ -166,14 +170,14 @@ func TestFixtures(t *testing.T) {
 		{"zarr-python-v2/fixture/0/0", "3", "int8", []int{100}, []int{3}},
 	}
 	for _, tc := range cases {
-		e := codectest.Expected(t, tc.array)
-		raw := codectest.ReadFixture(t, tc.array+"/"+tc.key)
+		e := fixtures.Array(t, tc.array)
+		raw := fixtures.Read(t, tc.array+"/"+tc.key)
 		spec := codec.Spec{DataType: dtype.Named(tc.dt), Shape: tc.chunk, DecodedSize: -1}
 		a, err := c.Decode(ctx, spec, raw)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.array, err)
 		}
-		codectest.CompareFloats(t, codectest.Floats(t, a), codectest.ArangeChunk(e, tc.chunk, tc.idx), 0)
+		fixturecheck.CompareFloats(t, fixturecheck.Floats(t, a), fixturecheck.ArangeChunk(e, tc.chunk, tc.idx), 0)
 	}
 }
 
@@ -181,18 +185,18 @@ func TestFixtures(t *testing.T) {
 // the digest of the whole array.
 func TestFixtureDigest(t *testing.T) {
 	const arr = "zarr-python-v2/fixture/7/0"
-	e := codectest.Expected(t, arr)
+	e := fixtures.Array(t, arr)
 	c := newCodec(t, `{"endian":"little"}`)
 	spec := codec.Spec{DataType: dtype.Named("uint64"), Shape: e.ChunkShape, DecodedSize: -1}
 	var all []byte
 	for i := 0; i*e.ChunkShape[0] < e.Shape[0]; i++ {
-		a, err := c.Decode(ctx, spec, codectest.ReadFixture(t, fmt.Sprintf("%s/%d", arr, i)))
+		a, err := c.Decode(ctx, spec, fixtures.Read(t, fmt.Sprintf("%s/%d", arr, i)))
 		if err != nil {
 			t.Fatal(err)
 		}
 		all = append(all, a.Data...)
 	}
-	if got := codectest.BytesSHA256(all[:e.Shape[0]*8]); got != e.Expect.SHA256 {
+	if got := fixturecheck.BytesSHA256(all[:e.Shape[0]*8]); got != e.Expect.SHA256 {
 		t.Errorf("sha256 %s, want %s", got, e.Expect.SHA256)
 	}
 }

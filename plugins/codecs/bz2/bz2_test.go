@@ -6,20 +6,22 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/zarrgw/zarrgw/tests/fixtures/fixturecheck"
+
 	dsbzip2 "github.com/dsnet/compress/bzip2"
 
 	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/codec/codectest"
 	"github.com/zarrgw/zarrgw/core/dtype"
-	"github.com/zarrgw/zarrgw/plugins/codecs/codectest"
 )
 
 var ctx = context.Background()
 
 func newCodec(t testing.TB, cfg string) codec.BytesBytes {
 	t.Helper()
-	c, err := New(json.RawMessage(cfg), nil)
+	c, err := New(context.Background(), json.RawMessage(cfg), nil)
 	if err != nil {
-		t.Fatalf("New(%s): %v", cfg, err)
+		t.Fatalf("New(context.Background(), %s): %v", cfg, err)
 	}
 	return c.(codec.BytesBytes)
 }
@@ -31,7 +33,7 @@ func TestConfiguration(t *testing.T) {
 		}
 	}
 	for _, cfg := range []string{`{"level":0}`, `{"level":10}`} {
-		if _, err := New(json.RawMessage(cfg), nil); err == nil {
+		if _, err := New(context.Background(), json.RawMessage(cfg), nil); err == nil {
 			t.Errorf("%s accepted", cfg)
 		}
 	}
@@ -69,8 +71,8 @@ func TestBomb(t *testing.T) {
 // Chunks written by zarrs (numcodecs.bz2 level 9) and zarr-python 2.
 func TestFixtures(t *testing.T) {
 	c := newCodec(t, "")
-	codectest.CheckArangeChunk(t, c, "zarrs/v3/array_bz2.zarr", "1.0", dtype.Named("float32"), []int{5, 5}, []int{1, 0})
-	codectest.CheckArangeChunk(t, c, "zarr-python-v2/fixture/2/2", "11", dtype.Named("int32"), []int{100}, []int{11})
-	codectest.CheckDigest1D(t, c, "zarr-python-v2/fixture/9/2", 4)
-	codectest.CheckDigest1D(t, c, "zarr-python-v2/fixture/16/2", 8)
+	fixturecheck.CheckArangeChunk(t, c, "zarrs/v3/array_bz2.zarr", "1.0", dtype.Named("float32"), []int{5, 5}, []int{1, 0})
+	fixturecheck.CheckArangeChunk(t, c, "zarr-python-v2/fixture/2/2", "11", dtype.Named("int32"), []int{100}, []int{11})
+	fixturecheck.CheckDigest1D(t, c, "zarr-python-v2/fixture/9/2", 4)
+	fixturecheck.CheckDigest1D(t, c, "zarr-python-v2/fixture/16/2", 8)
 }

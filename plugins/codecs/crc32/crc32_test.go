@@ -7,12 +7,12 @@ import (
 	"testing"
 
 	"github.com/zarrgw/zarrgw/core/codec"
-	"github.com/zarrgw/zarrgw/plugins/codecs/codectest"
+	"github.com/zarrgw/zarrgw/core/codec/codectest"
 )
 
 func newCodec(t *testing.T, cfg string) codec.BytesBytes {
 	t.Helper()
-	c, err := New([]byte(cfg), nil)
+	c, err := New(context.Background(), []byte(cfg), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func TestCheckValue(t *testing.T) {
 	if got := hex.EncodeToString(end[9:]); got != "2639f4cb" {
 		t.Errorf("location end: %s", got)
 	}
-	if Registration.Name != "numcodecs.crc32" || newCodec(t, "").Name() != "numcodecs.crc32" {
+	if Registration.Manifest.Name != "numcodecs.crc32" || newCodec(t, "").Name() != "numcodecs.crc32" {
 		t.Error("name")
 	}
 }

@@ -8,13 +8,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zarrgw/zarrgw/tests/fixtures"
+
 	"github.com/zarrgw/zarrgw/core/codec"
-	"github.com/zarrgw/zarrgw/plugins/codecs/codectest"
+	"github.com/zarrgw/zarrgw/core/codec/codectest"
 )
 
 func newCodec(t *testing.T, cfg string) codec.BytesBytes {
 	t.Helper()
-	c, err := New([]byte(cfg), nil)
+	c, err := New(context.Background(), []byte(cfg), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +40,7 @@ func TestCheckValue(t *testing.T) {
 }
 
 func TestRegistration(t *testing.T) {
-	if Registration.Name != "crc32c" || Registration.Aliases[0] != "numcodecs.crc32c" {
+	if Registration.Manifest.Name != "crc32c" || Registration.Manifest.Aliases[0] != "numcodecs.crc32c" {
 		t.Errorf("%+v", Registration)
 	}
 	if c := newCodec(t, `{"id":"crc32c"}`); c.Configuration() != nil || c.Name() != "crc32c" {
@@ -66,7 +68,7 @@ func TestRoundTripAndMismatch(t *testing.T) {
 // The index of a zarr-python shard ends with the CRC-32C of its 16*n
 // bytes: decoding that tail verifies it.
 func TestShardIndexFixture(t *testing.T) {
-	shard := codectest.ReadFixture(t, "zarrita-js/v3/data.zarr/2d.chunked.compressed.sharded.i2/c/0/0")
+	shard := fixtures.Read(t, "zarrita-js/v3/data.zarr/2d.chunked.compressed.sharded.i2/c/0/0")
 	const n = 4 // 2x2 inner chunks per shard
 	tail := shard[len(shard)-16*n-4:]
 	index, err := newCodec(t, "").DecodeBytes(context.Background(), codectest.BytesSpec(16*n, 16*n), tail)

@@ -11,12 +11,16 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/zarrgw/zarrgw/tests/fixtures/fixturecheck"
+
+	"github.com/zarrgw/zarrgw/tests/fixtures"
+
 	"github.com/klauspost/compress/zlib"
 
 	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/codec/codectest"
 	"github.com/zarrgw/zarrgw/core/dtype"
 	"github.com/zarrgw/zarrgw/core/ndarray"
-	"github.com/zarrgw/zarrgw/plugins/codecs/codectest"
 	"github.com/zarrgw/zarrgw/plugins/codecs/internal/numeric"
 	"github.com/zarrgw/zarrgw/plugins/codecs/transpose"
 )
@@ -25,9 +29,9 @@ var ctx = context.Background()
 
 func newCodec(t testing.TB, cfg string) *Codec {
 	t.Helper()
-	c, err := New(json.RawMessage(cfg), nil)
+	c, err := New(context.Background(), json.RawMessage(cfg), nil)
 	if err != nil {
-		t.Fatalf("New(%s): %v", cfg, err)
+		t.Fatalf("New(context.Background(), %s): %v", cfg, err)
 	}
 	return c.(*Codec)
 }
@@ -53,7 +57,7 @@ func TestNumcodecsExample(t *testing.T) {
 	if want := []byte{100, 2, 2, 2, 2, 2, 2, 2, 2, 2}; !bytes.Equal(enc.Data, want) || enc.DType.Name != "int8" {
 		t.Fatalf("encoded %v %s", enc.Data, enc.DType)
 	}
-	out, _ := c.OutputSpec(in)
+	out, _ := c.OutputSpec(context.Background(), in)
 	if out.DataType.Name != "int8" {
 		t.Errorf("OutputSpec type %s", out.DataType)
 	}
@@ -150,20 +154,20 @@ func TestConfiguration(t *testing.T) {
 		t.Errorf("configuration %s", got)
 	}
 	for _, cfg := range []string{`{"dtype":"|O"}`, `{"dtype":"<c8"}`, `{"dtype":"<i2","astype":"what"}`, `{"dtype":3}`} {
-		if _, err := New(json.RawMessage(cfg), nil); err == nil {
+		if _, err := New(context.Background(), json.RawMessage(cfg), nil); err == nil {
 			t.Errorf("%s accepted", cfg)
 		}
 	}
 	c := newCodec(t, `{"dtype":"<i4"}`)
-	if _, err := c.OutputSpec(codec.Spec{DataType: dtype.Named("int16"), Shape: []int{2}}); err == nil {
+	if _, err := c.OutputSpec(context.Background(), codec.Spec{DataType: dtype.Named("int16"), Shape: []int{2}}); err == nil {
 		t.Error("dtype of another size accepted")
 	}
 	// no dtype: taken from the array
-	out, err := newCodec(t, `{}`).OutputSpec(codec.Spec{DataType: dtype.Named("uint16"), Shape: []int{2}, FillValue: []byte{5, 0}})
+	out, err := newCodec(t, `{}`).OutputSpec(context.Background(), codec.Spec{DataType: dtype.Named("uint16"), Shape: []int{2}, FillValue: []byte{5, 0}})
 	if err != nil || out.DataType.Name != "uint16" || !bytes.Equal(out.FillValue, []byte{5, 0}) {
 		t.Errorf("%+v %v", out, err)
 	}
-	if _, err := newCodec(t, `{}`).OutputSpec(codec.Spec{DataType: dtype.Named("bool"), Shape: []int{2}}); err == nil {
+	if _, err := newCodec(t, `{}`).OutputSpec(context.Background(), codec.Spec{DataType: dtype.Named("bool"), Shape: []int{2}}); err == nil {
 		t.Error("bool accepted")
 	}
 	_, err = newCodec(t, `{}`).DecodeArray(ctx, codec.Spec{DataType: dtype.Named("uint16"), Shape: []int{2}}, &ndarray.Array{Data: []byte{1}})
@@ -173,7 +177,7 @@ func TestConfiguration(t *testing.T) {
 // zarr-python 2 wrote int16 [1,2,3,4] through Delta and zlib.
 func TestFixtureV2(t *testing.T) {
 	const arr = "zarrita-js/v2/data.zarr/1d.contiguous.delta.i2"
-	r, err := zlib.NewReader(bytes.NewReader(codectest.ReadFixture(t, arr+"/0")))
+	r, err := zlib.NewReader(bytes.NewReader(fixtures.Read(t, arr+"/0")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,21 +191,21 @@ func TestFixtureV2(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	codectest.CompareFloats(t, codectest.Floats(t, dec), codectest.ArangeChunk(codectest.Expected(t, arr), []int{4}, []int{0}), 0)
+	fixturecheck.CompareFloats(t, fixturecheck.Floats(t, dec), fixturecheck.ArangeChunk(fixtures.Array(t, arr), []int{4}, []int{0}), 0)
 }
 
 // zarr-python 3 wrote int32 arange(27) as 3x3x3 through transpose [1,0,2],
 // numcodecs.delta and bytes: undo them in reverse.
 func TestFixtureV3WithTranspose(t *testing.T) {
 	const arr = "zarrita-js/v3/data.zarr/3d.contiguous.delta.i4.mixed"
-	raw := codectest.ReadFixture(t, arr+"/c/0/0/0")
-	tc, err := transpose.New(json.RawMessage(`{"order":[1,0,2]}`), nil)
+	raw := fixtures.Read(t, arr+"/c/0/0/0")
+	tc, err := transpose.New(context.Background(), json.RawMessage(`{"order":[1,0,2]}`), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tr := tc.(codec.ArrayArray)
 	chunk := codec.Spec{DataType: dtype.Named("int32"), Shape: []int{3, 3, 3}, DecodedSize: -1}
-	mid, _ := tr.OutputSpec(chunk)
+	mid, _ := tr.OutputSpec(context.Background(), chunk)
 	d := newCodec(t, `{"dtype":"int32"}`)
 	deltas := &ndarray.Array{DType: mid.DataType, Shape: mid.Shape, Data: raw}
 	undelta, err := d.DecodeArray(ctx, mid, deltas)
@@ -212,8 +216,8 @@ func TestFixtureV3WithTranspose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := codectest.ArangeChunk(codectest.Expected(t, arr), []int{3, 3, 3}, []int{0, 0, 0})
-	codectest.CompareFloats(t, codectest.Floats(t, dec), want, 0)
+	want := fixturecheck.ArangeChunk(fixtures.Array(t, arr), []int{3, 3, 3}, []int{0, 0, 0})
+	fixturecheck.CompareFloats(t, fixturecheck.Floats(t, dec), want, 0)
 	if !slices.Equal(dec.Shape, []int{3, 3, 3}) {
 		t.Errorf("shape %v", dec.Shape)
 	}

@@ -9,19 +9,23 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/zarrgw/zarrgw/tests/fixtures/fixturecheck"
+
+	"github.com/zarrgw/zarrgw/tests/fixtures"
+
 	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/codec/codectest"
 	"github.com/zarrgw/zarrgw/core/dtype"
 	"github.com/zarrgw/zarrgw/core/ndarray"
-	"github.com/zarrgw/zarrgw/plugins/codecs/codectest"
 )
 
 var ctx = context.Background()
 
 func newCodec(t testing.TB, cfg string) *Codec {
 	t.Helper()
-	c, err := New(json.RawMessage(cfg), nil)
+	c, err := New(context.Background(), json.RawMessage(cfg), nil)
 	if err != nil {
-		t.Fatalf("New(%s): %v", cfg, err)
+		t.Fatalf("New(context.Background(), %s): %v", cfg, err)
 	}
 	return c.(*Codec)
 }
@@ -70,12 +74,12 @@ func TestNumcodecsExamples(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		codectest.CompareFloats(t, codectest.Floats(t, enc), c.want, 0)
+		fixturecheck.CompareFloats(t, fixturecheck.Floats(t, enc), c.want, 0)
 		dec, err := cd.DecodeArray(ctx, in, enc)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := codectest.Floats(t, dec)
+		got := fixturecheck.Floats(t, dec)
 		for i := range got {
 			if math.Abs(got[i]-x[i]) > 0.06 {
 				t.Errorf("%s: decoded %v, from %v", c.cfg, got[i], x[i])
@@ -89,7 +93,7 @@ func TestRoundHalfEven(t *testing.T) {
 	cd := newCodec(t, `{"offset":0,"scale":1,"dtype":"<f8","astype":"<i4"}`)
 	a := &ndarray.Array{DType: dtype.Named("float64"), Shape: []int{6}, Data: f64s(0.5, 1.5, 2.5, -0.5, -1.5, 2.5000001)}
 	enc, _ := cd.EncodeArray(ctx, codectest.ArraySpec(a), a)
-	codectest.CompareFloats(t, codectest.Floats(t, enc), []float64{0, 2, 2, 0, -2, 3}, 0)
+	fixturecheck.CompareFloats(t, fixturecheck.Floats(t, enc), []float64{0, 2, 2, 0, -2, 3}, 0)
 }
 
 // zarr-python 2 wrote float32 [1000, 1000.1, 1000.2, 1000.3] with
@@ -97,16 +101,16 @@ func TestRoundHalfEven(t *testing.T) {
 // [0, 1, 2, 3]. Encoding must give those bytes, decoding float32 values.
 func TestFixture(t *testing.T) {
 	const arr = "zarrita-js/v2/data.zarr/1d.contiguous.fixedscaleoffset.f4"
-	raw := codectest.ReadFixture(t, arr+"/0")
-	e := codectest.Expected(t, arr)
+	raw := fixtures.Read(t, arr+"/0")
+	e := fixtures.Array(t, arr)
 	cd := newCodec(t, `{"astype":"<i2","dtype":"<f4","id":"fixedscaleoffset","offset":1000,"scale":10}`)
 	spec := codec.Spec{DataType: dtype.Named("float32"), Shape: []int{4}, DecodedSize: -1}
 	dec, err := cd.DecodeArray(ctx, spec, &ndarray.Array{DType: dtype.Named("int16"), Shape: []int{4}, Data: raw})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := codectest.ExpectedFloats(t, e)
-	got := codectest.Floats(t, dec)
+	want := fixturecheck.ExpectedFloats(t, e)
+	got := fixturecheck.Floats(t, dec)
 	for i := range want {
 		if got[i] != float64(float32(want[i])) {
 			t.Errorf("element %d: %v, want float32(%v)", i, got[i], want[i])
@@ -145,17 +149,17 @@ func TestConfiguration(t *testing.T) {
 		t.Errorf("configuration %s, want %s", got, want)
 	}
 	for _, cfg := range []string{`{"scale":1,"dtype":"<f4"}`, `{"offset":1,"dtype":"<f4"}`, `{"offset":"a","scale":1}`, `{"offset":0,"scale":1,"dtype":"|O"}`} {
-		if _, err := New(json.RawMessage(cfg), nil); err == nil {
+		if _, err := New(context.Background(), json.RawMessage(cfg), nil); err == nil {
 			t.Errorf("%s accepted", cfg)
 		}
 	}
 	cd := newCodec(t, `{"offset":1000,"scale":10,"dtype":"<f4","astype":"<i2"}`)
 	fill := f32s(1000.5)
-	out, err := cd.OutputSpec(codec.Spec{DataType: dtype.Named("float32"), Shape: []int{4}, FillValue: fill})
+	out, err := cd.OutputSpec(context.Background(), codec.Spec{DataType: dtype.Named("float32"), Shape: []int{4}, FillValue: fill})
 	if err != nil || out.DataType.Name != "int16" || !bytes.Equal(out.FillValue, []byte{5, 0}) {
 		t.Errorf("OutputSpec %+v %v", out, err)
 	}
-	if _, err := cd.OutputSpec(codec.Spec{DataType: dtype.Named("float64"), Shape: []int{4}}); err == nil {
+	if _, err := cd.OutputSpec(context.Background(), codec.Spec{DataType: dtype.Named("float64"), Shape: []int{4}}); err == nil {
 		t.Error("type mismatch accepted")
 	}
 	_, err = cd.DecodeArray(ctx, codec.Spec{DataType: dtype.Named("float32"), Shape: []int{4}}, &ndarray.Array{Data: make([]byte, 7)})
@@ -183,15 +187,19 @@ func TestFastDecodeAgrees(t *testing.T) {
 	for _, dt := range []string{"<f4", "<f8"} {
 		for _, as := range []string{"|i1", "|u1", "<i2", "<u2", "<i4", "<u4", "<i8", "<u8"} {
 			cd := newCodec(t, `{"offset":-3.25,"scale":7,"dtype":"`+dt+`","astype":"`+as+`"}`)
+			_, dtNum, asNum, err := cd.types.Types(dtype.Named(map[string]string{"<f4": "float32", "<f8": "float64"}[dt]))
+			if err != nil {
+				t.Fatal(err)
+			}
 			n := 50
 			src := codectest.Bytes(rng, n*8, false)
-			fast := make([]byte, n*cd.dtNum.Size)
-			if !cd.decodeFast(fast, src, cd.dtNum, cd.asNum, n) {
+			fast := make([]byte, n*dtNum.Size)
+			if !cd.decodeFast(fast, src, dtNum, asNum, n) {
 				t.Fatalf("%s/%s: fast path not taken", dt, as)
 			}
 			slow := make([]byte, len(fast))
 			for i := range n {
-				cd.dtNum.Store(slow[i*cd.dtNum.Size:], cd.decode(cd.asNum, cd.asNum.Load(src[i*cd.asNum.Size:])))
+				dtNum.Store(slow[i*dtNum.Size:], cd.decode(asNum, asNum.Load(src[i*asNum.Size:])))
 			}
 			if !bytes.Equal(fast, slow) {
 				t.Fatalf("%s/%s: fast and general decode differ", dt, as)

@@ -10,23 +10,31 @@ import (
 	"fmt"
 
 	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/extension"
 )
 
 // Registration registers the codec as "numcodecs.fletcher32" and "fletcher32".
-var Registration = codec.Registration{Name: "numcodecs.fletcher32", Aliases: []string{"fletcher32"}, New: New}
+var Registration = codec.Registration{
+	Manifest: extension.Manifest{
+		Kind:         extension.Codec,
+		Name:         "numcodecs.fletcher32",
+		Aliases:      []string{"fletcher32"},
+		ConfigSchema: json.RawMessage(`{"type":"object","properties":{}}`),
+	},
+	New: New,
+}
 
 // Codec is the fletcher32 codec; stateless and safe for concurrent use.
 type Codec struct{}
 
 // New builds the codec; it takes no configuration.
-func New(json.RawMessage, codec.Resolver) (codec.Codec, error) { return &Codec{}, nil }
+func New(context.Context, json.RawMessage, codec.Resolver) (codec.Codec, error) { return &Codec{}, nil }
 
 func (c *Codec) Name() string                   { return "numcodecs.fletcher32" }
-func (c *Codec) Kind() codec.Kind               { return codec.BytesToBytes }
 func (c *Codec) Configuration() json.RawMessage { return json.RawMessage(`{}`) }
 
 // EncodedSize implements codec.SizedCodec: four bytes more.
-func (c *Codec) EncodedSize(_ codec.Spec, decodedSize int64) (int64, bool) {
+func (c *Codec) EncodedSize(_ context.Context, _ codec.Spec, decodedSize int64) (int64, bool) {
 	return decodedSize + 4, true
 }
 

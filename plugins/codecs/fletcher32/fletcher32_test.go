@@ -8,8 +8,10 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/zarrgw/zarrgw/tests/fixtures/fixturecheck"
+
+	"github.com/zarrgw/zarrgw/core/codec/codectest"
 	"github.com/zarrgw/zarrgw/core/dtype"
-	"github.com/zarrgw/zarrgw/plugins/codecs/codectest"
 )
 
 var ctx = context.Background()
@@ -66,7 +68,7 @@ func TestRoundTripAndMismatch(t *testing.T) {
 	}
 	_, err := c.DecodeBytes(ctx, codectest.BytesSpec(-1, 0), []byte{1, 2, 3})
 	codectest.MustCorrupt(t, err, "short")
-	if Registration.Name != "numcodecs.fletcher32" {
+	if Registration.Manifest.Name != "numcodecs.fletcher32" {
 		t.Error("name")
 	}
 }
@@ -76,9 +78,9 @@ func TestRoundTripAndMismatch(t *testing.T) {
 func TestFixtures(t *testing.T) {
 	c := &Codec{}
 	for _, idx := range [][]int{{0, 0}, {0, 1}, {1, 0}, {1, 1}} {
-		codectest.CheckArangeChunk(t, c, "zarrs/zarr_python_compat/fletcher32.zarr", fmt.Sprintf("%d.%d", idx[0], idx[1]),
+		fixturecheck.CheckArangeChunk(t, c, "zarrs/zarr_python_compat/fletcher32.zarr", fmt.Sprintf("%d.%d", idx[0], idx[1]),
 			dtype.Named("uint16"), []int{50, 50}, idx)
-		codectest.CheckArangeChunk(t, c, "zarrs/v3_zarr_python/array_fletcher32.zarr", fmt.Sprintf("c/%d/%d", idx[0], idx[1]),
+		fixturecheck.CheckArangeChunk(t, c, "zarrs/v3_zarr_python/array_fletcher32.zarr", fmt.Sprintf("c/%d/%d", idx[0], idx[1]),
 			dtype.Named("float32"), []int{5, 5}, idx)
 	}
 }

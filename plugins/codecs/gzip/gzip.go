@@ -3,102 +3,39 @@
 package gzipcodec
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
-	"sync"
+	"io"
 
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/zarrgw/zarrgw/core/codec"
-	"github.com/zarrgw/zarrgw/plugins/codecs/internal/bounded"
+	"github.com/zarrgw/zarrgw/plugins/codecs/internal/stream"
 )
 
-// Registration registers the codec as "gzip" and "numcodecs.gzip", and under its draft v3 URI.
-var Registration = codec.Registration{Name: "gzip", Aliases: []string{"numcodecs.gzip", "https://purl.org/zarr/spec/codec/gzip/1.0"}, New: New}
-
-// Codec is the gzip codec; safe for concurrent use.
-type Codec struct {
-	level   int
-	writers sync.Pool // *gzip.Writer at this level
+// format is gzip: a missing level is 5 in the v3 form and 1 in the
+// numcodecs form (recognised by its "id" key); multi-member input is
+// decoded whole.
+var format = stream.Format{
+	Name:    "gzip",
+	Aliases: []string{"numcodecs.gzip"},
+	URIs:    []string{"https://purl.org/zarr/spec/codec/gzip/1.0"},
+	Levels:  stream.Levels{Min: 0, Max: 9, Default: 5, NumcodecsDefault: 1},
+	NewWriter: func(level int) func(io.Writer) (stream.Writer, error) {
+		return func(w io.Writer) (stream.Writer, error) { return gzip.NewWriterLevel(w, level) }
+	},
+	Readers: &stream.Readers{
+		New:       func(src io.Reader) (io.Reader, error) { return gzip.NewReader(src) },
+		Reset:     func(r, src io.Reader) error { return r.(*gzip.Reader).Reset(src) },
+		Expansion: 4,
+	},
 }
 
-// New builds the codec from {"level": 0..9}. A missing level is 5 in the v3
-// form and 1 in the numcodecs form (recognised by its "id" key).
-func New(configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
-	var cfg struct {
-		Level *int            `json:"level"`
-		ID    json.RawMessage `json:"id"`
-	}
-	if len(configuration) > 0 && string(configuration) != "null" {
-		if err := json.Unmarshal(configuration, &cfg); err != nil {
-			return nil, fmt.Errorf("gzip: configuration: %w", err)
-		}
-	}
-	level := 5
-	if cfg.ID != nil {
-		level = 1
-	}
-	if cfg.Level != nil {
-		level = *cfg.Level
-	}
-	if level < 0 || level > 9 {
-		return nil, fmt.Errorf("gzip: level %d out of range 0..9", level)
-	}
-	return &Codec{level: level}, nil
-}
+// Registration registers the codec as "gzip" and "numcodecs.gzip", and
+// under its draft v3 URI.
+var Registration = format.Registration()
 
-func (c *Codec) Name() string     { return "gzip" }
-func (c *Codec) Kind() codec.Kind { return codec.BytesToBytes }
-
-// Configuration returns {"level": n}.
-func (c *Codec) Configuration() json.RawMessage {
-	return json.RawMessage(fmt.Sprintf(`{"level":%d}`, c.level))
-}
-
-// EncodeBytes compresses b into one gzip member.
-func (c *Codec) EncodeBytes(_ context.Context, _ codec.Spec, b []byte) ([]byte, error) {
-	var out bytes.Buffer
-	out.Grow(len(b)/2 + 64)
-	w, _ := c.writers.Get().(*gzip.Writer)
-	if w == nil {
-		var err error
-		if w, err = gzip.NewWriterLevel(&out, c.level); err != nil {
-			return nil, fmt.Errorf("gzip: %w", err)
-		}
-	} else {
-		w.Reset(&out)
-	}
-	defer c.writers.Put(w)
-	if _, err := w.Write(b); err != nil {
-		return nil, fmt.Errorf("gzip: %w", err)
-	}
-	if err := w.Close(); err != nil {
-		return nil, fmt.Errorf("gzip: %w", err)
-	}
-	return out.Bytes(), nil
-}
-
-var readers sync.Pool // *gzip.Reader
-
-// DecodeBytes decompresses every member of b, within the spec's size limits.
-func (c *Codec) DecodeBytes(_ context.Context, in codec.Spec, b []byte) ([]byte, error) {
-	src := bytes.NewReader(b)
-	r, _ := readers.Get().(*gzip.Reader)
-	var err error
-	if r == nil {
-		r, err = gzip.NewReader(src)
-	} else {
-		err = r.Reset(src)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("gzip: %w: header: %v", codec.ErrCorrupt, err)
-	}
-	defer readers.Put(r)
-	out, err := bounded.ReadAll(r, in, 4*len(b))
-	if err != nil {
-		return nil, fmt.Errorf("gzip: %w", err)
-	}
-	return out, nil
+// New builds the codec from {"level": 0..9}.
+func New(_ context.Context, configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
+	return format.New(configuration)
 }

@@ -7,20 +7,22 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/zarrgw/zarrgw/tests/fixtures/fixturecheck"
+
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/codec/codectest"
 	"github.com/zarrgw/zarrgw/core/dtype"
-	"github.com/zarrgw/zarrgw/plugins/codecs/codectest"
 )
 
 var ctx = context.Background()
 
 func newCodec(t testing.TB, cfg string) codec.BytesBytes {
 	t.Helper()
-	c, err := New(json.RawMessage(cfg), nil)
+	c, err := New(context.Background(), json.RawMessage(cfg), nil)
 	if err != nil {
-		t.Fatalf("New(%s): %v", cfg, err)
+		t.Fatalf("New(context.Background(), %s): %v", cfg, err)
 	}
 	return c.(codec.BytesBytes)
 }
@@ -34,7 +36,7 @@ func TestConfiguration(t *testing.T) {
 		}
 	}
 	for _, cfg := range []string{`{"level":10}`, `{"level":-1}`, `{"level":"x"}`} {
-		if _, err := New(json.RawMessage(cfg), nil); err == nil {
+		if _, err := New(context.Background(), json.RawMessage(cfg), nil); err == nil {
 			t.Errorf("%s accepted", cfg)
 		}
 	}
@@ -89,10 +91,10 @@ func TestBomb(t *testing.T) {
 func TestFixtures(t *testing.T) {
 	c := newCodec(t, ``)
 	i16, f32 := dtype.Named("int16"), dtype.Named("float32")
-	codectest.CheckArangeChunk(t, c, "zarrita-js/v3/data.zarr/1d.contiguous.gzip.i2", "c/0", i16, []int{4}, []int{0})
-	codectest.CheckArangeChunk(t, c, "zarrs/v2/array_gzip_C.zarr", "1.1", f32, []int{5, 5}, []int{1, 1})
-	codectest.CheckArangeChunk(t, c, "zarrs/v3/array_gzip.zarr", "0.1", f32, []int{5, 5}, []int{0, 1})
-	codectest.CheckArangeChunk(t, c, "zarrs/v3_zarr_python/array_gzip.zarr", "c/1/0", f32, []int{5, 5}, []int{1, 0})
+	fixturecheck.CheckArangeChunk(t, c, "zarrita-js/v3/data.zarr/1d.contiguous.gzip.i2", "c/0", i16, []int{4}, []int{0})
+	fixturecheck.CheckArangeChunk(t, c, "zarrs/v2/array_gzip_C.zarr", "1.1", f32, []int{5, 5}, []int{1, 1})
+	fixturecheck.CheckArangeChunk(t, c, "zarrs/v3/array_gzip.zarr", "0.1", f32, []int{5, 5}, []int{0, 1})
+	fixturecheck.CheckArangeChunk(t, c, "zarrs/v3_zarr_python/array_gzip.zarr", "c/1/0", f32, []int{5, 5}, []int{1, 0})
 }
 
 func BenchmarkDecode(b *testing.B) {

@@ -13,11 +13,29 @@ import (
 	"unicode/utf8"
 
 	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/extension"
 	"github.com/zarrgw/zarrgw/core/ndarray"
 )
 
 // Registration registers the codec as "numcodecs.json2" and "json2".
-var Registration = codec.Registration{Name: "numcodecs.json2", Aliases: []string{"json2"}, New: New}
+var Registration = codec.Registration{
+	Manifest: extension.Manifest{
+		Kind:    extension.Codec,
+		Name:    "numcodecs.json2",
+		Aliases: []string{"json2"},
+		ConfigSchema: json.RawMessage(`{"type":"object","properties":{
+	"encoding":{"type":"string","enum":["utf-8"]},
+	"ensure_ascii":{"type":"boolean"},
+	"allow_nan":{"type":"boolean"},
+	"check_circular":{"type":"boolean"},
+	"indent":{"type":"integer","minimum":0},
+	"separators":{"type":"array","items":{"type":"string"}},
+	"skipkeys":{"type":"boolean"},
+	"sort_keys":{"type":"boolean"},
+	"strict":{"type":"boolean"}}}`),
+	},
+	New: New,
+}
 
 // defaults is numcodecs' JSON() configuration, written when none was given.
 const defaults = `{"allow_nan":true,"check_circular":true,"encoding":"utf-8","ensure_ascii":true,"indent":null,"separators":[",",":"],"skipkeys":false,"sort_keys":true,"strict":true}`
@@ -32,7 +50,7 @@ type Codec struct {
 // "ensure_ascii" and "encoding" (which must be utf-8) affect this
 // implementation: output is always compact, which is what numcodecs writes
 // by default; other keys are kept for Configuration.
-func New(configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
+func New(_ context.Context, configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
 	cfg := map[string]json.RawMessage{}
 	if len(configuration) > 0 && string(configuration) != "null" {
 		if err := json.Unmarshal(configuration, &cfg); err != nil {
@@ -82,7 +100,6 @@ func marshalSorted(cfg map[string]json.RawMessage) json.RawMessage {
 }
 
 func (c *Codec) Name() string                   { return "numcodecs.json2" }
-func (c *Codec) Kind() codec.Kind               { return codec.ArrayToBytes }
 func (c *Codec) Configuration() json.RawMessage { return c.config }
 
 // Encode writes the chunk as numcodecs does, byte for byte for string

@@ -7,19 +7,23 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/zarrgw/zarrgw/tests/fixtures/fixturecheck"
+
+	"github.com/zarrgw/zarrgw/tests/fixtures"
+
 	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/codec/codectest"
 	"github.com/zarrgw/zarrgw/core/dtype"
 	"github.com/zarrgw/zarrgw/core/ndarray"
-	"github.com/zarrgw/zarrgw/plugins/codecs/codectest"
 )
 
 var ctx = context.Background()
 
 func newCodec(t testing.TB, cfg string) *Codec {
 	t.Helper()
-	c, err := New(json.RawMessage(cfg), nil)
+	c, err := New(context.Background(), json.RawMessage(cfg), nil)
 	if err != nil {
-		t.Fatalf("New(%s): %v", cfg, err)
+		t.Fatalf("New(context.Background(), %s): %v", cfg, err)
 	}
 	return c.(*Codec)
 }
@@ -31,8 +35,8 @@ func strArray(shape []int, s ...string) *ndarray.Array {
 // zarr-python 2 wrote ["foo","bar","baz","qux"] with numcodecs JSON.
 func TestFixture(t *testing.T) {
 	const arr = "zarrita-js/v2/data.zarr/1d.contiguous.json2.O"
-	raw := codectest.ReadFixture(t, arr+"/0")
-	want := codectest.ExpectedStrings(t, codectest.Expected(t, arr))
+	raw := fixtures.Read(t, arr+"/0")
+	want := fixturecheck.ExpectedStrings(t, fixtures.Array(t, arr))
 	c := newCodec(t, `{"allow_nan":true,"check_circular":true,"encoding":"utf-8","ensure_ascii":true,"id":"json2","indent":null,"separators":[",",":"],"skipkeys":false,"sort_keys":true,"strict":true}`)
 	spec := codec.Spec{DataType: dtype.Named("string"), Shape: []int{4}, DecodedSize: -1}
 	dec, err := c.Decode(ctx, spec, raw)
@@ -114,7 +118,7 @@ func TestConfiguration(t *testing.T) {
 		t.Errorf("configuration %s", got)
 	}
 	for _, cfg := range []string{`{"encoding":"latin-1"}`, `{"ensure_ascii":"yes"}`, `[1]`} {
-		if _, err := New(json.RawMessage(cfg), nil); err == nil {
+		if _, err := New(context.Background(), json.RawMessage(cfg), nil); err == nil {
 			t.Errorf("%s accepted", cfg)
 		}
 	}

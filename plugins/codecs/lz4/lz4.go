@@ -11,11 +11,22 @@ import (
 	"github.com/pierrec/lz4/v4"
 
 	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/extension"
 	"github.com/zarrgw/zarrgw/plugins/codecs/internal/bounded"
 )
 
 // Registration registers the codec as "numcodecs.lz4" and "lz4", and under its draft v3 URI.
-var Registration = codec.Registration{Name: "numcodecs.lz4", Aliases: []string{"lz4", "https://purl.org/zarr/spec/codec/lz4/1.0"}, New: New}
+var Registration = codec.Registration{
+	Manifest: extension.Manifest{
+		Kind:    extension.Codec,
+		Name:    "numcodecs.lz4",
+		Aliases: []string{"lz4"},
+		URIs:    []string{"https://purl.org/zarr/spec/codec/lz4/1.0"},
+		ConfigSchema: json.RawMessage(`{"type":"object","properties":{
+	"acceleration":{"type":"integer","default":1}}}`),
+	},
+	New: New,
+}
 
 // maxInput is the largest buffer the format can describe (numcodecs'
 // limit, below LZ4's 0x7E000000).
@@ -28,7 +39,7 @@ type Codec struct {
 
 // New builds the codec from {"acceleration": n} (default 1; values below 1
 // mean 1, as in numcodecs).
-func New(configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
+func New(_ context.Context, configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
 	var cfg struct {
 		Acceleration *int `json:"acceleration"`
 	}
@@ -44,8 +55,7 @@ func New(configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
 	return c, nil
 }
 
-func (c *Codec) Name() string     { return "numcodecs.lz4" }
-func (c *Codec) Kind() codec.Kind { return codec.BytesToBytes }
+func (c *Codec) Name() string { return "numcodecs.lz4" }
 
 // Configuration returns {"acceleration": n}.
 func (c *Codec) Configuration() json.RawMessage {

@@ -8,18 +8,22 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/zarrgw/zarrgw/tests/fixtures/fixturecheck"
+
+	"github.com/zarrgw/zarrgw/tests/fixtures"
+
 	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/codec/codectest"
 	"github.com/zarrgw/zarrgw/core/dtype"
-	"github.com/zarrgw/zarrgw/plugins/codecs/codectest"
 )
 
 var ctx = context.Background()
 
 func newCodec(t testing.TB, cfg string) codec.BytesBytes {
 	t.Helper()
-	c, err := New(json.RawMessage(cfg), nil)
+	c, err := New(context.Background(), json.RawMessage(cfg), nil)
 	if err != nil {
-		t.Fatalf("New(%s): %v", cfg, err)
+		t.Fatalf("New(context.Background(), %s): %v", cfg, err)
 	}
 	return c.(codec.BytesBytes)
 }
@@ -30,7 +34,7 @@ func TestConfiguration(t *testing.T) {
 			t.Errorf("%s: %s, want %s", cfg, got, want)
 		}
 	}
-	if _, err := New(json.RawMessage(`{"acceleration":"fast"}`), nil); err == nil {
+	if _, err := New(context.Background(), json.RawMessage(`{"acceleration":"fast"}`), nil); err == nil {
 		t.Error("bad acceleration accepted")
 	}
 }
@@ -40,7 +44,7 @@ func TestConfiguration(t *testing.T) {
 // must reproduce the bytes exactly.
 func TestNumcodecsBytes(t *testing.T) {
 	const arr = "zarrita-js/v2/data.zarr/1d.contiguous.lz4.i2"
-	raw := codectest.ReadFixture(t, arr+"/0")
+	raw := fixtures.Read(t, arr+"/0")
 	if got := hex.EncodeToString(raw); got != "08000000"+"80"+"0100020003000400" {
 		t.Fatalf("fixture bytes %s: not the documented framing", got)
 	}
@@ -49,7 +53,7 @@ func TestNumcodecsBytes(t *testing.T) {
 	if err != nil || !bytes.Equal(enc, raw) {
 		t.Errorf("encode = %x, %v; numcodecs wrote %x", enc, err, raw)
 	}
-	codectest.CheckArangeChunk(t, c, arr, "0", dtype.Named("int16"), []int{4}, []int{0})
+	fixturecheck.CheckArangeChunk(t, c, arr, "0", dtype.Named("int16"), []int{4}, []int{0})
 }
 
 func TestRoundTripAndCorruption(t *testing.T) {

@@ -12,12 +12,24 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/codec"
 	"github.com/zarrgw/zarrgw/core/dtype"
+	"github.com/zarrgw/zarrgw/core/extension"
 	"github.com/zarrgw/zarrgw/core/ndarray"
 	"github.com/zarrgw/zarrgw/plugins/codecs/internal/numeric"
 )
 
 // Registration registers the codec as "numcodecs.quantize" and "quantize".
-var Registration = codec.Registration{Name: "numcodecs.quantize", Aliases: []string{"quantize"}, New: New}
+var Registration = codec.Registration{
+	Manifest: extension.Manifest{
+		Kind:    extension.Codec,
+		Name:    "numcodecs.quantize",
+		Aliases: []string{"quantize"},
+		ConfigSchema: json.RawMessage(`{"type":"object","required":["digits","dtype"],"properties":{
+	"digits":{"type":"integer","description":"decimal digits kept"},
+	"dtype":{"type":"string","description":"float type of the data"},
+	"astype":{"type":"string","description":"float type stored (default: dtype)"}}}`),
+	},
+	New: New,
+}
 
 // Codec is the filter; immutable and safe for concurrent use.
 type Codec struct {
@@ -30,7 +42,7 @@ type Codec struct {
 
 // New builds the codec from {"digits": n, "dtype": "<f8", "astype": ...}
 // (astype defaults to dtype).
-func New(configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
+func New(_ context.Context, configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
 	var cfg struct {
 		Digits *int   `json:"digits"`
 		DType  string `json:"dtype"`
@@ -69,8 +81,7 @@ func scaleFor(digits int) float64 {
 	return math.Pow(2, bits)
 }
 
-func (c *Codec) Name() string     { return "numcodecs.quantize" }
-func (c *Codec) Kind() codec.Kind { return codec.ArrayToArray }
+func (c *Codec) Name() string { return "numcodecs.quantize" }
 
 // Configuration returns the configuration as given.
 func (c *Codec) Configuration() json.RawMessage {
@@ -90,7 +101,7 @@ func (c *Codec) check(in dtype.DataType) error {
 }
 
 // OutputSpec gives the stored type (astype).
-func (c *Codec) OutputSpec(in codec.Spec) (codec.Spec, error) {
+func (c *Codec) OutputSpec(_ context.Context, in codec.Spec) (codec.Spec, error) {
 	if err := c.check(in.DataType); err != nil {
 		return codec.Spec{}, err
 	}

@@ -15,7 +15,7 @@ import (
 // numcodecs' documented example: Quantize(digits=1, dtype='f8') on
 // linspace(0, 1, 10) gives multiples of 1/16.
 func TestNumcodecsExample(t *testing.T) {
-	c, err := New(json.RawMessage(`{"digits":1,"dtype":"<f8"}`), nil)
+	c, err := New(context.Background(), json.RawMessage(`{"digits":1,"dtype":"<f8"}`), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,10 +42,10 @@ func TestNumcodecsExample(t *testing.T) {
 }
 
 func TestRejectsIntegers(t *testing.T) {
-	if _, err := New(json.RawMessage(`{"digits":1,"dtype":"<i4"}`), nil); err == nil {
+	if _, err := New(context.Background(), json.RawMessage(`{"digits":1,"dtype":"<i4"}`), nil); err == nil {
 		t.Fatal("integer dtype accepted")
 	}
-	if _, err := New(json.RawMessage(`{"dtype":"<f4"}`), nil); err == nil {
+	if _, err := New(context.Background(), json.RawMessage(`{"dtype":"<f4"}`), nil); err == nil {
 		t.Fatal("missing digits accepted")
 	}
 }

@@ -67,17 +67,9 @@ func randomData(r *rand.Rand, dt dtype.DataType, shape, inner []int, fill []byte
 		for d, c := range coords {
 			region[d] = grid.Span{Start: c * inner[d], Step: 1, Count: inner[d]}
 		}
-		_ = ndarray.CopyRegion(a, region, sub, wholeSpans(inner))
+		_ = ndarray.CopyRegion(a, region, sub, grid.WholeSpans(inner))
 	}
 	return a
-}
-
-func wholeSpans(shape []int) []grid.Span {
-	s := make([]grid.Span, len(shape))
-	for i, n := range shape {
-		s[i] = grid.Span{Start: 0, Step: 1, Count: n}
-	}
-	return s
 }
 
 func randomRegion(r *rand.Rand, shape []int) []grid.Span {
@@ -97,7 +89,7 @@ func slice(a *ndarray.Array, region []grid.Span) *ndarray.Array {
 		counts[i] = s.Count
 	}
 	out := ndarray.New(a.DType, counts)
-	if err := ndarray.CopyRegion(out, wholeSpans(counts), a, region); err != nil {
+	if err := ndarray.CopyRegion(out, grid.WholeSpans(counts), a, region); err != nil {
 		panic(err)
 	}
 	return out
@@ -174,7 +166,7 @@ func checkCodec(t *testing.T, r *rand.Rand, cd *sharding.Codec, shape []int, dt 
 	// A new version for every new shard: the codec caches indexes by
 	// (key, version).
 	versions++
-	part, err := cd.DecodeRegion(ctx, sp, &memReader{data: enc, version: fmt.Sprint(versions)}, region)
+	part, err := cd.DecodeRegion(ctx, sp, &memReader{Name: "shard", Data: enc, Version: fmt.Sprint(versions)}, region)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,15 +181,15 @@ func checkEncodeRegion(t *testing.T, r *rand.Rand, cd *sharding.Codec, sp codec.
 	region := randomRegion(r, sp.Shape)
 	src := randomData(r, sp.DataType, countsOf(region), countsOf(region), sp.FillValue)
 	want := ndarray.New(data.DType, data.Shape)
-	_ = ndarray.CopyRegion(want, wholeSpans(data.Shape), data, wholeSpans(data.Shape))
-	_ = ndarray.CopyRegion(want, region, src, wholeSpans(src.Shape))
+	_ = ndarray.CopyRegion(want, grid.WholeSpans(data.Shape), data, grid.WholeSpans(data.Shape))
+	_ = ndarray.CopyRegion(want, region, src, grid.WholeSpans(src.Shape))
 	old := enc
 	if r.IntN(4) == 0 { // an absent shard: everything else reads as fill
 		old = nil
 		want = ndarray.Filled(sp.DataType, sp.Shape, sp.FillValue)
-		_ = ndarray.CopyRegion(want, region, src, wholeSpans(src.Shape))
+		_ = ndarray.CopyRegion(want, region, src, grid.WholeSpans(src.Shape))
 	}
-	got, empty, err := cd.EncodeRegion(ctx, sp, old, region, src, wholeSpans(src.Shape))
+	got, empty, err := cd.EncodeRegion(ctx, sp, old, region, src, grid.WholeSpans(src.Shape))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +233,7 @@ func TestNestedSharding(t *testing.T) {
 func TestMissingShard(t *testing.T) {
 	cd := newCodec(t, config([]int{2}, `[{"name":"bytes"}]`, crcIndex, ""))
 	for _, region := range [][]grid.Span{{{Start: 0, Step: 1, Count: 4}}, {{Start: 1, Step: 1, Count: 1}}} {
-		_, err := cd.DecodeRegion(ctx, spec("uint8", []int{4}, nil), &memReader{missing: true}, region)
+		_, err := cd.DecodeRegion(ctx, spec("uint8", []int{4}, nil), &memReader{Name: "shard", Missing: true}, region)
 		if !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("region %v of a missing shard: %v, want ErrNotFound", region, err)
 		}

@@ -2,6 +2,7 @@ package sharding
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,19 +14,19 @@ import (
 // config is the codec's configuration as written in metadata.
 type config struct {
 	ChunkShape    []int
-	Codecs        []extension
-	IndexCodecs   []extension // nil when the configuration has none
+	Codecs        []chainEntry
+	IndexCodecs   []chainEntry // nil when the configuration has none
 	IndexLocation shard.Location
 	hasLocation   bool
 }
 
-// extension is one codec entry of a chain: a bare name or an object.
-type extension struct {
+// chainEntry is one codec entry of a chain: a bare name or an object.
+type chainEntry struct {
 	Name          string          `json:"name"`
 	Configuration json.RawMessage `json:"configuration,omitempty"`
 }
 
-func (e *extension) UnmarshalJSON(b []byte) error {
+func (e *chainEntry) UnmarshalJSON(b []byte) error {
 	if t := bytes.TrimSpace(b); len(t) > 0 && t[0] == '"' {
 		return json.Unmarshal(t, &e.Name)
 	}
@@ -51,10 +52,10 @@ func (e *extension) UnmarshalJSON(b []byte) error {
 // against the shard shape when it is known (checkShard).
 func parseConfig(configuration json.RawMessage) (*config, error) {
 	var raw struct {
-		ChunkShape    []int       `json:"chunk_shape"`
-		Codecs        []extension `json:"codecs"`
-		IndexCodecs   []extension `json:"index_codecs"`
-		IndexLocation *string     `json:"index_location"`
+		ChunkShape    []int        `json:"chunk_shape"`
+		Codecs        []chainEntry `json:"codecs"`
+		IndexCodecs   []chainEntry `json:"index_codecs"`
+		IndexLocation *string      `json:"index_location"`
 	}
 	if len(bytes.TrimSpace(configuration)) == 0 {
 		return nil, errors.New("configuration is missing")
@@ -105,13 +106,13 @@ func (c *config) checkShard(shardShape []int) ([]int, error) {
 }
 
 // resolve builds the codecs of a chain.
-func resolve(exts []extension, r codec.Resolver, what string) ([]codec.Codec, error) {
+func resolve(ctx context.Context, exts []chainEntry, r codec.Resolver, what string) ([]codec.Codec, error) {
 	if r == nil {
 		return nil, errors.New("no codec resolver for the inner codecs")
 	}
 	out := make([]codec.Codec, len(exts))
 	for i, e := range exts {
-		c, err := r.Codec(e.Name, e.Configuration)
+		c, err := r.Codec(ctx, e.Name, e.Configuration)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", what, err)
 		}
@@ -124,20 +125,20 @@ func resolve(exts []extension, r codec.Resolver, what string) ([]codec.Codec, er
 // index_codecs missing.
 func (c *config) marshal() json.RawMessage {
 	out := struct {
-		ChunkShape    []int       `json:"chunk_shape"`
-		Codecs        []extension `json:"codecs"`
-		IndexCodecs   []extension `json:"index_codecs,omitempty"`
-		IndexLocation string      `json:"index_location"`
+		ChunkShape    []int        `json:"chunk_shape"`
+		Codecs        []chainEntry `json:"codecs"`
+		IndexCodecs   []chainEntry `json:"index_codecs,omitempty"`
+		IndexLocation string       `json:"index_location"`
 	}{c.ChunkShape, c.Codecs, c.IndexCodecs, c.IndexLocation.String()}
 	b, _ := json.Marshal(out) // plain values: cannot fail
 	return b
 }
 
 // fromCodecs renders resolved codecs as configuration entries.
-func fromCodecs(cs []codec.Codec) []extension {
-	out := make([]extension, len(cs))
+func fromCodecs(cs []codec.Codec) []chainEntry {
+	out := make([]chainEntry, len(cs))
 	for i, c := range cs {
-		out[i] = extension{Name: c.Name(), Configuration: c.Configuration()}
+		out[i] = chainEntry{Name: c.Name(), Configuration: c.Configuration()}
 	}
 	return out
 }

@@ -1,12 +1,13 @@
 package sharding_test
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/zarrgw/zarrgw/core/ndarray"
-	"github.com/zarrgw/zarrgw/plugins/codecs/builtin"
+	"github.com/zarrgw/zarrgw/plugins/builtin"
 	"github.com/zarrgw/zarrgw/plugins/codecs/sharding"
 )
 
@@ -24,7 +25,7 @@ func TestConfigErrors(t *testing.T) {
 		"codec without name": config([]int{2}, `[{"configuration":{}}]`, crcIndex, ""),
 	}
 	for name, cfg := range cases {
-		if _, err := sharding.New(json.RawMessage(cfg), builtin.Registry()); err == nil {
+		if _, err := sharding.New(context.Background(), json.RawMessage(cfg), builtin.Registry()); err == nil {
 			t.Errorf("%s: accepted %s", name, cfg)
 		}
 	}

@@ -63,11 +63,11 @@ func TestCorruptShards(t *testing.T) {
 					// shard.Reader); bounded reads and whole reads know it.
 					continue
 				}
-				_, err := cd.DecodeRegion(ctx, sp, &memReader{data: b, noSuffix: noSuffix}, region)
+				_, err := cd.DecodeRegion(ctx, sp, &memReader{Name: "shard", Data: b, NoSuffix: noSuffix}, region)
 				mustCorrupt(t, name+": DecodeRegion", err)
 			}
 		}
-		_, _, err = cd.EncodeRegion(ctx, sp, b, []grid.Span{{Start: 0, Step: 1, Count: 1}}, byteArray(9), wholeSpans([]int{1}))
+		_, _, err = cd.EncodeRegion(ctx, sp, b, []grid.Span{{Start: 0, Step: 1, Count: 1}}, byteArray(9), grid.WholeSpans([]int{1}))
 		mustCorrupt(t, name+": EncodeRegion", err)
 	}
 }
@@ -99,7 +99,7 @@ func TestRandomDamage(t *testing.T) {
 				t.Fatalf("%s: damage read as missing: %v", l.name, err)
 			}
 			versions++
-			_, err = cd.DecodeRegion(ctx, sp, &memReader{data: b, version: string(rune(versions))}, randomRegion(r, sp.Shape))
+			_, err = cd.DecodeRegion(ctx, sp, &memReader{Name: "shard", Data: b, Version: string(rune(versions))}, randomRegion(r, sp.Shape))
 			if errors.Is(err, store.ErrNotFound) {
 				t.Fatalf("%s: damage read as missing: %v", l.name, err)
 			}

@@ -13,7 +13,7 @@ import (
 // Decode decodes a whole shard; inner chunks not stored read as the fill
 // value. A malformed shard is an error wrapping codec.ErrCorrupt.
 func (c *Codec) Decode(ctx context.Context, in codec.Spec, b []byte) (*ndarray.Array, error) {
-	p, err := c.plan(in)
+	p, err := c.plan(ctx, in)
 	if err != nil {
 		return nil, err
 	}
@@ -22,7 +22,7 @@ func (c *Codec) Decode(ctx context.Context, in codec.Spec, b []byte) (*ndarray.A
 		return nil, fmt.Errorf("%s: %w", Name, err)
 	}
 	out := ndarray.New(in.DataType, in.Shape)
-	if err := c.decodeAll(ctx, p, in, b, ix, out, whole(in.Shape)); err != nil {
+	if err := c.decodeAll(ctx, p, in, b, ix, out, grid.WholeSpans(in.Shape)); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -39,14 +39,14 @@ func (c *Codec) decodeAll(ctx context.Context, p *plan, in codec.Spec, b []byte,
 			return nil
 		}
 		return c.withInner(ctx, p, shard.Chunk(b, e), i, func(sub *ndarray.Array) error {
-			return ndarray.CopyRegion(dst, target, sub, whole(sub.Shape))
+			return ndarray.CopyRegion(dst, target, sub, grid.WholeSpans(sub.Shape))
 		})
 	})
 }
 
 // decodeWhole reads a whole shard, into a recycled buffer where the store
 // allows, and decodes every inner chunk into dst.
-func (c *Codec) decodeWhole(ctx context.Context, p *plan, in codec.Spec, src shard.Source, dst *ndarray.Array, dstSel []grid.Span) error {
+func (c *Codec) decodeWhole(ctx context.Context, p *plan, in codec.Spec, src codec.RangeReader, dst *ndarray.Array, dstSel []grid.Span) error {
 	buf, _ := c.shards.Get().(*[]byte)
 	if buf == nil {
 		buf = new([]byte)

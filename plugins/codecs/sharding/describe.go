@@ -37,7 +37,7 @@ func Describe(configuration json.RawMessage, shardShape []int) (string, error) {
 
 // describeIndex gives the index size from the names of well-known fixed
 // size codecs (no resolver is at hand here).
-func describeIndex(exts []extension, cps []int) string {
+func describeIndex(exts []chainEntry, cps []int) string {
 	raw := shard.RawSize(cps)
 	if exts == nil {
 		return fmt.Sprintf("%d bytes with a CRC-32C or %d without (no index_codecs)", raw+4, raw)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/grid"
 	"github.com/zarrgw/zarrgw/core/ndarray"
 	"github.com/zarrgw/zarrgw/core/shard"
 )
@@ -12,7 +13,7 @@ import (
 // Encode encodes a whole shard: every inner chunk through the inner chain,
 // except those equal to the fill value, which are left out of the shard.
 func (c *Codec) Encode(ctx context.Context, in codec.Spec, a *ndarray.Array) ([]byte, error) {
-	p, err := c.plan(in)
+	p, err := c.plan(ctx, in)
 	if err != nil {
 		return nil, err
 	}
@@ -23,7 +24,7 @@ func (c *Codec) Encode(ctx context.Context, in codec.Spec, a *ndarray.Array) ([]
 	err = parallel(ctx, len(chunks), c.opts.Concurrency, func(i int) error {
 		sub := ndarray.New(in.DataType, c.cfg.ChunkShape)
 		region := innerRegion(shard.Coords(p.cps, i), c.cfg.ChunkShape)
-		if err := ndarray.CopyRegion(sub, whole(sub.Shape), a, region); err != nil {
+		if err := ndarray.CopyRegion(sub, grid.WholeSpans(sub.Shape), a, region); err != nil {
 			return err
 		}
 		enc, err := c.encodeInner(ctx, p, sub, in.FillValue)

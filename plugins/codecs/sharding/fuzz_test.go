@@ -1,6 +1,7 @@
 package sharding_test
 
 import (
+	"context"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -8,7 +9,7 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/grid"
 	"github.com/zarrgw/zarrgw/core/store"
-	"github.com/zarrgw/zarrgw/plugins/codecs/builtin"
+	"github.com/zarrgw/zarrgw/plugins/builtin"
 	"github.com/zarrgw/zarrgw/plugins/codecs/sharding"
 )
 
@@ -24,7 +25,7 @@ func FuzzDecodeShard(f *testing.F) {
 		f.Add(b, false)
 		f.Add(b, true)
 	}
-	cd, err := sharding.NewWith(json.RawMessage(config([]int{2}, `[{"name":"bytes"}]`, crcIndex, "")), builtin.Registry(), sharding.Options{IndexCacheBytes: -1})
+	cd, err := sharding.NewWith(context.Background(), json.RawMessage(config([]int{2}, `[{"name":"bytes"}]`, crcIndex, "")), builtin.Registry(), sharding.Options{IndexCacheBytes: -1})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -34,7 +35,7 @@ func FuzzDecodeShard(f *testing.F) {
 			t.Fatalf("Decode: %v", err)
 		}
 		for _, region := range [][]grid.Span{{{Start: 0, Step: 1, Count: 4}}, {{Start: 1, Step: 2, Count: 2}}, {{Start: 2, Step: 1, Count: 2}}} {
-			if _, err := cd.DecodeRegion(ctx, sp, &memReader{data: b, noSuffix: noSuffix}, region); errors.Is(err, store.ErrNotFound) {
+			if _, err := cd.DecodeRegion(ctx, sp, &memReader{Name: "shard", Data: b, NoSuffix: noSuffix}, region); errors.Is(err, store.ErrNotFound) {
 				t.Fatalf("DecodeRegion: %v", err)
 			}
 		}

@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/codec/codectest"
 	"github.com/zarrgw/zarrgw/core/dtype"
-	"github.com/zarrgw/zarrgw/core/store"
-	"github.com/zarrgw/zarrgw/plugins/codecs/builtin"
+	"github.com/zarrgw/zarrgw/plugins/builtin"
 	"github.com/zarrgw/zarrgw/plugins/codecs/sharding"
 )
 
@@ -24,9 +24,9 @@ func newCodec(t testing.TB, cfg string) *sharding.Codec {
 
 func newCodecWith(t testing.TB, cfg string, opts sharding.Options) *sharding.Codec {
 	t.Helper()
-	c, err := sharding.NewWith(json.RawMessage(cfg), builtin.Registry(), opts)
+	c, err := sharding.NewWith(context.Background(), json.RawMessage(cfg), builtin.Registry(), opts)
 	if err != nil {
-		t.Fatalf("NewWith(%s): %v", cfg, err)
+		t.Fatalf("NewWith(context.Background(), %s): %v", cfg, err)
 	}
 	return c
 }
@@ -48,52 +48,5 @@ func spec(dt string, shape []int, fill []byte) codec.Spec {
 	return codec.Spec{DataType: dtype.Named(dt), Shape: shape, FillValue: fill, DecodedSize: -1}
 }
 
-// memReader serves ranges of one value and counts requests.
-type memReader struct {
-	data      []byte
-	version   string
-	missing   bool
-	noSuffix  bool
-	reads     int // ReadRanges / ReadRangesVersion calls
-	ranges    int // ranges requested
-	bytesRead int
-}
-
-func (m *memReader) ReadRanges(ctx context.Context, ranges []store.ByteRange) ([][]byte, error) {
-	b, _, err := m.ReadRangesVersion(ctx, ranges)
-	return b, err
-}
-
-func (m *memReader) ReadRangesVersion(_ context.Context, ranges []store.ByteRange) ([][]byte, string, error) {
-	m.reads++
-	if m.missing {
-		return nil, "", fmt.Errorf("value: %w", store.ErrNotFound)
-	}
-	out := make([][]byte, len(ranges))
-	for i, r := range ranges {
-		if r.Kind == store.Suffix && m.noSuffix {
-			return nil, "", fmt.Errorf("suffix range: %w", store.ErrUnsupported)
-		}
-		part, err := store.SliceRange(m.data, r)
-		if err != nil {
-			return nil, "", err
-		}
-		m.ranges++
-		m.bytesRead += len(part)
-		out[i] = append([]byte(nil), part...)
-	}
-	return out, m.version, nil
-}
-
-func (m *memReader) Key() string { return "shard" }
-
-func (m *memReader) Capabilities() store.Capabilities {
-	return store.Capabilities{Read: true, Ranges: true, SuffixRanges: !m.noSuffix}
-}
-
-func (m *memReader) Size(context.Context) (int64, error) {
-	if m.missing {
-		return 0, store.ErrNotFound
-	}
-	return int64(len(m.data)), nil
-}
+// memReader serves ranges of one shard and counts requests.
+type memReader = codectest.Ranges

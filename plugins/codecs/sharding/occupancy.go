@@ -5,17 +5,18 @@ import (
 	"fmt"
 
 	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/shard"
 )
 
-// Occupancy reads one shard's index and counts the inner chunks it stores
-// (for `zarrgw inspect`). A missing shard is an error wrapping
+// Occupancy implements codec.LayoutDescriber: it reads one shard's index
+// and counts the inner chunks it stores. A missing shard is an error wrapping
 // store.ErrNotFound.
 func (c *Codec) Occupancy(ctx context.Context, in codec.Spec, src codec.RangeReader) (stored, total int, err error) {
-	p, err := c.plan(in)
+	p, err := c.plan(ctx, in)
 	if err != nil {
 		return 0, 0, err
 	}
-	ix, _, err := c.reader(p).Index(ctx, newSource(src))
+	ix, _, err := c.reader(p).Index(ctx, src)
 	if err != nil {
 		return 0, 0, fmt.Errorf("%s: %w", Name, err)
 	}
@@ -27,15 +28,18 @@ func (c *Codec) Occupancy(ctx context.Context, in codec.Spec, src codec.RangeRea
 	return stored, ix.Len(), nil
 }
 
-// InnerChunks is the number of inner chunks in a shard of shardShape.
-func (c *Codec) InnerChunks(shardShape []int) (int, error) {
-	cps, err := c.cfg.checkShard(shardShape)
+var _ codec.LayoutDescriber = (*Codec)(nil)
+
+// DescribeLayout implements codec.LayoutDescriber: the shard layout (see
+// Describe) of shards of spec in, and how many inner chunks one holds.
+func (c *Codec) DescribeLayout(_ context.Context, in codec.Spec) (codec.Layout, error) {
+	desc, err := Describe(c.Configuration(), in.Shape)
 	if err != nil {
-		return 0, err
+		return codec.Layout{}, err
 	}
-	n := 1
-	for _, k := range cps {
-		n *= k
+	cps, err := c.cfg.checkShard(in.Shape)
+	if err != nil {
+		return codec.Layout{}, fmt.Errorf("%s: %w", Name, err)
 	}
-	return n, nil
+	return codec.Layout{Description: desc, InnerChunks: shard.Count(cps)}, nil
 }

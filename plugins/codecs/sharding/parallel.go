@@ -2,68 +2,33 @@ package sharding
 
 import (
 	"context"
-	"sync"
-	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/zarrgw/zarrgw/core/grid"
 )
 
-// parallel calls fn(i) for i in [0, n) on at most workers goroutines and
-// returns the first error; once one call fails, calls not yet started are
-// skipped.
+// parallel calls fn(i) for i in [0, n) on at most workers goroutines at a
+// time and returns the first error; once one call fails (or ctx ends),
+// calls not yet started are skipped.
 func parallel(ctx context.Context, n, workers int, fn func(i int) error) error {
-	workers = min(workers, n)
-	if workers <= 1 {
-		for i := range n {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if err := fn(i); err != nil {
-				return err
-			}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(workers, 1))
+	for i := range n {
+		if gctx.Err() != nil {
+			break
 		}
-		return nil
-	}
-	var (
-		next    atomic.Int64
-		failed  atomic.Bool
-		errOnce sync.Once
-		first   error
-		wg      sync.WaitGroup
-	)
-	fail := func(err error) {
-		errOnce.Do(func() { first = err })
-		failed.Store(true)
-	}
-	for range workers {
-		wg.Go(func() {
-			for !failed.Load() {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				if err := ctx.Err(); err != nil {
-					fail(err)
-					return
-				}
-				if err := fn(i); err != nil {
-					fail(err)
-					return
-				}
+		g.Go(func() error {
+			if err := gctx.Err(); err != nil {
+				return err
 			}
+			return fn(i)
 		})
 	}
-	wg.Wait()
-	return first
-}
-
-// whole selects all of an array of the given shape.
-func whole(shape []int) []grid.Span {
-	s := make([]grid.Span, len(shape))
-	for i, n := range shape {
-		s[i] = grid.Span{Start: 0, Step: 1, Count: n}
+	if err := g.Wait(); err != nil {
+		return err
 	}
-	return s
+	return ctx.Err()
 }
 
 // innerRegion is where inner chunk coords lie in the shard.

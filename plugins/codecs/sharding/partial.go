@@ -8,7 +8,6 @@ import (
 	"github.com/zarrgw/zarrgw/core/grid"
 	"github.com/zarrgw/zarrgw/core/ndarray"
 	"github.com/zarrgw/zarrgw/core/shard"
-	"github.com/zarrgw/zarrgw/core/store"
 )
 
 var (
@@ -21,12 +20,12 @@ var (
 // region that is exactly one inner chunk comes back as that chunk's
 // decoded array, without a further copy.
 func (c *Codec) DecodeRegion(ctx context.Context, in codec.Spec, src codec.RangeReader, region []grid.Span) (*ndarray.Array, error) {
-	p, err := c.plan(in)
+	p, err := c.plan(ctx, in)
 	if err != nil {
 		return nil, err
 	}
 	if k, ok := c.innerChunk(p, region); ok {
-		chunks, err := c.reader(p).Chunks(ctx, newSource(src), []int{k})
+		chunks, err := c.reader(p).Chunks(ctx, src, []int{k})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", Name, err)
 		}
@@ -40,7 +39,7 @@ func (c *Codec) DecodeRegion(ctx context.Context, in codec.Spec, src codec.Range
 		counts[i] = s.Count
 	}
 	out := ndarray.New(in.DataType, counts)
-	if err := c.DecodeRegionInto(ctx, in, src, region, out, whole(counts)); err != nil {
+	if err := c.DecodeRegionInto(ctx, in, src, region, out, grid.WholeSpans(counts)); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -52,20 +51,19 @@ func (c *Codec) DecodeRegion(ctx context.Context, in codec.Spec, src codec.Range
 // then the inner chunks the region touches, nearby ones coalesced into one
 // request. A missing shard is an error wrapping store.ErrNotFound.
 func (c *Codec) DecodeRegionInto(ctx context.Context, in codec.Spec, src codec.RangeReader, region []grid.Span, dst *ndarray.Array, dstSel []grid.Span) error {
-	p, err := c.plan(in)
+	p, err := c.plan(ctx, in)
 	if err != nil {
 		return err
 	}
-	source := newSource(src)
 	if covers(region, in.Shape) {
-		return c.decodeWhole(ctx, p, in, source, dst, dstSel)
+		return c.decodeWhole(ctx, p, in, src, dst, dstSel)
 	}
 	projs := p.grid.Project(selection(region))
 	want := make([]int, len(projs))
 	for k, pr := range projs {
 		want[k] = shard.Flat(p.cps, pr.Chunk)
 	}
-	chunks, err := c.reader(p).Chunks(ctx, source, want)
+	chunks, err := c.reader(p).Chunks(ctx, src, want)
 	if err != nil {
 		return fmt.Errorf("%s: %w", Name, err)
 	}
@@ -99,7 +97,7 @@ func (c *Codec) innerChunk(p *plan, region []grid.Span) (int, bool) {
 // touches are re-encoded (decoded first where the region covers them only
 // in part), every other stored inner chunk keeps its encoded bytes.
 func (c *Codec) EncodeRegion(ctx context.Context, in codec.Spec, old []byte, region []grid.Span, src *ndarray.Array, srcSel []grid.Span) ([]byte, bool, error) {
-	p, err := c.plan(in)
+	p, err := c.plan(ctx, in)
 	if err != nil {
 		return nil, false, err
 	}
@@ -156,45 +154,4 @@ func (c *Codec) innerBase(ctx context.Context, p *plan, in codec.Spec, old []byt
 		sub.Data = append([]byte(nil), sub.Data...)
 	}
 	return sub, nil
-}
-
-// source adapts a codec.RangeReader to a shard.Source.
-type source struct {
-	r codec.RangeReader
-	v codec.VersionedRangeReader // nil when the reader has no versions
-}
-
-func newSource(r codec.RangeReader) source {
-	v, _ := r.(codec.VersionedRangeReader)
-	return source{r: r, v: v}
-}
-
-func (s source) ReadRanges(ctx context.Context, ranges []store.ByteRange) ([][]byte, string, error) {
-	if s.v != nil {
-		return s.v.ReadRangesVersion(ctx, ranges)
-	}
-	b, err := s.r.ReadRanges(ctx, ranges)
-	return b, "", err
-}
-
-// ReadWhole reads the whole shard into buf where the reader can.
-func (s source) ReadWhole(ctx context.Context, buf []byte) ([]byte, string, error) {
-	if w, ok := s.r.(codec.WholeReader); ok {
-		return w.ReadWhole(ctx, buf)
-	}
-	got, ver, err := s.ReadRanges(ctx, []store.ByteRange{{}})
-	if err != nil {
-		return nil, "", err
-	}
-	return got[0], ver, nil
-}
-
-func (s source) SuffixRanges() bool                      { return s.r.Capabilities().SuffixRanges }
-func (s source) Size(ctx context.Context) (int64, error) { return s.r.Size(ctx) }
-
-func (s source) CacheKey() string {
-	if s.v == nil {
-		return ""
-	}
-	return s.v.Key()
 }

@@ -11,14 +11,17 @@ import (
 	"github.com/zarrgw/zarrgw/core/store"
 )
 
-// plainReader hides memReader's versions: a store without them.
+// plainReader hides memReader's versions and key: a store without
+// versions, whose values are not cached.
 type plainReader struct{ m *memReader }
 
-func (p plainReader) ReadRanges(ctx context.Context, r []store.ByteRange) ([][]byte, error) {
-	return p.m.ReadRanges(ctx, r)
+func (p plainReader) ReadRanges(ctx context.Context, r []store.ByteRange) ([][]byte, string, error) {
+	b, _, err := p.m.ReadRanges(ctx, r)
+	return b, "", err
 }
-func (p plainReader) Capabilities() store.Capabilities        { return p.m.Capabilities() }
+func (p plainReader) SuffixRanges() bool                      { return p.m.SuffixRanges() }
 func (p plainReader) Size(ctx context.Context) (int64, error) { return p.m.Size(ctx) }
+func (p plainReader) Key() string                             { return "" }
 
 // bigShard is an int32 shard [32 32] of inner chunks [4 4] (64 chunks of
 // 64 bytes, raw), every element distinct.
@@ -58,15 +61,15 @@ func TestRequestsPerRead(t *testing.T) {
 		{"whole shard", box([]int{0, 0}, []int{32, 32}), 1, 1, len(enc)},
 	}
 	for _, c := range cases {
-		r := &memReader{data: enc, version: "1"}
+		r := &memReader{Name: "shard", Data: enc, Version: "1"}
 		got, err := newCodec(t, cfg).DecodeRegion(ctx, sp, r, c.region)
 		if err != nil {
 			t.Fatal(err)
 		}
 		sameArray(t, c.name, got, slice(a, c.region))
-		if r.reads != c.reads || r.ranges != c.ranges || r.bytesRead > c.maxBytes {
+		if r.ReadCalls != c.reads || r.RangesRead != c.ranges || r.BytesRead > c.maxBytes {
 			t.Errorf("%s: %d reads of %d ranges, %d bytes; want %d reads of %d ranges, at most %d bytes",
-				c.name, r.reads, r.ranges, r.bytesRead, c.reads, c.ranges, c.maxBytes)
+				c.name, r.ReadCalls, r.RangesRead, r.BytesRead, c.reads, c.ranges, c.maxBytes)
 		}
 	}
 }
@@ -75,16 +78,16 @@ func TestIndexCache(t *testing.T) {
 	sp, a, cfg := bigShard(t)
 	cd := newCodec(t, cfg)
 	enc, _ := cd.Encode(ctx, sp, a)
-	r := &memReader{data: enc, version: "1"}
+	r := &memReader{Name: "shard", Data: enc, Version: "1"}
 	read := func(region []grid.Span, want *ndarray.Array) int {
 		t.Helper()
-		before := r.reads
+		before := r.ReadCalls
 		got, err := cd.DecodeRegion(ctx, sp, r, region)
 		if err != nil {
 			t.Fatal(err)
 		}
 		sameArray(t, "region", got, slice(want, region))
-		return r.reads - before
+		return r.ReadCalls - before
 	}
 	if n := read(box([]int{0, 0}, []int{4, 4}), a); n != 2 {
 		t.Fatalf("cold read: %d requests", n)
@@ -97,15 +100,15 @@ func TestIndexCache(t *testing.T) {
 	for i := range b.Data {
 		b.Data[i] = byte(i*3 + 2)
 	}
-	r.data, _ = cd.Encode(ctx, sp, b)
-	r.version = "2"
+	r.Data, _ = cd.Encode(ctx, sp, b)
+	r.Version = "2"
 	if n := read(box([]int{16, 16}, []int{4, 4}), b); n != 3 {
 		t.Fatalf("read after a change: %d requests, want 3 (stale try, index, chunk)", n)
 	}
 	// An empty entry in a cached index is confirmed by reading the index.
 	c := ndarray.New(sp.DataType, sp.Shape)
-	r.data, _ = cd.Encode(ctx, sp, c)
-	r.version = "3"
+	r.Data, _ = cd.Encode(ctx, sp, c)
+	r.Version = "3"
 	if n := read(box([]int{0, 0}, []int{4, 4}), c); n != 2 {
 		t.Fatalf("read of an emptied chunk: %d requests", n)
 	}
@@ -121,13 +124,13 @@ func TestReadersWithoutVersionsOrSuffixes(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(7, 8))
 	for range 20 {
 		region := randomRegion(rnd, sp.Shape)
-		m := &memReader{data: enc, version: "1"}
+		m := &memReader{Name: "shard", Data: enc, Version: "1"}
 		got, err := cd.DecodeRegion(ctx, sp, plainReader{m}, region)
 		if err != nil {
 			t.Fatal(err)
 		}
 		sameArray(t, "unversioned", got, slice(a, region))
-		m = &memReader{data: enc, noSuffix: true}
+		m = &memReader{Name: "shard", Data: enc, NoSuffix: true}
 		got, err = newCodec(t, cfg).DecodeRegion(ctx, sp, m, region)
 		if err != nil {
 			t.Fatal(err)

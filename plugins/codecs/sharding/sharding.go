@@ -11,6 +11,7 @@ package sharding
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"runtime"
@@ -20,6 +21,7 @@ import (
 	"sync/atomic"
 
 	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/extension"
 	"github.com/zarrgw/zarrgw/core/grid"
 	"github.com/zarrgw/zarrgw/core/shard"
 )
@@ -33,13 +35,30 @@ var Registration = RegistrationWith(Options{})
 // RegistrationWith registers the codec with the given runtime options.
 func RegistrationWith(opts Options) codec.Registration {
 	return codec.Registration{
-		Name:    Name,
-		Aliases: []string{"https://zarr-specs.readthedocs.io/en/latest/v3/codecs/sharding-indexed/v1.0.html"},
-		New: func(configuration json.RawMessage, r codec.Resolver) (codec.Codec, error) {
-			return NewWith(configuration, r, opts)
+		Manifest: extension.Manifest{
+			Kind:         extension.Codec,
+			Name:         Name,
+			URIs:         []string{"https://zarr-specs.readthedocs.io/en/latest/v3/codecs/sharding-indexed/v1.0.html"},
+			ConfigSchema: json.RawMessage(schema),
+		},
+		New: func(ctx context.Context, configuration json.RawMessage, r codec.Resolver) (codec.Codec, error) {
+			return NewWith(ctx, configuration, r, opts)
 		},
 	}
 }
+
+// schema is the configuration's schema; the inner chains are lists of
+// codecs as in v3 metadata.
+const schema = `{"type":"object","required":["chunk_shape"],"properties":{
+	"chunk_shape":{"type":"array","items":{"type":"integer","minimum":1},"description":"inner chunk shape"},
+	"codecs":{"type":"array","items":` + codecListItem + `,"description":"codecs of the inner chunks"},
+	"index_codecs":{"type":"array","items":` + codecListItem + `},
+	"index_location":{"type":"string","enum":["start","end"],"default":"end"}}}`
+
+// codecListItem is one entry of a codec list.
+const codecListItem = `{"type":"object","required":["name"],"properties":{
+	"name":{"type":"string"},
+	"configuration":{"type":"object"}}}`
 
 // Order is the order inner chunks are laid out in when a shard is written.
 type Order uint8
@@ -92,23 +111,23 @@ func sameSpec(a, b codec.Spec) bool {
 }
 
 // New builds the codec with default options.
-func New(configuration json.RawMessage, r codec.Resolver) (codec.Codec, error) {
-	return NewWith(configuration, r, Options{})
+func New(ctx context.Context, configuration json.RawMessage, r codec.Resolver) (codec.Codec, error) {
+	return NewWith(ctx, configuration, r, Options{})
 }
 
 // NewWith builds the codec; the resolver builds the inner and index
 // chains (which may themselves hold sharding_indexed).
-func NewWith(configuration json.RawMessage, r codec.Resolver, opts Options) (*Codec, error) {
+func NewWith(ctx context.Context, configuration json.RawMessage, r codec.Resolver, opts Options) (*Codec, error) {
 	cfg, err := parseConfig(configuration)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", Name, err)
 	}
 	c := &Codec{cfg: cfg, opts: opts, plans: map[string]*plan{}}
-	if c.inner, err = resolve(cfg.Codecs, r, "codecs"); err != nil {
+	if c.inner, err = resolve(ctx, cfg.Codecs, r, "codecs"); err != nil {
 		return nil, fmt.Errorf("%s: %w", Name, err)
 	}
 	if cfg.IndexCodecs != nil {
-		if c.index, err = resolve(cfg.IndexCodecs, r, "index_codecs"); err != nil {
+		if c.index, err = resolve(ctx, cfg.IndexCodecs, r, "index_codecs"); err != nil {
 			return nil, fmt.Errorf("%s: %w", Name, err)
 		}
 		for _, ic := range c.index {
@@ -132,8 +151,7 @@ func NewWith(configuration json.RawMessage, r codec.Resolver, opts Options) (*Co
 	return c, nil
 }
 
-func (c *Codec) Name() string     { return Name }
-func (c *Codec) Kind() codec.Kind { return codec.ArrayToBytes }
+func (c *Codec) Name() string { return Name }
 
 // Configuration returns the configuration as read (a missing index_codecs
 // stays missing), with index_location spelled out.
@@ -155,7 +173,7 @@ type plan struct {
 const maxPlans = 16
 
 // plan returns the plan for shards of spec in, built once.
-func (c *Codec) plan(in codec.Spec) (*plan, error) {
+func (c *Codec) plan(ctx context.Context, in codec.Spec) (*plan, error) {
 	if l := c.last.Load(); l != nil && sameSpec(l.in, in) {
 		return l.p, nil
 	}
@@ -167,7 +185,7 @@ func (c *Codec) plan(in codec.Spec) (*plan, error) {
 		c.last.Store(&lastPlan{in: codec.Spec{DataType: in.DataType, Shape: slices.Clone(in.Shape), FillValue: bytes.Clone(in.FillValue)}, p: p})
 		return p, nil
 	}
-	p, err := c.newPlan(in)
+	p, err := c.newPlan(ctx, in)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", Name, err)
 	}
@@ -182,19 +200,19 @@ func (c *Codec) plan(in codec.Spec) (*plan, error) {
 	return p, nil
 }
 
-func (c *Codec) newPlan(in codec.Spec) (*plan, error) {
+func (c *Codec) newPlan(ctx context.Context, in codec.Spec) (*plan, error) {
 	cps, err := c.cfg.checkShard(in.Shape)
 	if err != nil {
 		return nil, err
 	}
 	innerSpec := codec.Spec{DataType: in.DataType, Shape: c.cfg.ChunkShape, FillValue: in.FillValue, DecodedSize: -1}
-	inner, err := codec.FromCodecs(c.inner, innerSpec, codec.DefaultMaxChunkBytes)
+	inner, err := codec.FromCodecs(ctx, c.inner, innerSpec, codec.DefaultMaxChunkBytes)
 	if err != nil {
 		return nil, fmt.Errorf("codecs: %w", err)
 	}
 	var ic shard.IndexCodec = shard.NewLegacyIndex(cps)
 	if c.index != nil {
-		if ic, err = shard.NewPipelineIndex(c.index, cps); err != nil {
+		if ic, err = shard.NewPipelineIndex(ctx, c.index, cps); err != nil {
 			return nil, err
 		}
 	}
@@ -214,7 +232,7 @@ func (c *Codec) reader(p *plan) *shard.Reader {
 	return &shard.Reader{Format: p.format, Cache: c.cache, Coalescing: c.opts.Coalescing}
 }
 
-func chainNames(exts []extension) string {
+func chainNames(exts []chainEntry) string {
 	names := make([]string, len(exts))
 	for i, e := range exts {
 		names[i] = e.Name

@@ -55,7 +55,7 @@ func TestWorkedBytes(t *testing.T) {
 			if err != nil || !bytes.Equal(dec.Data, c.data) {
 				t.Fatalf("decoded %v (%v), want %v", dec, err, c.data)
 			}
-			r := &memReader{data: want, version: "1"}
+			r := &memReader{Name: "shard", Data: want, Version: "1"}
 			part, err := cd.DecodeRegion(ctx, sp, r, []grid.Span{{Start: 1, Step: 2, Count: 2}})
 			if err != nil || !bytes.Equal(part.Data, []byte{c.data[1], c.data[3]}) {
 				t.Fatalf("region [1::2] = %v (%v)", part, err)
@@ -77,7 +77,7 @@ func TestLegacyIndexLayouts(t *testing.T) {
 		if err != nil || !bytes.Equal(dec.Data, []byte{1, 2, 3, 4}) {
 			t.Errorf("%s: %v (%v)", name, dec, err)
 		}
-		part, err := cd.DecodeRegion(ctx, sp, &memReader{data: b}, []grid.Span{{Start: 2, Step: 1, Count: 2}})
+		part, err := cd.DecodeRegion(ctx, sp, &memReader{Name: "shard", Data: b}, []grid.Span{{Start: 2, Step: 1, Count: 2}})
 		if err != nil || !bytes.Equal(part.Data, []byte{3, 4}) {
 			t.Errorf("%s: region: %v (%v)", name, part, err)
 		}

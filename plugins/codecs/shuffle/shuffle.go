@@ -10,10 +10,20 @@ import (
 	"fmt"
 
 	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/extension"
 )
 
 // Registration registers the codec as "numcodecs.shuffle" and "shuffle".
-var Registration = codec.Registration{Name: "numcodecs.shuffle", Aliases: []string{"shuffle"}, New: New}
+var Registration = codec.Registration{
+	Manifest: extension.Manifest{
+		Kind:    extension.Codec,
+		Name:    "numcodecs.shuffle",
+		Aliases: []string{"shuffle"},
+		ConfigSchema: json.RawMessage(`{"type":"object","properties":{
+	"elementsize":{"type":"integer","minimum":0,"default":4}}}`),
+	},
+	New: New,
+}
 
 // Codec is the shuffle codec; immutable and safe for concurrent use.
 type Codec struct {
@@ -21,7 +31,7 @@ type Codec struct {
 }
 
 // New builds the codec from {"elementsize": n} (default 4, as numcodecs).
-func New(configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
+func New(_ context.Context, configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
 	var cfg struct {
 		ElementSize *int `json:"elementsize"`
 	}
@@ -40,8 +50,7 @@ func New(configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
 	return c, nil
 }
 
-func (c *Codec) Name() string     { return "numcodecs.shuffle" }
-func (c *Codec) Kind() codec.Kind { return codec.BytesToBytes }
+func (c *Codec) Name() string { return "numcodecs.shuffle" }
 
 // Configuration returns {"elementsize": n}.
 func (c *Codec) Configuration() json.RawMessage {
@@ -49,7 +58,7 @@ func (c *Codec) Configuration() json.RawMessage {
 }
 
 // EncodedSize implements codec.SizedCodec: the size does not change.
-func (c *Codec) EncodedSize(_ codec.Spec, decodedSize int64) (int64, bool) {
+func (c *Codec) EncodedSize(_ context.Context, _ codec.Spec, decodedSize int64) (int64, bool) {
 	return decodedSize, true
 }
 

@@ -8,19 +8,21 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/zarrgw/zarrgw/tests/fixtures"
+
 	"github.com/klauspost/compress/zlib"
 
 	"github.com/zarrgw/zarrgw/core/codec"
-	"github.com/zarrgw/zarrgw/plugins/codecs/codectest"
+	"github.com/zarrgw/zarrgw/core/codec/codectest"
 )
 
 var ctx = context.Background()
 
 func newCodec(t testing.TB, cfg string) codec.BytesBytes {
 	t.Helper()
-	c, err := New(json.RawMessage(cfg), nil)
+	c, err := New(context.Background(), json.RawMessage(cfg), nil)
 	if err != nil {
-		t.Fatalf("New(%s): %v", cfg, err)
+		t.Fatalf("New(context.Background(), %s): %v", cfg, err)
 	}
 	return c.(codec.BytesBytes)
 }
@@ -50,7 +52,7 @@ func TestConfiguration(t *testing.T) {
 	if got := string(newCodec(t, `{"id":"shuffle"}`).Configuration()); got != `{"elementsize":4}` {
 		t.Errorf("default: %s", got)
 	}
-	if _, err := New(json.RawMessage(`{"elementsize":-2}`), nil); err == nil {
+	if _, err := New(context.Background(), json.RawMessage(`{"elementsize":-2}`), nil); err == nil {
 		t.Error("negative elementsize accepted")
 	}
 }
@@ -59,7 +61,7 @@ func TestConfiguration(t *testing.T) {
 // [10,20,30,40] through Delta, Shuffle(2) and zlib.
 func TestFixtures(t *testing.T) {
 	unzlib := func(arr string) []byte {
-		r, err := zlib.NewReader(bytes.NewReader(codectest.ReadFixture(t, arr+"/0")))
+		r, err := zlib.NewReader(bytes.NewReader(fixtures.Read(t, arr+"/0")))
 		if err != nil {
 			t.Fatal(err)
 		}

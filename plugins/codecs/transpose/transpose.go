@@ -10,11 +10,20 @@ import (
 	"slices"
 
 	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/extension"
 	"github.com/zarrgw/zarrgw/core/ndarray"
 )
 
 // Registration registers the codec as "transpose".
-var Registration = codec.Registration{Name: "transpose", New: New}
+var Registration = codec.Registration{
+	Manifest: extension.Manifest{
+		Kind: extension.Codec,
+		Name: "transpose",
+		ConfigSchema: json.RawMessage(`{"type":"object","required":["order"],"properties":{
+	"order":{"type":"array","items":{"type":"integer","minimum":0},"description":"permutation of the array's axes"}}}`),
+	},
+	New: New,
+}
 
 // Codec is the transpose codec; immutable and safe for concurrent use.
 type Codec struct {
@@ -24,7 +33,7 @@ type Codec struct {
 
 // New builds the codec from {"order": [permutation]} or the legacy
 // {"order": "C"|"F"}.
-func New(configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
+func New(_ context.Context, configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
 	var cfg struct {
 		Order json.RawMessage `json:"order"`
 	}
@@ -62,8 +71,7 @@ func NewOrder(order []int) (*Codec, error) {
 	return &Codec{order: slices.Clone(order)}, nil
 }
 
-func (c *Codec) Name() string     { return "transpose" }
-func (c *Codec) Kind() codec.Kind { return codec.ArrayToArray }
+func (c *Codec) Name() string { return "transpose" }
 
 // Configuration returns {"order": [...]}, or the legacy string as given.
 func (c *Codec) Configuration() json.RawMessage {
@@ -98,7 +106,7 @@ func (c *Codec) perm(ndim int) ([]int, error) {
 }
 
 // OutputSpec permutes the shape; type and fill value are unchanged.
-func (c *Codec) OutputSpec(in codec.Spec) (codec.Spec, error) {
+func (c *Codec) OutputSpec(_ context.Context, in codec.Spec) (codec.Spec, error) {
 	p, err := c.perm(len(in.Shape))
 	if err != nil {
 		return codec.Spec{}, err
@@ -109,7 +117,7 @@ func (c *Codec) OutputSpec(in codec.Spec) (codec.Spec, error) {
 }
 
 // EncodedSize implements codec.SizedCodec: the size does not change.
-func (c *Codec) EncodedSize(in codec.Spec, decodedSize int64) (int64, bool) {
+func (c *Codec) EncodedSize(_ context.Context, in codec.Spec, decodedSize int64) (int64, bool) {
 	if in.DataType.Variable() {
 		return -1, false
 	}

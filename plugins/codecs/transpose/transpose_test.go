@@ -8,19 +8,23 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/zarrgw/zarrgw/tests/fixtures/fixturecheck"
+
+	"github.com/zarrgw/zarrgw/tests/fixtures"
+
 	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/codec/codectest"
 	"github.com/zarrgw/zarrgw/core/dtype"
 	"github.com/zarrgw/zarrgw/core/ndarray"
-	"github.com/zarrgw/zarrgw/plugins/codecs/codectest"
 )
 
 var ctx = context.Background()
 
 func newCodec(t testing.TB, cfg string) *Codec {
 	t.Helper()
-	c, err := New(json.RawMessage(cfg), nil)
+	c, err := New(context.Background(), json.RawMessage(cfg), nil)
 	if err != nil {
-		t.Fatalf("New(%s): %v", cfg, err)
+		t.Fatalf("New(context.Background(), %s): %v", cfg, err)
 	}
 	return c.(*Codec)
 }
@@ -99,7 +103,7 @@ func roundTrip(t *testing.T, c *Codec, a *ndarray.Array, p []int) {
 		t.Fatalf("%s%v %v: %v", a.DType, a.Shape, p, err)
 	}
 	codectest.EqualArrays(t, enc, naive(orig, p))
-	out, err := c.OutputSpec(in)
+	out, err := c.OutputSpec(context.Background(), in)
 	if err != nil || !slices.Equal(out.Shape, enc.Shape) {
 		t.Fatalf("OutputSpec %v, encoded shape %v: %v", out.Shape, enc.Shape, err)
 	}
@@ -147,18 +151,18 @@ func TestConfiguration(t *testing.T) {
 		t.Errorf("configuration %s", got)
 	}
 	for _, cfg := range []string{``, `{}`, `{"order":[0,0]}`, `{"order":[1,2]}`, `{"order":[-1,0]}`, `{"order":"X"}`, `{"order":3}`} {
-		if _, err := New(json.RawMessage(cfg), nil); err == nil {
+		if _, err := New(context.Background(), json.RawMessage(cfg), nil); err == nil {
 			t.Errorf("%s accepted", cfg)
 		}
 	}
 	c := newCodec(t, `{"order":[1,0]}`)
-	if _, err := c.OutputSpec(codec.Spec{DataType: dtype.Named("int8"), Shape: []int{2, 2, 2}}); err == nil {
+	if _, err := c.OutputSpec(context.Background(), codec.Spec{DataType: dtype.Named("int8"), Shape: []int{2, 2, 2}}); err == nil {
 		t.Error("rank mismatch accepted")
 	}
 	a := &ndarray.Array{DType: dtype.Named("int8"), Shape: []int{2, 3}, Data: make([]byte, 6)}
 	_, err := c.DecodeArray(ctx, codectest.ArraySpec(a), a) // encoded shape should be [3 2]
 	codectest.MustCorrupt(t, err, "wrong encoded shape")
-	if n, ok := c.EncodedSize(codectest.ArraySpec(a), 6); !ok || n != 6 {
+	if n, ok := c.EncodedSize(context.Background(), codectest.ArraySpec(a), 6); !ok || n != 6 {
 		t.Error("EncodedSize")
 	}
 }
@@ -180,16 +184,16 @@ func TestUnalignedData(t *testing.T) {
 // stored chunk is the transposed 5x5 block.
 func TestFixtureZarrs(t *testing.T) {
 	const arr = "zarrs/v3/array_none_transpose.zarr"
-	e := codectest.Expected(t, arr)
+	e := fixtures.Array(t, arr)
 	c := newCodec(t, `{"order":[1,0]}`)
 	for _, idx := range [][]int{{0, 0}, {0, 1}, {1, 0}, {1, 1}} {
-		raw := codectest.ReadFixture(t, fmt.Sprintf("%s/%d.%d", arr, idx[0], idx[1]))
+		raw := fixtures.Read(t, fmt.Sprintf("%s/%d.%d", arr, idx[0], idx[1]))
 		spec := codec.Spec{DataType: dtype.Named("float32"), Shape: []int{5, 5}, DecodedSize: -1}
 		dec, err := c.DecodeArray(ctx, spec, &ndarray.Array{DType: spec.DataType, Shape: []int{5, 5}, Data: raw})
 		if err != nil {
 			t.Fatal(err)
 		}
-		codectest.CompareFloats(t, codectest.Floats(t, dec), codectest.ArangeChunk(e, []int{5, 5}, idx), 0)
+		fixturecheck.CompareFloats(t, fixturecheck.Floats(t, dec), fixturecheck.ArangeChunk(e, []int{5, 5}, idx), 0)
 	}
 }
 
@@ -197,18 +201,18 @@ func TestFixtureZarrs(t *testing.T) {
 // each chunk holds its elements in Fortran order.
 func TestFixtureOrderF(t *testing.T) {
 	const arr = "zarr-python-v2/fixture/21/0"
-	e := codectest.Expected(t, arr)
+	e := fixtures.Array(t, arr)
 	c := newCodec(t, `{"order":"F"}`)
 	chunk := e.ChunkShape // [10 30 3]
 	for _, idx := range [][]int{{0, 0, 0}, {1, 2, 3}, {1, 3, 2}} {
-		raw := codectest.ReadFixture(t, fmt.Sprintf("%s/%d.%d.%d", arr, idx[0], idx[1], idx[2]))
+		raw := fixtures.Read(t, fmt.Sprintf("%s/%d.%d.%d", arr, idx[0], idx[1], idx[2]))
 		spec := codec.Spec{DataType: dtype.Named("int32"), Shape: chunk, DecodedSize: -1}
-		out, _ := c.OutputSpec(spec)
+		out, _ := c.OutputSpec(context.Background(), spec)
 		dec, err := c.DecodeArray(ctx, spec, &ndarray.Array{DType: spec.DataType, Shape: out.Shape, Data: raw})
 		if err != nil {
 			t.Fatal(err)
 		}
-		codectest.CompareFloats(t, codectest.Floats(t, dec), codectest.ArangeChunk(e, chunk, idx), 0)
+		fixturecheck.CompareFloats(t, fixturecheck.Floats(t, dec), fixturecheck.ArangeChunk(e, chunk, idx), 0)
 	}
 }
 

@@ -12,14 +12,31 @@ import (
 	"math"
 
 	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/extension"
 	"github.com/zarrgw/zarrgw/core/ndarray"
 )
 
 // UTF8Registration registers "vlen-utf8" (numcodecs id "vlen-utf8").
-var UTF8Registration = codec.Registration{Name: "vlen-utf8", Aliases: []string{"numcodecs.vlen-utf8"}, New: NewUTF8}
+var UTF8Registration = codec.Registration{
+	Manifest: extension.Manifest{
+		Kind:         extension.Codec,
+		Name:         "vlen-utf8",
+		Aliases:      []string{"numcodecs.vlen-utf8"},
+		ConfigSchema: json.RawMessage(`{"type":"object","properties":{}}`),
+	},
+	New: NewUTF8,
+}
 
 // BytesRegistration registers "vlen-bytes" (numcodecs id "vlen-bytes").
-var BytesRegistration = codec.Registration{Name: "vlen-bytes", Aliases: []string{"numcodecs.vlen-bytes"}, New: NewBytes}
+var BytesRegistration = codec.Registration{
+	Manifest: extension.Manifest{
+		Kind:         extension.Codec,
+		Name:         "vlen-bytes",
+		Aliases:      []string{"numcodecs.vlen-bytes"},
+		ConfigSchema: json.RawMessage(`{"type":"object","properties":{}}`),
+	},
+	New: NewBytes,
+}
 
 // Codec is vlen-utf8 or vlen-bytes; the two share one byte format. It is
 // immutable and safe for concurrent use.
@@ -28,13 +45,16 @@ type Codec struct {
 }
 
 // NewUTF8 builds vlen-utf8; it takes no configuration.
-func NewUTF8(json.RawMessage, codec.Resolver) (codec.Codec, error) { return &Codec{"vlen-utf8"}, nil }
+func NewUTF8(context.Context, json.RawMessage, codec.Resolver) (codec.Codec, error) {
+	return &Codec{"vlen-utf8"}, nil
+}
 
 // NewBytes builds vlen-bytes; it takes no configuration.
-func NewBytes(json.RawMessage, codec.Resolver) (codec.Codec, error) { return &Codec{"vlen-bytes"}, nil }
+func NewBytes(context.Context, json.RawMessage, codec.Resolver) (codec.Codec, error) {
+	return &Codec{"vlen-bytes"}, nil
+}
 
-func (c *Codec) Name() string     { return c.name }
-func (c *Codec) Kind() codec.Kind { return codec.ArrayToBytes }
+func (c *Codec) Name() string { return c.name }
 
 // Configuration is empty, as zarr-python writes it.
 func (c *Codec) Configuration() json.RawMessage { return json.RawMessage(`{}`) }

@@ -10,21 +10,25 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/zarrgw/zarrgw/tests/fixtures/fixturecheck"
+
+	"github.com/zarrgw/zarrgw/tests/fixtures"
+
 	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/codec/codectest"
 	"github.com/zarrgw/zarrgw/core/dtype"
 	"github.com/zarrgw/zarrgw/core/ndarray"
-	"github.com/zarrgw/zarrgw/plugins/codecs/codectest"
 )
 
 var ctx = context.Background()
 
 func utf8Codec() *Codec {
-	c, _ := NewUTF8(nil, nil)
+	c, _ := NewUTF8(context.Background(), nil, nil)
 	return c.(*Codec)
 }
 
 func bytesCodec() *Codec {
-	c, _ := NewBytes(nil, nil)
+	c, _ := NewBytes(context.Background(), nil, nil)
 	return c.(*Codec)
 }
 
@@ -103,7 +107,7 @@ func TestCorrupt(t *testing.T) {
 }
 
 func TestNames(t *testing.T) {
-	if UTF8Registration.Name != "vlen-utf8" || BytesRegistration.Name != "vlen-bytes" || utf8Codec().Name() != "vlen-utf8" || bytesCodec().Name() != "vlen-bytes" {
+	if UTF8Registration.Manifest.Name != "vlen-utf8" || BytesRegistration.Manifest.Name != "vlen-bytes" || utf8Codec().Name() != "vlen-utf8" || bytesCodec().Name() != "vlen-bytes" {
 		t.Error("names")
 	}
 	if string(utf8Codec().Configuration()) != "{}" {
@@ -115,10 +119,10 @@ func TestNames(t *testing.T) {
 // by zarr-python: every chunk decoded, joined and compared with the digest.
 func TestFixtureCities(t *testing.T) {
 	for _, arr := range []string{"zarrs/v3/cities.zarr", "zarrs/zarr_python_compat/cities_v3.zarr"} {
-		e := codectest.Expected(t, arr)
+		e := fixtures.Array(t, arr)
 		var all []string
 		for i := 0; i*e.ChunkShape[0] < e.Shape[0]; i++ {
-			raw := codectest.ReadFixture(t, fmt.Sprintf("%s/c/%d", arr, i))
+			raw := fixtures.Read(t, fmt.Sprintf("%s/c/%d", arr, i))
 			a, err := utf8Codec().Decode(ctx, strSpec(e.ChunkShape...), raw)
 			if err != nil {
 				t.Fatalf("%s chunk %d: %v", arr, i, err)
@@ -126,7 +130,7 @@ func TestFixtureCities(t *testing.T) {
 			all = append(all, a.Strings...)
 		}
 		all = all[:e.Shape[0]]
-		if got := codectest.StringsSHA256(all); got != e.Expect.SHA256 {
+		if got := fixturecheck.StringsSHA256(all); got != e.Expect.SHA256 {
 			t.Errorf("%s: sha256 %s, want %s", arr, got, e.Expect.SHA256)
 		}
 	}
@@ -135,9 +139,9 @@ func TestFixtureCities(t *testing.T) {
 // A v2 object array with the vlen-utf8 filter and no compressor.
 func TestFixtureV2(t *testing.T) {
 	const arr = "zarrs/zarr_python_compat/str_v2_fv_0.zarr"
-	e := codectest.Expected(t, arr)
-	want := codectest.ExpectedStrings(t, e)
-	a, err := utf8Codec().Decode(ctx, strSpec(2), codectest.ReadFixture(t, arr+"/0"))
+	e := fixtures.Array(t, arr)
+	want := fixturecheck.ExpectedStrings(t, e)
+	a, err := utf8Codec().Decode(ctx, strSpec(2), fixtures.Read(t, arr+"/0"))
 	if err != nil || !slices.Equal(a.Strings, want[:2]) {
 		t.Fatalf("%q %v, want %q", a.Strings, err, want[:2])
 	}

@@ -3,100 +3,38 @@
 package zlibcodec
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
-	"sync"
 
 	"github.com/klauspost/compress/zlib"
 
 	"github.com/zarrgw/zarrgw/core/codec"
-	"github.com/zarrgw/zarrgw/plugins/codecs/internal/bounded"
+	"github.com/zarrgw/zarrgw/plugins/codecs/internal/stream"
 )
 
-// Registration registers the codec as "numcodecs.zlib" and "zlib", and under its draft v3 URI.
-var Registration = codec.Registration{Name: "numcodecs.zlib", Aliases: []string{"zlib", "https://purl.org/zarr/spec/codec/zlib/1.0"}, New: New}
-
-// Codec is the zlib codec; safe for concurrent use.
-type Codec struct {
-	level   int
-	writers sync.Pool // *zlib.Writer at this level
+// format is zlib: levels -1..9 (default 1, as numcodecs; -1 is zlib's
+// default compression); the Adler-32 trailer is verified.
+var format = stream.Format{
+	Name:    "numcodecs.zlib",
+	Aliases: []string{"zlib"},
+	URIs:    []string{"https://purl.org/zarr/spec/codec/zlib/1.0"},
+	Levels:  stream.Levels{Min: -1, Max: 9, Default: 1, NumcodecsDefault: 1},
+	NewWriter: func(level int) func(io.Writer) (stream.Writer, error) {
+		return func(w io.Writer) (stream.Writer, error) { return zlib.NewWriterLevel(w, level) }
+	},
+	Readers: &stream.Readers{
+		New:       func(src io.Reader) (io.Reader, error) { return zlib.NewReader(src) },
+		Reset:     func(r, src io.Reader) error { return r.(zlib.Resetter).Reset(src, nil) },
+		Expansion: 4,
+	},
 }
 
-// New builds the codec from {"level": -1..9} (default 1, as numcodecs;
-// -1 is zlib's default compression).
-func New(configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
-	cfg := struct {
-		Level *int `json:"level"`
-	}{}
-	if len(configuration) > 0 && string(configuration) != "null" {
-		if err := json.Unmarshal(configuration, &cfg); err != nil {
-			return nil, fmt.Errorf("zlib: configuration: %w", err)
-		}
-	}
-	level := 1
-	if cfg.Level != nil {
-		level = *cfg.Level
-	}
-	if level < -1 || level > 9 {
-		return nil, fmt.Errorf("zlib: level %d out of range -1..9", level)
-	}
-	return &Codec{level: level}, nil
-}
+// Registration registers the codec as "numcodecs.zlib" and "zlib", and
+// under its draft v3 URI.
+var Registration = format.Registration()
 
-func (c *Codec) Name() string     { return "numcodecs.zlib" }
-func (c *Codec) Kind() codec.Kind { return codec.BytesToBytes }
-
-// Configuration returns {"level": n}.
-func (c *Codec) Configuration() json.RawMessage {
-	return json.RawMessage(fmt.Sprintf(`{"level":%d}`, c.level))
-}
-
-// EncodeBytes compresses b into one zlib stream.
-func (c *Codec) EncodeBytes(_ context.Context, _ codec.Spec, b []byte) ([]byte, error) {
-	var out bytes.Buffer
-	out.Grow(len(b)/2 + 64)
-	w, _ := c.writers.Get().(*zlib.Writer)
-	if w == nil {
-		var err error
-		if w, err = zlib.NewWriterLevel(&out, c.level); err != nil {
-			return nil, fmt.Errorf("zlib: %w", err)
-		}
-	} else {
-		w.Reset(&out)
-	}
-	defer c.writers.Put(w)
-	if _, err := w.Write(b); err != nil {
-		return nil, fmt.Errorf("zlib: %w", err)
-	}
-	if err := w.Close(); err != nil {
-		return nil, fmt.Errorf("zlib: %w", err)
-	}
-	return out.Bytes(), nil
-}
-
-var readers sync.Pool // io.ReadCloser implementing zlib.Resetter
-
-// DecodeBytes decompresses b within the spec's size limits; the Adler-32
-// trailer is verified.
-func (c *Codec) DecodeBytes(_ context.Context, in codec.Spec, b []byte) ([]byte, error) {
-	src := bytes.NewReader(b)
-	r, _ := readers.Get().(io.ReadCloser)
-	var err error
-	if r == nil {
-		r, err = zlib.NewReader(src)
-	} else {
-		err = r.(zlib.Resetter).Reset(src, nil)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("zlib: %w: header: %v", codec.ErrCorrupt, err)
-	}
-	defer readers.Put(r)
-	out, err := bounded.ReadAll(r, in, 4*len(b))
-	if err != nil {
-		return nil, fmt.Errorf("zlib: %w", err)
-	}
-	return out, nil
+// New builds the codec from {"level": -1..9}.
+func New(_ context.Context, configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
+	return format.New(configuration)
 }

@@ -8,20 +8,24 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/zarrgw/zarrgw/tests/fixtures/fixturecheck"
+
+	"github.com/zarrgw/zarrgw/tests/fixtures"
+
 	"github.com/klauspost/compress/zlib"
 
 	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/codec/codectest"
 	"github.com/zarrgw/zarrgw/core/dtype"
-	"github.com/zarrgw/zarrgw/plugins/codecs/codectest"
 )
 
 var ctx = context.Background()
 
 func newCodec(t testing.TB, cfg string) codec.BytesBytes {
 	t.Helper()
-	c, err := New(json.RawMessage(cfg), nil)
+	c, err := New(context.Background(), json.RawMessage(cfg), nil)
 	if err != nil {
-		t.Fatalf("New(%s): %v", cfg, err)
+		t.Fatalf("New(context.Background(), %s): %v", cfg, err)
 	}
 	return c.(codec.BytesBytes)
 }
@@ -33,11 +37,11 @@ func TestConfiguration(t *testing.T) {
 		}
 	}
 	for _, cfg := range []string{`{"level":10}`, `{"level":-2}`} {
-		if _, err := New(json.RawMessage(cfg), nil); err == nil {
+		if _, err := New(context.Background(), json.RawMessage(cfg), nil); err == nil {
 			t.Errorf("%s accepted", cfg)
 		}
 	}
-	if Registration.Name != "numcodecs.zlib" || newCodec(t, "").Name() != "numcodecs.zlib" {
+	if Registration.Manifest.Name != "numcodecs.zlib" || newCodec(t, "").Name() != "numcodecs.zlib" {
 		t.Error("name")
 	}
 }
@@ -65,23 +69,23 @@ func TestBomb(t *testing.T) {
 func TestFixtures(t *testing.T) {
 	c := newCodec(t, "")
 	i16, f32 := dtype.Named("int16"), dtype.Named("float32")
-	codectest.CheckArangeChunk(t, c, "zarrita-js/v2/data.zarr/1d.contiguous.zlib.i2", "0", i16, []int{4}, []int{0})
-	codectest.CheckArangeChunk(t, c, "zarrs/v3_zarr_python/array_zlib.zarr", "c/1/1", f32, []int{5, 5}, []int{1, 1})
-	codectest.CheckArangeChunk(t, c, "zarr-python-v2/fixture/1/1", "7", i16, []int{100}, []int{7})
-	codectest.CheckDigest1D(t, c, "zarr-python-v2/fixture/8/1", 2) // float16
+	fixturecheck.CheckArangeChunk(t, c, "zarrita-js/v2/data.zarr/1d.contiguous.zlib.i2", "0", i16, []int{4}, []int{0})
+	fixturecheck.CheckArangeChunk(t, c, "zarrs/v3_zarr_python/array_zlib.zarr", "c/1/1", f32, []int{5, 5}, []int{1, 1})
+	fixturecheck.CheckArangeChunk(t, c, "zarr-python-v2/fixture/1/1", "7", i16, []int{100}, []int{7})
+	fixturecheck.CheckDigest1D(t, c, "zarr-python-v2/fixture/8/1", 2) // float16
 }
 
 // The astronaut image written by z5py: 108 chunks of 100x100x1 over
 // 512x512x3, reassembled and compared with the digest of the whole image.
 func TestFixtureZ5py(t *testing.T) {
 	const arr = "zarr_implementations/z5py.zr/zlib"
-	e := codectest.Expected(t, arr)
+	e := fixtures.Array(t, arr)
 	c := newCodec(t, "")
 	img := make([]byte, 512*512*3)
 	for ci := range 6 {
 		for cj := range 6 {
 			for ck := range 3 {
-				chunk := codectest.DecodeChunk(t, c, arr, fmt.Sprintf("%d.%d.%d", ci, cj, ck), 100*100)
+				chunk := fixturecheck.DecodeChunk(t, c, arr, fmt.Sprintf("%d.%d.%d", ci, cj, ck), 100*100)
 				for i := range 100 {
 					for j := range 100 {
 						y, x := ci*100+i, cj*100+j
@@ -93,7 +97,7 @@ func TestFixtureZ5py(t *testing.T) {
 			}
 		}
 	}
-	if got := codectest.BytesSHA256(img); got != e.Expect.SHA256 {
+	if got := fixturecheck.BytesSHA256(img); got != e.Expect.SHA256 {
 		t.Errorf("sha256 %s, want %s", got, e.Expect.SHA256)
 	}
 }

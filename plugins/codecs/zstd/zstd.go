@@ -11,10 +11,22 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/extension"
 )
 
 // Registration registers the codec as "zstd" and "numcodecs.zstd", and under its draft v3 URI.
-var Registration = codec.Registration{Name: "zstd", Aliases: []string{"numcodecs.zstd", "https://purl.org/zarr/spec/codec/zstd/1.0"}, New: New}
+var Registration = codec.Registration{
+	Manifest: extension.Manifest{
+		Kind:    extension.Codec,
+		Name:    "zstd",
+		Aliases: []string{"numcodecs.zstd"},
+		URIs:    []string{"https://purl.org/zarr/spec/codec/zstd/1.0"},
+		ConfigSchema: json.RawMessage(`{"type":"object","properties":{
+	"level":{"type":"integer","minimum":-131072,"maximum":22,"default":0},
+	"checksum":{"type":"boolean","default":false}}}`),
+	},
+	New: New,
+}
 
 // Level bounds of the zstd library.
 const (
@@ -39,7 +51,7 @@ type Codec struct {
 
 // New builds the codec from {"level": n, "checksum": bool}; both are
 // optional (level 0 = the library default, checksum false).
-func New(configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
+func New(_ context.Context, configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
 	var cfg struct {
 		Level    *int  `json:"level"`
 		Checksum *bool `json:"checksum"`
@@ -62,8 +74,7 @@ func New(configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
 	return c, nil
 }
 
-func (c *Codec) Name() string     { return "zstd" }
-func (c *Codec) Kind() codec.Kind { return codec.BytesToBytes }
+func (c *Codec) Name() string { return "zstd" }
 
 // Configuration returns {"level": n, "checksum": bool}, as zarr-python writes.
 func (c *Codec) Configuration() json.RawMessage {

@@ -8,20 +8,22 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/zarrgw/zarrgw/tests/fixtures/fixturecheck"
+
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/codec/codectest"
 	"github.com/zarrgw/zarrgw/core/dtype"
-	"github.com/zarrgw/zarrgw/plugins/codecs/codectest"
 )
 
 var ctx = context.Background()
 
 func newCodec(t testing.TB, cfg string) codec.BytesBytes {
 	t.Helper()
-	c, err := New(json.RawMessage(cfg), nil)
+	c, err := New(context.Background(), json.RawMessage(cfg), nil)
 	if err != nil {
-		t.Fatalf("New(%s): %v", cfg, err)
+		t.Fatalf("New(context.Background(), %s): %v", cfg, err)
 	}
 	return c.(codec.BytesBytes)
 }
@@ -37,7 +39,7 @@ func TestConfiguration(t *testing.T) {
 		}
 	}
 	for _, cfg := range []string{`{"level":23}`, `{"level":-131073}`, `{"checksum":"yes"}`} {
-		if _, err := New(json.RawMessage(cfg), nil); err == nil {
+		if _, err := New(context.Background(), json.RawMessage(cfg), nil); err == nil {
 			t.Errorf("%s accepted", cfg)
 		}
 	}
@@ -137,8 +139,8 @@ func TestEmptyInput(t *testing.T) {
 // Chunks written by zarr-python 2 (numcodecs) and 3.
 func TestFixtures(t *testing.T) {
 	c := newCodec(t, "")
-	codectest.CheckArangeChunk(t, c, "zarrita-js/v2/data.zarr/1d.contiguous.zstd.i2", "0", dtype.Named("int16"), []int{4}, []int{0})
-	codectest.CheckArangeChunk(t, c, "zarrs/v3_zarr_python/array_zstd.zarr", "c/0/1", dtype.Named("float32"), []int{5, 5}, []int{0, 1})
+	fixturecheck.CheckArangeChunk(t, c, "zarrita-js/v2/data.zarr/1d.contiguous.zstd.i2", "0", dtype.Named("int16"), []int{4}, []int{0})
+	fixturecheck.CheckArangeChunk(t, c, "zarrs/v3_zarr_python/array_zstd.zarr", "c/0/1", dtype.Named("float32"), []int{5, 5}, []int{0, 1})
 }
 
 func benchData() []byte {
@@ -182,7 +184,7 @@ func BenchmarkDecodeLevel0(b *testing.B) {
 // Every frame records its content size, whatever the input size: numcodecs
 // before 0.13 (Debian's 0.11) cannot decode frames without it.
 func TestFramesRecordContentSize(t *testing.T) {
-	c, err := New(json.RawMessage(`{"level":0}`), nil)
+	c, err := New(context.Background(), json.RawMessage(`{"level":0}`), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/zarrgw/zarrgw/core/array"
 	"github.com/zarrgw/zarrgw/core/grid"
 	"github.com/zarrgw/zarrgw/core/meta"
 )
@@ -25,7 +24,7 @@ type Layout struct {
 
 // ArrayLayout is the layout of one array's chunk keys.
 func ArrayLayout(m *meta.ArrayMeta, path string) Layout {
-	return Layout{Prefix: array.ChunkPrefix(m.Format, path), Encoding: m.ChunkKey}
+	return Layout{Prefix: grid.ChunkPrefix(m.Format, path), Encoding: m.ChunkKey}
 }
 
 // DraftLayout covers every array of a draft v3 hierarchy: keys under

@@ -67,7 +67,7 @@ func (s *Store) expand(ctx context.Context, key string) ([]string, error) {
 	if !ok {
 		return []string{key}, nil
 	}
-	ix, _, err := s.reader.Index(ctx, source{s.next, key})
+	ix, _, err := s.reader.Index(ctx, store.KeyRanges{Store: s.next, Name: key})
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil
 	}

@@ -15,7 +15,7 @@ func (s *Store) Get(ctx context.Context, key string, r store.ByteRange) (store.V
 	if !ok {
 		return s.next.Get(ctx, key, r)
 	}
-	data, ver, err := s.reader.Read(ctx, source{s.next, sk}, []shard.Request{{Chunk: pos, Range: r}})
+	data, ver, err := s.reader.Read(ctx, store.KeyRanges{Store: s.next, Name: sk}, []shard.Request{{Chunk: pos, Range: r}})
 	if err != nil {
 		return store.Value{}, wrap("get", key, sk, err)
 	}
@@ -32,7 +32,7 @@ func (s *Store) Stat(ctx context.Context, key string) (store.Info, error) {
 	if !ok {
 		return s.next.Stat(ctx, key)
 	}
-	ix, ver, err := s.reader.Index(ctx, source{s.next, sk})
+	ix, ver, err := s.reader.Index(ctx, store.KeyRanges{Store: s.next, Name: sk})
 	if err != nil {
 		return store.Info{}, wrap("stat", key, sk, err)
 	}

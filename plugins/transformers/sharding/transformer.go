@@ -13,7 +13,6 @@
 package shardtransformer
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -130,39 +129,6 @@ func (s *Store) chunkCoords(sc []int, pos int) []int {
 		inner[d] += sc[d] * s.cps[d]
 	}
 	return inner
-}
-
-// source reads one shard of the next store.
-type source struct {
-	st  store.Store
-	key string
-}
-
-func (s source) ReadRanges(ctx context.Context, ranges []store.ByteRange) ([][]byte, string, error) {
-	reqs := make([]store.Request, len(ranges))
-	for i, r := range ranges {
-		reqs[i] = store.Request{Key: s.key, Range: r}
-	}
-	out := make([][]byte, len(ranges))
-	version := ""
-	for i, res := range store.GetMany(ctx, s.st, reqs, 0) {
-		if res.Err != nil {
-			return nil, "", res.Err
-		}
-		if i > 0 && res.Value.Version != version {
-			return nil, "", fmt.Errorf("shard %q: %w: the value changed between two ranges", s.key, store.ErrConflict)
-		}
-		version, out[i] = res.Value.Version, res.Value.Data
-	}
-	return out, version, nil
-}
-
-func (s source) SuffixRanges() bool { return s.st.Capabilities().SuffixRanges }
-func (s source) CacheKey() string   { return s.key }
-
-func (s source) Size(ctx context.Context) (int64, error) {
-	info, err := s.st.Stat(ctx, s.key)
-	return info.Size, err
 }
 
 // notFound reports a chunk that its shard does not hold.

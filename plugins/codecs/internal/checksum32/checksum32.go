@@ -10,6 +10,7 @@ import (
 	"fmt"
 
 	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/extension"
 )
 
 // Algorithm describes one checksum codec.
@@ -26,14 +27,21 @@ type Algorithm struct {
 	Bare bool
 }
 
+// schema is the configuration every checksum codec takes.
+const schema = `{"type":"object","properties":{
+	"location":{"type":"string","enum":["start","end"]}}}`
+
 // Registration returns the registry entry for alg.
 func (alg Algorithm) Registration() codec.Registration {
-	return codec.Registration{Name: alg.Name, Aliases: alg.Aliases, New: alg.New}
+	return codec.Registration{
+		Manifest: extension.Manifest{Kind: extension.Codec, Name: alg.Name, Aliases: alg.Aliases, ConfigSchema: json.RawMessage(schema)},
+		New:      alg.New,
+	}
 }
 
 // New builds a codec from a configuration with an optional "location"
 // ("start" or "end"); other keys, such as a numcodecs "id", are ignored.
-func (alg Algorithm) New(configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
+func (alg Algorithm) New(_ context.Context, configuration json.RawMessage, _ codec.Resolver) (codec.Codec, error) {
 	var cfg struct {
 		Location *string `json:"location"`
 	}
@@ -63,8 +71,7 @@ type Codec struct {
 	end bool
 }
 
-func (c *Codec) Name() string     { return c.alg.Name }
-func (c *Codec) Kind() codec.Kind { return codec.BytesToBytes }
+func (c *Codec) Name() string { return c.alg.Name }
 
 // Configuration returns the location, omitted where the v3 form has none.
 func (c *Codec) Configuration() json.RawMessage {
@@ -78,7 +85,7 @@ func (c *Codec) Configuration() json.RawMessage {
 }
 
 // EncodedSize implements codec.SizedCodec: four bytes more.
-func (c *Codec) EncodedSize(_ codec.Spec, decodedSize int64) (int64, bool) {
+func (c *Codec) EncodedSize(_ context.Context, _ codec.Spec, decodedSize int64) (int64, bool) {
 	return decodedSize + 4, true
 }
 

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/zarrgw/zarrgw/plugins/codecs/codectest"
+	"github.com/zarrgw/zarrgw/core/codec/codectest"
 )
 
 // A toy checksum, so the framing is tested apart from any algorithm.
@@ -19,7 +19,7 @@ func TestFraming(t *testing.T) {
 		{`{"location":"start"}`, "030000ab686900", `{"location":"start"}`},
 	}
 	for _, c := range cases {
-		cd, err := toy.New(json.RawMessage(c.cfg), nil)
+		cd, err := toy.New(context.Background(), json.RawMessage(c.cfg), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -34,7 +34,7 @@ func TestFraming(t *testing.T) {
 		codectest.RoundTripBytes(t, bb, []byte("hello"))
 		codectest.RoundTripBytes(t, bb, nil)
 	}
-	if _, err := toy.New(json.RawMessage(`{"location":"middle"}`), nil); err == nil {
+	if _, err := toy.New(context.Background(), json.RawMessage(`{"location":"middle"}`), nil); err == nil {
 		t.Error("bad location accepted")
 	}
 }
@@ -49,7 +49,7 @@ func hexs(b []byte) string {
 }
 
 func TestDecodeErrors(t *testing.T) {
-	cd, _ := toy.New(nil, nil)
+	cd, _ := toy.New(context.Background(), nil, nil)
 	bb := cd.(*Codec)
 	for _, in := range [][]byte{nil, {1, 2, 3}, {'x', 0, 0, 0, 0xab}, {'x', 2, 0, 0, 0xab}} {
 		_, err := bb.DecodeBytes(context.Background(), codectest.BytesSpec(-1, 0), in)
@@ -58,7 +58,7 @@ func TestDecodeErrors(t *testing.T) {
 	// right checksum, wrong length for the spec
 	_, err := bb.DecodeBytes(context.Background(), codectest.BytesSpec(2, 2), []byte{'x', 1, 0, 0, 0xab})
 	codectest.MustCorrupt(t, err, "wrong size")
-	if n, ok := bb.EncodedSize(codectest.BytesSpec(-1, 0), 10); !ok || n != 14 {
+	if n, ok := bb.EncodedSize(context.Background(), codectest.BytesSpec(-1, 0), 10); !ok || n != 14 {
 		t.Errorf("EncodedSize %d %v", n, ok)
 	}
 }

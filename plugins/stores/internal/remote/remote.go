@@ -193,3 +193,16 @@ func Pool(t *http.Transport, idlePerHost int) {
 	t.MaxIdleConns = 0 // no limit across hosts
 	t.MaxIdleConnsPerHost = Or(idlePerHost, 256)
 }
+
+// URLConfig turns a store's ConfigFromURL into a registration's FromURL:
+// the configuration a LOCATION URL names, as JSON. It holds no secrets:
+// credentials come from the environment when the store opens.
+func URLConfig[C any](fromURL func(loc string) (C, error)) func(*url.URL) (json.RawMessage, error) {
+	return func(u *url.URL) (json.RawMessage, error) {
+		c, err := fromURL(u.String())
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(c)
+	}
+}

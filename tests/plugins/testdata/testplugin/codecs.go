@@ -19,7 +19,6 @@ import (
 type gate struct{}
 
 func (gate) Name() string                   { return "test.gate" }
-func (gate) Kind() codec.Kind               { return codec.BytesToBytes }
 func (gate) Configuration() json.RawMessage { return nil }
 
 func (gate) EncodeBytes(_ context.Context, _ codec.Spec, b []byte) ([]byte, error) {
@@ -53,15 +52,14 @@ func (hang) DecodeBytes(context.Context, codec.Spec, []byte) ([]byte, error) {
 func serveCodecs() {
 	pluginapi.Logger().Info("test codecs starting", "pid", os.Getpid())
 	pluginapi.ServeCodec(
-		pluginapi.CodecExtension{
+		codec.Registration{
 			Manifest: extension.Manifest{Kind: extension.Codec, Name: "test.gate", Version: "0.1.0",
 				ConfigSchema: json.RawMessage(`{"type":"object","properties":{"level":{"type":"integer","minimum":1}}}`)},
-			Kind: codec.BytesToBytes,
-			New:  func(json.RawMessage, codec.Resolver) (codec.Codec, error) { return gate{}, nil },
+			New: func(context.Context, json.RawMessage, codec.Resolver) (codec.Codec, error) { return gate{}, nil },
 		},
-		pluginapi.CodecExtension{
+		codec.Registration{
 			Manifest: extension.Manifest{Kind: extension.Codec, Name: "test.hang"},
-			New:      func(json.RawMessage, codec.Resolver) (codec.Codec, error) { return hang{}, nil },
+			New:      func(context.Context, json.RawMessage, codec.Resolver) (codec.Codec, error) { return hang{}, nil },
 		},
 	)
 }

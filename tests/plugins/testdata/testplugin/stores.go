@@ -9,22 +9,23 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/extension"
 	"github.com/zarrgw/zarrgw/core/store"
+	"github.com/zarrgw/zarrgw/core/transformer"
 	"github.com/zarrgw/zarrgw/pluginapi"
 )
 
 func serveMemory() {
-	pluginapi.ServeStore(pluginapi.StoreExtension{
+	pluginapi.ServeStore(store.Registration{
 		Manifest: extension.Manifest{Kind: extension.Store, Name: "memory"},
 		// The plugin keeps one instance per configuration, so tests get a
 		// fresh store by naming a new one.
-		New: func(json.RawMessage) (store.Store, error) { return store.NewMemory(), nil },
+		New: func(context.Context, json.RawMessage) (store.Store, error) { return store.NewMemory(), nil },
 	})
 }
 
 func serveTransformer() {
-	pluginapi.ServeTransformer(pluginapi.TransformerExtension{
+	pluginapi.ServeTransformer(transformer.Registration{
 		Manifest: extension.Manifest{Kind: extension.Transformer, Name: "test.prefix"},
-		New: func(config json.RawMessage, next store.Store) (store.Store, error) {
+		New: func(_ context.Context, config json.RawMessage, next store.Store) (store.Store, error) {
 			var c struct{ Prefix string }
 			if err := json.Unmarshal(config, &c); err != nil || !strings.HasSuffix(c.Prefix, "/") {
 				return nil, fmt.Errorf("test.prefix: configuration needs a prefix ending in /")

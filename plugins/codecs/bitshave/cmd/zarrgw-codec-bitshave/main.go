@@ -4,15 +4,10 @@
 package main
 
 import (
-	"github.com/zarrgw/zarrgw/core/codec"
 	"github.com/zarrgw/zarrgw/pluginapi"
 	"github.com/zarrgw/zarrgw/plugins/codecs/bitshave"
 )
 
 func main() {
-	pluginapi.ServeCodec(pluginapi.CodecExtension{
-		Manifest: bitshave.Manifest,
-		Kind:     codec.ArrayToArray,
-		New:      bitshave.New,
-	})
+	pluginapi.ServeCodec(bitshave.Registration)
 }

@@ -1,4 +1,4 @@
-package pluginapi
+package extension
 
 import (
 	"encoding/json"

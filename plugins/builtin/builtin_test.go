@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 
@@ -28,20 +29,20 @@ func TestNamesResolve(t *testing.T) {
 		"https://purl.org/zarr/spec/codec/bz2/1.0": "",
 	}
 	for name, cfg := range cases {
-		c, err := r.Codec(name, json.RawMessage(cfg))
+		c, err := r.Codec(context.Background(), name, json.RawMessage(cfg))
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue
 		}
 		reg, _ := r.Lookup(name)
-		if c.Name() != reg.Name {
-			t.Errorf("%s: codec name %q, registered as %q", name, c.Name(), reg.Name)
+		if c.Name() != reg.Manifest.Name {
+			t.Errorf("%s: codec name %q, registered as %q", name, c.Name(), reg.Manifest.Name)
 		}
-		if k := c.Kind(); k != codec.ArrayToArray && k != codec.ArrayToBytes && k != codec.BytesToBytes {
+		if k := codec.KindOf(c); k != codec.ArrayToArray && k != codec.ArrayToBytes && k != codec.BytesToBytes {
 			t.Errorf("%s: kind %v", name, k)
 		}
 	}
-	if _, err := r.Codec("no-such-codec", nil); err == nil {
+	if _, err := r.Codec(context.Background(), "no-such-codec", nil); err == nil {
 		t.Error("unknown codec resolved")
 	}
 }
@@ -49,12 +50,12 @@ func TestNamesResolve(t *testing.T) {
 // No two registrations claim the same name or alias.
 func TestNoDuplicateNames(t *testing.T) {
 	seen := map[string]string{}
-	for _, reg := range Registrations() {
-		for _, n := range append([]string{reg.Name}, reg.Aliases...) {
+	for _, reg := range Codecs() {
+		for _, n := range append([]string{reg.Manifest.Name}, reg.Manifest.Aliases...) {
 			if prev, ok := seen[n]; ok {
-				t.Errorf("%q registered by %s and %s", n, prev, reg.Name)
+				t.Errorf("%q registered by %s and %s", n, prev, reg.Manifest.Name)
 			}
-			seen[n] = reg.Name
+			seen[n] = reg.Manifest.Name
 		}
 	}
 }

@@ -1,8 +1,15 @@
-// Package builtin lists every codec bundled with zarrgw.
+// Package builtin lists every extension bundled with zarrgw: codecs,
+// stores and storage transformers, each by the registration its package
+// exports. Adding an extension to zarrgw is its package plus one line
+// here; the host (host/registry) reads these lists for everything else:
+// opening by name, serving as a plugin, checking configuration, listing,
+// and LOCATION URLs.
 package builtin
 
 import (
 	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/store"
+	"github.com/zarrgw/zarrgw/core/transformer"
 	"github.com/zarrgw/zarrgw/plugins/codecs/adler32"
 	"github.com/zarrgw/zarrgw/plugins/codecs/bitround"
 	"github.com/zarrgw/zarrgw/plugins/codecs/blosc"
@@ -23,10 +30,15 @@ import (
 	"github.com/zarrgw/zarrgw/plugins/codecs/vlen"
 	zlibcodec "github.com/zarrgw/zarrgw/plugins/codecs/zlib"
 	zstdcodec "github.com/zarrgw/zarrgw/plugins/codecs/zstd"
+	azurestore "github.com/zarrgw/zarrgw/plugins/stores/azure"
+	"github.com/zarrgw/zarrgw/plugins/stores/fs"
+	httpstore "github.com/zarrgw/zarrgw/plugins/stores/http"
+	s3store "github.com/zarrgw/zarrgw/plugins/stores/s3"
+	shardtransformer "github.com/zarrgw/zarrgw/plugins/transformers/sharding"
 )
 
-// Registrations returns the registration of every bundled codec.
-func Registrations() []codec.Registration {
+// Codecs returns the registration of every bundled codec.
+func Codecs() []codec.Registration {
 	return []codec.Registration{
 		// array->bytes
 		bytescodec.Registration,
@@ -58,5 +70,23 @@ func Registrations() []codec.Registration {
 	}
 }
 
+// Stores returns the registration of every bundled store type.
+func Stores() []store.Registration {
+	return []store.Registration{
+		fs.Registration,
+		s3store.Registration,
+		azurestore.Registration,
+		httpstore.Registration,
+	}
+}
+
+// Transformers returns the registration of every bundled storage
+// transformer.
+func Transformers() []transformer.Registration {
+	return []transformer.Registration{
+		shardtransformer.Registration,
+	}
+}
+
 // Registry returns a registry of every bundled codec.
-func Registry() *codec.Registry { return codec.NewRegistry(Registrations()...) }
+func Registry() *codec.Registry { return codec.NewRegistry(Codecs()...) }

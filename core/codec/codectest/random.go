@@ -1,6 +1,8 @@
 package codectest
 
 import (
+	"encoding/binary"
+	"math"
 	"math/rand/v2"
 	"unicode/utf8"
 
@@ -138,4 +140,40 @@ func max64(a int64, b int) int {
 		return int(a)
 	}
 	return b
+}
+
+// Specs returns a spec of every type for every shape.
+func Specs(types []dtype.DataType, shapes ...[]int) []codec.Spec {
+	var out []codec.Spec
+	for _, dt := range types {
+		for _, s := range shapes {
+			out = append(out, codec.Spec{DataType: dt, Shape: append([]int(nil), s...), DecodedSize: -1})
+		}
+	}
+	return out
+}
+
+// Named returns the data types of the given v3 names.
+func Named(names ...string) []dtype.DataType {
+	out := make([]dtype.DataType, len(names))
+	for i, n := range names {
+		out[i] = dtype.Named(n)
+	}
+	return out
+}
+
+// FiniteFloats makes a chunk of spec in (float32 or float64) of finite
+// values of moderate size, for lossy codecs whose round trip a NaN's
+// payload or an infinity would not survive.
+func FiniteFloats(rng *rand.Rand, in codec.Spec) *ndarray.Array {
+	a := ndarray.New(in.DataType, in.Shape)
+	for i := range a.Len() {
+		v := (rng.Float64() - 0.5) * 2000
+		if in.DataType.Size == 4 {
+			binary.LittleEndian.PutUint32(a.Data[4*i:], math.Float32bits(float32(v)))
+		} else {
+			binary.LittleEndian.PutUint64(a.Data[8*i:], math.Float64bits(v))
+		}
+	}
+	return a
 }
