@@ -1,6 +1,6 @@
 // Command cloudplugin serves the s3, azure and http stores as a plugin,
-// the way `zarrgw plugin serve` will once they are registered: the cloud
-// store tests run the store suite through it, out of process.
+// as `zarrgw plugin serve` does, plus "s3-get-only", the s3 store with its
+// copy-free read hidden (bench/cloud compares the two out of process).
 package main
 
 import (
@@ -15,27 +15,21 @@ import (
 	"github.com/zarrgw/zarrgw/plugins/stores/s3"
 )
 
-func serve(name, schema string, open func(context.Context, json.RawMessage) (store.Store, error)) pluginapi.StoreExtension {
-	return pluginapi.StoreExtension{
-		Manifest: extension.Manifest{Kind: extension.Store, Name: name, ConfigSchema: json.RawMessage(schema)},
-		New:      func(config json.RawMessage) (store.Store, error) { return open(context.Background(), config) },
-	}
-}
-
 // getOnly hides a store's GetInto, so that the plugin serves whole reads
-// with one Get instead of a Stat and a GetInto (bench/cloud compares).
-func getOnly(open func(context.Context, json.RawMessage) (store.Store, error)) func(context.Context, json.RawMessage) (store.Store, error) {
-	return func(ctx context.Context, config json.RawMessage) (store.Store, error) {
-		s, err := open(ctx, config)
-		return struct{ store.Store }{s}, err
-	}
+// with one Get instead of a Stat and a GetInto.
+func getOnly(ctx context.Context, config json.RawMessage) (store.Store, error) {
+	s, err := s3.Open(ctx, config)
+	return struct{ store.Store }{s}, err
 }
 
 func main() {
 	pluginapi.ServeStore(
-		serve(s3.Name, s3.Schema, s3.Open),
-		serve("s3-get-only", s3.Schema, getOnly(s3.Open)),
-		serve(azure.Name, azure.Schema, azure.Open),
-		serve(http.Name, http.Schema, http.Open),
+		s3.Registration,
+		store.Registration{
+			Manifest: extension.Manifest{Kind: extension.Store, Name: "s3-get-only", ConfigSchema: json.RawMessage(s3.Schema)},
+			New:      getOnly,
+		},
+		azure.Registration,
+		http.Registration,
 	)
 }
