@@ -35,7 +35,7 @@ unit:
 	@# the example external codec is a module of its own
 	cd plugins/codecs/bitshave && $(GOTEST) ./...
 	@# the summary lines (results come from the test cache, nothing runs twice)
-	@$(GOTEST) -v -run 'TestConformance' ./tests/conformance/ | grep -E '^conformance:' || true
+	@$(GOTEST) -v -run 'TestConformance' ./tests/conformance/ | grep -E '^conformance' || true
 	@$(GOTEST) -v ./tests/interop/ | grep -E '^interop ' || true
 
 # Brief runs of the fuzz targets (each also runs its seed corpus in `unit`).
