@@ -206,7 +206,7 @@ func (p *Plugin) clientConfig(sum []byte) *plugin.ClientConfig {
 // this host speaks.
 func (p *Plugin) startError(err error) error {
 	if err == plugin.ErrChecksumsDoNotMatch {
-		return fmt.Errorf("plugin %s: %s does not match its pinned sha256 %s; not started", p.spec.Name, p.spec.Path, p.spec.SHA256)
+		return fmt.Errorf("plugin %s: %w: %s does not match its pinned sha256 %s; not started", p.spec.Name, ErrUnavailable, p.spec.Path, p.spec.SHA256)
 	}
 	if strings.Contains(err.Error(), "incompatible API version") {
 		return fmt.Errorf("plugin %s: %w; this zarrgw speaks plugin protocol version(s) %v: rebuild the plugin against a matching pluginapi", p.spec.Name, err, pluginapi.ProtocolVersions)
