@@ -2,8 +2,10 @@ package store
 
 import (
 	"context"
+	"errors"
 	"iter"
 	"slices"
+	"strings"
 )
 
 // SortedLister is implemented by stores that can list keys in
@@ -17,27 +19,48 @@ type SortedLister interface {
 }
 
 // ListSorted lists as SortedLister does, through s's own ListSorted when
-// it has one, else by listing every key under prefix and sorting.
+// it has one, else by walking its directories (ListDir) in order: the
+// directories that lie wholly before startAfter are never listed, so a
+// page of a paged listing costs the directories on its way, not the
+// whole tree before it.
 func ListSorted(ctx context.Context, s Store, prefix, startAfter string) iter.Seq2[string, error] {
 	if sl, ok := s.(SortedLister); ok {
 		return sl.ListSorted(ctx, prefix, startAfter)
 	}
 	return func(yield func(string, error) bool) {
-		var keys []string
-		for k, err := range s.List(ctx, prefix) {
-			if err != nil {
-				yield("", err)
-				return
-			}
-			if k > startAfter {
-				keys = append(keys, k)
-			}
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			if !yield(k, nil) {
-				return
-			}
+		if err := walkSorted(ctx, s, prefix, startAfter, yield); err != nil && err != errStopped {
+			yield("", err)
 		}
 	}
+}
+
+// errStopped ends a walk the caller broke out of.
+var errStopped = errors.New("listing stopped")
+
+// walkSorted yields the keys below dir after startAfter, in byte order.
+func walkSorted(ctx context.Context, s Store, dir, startAfter string, yield func(string, error) bool) error {
+	d, err := s.ListDir(ctx, dir)
+	if err != nil {
+		return err
+	}
+	// keys and child directories in one order: every key below a child
+	// directory starts with its name, so names compare as their keys do
+	names := make([]string, 0, len(d.Keys)+len(d.Prefixes))
+	names = append(append(names, d.Keys...), d.Prefixes...)
+	slices.Sort(names)
+	for _, name := range names {
+		if !strings.HasSuffix(name, "/") {
+			if name > startAfter && !yield(name, nil) {
+				return errStopped
+			}
+			continue
+		}
+		if startAfter > name && !strings.HasPrefix(startAfter, name) {
+			continue // every key below it comes before startAfter
+		}
+		if err := walkSorted(ctx, s, name, startAfter, yield); err != nil {
+			return err
+		}
+	}
+	return nil
 }
