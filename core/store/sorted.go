@@ -64,3 +64,40 @@ func walkSorted(ctx context.Context, s Store, dir, startAfter string, yield func
 	}
 	return nil
 }
+
+// Entry is a key and what Stat says of its value.
+type Entry struct {
+	Key  string
+	Info Info
+}
+
+// InfoLister is implemented by stores that list keys with their sizes,
+// versions and times in one go (S3's listing does), in byte order after
+// startAfter as ListSorted does.
+type InfoLister interface {
+	ListInfo(ctx context.Context, prefix, startAfter string) iter.Seq2[Entry, error]
+}
+
+// ListInfo lists as InfoLister does, through s's own ListInfo when it has
+// one, else with ListSorted and a Stat of each key (a key erased in
+// between is left out).
+func ListInfo(ctx context.Context, s Store, prefix, startAfter string) iter.Seq2[Entry, error] {
+	if il, ok := s.(InfoLister); ok {
+		return il.ListInfo(ctx, prefix, startAfter)
+	}
+	return func(yield func(Entry, error) bool) {
+		for k, err := range ListSorted(ctx, s, prefix, startAfter) {
+			if err != nil {
+				yield(Entry{}, err)
+				return
+			}
+			info, err := s.Stat(ctx, k)
+			if errors.Is(err, ErrNotFound) {
+				continue
+			}
+			if !yield(Entry{Key: k, Info: info}, err) || err != nil {
+				return
+			}
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"time"
 )
 
 var (
@@ -135,6 +136,9 @@ type Value struct {
 type Info struct {
 	Size    int64
 	Version string
+	// ModTime is when the value was last written, the zero time where a
+	// store does not know (the S3 API reports it as Last-Modified).
+	ModTime time.Time
 }
 
 // Condition guards a Set. The zero value writes unconditionally.

@@ -142,3 +142,7 @@ func (c *metaCache) ListSorted(ctx context.Context, prefix, startAfter string) i
 func (c *metaCache) ListDir(ctx context.Context, prefix string) (store.Dir, error) {
 	return c.next.ListDir(ctx, prefix)
 }
+
+func (c *metaCache) ListInfo(ctx context.Context, prefix, startAfter string) iter.Seq2[store.Entry, error] {
+	return store.ListInfo(ctx, c.next, prefix, startAfter)
+}

@@ -150,6 +150,19 @@ func testListSorted(t *testing.T, s store.Store) {
 	wantOrder(t, `ListSorted("b/", "")`, sorted("b/", ""), all[5:])
 	wantOrder(t, `ListSorted("b/", "b/x/y")`, sorted("b/", "b/x/y"), all[6:])
 	wantOrder(t, `ListSorted("", "zz")`, sorted("", "zz"), nil)
+	// with sizes and versions, as Stat gives them
+	var keys []string
+	for e, err := range store.ListInfo(t.Context(), s, "", "a/b") {
+		if err != nil {
+			t.Fatalf("ListInfo: %v", err)
+		}
+		info, err := s.Stat(t.Context(), e.Key)
+		if err != nil || e.Info.Size != int64(len(e.Key)) || e.Info.Size != info.Size || e.Info.Version != info.Version {
+			t.Fatalf("ListInfo: %s %+v, Stat %+v (%v)", e.Key, e.Info, info, err)
+		}
+		keys = append(keys, e.Key)
+	}
+	wantOrder(t, `ListInfo("", "a/b")`, keys, all[3:])
 }
 
 // wantOrder compares two lists, order included.

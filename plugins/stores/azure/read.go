@@ -152,6 +152,9 @@ func (s *Store) Stat(ctx context.Context, key string) (store.Info, error) {
 			return err
 		}
 		info = store.Info{Version: etagOf(p.ETag)}
+		if p.LastModified != nil {
+			info.ModTime = *p.LastModified
+		}
 		if p.ContentLength != nil {
 			info.Size = *p.ContentLength
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -95,5 +96,5 @@ func (s *Store) Stat(ctx context.Context, key string) (store.Info, error) {
 	if err := checkMode(key, st.Mode); err != nil {
 		return store.Info{}, err
 	}
-	return store.Info{Size: st.Size, Version: versionOfStat(&st)}, nil
+	return store.Info{Size: st.Size, Version: versionOfStat(&st), ModTime: time.Unix(0, st.Mtim.Nano())}, nil
 }

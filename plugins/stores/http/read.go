@@ -162,6 +162,9 @@ func (s *Store) Stat(ctx context.Context, key string) (store.Info, error) {
 			return fmt.Errorf("HEAD answered %d without a size", resp.StatusCode)
 		}
 		info = store.Info{Size: resp.ContentLength, Version: resp.Header.Get("ETag")}
+		if t, err := nethttp.ParseTime(resp.Header.Get("Last-Modified")); err == nil {
+			info.ModTime = t
+		}
 		return nil
 	})
 	return info, err

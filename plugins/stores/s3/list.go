@@ -120,3 +120,34 @@ func (s *Store) ListDir(ctx context.Context, prefix string) (store.Dir, error) {
 	slices.Sort(d.Prefixes)
 	return d, nil
 }
+
+// ListInfo yields the keys below prefix after startAfter with their sizes,
+// ETags and times, from the listing itself (no HEAD per key).
+func (s *Store) ListInfo(ctx context.Context, prefix, startAfter string) iter.Seq2[store.Entry, error] {
+	return func(yield func(store.Entry, error) bool) {
+		p, err := s.space.Dir("list", prefix)
+		if err != nil {
+			yield(store.Entry{}, err)
+			return
+		}
+		after := ""
+		if startAfter != "" {
+			after = strings.TrimSuffix(p, prefix) + startAfter
+		}
+		stopped := false
+		err = s.pagesAfter(ctx, p, "", after, func(page *awss3.ListObjectsV2Output) error {
+			for _, o := range page.Contents {
+				key, ok := s.space.Key(aws.ToString(o.Key))
+				info := store.Info{Size: aws.ToInt64(o.Size), Version: aws.ToString(o.ETag), ModTime: aws.ToTime(o.LastModified)}
+				if ok && !yield(store.Entry{Key: key, Info: info}, nil) {
+					stopped = true
+					return errStop
+				}
+			}
+			return nil
+		})
+		if err != nil && !stopped {
+			yield(store.Entry{}, s.wrap("list", prefix, err))
+		}
+	}
+}
