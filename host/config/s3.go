@@ -25,12 +25,15 @@ type S3Listener struct {
 	// MultipartMaxAge is how long an unfinished multipart upload's parts
 	// are kept.
 	MultipartMaxAge time.Duration
-	DeclRange       hcl.Range
+	// MaxObjectSize bounds what a multipart upload or a copy makes (the
+	// gateway assembles it in memory, as stores take whole values).
+	MaxObjectSize int64
+	DeclRange     hcl.Range
 }
 
 var s3Schema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{{Name: "listen", Required: true}, {Name: "region"}, {Name: "domain"},
-		{Name: "buckets_from"}, {Name: "multipart_max_age"}},
+		{Name: "buckets_from"}, {Name: "multipart_max_age"}, {Name: "max_object_size"}},
 	Blocks: []hcl.BlockHeaderSchema{{Type: "bucket_access"}},
 }
 
@@ -43,7 +46,7 @@ func ValidBucketName(name string) bool {
 }
 
 func (d *decoder) s3Listener(b *hcl.Block) hcl.Diagnostics {
-	l := &S3Listener{Region: "us-east-1", MultipartMaxAge: 24 * time.Hour, DeclRange: b.DefRange, BucketAccess: Access{Read: nil}}
+	l := &S3Listener{Region: "us-east-1", MultipartMaxAge: 24 * time.Hour, MaxObjectSize: 1 << 30, DeclRange: b.DefRange, BucketAccess: Access{Read: nil}}
 	content, diags := b.Body.Content(s3Schema)
 	attrs := content.Attributes
 	for name, dst := range map[string]*string{"listen": &l.Listen, "region": &l.Region, "domain": &l.Domain} {
@@ -76,6 +79,7 @@ func (d *decoder) s3Listener(b *hcl.Block) hcl.Diagnostics {
 	} else {
 		diags = append(diags, more...)
 	}
+	diags = append(diags, d.sizeAttr(attrs, "max_object_size", &l.MaxObjectSize, true)...)
 	for _, blk := range content.Blocks {
 		var ds Dataset
 		ds.Name = "(buckets made by CreateBucket)"

@@ -52,7 +52,7 @@ func (g *Gateway) getSmall(w http.ResponseWriter, r *http.Request, ds *dataset, 
 	if err != nil || len(v.Data) >= piece {
 		return false, err
 	}
-	tag := etag(v.Version)
+	tag := ds.etag(v.Version)
 	if tag == "" {
 		tag = contentETag(v.Data)
 	}
@@ -72,7 +72,7 @@ func (g *Gateway) getStated(w http.ResponseWriter, r *http.Request, ds *dataset,
 	if err != nil {
 		return err
 	}
-	tag := etag(info.Version)
+	tag := ds.etag(info.Version)
 	if done, err := preconditions(w, r, tag, info.ModTime); done || err != nil {
 		return err
 	}
@@ -195,7 +195,7 @@ func (g *Gateway) putKey(w http.ResponseWriter, r *http.Request, ds *dataset, ke
 	if err != nil {
 		return err
 	}
-	if tag := etag(version); tag != "" {
+	if tag := ds.etag(version); tag != "" {
 		w.Header().Set("ETag", tag)
 	}
 	if created {
@@ -280,8 +280,8 @@ func (g *Gateway) condition(r *http.Request, ds *dataset, key string) (store.Con
 	if err != nil {
 		return store.Condition{}, err
 	}
-	if !matchStrong(im, etag(info.Version)) {
-		return store.Condition{}, &requestError{http.StatusPreconditionFailed, "If-Match: the value's ETag is " + orNone(etag(info.Version))}
+	if !matchStrong(im, ds.etag(info.Version)) {
+		return store.Condition{}, &requestError{http.StatusPreconditionFailed, "If-Match: the value's ETag is " + orNone(ds.etag(info.Version))}
 	}
 	return store.Condition{IfMatch: info.Version}, nil
 }
@@ -306,6 +306,31 @@ func etag(version string) string {
 		return ""
 	}
 	return `"` + v + `"`
+}
+
+// etag is the entity tag of one of the dataset's versions. A version of
+// 32 hex digits from a store whose versions are not the MD5 of the bytes
+// is marked, so that no client takes it for one: S3 clients check such
+// ETags against the MD5 of what they read and report corruption.
+func (ds *dataset) etag(version string) string {
+	v := strings.Trim(version, `"`)
+	if !ds.md5Versions && looksMD5(v) {
+		return `"v` + v + `"`
+	}
+	return etag(v)
+}
+
+// looksMD5 reports 32 hex digits: what S3 clients take for an MD5.
+func looksMD5(v string) bool {
+	if len(v) != 32 {
+		return false
+	}
+	for _, c := range []byte(v) {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
 }
 
 // contentETag tags a value of a store without versions by its content.

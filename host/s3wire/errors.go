@@ -24,6 +24,7 @@ const (
 	AccessDenied                 = "AccessDenied"
 	AuthorizationHeaderMalformed = "AuthorizationHeaderMalformed"
 	BadDigest                    = "BadDigest"
+	BucketAlreadyExists          = "BucketAlreadyExists"
 	BucketAlreadyOwnedByYou      = "BucketAlreadyOwnedByYou"
 	BucketNotEmpty               = "BucketNotEmpty"
 	EntityTooLarge               = "EntityTooLarge"
@@ -54,7 +55,7 @@ const (
 
 // statuses are the HTTP statuses of the codes.
 var statuses = map[string]int{
-	AccessDenied: 403, AuthorizationHeaderMalformed: 400, BadDigest: 400, BucketAlreadyOwnedByYou: 409,
+	AccessDenied: 403, AuthorizationHeaderMalformed: 400, BadDigest: 400, BucketAlreadyExists: 409, BucketAlreadyOwnedByYou: 409,
 	BucketNotEmpty: 409, EntityTooLarge: 400, EntityTooSmall: 400, InternalError: 500, InvalidAccessKeyID: 403,
 	InvalidArgument: 400, InvalidBucketName: 400, InvalidDigest: 400, InvalidPart: 400, InvalidPartOrder: 400,
 	InvalidRange: 416, InvalidRequest: 400, MalformedXML: 400, MethodNotAllowed: 405, MissingContentLength: 411,

@@ -1,0 +1,149 @@
+package gateway_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/zarrgw/zarrgw/host/config"
+	"github.com/zarrgw/zarrgw/host/gateway"
+	"github.com/zarrgw/zarrgw/host/registry"
+	"github.com/zarrgw/zarrgw/host/stack"
+)
+
+// S3 credentials of the test principals (the secrets come from variables,
+// as the configuration requires).
+const (
+	writerKeyID  = "WRITERKEYID"
+	writerSecret = "writer-s3-secret"
+	readerKeyID  = "READERKEYID"
+	readerSecret = "reader-s3-secret"
+)
+
+// s3Config declares an fs store in ROOT, principals with S3 credentials,
+// datasets open (anyone reads and writes), private (reader reads, writer
+// writes), frozen (read-only) and the S3 listener, which makes buckets
+// below ROOT/made for the writer.
+const s3Config = `
+variable "writer_secret" {
+  default = "writer-s3-secret"
+}
+variable "reader_secret" {
+  default = "reader-s3-secret"
+}
+store "fs" "local" {
+  root = "ROOT"
+}
+store "fs" "made" {
+  root = "ROOT/made"
+}
+principal "writer" {
+  token_sha256         = "ef80202ea99d7c668a9677d9242456057ac10488311cb8757674490e194a56e1"
+  s3_access_key_id     = "WRITERKEYID"
+  s3_secret_access_key = var.writer_secret
+}
+principal "reader" {
+  s3_access_key_id     = "READERKEYID"
+  s3_secret_access_key = var.reader_secret
+}
+dataset "open" {
+  store  = store.fs.local
+  prefix = "open"
+  access {
+    read  = ["*"]
+    write = ["*"]
+  }
+}
+dataset "private" {
+  store  = store.fs.local
+  prefix = "private"
+  access {
+    read  = ["reader", "writer"]
+    write = ["writer"]
+  }
+}
+dataset "frozen" {
+  store     = store.fs.local
+  prefix    = "open"
+  read_only = true
+}
+server {
+  listen           = "127.0.0.1:0"
+  max_request_size = "16MiB"
+  s3 {
+    listen            = "127.0.0.1:0"
+    region            = "eu-test-1"
+    buckets_from      = "store.fs.made"
+    multipart_max_age = "MAXAGE"
+    max_object_size   = "40MiB"
+    bucket_access {
+      read  = ["writer"]
+      write = ["writer"]
+    }
+  }
+}
+`
+
+// s3Gateway serves s3Config: the S3 API and the key API of one gateway.
+type s3Gateway struct {
+	s3   *httptest.Server
+	keys *testGateway
+	rec  *recorder
+	root string
+	g    *gateway.Gateway
+}
+
+type s3Options struct {
+	root   string // reuse a root (a restart); a new one when ""
+	maxAge string // multipart_max_age; "24h" when ""
+}
+
+func newS3Gateway(t *testing.T, o s3Options) *s3Gateway {
+	t.Helper()
+	if o.root == "" {
+		o.root = t.TempDir()
+	}
+	if o.maxAge == "" {
+		o.maxAge = "24h"
+	}
+	src := strings.NewReplacer("ROOT", o.root, "MAXAGE", o.maxAge).Replace(s3Config)
+	cfg, diags := config.Parse([]byte(src), "/etc/zarrgw/s3.hcl", registry.Bundled().Catalog())
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	host, err := stack.Start(cfg, registry.Bundled(), quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{}
+	g, err := gateway.New(context.Background(), cfg, host, gateway.Options{Logger: quiet, StoreHook: rec.hook})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s3srv := httptest.NewServer(g.S3Handler())
+	keys := httptest.NewServer(g)
+	t.Cleanup(func() { s3srv.Close(); keys.Close(); g.Close(); host.Close() })
+	return &s3Gateway{s3: s3srv, keys: &testGateway{Server: keys, rec: rec, root: o.root}, rec: rec, root: o.root, g: g}
+}
+
+// client is an SDK client of the S3 API with its defaults (checksums
+// sent as trailers), signing as keyID.
+func (sg *s3Gateway) client(keyID, secret string) *s3.Client {
+	return s3.New(s3.Options{
+		Region:       "eu-test-1",
+		BaseEndpoint: aws.String(sg.s3.URL),
+		UsePathStyle: true,
+		Credentials:  credentials.NewStaticCredentialsProvider(keyID, secret, ""),
+		HTTPClient:   sg.s3.Client(),
+	})
+}
+
+func (sg *s3Gateway) writer() *s3.Client { return sg.client(writerKeyID, writerSecret) }
