@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -101,8 +102,27 @@ type s3Gateway struct {
 }
 
 type s3Options struct {
-	root   string // reuse a root (a restart); a new one when ""
-	maxAge string // multipart_max_age; "24h" when ""
+	root   string    // reuse a root (a restart); a new one when ""
+	maxAge string    // multipart_max_age; "24h" when ""
+	log    io.Writer // the access log; discarded when nil
+}
+
+// syncBuffer is a log destination safe for the server's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 func newS3Gateway(t *testing.T, o s3Options) *s3Gateway {
@@ -124,7 +144,11 @@ func newS3Gateway(t *testing.T, o s3Options) *s3Gateway {
 		t.Fatal(err)
 	}
 	rec := &recorder{}
-	g, err := gateway.New(context.Background(), cfg, host, gateway.Options{Logger: quiet, StoreHook: rec.hook})
+	logger := quiet
+	if o.log != nil {
+		logger = slog.New(slog.NewJSONHandler(o.log, nil))
+	}
+	g, err := gateway.New(context.Background(), cfg, host, gateway.Options{Logger: logger, StoreHook: rec.hook})
 	if err != nil {
 		t.Fatal(err)
 	}
