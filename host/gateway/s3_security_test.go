@@ -25,6 +25,7 @@ type signedRequest struct {
 	at                 time.Time
 	payloadHash        string // of body when ""
 	headers            map[string]string
+	host               string // the Host header, when not the listener's address
 	tamper             func(*http.Request)
 	anonymous, presign bool
 	presignExpires     time.Duration
@@ -41,6 +42,9 @@ func (sg *s3Gateway) send(t *testing.T, sr signedRequest) (*http.Response, strin
 	}
 	for k, v := range sr.headers {
 		req.Header.Set(k, v)
+	}
+	if sr.host != "" {
+		req.Host = sr.host
 	}
 	if !sr.anonymous {
 		if sr.keyID == "" {
@@ -118,6 +122,10 @@ func TestS3RefusedBeforeAnyStoreCall(t *testing.T) {
 		{"path altered", signedRequest{method: "GET", path: "/private/k",
 			tamper: func(r *http.Request) { r.URL.Path, r.URL.RawPath = "/private/other", "" }}, 403, "SignatureDoesNotMatch"},
 		{"body altered under its hash", signedRequest{method: "PUT", path: "/private/new", body: "hellO", payloadHash: helloHash}, 400, "XAmzContentSHA256Mismatch"},
+		{"body failing its checksum header", signedRequest{method: "PUT", path: "/private/new", body: hello, payloadHash: "UNSIGNED-PAYLOAD",
+			headers: map[string]string{"X-Amz-Checksum-Crc32": "AAAAAA=="}}, 400, "BadDigest"},
+		{"body failing its Content-MD5", signedRequest{method: "PUT", path: "/private/new", body: hello, payloadHash: "UNSIGNED-PAYLOAD",
+			headers: map[string]string{"Content-Md5": "AAAAAAAAAAAAAAAAAAAAAA=="}}, 400, "BadDigest"},
 		{"replay beyond the skew window", signedRequest{method: "GET", path: "/private/k", at: time.Now().Add(-16 * time.Minute)}, 403, "RequestTimeTooSkewed"},
 		{"from the future", signedRequest{method: "GET", path: "/private/k", at: time.Now().Add(16 * time.Minute)}, 403, "RequestTimeTooSkewed"},
 		{"expired presigned URL", signedRequest{method: "GET", path: "/private/k", presign: true, presignExpires: time.Minute, at: time.Now().Add(-2 * time.Minute)}, 403, "AccessDenied"},
@@ -184,5 +192,23 @@ func TestS3SecretsNotLogged(t *testing.T) {
 	resp.Body.Close()
 	if strings.Contains(logged.String(), "X-Amz-Signature") || strings.Contains(logged.String(), writerSecret) || !strings.Contains(logged.String(), `"path":"/open/k"`) {
 		t.Fatalf("access log: %s", logged.String())
+	}
+}
+
+// With a domain, BUCKET.DOMAIN/KEY names the same key as /BUCKET/KEY.
+func TestS3VirtualHostedStyle(t *testing.T) {
+	sg := newS3Gateway(t, s3Options{})
+	putBytes(t, sg.writer(), "private", "dir/k", []byte("hosted"))
+	resp, body := sg.send(t, signedRequest{method: "GET", path: "/dir/k", host: "private.s3.test"})
+	if resp.StatusCode != 200 || body != "hosted" {
+		t.Fatalf("GET private.s3.test/dir/k: %d %s", resp.StatusCode, body)
+	}
+	resp, body = sg.send(t, signedRequest{method: "GET", path: "/?list-type=2&prefix=dir/", host: "private.s3.test"})
+	if resp.StatusCode != 200 || !strings.Contains(body, "<Key>dir/k</Key>") {
+		t.Fatalf("listing private.s3.test: %d %s", resp.StatusCode, body)
+	}
+	resp, body = sg.send(t, signedRequest{method: "GET", path: "/dir/k", host: "private.s3.test", anonymous: true})
+	if resp.StatusCode != 403 || s3Code(resp, body) != "AccessDenied" {
+		t.Fatalf("anonymous GET private.s3.test/dir/k: %d %s", resp.StatusCode, body)
 	}
 }
