@@ -75,7 +75,7 @@ func addConfigured(cmd *cobra.Command, set registry.Set, l *launcher.Launcher, f
 		return err
 	}
 	for _, p := range cfg.Plugins {
-		if _, err := l.Add(stack.Spec(p)); err != nil {
+		if _, err := l.Add(stack.Spec(cfg, p)); err != nil {
 			return fmt.Errorf("%s: plugin %q: %w", p.DeclRange, p.Source, err)
 		}
 	}

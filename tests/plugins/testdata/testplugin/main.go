@@ -2,8 +2,10 @@
 // or not, chosen by its first argument:
 //
 //	codec        serves test.gate (identity, blocks while a gate file
-//	             exists) and test.hang (decode never returns)
+//	             exists), test.hang (decode never returns) and
+//	             test.crashonce (the first decode panics)
 //	memory       serves the "memory" store type (one store per configuration)
+//	env          serves the "test.env" store type (its environment as keys)
 //	transformer  serves the test.prefix transformer (keys moved under a prefix)
 //	stdout       prints to stdout before serving, breaking the handshake
 //	version99    serves a protocol version no host speaks
@@ -38,6 +40,8 @@ func main() {
 		serveCodecs()
 	case "memory":
 		serveMemory()
+	case "env":
+		serveEnv()
 	case "transformer":
 		serveTransformer()
 	case "stdout":

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
+	"os"
 	"strings"
 
 	"github.com/zarrgw/zarrgw/core/extension"
@@ -19,6 +20,25 @@ func serveMemory() {
 		// The plugin keeps one instance per configuration, so tests get a
 		// fresh store by naming a new one.
 		New: func(context.Context, json.RawMessage) (store.Store, error) { return store.NewMemory(), nil },
+	})
+}
+
+// serveEnv serves the "test.env" store type: a read-only store whose keys
+// are the plugin's environment variables and whose values are theirs, so a
+// test can see what environment a plugin got.
+func serveEnv() {
+	pluginapi.ServeStore(store.Registration{
+		Manifest: extension.Manifest{Kind: extension.Store, Name: "test.env"},
+		New: func(ctx context.Context, _ json.RawMessage) (store.Store, error) {
+			s := store.NewMemory()
+			for _, kv := range os.Environ() {
+				name, value, _ := strings.Cut(kv, "=")
+				if _, err := s.Set(ctx, name, []byte(value), store.Condition{}); err != nil {
+					return nil, fmt.Errorf("test.env: %s: %w", name, err)
+				}
+			}
+			return store.ReadOnly(s), nil
+		},
 	})
 }
 
