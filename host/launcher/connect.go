@@ -2,8 +2,8 @@ package launcher
 
 import (
 	"context"
-	"errors"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
