@@ -5,7 +5,7 @@
 //	             exists), test.hang (decode never returns) and
 //	             test.crashonce (the first decode panics)
 //	memory       serves the "memory" store type (one store per configuration)
-//	env          serves the "test.env" store type (its environment as keys)
+//	env          serves the "testenv" store type (its environment as keys)
 //	transformer  serves the test.prefix transformer (keys moved under a prefix)
 //	stdout       prints to stdout before serving, breaking the handshake
 //	version99    serves a protocol version no host speaks

@@ -23,18 +23,18 @@ func serveMemory() {
 	})
 }
 
-// serveEnv serves the "test.env" store type: a read-only store whose keys
+// serveEnv serves the "testenv" store type: a read-only store whose keys
 // are the plugin's environment variables and whose values are theirs, so a
 // test can see what environment a plugin got.
 func serveEnv() {
 	pluginapi.ServeStore(store.Registration{
-		Manifest: extension.Manifest{Kind: extension.Store, Name: "test.env"},
+		Manifest: extension.Manifest{Kind: extension.Store, Name: "testenv"},
 		New: func(ctx context.Context, _ json.RawMessage) (store.Store, error) {
 			s := store.NewMemory()
 			for _, kv := range os.Environ() {
 				name, value, _ := strings.Cut(kv, "=")
 				if _, err := s.Set(ctx, name, []byte(value), store.Condition{}); err != nil {
-					return nil, fmt.Errorf("test.env: %s: %w", name, err)
+					return nil, fmt.Errorf("testenv: %s: %w", name, err)
 				}
 			}
 			return store.ReadOnly(s), nil
