@@ -65,7 +65,7 @@ func pinPlace(p Plugin) string {
 // is the one intended.
 func relockAdvice(cfg *Config, p Plugin, sum string) string {
 	if p.PinnedBy == PinLock {
-		return cfg.Remedy(p)
+		return "If the new binary is the one to run, record it with:\n  " + LockCommand(cfg.Filename)
 	}
 	return fmt.Sprintf("If the new binary is the one to run, set sha256 = %q in the plugin block.", sum)
 }

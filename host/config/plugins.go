@@ -93,6 +93,8 @@ func validSource(s string) bool {
 	return true
 }
 
+// plugin decodes one plugin block; the bool is false when it cannot be
+// used at all.
 func (d *decoder) plugin(b *hcl.Block) (Plugin, bool, hcl.Diagnostics) {
 	p := Plugin{Source: b.Labels[0], DeclRange: b.DefRange}
 	content, diags := b.Body.Content(pluginSchema)
@@ -144,8 +146,9 @@ func (d *decoder) plugin(b *hcl.Block) (Plugin, bool, hcl.Diagnostics) {
 	if diags.HasErrors() {
 		return p, false, diags
 	}
-	diags = append(diags, d.pin(&p, attrs["sha256"])...)
-	return p, !diags.HasErrors(), diags
+	// An unpinned plugin still counts as declared: names that only it may
+	// serve are then not reported as unknown besides its own error.
+	return p, true, append(diags, d.pin(&p, attrs["sha256"])...)
 }
 
 // pin completes p's checksum from the lock file: the two must agree when

@@ -55,7 +55,7 @@ func Start(cfg *config.Config, set registry.Set, logger *slog.Logger) (*Host, er
 	for _, p := range cfg.Plugins {
 		if _, err := l.Add(Spec(cfg, p)); err != nil {
 			l.Close()
-			return nil, fmt.Errorf("%s: plugin %q: %w", p.DeclRange, p.Source, err)
+			return nil, fmt.Errorf("%s: %w", p.DeclRange, err) // the error names the plugin
 		}
 	}
 	return &Host{

@@ -339,3 +339,34 @@ func stopProcess(t *testing.T, pid int) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// After a crash, a store read and a conditional write are made once more
+// in the new process; an unconditional write is not, since it may have
+// happened: it fails, naming the plugin.
+func TestStoreCallsAfterACrash(t *testing.T) {
+	dir := t.TempDir()
+	l, _ := newLauncher(t)
+	p := addPlugin(t, l, "example.org/test/crashy", testPluginBin, map[string]string{"ZARRGW_TEST_DIR": dir}, "memory")
+	ctx := context.Background()
+	s, err := p.Store(ctx, "crashy", json.RawMessage(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	// The read is made again: the new process finds no such key.
+	if _, err := s.Get(ctx, "crash/read", store.ByteRange{}); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("read across a crash: %v", err)
+	}
+	if _, err := s.Set(ctx, "crash/blind", []byte("x"), store.Condition{}); !errors.Is(err, pluginapi.ErrConnectionLost) || !strings.Contains(err.Error(), "example.org/test/crashy") {
+		t.Fatalf("unconditional write across a crash: %v", err)
+	}
+	if _, err := s.Set(ctx, "crash/guarded", []byte("y"), store.Condition{IfNoneMatch: true}); err != nil {
+		t.Fatalf("conditional write across a crash: %v", err)
+	}
+	if v, err := s.Get(ctx, "crash/guarded", store.ByteRange{}); err != nil || string(v.Data) != "y" {
+		t.Fatalf("after the conditional write: %q, %v", v.Data, err)
+	}
+	if st := p.Status(); st.Restarts != 3 {
+		t.Fatalf("status %+v, want three restarts", st)
+	}
+}

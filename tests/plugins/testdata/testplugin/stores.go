@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/zarrgw/zarrgw/core/extension"
@@ -20,7 +21,41 @@ func serveMemory() {
 		// The plugin keeps one instance per configuration, so tests get a
 		// fresh store by naming a new one.
 		New: func(context.Context, json.RawMessage) (store.Store, error) { return store.NewMemory(), nil },
+	}, store.Registration{
+		Manifest: extension.Manifest{Kind: extension.Store, Name: "crashy"},
+		New: func(context.Context, json.RawMessage) (store.Store, error) {
+			return crashy{store.NewMemory()}, nil
+		},
 	})
+}
+
+// crashy is a memory store whose process panics on the first Get or Set
+// of each key under "crash/" (it leaves a file named for the key in
+// $ZARRGW_TEST_DIR), so tests can see which calls are made again after a
+// crash.
+type crashy struct{ store.Store }
+
+func (c crashy) crashOnce(key string) {
+	if !strings.HasPrefix(key, "crash/") {
+		return
+	}
+	marker := filepath.Join(os.Getenv("ZARRGW_TEST_DIR"), strings.ReplaceAll(key, "/", "_"))
+	if _, err := os.Stat(marker); err == nil {
+		return
+	}
+	if err := os.WriteFile(marker, nil, 0o644); err == nil {
+		panic("crashy: first call on " + key)
+	}
+}
+
+func (c crashy) Get(ctx context.Context, key string, r store.ByteRange) (store.Value, error) {
+	c.crashOnce(key)
+	return c.Store.Get(ctx, key, r)
+}
+
+func (c crashy) Set(ctx context.Context, key string, data []byte, cond store.Condition) (string, error) {
+	c.crashOnce(key)
+	return c.Store.Set(ctx, key, data, cond)
 }
 
 // serveEnv serves the "testenv" store type: a read-only store whose keys
