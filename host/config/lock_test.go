@@ -194,11 +194,9 @@ func fileSum(t *testing.T, path string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// "plugins lock" starts each plugin (here a prober standing in for it) and
-// records the names it serves; loading with that lock then resolves a
-// codec named unlike the plugin's address to it, without starting it.
-func TestLockRecordsServedNames(t *testing.T) {
-	_, cfgPath, binPath := writeConfig(t, `plugin "example.com/tmp/zarrgw-codec-xor" {
+// xorConfig declares a plugin whose address does not end in the name of
+// the codec a dataset takes from it.
+const xorConfig = `plugin "example.com/tmp/zarrgw-codec-xor" {
   path = "bin/codec"
 }
 store "fs" "a" {
@@ -210,7 +208,13 @@ dataset "d" {
     key = 1
   }
 }
-`)
+`
+
+// "plugins lock" starts each plugin (here a prober standing in for it) and
+// records the names it serves; loading with that lock then resolves a
+// codec named unlike the plugin's address to it, without starting it.
+func TestLockRecordsServedNames(t *testing.T) {
+	_, cfgPath, binPath := writeConfig(t, xorConfig)
 	var probed []string
 	probe := func(p config.Plugin) ([]extension.Manifest, error) {
 		probed = append(probed, p.SHA256)
@@ -242,19 +246,7 @@ dataset "d" {
 // An unpinned plugin is one error, saying to lock; the codec it may serve
 // is not called unknown besides.
 func TestUnpinnedPluginIsOneError(t *testing.T) {
-	_, cfgPath, _ := writeConfig(t, `plugin "example.com/tmp/zarrgw-codec-xor" {
-  path = "bin/codec"
-}
-store "fs" "a" {
-  root = "/data"
-}
-dataset "d" {
-  store = store.fs.a
-  codec "xor" {
-    key = 1
-  }
-}
-`)
+	_, cfgPath, _ := writeConfig(t, xorConfig)
 	cfg, diags := config.LoadWith(cfgPath, config.Options{Catalog: testCatalog(), LookupEnv: noEnv})
 	if len(diags) != 1 || !strings.Contains(diags[0].Detail, "zarrgw plugins lock -c "+cfgPath) {
 		t.Errorf("want one diagnostic saying to lock:\n%s", render(cfg, diags))

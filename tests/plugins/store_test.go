@@ -55,16 +55,16 @@ func TestStoreConformanceMemory(t *testing.T) {
 // passes the suite; the keys land under the transformer's prefix.
 func TestTransformerConformance(t *testing.T) {
 	l, _ := newLauncher(t)
-	p := addPlugin(t, l, "example.org/test/prefix", testPluginBin, nil, "transformer")
+	p := addPlugin(t, l, "example.org/test/prefix", keyprefixBin, nil)
 	storetest.Run(t, func(t *testing.T) store.Store {
-		s, err := p.Transformer(context.Background(), "test.prefix", json.RawMessage(`{"prefix":"under/"}`), store.NewMemory())
+		s, err := p.Transformer(context.Background(), "keyprefix", json.RawMessage(`{"prefix":"under/"}`), store.NewMemory())
 		if err != nil {
 			t.Fatal(err)
 		}
 		return s
 	})
 	next := store.NewMemory()
-	s, err := p.Transformer(context.Background(), "test.prefix", json.RawMessage(`{"prefix":"under/"}`), next)
+	s, err := p.Transformer(context.Background(), "keyprefix", json.RawMessage(`{"prefix":"under/"}`), next)
 	if err != nil {
 		t.Fatal(err)
 	}

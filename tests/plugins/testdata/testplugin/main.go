@@ -6,7 +6,6 @@
 //	             test.crashonce (the first decode panics)
 //	memory       serves the "memory" store type (one store per configuration)
 //	env          serves the "testenv" store type (its environment as keys)
-//	transformer  serves the test.prefix transformer (keys moved under a prefix)
 //	stdout       prints to stdout before serving, breaking the handshake
 //	version99    serves a protocol version no host speaks
 //	notplugin    behaves like any other command-line tool
@@ -42,8 +41,6 @@ func main() {
 		serveMemory()
 	case "env":
 		serveEnv()
-	case "transformer":
-		serveTransformer()
 	case "stdout":
 		fmt.Println("hello from a plugin that talks too early")
 		serveCodecs()
@@ -54,7 +51,7 @@ func main() {
 	case "host":
 		runHost(os.Args[2], os.Args[3])
 	default:
-		fmt.Println("usage: testplugin codec|memory|transformer|stdout|version99|host")
+		fmt.Println("usage: testplugin codec|memory|env|stdout|version99|host")
 		os.Exit(2)
 	}
 }

@@ -4,14 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"iter"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/zarrgw/zarrgw/core/extension"
 	"github.com/zarrgw/zarrgw/core/store"
-	"github.com/zarrgw/zarrgw/core/transformer"
 	"github.com/zarrgw/zarrgw/pluginapi"
 )
 
@@ -76,89 +74,3 @@ func serveEnv() {
 		},
 	})
 }
-
-func serveTransformer() {
-	pluginapi.ServeTransformer(transformer.Registration{
-		Manifest: extension.Manifest{Kind: extension.Transformer, Name: "test.prefix"},
-		New: func(_ context.Context, config json.RawMessage, next store.Store) (store.Store, error) {
-			var c struct{ Prefix string }
-			if err := json.Unmarshal(config, &c); err != nil || !strings.HasSuffix(c.Prefix, "/") {
-				return nil, fmt.Errorf("test.prefix: configuration needs a prefix ending in /")
-			}
-			return &prefixed{next: next, p: c.Prefix}, nil
-		},
-	})
-}
-
-// prefixed keeps every key under a prefix of the next store.
-type prefixed struct {
-	next store.Store
-	p    string
-}
-
-func (s *prefixed) Capabilities() store.Capabilities { return s.next.Capabilities() }
-
-func (s *prefixed) Get(ctx context.Context, key string, r store.ByteRange) (store.Value, error) {
-	if err := store.ValidateKey(key); err != nil {
-		return store.Value{}, err
-	}
-	return s.next.Get(ctx, s.p+key, r)
-}
-
-func (s *prefixed) Stat(ctx context.Context, key string) (store.Info, error) {
-	if err := store.ValidateKey(key); err != nil {
-		return store.Info{}, err
-	}
-	return s.next.Stat(ctx, s.p+key)
-}
-
-func (s *prefixed) Set(ctx context.Context, key string, data []byte, c store.Condition) (string, error) {
-	if err := store.ValidateKey(key); err != nil {
-		return "", err
-	}
-	return s.next.Set(ctx, s.p+key, data, c)
-}
-
-func (s *prefixed) Erase(ctx context.Context, key string) error {
-	if err := store.ValidateKey(key); err != nil {
-		return err
-	}
-	return s.next.Erase(ctx, s.p+key)
-}
-
-func (s *prefixed) ErasePrefix(ctx context.Context, prefix string) error {
-	if err := store.ValidatePrefix(prefix); err != nil {
-		return err
-	}
-	return s.next.ErasePrefix(ctx, s.p+prefix)
-}
-
-func (s *prefixed) List(ctx context.Context, prefix string) iter.Seq2[string, error] {
-	return func(yield func(string, error) bool) {
-		if err := store.ValidatePrefix(prefix); err != nil {
-			yield("", err)
-			return
-		}
-		for k, err := range s.next.List(ctx, s.p+prefix) {
-			if !yield(strings.TrimPrefix(k, s.p), err) {
-				return
-			}
-		}
-	}
-}
-
-func (s *prefixed) ListDir(ctx context.Context, prefix string) (store.Dir, error) {
-	if err := store.ValidatePrefix(prefix); err != nil {
-		return store.Dir{}, err
-	}
-	d, err := s.next.ListDir(ctx, s.p+prefix)
-	for i := range d.Keys {
-		d.Keys[i] = strings.TrimPrefix(d.Keys[i], s.p)
-	}
-	for i := range d.Prefixes {
-		d.Prefixes[i] = strings.TrimPrefix(d.Prefixes[i], s.p)
-	}
-	return d, err
-}
-
-func (s *prefixed) Close() error { return s.next.Close() }
