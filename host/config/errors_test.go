@@ -36,7 +36,7 @@ func TestErrors(t *testing.T) {
 		{"codec a plugin would provide, without the plugin", fsStore + `dataset "d" {
   store = store.fs.a
   codec "bitshave" {}
-}`, 6, 9, []string{`Unknown codec "bitshave"`, `"/bitshave"`}},
+}`, 6, 9, []string{`Unknown codec "bitshave"`, "comes from a plugin", "zarrgw plugins lock -c /etc/zarrgw/test.hcl"}},
 
 		{"unknown transformer", fsStore + `dataset "d" {
   store = store.fs.a
@@ -202,7 +202,7 @@ dataset "d" {
 
 		{"unpinned plugin", `plugin "example.org/acme/x" {
   path = "x"
-}`, 1, 1, []string{`Plugin "example.org/acme/x" is not pinned`, "zarrgw plugins lock"}},
+}`, 1, 1, []string{`Plugin "example.org/acme/x" is not pinned`, "zarrgw plugins lock -c /etc/zarrgw/test.hcl"}},
 
 		{"invalid plugin address", `plugin "example.org//x" {
   path   = "x"
