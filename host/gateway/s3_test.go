@@ -113,6 +113,11 @@ func TestS3ObjectsThroughSDK(t *testing.T) {
 	if err != nil || *head.ContentLength != int64(len(data)) || *head.ETag != *put.ETag || head.LastModified == nil {
 		t.Fatalf("HeadObject: %+v, %v", head, err)
 	}
+	got, err := c.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String("private"), Key: aws.String("data/x.bin")})
+	if err != nil || got.LastModified == nil || !got.LastModified.Equal(*head.LastModified) || *got.ETag != *head.ETag {
+		t.Fatalf("GetObject's Last-Modified and ETag differ from HeadObject's: %+v %v", got, err)
+	}
+	got.Body.Close()
 	_, err = c.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String("private"), Key: aws.String("data/x.bin"), IfNoneMatch: put.ETag})
 	var re interface{ HTTPStatusCode() int }
 	if !errors.As(err, &re) || re.HTTPStatusCode() != http.StatusNotModified {

@@ -35,7 +35,7 @@ func (api *s3API) objectOp(req *s3Request) error {
 		if err != nil {
 			return err
 		}
-		return api.g.getKey(overrides(req.w, q), req.r, ds, req.key, true)
+		return api.g.getKey(overrides(req.w, q), req.r, ds, req.key)
 	case http.MethodPut:
 		if req.r.Header.Get("X-Amz-Copy-Source") != "" {
 			return api.copyObject(req)
