@@ -30,9 +30,8 @@ const (
 )
 
 // s3Config declares an fs store in ROOT, principals with S3 credentials,
-// datasets open (anyone reads and writes), private (reader reads, writer
-// writes), frozen (read-only) and the S3 listener, which makes buckets
-// below ROOT/made for the writer.
+// the test datasets and the S3 listener, which makes buckets below
+// ROOT/made for the writer.
 const s3Config = `
 variable "writer_secret" {
   default = "writer-s3-secret"
@@ -55,27 +54,7 @@ principal "reader" {
   s3_access_key_id     = "READERKEYID"
   s3_secret_access_key = var.reader_secret
 }
-dataset "open" {
-  store  = store.fs.local
-  prefix = "open"
-  access {
-    read  = ["*"]
-    write = ["*"]
-  }
-}
-dataset "private" {
-  store  = store.fs.local
-  prefix = "private"
-  access {
-    read  = ["reader", "writer"]
-    write = ["writer"]
-  }
-}
-dataset "frozen" {
-  store     = store.fs.local
-  prefix    = "open"
-  read_only = true
-}
+` + testDatasets + `
 server {
   listen           = "127.0.0.1:0"
   max_request_size = "16MiB"

@@ -375,7 +375,7 @@ func TestS3BucketsFrom(t *testing.T) {
 		}
 		return n
 	}
-	if got := strings.Join(names(), " "); got != "frozen open private scratch-1" {
+	if got := strings.Join(names(), " "); got != "cons frozen open private scratch-1" {
 		t.Fatalf("ListBuckets: %s", got)
 	}
 	if _, err := c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String("scratch-1"), Key: aws.String("a/b")}); err != nil {
@@ -384,7 +384,7 @@ func TestS3BucketsFrom(t *testing.T) {
 	if _, err := c.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: aws.String("scratch-1")}); err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(names(), " "); got != "frozen open private" {
+	if got := strings.Join(names(), " "); got != "cons frozen open private" {
 		t.Fatalf("ListBuckets after DeleteBucket: %s", got)
 	}
 	if _, err := c.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String("scratch-1")}); err == nil {
