@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
-	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -216,15 +215,22 @@ func (api *s3API) dataset(req *s3Request, write bool) (*dataset, error) {
 func (api *s3API) body(req *s3Request) ([]byte, error) {
 	r := req.r
 	limit := api.g.cfg.Server.MaxRequestSize
-	var in io.Reader = r.Body
-	if req.signed != nil {
-		// the framing of aws-chunked bodies adds to the payload's length
-		r.Body = http.MaxBytesReader(req.w, r.Body, limit+limit/64+1<<20)
-		b, err := req.signed.Body(r)
-		if err != nil {
-			return nil, signatureError(err)
+	payload := req.signed
+	if payload == nil {
+		// unsigned: aws-chunked framing and checksums still apply
+		payload = &sigv4.Request{PayloadHash: r.Header.Get("X-Amz-Content-Sha256")}
+		switch payload.PayloadHash {
+		case "":
+			payload.PayloadHash = sigv4.UnsignedPayload
+		case sigv4.StreamingPayload, sigv4.StreamingPayloadTrailer:
+			return nil, s3wire.Errorf(s3wire.AccessDenied, "a signed streaming payload without a signature")
 		}
-		in = b
+	}
+	// the framing of aws-chunked bodies adds to the payload's length
+	r.Body = http.MaxBytesReader(req.w, r.Body, limit+limit/64+1<<20)
+	in, err := payload.Body(r)
+	if err != nil {
+		return nil, signatureError(err)
 	}
 	data, err := api.g.readBody(req.w, r, in)
 	var be *bodyError

@@ -3,10 +3,14 @@ package gateway_test
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/xml"
+	"hash/crc32"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -210,5 +214,32 @@ func TestS3VirtualHostedStyle(t *testing.T) {
 	resp, body = sg.send(t, signedRequest{method: "GET", path: "/dir/k", host: "private.s3.test", anonymous: true})
 	if resp.StatusCode != 403 || s3Code(resp, body) != "AccessDenied" {
 		t.Fatalf("anonymous GET private.s3.test/dir/k: %d %s", resp.StatusCode, body)
+	}
+}
+
+// An unsigned aws-chunked upload is decoded as a signed one is: the
+// framing and the checksum trailer never become data, and a trailer that
+// does not match the data is refused.
+func TestS3AnonymousChunkedUpload(t *testing.T) {
+	sg := newS3Gateway(t, s3Options{})
+	sum := crc32.ChecksumIEEE([]byte("hello world"))
+	good := base64.StdEncoding.EncodeToString([]byte{byte(sum >> 24), byte(sum >> 16), byte(sum >> 8), byte(sum)})
+	for trailer, want := range map[string]int{good: 200, "AAAAAA==": 400} {
+		body := "6\r\nhello \r\n5\r\nworld\r\n0\r\nx-amz-checksum-crc32:" + trailer + "\r\n\r\n"
+		resp, text := sg.send(t, signedRequest{method: "PUT", path: "/open/chunked", body: body, anonymous: true, headers: map[string]string{
+			"X-Amz-Content-Sha256": "STREAMING-UNSIGNED-PAYLOAD-TRAILER", "Content-Encoding": "aws-chunked",
+			"X-Amz-Decoded-Content-Length": "11", "X-Amz-Trailer": "x-amz-checksum-crc32"}})
+		if resp.StatusCode != want {
+			t.Fatalf("trailer %s: %d %s, want %d", trailer, resp.StatusCode, text, want)
+		}
+	}
+	got, err := os.ReadFile(filepath.Join(sg.root, "open", "chunked"))
+	if err != nil || string(got) != "hello world" {
+		t.Fatalf("stored %q (%v), want the decoded payload", got, err)
+	}
+	resp, text := sg.send(t, signedRequest{method: "PUT", path: "/open/forged", body: "x", anonymous: true,
+		headers: map[string]string{"X-Amz-Content-Sha256": "STREAMING-AWS4-HMAC-SHA256-PAYLOAD", "Content-Encoding": "aws-chunked"}})
+	if resp.StatusCode != 403 || s3Code(resp, text) != "AccessDenied" {
+		t.Fatalf("a signed streaming payload without a signature: %d %s", resp.StatusCode, text)
 	}
 }
