@@ -144,12 +144,15 @@ func (api *s3API) route(r *http.Request) (bucket, key string, err error) {
 	return bucket, key, err
 }
 
-// routeKey decodes and checks an escaped key.
+// routeKey decodes and checks an escaped key. A key may end in "/" (S3
+// tools name "directories" so); no store holds one, and objectOp answers
+// for them without asking.
 func routeKey(escaped string) (string, error) {
 	if escaped == "" {
 		return "", nil
 	}
-	segs := strings.Split(escaped, "/")
+	dir := strings.HasSuffix(escaped, "/")
+	segs := strings.Split(strings.TrimSuffix(escaped, "/"), "/")
 	for i, seg := range segs {
 		var err error
 		if segs[i], err = decodeSegment(seg); err != nil {
@@ -159,6 +162,9 @@ func routeKey(escaped string) (string, error) {
 	key := strings.Join(segs, "/")
 	if reserved(key) {
 		return "", s3wire.Errorf(s3wire.InvalidArgument, keyProblem(errReserved))
+	}
+	if dir {
+		key += "/"
 	}
 	return key, nil
 }

@@ -421,3 +421,31 @@ func TestS3Presigned(t *testing.T) {
 		t.Fatalf("presigned URL used for another key: %d", resp.StatusCode)
 	}
 }
+
+// Keys ending in "/" (directory markers) are missing to reads, erased
+// already, and refused to writes, never passed to a store.
+func TestS3DirectoryMarkers(t *testing.T) {
+	sg := newS3Gateway(t, s3Options{})
+	c := sg.writer()
+	ctx := context.Background()
+	putBytes(t, c, "open", "dir/k", []byte("v"))
+	sg.rec.reset()
+	_, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String("open"), Key: aws.String("dir/")})
+	var nf *types.NotFound
+	if !errors.As(err, &nf) {
+		t.Errorf("HEAD dir/: %v, want NotFound", err)
+	}
+	if _, err := c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String("open"), Key: aws.String("dir/")}); err != nil {
+		t.Errorf("DELETE dir/: %v", err)
+	}
+	_, err = c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("open"), Key: aws.String("empty/"), Body: strings.NewReader("")})
+	if errorCode(err) != "InvalidArgument" {
+		t.Errorf("PUT empty/: %v, want InvalidArgument", err)
+	}
+	if n := sg.rec.reset(); n != 0 {
+		t.Errorf("%d store calls for directory markers", n)
+	}
+	if got := getBytes(t, c, "open", "dir/k", ""); string(got) != "v" {
+		t.Fatalf("the key below the marker: %q", got)
+	}
+}
