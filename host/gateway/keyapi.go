@@ -344,14 +344,15 @@ func contentETag(data []byte) string {
 }
 
 // matchStrong compares an If-Match list with the current tag (RFC 9110
-// strong comparison: weak tags never match).
+// strong comparison: weak tags never match). A tag given without its
+// quotes matches, as S3 lets it (clients paste ETags bare).
 func matchStrong(header, tag string) bool {
 	if tag == "" {
 		return false
 	}
 	for _, t := range strings.Split(header, ",") {
 		t = strings.TrimSpace(t)
-		if t == "*" || t == tag {
+		if t == "*" || !strings.HasPrefix(t, "W/") && unquote(t) == unquote(tag) {
 			return true
 		}
 	}
@@ -359,20 +360,22 @@ func matchStrong(header, tag string) bool {
 }
 
 // matchWeak compares an If-None-Match list with the current tag (weak
-// comparison: W/ prefixes are ignored).
+// comparison: W/ prefixes are ignored; quotes may be left out).
 func matchWeak(header, tag string) bool {
 	if tag == "" {
 		return false
 	}
-	tag = strings.TrimPrefix(tag, "W/")
+	tag = unquote(strings.TrimPrefix(tag, "W/"))
 	for _, t := range strings.Split(header, ",") {
 		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
-		if t == "*" || t == tag {
+		if t == "*" || unquote(t) == tag {
 			return true
 		}
 	}
 	return false
 }
+
+func unquote(tag string) string { return strings.TrimSuffix(strings.TrimPrefix(tag, `"`), `"`) }
 
 func orNone(tag string) string {
 	if tag == "" {

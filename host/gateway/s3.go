@@ -247,8 +247,8 @@ func (api *s3API) body(req *s3Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if h := r.Header.Get("Content-Md5"); h != "" {
-		want, err := base64.StdEncoding.DecodeString(h)
+	if h, ok := r.Header["Content-Md5"]; ok {
+		want, err := base64.StdEncoding.DecodeString(strings.Join(h, ""))
 		if err != nil || len(want) != md5.Size {
 			return nil, s3wire.Errorf(s3wire.InvalidDigest, "Content-MD5 is not a base64 MD5")
 		}
@@ -299,7 +299,11 @@ func s3Error(err error) *s3wire.Error {
 	if errors.Is(err, store.ErrAccessDenied) {
 		code = s3wire.InternalError // the gateway's own credentials failed: not the client's doing
 	}
-	e := s3wire.Errorf(code, err.Error())
+	msg := s3wire.Message(code) // the detail, a store's paths among it, goes to the log
+	if msg == "" || status == http.StatusBadRequest || status == http.StatusNotImplemented {
+		msg = err.Error()
+	}
+	e := s3wire.Errorf(code, msg)
 	if code == s3wire.InternalError && status == http.StatusBadGateway {
 		e.Status = http.StatusBadGateway
 	}

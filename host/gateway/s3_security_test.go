@@ -123,11 +123,17 @@ func TestS3RefusedBeforeAnyStoreCall(t *testing.T) {
 		{"wrong region", signedRequest{method: "GET", path: "/private/k", region: "us-west-2"}, 400, "AuthorizationHeaderMalformed"},
 		{"signed header altered", signedRequest{method: "GET", path: "/private/k", headers: map[string]string{"X-Amz-Meta-Note": "a"},
 			tamper: func(r *http.Request) { r.Header.Set("X-Amz-Meta-Note", "b") }}, 403, "SignatureDoesNotMatch"},
+		{"x-amz header added after signing", signedRequest{method: "PUT", path: "/open/target",
+			tamper: func(r *http.Request) { r.Header.Set("X-Amz-Copy-Source", "/private/k") }}, 403, "AccessDenied"},
+		{"x-amz header beside a presigned URL", signedRequest{method: "PUT", path: "/open/target", presign: true, presignExpires: time.Minute,
+			tamper: func(r *http.Request) { r.Header.Set("X-Amz-Copy-Source", "/private/k") }}, 403, "AccessDenied"},
 		{"path altered", signedRequest{method: "GET", path: "/private/k",
 			tamper: func(r *http.Request) { r.URL.Path, r.URL.RawPath = "/private/other", "" }}, 403, "SignatureDoesNotMatch"},
 		{"body altered under its hash", signedRequest{method: "PUT", path: "/private/new", body: "hellO", payloadHash: helloHash}, 400, "XAmzContentSHA256Mismatch"},
 		{"body failing its checksum header", signedRequest{method: "PUT", path: "/private/new", body: hello, payloadHash: "UNSIGNED-PAYLOAD",
 			headers: map[string]string{"X-Amz-Checksum-Crc32": "AAAAAA=="}}, 400, "BadDigest"},
+		{"empty Content-MD5", signedRequest{method: "PUT", path: "/private/new", body: hello, payloadHash: "UNSIGNED-PAYLOAD",
+			headers: map[string]string{"Content-Md5": ""}}, 400, "InvalidDigest"},
 		{"body failing its Content-MD5", signedRequest{method: "PUT", path: "/private/new", body: hello, payloadHash: "UNSIGNED-PAYLOAD",
 			headers: map[string]string{"Content-Md5": "AAAAAAAAAAAAAAAAAAAAAA=="}}, 400, "BadDigest"},
 		{"replay beyond the skew window", signedRequest{method: "GET", path: "/private/k", at: time.Now().Add(-16 * time.Minute)}, 403, "RequestTimeTooSkewed"},
@@ -241,5 +247,22 @@ func TestS3AnonymousChunkedUpload(t *testing.T) {
 		headers: map[string]string{"X-Amz-Content-Sha256": "STREAMING-AWS4-HMAC-SHA256-PAYLOAD", "Content-Encoding": "aws-chunked"}})
 	if resp.StatusCode != 403 || s3Code(resp, text) != "AccessDenied" {
 		t.Fatalf("a signed streaming payload without a signature: %d %s", resp.StatusCode, text)
+	}
+}
+
+// An aws-chunked upload without a declared trailer checksum is taken (S3
+// computes its own then), and the answers of mapped errors use S3's texts,
+// never a store's paths.
+func TestS3ChunkedWithoutTrailerAndMessages(t *testing.T) {
+	sg := newS3Gateway(t, s3Options{})
+	body := "5\r\nhello\r\n0\r\n\r\n"
+	resp, text := sg.send(t, signedRequest{method: "PUT", path: "/open/plain", body: body, anonymous: true, headers: map[string]string{
+		"X-Amz-Content-Sha256": "STREAMING-UNSIGNED-PAYLOAD-TRAILER", "Content-Encoding": "aws-chunked", "X-Amz-Decoded-Content-Length": "5"}})
+	if resp.StatusCode != 200 {
+		t.Fatalf("aws-chunked without x-amz-trailer: %d %s", resp.StatusCode, text)
+	}
+	resp, text = sg.send(t, signedRequest{method: "GET", path: "/open/no/such/key"})
+	if s3Code(resp, text) != "NoSuchKey" || !strings.Contains(text, "The specified key does not exist.") || strings.Contains(text, "fs:") {
+		t.Fatalf("missing key: %d %s", resp.StatusCode, text)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -274,7 +275,7 @@ func (api *s3API) completeUpload(req *s3Request, ds *dataset, id string, doc upl
 		api.g.log.Warn("s3: parts of a completed upload left behind", "dataset", ds.name, "upload", id, "error", err.Error())
 	}
 	s3wire.WriteXML(req.w, s3wire.CompleteMultipartUploadResult{Xmlns: s3wire.Namespace,
-		Location: "/" + ds.name + "/" + doc.Key, Bucket: ds.name, Key: doc.Key, ETag: ds.etag(version)})
+		Location: objectURL(req.r, ds.name, doc.Key), Bucket: ds.name, Key: doc.Key, ETag: ds.etag(version)})
 	return nil
 }
 
@@ -423,4 +424,18 @@ func (api *s3API) started(ctx context.Context, ds *dataset, p string, info store
 		return time.Now() // unreadable now: look again next time
 	}
 	return doc.Initiated
+}
+
+// objectURL is the URL of a key as the request reached the gateway
+// (path-style).
+func objectURL(r *http.Request, bucket, key string) string {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	segs := strings.Split(key, "/")
+	for i, s := range segs {
+		segs[i] = url.PathEscape(s)
+	}
+	return scheme + "://" + r.Host + "/" + bucket + "/" + strings.Join(segs, "/")
 }

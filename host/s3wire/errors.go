@@ -64,6 +64,22 @@ var statuses = map[string]int{
 	XAmzContentSHA256Mismatch: 400,
 }
 
+// messages are S3's own texts for the codes whose details the client
+// has no business with (a store's paths, a backend's failure): the
+// gateway answers these and logs the detail.
+var messages = map[string]string{
+	NoSuchKey:          "The specified key does not exist.",
+	PreconditionFailed: "At least one of the pre-conditions you specified did not hold",
+	InvalidRange:       "The requested range is not satisfiable",
+	EntityTooLarge:     "Your proposed upload exceeds the maximum allowed size",
+	AccessDenied:       "Access Denied",
+	InternalError:      "We encountered an internal error. Please try again.",
+	InvalidRequest:     "Invalid Request",
+}
+
+// Message returns S3's text for code, or "" for codes without one here.
+func Message(code string) string { return messages[code] }
+
 // Errorf is an error of code with a message.
 func Errorf(code, message string) *Error {
 	status, ok := statuses[code]

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -44,6 +45,7 @@ var (
 	ErrExpired         = errors.New("request has expired")                                                   // AccessDenied
 	ErrPayloadMismatch = errors.New("the payload does not match its signed hash")                            // XAmzContentSHA256Mismatch
 	ErrRegion          = errors.New("the region in the credential scope is wrong")                           // AuthorizationHeaderMalformed
+	ErrUnsignedHeader  = errors.New("there were headers present in the request which were not signed")       // AccessDenied
 )
 
 // Credential is the scope a request was signed for.
@@ -137,6 +139,9 @@ func (v *Verifier) Verify(r *http.Request) (*Request, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := allAmzSigned(r, signed); err != nil {
+		return nil, err
+	}
 	req := &Request{Credential: cred, PayloadHash: r.Header.Get("X-Amz-Content-Sha256"), Signature: sig}
 	if req.PayloadHash == "" {
 		return nil, fmt.Errorf("%w: missing x-amz-content-sha256", ErrMalformed)
@@ -183,6 +188,9 @@ func (v *Verifier) verifyPresigned(r *http.Request) (*Request, error) {
 		return nil, ErrSkewed // signed for a time still to come
 	}
 	signed := strings.Split(q.Get("X-Amz-SignedHeaders"), ";")
+	if err := allAmzSigned(r, signed); err != nil {
+		return nil, err
+	}
 	sig := q.Get("X-Amz-Signature")
 	req := &Request{Credential: cred, Time: t, PayloadHash: UnsignedPayload, Signature: sig, Presigned: true}
 	if ph := r.Header.Get("X-Amz-Content-Sha256"); ph != "" {
@@ -214,6 +222,25 @@ func (v *Verifier) check(req *Request, cred Credential, date, canonical, sig str
 	}
 	req.signingKey = key
 	return req, nil
+}
+
+// allAmzSigned refuses a request carrying an x-amz-* header its signature
+// does not cover, as S3 does: such headers change what a request does
+// (x-amz-copy-source turns a PUT into a copy), so whoever could add one in
+// flight could change a signed request.
+func allAmzSigned(r *http.Request, signed []string) error {
+	var missing []string
+	for name := range r.Header {
+		lower := strings.ToLower(name)
+		if strings.HasPrefix(lower, "x-amz-") && !slices.Contains(signed, lower) {
+			missing = append(missing, lower)
+		}
+	}
+	if len(missing) > 0 {
+		slices.Sort(missing)
+		return fmt.Errorf("%w: %s", ErrUnsignedHeader, strings.Join(missing, ", "))
+	}
+	return nil
 }
 
 // parseAuthorization reads "AWS4-HMAC-SHA256 Credential=..., SignedHeaders=..., Signature=...".
