@@ -53,6 +53,7 @@ func TestVersitygwSuite(t *testing.T) {
 			if _, done := res.outcome[name]; done {
 				continue
 			}
+			g.removeBuckets(t) // what a failed test left behind would fail the next
 			one := parseSuite(suite(name))
 			o, ok := one.outcome[name]
 			if !ok {
