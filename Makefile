@@ -3,6 +3,8 @@ GO      ?= go
 GOTEST  ?= $(GO) test -p 2
 FUZZTIME ?= 10s
 BIN     := bin/zarrgw
+# Example plugins, each a Go module of its own beside the bundled extensions.
+EXAMPLES := plugins/codecs/bitshave plugins/stores/zipstore plugins/transformers/keyprefix
 
 .PHONY: run build test unit fuzz setup vet bench clean
 
@@ -22,6 +24,7 @@ setup:
 vet:
 	gofmt -l $$(git ls-files '*.go') | (! grep .) || (echo "gofmt needed"; exit 1)
 	$(GO) vet ./...
+	for m in $(EXAMPLES); do (cd $$m && $(GO) vet ./...) || exit 1; done
 
 # Tests that build zarrgw or plugin binaries and run them: the test cache
 # cannot see those binaries' sources, so these always run afresh.
@@ -32,8 +35,8 @@ BINPATTERNS := $(patsubst ./%,-e '.*/%',$(BINTESTS))
 unit:
 	$(GOTEST) $$($(GO) list ./... | grep -v -x $(BINPATTERNS))
 	$(GOTEST) -count=1 $(BINTESTS)
-	@# the example external codec is a module of its own
-	cd plugins/codecs/bitshave && $(GOTEST) ./...
+	@# the example plugins are modules of their own
+	for m in $(EXAMPLES); do (cd $$m && $(GOTEST) ./...) || exit 1; done
 	@# the summary lines (results come from the test cache, nothing runs twice)
 	@$(GOTEST) -v -run 'TestConformance' ./tests/conformance/ | grep -E '^conformance' || true
 	@$(GOTEST) -v ./tests/interop/ | grep -E '^interop ' || true

@@ -64,13 +64,11 @@ func (c *Client) fail(ctx context.Context, conn *Conn, err error) error {
 
 // Manifests returns the manifest of every extension the plugin serves.
 func (c *Client) Manifests(ctx context.Context) ([]extension.Manifest, error) {
-	conn, err := c.connect(ctx)
+	resp, err := unary(ctx, c, func(conn *Conn) (*pb.InfoResponse, error) {
+		return pb.NewPluginClient(conn.cc).Info(ctx, &pb.InfoRequest{})
+	})
 	if err != nil {
 		return nil, err
-	}
-	resp, err := pb.NewPluginClient(conn.cc).Info(ctx, &pb.InfoRequest{})
-	if err != nil {
-		return nil, c.fail(ctx, conn, err)
 	}
 	out := make([]extension.Manifest, len(resp.Manifests))
 	for i, m := range resp.Manifests {
@@ -82,13 +80,11 @@ func (c *Client) Manifests(ctx context.Context) ([]extension.Manifest, error) {
 // Validate checks a configuration for the plugin's extension of kind named
 // name, returning the problems found (none: valid).
 func (c *Client) Validate(ctx context.Context, kind extension.Kind, name string, config json.RawMessage) ([]FieldError, error) {
-	conn, err := c.connect(ctx)
+	resp, err := unary(ctx, c, func(conn *Conn) (*pb.ValidateResponse, error) {
+		return pb.NewPluginClient(conn.cc).Validate(ctx, &pb.ValidateRequest{Kind: string(kind), Name: name, Configuration: config})
+	})
 	if err != nil {
 		return nil, err
-	}
-	resp, err := pb.NewPluginClient(conn.cc).Validate(ctx, &pb.ValidateRequest{Kind: string(kind), Name: name, Configuration: config})
-	if err != nil {
-		return nil, c.fail(ctx, conn, err)
 	}
 	var out []FieldError
 	for _, f := range resp.Errors {
@@ -101,14 +97,12 @@ func (c *Client) Validate(ctx context.Context, kind extension.Kind, name string,
 // codec that runs it there. The result implements ArrayArray, ArrayBytes
 // or BytesBytes according to the codec's kind.
 func (c *Client) Codec(ctx context.Context, name string, config json.RawMessage) (codec.Codec, error) {
-	conn, err := c.connect(ctx)
+	ref := &pb.CodecRef{Name: name, Configuration: config}
+	info, err := unary(ctx, c, func(conn *Conn) (*pb.CodecInfo, error) {
+		return pb.NewCodecClient(conn.cc).Describe(ctx, ref)
+	})
 	if err != nil {
 		return nil, err
-	}
-	ref := &pb.CodecRef{Name: name, Configuration: config}
-	info, err := pb.NewCodecClient(conn.cc).Describe(ctx, ref)
-	if err != nil {
-		return nil, c.fail(ctx, conn, err)
 	}
 	rc := &remoteCodec{c: c, ref: ref, name: info.Name, kind: codecKindFromPB(info.Kind), sized: info.Sized}
 	if len(info.Configuration) > 0 {

@@ -31,13 +31,10 @@ func (r *remoteCodec) EncodedSize(ctx context.Context, in codec.Spec, decodedSiz
 	if !r.sized {
 		return -1, false
 	}
-	conn, err := r.c.connect(ctx)
+	resp, err := unary(ctx, r.c, func(conn *Conn) (*pb.EncodedSizeResponse, error) {
+		return pb.NewCodecClient(conn.cc).EncodedSize(ctx, &pb.EncodedSizeRequest{Codec: r.ref, Spec: specToPB(in), DecodedSize: decodedSize})
+	})
 	if err != nil {
-		return -1, false
-	}
-	resp, err := pb.NewCodecClient(conn.cc).EncodedSize(ctx, &pb.EncodedSizeRequest{Codec: r.ref, Spec: specToPB(in), DecodedSize: decodedSize})
-	if err != nil {
-		_ = r.c.fail(ctx, conn, err)
 		return -1, false
 	}
 	return resp.Size, resp.Ok
@@ -46,12 +43,20 @@ func (r *remoteCodec) EncodedSize(ctx context.Context, in codec.Spec, decodedSiz
 // call runs one operation: small ones through the batcher, which shares
 // round trips between concurrent calls, large ones on their own stream.
 // An output the size of dst (non-nil) lands in dst.
-func (r *remoteCodec) call(ctx context.Context, op pb.CodecOp, spec codec.Spec, in *pb.Payload, data, dst []byte) (*pb.Payload, []byte, error) {
+// A call that broke off because the plugin crashed is made again once
+// (codecs are pure functions of their input).
+func (r *remoteCodec) call(ctx context.Context, op pb.CodecOp, spec codec.Spec, in *pb.Payload, data, dst []byte) (out *pb.Payload, outData []byte, err error) {
 	call := &pb.CodecCall{Codec: r.ref, Op: op, Spec: specToPB(spec)}
-	if len(data) <= batchItemMax && predictOutput(op, spec, in, len(data)) <= batchOutMax {
-		return r.c.batch.do(ctx, &pb.CodecFrame{Call: call, Payload: in, Data: data}, dst)
-	}
-	return r.c.run(ctx, call, in, data, dst)
+	batched := len(data) <= batchItemMax && predictOutput(op, spec, in, len(data)) <= batchOutMax
+	err = retried(ctx, func() (err error) {
+		if batched {
+			out, outData, err = r.c.batch.do(ctx, &pb.CodecFrame{Call: call, Payload: in, Data: data}, dst)
+		} else {
+			out, outData, err = r.c.run(ctx, call, in, data, dst)
+		}
+		return err
+	})
+	return out, outData, err
 }
 
 // predictOutput estimates an output's size to keep large ones out of
@@ -116,13 +121,11 @@ type remoteArrayArray struct{ *remoteCodec }
 // OutputSpec asks the plugin: the codec's logic lives there. It is called
 // when a pipeline is built, not per chunk.
 func (r *remoteArrayArray) OutputSpec(ctx context.Context, in codec.Spec) (codec.Spec, error) {
-	conn, err := r.c.connect(ctx)
+	out, err := unary(ctx, r.c, func(conn *Conn) (*pb.ChunkSpec, error) {
+		return pb.NewCodecClient(conn.cc).OutputSpec(ctx, &pb.OutputSpecRequest{Codec: r.ref, Spec: specToPB(in)})
+	})
 	if err != nil {
 		return codec.Spec{}, err
-	}
-	out, err := pb.NewCodecClient(conn.cc).OutputSpec(ctx, &pb.OutputSpecRequest{Codec: r.ref, Spec: specToPB(in)})
-	if err != nil {
-		return codec.Spec{}, r.c.fail(ctx, conn, err)
 	}
 	spec, err := specFromPB(out)
 	if err != nil {

@@ -34,13 +34,11 @@ type remoteLayout struct{ remotePartial }
 
 // DescribeLayout implements codec.LayoutDescriber.
 func (r *remoteLayout) DescribeLayout(ctx context.Context, in codec.Spec) (codec.Layout, error) {
-	conn, err := r.c.connect(ctx)
+	info, err := unary(ctx, r.c, func(conn *Conn) (*pb.LayoutInfo, error) {
+		return pb.NewCodecClient(conn.cc).DescribeLayout(ctx, &pb.LayoutRequest{Codec: r.ref, Spec: specToPB(in)})
+	})
 	if err != nil {
 		return codec.Layout{}, err
-	}
-	info, err := pb.NewCodecClient(conn.cc).DescribeLayout(ctx, &pb.LayoutRequest{Codec: r.ref, Spec: specToPB(in)})
-	if err != nil {
-		return codec.Layout{}, r.c.fail(ctx, conn, err)
 	}
 	return codec.Layout{Description: info.Description, InnerChunks: int(info.InnerChunks)}, nil
 }
@@ -63,21 +61,24 @@ func (r *remoteLayout) Occupancy(ctx context.Context, in codec.Spec, src codec.R
 // regionCall runs one DecodeRegion stream: it sends call, answers the
 // plugin's reads from src, and hands the first frame that is not a read
 // (the result) to result. A read of src that failed is returned as it is.
+// A stream the plugin's crash broke off is made again once: it only reads.
 func (r *remotePartial) regionCall(ctx context.Context, call *pb.RegionCall, src codec.RangeReader, result func(pb.Codec_DecodeRegionClient, *pb.RegionFrame) error) error {
-	conn, err := r.c.connect(ctx)
-	if err != nil {
-		return err
-	}
 	call.Capabilities = &pb.StoreCapabilities{SuffixRanges: src.SuffixRanges()}
-	var srcErr error
-	err = r.stream(ctx, conn, call, src, &srcErr, result)
-	if srcErr != nil {
-		return srcErr
-	}
-	if err != nil {
-		return r.c.fail(ctx, conn, err)
-	}
-	return nil
+	return retried(ctx, func() error {
+		conn, err := r.c.connect(ctx)
+		if err != nil {
+			return err
+		}
+		var srcErr error
+		err = r.stream(ctx, conn, call, src, &srcErr, result)
+		if srcErr != nil {
+			return srcErr
+		}
+		if err != nil {
+			return r.c.fail(ctx, conn, err)
+		}
+		return nil
+	})
 }
 
 func (r *remotePartial) stream(ctx context.Context, conn *Conn, call *pb.RegionCall, src codec.RangeReader, srcErr *error, result func(pb.Codec_DecodeRegionClient, *pb.RegionFrame) error) error {

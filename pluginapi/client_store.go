@@ -30,22 +30,39 @@ func (c *Client) Transformer(ctx context.Context, name string, config json.RawMe
 
 func (c *Client) openStore(ctx context.Context, ref *pb.StoreRef, next *nextServer) (*remoteStore, error) {
 	s := &remoteStore{c: c, ref: ref, next: next}
-	client, conn, r, err := s.begin(ctx)
-	if err == nil {
-		var caps *pb.StoreCapabilities
-		if caps, err = client.Capabilities(ctx, &pb.StoreRequest{Store: r}); err == nil {
-			s.caps = capsFromPB(caps)
-			if next != nil {
-				s.cleanup = runtime.AddCleanup(s, forget, forgotten{c: c, name: ref.Name, config: ref.Configuration, next: next})
-			}
-			return s, nil
+	caps, err := unaryStore(ctx, s, func(client pb.StoreClient, r *pb.StoreRef) (*pb.StoreCapabilities, error) {
+		return client.Capabilities(ctx, &pb.StoreRequest{Store: r})
+	})
+	if err != nil {
+		if next != nil {
+			next.stop()
 		}
-		err = c.fail(ctx, conn, err)
+		return nil, err
 	}
+	s.caps = capsFromPB(caps)
 	if next != nil {
-		next.stop()
+		s.cleanup = runtime.AddCleanup(s, forget, forgotten{c: c, name: ref.Name, config: ref.Configuration, next: next})
 	}
-	return nil, err
+	return s, nil
+}
+
+// unaryStore makes one call on the store s names in the plugin, retried
+// once after a crash: for calls that only read.
+func unaryStore[T any](ctx context.Context, s *remoteStore, call func(pb.StoreClient, *pb.StoreRef) (T, error)) (T, error) {
+	var out T
+	err := retried(ctx, func() error {
+		client, conn, ref, err := s.begin(ctx)
+		if err != nil {
+			return err
+		}
+		v, err := call(client, ref)
+		if err != nil {
+			return s.c.fail(ctx, conn, err)
+		}
+		out = v
+		return nil
+	})
+	return out, err
 }
 
 // remoteStore is a store (or transformer) running in a plugin.
@@ -118,8 +135,16 @@ func (s *remoteStore) GetInto(ctx context.Context, key string, dst []byte) (bool
 }
 
 // get reads a value into a new buffer, or into dst (non-nil) when its size
-// is len(dst), reporting whether it was.
-func (s *remoteStore) get(ctx context.Context, key string, r store.ByteRange, dst []byte) (store.Value, bool, error) {
+// is len(dst), reporting whether it was; once more if the plugin crashed.
+func (s *remoteStore) get(ctx context.Context, key string, r store.ByteRange, dst []byte) (v store.Value, ok bool, err error) {
+	err = retried(ctx, func() (err error) {
+		v, ok, err = s.getOnce(ctx, key, r, dst)
+		return err
+	})
+	return v, ok, err
+}
+
+func (s *remoteStore) getOnce(ctx context.Context, key string, r store.ByteRange, dst []byte) (store.Value, bool, error) {
 	client, conn, ref, err := s.begin(ctx)
 	if err != nil {
 		return store.Value{}, false, err
@@ -171,28 +196,39 @@ func getOn(ctx context.Context, client pb.StoreClient, req *pb.GetRequest, lent 
 		return f.GetData(), err
 	}
 	if dst != nil {
-		return store.Value{Data: dst, Version: first.Version}, true, gatherInto(dst, first.Size, inline, next)
+		return store.Value{Data: dst, Version: first.Version, ModTime: timeFromPB(first.ModTimeUnixNano)}, true, gatherInto(dst, first.Size, inline, next)
 	}
 	if first.Arena != nil {
 		inline = append([]byte(nil), inline...)
 	}
 	data, err := gather(first.Size, inline, next)
-	return store.Value{Data: data, Version: first.Version}, true, err
+	return store.Value{Data: data, Version: first.Version, ModTime: timeFromPB(first.ModTimeUnixNano)}, true, err
 }
 
 func (s *remoteStore) Stat(ctx context.Context, key string) (store.Info, error) {
-	client, conn, ref, err := s.begin(ctx)
+	resp, err := unaryStore(ctx, s, func(client pb.StoreClient, ref *pb.StoreRef) (*pb.StatResponse, error) {
+		return client.Stat(ctx, &pb.StoreRequest{Store: ref, Key: []byte(key)})
+	})
 	if err != nil {
 		return store.Info{}, err
 	}
-	resp, err := client.Stat(ctx, &pb.StoreRequest{Store: ref, Key: []byte(key)})
-	if err != nil {
-		return store.Info{}, s.c.fail(ctx, conn, err)
-	}
-	return store.Info{Size: resp.Size, Version: resp.Version}, nil
+	return store.Info{Size: resp.Size, Version: resp.Version, ModTime: timeFromPB(resp.ModTimeUnixNano)}, nil
 }
 
-func (s *remoteStore) Set(ctx context.Context, key string, data []byte, cond store.Condition) (string, error) {
+// Set writes once; a conditional write whose plugin crashed is made once
+// more, with its condition, which refuses it should the first have landed.
+func (s *remoteStore) Set(ctx context.Context, key string, data []byte, cond store.Condition) (version string, err error) {
+	if cond.IfMatch == "" && !cond.IfNoneMatch {
+		return s.setOnce(ctx, key, data, cond)
+	}
+	err = retried(ctx, func() (err error) {
+		version, err = s.setOnce(ctx, key, data, cond)
+		return err
+	})
+	return version, err
+}
+
+func (s *remoteStore) setOnce(ctx context.Context, key string, data []byte, cond store.Condition) (string, error) {
 	client, conn, ref, err := s.begin(ctx)
 	if err != nil {
 		return "", err
@@ -266,40 +302,58 @@ func (s *remoteStore) ErasePrefix(ctx context.Context, prefix string) error {
 	return nil
 }
 
+// List streams the keys; a listing the plugin's crash broke off before its
+// first key is made again once (one already under way is not: the caller
+// has seen part of it).
 func (s *remoteStore) List(ctx context.Context, prefix string) iter.Seq2[string, error] {
 	return func(yield func(string, error) bool) {
 		ctx, cancel := context.WithCancel(ctx) // ends the stream when the caller stops early
 		defer cancel()
-		client, conn, ref, err := s.begin(ctx)
-		if err != nil {
+		yielded := false
+		counting := func(k string, err error) bool {
+			yielded = true
+			return yield(k, err)
+		}
+		stopped, err := s.list(ctx, prefix, counting)
+		if !yielded && retryable(ctx, err) {
+			stopped, err = s.list(ctx, prefix, counting)
+		}
+		if err != nil && !stopped {
 			yield("", err)
-			return
-		}
-		stream, err := client.List(ctx, &pb.StoreRequest{Store: ref, Key: []byte(prefix)})
-		for err == nil {
-			var resp *pb.ListResponse
-			if resp, err = stream.Recv(); err == nil {
-				for _, k := range resp.Keys {
-					if !yield(string(k), nil) {
-						return
-					}
-				}
-			}
-		}
-		if err != io.EOF {
-			yield("", s.c.fail(ctx, conn, err))
 		}
 	}
 }
 
-func (s *remoteStore) ListDir(ctx context.Context, prefix string) (store.Dir, error) {
+// list yields the keys of one List stream; stopped is whether yield asked
+// to stop.
+func (s *remoteStore) list(ctx context.Context, prefix string, yield func(string, error) bool) (stopped bool, err error) {
 	client, conn, ref, err := s.begin(ctx)
 	if err != nil {
-		return store.Dir{}, err
+		return false, err
 	}
-	resp, err := client.ListDir(ctx, &pb.StoreRequest{Store: ref, Key: []byte(prefix)})
+	stream, err := client.List(ctx, &pb.StoreRequest{Store: ref, Key: []byte(prefix)})
+	for err == nil {
+		var resp *pb.ListResponse
+		if resp, err = stream.Recv(); err == nil {
+			for _, k := range resp.Keys {
+				if !yield(string(k), nil) {
+					return true, nil
+				}
+			}
+		}
+	}
+	if err != io.EOF {
+		return false, s.c.fail(ctx, conn, err)
+	}
+	return false, nil
+}
+
+func (s *remoteStore) ListDir(ctx context.Context, prefix string) (store.Dir, error) {
+	resp, err := unaryStore(ctx, s, func(client pb.StoreClient, ref *pb.StoreRef) (*pb.ListDirResponse, error) {
+		return client.ListDir(ctx, &pb.StoreRequest{Store: ref, Key: []byte(prefix)})
+	})
 	if err != nil {
-		return store.Dir{}, s.c.fail(ctx, conn, err)
+		return store.Dir{}, err
 	}
 	return store.Dir{Keys: keysFromPB(resp.Keys), Prefixes: keysFromPB(resp.Prefixes)}, nil
 }

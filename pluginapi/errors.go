@@ -61,6 +61,7 @@ var sentinels = []struct {
 	{store.ErrConflict, pb.ErrorKind_ERROR_KIND_CONFLICT, codes.FailedPrecondition},
 	{store.ErrUnsupported, pb.ErrorKind_ERROR_KIND_UNSUPPORTED, codes.Unimplemented},
 	{store.ErrInvalidKey, pb.ErrorKind_ERROR_KIND_INVALID_KEY, codes.InvalidArgument},
+	{store.ErrAccessDenied, pb.ErrorKind_ERROR_KIND_ACCESS_DENIED, codes.PermissionDenied},
 	{codec.ErrCorrupt, pb.ErrorKind_ERROR_KIND_CORRUPT, codes.DataLoss},
 	{codec.ErrUnavailable, pb.ErrorKind_ERROR_KIND_CODEC_UNAVAILABLE, codes.NotFound},
 	{ErrInvalidConfig, pb.ErrorKind_ERROR_KIND_INVALID_CONFIG, codes.InvalidArgument},

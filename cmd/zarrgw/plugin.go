@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -57,12 +58,28 @@ func newPluginsList(set registry.Set) *cobra.Command {
 					return err
 				}
 			}
-			return launcher.WriteTable(cmd.OutOrStdout(), set.List(cmd.Context(), l))
+			entries := set.List(cmd.Context(), l)
+			if err := launcher.WriteTable(cmd.OutOrStdout(), entries); err != nil {
+				return err
+			}
+			return failedPlugins(entries)
 		},
 	}
 	cmd.Flags().StringArrayVar(&binaries, "plugin", nil, "a plugin binary to start and list, pinned as PATH@SHA256 (without a checksum, the file's current one is used)")
 	addConfigFlag(cmd, &file)
 	return cmd
+}
+
+// failedPlugins is an error naming each plugin that could not say what it
+// serves, so that a listing with a broken plugin exits non-zero.
+func failedPlugins(entries []launcher.Entry) error {
+	var errs []error
+	for _, e := range entries {
+		if e.Plugin != "" && e.Status.Err != nil && (e.Manifest.Name == "" || e.Status.State == launcher.Failed) {
+			errs = append(errs, e.Status.Err)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // addConfigured adds the plugins a configuration declares, if one is given.
@@ -75,8 +92,8 @@ func addConfigured(cmd *cobra.Command, set registry.Set, l *launcher.Launcher, f
 		return err
 	}
 	for _, p := range cfg.Plugins {
-		if _, err := l.Add(stack.Spec(p)); err != nil {
-			return fmt.Errorf("%s: plugin %q: %w", p.DeclRange, p.Source, err)
+		if _, err := l.Add(stack.Spec(cfg, p)); err != nil {
+			return fmt.Errorf("%s: %w", p.DeclRange, err) // the error names the plugin
 		}
 	}
 	return nil

@@ -71,7 +71,7 @@ func (m *Memory) Get(ctx context.Context, key string, r ByteRange) (Value, error
 	}
 	data := make([]byte, len(part))
 	copy(data, part) // make+copy skips zeroing the new slice
-	return Value{Data: data, Version: v.version}, nil
+	return Value{Data: data, Version: v.version, ModTime: v.at}, nil
 }
 
 // Stat returns the size and version of a value.

@@ -34,6 +34,12 @@ func ListSorted(ctx context.Context, s Store, prefix, startAfter string) iter.Se
 	}
 }
 
+// SkipPast, appended to a prefix, makes a startAfter that lists on past
+// every key starting with that prefix, without listing them (a listing
+// that rolls keys up into common prefixes asks for this): no rune sorts
+// after U+10FFFF, a noncharacter that keys do not hold.
+const SkipPast = "\U0010FFFF"
+
 // errStopped ends a walk the caller broke out of.
 var errStopped = errors.New("listing stopped")
 
@@ -55,7 +61,7 @@ func walkSorted(ctx context.Context, s Store, dir, startAfter string, yield func
 			}
 			continue
 		}
-		if startAfter > name && !strings.HasPrefix(startAfter, name) {
+		if startAfter > name && !strings.HasPrefix(startAfter, name) || startAfter == name+SkipPast {
 			continue // every key below it comes before startAfter
 		}
 		if err := walkSorted(ctx, s, name, startAfter, yield); err != nil {

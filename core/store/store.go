@@ -130,6 +130,10 @@ func (r ByteRange) Resolve(size int64) (start, end int64, err error) {
 type Value struct {
 	Data    []byte
 	Version string
+	// ModTime is when the value was written, the zero time where the
+	// store does not know (as Info.ModTime): one read tells what an HTTP
+	// or S3 answer reports as Last-Modified.
+	ModTime time.Time
 }
 
 // Info describes a stored value without its bytes.

@@ -14,20 +14,38 @@ type resolution struct {
 	manifest extension.Manifest
 	plugin   string // source address of the providing plugin, if any
 	checked  bool   // the manifest is known, so its schema applies
+	// pending is set for a name that only an unpinned plugin may serve:
+	// nothing can be said of it until the plugin is locked, which its own
+	// diagnostic already asks for.
+	pending bool
 }
 
 // resolve looks name up in the configuration's catalog (the bundled
 // extensions and the manifests probed plugins reported), in its one order:
 // a plugin's extension wins over a bundled one. A name found nowhere may
-// still be provided by a plugin that was not probed, if its address ends
-// in the name.
+// still be served by a plugin that was not probed: one whose lock entry
+// records the name, or, for a plugin whose names are not known at all,
+// one whose address ends in the name.
 func (d *decoder) resolve(kind extension.Kind, name string) (resolution, bool) {
 	if e, ok := d.cfg.Catalog.Lookup(kind, name); ok {
 		return resolution{manifest: e.Manifest, plugin: e.Plugin, checked: true}, true
 	}
+	assumed := func(p Plugin) (resolution, bool) {
+		return resolution{manifest: extension.Manifest{Kind: kind, Name: name}, plugin: p.Source}, true
+	}
 	for _, p := range d.cfg.Plugins {
-		if !p.Probed && (p.Name() == name || p.Source == name) {
-			return resolution{manifest: extension.Manifest{Kind: kind, Name: name}, plugin: p.Source}, true
+		if !p.Probed && p.Serves.Has(kind, name) {
+			return assumed(p)
+		}
+	}
+	for _, p := range d.cfg.Plugins {
+		if !p.Probed && p.Serves.Empty() && (p.Name() == name || p.Source == name) {
+			return assumed(p)
+		}
+	}
+	for _, p := range d.cfg.Plugins {
+		if p.SHA256 == "" && p.Serves.Empty() {
+			return resolution{manifest: extension.Manifest{Kind: kind, Name: name}, plugin: p.Source, pending: true}, true
 		}
 	}
 	return resolution{}, false

@@ -30,7 +30,8 @@ func Check(path string, opts Options, w io.Writer) (*Config, error) {
 // VerifyPlugins compares each pinned plugin's binary with its checksum. A
 // binary that is absent is only a warning, so a configuration can be
 // checked where the plugins are not installed; the launcher refuses to
-// start it. A binary that differs is an error.
+// start it. A binary that differs is an error that gives its actual
+// checksum and what to do.
 func VerifyPlugins(cfg *Config) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	for _, p := range cfg.Plugins {
@@ -46,7 +47,8 @@ func VerifyPlugins(cfg *Config) hcl.Diagnostics {
 			diags = append(diags, diagf(p.DeclRange, "Plugin binary unreadable", "Plugin %q: %s.", p.Source, err))
 		case sum != p.SHA256:
 			diags = append(diags, diagf(p.DeclRange, "Plugin binary does not match its checksum",
-				"Plugin %q: %s has SHA-256 %s, but %s pins %s.", p.Source, p.Path, sum, pinPlace(p), p.SHA256))
+				"Plugin %q: %s has SHA-256 %s, but %s pins %s. %s",
+				p.Source, p.Path, sum, pinPlace(p), p.SHA256, relockAdvice(cfg, p, sum)))
 		}
 	}
 	return diags
@@ -59,28 +61,37 @@ func pinPlace(p Plugin) string {
 	return "the plugin block"
 }
 
+// relockAdvice says how to run a binary whose checksum is now sum, if it
+// is the one intended.
+func relockAdvice(cfg *Config, p Plugin, sum string) string {
+	if p.PinnedBy == PinLock {
+		return "If the new binary is the one to run, record it with:\n  " + LockCommand(cfg.Filename)
+	}
+	return fmt.Sprintf("If the new binary is the one to run, set sha256 = %q in the plugin block.", sum)
+}
+
+// Remedy says what to do when p's binary no longer matches its pin.
+func (c *Config) Remedy(p Plugin) string {
+	if p.PinnedBy == PinConfig {
+		return fmt.Sprintf("If the new binary is the one to run, correct the sha256 of its plugin block in %s.", c.Filename)
+	}
+	return "If the new binary is the one to run, record it with: " + LockCommand(c.Filename)
+}
+
 // LockPlugins writes the lock file next to the configuration at path with
-// the SHA-256 of every plugin's binary, as "zarrgw plugins lock" does.
-// Diagnostics go to w. The lock file present is replaced, not consulted:
-// re-locking after upgrading a binary is the point. A checksum given in a
-// plugin block must match the binary, since the lock cannot override it.
+// the SHA-256 of every plugin's binary and, when opts.Probe is given, the
+// names each serves (it is started, pinned to that checksum, to ask), as
+// "zarrgw plugins lock" does. Diagnostics go to w. The lock file present is
+// replaced, not consulted: re-locking after upgrading a binary is the
+// point. A checksum given in a plugin block must match the binary, since
+// the lock cannot override it.
 func LockPlugins(path string, opts Options, w io.Writer) (*Lock, string, error) {
-	opts.AllowUnpinned, opts.Probe, opts.Lock = true, nil, &Lock{}
+	opts.AllowUnpinned, opts.Lock = true, &Lock{}
 	cfg, diags := LoadWith(path, opts)
 	lock := &Lock{Plugins: map[string]LockedPlugin{}}
 	if !diags.HasErrors() {
 		for _, p := range cfg.Plugins {
-			sum, err := FileSHA256(p.Path)
-			if err != nil {
-				diags = append(diags, diagf(p.DeclRange, "Plugin binary unreadable", "Plugin %q: %s.", p.Source, err))
-				continue
-			}
-			if p.PinnedBy == PinConfig && sum != p.SHA256 {
-				diags = append(diags, diagf(p.DeclRange, "Plugin binary does not match its checksum",
-					"Plugin %q: %s has SHA-256 %s, but the plugin block pins %s; correct or remove that sha256.", p.Source, p.Path, sum, p.SHA256))
-				continue
-			}
-			lock.Plugins[p.Source] = LockedPlugin{SHA256: sum}
+			lock.Plugins[p.Source] = LockedPlugin{SHA256: p.SHA256, Serves: p.Serves}
 		}
 	}
 	lockPath := filepath.Join(cfg.Dir, LockFileName)

@@ -60,12 +60,19 @@ type Plugin struct {
 	SHA256   string
 	PinnedBy Pin
 	Args     []string
-	Env      map[string]string
+	// Env is the environment the plugin gets besides the few variables
+	// every plugin gets (launcher.InheritedEnv); InheritEnv gives it the
+	// host's whole environment instead, secrets included.
+	Env        map[string]string
+	InheritEnv bool
 	// Probed reports whether the plugin was launched to ask for its
-	// manifests (Options.Probe); Manifests are those it reported. Until
-	// then, the plugin is assumed to provide one extension named Name().
+	// manifests (Options.Probe); Manifests are those it reported.
 	Probed    bool
 	Manifests []extension.Manifest
+	// Serves names what the plugin serves: as probed, else as the lock
+	// file recorded. When it is empty too, the plugin is assumed to
+	// provide one extension named Name().
+	Serves    Served
 	DeclRange hcl.Range
 }
 
@@ -76,6 +83,7 @@ const (
 	PinNone   Pin = ""
 	PinConfig Pin = "config" // sha256 in the plugin block
 	PinLock   Pin = "lock"   // zarrgw.lock.hcl
+	PinFile   Pin = "file"   // the binary as it is, while the lock file is written
 )
 
 // Name is the extension name a plugin is assumed to provide until its

@@ -185,3 +185,12 @@ func sortedKeys(m map[string]bool) []string {
 func duplicate(what string, at, first hcl.Range) *hcl.Diagnostic {
 	return diagf(at, "Duplicate "+what, "A %s is already declared at %s; names must be unique.", what, first)
 }
+
+// stringListVal is the HCL list of strings ss, for files zarrgw writes.
+func stringListVal(ss []string) cty.Value {
+	vals := make([]cty.Value, len(ss))
+	for i, s := range ss {
+		vals[i] = cty.StringVal(s)
+	}
+	return cty.ListVal(vals)
+}

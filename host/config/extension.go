@@ -23,8 +23,8 @@ func (d *decoder) extension(kind extension.Kind, name string, at hcl.Range, b *h
 	res, ok := d.resolve(kind, name)
 	if !ok {
 		return Extension{}, hcl.Diagnostics{diagf(at, fmt.Sprintf("Unknown %s %q", noun[kind], name),
-			"No %s is called %q.%s A %s provided by a plugin needs a plugin block whose address ends in \"/%s\".",
-			noun[kind], name, knownList("Known "+noun[kind]+"s", d.knownNames(kind), name), noun[kind], name)}
+			"No %s is called %q.%s A %s that zarrgw does not bundle comes from a plugin: declare it in a plugin block and run \"%s\", which starts it and records the names it serves.",
+			noun[kind], name, knownList("Known "+noun[kind]+"s", d.knownNames(kind), name), noun[kind], d.lockCommand())}
 	}
 	ext := Extension{Kind: kind, Name: name, Manifest: res.manifest, Plugin: res.plugin, Checked: res.checked, DeclRange: b.DefRange}
 	var (
@@ -32,6 +32,8 @@ func (d *decoder) extension(kind extension.Kind, name string, at hcl.Range, b *h
 		diags hcl.Diagnostics
 	)
 	switch {
+	case res.pending:
+		val, diags = d.decodeFree(b.Body)
 	case !res.checked:
 		val, diags = d.decodeFree(b.Body)
 		diags = append(diags, warnf(at, fmt.Sprintf("Configuration of %s %q not checked", noun[kind], name),

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
+	"github.com/zarrgw/zarrgw/core/extension"
 	"github.com/zarrgw/zarrgw/host/config"
 )
 
@@ -22,8 +23,9 @@ const (
 
 func TestLockRoundTrip(t *testing.T) {
 	path := filepath.Join(t.TempDir(), config.LockFileName)
+	served := config.Served{Codecs: []string{"xor", "zz"}, Stores: []string{"zip"}}
 	in := &config.Lock{Plugins: map[string]config.LockedPlugin{
-		"example.org/acme/b": {SHA256: sumB},
+		"example.org/acme/b": {SHA256: sumB, Serves: served},
 		"example.org/acme/a": {SHA256: sumA},
 	}}
 	if err := config.WriteLock(path, in); err != nil {
@@ -42,6 +44,9 @@ func TestLockRoundTrip(t *testing.T) {
 	}
 	if want := map[string]string{"example.org/acme/a": sumA, "example.org/acme/b": sumB}; !reflect.DeepEqual(got, want) {
 		t.Errorf("read back %v, want %v", got, want)
+	}
+	if b := out.Plugins["example.org/acme/b"].Serves; !reflect.DeepEqual(b, served) {
+		t.Errorf("served names read back as %+v, want %+v", b, served)
 	}
 	// The file is canonical: sorted, formatted, so rewriting it changes nothing.
 	first, _ := os.ReadFile(path)
@@ -187,4 +192,63 @@ func fileSum(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// xorConfig declares a plugin whose address does not end in the name of
+// the codec a dataset takes from it.
+const xorConfig = `plugin "example.com/tmp/zarrgw-codec-xor" {
+  path = "bin/codec"
+}
+store "fs" "a" {
+  root = "/data"
+}
+dataset "d" {
+  store = store.fs.a
+  codec "xor" {
+    key = 1
+  }
+}
+`
+
+// "plugins lock" starts each plugin (here a prober standing in for it) and
+// records the names it serves; loading with that lock then resolves a
+// codec named unlike the plugin's address to it, without starting it.
+func TestLockRecordsServedNames(t *testing.T) {
+	_, cfgPath, binPath := writeConfig(t, xorConfig)
+	var probed []string
+	probe := func(p config.Plugin) ([]extension.Manifest, error) {
+		probed = append(probed, p.SHA256)
+		return []extension.Manifest{{Kind: extension.Codec, Name: "xor"}, {Kind: extension.Store, Name: "zip"}}, nil
+	}
+	var out strings.Builder
+	lock, _, err := config.LockPlugins(cfgPath, config.Options{Catalog: testCatalog(), LookupEnv: noEnv, Probe: probe}, &out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	want := config.Served{Codecs: []string{"xor"}, Stores: []string{"zip"}}
+	if got := lock.Plugins["example.com/tmp/zarrgw-codec-xor"]; !reflect.DeepEqual(got.Serves, want) || got.SHA256 != fileSum(t, binPath) {
+		t.Fatalf("locked %+v", got)
+	}
+	if len(probed) != 1 || probed[0] != fileSum(t, binPath) {
+		t.Errorf("probed with checksums %v: the plugin must be pinned to its binary while it is asked", probed)
+	}
+
+	cfg, diags := config.LoadWith(cfgPath, config.Options{Catalog: testCatalog(), LookupEnv: noEnv})
+	if diags.HasErrors() {
+		t.Fatal(render(cfg, diags))
+	}
+	c := cfg.Datasets[0].Codecs[0]
+	if c.Plugin != "example.com/tmp/zarrgw-codec-xor" || c.Checked || len(diags) != 1 || diags[0].Severity != hcl.DiagWarning {
+		t.Errorf("codec %+v\n%s", c, render(cfg, diags))
+	}
+}
+
+// An unpinned plugin is one error, saying to lock; the codec it may serve
+// is not called unknown besides.
+func TestUnpinnedPluginIsOneError(t *testing.T) {
+	_, cfgPath, _ := writeConfig(t, xorConfig)
+	cfg, diags := config.LoadWith(cfgPath, config.Options{Catalog: testCatalog(), LookupEnv: noEnv})
+	if len(diags) != 1 || !strings.Contains(diags[0].Detail, "zarrgw plugins lock -c "+cfgPath) {
+		t.Errorf("want one diagnostic saying to lock:\n%s", render(cfg, diags))
+	}
 }

@@ -21,14 +21,12 @@ const piece = 4 << 20
 
 // getKey answers GET and HEAD of a key: the value, or the single byte
 // range asked for, with its ETag (and Last-Modified where the store knows
-// it); 304 and 412 for conditional requests. stat asks for the value's
-// size, version and time before reading it even when one read would do
-// (the S3 API always reports them).
-func (g *Gateway) getKey(w http.ResponseWriter, r *http.Request, ds *dataset, key string, stat bool) error {
+// it); 304 and 412 for conditional requests.
+func (g *Gateway) getKey(w http.ResponseWriter, r *http.Request, ds *dataset, key string) error {
 	rs, ranged := parseRange(r.Header.Get("Range"))
 	conditional := r.Header.Get("If-Match") != "" || r.Header.Get("If-None-Match") != "" ||
 		r.Header.Get("If-Modified-Since") != "" || r.Header.Get("If-Unmodified-Since") != ""
-	if !ranged && !conditional && !stat && r.Method == http.MethodGet {
+	if !ranged && !conditional && r.Method == http.MethodGet {
 		done, err := g.getSmall(w, r, ds, key)
 		if done || err != nil {
 			return err
@@ -57,6 +55,7 @@ func (g *Gateway) getSmall(w http.ResponseWriter, r *http.Request, ds *dataset, 
 		tag = contentETag(v.Data)
 	}
 	valueHeaders(w, key, tag, int64(len(v.Data)))
+	lastModified(w, v.ModTime)
 	w.WriteHeader(http.StatusOK)
 	w.Write(v.Data)
 	return true, nil
@@ -89,9 +88,7 @@ func (g *Gateway) getStated(w http.ResponseWriter, r *http.Request, ds *dataset,
 		}
 	}
 	valueHeaders(w, key, tag, end-start)
-	if !info.ModTime.IsZero() {
-		w.Header().Set("Last-Modified", info.ModTime.UTC().Format(http.TimeFormat))
-	}
+	lastModified(w, info.ModTime)
 	if r.Method == http.MethodHead {
 		w.WriteHeader(status)
 		return nil
@@ -167,6 +164,13 @@ func (g *Gateway) sendPieces(w http.ResponseWriter, r *http.Request, ds *dataset
 func (g *Gateway) abort(r *http.Request, key string, err error) {
 	g.log.Warn("response aborted", "path", r.URL.Path, "key", key, "error", err.Error())
 	panic(http.ErrAbortHandler)
+}
+
+// lastModified sets Last-Modified where the store knows the time.
+func lastModified(w http.ResponseWriter, t time.Time) {
+	if !t.IsZero() {
+		w.Header().Set("Last-Modified", t.UTC().Format(http.TimeFormat))
+	}
 }
 
 // valueHeaders sets the headers of a stored value.

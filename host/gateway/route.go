@@ -97,7 +97,7 @@ func (g *Gateway) dispatch(w http.ResponseWriter, r *http.Request, ds *dataset, 
 	}
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
-		return g.getKey(w, r, ds, key, false)
+		return g.getKey(w, r, ds, key)
 	case http.MethodPut:
 		return g.putKey(w, r, ds, key)
 	case http.MethodDelete:

@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
-	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -145,12 +144,15 @@ func (api *s3API) route(r *http.Request) (bucket, key string, err error) {
 	return bucket, key, err
 }
 
-// routeKey decodes and checks an escaped key.
+// routeKey decodes and checks an escaped key. A key may end in "/" (S3
+// tools name "directories" so); no store holds one, and objectOp answers
+// for them without asking.
 func routeKey(escaped string) (string, error) {
 	if escaped == "" {
 		return "", nil
 	}
-	segs := strings.Split(escaped, "/")
+	dir := strings.HasSuffix(escaped, "/")
+	segs := strings.Split(strings.TrimSuffix(escaped, "/"), "/")
 	for i, seg := range segs {
 		var err error
 		if segs[i], err = decodeSegment(seg); err != nil {
@@ -160,6 +162,9 @@ func routeKey(escaped string) (string, error) {
 	key := strings.Join(segs, "/")
 	if reserved(key) {
 		return "", s3wire.Errorf(s3wire.InvalidArgument, keyProblem(errReserved))
+	}
+	if dir {
+		key += "/"
 	}
 	return key, nil
 }
@@ -216,15 +221,22 @@ func (api *s3API) dataset(req *s3Request, write bool) (*dataset, error) {
 func (api *s3API) body(req *s3Request) ([]byte, error) {
 	r := req.r
 	limit := api.g.cfg.Server.MaxRequestSize
-	var in io.Reader = r.Body
-	if req.signed != nil {
-		// the framing of aws-chunked bodies adds to the payload's length
-		r.Body = http.MaxBytesReader(req.w, r.Body, limit+limit/64+1<<20)
-		b, err := req.signed.Body(r)
-		if err != nil {
-			return nil, signatureError(err)
+	payload := req.signed
+	if payload == nil {
+		// unsigned: aws-chunked framing and checksums still apply
+		payload = &sigv4.Request{PayloadHash: r.Header.Get("X-Amz-Content-Sha256")}
+		switch payload.PayloadHash {
+		case "":
+			payload.PayloadHash = sigv4.UnsignedPayload
+		case sigv4.StreamingPayload, sigv4.StreamingPayloadTrailer:
+			return nil, s3wire.Errorf(s3wire.AccessDenied, "a signed streaming payload without a signature")
 		}
-		in = b
+	}
+	// the framing of aws-chunked bodies adds to the payload's length
+	r.Body = http.MaxBytesReader(req.w, r.Body, limit+limit/64+1<<20)
+	in, err := payload.Body(r)
+	if err != nil {
+		return nil, signatureError(err)
 	}
 	data, err := api.g.readBody(req.w, r, in)
 	var be *bodyError

@@ -4,8 +4,10 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -28,9 +30,8 @@ const (
 )
 
 // s3Config declares an fs store in ROOT, principals with S3 credentials,
-// datasets open (anyone reads and writes), private (reader reads, writer
-// writes), frozen (read-only) and the S3 listener, which makes buckets
-// below ROOT/made for the writer.
+// the test datasets and the S3 listener, which makes buckets below
+// ROOT/made for the writer.
 const s3Config = `
 variable "writer_secret" {
   default = "writer-s3-secret"
@@ -53,33 +54,14 @@ principal "reader" {
   s3_access_key_id     = "READERKEYID"
   s3_secret_access_key = var.reader_secret
 }
-dataset "open" {
-  store  = store.fs.local
-  prefix = "open"
-  access {
-    read  = ["*"]
-    write = ["*"]
-  }
-}
-dataset "private" {
-  store  = store.fs.local
-  prefix = "private"
-  access {
-    read  = ["reader", "writer"]
-    write = ["writer"]
-  }
-}
-dataset "frozen" {
-  store     = store.fs.local
-  prefix    = "open"
-  read_only = true
-}
+` + testDatasets + `
 server {
   listen           = "127.0.0.1:0"
   max_request_size = "16MiB"
   s3 {
     listen            = "127.0.0.1:0"
     region            = "eu-test-1"
+    domain            = "s3.test"
     buckets_from      = "store.fs.made"
     multipart_max_age = "MAXAGE"
     max_object_size   = "40MiB"
@@ -98,11 +80,42 @@ type s3Gateway struct {
 	rec  *recorder
 	root string
 	g    *gateway.Gateway
+
+	mu sync.Mutex
+	// payloads counts the requests by their x-amz-content-sha256 (the
+	// payload's hash, UNSIGNED-PAYLOAD or a STREAMING-... form).
+	payloads map[string]int
+}
+
+// payloadSeen reports whether a request came with a payload form.
+func (sg *s3Gateway) payloadSeen(form string) bool {
+	sg.mu.Lock()
+	defer sg.mu.Unlock()
+	return sg.payloads[form] > 0
 }
 
 type s3Options struct {
-	root   string // reuse a root (a restart); a new one when ""
-	maxAge string // multipart_max_age; "24h" when ""
+	root   string    // reuse a root (a restart); a new one when ""
+	maxAge string    // multipart_max_age; "24h" when ""
+	log    io.Writer // the access log; discarded when nil
+}
+
+// syncBuffer is a log destination safe for the server's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 func newS3Gateway(t *testing.T, o s3Options) *s3Gateway {
@@ -124,25 +137,43 @@ func newS3Gateway(t *testing.T, o s3Options) *s3Gateway {
 		t.Fatal(err)
 	}
 	rec := &recorder{}
-	g, err := gateway.New(context.Background(), cfg, host, gateway.Options{Logger: quiet, StoreHook: rec.hook})
+	logger := quiet
+	if o.log != nil {
+		logger = slog.New(slog.NewJSONHandler(o.log, nil))
+	}
+	g, err := gateway.New(context.Background(), cfg, host, gateway.Options{Logger: logger, StoreHook: rec.hook})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s3srv := httptest.NewServer(g.S3Handler())
+	sg := &s3Gateway{rec: rec, root: o.root, g: g, payloads: map[string]int{}}
+	// TLS, as SDKs send checksum trailers (aws-chunked bodies) over TLS only
+	s3srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sg.mu.Lock()
+		sg.payloads[r.Header.Get("X-Amz-Content-Sha256")]++
+
+		sg.mu.Unlock()
+		g.S3Handler().ServeHTTP(w, r)
+	}))
 	keys := httptest.NewServer(g)
 	t.Cleanup(func() { s3srv.Close(); keys.Close(); g.Close(); host.Close() })
-	return &s3Gateway{s3: s3srv, keys: &testGateway{Server: keys, rec: rec, root: o.root}, rec: rec, root: o.root, g: g}
+	sg.s3, sg.keys = s3srv, &testGateway{Server: keys, rec: rec, root: o.root}
+	return sg
 }
 
-// client is an SDK client of the S3 API with its defaults (checksums
-// sent as trailers), signing as keyID.
+// client is an SDK client of the S3 API, signing as keyID, with the
+// checksum settings LoadDefaultConfig gives (request checksums when
+// supported, sent as trailers of aws-chunked bodies where the body cannot
+// be read twice; responses checked when they carry one). LoadDefaultConfig
+// itself is not used: it would read the machine's AWS settings.
 func (sg *s3Gateway) client(keyID, secret string) *s3.Client {
 	return s3.New(s3.Options{
-		Region:       "eu-test-1",
-		BaseEndpoint: aws.String(sg.s3.URL),
-		UsePathStyle: true,
-		Credentials:  credentials.NewStaticCredentialsProvider(keyID, secret, ""),
-		HTTPClient:   sg.s3.Client(),
+		Region:                     "eu-test-1",
+		BaseEndpoint:               aws.String(sg.s3.URL),
+		UsePathStyle:               true,
+		Credentials:                credentials.NewStaticCredentialsProvider(keyID, secret, ""),
+		HTTPClient:                 sg.s3.Client(),
+		RequestChecksumCalculation: aws.RequestChecksumCalculationWhenSupported,
+		ResponseChecksumValidation: aws.ResponseChecksumValidationWhenSupported,
 	})
 }
 

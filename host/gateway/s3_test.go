@@ -78,6 +78,19 @@ func TestS3ObjectsThroughSDK(t *testing.T) {
 	if put.ETag == nil || *put.ETag == "" {
 		t.Fatal("PutObject answered no ETag")
 	}
+	// a body the SDK cannot seek goes as aws-chunked with a checksum trailer
+	streamed := randomBytes(t, 3<<20+5)
+	_, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("private"), Key: aws.String("data/streamed"),
+		Body: struct{ io.Reader }{bytes.NewReader(streamed)}, ContentLength: aws.Int64(int64(len(streamed)))})
+	if err != nil {
+		t.Fatalf("PutObject of an unseekable body: %v", err)
+	}
+	if got := getBytes(t, c, "private", "data/streamed", ""); !bytes.Equal(got, streamed) {
+		t.Fatal("the aws-chunked upload reads back different")
+	}
+	if !sg.payloadSeen("STREAMING-UNSIGNED-PAYLOAD-TRAILER") {
+		t.Fatalf("the SDK sent no checksum trailer (payload forms seen: %v): the test no longer covers aws-chunked bodies", sg.payloads)
+	}
 	if got := getBytes(t, c, "private", "data/x.bin", ""); !bytes.Equal(got, data) {
 		t.Fatal("GetObject returned other bytes than were put")
 	}
@@ -100,6 +113,11 @@ func TestS3ObjectsThroughSDK(t *testing.T) {
 	if err != nil || *head.ContentLength != int64(len(data)) || *head.ETag != *put.ETag || head.LastModified == nil {
 		t.Fatalf("HeadObject: %+v, %v", head, err)
 	}
+	got, err := c.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String("private"), Key: aws.String("data/x.bin")})
+	if err != nil || got.LastModified == nil || !got.LastModified.Equal(*head.LastModified) || *got.ETag != *head.ETag {
+		t.Fatalf("GetObject's Last-Modified and ETag differ from HeadObject's: %+v %v", got, err)
+	}
+	got.Body.Close()
 	_, err = c.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String("private"), Key: aws.String("data/x.bin"), IfNoneMatch: put.ETag})
 	var re interface{ HTTPStatusCode() int }
 	if !errors.As(err, &re) || re.HTTPStatusCode() != http.StatusNotModified {
@@ -357,7 +375,7 @@ func TestS3BucketsFrom(t *testing.T) {
 		}
 		return n
 	}
-	if got := strings.Join(names(), " "); got != "frozen open private scratch-1" {
+	if got := strings.Join(names(), " "); got != "cons frozen open private scratch-1" {
 		t.Fatalf("ListBuckets: %s", got)
 	}
 	if _, err := c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String("scratch-1"), Key: aws.String("a/b")}); err != nil {
@@ -366,7 +384,7 @@ func TestS3BucketsFrom(t *testing.T) {
 	if _, err := c.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: aws.String("scratch-1")}); err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(names(), " "); got != "frozen open private" {
+	if got := strings.Join(names(), " "); got != "cons frozen open private" {
 		t.Fatalf("ListBuckets after DeleteBucket: %s", got)
 	}
 	if _, err := c.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String("scratch-1")}); err == nil {
@@ -385,7 +403,7 @@ func TestS3Presigned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, err := http.Get(req.URL)
+	resp, err := sg.s3.Client().Get(req.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -394,12 +412,40 @@ func TestS3Presigned(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || string(b) != "for curl" {
 		t.Fatalf("presigned GET: %d %q", resp.StatusCode, b)
 	}
-	resp, err = http.Get(strings.Replace(req.URL, "shared", "other", 1))
+	resp, err = sg.s3.Client().Get(strings.Replace(req.URL, "shared", "other", 1))
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusForbidden {
 		t.Fatalf("presigned URL used for another key: %d", resp.StatusCode)
+	}
+}
+
+// Keys ending in "/" (directory markers) are missing to reads, erased
+// already, and refused to writes, never passed to a store.
+func TestS3DirectoryMarkers(t *testing.T) {
+	sg := newS3Gateway(t, s3Options{})
+	c := sg.writer()
+	ctx := context.Background()
+	putBytes(t, c, "open", "dir/k", []byte("v"))
+	sg.rec.reset()
+	_, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String("open"), Key: aws.String("dir/")})
+	var nf *types.NotFound
+	if !errors.As(err, &nf) {
+		t.Errorf("HEAD dir/: %v, want NotFound", err)
+	}
+	if _, err := c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String("open"), Key: aws.String("dir/")}); err != nil {
+		t.Errorf("DELETE dir/: %v", err)
+	}
+	_, err = c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("open"), Key: aws.String("empty/"), Body: strings.NewReader("")})
+	if errorCode(err) != "InvalidArgument" {
+		t.Errorf("PUT empty/: %v, want InvalidArgument", err)
+	}
+	if n := sg.rec.reset(); n != 0 {
+		t.Errorf("%d store calls for directory markers", n)
+	}
+	if got := getBytes(t, c, "open", "dir/k", ""); string(got) != "v" {
+		t.Fatalf("the key below the marker: %q", got)
 	}
 }

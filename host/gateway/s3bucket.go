@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/zarrgw/zarrgw/core/store"
@@ -271,8 +272,12 @@ func (api *s3API) deleteObjects(req *s3Request) error {
 	return nil
 }
 
-// eraseKey erases one key named in a request body, checked as a path.
+// eraseKey erases one key named in a request body, checked as a path (a
+// directory marker, "name/", is erased already: no store holds one).
 func (api *s3API) eraseKey(req *s3Request, ds *dataset, key string) error {
+	if dir, ok := strings.CutSuffix(key, "/"); ok && checkKey(dir) == nil {
+		return nil
+	}
 	if err := checkKey(key); err != nil {
 		return err
 	}

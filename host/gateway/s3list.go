@@ -28,10 +28,6 @@ type listResult struct {
 
 func (p *listResult) count() int { return len(p.objects) + len(p.prefixes) }
 
-// beyond sorts after every key that starts with the string it follows
-// (keys are UTF-8, and no rune sorts after U+10FFFF).
-const beyond = "\U0010FFFF"
-
 // listBucket lists one page. It reads the store in key order from where
 // the page starts (never the keys before it), and skips past the keys
 // of each common prefix with a new listing instead of reading them all.
@@ -67,11 +63,11 @@ func listRun(ctx context.Context, s store.Store, q listQuery, dir, from string, 
 			continue
 		}
 		if reserved(k) {
-			return reservedPrefix + beyond, false, nil
+			return reservedPrefix + store.SkipPast, false, nil
 		}
 		common, isPrefix := commonPrefix(k, q.prefix, q.delimiter)
 		if isPrefix && (common <= q.after || common == out.last) {
-			return common + beyond, false, nil // listed on the page before, or just now
+			return common + store.SkipPast, false, nil // listed on the page before, or just now
 		}
 		if out.count() == q.max {
 			out.truncated = true
@@ -80,7 +76,7 @@ func listRun(ctx context.Context, s store.Store, q listQuery, dir, from string, 
 		if isPrefix {
 			out.prefixes = append(out.prefixes, common)
 			out.last = common
-			return common + beyond, false, nil
+			return common + store.SkipPast, false, nil
 		}
 		out.objects = append(out.objects, e)
 		out.last = k
@@ -110,7 +106,7 @@ func justBefore(p string) string {
 	}
 	last := p[len(p)-1]
 	if last > ' ' && last < 0x80 {
-		return p[:len(p)-1] + string(rune(last-1)) + beyond
+		return p[:len(p)-1] + string(rune(last-1)) + store.SkipPast
 	}
 	return p[:len(p)-1]
 }

@@ -23,6 +23,9 @@ func (api *s3API) objectOp(req *s3Request) error {
 		}
 	}
 	m := req.r.Method
+	if strings.HasSuffix(req.key, "/") {
+		return api.directoryOp(req)
+	}
 	switch {
 	case q.Has("uploads") && m == http.MethodPost:
 		return api.createUpload(req)
@@ -35,7 +38,7 @@ func (api *s3API) objectOp(req *s3Request) error {
 		if err != nil {
 			return err
 		}
-		return api.g.getKey(overrides(req.w, q), req.r, ds, req.key, true)
+		return api.g.getKey(overrides(req.w, q), req.r, ds, req.key)
 	case http.MethodPut:
 		if req.r.Header.Get("X-Amz-Copy-Source") != "" {
 			return api.copyObject(req)
@@ -49,6 +52,25 @@ func (api *s3API) objectOp(req *s3Request) error {
 		return api.g.deleteKey(req.w, req.r, ds, req.key)
 	}
 	return s3wire.Errorf(s3wire.MethodNotAllowed, m+" is not allowed on an object")
+}
+
+// directoryOp answers for a key ending in "/", which S3 tools read,
+// write and erase as a directory marker: no store holds such a key, so it
+// is missing to reads, erased already, and refused to writes (its name,
+// not its access, is what is wrong).
+func (api *s3API) directoryOp(req *s3Request) error {
+	write := req.r.Method != http.MethodGet && req.r.Method != http.MethodHead
+	if _, err := api.dataset(req, write); err != nil {
+		return err
+	}
+	switch req.r.Method {
+	case http.MethodGet, http.MethodHead:
+		return s3wire.Errorf(s3wire.NoSuchKey, "no key ends in /: the gateway's stores hold none (directories exist as the keys below them)")
+	case http.MethodDelete:
+		req.w.WriteHeader(http.StatusNoContent)
+		return nil
+	}
+	return s3wire.Errorf(s3wire.InvalidArgument, "keys ending in / (directory markers) are not stored: directories exist as the keys below them")
 }
 
 // putObject stores the body under the request's conditions (If-Match,
@@ -171,6 +193,9 @@ func parseCopySource(h string) (string, string, error) {
 		return "", "", s3wire.Errorf(s3wire.InvalidArgument, "x-amz-copy-source must be BUCKET/KEY")
 	}
 	key, err := routeKey(escaped)
+	if err == nil && strings.HasSuffix(key, "/") {
+		err = s3wire.Errorf(s3wire.NoSuchKey, "no key ends in /: the copy source "+key+" does not exist")
+	}
 	return bucket, key, err
 }
 

@@ -180,15 +180,14 @@ func (p *Plugin) launch() (*plugin.Client, *pluginapi.Conn, error) {
 
 func (p *Plugin) clientConfig(sum []byte) *plugin.ClientConfig {
 	cmd := exec.Command(p.spec.Path, p.spec.Args...)
-	cmd.Env = append(cmd.Env, pluginapi.LogLevelEnv+"="+levelName(p.log))
-	for k, v := range p.spec.Env {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
+	cmd.Env = p.environment()
 	logger := newHCLog(p.log)
 	return &plugin.ClientConfig{
 		HandshakeConfig:  pluginapi.Handshake,
 		VersionedPlugins: pluginapi.HostPlugins(),
 		Cmd:              cmd,
+		// The environment is cmd.Env alone: InheritedEnv, not the host's.
+		SkipHostEnv: true,
 		// go-plugin hashes the file at Cmd.Path and compares before exec.
 		SecureConfig:     &plugin.SecureConfig{Checksum: sum, Hash: sha256.New()},
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
@@ -206,7 +205,7 @@ func (p *Plugin) clientConfig(sum []byte) *plugin.ClientConfig {
 // this host speaks.
 func (p *Plugin) startError(err error) error {
 	if err == plugin.ErrChecksumsDoNotMatch {
-		return fmt.Errorf("plugin %s: %w: %s does not match its pinned sha256 %s; not started", p.spec.Name, ErrUnavailable, p.spec.Path, p.spec.SHA256)
+		return p.mismatch()
 	}
 	if strings.Contains(err.Error(), "incompatible API version") {
 		return fmt.Errorf("plugin %s: %w; this zarrgw speaks plugin protocol version(s) %v: rebuild the plugin against a matching pluginapi", p.spec.Name, err, pluginapi.ProtocolVersions)
@@ -253,4 +252,20 @@ func stop(proc *plugin.Client, grace time.Duration) {
 		}
 	}
 	<-done
+}
+
+// mismatch is the error for a binary that does not match its pin: both
+// checksums, and the spec's remedy.
+func (p *Plugin) mismatch() error {
+	actual, err := Checksum(p.spec.Path)
+	if err != nil {
+		actual = "unreadable (" + err.Error() + ")"
+	}
+	msg := fmt.Sprintf("%s has sha256 %s, which does not match its pinned sha256 %s; not started",
+		p.spec.Path, actual, p.spec.SHA256)
+	if p.spec.Remedy != "" {
+		msg += ". " + p.spec.Remedy
+	}
+	// unavailable, as a plugin that will not start is (the gateway answers 503)
+	return fmt.Errorf("plugin %s: %w: %s", p.spec.Name, ErrUnavailable, msg)
 }

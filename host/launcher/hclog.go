@@ -19,6 +19,9 @@ type slogHCLog struct {
 	name  string
 	args  []any
 	level hclog.Level
+	// panics gathers a panic's lines into one record; shared by the
+	// loggers go-plugin derives from this one.
+	panics *panicReport
 }
 
 func newHCLog(l *slog.Logger) *slogHCLog {
@@ -30,7 +33,10 @@ func newHCLog(l *slog.Logger) *slogHCLog {
 	case l.Enabled(ctx, slog.LevelDebug):
 		level = hclog.Debug
 	}
-	return &slogHCLog{l: l, level: level}
+	panics := &panicReport{emit: func(msg string, attrs []any) {
+		l.Log(context.Background(), slog.LevelError, msg, attrs...)
+	}}
+	return &slogHCLog{l: l, level: level, panics: panics}
 }
 
 func toSlog(level hclog.Level) slog.Level {
@@ -51,6 +57,10 @@ func (h *slogHCLog) Log(level hclog.Level, msg string, args ...any) {
 	if level < h.level || level == hclog.Off {
 		return
 	}
+	if len(args) == 0 && level == hclog.Error && h.panics.take(msg) {
+		return
+	}
+	h.panics.flush() // any other line ends a panic's report
 	attrs := append(append([]any(nil), h.args...), args...)
 	for i := 0; i+1 < len(attrs); i += 2 {
 		if attrs[i] == "plugin" {

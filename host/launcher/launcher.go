@@ -48,8 +48,15 @@ type Spec struct {
 	// binary is verified against it before every start, restarts included.
 	SHA256 string
 	Args   []string
-	// Env is added to the host's environment for the plugin.
-	Env map[string]string
+	// Env is added to the plugin's environment, which is otherwise only
+	// the host's variables that InheritedEnv names; InheritEnv passes the
+	// host's whole environment instead (bundled extensions, which are
+	// zarrgw itself).
+	Env        map[string]string
+	InheritEnv bool
+	// Remedy says how to fix a binary that does not match SHA256 ("record
+	// it with: zarrgw plugins lock -c FILE"); errors about it end with it.
+	Remedy string
 	// Manifests are the extensions the plugin is known to serve (bundled,
 	// or probed before); when empty, Manifests asks the plugin.
 	Manifests []extension.Manifest

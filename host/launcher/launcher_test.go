@@ -67,3 +67,56 @@ func TestLevelName(t *testing.T) {
 		t.Errorf("level %s", got)
 	}
 }
+
+// A panic's lines, as go-plugin forwards them, become one report naming
+// the call and the function that panicked; a line with attributes ends it,
+// and lines before a panic pass through.
+func TestPanicReport(t *testing.T) {
+	stack := []string{
+		"panic: boom [recovered, repanicked]",
+		"",
+		"goroutine 26 [running]:",
+		"sync.(*WaitGroup).Go.func1.1()",
+		"\t/usr/local/go/src/sync/waitgroup.go:251 +0x45",
+		"panic({0xa8f8e0?, 0xbffb20?})",
+		"\t/usr/local/go/src/runtime/panic.go:860 +0x13a",
+		"example.com/xor.(*Codec).DecodeBytes(0x1, {0x2, 0x3})",
+		"\t/src/xor/xor.go:66 +0x150",
+		"github.com/zarrgw/zarrgw/pluginapi.(*codecService).run(0x41ec33?)",
+		"\t/src/pluginapi/server_codec.go:180 +0x27f",
+		"github.com/zarrgw/zarrgw/pluginapi.(*codecService).Batch.func1()",
+		"\t/src/pluginapi/server_codec.go:91 +0xb5",
+		"created by sync.(*WaitGroup).Go in goroutine 25",
+		"",
+		"goroutine 1 [select]:",
+		"github.com/zarrgw/zarrgw/pluginapi.(*storeService).Get(0x1)",
+	}
+	var reports [][]any
+	r := &panicReport{emit: func(msg string, attrs []any) { reports = append(reports, append([]any{msg}, attrs...)) }}
+	if r.take("an ordinary line") {
+		t.Fatal("a line outside a panic was taken")
+	}
+	for _, l := range stack {
+		if !r.take(l) {
+			t.Fatalf("line %q of the panic was not taken", l)
+		}
+	}
+	if len(reports) != 0 {
+		t.Fatal("reported before the panic ended")
+	}
+	r.flush() // as a line with attributes ("plugin process exited") does
+	if len(reports) != 1 {
+		t.Fatalf("%d reports", len(reports))
+	}
+	got := map[string]any{}
+	for i := 1; i+1 < len(reports[0]); i += 2 {
+		got[reports[0][i].(string)] = reports[0][i+1]
+	}
+	if got["call"] != "Codec/Batch" || got["function"] != "example.com/xor.(*Codec).DecodeBytes" || got["panic"] != "boom [recovered, repanicked]" ||
+		got["stack"] != strings.Join(stack, "\n") {
+		t.Errorf("report %v", got)
+	}
+	if r.take("a line after the report") {
+		t.Error("a line after the report was taken")
+	}
+}

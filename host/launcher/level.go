@@ -3,7 +3,12 @@ package launcher
 import (
 	"context"
 	"log/slog"
+
+	"github.com/zarrgw/zarrgw/pluginapi"
 )
+
+// pluginapiLogLevel is the environment entry passing p's log level.
+func pluginapiLogLevel(p *Plugin) string { return pluginapi.LogLevelEnv + "=" + levelName(p.log) }
 
 // levelName is the lowest level l logs, passed to plugins so that they do
 // not produce lines the host would drop.

@@ -6,6 +6,7 @@ package location
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/zarrgw/zarrgw/core/array"
+	"github.com/zarrgw/zarrgw/core/codec"
 	"github.com/zarrgw/zarrgw/core/meta"
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/host/config"
@@ -93,7 +95,9 @@ func Resolve(ctx context.Context, set registry.Set, configFile, loc string, diag
 		if err != nil {
 			return nil, err
 		}
-		return &Target{Store: s, Options: parts.ArrayOptions(), close: s.Close}, nil
+		opts := parts.ArrayOptions()
+		opts.Codecs = bundledOnly{opts.Codecs}
+		return &Target{Store: s, Options: opts, close: s.Close}, nil
 	}
 	logger := slog.New(slog.NewTextHandler(diag, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	cfg, err := config.Check(configFile, config.Options{Catalog: set.Catalog(), Probe: stack.Probe(ctx, logger)}, diag)
@@ -109,4 +113,18 @@ func Resolve(ctx context.Context, set registry.Set, configFile, loc string, diag
 		return nil, errors.Join(err, h.Close())
 	}
 	return &Target{Store: ds.Store, Options: h.ArrayOptions(), Codecs: ds.Codecs(), close: h.Close}, nil
+}
+
+// bundledOnly resolves codecs without a configuration: only the bundled
+// ones exist, and a codec named in metadata that is not among them says
+// where it would come from.
+type bundledOnly struct{ codec.Resolver }
+
+func (b bundledOnly) Codec(ctx context.Context, name string, config json.RawMessage) (codec.Codec, error) {
+	c, err := b.Resolver.Codec(ctx, name, config)
+	if errors.Is(err, codec.ErrUnavailable) {
+		return nil, fmt.Errorf("%w: %q is not bundled with zarrgw, so a plugin must provide it: "+
+			"declare the plugin in a configuration file, and read the data as a dataset of it with --config FILE", codec.ErrUnavailable, name)
+	}
+	return c, err
 }

@@ -33,7 +33,7 @@ func (s Set) OutOfProcess(l *launcher.Launcher, self string) (*Parts, error) {
 	plugins := map[extension.Kind]map[string]*launcher.Plugin{}
 	for _, m := range s.Manifests() {
 		p, err := l.Add(launcher.Spec{
-			Name: BundledPrefix + m.Name, Path: self, SHA256: sum,
+			Name: BundledPrefix + m.Name, Path: self, SHA256: sum, InheritEnv: true,
 			Args: ServeArgs(m), Manifests: []extension.Manifest{m},
 		})
 		if err != nil {

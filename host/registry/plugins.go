@@ -74,9 +74,9 @@ func (r *pluginCatalog) lookup(ctx context.Context, kind extension.Kind, name st
 	if e, ok := r.cat.Lookup(kind, name); ok {
 		return e, nil
 	}
-	errs := []error{fmt.Errorf("%s not available: %s", kind, name)}
+	errs := []error{fmt.Errorf("%s not available: %s: it is not bundled, and no plugin of the configuration serves it", kind, name)}
 	if kind == extension.Codec {
-		errs[0] = fmt.Errorf("%w: %s", codec.ErrUnavailable, name)
+		errs[0] = fmt.Errorf("%w: %s: it is not bundled, and no plugin of the configuration serves it", codec.ErrUnavailable, name)
 	}
 	for _, err := range r.failed {
 		errs = append(errs, err)

@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -83,6 +84,30 @@ type Verifier struct {
 	Secrets Secrets
 	// Now is the clock (time.Now when nil), for tests.
 	Now func() time.Time
+
+	keys signingKeys
+}
+
+// signingKeys remembers derived signing keys: a key serves one secret for
+// one day's scope, and deriving it costs four HMACs per request.
+type signingKeys struct {
+	mu   sync.Mutex
+	keys map[string][]byte
+}
+
+func (c *signingKeys) get(secret string, cred Credential) []byte {
+	id := secret + "\x00" + cred.scope()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if k, ok := c.keys[id]; ok {
+		return k
+	}
+	if c.keys == nil || len(c.keys) >= 1024 {
+		c.keys = map[string][]byte{} // old days' keys, or a flood of scopes: start again
+	}
+	k := signingKey(secret, cred)
+	c.keys[id] = k
+	return k
 }
 
 func (v *Verifier) now() time.Time {
@@ -182,7 +207,7 @@ func (v *Verifier) check(req *Request, cred Credential, date, canonical, sig str
 	if !ok {
 		return nil, ErrUnknownKey
 	}
-	key := signingKey(secret, cred)
+	key := v.keys.get(secret, cred)
 	want := hex.EncodeToString(hmacSHA256(key, stringToSign(date, cred, canonical)))
 	if !hmac.Equal([]byte(want), []byte(sig)) {
 		return nil, ErrSignature

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"os"
 	"sort"
 	"sync"
 
@@ -54,9 +53,9 @@ func (h *Host) WrapStores(wrap func(config.StoreRef, store.Store) store.Store) {
 func Start(cfg *config.Config, set registry.Set, logger *slog.Logger) (*Host, error) {
 	l := launcher.New(launcher.Options{Logger: logger})
 	for _, p := range cfg.Plugins {
-		if _, err := l.Add(Spec(p)); err != nil {
+		if _, err := l.Add(Spec(cfg, p)); err != nil {
 			l.Close()
-			return nil, fmt.Errorf("%s: plugin %q: %w", p.DeclRange, p.Source, err)
+			return nil, fmt.Errorf("%s: %w", p.DeclRange, err) // the error names the plugin
 		}
 	}
 	return &Host{
@@ -67,24 +66,26 @@ func Start(cfg *config.Config, set registry.Set, logger *slog.Logger) (*Host, er
 	}, nil
 }
 
-// Spec is the launcher's description of a configured plugin.
-func Spec(p config.Plugin) launcher.Spec {
+// Spec is the launcher's description of a plugin of cfg.
+func Spec(cfg *config.Config, p config.Plugin) launcher.Spec {
 	return launcher.Spec{
 		Name: p.Source, Path: p.Path, SHA256: p.SHA256,
-		Args: p.Args, Env: p.Env, Manifests: p.Manifests,
+		Args: p.Args, Env: p.Env, InheritEnv: p.InheritEnv, Manifests: p.Manifests,
+		Remedy: cfg.Remedy(p),
 	}
 }
 
 // Probe starts a configured plugin, asks what it serves and ends it, for
 // config.Options.Probe: names it provides are then checked against their
-// schemas.
+// schemas. A binary that is absent or does not match its pin is not
+// started (config.VerifyPlugins reports it).
 func Probe(ctx context.Context, logger *slog.Logger) func(config.Plugin) ([]extension.Manifest, error) {
 	return func(p config.Plugin) ([]extension.Manifest, error) {
-		if _, err := os.Stat(p.Path); errors.Is(err, fs.ErrNotExist) {
+		sum, err := config.FileSHA256(p.Path)
+		if errors.Is(err, fs.ErrNotExist) || (err == nil && sum != p.SHA256) {
 			return nil, fmt.Errorf("%s: %w", p.Path, config.ErrNotProbed)
 		}
-		spec := Spec(p)
-		spec.Manifests = nil
+		spec := launcher.Spec{Name: p.Source, Path: p.Path, SHA256: p.SHA256, Args: p.Args, Env: p.Env, InheritEnv: p.InheritEnv}
 		return launcher.Probe(ctx, spec, launcher.Options{Logger: logger})
 	}
 }

@@ -34,6 +34,7 @@ const (
 	ErrorKind_ERROR_KIND_CORRUPT           ErrorKind = 5 // codec.ErrCorrupt
 	ErrorKind_ERROR_KIND_CODEC_UNAVAILABLE ErrorKind = 6 // codec.ErrUnavailable
 	ErrorKind_ERROR_KIND_INVALID_CONFIG    ErrorKind = 7 // a configuration failed validation
+	ErrorKind_ERROR_KIND_ACCESS_DENIED     ErrorKind = 8 // store.ErrAccessDenied
 )
 
 // Enum value maps for ErrorKind.
@@ -47,6 +48,7 @@ var (
 		5: "ERROR_KIND_CORRUPT",
 		6: "ERROR_KIND_CODEC_UNAVAILABLE",
 		7: "ERROR_KIND_INVALID_CONFIG",
+		8: "ERROR_KIND_ACCESS_DENIED",
 	}
 	ErrorKind_value = map[string]int32{
 		"ERROR_KIND_UNSPECIFIED":       0,
@@ -57,6 +59,7 @@ var (
 		"ERROR_KIND_CORRUPT":           5,
 		"ERROR_KIND_CODEC_UNAVAILABLE": 6,
 		"ERROR_KIND_INVALID_CONFIG":    7,
+		"ERROR_KIND_ACCESS_DENIED":     8,
 	}
 )
 
@@ -637,7 +640,7 @@ const file_zarrgw_v1_types_proto_rawDesc = "" +
 	"\x05Error\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\rR\x04code\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12.\n" +
-	"\x06detail\x18\x03 \x01(\v2\x16.zarrgw.v1.ErrorDetailR\x06detail*\xeb\x01\n" +
+	"\x06detail\x18\x03 \x01(\v2\x16.zarrgw.v1.ErrorDetailR\x06detail*\x89\x02\n" +
 	"\tErrorKind\x12\x1a\n" +
 	"\x16ERROR_KIND_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14ERROR_KIND_NOT_FOUND\x10\x01\x12\x17\n" +
@@ -646,7 +649,8 @@ const file_zarrgw_v1_types_proto_rawDesc = "" +
 	"\x16ERROR_KIND_INVALID_KEY\x10\x04\x12\x16\n" +
 	"\x12ERROR_KIND_CORRUPT\x10\x05\x12 \n" +
 	"\x1cERROR_KIND_CODEC_UNAVAILABLE\x10\x06\x12\x1d\n" +
-	"\x19ERROR_KIND_INVALID_CONFIG\x10\aB6Z4github.com/zarrgw/zarrgw/pluginapi/zarrgwv1;zarrgwv1b\x06proto3"
+	"\x19ERROR_KIND_INVALID_CONFIG\x10\a\x12\x1c\n" +
+	"\x18ERROR_KIND_ACCESS_DENIED\x10\bB6Z4github.com/zarrgw/zarrgw/pluginapi/zarrgwv1;zarrgwv1b\x06proto3"
 
 var (
 	file_zarrgw_v1_types_proto_rawDescOnce sync.Once

@@ -25,7 +25,7 @@ func TestInfoValidateAndLogs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ms) != 2 || ms[0].Name != "test.gate" || ms[0].Kind != extension.Codec || ms[0].Version != "0.1.0" || len(ms[0].ConfigSchema) == 0 {
+	if len(ms) != 3 || ms[0].Name != "test.gate" || ms[0].Kind != extension.Codec || ms[0].Version != "0.1.0" || len(ms[0].ConfigSchema) == 0 {
 		t.Fatalf("manifests %+v", ms)
 	}
 	fields, err := p.Client().Validate(ctx, extension.Codec, "test.gate", json.RawMessage(`{"level":0}`))

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -73,9 +74,10 @@ func snapshot(t *testing.T, s store.Store) map[string]string {
 	return out
 }
 
-// A plugin killed in the middle of a decode fails the request in flight
-// with an error naming it; nothing of the half-done read-modify-write
-// reaches the store; the plugin restarts and the next request works.
+// A plugin killed in the middle of a decode is restarted and the decode
+// made once more; killed again there, the request in flight fails with an
+// error naming it, and nothing of the half-done read-modify-write reaches
+// the store; the next request works.
 func TestPluginKilledMidDecode(t *testing.T) {
 	dir := t.TempDir()
 	l, _ := newLauncher(t)
@@ -84,21 +86,31 @@ func TestPluginKilledMidDecode(t *testing.T) {
 	a, _ := gatedArray(t, l, s)
 	before := snapshot(t, s)
 
-	gate := filepath.Join(dir, "gate")
+	gate, decoding := filepath.Join(dir, "gate"), filepath.Join(dir, "decoding")
 	if err := os.WriteFile(gate, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
 	go func() { done <- a.Write(context.Background(), grid.Box([]int{2}, []int{3}), filled(3, 9)) }()
-	pid, err := strconv.Atoi(waitFile(t, filepath.Join(dir, "decoding")))
-	if err != nil {
-		t.Fatal(err)
+	var pids []int
+	for range 2 { // the call, and its one retry in a new process
+		pid, err := strconv.Atoi(waitFile(t, decoding))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(pids) > 0 && pid == pids[0] {
+			t.Fatalf("the retry ran in the killed process %d", pid)
+		}
+		pids = append(pids, pid)
+		os.Remove(decoding)
+		if len(pids) == 2 {
+			os.Remove(gate)
+		}
+		killPID(t, pid)
 	}
-	os.Remove(gate)
-	killPID(t, pid)
-	err = <-done
+	err := <-done
 	if err == nil || !errors.Is(err, pluginapi.ErrConnectionLost) || !strings.Contains(err.Error(), "example.org/test/gate") {
-		t.Fatalf("write during the crash: %v", err)
+		t.Fatalf("write during the crashes: %v", err)
 	}
 	if after := snapshot(t, s); !sameMap(before, after) {
 		t.Fatalf("the failed write changed the store: %v -> %v", before, after)
@@ -114,9 +126,94 @@ func TestPluginKilledMidDecode(t *testing.T) {
 	if want := "\x01\x01\x09\x09\x09\x01\x01\x01"; string(got.Data) != want {
 		t.Fatalf("read %q, want %q", got.Data, want)
 	}
-	if st := p.Status(); st.State != launcher.Running || st.Restarts != 1 || st.PID == pid {
-		t.Fatalf("status after the restart: %+v (killed pid %d)", st, pid)
+	if st := p.Status(); st.State != launcher.Running || st.Restarts != 2 || slices.Contains(pids, st.PID) {
+		t.Fatalf("status after the restarts: %+v (killed pids %v)", st, pids)
 	}
+}
+
+// A plugin that panics on its first decode only serves the read anyway:
+// the launcher restarts it and the decode is made once more. The panic's
+// stack trace is one log record naming the plugin and the call, not a
+// record per line, and the restart is one record too.
+func TestCrashOnceRead(t *testing.T) {
+	dir := t.TempDir()
+	l, logs := newLauncher(t)
+	p := addPlugin(t, l, "example.org/test/crashonce", testPluginBin, map[string]string{"ZARRGW_TEST_DIR": dir}, "codec")
+	opts := registry.Bundled().InProcess().WithPlugins(l).ArrayOptions()
+	s := store.NewMemory()
+	m := &meta.ArrayMeta{
+		Format: meta.V3, Shape: []int{8}, ChunkShape: []int{8}, DataType: dtype.Named("uint8"),
+		FillValue: []byte{0}, ChunkKey: meta.ChunkKeyEncoding{Name: "default", Separator: "/"},
+		Attributes: json.RawMessage(`{}`),
+		Codecs:     []meta.Extension{{Name: "bytes"}, {Name: "test.crashonce"}},
+	}
+	ctx := context.Background()
+	a, err := hierarchy.CreateArray(ctx, s, "a", m, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.WriteAll(ctx, filled(8, 7)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := a.ReadAll(ctx)
+	if err != nil {
+		t.Fatalf("read through a plugin that crashed once: %v", err)
+	}
+	if string(got.Data) != strings.Repeat("\x07", 8) {
+		t.Fatalf("read %q", got.Data)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "crashed")); err != nil {
+		t.Fatalf("the plugin never crashed: %v", err)
+	}
+	if st := p.Status(); st.Restarts != 1 {
+		t.Fatalf("status %+v, want one restart", st)
+	}
+	l.Close() // every log line is in once the processes are gone
+	records := logRecords(t, logs.String())
+	var panics, restarts []map[string]any
+	for _, r := range records {
+		msg, _ := r["msg"].(string)
+		switch {
+		case strings.HasPrefix(msg, "plugin panicked"):
+			panics = append(panics, r)
+		case strings.Contains(msg, "restarting"):
+			restarts = append(restarts, r)
+		case strings.HasPrefix(msg, "goroutine ") || strings.HasPrefix(msg, "\t") || strings.HasPrefix(msg, "panic:"):
+			t.Errorf("a line of the panic logged on its own: %q", msg)
+		}
+	}
+	if len(panics) != 1 || len(restarts) != 1 {
+		t.Fatalf("%d panic records and %d restart records, want one of each:\n%s", len(panics), len(restarts), logs.String())
+	}
+	r := panics[0]
+	stack, _ := r["stack"].(string)
+	for k, want := range map[string]string{
+		"plugin":   "example.org/test/crashonce",
+		"call":     "Codec/Batch",
+		"panic":    "crash-once: the first decode fails",
+		"function": "main.crashOnce.DecodeBytes",
+	} {
+		if got, _ := r[k].(string); !strings.HasPrefix(got, want) {
+			t.Errorf("panic record: %s = %q, want %q", k, got, want)
+		}
+	}
+	if !strings.Contains(stack, "goroutine ") || strings.Count(stack, "\n") < 5 {
+		t.Errorf("panic record's stack:\n%s", stack)
+	}
+}
+
+// logRecords decodes a JSON log, one record per line.
+func logRecords(t *testing.T, log string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(log), "\n") {
+		var r map[string]any
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("log line %q: %v", line, err)
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // A plugin that never answers fails the call at the caller's deadline,
@@ -240,5 +337,36 @@ func stopProcess(t *testing.T, pid int) {
 			t.Fatalf("process %d not stopped after a minute: %s", pid, stat)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// After a crash, a store read and a conditional write are made once more
+// in the new process; an unconditional write is not, since it may have
+// happened: it fails, naming the plugin.
+func TestStoreCallsAfterACrash(t *testing.T) {
+	dir := t.TempDir()
+	l, _ := newLauncher(t)
+	p := addPlugin(t, l, "example.org/test/crashy", testPluginBin, map[string]string{"ZARRGW_TEST_DIR": dir}, "memory")
+	ctx := context.Background()
+	s, err := p.Store(ctx, "crashy", json.RawMessage(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	// The read is made again: the new process finds no such key.
+	if _, err := s.Get(ctx, "crash/read", store.ByteRange{}); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("read across a crash: %v", err)
+	}
+	if _, err := s.Set(ctx, "crash/blind", []byte("x"), store.Condition{}); !errors.Is(err, pluginapi.ErrConnectionLost) || !strings.Contains(err.Error(), "example.org/test/crashy") {
+		t.Fatalf("unconditional write across a crash: %v", err)
+	}
+	if _, err := s.Set(ctx, "crash/guarded", []byte("y"), store.Condition{IfNoneMatch: true}); err != nil {
+		t.Fatalf("conditional write across a crash: %v", err)
+	}
+	if v, err := s.Get(ctx, "crash/guarded", store.ByteRange{}); err != nil || string(v.Data) != "y" {
+		t.Fatalf("after the conditional write: %q, %v", v.Data, err)
+	}
+	if st := p.Status(); st.Restarts != 3 {
+		t.Fatalf("status %+v, want three restarts", st)
 	}
 }

@@ -78,7 +78,12 @@ func TestChecksumVerifiedOnRestart(t *testing.T) {
 	killPID(t, pid)
 	waitGone(t, pid)
 	waitState(t, p, launcher.Exited) // the host notices a death on its own time
-	wantErr(t, startErr(t, p), "example.org/test/swapped", "does not match its pinned sha256")
+	actual, err := launcher.Checksum(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The error gives both checksums: the binary's, and the pinned one.
+	wantErr(t, startErr(t, p), "example.org/test/swapped", "does not match its pinned sha256", actual, p.Spec().SHA256)
 }
 
 // A binary that is not a plugin fails to start with an error naming it.

@@ -16,6 +16,7 @@ var (
 	zarrgwBin     string // the zarrgw command, which serves every bundled extension
 	testPluginBin string // testdata/testplugin
 	bitshaveBin   string // the example external codec, its own module
+	keyprefixBin  string // the example external storage transformer, its own module
 )
 
 func TestMain(m *testing.M) {
@@ -39,11 +40,13 @@ func buildAll(dir string) error {
 	zarrgwBin = filepath.Join(dir, "zarrgw")
 	testPluginBin = filepath.Join(dir, "testplugin")
 	bitshaveBin = filepath.Join(dir, "zarrgw-codec-bitshave")
+	keyprefixBin = filepath.Join(dir, "zarrgw-transformer-keyprefix")
 	builds := []struct{ dir, out, pkg string }{
 		{root, zarrgwBin, "./cmd/zarrgw"},
 		{root, testPluginBin, "./tests/plugins/testdata/testplugin"},
 		// A separate module and a separate build: the host never links it.
 		{filepath.Join(root, "plugins/codecs/bitshave"), bitshaveBin, "./cmd/zarrgw-codec-bitshave"},
+		{filepath.Join(root, "plugins/transformers/keyprefix"), keyprefixBin, "./cmd/zarrgw-transformer-keyprefix"},
 	}
 	for _, b := range builds {
 		cmd := exec.Command("go", "build", "-o", b.out, b.pkg)

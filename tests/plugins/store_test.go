@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -52,16 +55,16 @@ func TestStoreConformanceMemory(t *testing.T) {
 // passes the suite; the keys land under the transformer's prefix.
 func TestTransformerConformance(t *testing.T) {
 	l, _ := newLauncher(t)
-	p := addPlugin(t, l, "example.org/test/prefix", testPluginBin, nil, "transformer")
+	p := addPlugin(t, l, "example.org/test/prefix", keyprefixBin, nil)
 	storetest.Run(t, func(t *testing.T) store.Store {
-		s, err := p.Transformer(context.Background(), "test.prefix", json.RawMessage(`{"prefix":"under/"}`), store.NewMemory())
+		s, err := p.Transformer(context.Background(), "keyprefix", json.RawMessage(`{"prefix":"under/"}`), store.NewMemory())
 		if err != nil {
 			t.Fatal(err)
 		}
 		return s
 	})
 	next := store.NewMemory()
-	s, err := p.Transformer(context.Background(), "test.prefix", json.RawMessage(`{"prefix":"under/"}`), next)
+	s, err := p.Transformer(context.Background(), "keyprefix", json.RawMessage(`{"prefix":"under/"}`), next)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,5 +160,36 @@ func TestStoreGetInto(t *testing.T) {
 	}
 	if _, err := into.GetInto(ctx, "missing", make([]byte, 3)); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("missing key: %v", err)
+	}
+}
+
+// A store plugin's refusal of the credentials stays store.ErrAccessDenied
+// on the host side, distinct from a missing key: here the bundled http
+// store, out of process, reads from a loopback server that answers 403.
+func TestStoreAccessDeniedCrossesTheBoundary(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/secret/") {
+			http.Error(w, "forbidden", http.StatusForbidden)
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	l, _ := newLauncher(t)
+	parts, err := registry.Bundled().OutOfProcess(l, zarrgwBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := parts.OpenStore(context.Background(), "http", json.RawMessage(`{"url":"`+srv.URL+`/","max_attempts":1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	_, err = s.Get(context.Background(), "secret/k", store.ByteRange{})
+	if !errors.Is(err, store.ErrAccessDenied) || errors.Is(err, store.ErrNotFound) || !strings.Contains(err.Error(), "zarrgw/http") {
+		t.Fatalf("403 from a store plugin: %v, want store.ErrAccessDenied naming the plugin", err)
+	}
+	if _, err := s.Get(context.Background(), "public/k", store.ByteRange{}); !errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrAccessDenied) {
+		t.Fatalf("404 from a store plugin: %v", err)
 	}
 }

@@ -22,13 +22,13 @@ import (
 // is written and read through it: chunks land where the transformer puts
 // them, in the store the host owns.
 func TestArrayThroughPluginTransformer(t *testing.T) {
-	sum, err := launcher.Checksum(testPluginBin)
+	sum, err := launcher.Checksum(keyprefixBin)
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec := launcher.Spec{Name: "example.org/test/prefix", Path: testPluginBin, SHA256: sum, Args: []string{"transformer"}}
+	spec := launcher.Spec{Name: "example.org/test/prefix", Path: keyprefixBin, SHA256: sum}
 	ms, err := launcher.Probe(context.Background(), spec, launcher.Options{})
-	if _, ok := extension.Find(ms, extension.Transformer, "test.prefix"); err != nil || !ok {
+	if _, ok := extension.Find(ms, extension.Transformer, "keyprefix"); err != nil || !ok {
 		t.Fatalf("probe: %v %v", ms, err)
 	}
 	l, _ := newLauncher(t)
@@ -41,7 +41,7 @@ func TestArrayThroughPluginTransformer(t *testing.T) {
 		Format: meta.V3, Shape: []int{4}, ChunkShape: []int{2}, DataType: dtype.Named("uint8"), FillValue: []byte{0},
 		ChunkKey: meta.ChunkKeyEncoding{Name: "default", Separator: "/"}, Attributes: json.RawMessage(`{}`),
 		Codecs:              []meta.Extension{{Name: "bytes"}},
-		StorageTransformers: []meta.Extension{{Name: "test.prefix", Configuration: json.RawMessage(`{"prefix":"moved/"}`), MustUnderstand: true}},
+		StorageTransformers: []meta.Extension{{Name: "keyprefix", Configuration: json.RawMessage(`{"prefix":"moved/"}`), MustUnderstand: true}},
 	}
 	ctx := context.Background()
 	a, err := hierarchy.CreateArray(ctx, s, "arr", m, opts)
@@ -79,11 +79,11 @@ func TestArrayThroughPluginTransformer(t *testing.T) {
 // Close closes the store below, as in process.
 func TestTransformersDoNotLeak(t *testing.T) {
 	l, _ := newLauncher(t)
-	p := addPlugin(t, l, "example.org/test/prefix", testPluginBin, nil, "transformer")
+	p := addPlugin(t, l, "example.org/test/prefix", keyprefixBin, nil)
 	ctx := context.Background()
 	next := store.NewMemory()
 	use := func() {
-		s, err := p.Transformer(ctx, "test.prefix", json.RawMessage(`{"prefix":"p/"}`), next)
+		s, err := p.Transformer(ctx, "keyprefix", json.RawMessage(`{"prefix":"p/"}`), next)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -43,7 +43,7 @@ func (s *Store) Get(ctx context.Context, key string, r store.ByteRange) (store.V
 	if err := preadFull(fd, data, start); err != nil {
 		return store.Value{}, fmt.Errorf("fs: get %q: %w", key, err)
 	}
-	return store.Value{Data: data, Version: versionOfStat(&st)}, nil
+	return store.Value{Data: data, Version: versionOfStat(&st), ModTime: time.Unix(0, st.Mtim.Nano())}, nil
 }
 
 // preadFull fills buf from offset off. The file never changes once renamed

@@ -41,7 +41,7 @@ func (s *Store) Get(ctx context.Context, key string, r store.ByteRange) (store.V
 		if err != nil {
 			return err
 		}
-		v = store.Value{Data: data, Version: aws.ToString(out.ETag)}
+		v = store.Value{Data: data, Version: aws.ToString(out.ETag), ModTime: aws.ToTime(out.LastModified)}
 		return nil
 	})
 	if status(err) == 416 {

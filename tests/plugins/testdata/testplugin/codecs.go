@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -49,6 +50,24 @@ func (hang) DecodeBytes(context.Context, codec.Spec, []byte) ([]byte, error) {
 	select {}
 }
 
+// crashOnce is an identity bytes->bytes codec whose first decode panics:
+// it leaves the file "crashed" in $ZARRGW_TEST_DIR, so the process that
+// replaces the crashed one decodes normally.
+type crashOnce struct{ gate }
+
+func (crashOnce) Name() string { return "test.crashonce" }
+
+func (crashOnce) DecodeBytes(_ context.Context, _ codec.Spec, b []byte) ([]byte, error) {
+	marker := filepath.Join(os.Getenv("ZARRGW_TEST_DIR"), "crashed")
+	if _, err := os.Stat(marker); errors.Is(err, os.ErrNotExist) {
+		if err := os.WriteFile(marker, nil, 0o644); err != nil {
+			return nil, err
+		}
+		panic("crash-once: the first decode fails")
+	}
+	return append([]byte(nil), b...), nil
+}
+
 func serveCodecs() {
 	pluginapi.Logger().Info("test codecs starting", "pid", os.Getpid())
 	pluginapi.ServeCodec(
@@ -60,6 +79,10 @@ func serveCodecs() {
 		codec.Registration{
 			Manifest: extension.Manifest{Kind: extension.Codec, Name: "test.hang"},
 			New:      func(context.Context, json.RawMessage, codec.Resolver) (codec.Codec, error) { return hang{}, nil },
+		},
+		codec.Registration{
+			Manifest: extension.Manifest{Kind: extension.Codec, Name: "test.crashonce"},
+			New:      func(context.Context, json.RawMessage, codec.Resolver) (codec.Codec, error) { return crashOnce{}, nil },
 		},
 	)
 }

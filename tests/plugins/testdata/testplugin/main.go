@@ -2,9 +2,10 @@
 // or not, chosen by its first argument:
 //
 //	codec        serves test.gate (identity, blocks while a gate file
-//	             exists) and test.hang (decode never returns)
+//	             exists), test.hang (decode never returns) and
+//	             test.crashonce (the first decode panics)
 //	memory       serves the "memory" store type (one store per configuration)
-//	transformer  serves the test.prefix transformer (keys moved under a prefix)
+//	env          serves the "testenv" store type (its environment as keys)
 //	stdout       prints to stdout before serving, breaking the handshake
 //	version99    serves a protocol version no host speaks
 //	notplugin    behaves like any other command-line tool
@@ -38,8 +39,8 @@ func main() {
 		serveCodecs()
 	case "memory":
 		serveMemory()
-	case "transformer":
-		serveTransformer()
+	case "env":
+		serveEnv()
 	case "stdout":
 		fmt.Println("hello from a plugin that talks too early")
 		serveCodecs()
@@ -50,7 +51,7 @@ func main() {
 	case "host":
 		runHost(os.Args[2], os.Args[3])
 	default:
-		fmt.Println("usage: testplugin codec|memory|transformer|stdout|version99|host")
+		fmt.Println("usage: testplugin codec|memory|env|stdout|version99|host")
 		os.Exit(2)
 	}
 }
