@@ -97,6 +97,7 @@ func BenchmarkS3SmallGet(b *testing.B) {
 }`)
 	h := g.S3Handler()
 	signed := make([]http.Header, 100)
+	presigned := make([]string, 100)
 	for i := range signed {
 		r := httptest.NewRequest(http.MethodGet, fmt.Sprintf("http://127.0.0.1:9000/small/k%d", i), nil)
 		r.Header.Set("X-Amz-Content-Sha256", emptySHA256)
@@ -105,15 +106,25 @@ func BenchmarkS3SmallGet(b *testing.B) {
 			b.Fatal(err)
 		}
 		signed[i] = r.Header
+		pr := httptest.NewRequest(http.MethodGet, fmt.Sprintf("http://127.0.0.1:9000/small/k%d?X-Amz-Expires=3600", i), nil)
+		u, _, err := v4.NewSigner().PresignHTTP(context.Background(), creds, pr, "UNSIGNED-PAYLOAD", "s3", "us-east-1", time.Now())
+		if err != nil {
+			b.Fatal(err)
+		}
+		presigned[i] = u
 	}
-	for _, mode := range []string{"signed", "anonymous"} {
+	for _, mode := range []string{"signed", "presigned", "anonymous"} {
 		b.Run(mode, func(b *testing.B) {
 			b.ReportAllocs()
 			b.RunParallel(func(pb *testing.PB) {
 				i := 0
 				for pb.Next() {
 					w := httptest.NewRecorder()
-					r := httptest.NewRequest(http.MethodGet, fmt.Sprintf("http://127.0.0.1:9000/small/k%d", i%100), nil)
+					u := fmt.Sprintf("http://127.0.0.1:9000/small/k%d", i%100)
+					if mode == "presigned" {
+						u = presigned[i%100]
+					}
+					r := httptest.NewRequest(http.MethodGet, u, nil)
 					if mode == "signed" {
 						r.Header = signed[i%100].Clone()
 					}

@@ -148,15 +148,20 @@ func (v *Verifier) now() time.Time {
 
 // Signed reports whether a request carries a signature (header or query).
 func Signed(r *http.Request) bool {
-	return r.Header.Get("Authorization") != "" || r.URL.Query().Get("X-Amz-Algorithm") != ""
+	if r.Header.Get("Authorization") != "" {
+		return true
+	}
+	// the query is parsed only when it may hold the parameter
+	return strings.Contains(r.URL.RawQuery, "X-Amz-Algorithm") && r.URL.Query().Get("X-Amz-Algorithm") != ""
 }
 
 // Verify checks a request's signature, in the header or in the query
 // (presigned), and returns what it says. The body is not read: a hashed
 // payload is checked by the caller against PayloadHash (see Body).
 func (v *Verifier) Verify(r *http.Request) (*Request, error) {
-	if r.URL.Query().Get("X-Amz-Algorithm") != "" {
-		return v.verifyPresigned(r)
+	q := r.URL.Query() // parsed once: a presigned URL's query is long
+	if q.Get("X-Amz-Algorithm") != "" {
+		return v.verifyPresigned(r, q)
 	}
 	h := r.Header.Get("Authorization")
 	if h == "" {
@@ -186,14 +191,13 @@ func (v *Verifier) Verify(r *http.Request) (*Request, error) {
 	if skew := v.now().Sub(req.Time); skew > MaxSkew || skew < -MaxSkew {
 		return nil, ErrSkewed
 	}
-	canonical := canonicalRequest(r, signed, canonicalQuery(r.URL.Query(), ""), req.PayloadHash)
+	canonical := canonicalRequest(r, signed, canonicalQuery(q, ""), req.PayloadHash)
 	return v.check(req, cred, date, canonical, sig)
 }
 
 // verifyPresigned checks a signature in the query: the payload is
 // unsigned, and the URL is good until X-Amz-Date + X-Amz-Expires.
-func (v *Verifier) verifyPresigned(r *http.Request) (*Request, error) {
-	q := r.URL.Query()
+func (v *Verifier) verifyPresigned(r *http.Request, q url.Values) (*Request, error) {
 	if q.Get("X-Amz-Algorithm") != algorithm {
 		return nil, queryError(`X-Amz-Algorithm only supports "AWS4-HMAC-SHA256"`)
 	}
