@@ -1,0 +1,210 @@
+package install
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"golang.org/x/mod/sumdb/dirhash"
+
+	"github.com/zarrgw/zarrgw/host/pluginpkg"
+)
+
+// A filesystem mirror holds versions 1.2.0, 1.3.0 and 2.0.0, in either
+// layout: "~> 1.2" installs 1.3.0, the lock records the version, the
+// constraint, the package's hashes and what the plugin serves, and a
+// dataset reads and writes through it. Once 1.4.0 appears, init keeps
+// 1.3.0; init -upgrade takes 1.4.0.
+func TestInitFromFilesystemMirror(t *testing.T) {
+	for _, layout := range []string{"packed", "unpacked"} {
+		t.Run(layout, func(t *testing.T) {
+			mirror := t.TempDir()
+			lay := func(versions ...string) {
+				if layout == "packed" {
+					publish(t, mirror, bitshaveBin, here, versions...)
+				} else {
+					unpacked(t, mirror, bitshaveBin, versions...)
+				}
+			}
+			lay("1.2.0", "1.3.0", "2.0.0")
+			m := newMachine(t, fsMirror(mirror))
+			dir := project(t, "~> 1.2")
+			out := m.must(dir, "init", "-c", "zarrgw.hcl")
+			if !strings.Contains(out, "- Installed "+address+" v1.3.0") {
+				t.Fatalf("init:\n%s", out)
+			}
+			e := lockOf(t, dir)
+			h1, err := dirhash.HashDir(installed(dir, "1.3.0"), "", dirhash.Hash1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e.Version != "1.3.0" || e.Constraints != "~> 1.2" || !slices.Contains(e.Hashes, h1) || !slices.Equal(e.Serves.Codecs, []string{"bitshave"}) {
+				t.Fatalf("lock entry %+v; the installed package's h1 is %s", e, h1)
+			}
+			if layout == "packed" {
+				zip := filepath.Join(mirror, filepath.FromSlash(address), "zarrgw-plugin-bitshave_1.3.0_"+here+".zip")
+				want, err := pluginpkg.ZipHashes(zip)
+				if err != nil || !slices.Equal(e.Hashes, want) || want[0] != h1 {
+					t.Fatalf("hashes %v, the zip's %v (%v)", e.Hashes, want, err)
+				}
+			}
+			writeData(t, m, dir)
+			readData(t, m, dir)
+
+			lay("1.4.0")
+			if out := m.must(dir, "init", "-c", "zarrgw.hcl"); !strings.Contains(out, "v1.3.0") || strings.Contains(out, "1.4.0") {
+				t.Fatalf("init with 1.4.0 available moved on:\n%s", out)
+			}
+			if out := m.must(dir, "init", "-upgrade", "-c", "zarrgw.hcl"); !strings.Contains(out, "- Installed "+address+" v1.4.0") {
+				t.Fatalf("init -upgrade:\n%s", out)
+			}
+			if e := lockOf(t, dir); e.Version != "1.4.0" {
+				t.Fatalf("after -upgrade the lock pins %s", e.Version)
+			}
+			readData(t, m, dir)
+		})
+	}
+}
+
+// A package that is not the one locked is refused, and so is an installed
+// binary changed after installation, each with a message that names the
+// plugin, the hashes expected and found, and the command that fixes it.
+func TestTamperingIsRefused(t *testing.T) {
+	mirror := t.TempDir()
+	publish(t, mirror, bitshaveBin, here, "1.3.0")
+	m := newMachine(t, fsMirror(mirror))
+	dir := project(t, "1.3.0")
+	m.must(dir, "init", "-c", "zarrgw.hcl")
+	writeData(t, m, dir)
+	locked := lockOf(t, dir).Hashes
+
+	exe := filepath.Join(installed(dir, "1.3.0"), "zarrgw-plugin-bitshave_v1.3.0")
+	f, err := os.OpenFile(exe, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte("tampered"))
+	f.Close()
+	actual, err := pluginpkg.HashDir(installed(dir, "1.3.0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"cat", "-c", "zarrgw.hcl", "lab", "--path", "t"},
+		{"validate", "-c", "zarrgw.hcl"},
+		{"serve", "-c", "zarrgw.hcl", "--listen", "127.0.0.1:0"},
+	} {
+		_, stderr, code := m.run(dir, args...)
+		flat := strings.Join(strings.Fields(stderr), " ")
+		for _, want := range []string{address, actual, locked[0], "zarrgw init -c zarrgw.hcl"} {
+			if code == 0 || !strings.Contains(flat, want) {
+				t.Fatalf("%s with a tampered binary: exit %d, the message lacks %q:\n%s", args[0], code, want, stderr)
+			}
+		}
+	}
+	m.must(dir, "init", "-c", "zarrgw.hcl") // reinstalls what the lock vouches for
+	readData(t, m, dir)
+
+	// The mirror's package replaced by another: refused against the lock.
+	publish(t, mirror, version99Bin, here, "1.3.0")
+	os.RemoveAll(filepath.Join(dir, ".zarrgw"))
+	_, stderr, code := m.run(dir, "init", "-c", "zarrgw.hcl")
+	want, err := pluginpkg.ZipHashes(filepath.Join(mirror, filepath.FromSlash(address), "zarrgw-plugin-bitshave_1.3.0_"+here+".zip"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	flat := strings.Join(strings.Fields(stderr), " ")
+	for _, w := range []string{address, locked[0], want[0], "delete the plugin's entry from zarrgw.lock.hcl"} {
+		if code == 0 || !strings.Contains(flat, w) {
+			t.Fatalf("init from a tampered mirror: exit %d, the message lacks %q:\n%s", code, w, stderr)
+		}
+	}
+	if _, err := os.Stat(installed(dir, "1.3.0")); err == nil {
+		t.Fatal("the tampered package was installed")
+	}
+}
+
+// A network mirror is a directory "zarrgw plugins mirror" fills, served
+// by any HTTP server (here one on loopback): it installs packages
+// byte-identical to those the mirror was filled from, with the same
+// hashes; a package that does not match the hashes the mirror states is
+// refused.
+func TestNetworkMirror(t *testing.T) {
+	source := t.TempDir()
+	publish(t, source, bitshaveBin, here, "1.2.0", "1.3.0", "2.0.0")
+	a := newMachine(t, fsMirror(source))
+	dirA := project(t, "~> 1.2")
+	out := t.TempDir()
+	a.must(dirA, "plugins", "mirror", "-c", "zarrgw.hcl", out)
+	pdir := filepath.Join(out, filepath.FromSlash(address))
+	for _, f := range []string{"index.json", "1.3.0.json", "zarrgw-plugin-bitshave_1.3.0_" + here + ".zip"} {
+		if _, err := os.Stat(filepath.Join(pdir, f)); err != nil {
+			t.Fatalf("mirror: %v", err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(pdir, "2.0.0.json")); err == nil {
+		t.Fatal("mirror holds 2.0.0, which the configuration does not need")
+	}
+	a.must(dirA, "init", "-c", "zarrgw.hcl")
+
+	srv := serve(t, out, 0)
+	b := newMachine(t, netMirror(srv.URL, ""))
+	dirB := project(t, "~> 1.2")
+	b.must(dirB, "init", "-c", "zarrgw.hcl")
+	exe := "zarrgw-plugin-bitshave_v1.3.0"
+	if !bytes.Equal(read(t, filepath.Join(installed(dirB, "1.3.0"), exe)), read(t, bitshaveBin)) {
+		t.Fatal("the package installed from the network mirror differs from the binary published")
+	}
+	if ha, hb := lockOf(t, dirA).Hashes, lockOf(t, dirB).Hashes; !slices.Equal(ha, hb) {
+		t.Fatalf("hashes from the filesystem mirror %v, from the network mirror %v", ha, hb)
+	}
+	writeData(t, b, dirB)
+	readData(t, b, dirB)
+
+	// The zip swapped for another: the mirror's stated hashes refuse it.
+	zip := filepath.Join(pdir, "zarrgw-plugin-bitshave_1.3.0_"+here+".zip")
+	other := filepath.Join(t.TempDir(), "other.zip")
+	if err := pluginpkg.Build(other, version99Bin, exe); err != nil {
+		t.Fatal(err)
+	}
+	write(t, zip, string(read(t, other)))
+	dirC := project(t, "~> 1.2")
+	_, stderr, code := b.run(dirC, "init", "-c", "zarrgw.hcl")
+	if code == 0 || !strings.Contains(stderr, "the source states") {
+		t.Fatalf("a zip that does not match the mirror's hashes: exit %d\n%s", code, stderr)
+	}
+}
+
+// "plugins lock -platform" records the hashes of packages for platforms
+// this machine is not (here a cross-built binary), fetched from the
+// mirror and not installed; init then installs against them.
+func TestLockOtherPlatforms(t *testing.T) {
+	mirror := t.TempDir()
+	publish(t, mirror, bitshaveBin, here, "1.3.0")
+	publish(t, mirror, crossBin, crossPlatform, "1.3.0")
+	m := newMachine(t, fsMirror(mirror))
+	dir := project(t, "~> 1.2")
+	m.must(dir, "plugins", "lock", "-c", "zarrgw.hcl", "-platform="+here, "-platform="+crossPlatform)
+	var want []string
+	for _, p := range []string{here, crossPlatform} {
+		h, err := pluginpkg.ZipHashes(filepath.Join(mirror, filepath.FromSlash(address), "zarrgw-plugin-bitshave_1.3.0_"+p+".zip"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, h...)
+	}
+	slices.Sort(want)
+	if e := lockOf(t, dir); e.Version != "1.3.0" || !slices.Equal(e.Hashes, want) {
+		t.Fatalf("lock entry %+v, want the hashes %v", e, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".zarrgw")); err == nil {
+		t.Fatal("plugins lock installed something")
+	}
+	m.must(dir, "init", "-c", "zarrgw.hcl")
+	if e := lockOf(t, dir); !slices.Equal(e.Hashes, want) || !slices.Equal(e.Serves.Codecs, []string{"bitshave"}) {
+		t.Fatalf("after init: %+v", e)
+	}
+}
