@@ -69,7 +69,7 @@ type Plugin struct {
 	Constraints string
 	Version     string
 	Hashes      []string
-	Args     []string
+	Args        []string
 	// Env is the environment the plugin gets besides the few variables
 	// every plugin gets (launcher.InheritedEnv); InheritEnv gives it the
 	// host's whole environment instead, secrets included.

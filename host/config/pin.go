@@ -145,4 +145,3 @@ func (d *decoder) lockCommand() string { return LockCommand(d.cfg.Filename) }
 // LockCommand is the command that writes the lock file of the
 // configuration file named filename.
 func LockCommand(filename string) string { return "zarrgw plugins lock -c " + filename }
-
