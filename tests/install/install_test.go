@@ -1,12 +1,20 @@
 package install
 
 import (
+	"bufio"
 	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"golang.org/x/mod/sumdb/dirhash"
 
@@ -206,5 +214,177 @@ func TestLockOtherPlatforms(t *testing.T) {
 	m.must(dir, "init", "-c", "zarrgw.hcl")
 	if e := lockOf(t, dir); !slices.Equal(e.Hashes, want) || !slices.Equal(e.Serves.Codecs, []string{"bitshave"}) {
 		t.Fatalf("after init: %+v", e)
+	}
+}
+
+// Two configurations sharing one plugin cache download each package once
+// (the mirror counts the requests): the second links to what the first
+// put in the cache. Two inits into one cache at once both succeed, and
+// the package is still downloaded once: a file lock makes the second wait
+// for the first, then find the package in the cache.
+func TestSharedCache(t *testing.T) {
+	source := t.TempDir()
+	publish(t, source, bitshaveBin, here, "1.3.0")
+	out := t.TempDir()
+	newMachine(t, fsMirror(source)).must(project(t, "~> 1.2"), "plugins", "mirror", "-c", "zarrgw.hcl", out)
+	zip := "zarrgw-plugin-bitshave_1.3.0_" + here + ".zip"
+
+	srv := serve(t, out, 0)
+	cache := t.TempDir()
+	m := newMachine(t, netMirror(srv.URL, cache))
+	a, b := project(t, "~> 1.2"), project(t, "~> 1.2")
+	m.must(a, "init", "-c", "zarrgw.hcl")
+	if got := m.must(b, "init", "-c", "zarrgw.hcl"); !strings.Contains(got, "plugin cache") {
+		t.Errorf("the second init did not use the cache:\n%s", got)
+	}
+	if n := srv.zips()[zip]; n != 1 {
+		t.Fatalf("the package was downloaded %d times for two configurations sharing a cache", n)
+	}
+	for _, dir := range []string{a, b} {
+		if target, err := os.Readlink(installed(dir, "1.3.0")); err != nil || !strings.HasPrefix(target, cache) {
+			t.Errorf("%s is not linked from the cache: %q %v", installed(dir, "1.3.0"), target, err)
+		}
+		writeData(t, m, dir)
+		readData(t, m, dir)
+	}
+
+	// At once, into a new cache, with a mirror slow enough that both ask
+	// for the package before either has it.
+	slow := serve(t, out, time.Second)
+	m = newMachine(t, netMirror(slow.URL, t.TempDir()))
+	c, d := project(t, "~> 1.2"), project(t, "~> 1.2")
+	var wg sync.WaitGroup
+	results := make([]string, 2)
+	for i, dir := range []string{c, d} {
+		wg.Go(func() {
+			stdout, stderr, code := m.run(dir, "init", "-c", "zarrgw.hcl")
+			if code != 0 {
+				results[i] = fmt.Sprintf("exit %d\n%s%s", code, stdout, stderr)
+			}
+		})
+	}
+	wg.Wait()
+	for i, r := range results {
+		if r != "" {
+			t.Errorf("concurrent init %d: %s", i, r)
+		}
+	}
+	if n := slow.zips()[zip]; n != 1 {
+		t.Fatalf("two concurrent inits downloaded the package %d times", n)
+	}
+}
+
+// A fresh machine with an empty home and cache, given only the
+// configuration, its lock file, the dataset's data and a network mirror's
+// URL: init installs what the lock pins, and the dataset reads through the
+// installed plugin, by cat and through the gateway.
+func TestFreshMachine(t *testing.T) {
+	source := t.TempDir()
+	publish(t, source, bitshaveBin, here, "1.2.0", "1.3.0")
+	a := newMachine(t, fsMirror(source))
+	dirA := project(t, "~> 1.2")
+	a.must(dirA, "init", "-c", "zarrgw.hcl")
+	writeData(t, a, dirA)
+	out := t.TempDir()
+	a.must(dirA, "plugins", "mirror", "-c", "zarrgw.hcl", out)
+	publish(t, out, bitshaveBin, here, "1.4.0") // newer, but not what the lock pins
+
+	srv := serve(t, out, 0)
+	b := newMachine(t, netMirror(srv.URL, filepath.Join(t.TempDir(), "cache")))
+	dirB := t.TempDir()
+	for _, f := range []string{"zarrgw.hcl", "zarrgw.lock.hcl"} {
+		write(t, filepath.Join(dirB, f), string(read(t, filepath.Join(dirA, f))))
+	}
+	if err := os.CopyFS(filepath.Join(dirB, "data"), os.DirFS(filepath.Join(dirA, "data"))); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.must(dirB, "init", "-c", "zarrgw.hcl"); !strings.Contains(got, "v1.3.0") {
+		t.Fatalf("init on the fresh machine:\n%s", got)
+	}
+	readData(t, b, dirB)
+	gatewayRead(t, b, dirB)
+}
+
+// gatewayRead serves the project and reads the array through the
+// gateway's array API.
+func gatewayRead(t *testing.T, m *machine, dir string) {
+	t.Helper()
+	cmd := exec.Command(zarrgwBin, "serve", "-c", "zarrgw.hcl", "--listen", "127.0.0.1:0")
+	cmd.Dir, cmd.Env = dir, m.env
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+	}()
+	base := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if _, rest, ok := strings.Cut(sc.Text(), "serving 1 datasets at "); ok {
+				base <- strings.Fields(rest)[0]
+			}
+		}
+	}()
+	var url string
+	select {
+	case url = <-base:
+	case <-time.After(time.Minute):
+		t.Fatal("the gateway did not start")
+	}
+	resp, err := http.Get(url + "lab/t?format=json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	var doc struct{ Data []float64 }
+	if err := json.Unmarshal(body, &doc); err != nil || resp.StatusCode != 200 || len(doc.Data) != len(values) || float32(doc.Data[1]) != shaved(values[1]) {
+		t.Fatalf("GET %slab/t: %s %s (%v)", url, resp.Status, body, err)
+	}
+}
+
+// A development override runs a build in place of the installed plugin:
+// no init, no lock entry, and every command says so.
+func TestDevOverride(t *testing.T) {
+	build := t.TempDir()
+	write(t, filepath.Join(build, "zarrgw-plugin-bitshave"), string(read(t, bitshaveBin)))
+	os.Chmod(filepath.Join(build, "zarrgw-plugin-bitshave"), 0o755)
+	m := newMachine(t, "plugin_installation {\n  dev_overrides = {\n    \""+address+"\" = \""+build+"\"\n  }\n}\n")
+	dir := project(t, "~> 1.2")
+	for _, args := range [][]string{{"validate", "-c", "zarrgw.hcl"}, {"create", "-c", "zarrgw.hcl", "lab", "--path", "t", "--shape", "4", "--dtype", "float32"}} {
+		_, stderr, code := m.run(dir, args...)
+		if code != 0 || !strings.Contains(stderr, `Development override for plugin "`+address+`"`) || !strings.Contains(stderr, m.cli) {
+			t.Fatalf("%s: exit %d\n%s", args[0], code, stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "zarrgw.lock.hcl")); err == nil {
+		t.Error("a lock file was written")
+	}
+}
+
+// A plugin speaking no protocol version this zarrgw speaks is refused at
+// init, with the versions of both sides.
+func TestIncompatibleProtocolRefusedAtInit(t *testing.T) {
+	mirror := t.TempDir()
+	publish(t, mirror, version99Bin, here, "1.0.0")
+	m := newMachine(t, fsMirror(mirror))
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "zarrgw.hcl"), `plugin "`+address+`" {
+  version = "1.0.0"
+  args    = ["version99"]
+}
+`)
+	_, stderr, code := m.run(dir, "init", "-c", "zarrgw.hcl")
+	if code == 0 || !strings.Contains(stderr, "Plugin version: 99") || !strings.Contains(stderr, "speaks plugin protocol version(s) [1]") {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "zarrgw.lock.hcl")); err == nil {
+		t.Error("the lock file records a plugin that cannot run")
 	}
 }
