@@ -23,29 +23,40 @@ func newPlugins(set registry.Set) *cobra.Command {
 	return cmd
 }
 
-// platformFlag adds -platform=OS_ARCH (repeatable), defaulting to this
-// machine's platform.
-func platformFlag(cmd *cobra.Command, names *[]string, what string) func() ([]pluginpkg.Platform, error) {
-	cmd.Flags().StringArrayVar(names, "platform", nil, what+" (OS_ARCH, such as linux_arm64; repeatable; default: this machine's, "+pluginpkg.Current().String()+")")
-	return func() ([]pluginpkg.Platform, error) {
-		if len(*names) == 0 {
-			return []pluginpkg.Platform{pluginpkg.Current()}, nil
+// withPlatforms gives cmd the flags -c FILE and -platform=OS_ARCH
+// (repeatable; default: this machine's platform) and runs run with them.
+// When fileArg, the file may be given as the argument instead (-config
+// FILE, Go's way); otherwise the arguments are run's.
+func withPlatforms(cmd *cobra.Command, what string, fileArg bool, run func(cmd *cobra.Command, file string, platforms []pluginpkg.Platform, args []string) error) {
+	var path string
+	var names []string
+	addConfigFlag(cmd, &path)
+	cmd.Flags().StringArrayVar(&names, "platform", nil, what+" (OS_ARCH, such as linux_arm64; repeatable; default: this machine's, "+pluginpkg.Current().String()+")")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		fileArgs := args
+		if !fileArg {
+			fileArgs = nil
 		}
-		var out []pluginpkg.Platform
-		for _, n := range *names {
+		file, err := configPath(path, fileArgs)
+		if err != nil {
+			return err
+		}
+		platforms := []pluginpkg.Platform{pluginpkg.Current()}
+		if len(names) > 0 {
+			platforms = nil
+		}
+		for _, n := range names {
 			p, err := pluginpkg.ParsePlatform(n)
 			if err != nil {
-				return nil, err
+				return err
 			}
-			out = append(out, p)
+			platforms = append(platforms, p)
 		}
-		return out, nil
+		return run(cmd, file, platforms, args)
 	}
 }
 
 func newPluginsLock(set registry.Set) *cobra.Command {
-	var path string
-	var platformNames []string
 	cmd := &cobra.Command{
 		Use:   "lock -c FILE [-platform=OS_ARCH]...",
 		Short: "Record in " + config.LockFileName + " each plugin binary's SHA-256 and names, and the package hashes of installed plugins",
@@ -55,19 +66,10 @@ for each -platform, fetched from the installation sources (not installed), so th
 file vouches for machines of other platforms.`,
 		Args: cobra.MaximumNArgs(1),
 	}
-	platforms := platformFlag(cmd, &platformNames, "platform to record installed plugins' package hashes for")
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		file, err := configPath(path, args)
-		if err != nil {
-			return err
-		}
-		ps, err := platforms()
-		if err != nil {
-			return err
-		}
-		return lockPlugins(cmd, set, file, ps)
-	}
-	addConfigFlag(cmd, &path)
+	withPlatforms(cmd, "platform to record installed plugins' package hashes for", true,
+		func(cmd *cobra.Command, file string, platforms []pluginpkg.Platform, _ []string) error {
+			return lockPlugins(cmd, set, file, platforms)
+		})
 	return cmd
 }
 
@@ -101,8 +103,6 @@ func hasInstalled(cfg *config.Config) bool {
 }
 
 func newPluginsMirror(set registry.Set) *cobra.Command {
-	var path string
-	var platformNames []string
 	cmd := &cobra.Command{
 		Use:   "mirror -c FILE [-platform=OS_ARCH]... DIR",
 		Short: "Fill a mirror directory with the packages of the plugins a configuration installs",
@@ -113,27 +113,18 @@ network mirror protocol beside them: DIR is then a filesystem mirror, and served
 HTTP server, a network mirror. Mirroring several configurations into one DIR merges them.`,
 		Args: cobra.ExactArgs(1),
 	}
-	platforms := platformFlag(cmd, &platformNames, "platform to mirror packages for")
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		file, err := configPath(path, nil)
-		if err != nil {
-			return err
-		}
-		ps, err := platforms()
-		if err != nil {
-			return err
-		}
-		cfg, in, err := loadForLock(cmd, set, file, config.Options{Installing: true})
-		if err != nil {
-			return err
-		}
-		lock, diags := config.LoadLock(cfg.LockPath())
-		if diags.HasErrors() {
-			return fmt.Errorf("%s: %w", cfg.LockPath(), diags)
-		}
-		return in.Mirror(cmd.Context(), cfg, lock, args[0], ps)
-	}
-	addConfigFlag(cmd, &path)
+	withPlatforms(cmd, "platform to mirror packages for", false,
+		func(cmd *cobra.Command, file string, platforms []pluginpkg.Platform, args []string) error {
+			cfg, in, err := loadForLock(cmd, set, file, config.Options{Installing: true})
+			if err != nil {
+				return err
+			}
+			lock, diags := config.LoadLock(cfg.LockPath())
+			if diags.HasErrors() {
+				return fmt.Errorf("%s: %w", cfg.LockPath(), diags)
+			}
+			return in.Mirror(cmd.Context(), cfg, lock, args[0], platforms)
+		})
 	return cmd
 }
 

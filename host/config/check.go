@@ -1,8 +1,6 @@
 package config
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/zarrgw/zarrgw/host/pluginpkg"
 )
 
 // Check loads the configuration at path and verifies the plugin binaries
@@ -121,18 +120,7 @@ func (p Plugin) Locked() LockedPlugin {
 func (c *Config) LockPath() string { return filepath.Join(c.Dir, LockFileName) }
 
 // FileSHA256 returns the SHA-256 of the file at path in lower-case hex.
-func FileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("reading %s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
+func FileSHA256(path string) (string, error) { return pluginpkg.FileSHA256(path) }
 
 // diagError summarises the errors among diags as one error, with the
 // position of the first, or returns nil when there are none.

@@ -103,10 +103,12 @@ func (in *Installer) install(ctx context.Context, cfg *config.Config, p config.P
 	if prev != nil && prev.Version == v.String() {
 		locked = prev.Hashes
 	}
-	in.say("- Installing %s v%s for %s...", a, v, in.Platform)
-	got, err := in.obtain(ctx, Dir(cfg.Dir), a, v, locked)
+	got, err := in.present(Dir(cfg.Dir), a, v, locked)
 	if err != nil {
-		return config.LockedPlugin{}, fmt.Errorf("plugin %s %s: %w", a, v, err)
+		in.say("- Installing %s v%s for %s...", a, v, in.Platform)
+		if got, err = in.obtain(ctx, Dir(cfg.Dir), a, v, locked); err != nil {
+			return config.LockedPlugin{}, fmt.Errorf("plugin %s %s: %w", a, v, err)
+		}
 	}
 	served, err := in.ask(ctx, p, got.dir, a, v)
 	if err != nil {
@@ -117,6 +119,17 @@ func (in *Installer) install(ctx context.Context, cfg *config.Config, p config.P
 		Version: v.String(), Constraints: p.Constraints,
 		Hashes: union(locked, got.hashes), Serves: served,
 	}, nil
+}
+
+// present returns the package installed already below root, if the lock
+// file's hashes vouch for it.
+func (in *Installer) present(root string, a pluginpkg.Address, v *version.Version, locked []string) (obtained, error) {
+	dir := packageDir(root, a, v, in.Platform)
+	h1, err := pluginpkg.HashDir(dir)
+	if err != nil || !slices.Contains(locked, h1) {
+		return obtained{}, fmt.Errorf("not installed as locked")
+	}
+	return obtained{dir: dir, from: "installed already"}, nil
 }
 
 // choose picks the version to install: the locked one unless upgrading,

@@ -47,16 +47,22 @@ func HashZip(zipPath string) (string, error) {
 
 // ZipHash returns the zh: hash of a package's zip file.
 func ZipHash(zipPath string) (string, error) {
-	f, err := os.Open(zipPath)
+	sum, err := FileSHA256(zipPath)
+	return ZH + sum, err
+}
+
+// FileSHA256 returns the SHA-256 of the file at path in lower-case hex.
+func FileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
 	h := sha256.New()
 	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("hash %s: %w", zipPath, err)
+		return "", fmt.Errorf("reading %s: %w", path, err)
 	}
-	return ZH + hex.EncodeToString(h.Sum(nil)), nil
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // ZipHashes returns both hashes of a package's zip file, h1: first.

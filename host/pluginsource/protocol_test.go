@@ -177,7 +177,9 @@ func TestPublishWritesTheProtocol(t *testing.T) {
 
 	ctx := context.Background()
 	fsm := FSMirror{Dir: mirror}
-	netm, err := NewNetMirror(httptest.NewServer(http.FileServer(http.Dir(mirror))).URL, nil)
+	srv := httptest.NewServer(http.FileServer(http.Dir(mirror)))
+	defer srv.Close()
+	netm, err := NewNetMirror(srv.URL, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

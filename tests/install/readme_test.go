@@ -16,23 +16,9 @@ import (
 // the directory.
 func runWalkthrough(t *testing.T, doc, name string) string {
 	t.Helper()
-	blocks, err := walkthrough.Parse(filepath.Join(repoRoot(), doc))
-	if err != nil {
-		t.Fatal(err)
-	}
-	blocks = walkthrough.Of(blocks, name)
-	if len(blocks) == 0 {
-		t.Fatalf("%s has no walk-through %q", doc, name)
-	}
 	dir := t.TempDir()
-	root, err := filepath.Abs(repoRoot())
+	blocks, err := walkthrough.Prepare(repoRoot(), doc, name, dir)
 	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(root, filepath.Join(dir, "zarrgw")); err != nil {
-		t.Fatal(err)
-	}
-	if err := walkthrough.Write(dir, blocks); err != nil {
 		t.Fatal(err)
 	}
 	home := t.TempDir()
