@@ -86,7 +86,11 @@ func pluginLaunch(stderr io.Writer) launcher.Options {
 // there, which is to be reviewed and committed.
 func writeLock(out io.Writer, cfg *config.Config, lock *config.Lock) error {
 	path := cfg.LockPath()
-	before, _ := os.ReadFile(path)
+	before, err := os.ReadFile(path)
+	if err != nil && len(lock.Plugins) == 0 {
+		fmt.Fprintf(out, "%s declares no plugins: nothing to lock\n", cfg.Filename)
+		return nil
+	}
 	if err := config.WriteLock(path, lock); err != nil {
 		return err
 	}
