@@ -158,3 +158,28 @@ func readFile(t *testing.T, path string) []byte {
 	}
 	return b
 }
+
+// A plugin block that gives a path after the plugin was installed by
+// version: the lock file's entry for it (a version, hashes, no sha256)
+// pins nothing, so the block is unpinned (and says how to lock it), or
+// pinned by its own sha256 without a conflict with the lock file.
+func TestPathBlockAfterInstalledEntry(t *testing.T) {
+	lock := &config.Lock{Plugins: map[string]config.LockedPlugin{
+		"example.org/acme/x": {Version: "1.3.0", Constraints: "~> 1.2", Hashes: []string{"h1:abc="},
+			Serves: config.Served{Codecs: []string{"x"}}},
+	}}
+	cfg, diags := parse(t, `plugin "example.org/acme/x" {
+  path = "/bin/x"
+}
+`, config.Options{Lock: lock})
+	wantOneError(t, cfg, diags, 1, `Plugin "example.org/acme/x" is not pinned`, "zarrgw plugins lock -c /etc/zarrgw/test.hcl")
+
+	cfg = mustParse(t, `plugin "example.org/acme/x" {
+  path   = "/bin/x"
+  sha256 = "`+sumA+`"
+}
+`, config.Options{Lock: lock})
+	if p := cfg.Plugins[0]; p.SHA256 != sumA || p.PinnedBy != config.PinConfig || !p.Serves.Empty() {
+		t.Errorf("%+v: pinned by its block alone, with nothing served assumed from the installed plugin's entry", p)
+	}
+}

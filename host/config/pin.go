@@ -33,6 +33,9 @@ func (d *decoder) pin(p *Plugin, inline *hcl.Attribute) hcl.Diagnostics {
 	if p.Installed() {
 		return d.installed(p, locked)
 	}
+	if locked != nil && locked.SHA256 == "" {
+		locked = nil // the entry of an installed plugin, from before the block gave a path
+	}
 	switch {
 	case locked != nil && p.SHA256 != "" && locked.SHA256 != p.SHA256:
 		return hcl.Diagnostics{diagf(inline.Expr.Range(), "Checksum differs from the lock file",

@@ -57,7 +57,7 @@ func (in *Installer) say(format string, args ...any) {
 // Init installs every plugin of cfg given by version, as "zarrgw init"
 // does: the version the lock file pins, unless upgrade or there is none,
 // when the newest that meets the constraint; and returns the lock file to
-// write. cfg is loaded for writing the lock (config.Options.AllowUnpinned).
+// write. cfg is loaded with config.Options.Installing.
 // The entries of plugins given by path are kept as they are; those of
 // plugins no longer declared are dropped.
 func (in *Installer) Init(ctx context.Context, cfg *config.Config, upgrade bool) (*config.Lock, error) {
@@ -103,8 +103,8 @@ func (in *Installer) install(ctx context.Context, cfg *config.Config, p config.P
 	if prev != nil && prev.Version == v.String() {
 		locked = prev.Hashes
 	}
-	got, err := in.present(Dir(cfg.Dir), a, v, locked)
-	if err != nil {
+	got, ok := in.present(Dir(cfg.Dir), a, v, locked)
+	if !ok {
 		in.say("- Installing %s v%s for %s...", a, v, in.Platform)
 		if got, err = in.obtain(ctx, Dir(cfg.Dir), a, v, locked); err != nil {
 			return config.LockedPlugin{}, fmt.Errorf("plugin %s %s: %w", a, v, err)
@@ -123,13 +123,13 @@ func (in *Installer) install(ctx context.Context, cfg *config.Config, p config.P
 
 // present returns the package installed already below root, if the lock
 // file's hashes vouch for it.
-func (in *Installer) present(root string, a pluginpkg.Address, v *version.Version, locked []string) (obtained, error) {
+func (in *Installer) present(root string, a pluginpkg.Address, v *version.Version, locked []string) (obtained, bool) {
 	dir := packageDir(root, a, v, in.Platform)
 	h1, err := pluginpkg.HashDir(dir)
 	if err != nil || !slices.Contains(locked, h1) {
-		return obtained{}, fmt.Errorf("not installed as locked")
+		return obtained{}, false
 	}
-	return obtained{dir: dir, from: "installed already"}, nil
+	return obtained{dir: dir, from: "installed already"}, true
 }
 
 // choose picks the version to install: the locked one unless upgrading,
