@@ -88,7 +88,7 @@ func writeLock(out io.Writer, cfg *config.Config, lock *config.Lock) error {
 	path := cfg.LockPath()
 	before, err := os.ReadFile(path)
 	if err != nil && len(lock.Plugins) == 0 {
-		fmt.Fprintf(out, "%s declares no plugins: nothing to lock\n", cfg.Filename)
+		fmt.Fprintf(out, "%s: no plugin to lock\n", cfg.Filename)
 		return nil
 	}
 	if err := config.WriteLock(path, lock); err != nil {

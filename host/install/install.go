@@ -33,6 +33,11 @@ type Installer struct {
 	Out io.Writer
 	// Launch tunes the one start of each plugin that asks what it serves.
 	Launch launcher.Options
+	// Overrides are the CLI configuration's dev_overrides, by source
+	// address, and OverridesFrom its file: those plugins are neither
+	// installed nor locked.
+	Overrides     map[string]string
+	OverridesFrom string
 }
 
 // New returns an installer for this platform with the sources and the
@@ -45,7 +50,8 @@ func New(cli *cliconfig.Config, out io.Writer, launch launcher.Options) *Install
 		}
 	}
 	return &Installer{Sources: cli.Sources, SourcesFrom: from, CacheDir: cli.CacheDir,
-		Platform: pluginpkg.Current(), Out: out, Launch: launch}
+		Platform: pluginpkg.Current(), Out: out, Launch: launch,
+		Overrides: cli.DevOverrides, OverridesFrom: cli.Filename}
 }
 
 func (in *Installer) say(format string, args ...any) {
@@ -58,7 +64,8 @@ func (in *Installer) say(format string, args ...any) {
 // does: the version the lock file pins, unless upgrade or there is none,
 // when the newest that meets the constraint; and returns the lock file to
 // write. cfg is loaded with config.Options.Installing.
-// The entries of plugins given by path are kept as they are; those of
+// The entries of plugins given by path, and of plugins the CLI
+// configuration overrides for development, are kept as they are; those of
 // plugins no longer declared are dropped.
 func (in *Installer) Init(ctx context.Context, cfg *config.Config, upgrade bool) (*config.Lock, error) {
 	old, diags := config.LoadLock(cfg.LockPath())
@@ -69,7 +76,13 @@ func (in *Installer) Init(ctx context.Context, cfg *config.Config, upgrade bool)
 	var errs []error
 	for _, p := range cfg.Plugins {
 		prev, locked := old.Plugins[p.Source]
-		if !p.Installed() {
+		switch {
+		case !p.Installed():
+			if locked && prev.SHA256 != "" { // not the entry of when it was installed by version
+				lock.Plugins[p.Source] = prev
+			}
+			continue
+		case in.overridden(p):
 			if locked {
 				lock.Plugins[p.Source] = prev
 			}
@@ -106,7 +119,12 @@ func (in *Installer) install(ctx context.Context, cfg *config.Config, p config.P
 	got, ok := in.present(Dir(cfg.Dir), a, v, locked)
 	if !ok {
 		in.say("- Installing %s v%s for %s...", a, v, in.Platform)
-		if got, err = in.obtain(ctx, Dir(cfg.Dir), a, v, locked); err != nil {
+		got, err = in.obtain(ctx, Dir(cfg.Dir), a, v, locked)
+		if errors.Is(err, errNotLocked) {
+			return config.LockedPlugin{}, fmt.Errorf("plugin %s %s: %w. If the new package is the one to trust, delete the plugin's block from %s and run: %s",
+				a, v, err, config.LockFileName, config.InitCommand(cfg.Filename, false))
+		}
+		if err != nil {
 			return config.LockedPlugin{}, fmt.Errorf("plugin %s %s: %w", a, v, err)
 		}
 	}
@@ -119,6 +137,16 @@ func (in *Installer) install(ctx context.Context, cfg *config.Config, p config.P
 		Version: v.String(), Constraints: p.Constraints,
 		Hashes: union(locked, got.hashes), Serves: served,
 	}, nil
+}
+
+// overridden reports whether the CLI configuration's dev_overrides names
+// p, saying that it is skipped.
+func (in *Installer) overridden(p config.Plugin) bool {
+	dir, ok := in.Overrides[strings.ToLower(p.Source)]
+	if ok {
+		in.say("- Skipping %s: dev_overrides in %s names a development build (%s), which runs without installation or lock entry", p.Source, in.OverridesFrom, dir)
+	}
+	return ok
 }
 
 // present returns the package installed already below root, if the lock

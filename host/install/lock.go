@@ -23,7 +23,7 @@ import (
 func (in *Installer) LockPlatforms(ctx context.Context, cfg *config.Config, lock *config.Lock, platforms []pluginpkg.Platform) error {
 	var errs []error
 	for _, p := range cfg.Plugins {
-		if !p.Installed() {
+		if !p.Installed() || in.overridden(p) {
 			continue
 		}
 		if err := in.lockPlugin(ctx, cfg, lock, p, platforms); err != nil {

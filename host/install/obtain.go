@@ -2,6 +2,7 @@ package install
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -16,6 +17,10 @@ import (
 	"github.com/zarrgw/zarrgw/host/pluginpkg"
 	"github.com/zarrgw/zarrgw/host/pluginsource"
 )
+
+// errNotLocked is wrapped by the error for a package that does not match
+// the lock file's hashes of its version.
+var errNotLocked = errors.New("it is not the package that was locked")
 
 // obtained is a package installed for a configuration.
 type obtained struct {
@@ -50,10 +55,17 @@ func (in *Installer) obtain(ctx context.Context, root string, a pluginpkg.Addres
 	}
 	defer unlock()
 	got := obtained{dir: target, from: "plugin cache " + in.CacheDir}
-	if h1, err := pluginpkg.HashDir(cached); err == nil && slices.Contains(vouching(pkg, locked), h1) {
+	known := sourceHashes(pkg)
+	vouching := known
+	if len(locked) > 0 {
+		vouching = locked
+	}
+	if h1, err := pluginpkg.HashDir(cached); err == nil && slices.Contains(vouching, h1) {
+		// The source's other hashes (a zip's zh:) are recorded too when it
+		// agrees on the contents, as they would be from a download.
 		got.hashes = []string{h1}
-		if slices.Contains(pkg.Hashes, h1) {
-			got.hashes = union(got.hashes, knownHashes(pkg.Hashes))
+		if slices.Contains(known, h1) {
+			got.hashes = union(got.hashes, known)
 		}
 	} else if got.hashes, err = in.fetch(ctx, pkg, cached, locked); err != nil {
 		return obtained{}, err
@@ -63,22 +75,21 @@ func (in *Installer) obtain(ctx context.Context, root string, a pluginpkg.Addres
 	return got, link(cached, target)
 }
 
-// vouching are the h1: hashes a package in the cache must have to be used
-// for pkg: the lock file's when it records this version, else those the
-// source states or, for a package on this machine, its own.
-func vouching(pkg pluginsource.Package, locked []string) []string {
-	if len(locked) > 0 {
-		return locked
-	}
-	hashes := slices.Clone(pkg.Hashes)
-	var h1 string
+// sourceHashes are the hashes known of pkg without fetching it: those its
+// source states and, for a package on this machine, its own.
+func sourceHashes(pkg pluginsource.Package) []string {
+	hashes := knownHashes(pkg.Hashes)
 	switch {
 	case pkg.ZipPath != "":
-		h1, _ = pluginpkg.HashZip(pkg.ZipPath)
+		if own, err := pluginpkg.ZipHashes(pkg.ZipPath); err == nil {
+			hashes = append(hashes, own...)
+		}
 	case pkg.Dir != "":
-		h1, _ = pluginpkg.HashDir(pkg.Dir)
+		if h1, err := pluginpkg.HashDir(pkg.Dir); err == nil {
+			hashes = append(hashes, h1)
+		}
 	}
-	return append(hashes, h1)
+	return union(nil, hashes)
 }
 
 // fetch fetches pkg, checks it against the hashes its source states and
@@ -99,9 +110,8 @@ func (in *Installer) fetch(ctx context.Context, pkg pluginsource.Package, dst st
 		return nil, err
 	}
 	if len(locked) > 0 && len(pluginpkg.Matching(hashes, locked)) == 0 {
-		return nil, fmt.Errorf("the package from %s has %s, but %s records %s for this version: it is not the package that was locked; not installed. "+
-			"If it is the one to trust, delete the plugin's entry from %s and run \"zarrgw init\" again",
-			pkg.Source, strings.Join(hashes, ", "), config.LockFileName, strings.Join(locked, ", "), config.LockFileName)
+		return nil, fmt.Errorf("the package from %s has %s, but %s records %s for this version: %w; not installed",
+			pkg.Source, strings.Join(hashes, ", "), config.LockFileName, strings.Join(locked, ", "), errNotLocked)
 	}
 	return hashes, replaceDir(unpacked, dst)
 }

@@ -66,6 +66,9 @@ func TestInitFromFilesystemMirror(t *testing.T) {
 			if out := m.must(dir, "init", "-c", "zarrgw.hcl"); !strings.Contains(out, "v1.3.0") || strings.Contains(out, "1.4.0") {
 				t.Fatalf("init with 1.4.0 available moved on:\n%s", out)
 			}
+			if e := lockOf(t, dir); e.Version != "1.3.0" {
+				t.Fatalf("init with 1.4.0 available: the lock pins %s", e.Version)
+			}
 			if out := m.must(dir, "init", "-upgrade", "-c", "zarrgw.hcl"); !strings.Contains(out, "- Installed "+address+" v1.4.0") {
 				t.Fatalf("init -upgrade:\n%s", out)
 			}
@@ -104,6 +107,8 @@ func TestTamperingIsRefused(t *testing.T) {
 		{"cat", "-c", "zarrgw.hcl", "lab", "--path", "t"},
 		{"validate", "-c", "zarrgw.hcl"},
 		{"serve", "-c", "zarrgw.hcl", "--listen", "127.0.0.1:0"},
+		{"write", "-c", "zarrgw.hcl", "lab", "--path", "t", "--format", "raw", "--from", exe},
+		{"cp", "-c", "zarrgw.hcl", "lab", t.TempDir()},
 	} {
 		_, stderr, code := m.run(dir, args...)
 		flat := strings.Join(strings.Fields(stderr), " ")
@@ -125,7 +130,7 @@ func TestTamperingIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	flat := strings.Join(strings.Fields(stderr), " ")
-	for _, w := range []string{address, locked[0], want[0], "delete the plugin's entry from zarrgw.lock.hcl"} {
+	for _, w := range []string{address, locked[0], want[0], "delete the plugin's block from zarrgw.lock.hcl and run: zarrgw init -c zarrgw.hcl"} {
 		if code == 0 || !strings.Contains(flat, w) {
 			t.Fatalf("init from a tampered mirror: exit %d, the message lacks %q:\n%s", code, w, stderr)
 		}
@@ -298,6 +303,11 @@ func TestFreshMachine(t *testing.T) {
 	if err := os.CopyFS(filepath.Join(dirB, "data"), os.DirFS(filepath.Join(dirA, "data"))); err != nil {
 		t.Fatal(err)
 	}
+	// Before init, the plugin the lock pins is not installed: say so.
+	_, stderr, code := b.run(dirB, "cat", "-c", "zarrgw.hcl", "lab", "--path", "t")
+	if flat := strings.Join(strings.Fields(stderr), " "); code == 0 || !strings.Contains(flat, address+" 1.3.0 is not installed") || !strings.Contains(flat, "Install it with: zarrgw init -c zarrgw.hcl") {
+		t.Fatalf("cat before init: exit %d\n%s", code, stderr)
+	}
 	if got := b.must(dirB, "init", "-c", "zarrgw.hcl"); !strings.Contains(got, "v1.3.0") {
 		t.Fatalf("init on the fresh machine:\n%s", got)
 	}
@@ -362,6 +372,11 @@ func TestDevOverride(t *testing.T) {
 		if code != 0 || !strings.Contains(stderr, `Development override for plugin "`+address+`"`) || !strings.Contains(stderr, m.cli) {
 			t.Fatalf("%s: exit %d\n%s", args[0], code, stderr)
 		}
+	}
+	// init installs nothing for it (there is no source to install from)
+	// and says why; the lock file records nothing of it.
+	if out := m.must(dir, "init", "-c", "zarrgw.hcl"); !strings.Contains(out, "- Skipping "+address+": dev_overrides in "+m.cli) {
+		t.Errorf("init:\n%s", out)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "zarrgw.lock.hcl")); err == nil {
 		t.Error("a lock file was written")

@@ -12,7 +12,8 @@ import (
 
 // runWalkthrough runs the walk-through name of the Markdown file doc (a
 // path in the repository) in a new directory beside this checkout, with
-// the zarrgw built for the tests on PATH and a fresh home, and returns
+// the zarrgw built for the tests on PATH and a fresh configuration
+// directory (none of the user's CLI configuration applies), and returns
 // the directory.
 func runWalkthrough(t *testing.T, doc, name string) string {
 	t.Helper()
@@ -24,7 +25,7 @@ func runWalkthrough(t *testing.T, doc, name string) string {
 	home := t.TempDir()
 	out, err := walkthrough.Run(dir, blocks,
 		"PATH="+filepath.Dir(zarrgwBin)+string(os.PathListSeparator)+os.Getenv("PATH"),
-		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"))
+		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "ZARRGW_CLI_CONFIG_FILE=", "ZARRGW_PLUGIN_CACHE_DIR=")
 	if err != nil {
 		t.Fatalf("%s, walk-through %q: %v\n%s", doc, name, err, out)
 	}
