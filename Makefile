@@ -28,7 +28,7 @@ vet:
 
 # Tests that build zarrgw or plugin binaries and run them: the test cache
 # cannot see those binaries' sources, so these always run afresh.
-BINTESTS := ./cmd/zarrgw ./tests/config ./tests/plugins ./tests/gateway ./tests/cloud ./tests/transfer ./tests/install
+BINTESTS := ./cmd/zarrgw ./tests/config ./tests/plugins ./tests/gateway ./tests/cloud ./tests/transfer ./tests/s3 ./tests/install
 # the same as grep patterns, to leave them out of the cached run
 BINPATTERNS := $(patsubst ./%,-e '.*/%',$(BINTESTS))
 
@@ -38,7 +38,7 @@ unit:
 	@# the example plugins are modules of their own
 	for m in $(EXAMPLES); do (cd $$m && $(GOTEST) ./...) || exit 1; done
 	@# the summary lines (results come from the test cache, nothing runs twice)
-	@$(GOTEST) -v -run 'TestConformance' ./tests/conformance/ | grep -E '^conformance:' || true
+	@$(GOTEST) -v -run 'TestConformance' ./tests/conformance/ | grep -E '^conformance' || true
 	@$(GOTEST) -v ./tests/interop/ | grep -E '^interop ' || true
 
 # Brief runs of the fuzz targets (each also runs its seed corpus in `unit`).

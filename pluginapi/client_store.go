@@ -196,13 +196,13 @@ func getOn(ctx context.Context, client pb.StoreClient, req *pb.GetRequest, lent 
 		return f.GetData(), err
 	}
 	if dst != nil {
-		return store.Value{Data: dst, Version: first.Version}, true, gatherInto(dst, first.Size, inline, next)
+		return store.Value{Data: dst, Version: first.Version, ModTime: timeFromPB(first.ModTimeUnixNano)}, true, gatherInto(dst, first.Size, inline, next)
 	}
 	if first.Arena != nil {
 		inline = append([]byte(nil), inline...)
 	}
 	data, err := gather(first.Size, inline, next)
-	return store.Value{Data: data, Version: first.Version}, true, err
+	return store.Value{Data: data, Version: first.Version, ModTime: timeFromPB(first.ModTimeUnixNano)}, true, err
 }
 
 func (s *remoteStore) Stat(ctx context.Context, key string) (store.Info, error) {
@@ -212,7 +212,7 @@ func (s *remoteStore) Stat(ctx context.Context, key string) (store.Info, error) 
 	if err != nil {
 		return store.Info{}, err
 	}
-	return store.Info{Size: resp.Size, Version: resp.Version}, nil
+	return store.Info{Size: resp.Size, Version: resp.Version, ModTime: timeFromPB(resp.ModTimeUnixNano)}, nil
 }
 
 // Set writes once; a conditional write whose plugin crashed is made once

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/zarrgw/zarrgw/core/codec"
 	"github.com/zarrgw/zarrgw/core/dtype"
@@ -162,4 +163,20 @@ func unpackStrings(b []byte, n int) ([]string, error) {
 		return nil, fmt.Errorf("%d bytes after the last of %d strings", len(b), n)
 	}
 	return out, nil
+}
+
+// timeToPB and timeFromPB carry a modification time as nanoseconds since
+// 1970, 0 for the zero time (a store that does not know).
+func timeToPB(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+func timeFromPB(ns int64) time.Time {
+	if ns == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, ns)
 }

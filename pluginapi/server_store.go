@@ -56,12 +56,12 @@ func (s *storeService) Get(req *pb.GetRequest, stream pb.Store_GetServer) error 
 	}
 	if dst, sp, ok := out.alloc(len(v.Data)); ok && len(v.Data) > 0 {
 		copy(dst, v.Data)
-		return stream.Send(&pb.DataFrame{Version: v.Version, Size: int64(len(v.Data)), Arena: sp})
+		return stream.Send(&pb.DataFrame{Version: v.Version, Size: int64(len(v.Data)), Arena: sp, ModTimeUnixNano: timeToPB(v.ModTime)})
 	}
 	for i, part := range split(v.Data) {
 		f := &pb.DataFrame{Data: part}
 		if i == 0 {
-			f.Version, f.Size = v.Version, int64(len(v.Data))
+			f.Version, f.Size, f.ModTimeUnixNano = v.Version, int64(len(v.Data)), timeToPB(v.ModTime)
 		}
 		if err := stream.Send(f); err != nil {
 			return err
@@ -90,7 +90,7 @@ func (s *storeService) getInto(stream pb.Store_GetServer, st store.Store, req *p
 		out.used.Store(0) // changed size (or vanished): Get has the answer
 		return false, nil
 	}
-	return true, stream.Send(&pb.DataFrame{Version: info.Version, Size: info.Size, Arena: sp})
+	return true, stream.Send(&pb.DataFrame{Version: info.Version, Size: info.Size, Arena: sp, ModTimeUnixNano: timeToPB(info.ModTime)})
 }
 
 func (s *storeService) Stat(ctx context.Context, req *pb.StoreRequest) (*pb.StatResponse, error) {
@@ -102,7 +102,7 @@ func (s *storeService) Stat(ctx context.Context, req *pb.StoreRequest) (*pb.Stat
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	return &pb.StatResponse{Size: info.Size, Version: info.Version}, nil
+	return &pb.StatResponse{Size: info.Size, Version: info.Version, ModTimeUnixNano: timeToPB(info.ModTime)}, nil
 }
 
 // Set writes only once the whole value has arrived: a host that dies or

@@ -3,7 +3,9 @@
 # python3-numcodecs (foreign v2 client and blosc oracle), python3-fsspec
 # and python3-aiohttp (zarr-python reading over HTTP), zarrita.js (foreign
 # v3 client) with a Float16Array polyfill for node 20, chromium (the
-# browser test of the gateway's pages), and the servers the cloud stores
+# browser test of the gateway's pages), the S3 clients the S3 API is
+# tested with (awscli, python3-boto3, s3cmd, rclone, and gdal-bin for
+# GDAL's Zarr driver over /vsis3/), and the servers the cloud stores
 # are tested against: versitygw (S3, built with go install into
 # $(go env GOPATH)/bin, about 2 minutes once) and Azurite (Azure Blob, npm,
 # into tests/servers/js).
@@ -12,7 +14,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need_apt=()
-for pkg in python3-zarr python3-numcodecs python3-fsspec python3-aiohttp python3-requests chromium; do
+for pkg in python3-zarr python3-numcodecs python3-fsspec python3-aiohttp python3-requests chromium \
+  awscli python3-boto3 s3cmd rclone gdal-bin; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
 done
 if [ ${#need_apt[@]} -gt 0 ]; then

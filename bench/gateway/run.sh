@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Gateway load on loopback, bounded in time: wrk GETs random 4 KiB values
-# through `zarrgw serve` (key API) and through nginx serving the same
-# directory, same connections, threads and duration; then the gateway's
+# through `zarrgw serve` (key API), through nginx serving the same
+# directory, and through Go's bare net/http FileServer (what any Go server
+# pays here), same connections, threads and duration; then the gateway's
 # peak RSS while it streams a 4 GiB array slice to a client.
 # Installs Debian's nginx and wrk when missing. bench/RESULTS.md records
 # the figures.
@@ -85,7 +86,12 @@ http {
 NGINX
 /usr/sbin/nginx -c "$work/nginx/nginx.conf" -g 'daemon off;' &
 pids+=("$!")
+go build -o "$work/gofileserver" ./bench/gateway/gofileserver
+go_port=$(free_port)
+"$work/gofileserver" "127.0.0.1:$go_port" "$work/data" &
+pids+=("$!")
 wait_http "http://127.0.0.1:$gw_port/d/small/k0"
+wait_http "http://127.0.0.1:$go_port/small/k0"
 wait_http "http://127.0.0.1:$ng_port/small/k0"
 
 # wrk_run NAME URL PREFIX: best requests/s of the rounds, and its p99.
@@ -102,8 +108,10 @@ wrk_run() {
   eval "${1}_rps=$best"
 }
 wrk_run nginx "http://127.0.0.1:$ng_port" /small/
+wrk_run gofileserver "http://127.0.0.1:$go_port" /small/
 wrk_run zarrgw "http://127.0.0.1:$gw_port" /d/small/
-awk -v a="$zarrgw_rps" -v b="$nginx_rps" 'BEGIN { printf "zarrgw / nginx = %.2f (target >= 0.8)\n", a / b }'
+awk -v a="$zarrgw_rps" -v b="$nginx_rps" -v g="$gofileserver_rps" 'BEGIN {
+  printf "zarrgw / nginx = %.2f (target >= 0.8); net/http FileServer / nginx = %.2f (the floor of a Go server here); zarrgw / FileServer = %.2f\n", a / b, g / b, a / g }'
 
 # 4 GiB slice streamed to a client: the gateway's peak RSS.
 curl -sf -X PUT --data-binary '{"zarr_format":3,"node_type":"array","shape":[65536,65536],"data_type":"uint8",

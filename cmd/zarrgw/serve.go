@@ -8,6 +8,7 @@ import (
 	"net"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/zarrgw/zarrgw/host/config"
 	"github.com/zarrgw/zarrgw/host/gateway"
@@ -16,7 +17,7 @@ import (
 )
 
 func newServe(set registry.Set) *cobra.Command {
-	var path, listen string
+	var path, listen, s3Listen string
 	cmd := &cobra.Command{
 		Use:   "serve --config FILE",
 		Short: "Serve the datasets of a configuration over HTTP until interrupted",
@@ -26,18 +27,19 @@ func newServe(set registry.Set) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return serve(cmd.Context(), set, file, listen, cmd.ErrOrStderr())
+			return serve(cmd.Context(), set, file, listen, s3Listen, cmd.ErrOrStderr())
 		},
 	}
 	addConfigFlag(cmd, &path)
 	cmd.Flags().StringVar(&listen, "listen", "", "address to listen on, HOST:PORT (default: the server block's listen)")
+	cmd.Flags().StringVar(&s3Listen, "s3-listen", "", "address of the S3 API, HOST:PORT (default: the s3 block's listen; needs an s3 block)")
 	return cmd
 }
 
 // serve runs the gateway until ctx ends (SIGINT or SIGTERM), then drains
 // requests in flight and ends the plugins. Its log, one JSON record per
 // request, goes to stderr.
-func serve(ctx context.Context, set registry.Set, file, listen string, stderr io.Writer) error {
+func serve(ctx context.Context, set registry.Set, file, listen, s3Listen string, stderr io.Writer) error {
 	logger := slog.New(slog.NewJSONHandler(stderr, nil))
 	opts, err := stack.Options(ctx, set, file, logger)
 	if err != nil {
@@ -50,6 +52,12 @@ func serve(ctx context.Context, set registry.Set, file, listen string, stderr io
 	if listen != "" {
 		cfg.Server.Listen = listen
 	}
+	if s3Listen != "" {
+		if cfg.Server.S3 == nil {
+			return fmt.Errorf("--s3-listen: %s has no s3 block in its server block", file)
+		}
+		cfg.Server.S3.Listen = s3Listen
+	}
 	host, err := stack.Start(cfg, set, logger)
 	if err != nil {
 		return err
@@ -59,21 +67,38 @@ func serve(ctx context.Context, set registry.Set, file, listen string, stderr io
 	if err != nil {
 		return err
 	}
+	defer g.Close()
 	ln, err := net.Listen("tcp", cfg.Server.Listen)
 	if err != nil {
 		return fmt.Errorf("server: %w", err)
 	}
 	printURLs(stderr, cfg, ln.Addr().String())
-	return g.Serve(ctx, ln)
+	if cfg.Server.S3 == nil {
+		return g.Serve(ctx, ln)
+	}
+	s3ln, err := net.Listen("tcp", cfg.Server.S3.Listen)
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("server s3: %w", err)
+	}
+	fmt.Fprintf(stderr, "zarrgw: S3 API at %s://%s (region %s; each dataset a bucket)\n", scheme(cfg), s3ln.Addr(), cfg.Server.S3.Region)
+	// both listeners end together: when one fails, the other drains
+	grp, gctx := errgroup.WithContext(ctx)
+	grp.Go(func() error { return g.Serve(gctx, ln) })
+	grp.Go(func() error { return g.ServeS3(gctx, s3ln) })
+	return grp.Wait()
+}
+
+func scheme(cfg *config.Config) string {
+	if cfg.Server.TLSCertFile != "" {
+		return "https"
+	}
+	return "http"
 }
 
 // printURLs tells a person where to look.
 func printURLs(w io.Writer, cfg *config.Config, addr string) {
-	scheme := "http"
-	if cfg.Server.TLSCertFile != "" {
-		scheme = "https"
-	}
-	base := scheme + "://" + addr
+	base := scheme(cfg) + "://" + addr
 	fmt.Fprintf(w, "zarrgw: serving %d datasets at %s/d/ (API: %s/openapi.json, metrics: %s/metrics)\n", len(cfg.Datasets), base, base, base)
 	for _, ds := range cfg.Datasets {
 		fmt.Fprintf(w, "  %s/d/%s/\n", base, ds.Name)

@@ -89,29 +89,24 @@ func (a *Array) decodeInto(ctx context.Context, coords []int, dst []byte) (bool,
 // read between two collections, and first touches of new heap memory cost
 // more than the decoding (bench/stream).
 func (a *Array) getEncoded(ctx context.Context, key string) ([]byte, func(), error) {
-	if _, ok := a.data.(store.ReaderInto); ok {
-		info, err := a.data.Stat(ctx, key)
-		if err != nil {
-			return nil, nil, err
+	var pooled *[]byte
+	data, _, err := readWhole(ctx, a.data, key, func(n int64) []byte {
+		pooled, _ = a.encoded.Get().(*[]byte)
+		if pooled == nil || int64(cap(*pooled)) < n {
+			b := make([]byte, n)
+			pooled = &b
 		}
-		buf, _ := a.encoded.Get().(*[]byte)
-		if buf == nil || int64(cap(*buf)) < info.Size {
-			b := make([]byte, info.Size)
-			buf = &b
-		}
-		*buf = (*buf)[:info.Size]
-		done, err := store.GetInto(ctx, a.data, key, *buf)
-		if done && err == nil {
-			return *buf, func() { a.encoded.Put(buf) }, nil
-		}
-		a.encoded.Put(buf)
-		if err != nil {
-			return nil, nil, err
-		}
-		// the value changed size since Stat: read it as it is now
+		return (*pooled)[:n]
+	})
+	release := func() {}
+	if pooled != nil {
+		release = func() { a.encoded.Put(pooled) }
 	}
-	v, err := a.data.Get(ctx, key, store.ByteRange{})
-	return v.Data, func() {}, err
+	if err != nil {
+		release()
+		return nil, nil, err
+	}
+	return data, release, nil
 }
 
 // fillElement is the fill value's bytes, zeroes when there is none.

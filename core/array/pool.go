@@ -3,19 +3,14 @@ package array
 import (
 	"context"
 	"fmt"
-	"sync"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // forEach runs fn(ctx, i) for i in [0, n) on at most limit goroutines.
 // The first error cancels the rest and is returned.
 func forEach(ctx context.Context, n, limit int, fn func(ctx context.Context, i int) error) error {
-	if n == 0 {
-		return nil
-	}
-	if limit > n {
-		limit = n
-	}
-	if limit <= 1 {
+	if n == 1 || limit <= 1 {
 		for i := 0; i < n; i++ {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -26,53 +21,23 @@ func forEach(ctx context.Context, n, limit int, fn func(ctx context.Context, i i
 		}
 		return nil
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		next     int
-		firstErr error
-	)
-	take := func() (int, bool) {
-		mu.Lock()
-		defer mu.Unlock()
-		if next >= n || firstErr != nil {
-			return 0, false
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(limit)
+	for i := 0; i < n; i++ {
+		if gctx.Err() != nil {
+			break // a call failed: start no more
 		}
-		next++
-		return next - 1, true
-	}
-	fail := func(err error) {
-		mu.Lock()
-		if firstErr == nil {
-			firstErr = err
-			cancel()
-		}
-		mu.Unlock()
-	}
-	for w := 0; w < limit; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i, ok := take()
-				if !ok {
-					return
-				}
-				if err := ctx.Err(); err != nil {
-					fail(err)
-					return
-				}
-				if err := safeCall(ctx, i, fn); err != nil {
-					fail(err)
-					return
-				}
+		g.Go(func() error {
+			if err := gctx.Err(); err != nil {
+				return err
 			}
-		}()
+			return safeCall(gctx, i, fn)
+		})
 	}
-	wg.Wait()
-	return firstErr
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	return ctx.Err()
 }
 
 // safeCall turns a panic in fn (a codec bug, say) into an error, so one bad

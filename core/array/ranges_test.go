@@ -39,7 +39,7 @@ func TestReadWhole(t *testing.T) {
 		{"buffer too small", m, false, make([]byte, 0, 4)},
 		{"size changed after Stat", staleStat{m, 12}, false, buf},
 	} {
-		got, ver, err := chunkRanges{st: c.st, key: "c/0"}.ReadWhole(ctx, c.buffer)
+		got, ver, err := newChunkRanges(c.st, "c/0").ReadWhole(ctx, c.buffer)
 		if err != nil || !bytes.Equal(got, value) || ver == "" {
 			t.Fatalf("%s: %q, version %q, %v", c.name, got, ver, err)
 		}
@@ -47,7 +47,7 @@ func TestReadWhole(t *testing.T) {
 			t.Errorf("%s: read into the buffer = %v, want %v", c.name, shared, c.inBuf)
 		}
 	}
-	if _, _, err := (chunkRanges{st: m, key: "c/1"}).ReadWhole(ctx, buf); err == nil {
+	if _, _, err := (newChunkRanges(m, "c/1")).ReadWhole(ctx, buf); err == nil {
 		t.Fatal("missing value read without error")
 	}
 }

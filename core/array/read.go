@@ -106,7 +106,7 @@ func (a *Array) partialDecoder() codec.PartialDecoder {
 // one inner chunk of a shard costs no further copy.
 func (a *Array) readOnePart(ctx context.Context, pd codec.PartialDecoder, sel grid.Selection, p grid.Projection) (*ndarray.Array, error) {
 	key := a.ChunkKey(p.Chunk)
-	part, err := pd.DecodeRegion(ctx, a.pipe.Spec(), chunkRanges{st: a.data, key: key}, p.InChunk)
+	part, err := pd.DecodeRegion(ctx, a.pipe.Spec(), newChunkRanges(a.data, key), p.InChunk)
 	if errors.Is(err, store.ErrNotFound) {
 		part, err = ndarray.Filled(a.meta.DataType, sel.Counts(), a.fill()), nil
 	}
@@ -128,7 +128,7 @@ func (a *Array) readPartial(ctx context.Context, pd codec.PartialDecoder, out *n
 		p := projections[i]
 		key := a.ChunkKey(p.Chunk)
 		if pdi, ok := pd.(codec.PartialDecoderInto); ok {
-			err := pdi.DecodeRegionInto(ctx, spec, chunkRanges{st: a.data, key: key}, p.InChunk, out, p.Out)
+			err := pdi.DecodeRegionInto(ctx, spec, newChunkRanges(a.data, key), p.InChunk, out, p.Out)
 			if errors.Is(err, store.ErrNotFound) {
 				ndarray.FillRegion(out, p.Out, a.fill())
 				return nil
@@ -138,7 +138,7 @@ func (a *Array) readPartial(ctx context.Context, pd codec.PartialDecoder, out *n
 			}
 			return nil
 		}
-		part, err := pd.DecodeRegion(ctx, spec, chunkRanges{st: a.data, key: key}, p.InChunk)
+		part, err := pd.DecodeRegion(ctx, spec, newChunkRanges(a.data, key), p.InChunk)
 		if errors.Is(err, store.ErrNotFound) {
 			ndarray.FillRegion(out, p.Out, a.fill())
 			return nil

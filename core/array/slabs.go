@@ -21,8 +21,10 @@ type slabPlan struct {
 
 // planSlabs picks the outermost level at which one output index fits in
 // maxBytes (an element costing elemBytes) and groups the chunk spans
-// along it into slabs.
-func planSlabs(sel grid.Selection, chunkShape []int, elemBytes, maxBytes int64) slabPlan {
+// along it into slabs. innerShape, when not nil, is the shape of the
+// inner chunks of sharded chunks: a shard span too large for one slab is
+// cut at inner chunk boundaries, so that no inner chunk is decoded twice.
+func planSlabs(sel grid.Selection, chunkShape, innerShape []int, elemBytes, maxBytes int64) slabPlan {
 	p := slabPlan{sel: sel, counts: sel.Counts()}
 	total := 1
 	for _, c := range p.counts {
@@ -43,7 +45,12 @@ func planSlabs(sel grid.Selection, chunkShape []int, elemBytes, maxBytes int64) 
 		}
 	}
 	rows := int(max(maxBytes/(int64(inner)*elemBytes), 1))
-	p.ranges = groupSpans(chunkSpans(sel[p.level], chunkShape[p.level]), rows)
+	spans := chunkSpans(sel[p.level], chunkShape[p.level])
+	var innerSpans []int
+	if innerShape != nil {
+		innerSpans = chunkSpans(sel[p.level], innerShape[p.level])
+	}
+	p.ranges = groupSpans(spans, innerSpans, rows)
 	for _, r := range p.ranges {
 		p.maxElems = max(p.maxElems, (r[1]-r[0])*inner)
 	}
@@ -66,11 +73,20 @@ func chunkSpans(d grid.Dim, chunk int) []int {
 
 // groupSpans groups consecutive spans into ranges [lo, hi) of at most rows
 // indexes: whole spans while they fit, and a span larger than rows cut
-// into even pieces.
-func groupSpans(spans []int, rows int) [][2]int {
+// into pieces: at the inner spans it is made of when innerSpans is given
+// (they nest in the spans), else evenly.
+func groupSpans(spans, innerSpans []int, rows int) [][2]int {
 	var out [][2]int
 	lo, hi := 0, 0
+	next := 0 // the first inner span of the current span
 	for _, n := range spans {
+		var inner []int
+		if innerSpans != nil {
+			for k := 0; k < n; next++ {
+				inner = append(inner, innerSpans[next])
+				k += innerSpans[next]
+			}
+		}
 		if hi > lo && hi-lo+n > rows {
 			out = append(out, [2]int{lo, hi})
 			lo = hi
@@ -79,16 +95,46 @@ func groupSpans(spans []int, rows int) [][2]int {
 			hi += n
 			continue
 		}
-		pieces := (n + rows - 1) / rows
-		for i := 1; i <= pieces; i++ {
-			end := hi + n*i/pieces
-			out = append(out, [2]int{lo, end})
-			lo = end
+		for _, r := range cut(n, inner, rows) {
+			out = append(out, [2]int{lo, lo + r})
+			lo += r
 		}
 		hi = lo
 	}
 	if hi > lo {
 		out = append(out, [2]int{lo, hi})
+	}
+	return out
+}
+
+// cut splits a span of n indexes into pieces of at most rows: groups of
+// whole inner spans when there are any (an inner span larger than rows
+// still cut evenly), else even pieces.
+func cut(n int, inner []int, rows int) []int {
+	if len(inner) == 0 {
+		inner = []int{n}
+	}
+	var out []int
+	acc := 0
+	for _, m := range inner {
+		if acc > 0 && acc+m > rows {
+			out = append(out, acc)
+			acc = 0
+		}
+		if m <= rows {
+			acc += m
+			continue
+		}
+		pieces := (m + rows - 1) / rows
+		done := 0
+		for i := 1; i <= pieces; i++ {
+			end := m * i / pieces
+			out = append(out, end-done)
+			done = end
+		}
+	}
+	if acc > 0 {
+		out = append(out, acc)
 	}
 	return out
 }

@@ -26,7 +26,18 @@ func TestSlabsCoverSelectionInOrder(t *testing.T) {
 		}
 		elem := int64(1 + r.Intn(8))
 		maxBytes := elem * int64(1+r.Intn(40))
-		plan := planSlabs(sel, chunks, elem, maxBytes)
+		var innerShape []int
+		if r.Intn(2) == 0 { // sharded: inner chunks that divide the chunks
+			innerShape = make([]int, rank)
+			for d := range chunks {
+				chunks[d] *= 1 + r.Intn(3)
+				innerShape[d] = chunks[d] / []int{1, 2, 3}[r.Intn(3)]
+				if innerShape[d] < 1 || chunks[d]%innerShape[d] != 0 {
+					innerShape[d] = chunks[d]
+				}
+			}
+		}
+		plan := planSlabs(sel, chunks, innerShape, elem, maxBytes)
 
 		var got [][]int
 		plan.each(func(sub grid.Selection) bool {
@@ -77,19 +88,25 @@ func elements(sel grid.Selection) [][]int {
 // are grouped, and a span larger than a slab is cut evenly.
 func TestGroupSpans(t *testing.T) {
 	cases := []struct {
-		spans []int
-		rows  int
-		want  [][2]int
+		spans, inner []int
+		rows         int
+		want         [][2]int
 	}{
-		{[]int{4, 4, 4, 2}, 8, [][2]int{{0, 8}, {8, 14}}},
-		{[]int{4, 4, 4}, 5, [][2]int{{0, 4}, {4, 8}, {8, 12}}},
-		{[]int{10}, 4, [][2]int{{0, 3}, {3, 6}, {6, 10}}},
-		{[]int{2, 10, 1}, 4, [][2]int{{0, 2}, {2, 5}, {5, 8}, {8, 12}, {12, 13}}},
-		{nil, 4, nil},
+		{[]int{4, 4, 4, 2}, nil, 8, [][2]int{{0, 8}, {8, 14}}},
+		{[]int{4, 4, 4}, nil, 5, [][2]int{{0, 4}, {4, 8}, {8, 12}}},
+		{[]int{10}, nil, 4, [][2]int{{0, 3}, {3, 6}, {6, 10}}},
+		{[]int{2, 10, 1}, nil, 4, [][2]int{{0, 2}, {2, 5}, {5, 8}, {8, 12}, {12, 13}}},
+		{nil, nil, 4, nil},
+		// shards of 8 in inner chunks of 2, 3 rows to a slab: cut at inner
+		// chunk boundaries, never inside an inner chunk
+		{[]int{8, 8}, []int{2, 2, 2, 2, 2, 2, 2, 2}, 3, [][2]int{{0, 2}, {2, 4}, {4, 6}, {6, 8}, {8, 10}, {10, 12}, {12, 14}, {14, 16}}},
+		{[]int{8, 4}, []int{2, 2, 2, 2, 2, 2}, 5, [][2]int{{0, 4}, {4, 8}, {8, 12}}},
+		// an inner chunk larger than a slab is cut evenly
+		{[]int{6}, []int{6}, 4, [][2]int{{0, 3}, {3, 6}}},
 	}
 	for _, c := range cases {
-		if got := groupSpans(c.spans, c.rows); !slices.Equal(got, c.want) {
-			t.Errorf("groupSpans(%v, %d) = %v, want %v", c.spans, c.rows, got, c.want)
+		if got := groupSpans(c.spans, c.inner, c.rows); !slices.Equal(got, c.want) {
+			t.Errorf("groupSpans(%v, %v, %d) = %v, want %v", c.spans, c.inner, c.rows, got, c.want)
 		}
 	}
 }

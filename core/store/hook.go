@@ -120,3 +120,25 @@ func Limit(n int) Hook {
 		return call(ctx)
 	}
 }
+
+// ListInfo runs the hook around the whole listing, as List does.
+func (h *hooked) ListInfo(ctx context.Context, prefix, startAfter string) iter.Seq2[Entry, error] {
+	return func(yield func(Entry, error) bool) {
+		stopped := false
+		err := h.hook(ctx, "list", prefix, func(ctx context.Context) error {
+			for e, err := range ListInfo(ctx, h.next, prefix, startAfter) {
+				if err != nil {
+					return err
+				}
+				if !yield(e, nil) {
+					stopped = true
+					return nil
+				}
+			}
+			return nil
+		})
+		if err != nil && !stopped {
+			yield(Entry{}, err)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Memory is a concurrency-safe in-memory store with every capability.
@@ -24,6 +25,7 @@ type Memory struct {
 type memValue struct {
 	data    []byte
 	version string
+	at      time.Time
 }
 
 var _ Store = (*Memory)(nil)
@@ -69,7 +71,7 @@ func (m *Memory) Get(ctx context.Context, key string, r ByteRange) (Value, error
 	}
 	data := make([]byte, len(part))
 	copy(data, part) // make+copy skips zeroing the new slice
-	return Value{Data: data, Version: v.version}, nil
+	return Value{Data: data, Version: v.version, ModTime: v.at}, nil
 }
 
 // Stat returns the size and version of a value.
@@ -78,7 +80,7 @@ func (m *Memory) Stat(ctx context.Context, key string) (Info, error) {
 	if err != nil {
 		return Info{}, err
 	}
-	return Info{Size: int64(len(v.data)), Version: v.version}, nil
+	return Info{Size: int64(len(v.data)), Version: v.version, ModTime: v.at}, nil
 }
 
 // Set stores a copy of data if cond holds and returns the new version.
@@ -99,7 +101,7 @@ func (m *Memory) Set(ctx context.Context, key string, data []byte, cond Conditio
 	}
 	m.seq++
 	version := strconv.FormatUint(m.seq, 10)
-	m.values[key] = memValue{data: owned, version: version}
+	m.values[key] = memValue{data: owned, version: version, at: time.Now()}
 	return version, nil
 }
 

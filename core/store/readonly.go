@@ -40,3 +40,8 @@ func (r readOnly) GetInto(ctx context.Context, key string, dst []byte) (bool, er
 func (r readOnly) ListSorted(ctx context.Context, prefix, startAfter string) iter.Seq2[string, error] {
 	return ListSorted(ctx, r.Store, prefix, startAfter)
 }
+
+// ListInfo keeps the listing with sizes and versions of the store below.
+func (r readOnly) ListInfo(ctx context.Context, prefix, startAfter string) iter.Seq2[Entry, error] {
+	return ListInfo(ctx, r.Store, prefix, startAfter)
+}

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"time"
 )
 
 var (
@@ -129,12 +130,19 @@ func (r ByteRange) Resolve(size int64) (start, end int64, err error) {
 type Value struct {
 	Data    []byte
 	Version string
+	// ModTime is when the value was written, the zero time where the
+	// store does not know (as Info.ModTime): one read tells what an HTTP
+	// or S3 answer reports as Last-Modified.
+	ModTime time.Time
 }
 
 // Info describes a stored value without its bytes.
 type Info struct {
 	Size    int64
 	Version string
+	// ModTime is when the value was last written, the zero time where a
+	// store does not know (the S3 API reports it as Last-Modified).
+	ModTime time.Time
 }
 
 // Condition guards a Set. The zero value writes unconditionally.

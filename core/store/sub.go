@@ -157,3 +157,23 @@ func (s *sub) ListSorted(ctx context.Context, prefix, startAfter string) iter.Se
 		}
 	}
 }
+
+// ListInfo keeps the listing with sizes and versions of the store below.
+func (s *sub) ListInfo(ctx context.Context, prefix, startAfter string) iter.Seq2[Entry, error] {
+	return func(yield func(Entry, error) bool) {
+		p, err := s.dir(prefix)
+		if err != nil {
+			yield(Entry{}, err)
+			return
+		}
+		if startAfter != "" {
+			startAfter = s.prefix + startAfter
+		}
+		for e, err := range ListInfo(ctx, s.next, p, startAfter) {
+			e.Key = strings.TrimPrefix(e.Key, s.prefix)
+			if !yield(e, err) || err != nil {
+				return
+			}
+		}
+	}
+}

@@ -193,6 +193,8 @@ type Server struct {
 	// how long a write by another replica can go unseen.
 	MetadataCache, ChunkCache int64
 	CacheTTL                  time.Duration
+	// S3 is the S3 API listener; nil when the server block has none.
+	S3 *S3Listener
 }
 
 // DefaultServer returns the server used without a server block; a block

@@ -220,3 +220,42 @@ func TestProbedPluginIsChecked(t *testing.T) {
 		t.Errorf("want an error on the plugin block naming the failure:\n%s", render(cfg, diags))
 	}
 }
+
+// The s3 block: its defaults, and what buckets made through the API may do.
+func TestS3Listener(t *testing.T) {
+	cfg := mustParse(t, `variable "k" {
+  default = "secret"
+}
+store "fs" "scratch" {
+  root = "/tmp/x"
+}
+principal "ci" {
+  s3_access_key_id     = "CIKEY"
+  s3_secret_access_key = var.k
+}
+server {
+  listen = ":80"
+  s3 {
+    listen       = "127.0.0.1:9000"
+    domain       = "s3.example.org"
+    buckets_from = "store.fs.scratch"
+    bucket_access {
+      read  = ["ci"]
+      write = ["ci"]
+    }
+  }
+}`, config.Options{})
+	l := cfg.Server.S3
+	if l == nil || l.Listen != "127.0.0.1:9000" || l.Region != "us-east-1" || l.Domain != "s3.example.org" ||
+		l.MultipartMaxAge != 24*time.Hour || l.MaxObjectSize != 1<<30 || l.BucketsFrom.String() != "store.fs.scratch" ||
+		len(l.BucketAccess.Write) != 1 || l.BucketAccess.Write[0] != "ci" {
+		t.Fatalf("s3 block decoded as %+v", l)
+	}
+	p, ok := cfg.PrincipalByAccessKey("CIKEY")
+	if !ok || p.Name != "ci" || p.S3SecretAccessKey != "secret" || p.HasToken {
+		t.Fatalf("principal by access key: %+v %v", p, ok)
+	}
+	if _, ok := cfg.PrincipalByAccessKey(""); ok {
+		t.Fatal("the empty access key finds a principal")
+	}
+}

@@ -235,6 +235,49 @@ server {
 
 		{"unknown top-level block", `datasets "d" {
 }`, 1, 1, []string{"Unsupported block type", `"datasets"`}},
+
+		{"dataset name that is no bucket name", fsStore + `dataset "Era5_Daily" {
+  store = store.fs.a
+}
+server {
+  listen = ":80"
+  s3 {
+    listen = "127.0.0.1:9000"
+  }
+}`, 4, 0, []string{"Dataset name is not a bucket name", `"Era5_Daily"`}},
+
+		{"buckets_from an undeclared store", fsStore + `server {
+  listen = ":80"
+  s3 {
+    listen       = "127.0.0.1:9000"
+    buckets_from = "store.fs.scratch"
+  }
+}`, 8, 0, []string{"Not a declared store", "store.fs.scratch"}},
+
+		{"invalid multipart_max_age", `server {
+  listen = ":80"
+  s3 {
+    listen            = "127.0.0.1:9000"
+    multipart_max_age = "a day"
+  }
+}`, 5, 0, []string{"Invalid multipart_max_age"}},
+
+		{"invalid max_object_size", `server {
+  listen = ":80"
+  s3 {
+    listen          = "127.0.0.1:9000"
+    max_object_size = "big"
+  }
+}`, 5, 0, []string{"Invalid max_object_size"}},
+
+		{"S3 secret written in the file", `principal "p" {
+  s3_access_key_id     = "AKID"
+  s3_secret_access_key = "s3cr3t"
+}`, 3, 0, []string{`Secret "s3_secret_access_key"`, "var.NAME"}},
+
+		{"S3 access key without its secret", `principal "p" {
+  s3_access_key_id = "AKID"
+}`, 2, 0, []string{"Incomplete S3 credentials", `"p"`}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

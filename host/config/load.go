@@ -151,5 +151,6 @@ func decode(cfg *Config, body hcl.Body, opts Options) hcl.Diagnostics {
 	diags = append(diags, d.datasets(byType["dataset"])...)
 	diags = append(diags, d.checkAccess()...)
 	diags = append(diags, d.server(byType["server"])...)
+	diags = append(diags, d.checkBucketNames()...)
 	return diags
 }

@@ -13,13 +13,19 @@ import (
 type Principal struct {
 	Name        string
 	TokenSHA256 [32]byte
-	DeclRange   hcl.Range
+	// HasToken is false for a principal known by S3 credentials only.
+	HasToken bool
+	// S3AccessKeyID and S3SecretAccessKey sign the principal's requests
+	// to the S3 API (from variables; "" when it has none).
+	S3AccessKeyID, S3SecretAccessKey string
+	DeclRange                        hcl.Range
 }
 
 // Anyone is the principal name that grants access without a token.
 const Anyone = "*"
 
-var principalSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "token_sha256", Required: true}}}
+var principalSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "token_sha256"},
+	{Name: "s3_access_key_id"}, {Name: "s3_secret_access_key"}}}
 
 func (d *decoder) principals(blocks []*hcl.Block) hcl.Diagnostics {
 	var diags hcl.Diagnostics
@@ -47,9 +53,14 @@ func (d *decoder) principals(blocks []*hcl.Block) hcl.Diagnostics {
 func (d *decoder) principal(b *hcl.Block) (Principal, hcl.Diagnostics) {
 	p := Principal{Name: b.Labels[0], DeclRange: b.DefRange}
 	content, diags := b.Body.Content(principalSchema)
+	diags = append(diags, d.principalS3(content.Attributes, &p)...)
 	v, ok, more := d.evalAttr(content.Attributes, "token_sha256", cty.String)
 	diags = append(diags, more...)
 	if !ok {
+		if p.S3AccessKeyID == "" && !diags.HasErrors() {
+			diags = append(diags, diagf(b.DefRange, "Principal without credentials",
+				"Principal %q needs token_sha256, S3 credentials, or both.", p.Name))
+		}
 		return p, diags
 	}
 	sum, err := hex.DecodeString(strings.TrimSpace(v.AsString()))
@@ -59,6 +70,7 @@ func (d *decoder) principal(b *hcl.Block) (Principal, hcl.Diagnostics) {
 		return p, diags
 	}
 	copy(p.TokenSHA256[:], sum)
+	p.HasToken = true
 	return p, diags
 }
 

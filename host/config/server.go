@@ -13,7 +13,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 )
 
-var serverSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
+var serverSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "s3"}}, Attributes: []hcl.AttributeSchema{
 	{Name: "listen", Required: true},
 	{Name: "read_header_timeout"}, {Name: "read_timeout"}, {Name: "write_timeout"},
 	{Name: "idle_timeout"}, {Name: "shutdown_timeout"},
@@ -42,6 +42,13 @@ func (d *decoder) serverBlock(b *hcl.Block) hcl.Diagnostics {
 	s := &d.cfg.Server
 	content, diags := b.Body.Content(serverSchema)
 	attrs := content.Attributes
+	for i, blk := range content.Blocks {
+		if i > 0 {
+			diags = append(diags, duplicate("s3 block", blk.DefRange, content.Blocks[0].DefRange))
+			continue
+		}
+		diags = append(diags, d.s3Listener(blk)...)
+	}
 	listen, ok, more := d.evalAttr(attrs, "listen", cty.String)
 	diags = append(diags, more...)
 	if ok {

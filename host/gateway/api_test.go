@@ -187,6 +187,14 @@ func TestConsolidatedOnTheFly(t *testing.T) {
 	if !strings.Contains(body, "consolidated_metadata") || !strings.Contains(body, `"a"`) {
 		t.Fatalf("root zarr.json without consolidated metadata: %s", body)
 	}
+	// the built document has a Last-Modified that rebuilding the same
+	// content keeps (S3 clients and sync tools rely on it)
+	first, _ := tg.do(t, "HEAD", "/d/cons/zarr.json", "")
+	tg.put(t, "/d/cons/a/zarr.json", `{"zarr_format":3,"node_type":"group","attributes":{"x":1}}`) // the same again: rebuilt
+	again, _ := tg.do(t, "HEAD", "/d/cons/zarr.json", "")
+	if lm := first.Header.Get("Last-Modified"); lm == "" || again.Header.Get("Last-Modified") != lm {
+		t.Fatalf("built document: Last-Modified %q, then %q after an identical rebuild", lm, again.Header.Get("Last-Modified"))
+	}
 	tg.put(t, "/d/cons/b/zarr.json", `{"zarr_format":3,"node_type":"group","attributes":{}}`)
 	if _, body = tg.do(t, "GET", "/d/cons/zarr.json", ""); !strings.Contains(body, `"b"`) {
 		t.Fatalf("consolidated metadata not rebuilt after a write: %s", body)
@@ -206,6 +214,22 @@ func TestConsolidatedOnTheFly(t *testing.T) {
 	resp, body := tg.do(t, "GET", "/d/cons/.zmetadata", "")
 	if resp.StatusCode != 200 || !strings.Contains(body, `"v/.zarray"`) || !strings.Contains(body, `"zarr_consolidated_format"`) {
 		t.Fatalf(".zmetadata: %d %s", resp.StatusCode, body)
+	}
+}
+
+// Metadata documents served from the metadata cache keep their
+// Last-Modified, on GET and HEAD, first read and cached.
+func TestMetadataLastModified(t *testing.T) {
+	tg := newTestGateway(t)
+	tg.put(t, "/d/open/a/zarr.json", `{"zarr_format":3,"node_type":"group","attributes":{}}`)
+	tg.put(t, "/d/open/v/.zarray", `{"zarr_format":2}`)
+	for _, key := range []string{"a/zarr.json", "v/.zarray"} {
+		for i, method := range []string{"GET", "HEAD", "GET", "HEAD"} {
+			resp, _ := tg.do(t, method, "/d/open/"+key, "")
+			if resp.StatusCode != 200 || resp.Header.Get("Last-Modified") == "" {
+				t.Fatalf("%s %s (read %d): %d, Last-Modified %q", method, key, i+1, resp.StatusCode, resp.Header.Get("Last-Modified"))
+			}
+		}
 	}
 }
 

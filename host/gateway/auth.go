@@ -48,7 +48,7 @@ func (p principals) byToken(token string) (string, bool) {
 	sum := sha256.Sum256([]byte(token))
 	found := ""
 	for _, pr := range p.list {
-		if subtle.ConstantTimeCompare(sum[:], pr.TokenSHA256[:]) == 1 {
+		if pr.HasToken && subtle.ConstantTimeCompare(sum[:], pr.TokenSHA256[:]) == 1 {
 			found = pr.Name
 		}
 	}

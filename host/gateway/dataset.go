@@ -28,7 +28,7 @@ func (ds *dataset) serve(ctx context.Context, key string, r store.ByteRange) (st
 	if err != nil {
 		return store.Value{}, fmt.Errorf("get %q: %w", key, err)
 	}
-	return store.Value{Data: doc.value[start:end], Version: doc.version}, nil
+	return store.Value{Data: doc.value[start:end], Version: doc.version, ModTime: doc.changed}, nil
 }
 
 // stat is Stat with the same substitution as serve.
@@ -40,7 +40,7 @@ func (ds *dataset) stat(ctx context.Context, key string) (store.Info, error) {
 		}
 		return ds.store.Stat(ctx, key)
 	}
-	return store.Info{Size: int64(len(doc.value)), Version: doc.version}, nil
+	return store.Info{Size: int64(len(doc.value)), Version: doc.version, ModTime: doc.changed}, nil
 }
 
 // wrote is told of every write of a key through the gateway: a decoded
@@ -80,12 +80,18 @@ type consolidated struct {
 
 	mu  sync.Mutex
 	doc *builtDoc
+	// last is the document built last, kept across resets to tell
+	// whether a rebuilt one changed.
+	last *builtDoc
 }
 
 type builtDoc struct {
 	key, version string
 	value        []byte
-	at           time.Time
+	at           time.Time // when it was built
+	// changed is when its content last changed, as far as this gateway
+	// has seen: its Last-Modified.
+	changed time.Time
 }
 
 func newConsolidated(ttl time.Duration) *consolidated { return &consolidated{ttl: ttl} }
@@ -103,8 +109,13 @@ func (c *consolidated) get(ctx context.Context, s store.Store) (builtDoc, error)
 		return builtDoc{}, fmt.Errorf("consolidating metadata: %w", err)
 	}
 	sum := sha256.Sum256(d.Value)
-	c.doc = &builtDoc{key: d.Key, value: d.Value, version: "consolidated-" + hex.EncodeToString(sum[:12]), at: time.Now()}
-	return *c.doc, nil
+	now := time.Now()
+	doc := &builtDoc{key: d.Key, value: d.Value, version: "consolidated-" + hex.EncodeToString(sum[:12]), at: now, changed: now}
+	if c.last != nil && c.last.version == doc.version {
+		doc.changed = c.last.changed // rebuilt the same: not modified
+	}
+	c.doc, c.last = doc, doc
+	return *doc, nil
 }
 
 func (c *consolidated) reset() {

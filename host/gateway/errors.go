@@ -28,9 +28,12 @@ func badRequest(msg string) error { return &requestError{http.StatusBadRequest, 
 // failed must answer 502, 503 or 504 instead.
 func statusOf(err error) int {
 	var re *requestError
+	var be *bodyError
 	switch {
 	case errors.As(err, &re):
 		return re.status
+	case errors.As(err, &be):
+		return http.StatusBadRequest
 	case errors.Is(err, store.ErrNotFound), errors.Is(err, hierarchy.ErrNoNode):
 		return http.StatusNotFound
 	case errors.Is(err, store.ErrConflict):

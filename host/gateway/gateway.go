@@ -14,8 +14,10 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/zarrgw/zarrgw/core/array"
@@ -42,10 +44,16 @@ type Gateway struct {
 	host       *stack.Host
 	log        *slog.Logger
 	principals principals
-	datasets   map[string]*dataset
-	names      []string // dataset names, sorted
 	metrics    *metrics
 	ready      *readiness
+	chunks     *cache.Cache[*ndarray.Array]
+	started    time.Time
+	// s3 is the S3 API, nil without an s3 block.
+	s3 *s3API
+
+	mu       sync.RWMutex
+	datasets map[string]*dataset
+	names    []string // dataset names, sorted
 }
 
 // dataset is a served dataset: its stack, behind the metadata cache.
@@ -58,6 +66,12 @@ type dataset struct {
 	// chunks is the dataset's part of the decoded-chunk cache, nil when
 	// the cache is off.
 	chunks *chunkCache
+	// created is when CreateBucket made the dataset, zero for the
+	// datasets of the configuration.
+	created time.Time
+	// md5Versions: the store's versions are the MD5 of the bytes (S3's
+	// ETags of single-part objects), so S3 clients may check them.
+	md5Versions bool
 	// consolidated holds metadata consolidated on the fly, when the
 	// dataset asks for it.
 	consolidated *consolidated
@@ -85,28 +99,89 @@ func New(ctx context.Context, cfg *config.Config, host *stack.Host, opts Options
 		}
 		return store.WithHook(s, chainHooks(hooks...))
 	})
-	chunks := cache.New[*ndarray.Array](cfg.Server.ChunkCache, cfg.Server.CacheTTL)
+	g.chunks = cache.New[*ndarray.Array](cfg.Server.ChunkCache, cfg.Server.CacheTTL)
+	g.started = time.Now()
 	for i := range cfg.Datasets {
-		dc := &cfg.Datasets[i]
-		opened, err := host.Dataset(ctx, dc.Name)
+		ds, err := g.open(ctx, &cfg.Datasets[i])
 		if err != nil {
 			return nil, err
 		}
-		mc := newMetaCache(opened.Store, cfg.Server.MetadataCache, cfg.Server.CacheTTL, g.metrics.cache("metadata"))
-		ds := &dataset{name: dc.Name, cfg: dc, store: mc, meta: mc, opts: host.ArrayOptions()}
-		if chunks.Enabled() {
-			ds.chunks = &chunkCache{all: chunks, prefix: dc.Name + "\x00", count: g.metrics.cache("chunks")}
-			ds.opts.Chunks = ds.chunks
-		}
-		if dc.Consolidated {
-			ds.consolidated = newConsolidated(cfg.Server.CacheTTL)
-		}
-		g.datasets[dc.Name] = ds
-		g.names = append(g.names, dc.Name)
+		g.add(ds)
 	}
-	sort.Strings(g.names)
 	g.ready = newReadiness(g)
+	if cfg.Server.S3 != nil {
+		var err error
+		if g.s3, err = newS3API(ctx, g, cfg.Server.S3); err != nil {
+			return nil, err
+		}
+	}
 	return g, nil
+}
+
+// open opens a declared dataset's stack behind the gateway's caches.
+func (g *Gateway) open(ctx context.Context, dc *config.Dataset) (*dataset, error) {
+	opened, err := g.host.Open(ctx, dc)
+	if err != nil {
+		return nil, err
+	}
+	mc := newMetaCache(opened.Store, g.cfg.Server.MetadataCache, g.cfg.Server.CacheTTL, g.metrics.cache("metadata"))
+	ds := &dataset{name: dc.Name, cfg: dc, store: mc, meta: mc, opts: g.host.ArrayOptions(),
+		md5Versions: dc.Store.Type == "s3" && len(dc.Transformers) == 0}
+	if g.chunks.Enabled() {
+		ds.chunks = &chunkCache{all: g.chunks, prefix: dc.Name + "\x00", count: g.metrics.cache("chunks")}
+		ds.opts.Chunks = ds.chunks
+	}
+	if dc.Consolidated {
+		ds.consolidated = newConsolidated(g.cfg.Server.CacheTTL)
+	}
+	return ds, nil
+}
+
+// add serves a dataset from now on.
+func (g *Gateway) add(ds *dataset) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.datasets[ds.name] = ds
+	g.names = append(g.names, ds.name)
+	sort.Strings(g.names)
+}
+
+// remove stops serving a dataset.
+func (g *Gateway) remove(name string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	delete(g.datasets, name)
+	g.names = slices.DeleteFunc(g.names, func(n string) bool { return n == name })
+	if g.chunks != nil {
+		g.chunks.DropPrefix(name + "\x00")
+	}
+}
+
+// dataset returns the dataset called name.
+func (g *Gateway) dataset(name string) (*dataset, bool) {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	ds, ok := g.datasets[name]
+	return ds, ok
+}
+
+// all returns every dataset, sorted by name.
+func (g *Gateway) all() []*dataset {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	out := make([]*dataset, len(g.names))
+	for i, n := range g.names {
+		out[i] = g.datasets[n]
+	}
+	return out
+}
+
+// Close stops the gateway's background work (the S3 API's clean-up of
+// abandoned multipart uploads).
+func (g *Gateway) Close() {
+	if g.s3 != nil {
+		g.s3.close()
+	}
 }
 
 // chainHooks runs hooks outermost first.

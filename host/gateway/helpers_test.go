@@ -24,19 +24,10 @@ const (
 	readerToken = "reader-secret"
 )
 
-// testConfig declares an fs store in ROOT and four datasets: open (anyone
+// testDatasets are the datasets of the test configurations: open (anyone
 // reads and writes), private (reader reads, writer writes), frozen
 // (read-only) and cons (consolidated metadata on the fly).
-const testConfig = `
-store "fs" "local" {
-  root = "ROOT"
-}
-principal "writer" {
-  token_sha256 = "ef80202ea99d7c668a9677d9242456057ac10488311cb8757674490e194a56e1"
-}
-principal "reader" {
-  token_sha256 = "f03319dee240faa729e0cfa7ab5ffd80a1d64a127e3643f239009abff6382914"
-}
+const testDatasets = `
 dataset "open" {
   store  = store.fs.local
   prefix = "open"
@@ -67,7 +58,22 @@ dataset "cons" {
     write = ["*"]
   }
 }
-server {
+`
+
+// testConfig declares an fs store in ROOT and four datasets: open (anyone
+// reads and writes), private (reader reads, writer writes), frozen
+// (read-only) and cons (consolidated metadata on the fly).
+const testConfig = `
+store "fs" "local" {
+  root = "ROOT"
+}
+principal "writer" {
+  token_sha256 = "ef80202ea99d7c668a9677d9242456057ac10488311cb8757674490e194a56e1"
+}
+principal "reader" {
+  token_sha256 = "f03319dee240faa729e0cfa7ab5ffd80a1d64a127e3643f239009abff6382914"
+}
+` + testDatasets + `server {
   listen           = "127.0.0.1:0"
   max_request_size = "16MiB"
   cache_ttl        = "1h"

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/zarrgw/zarrgw/core/store"
 )
@@ -19,10 +20,12 @@ import (
 const piece = 4 << 20
 
 // getKey answers GET and HEAD of a key: the value, or the single byte
-// range asked for, with its ETag; 304 and 412 for conditional requests.
+// range asked for, with its ETag (and Last-Modified where the store knows
+// it); 304 and 412 for conditional requests.
 func (g *Gateway) getKey(w http.ResponseWriter, r *http.Request, ds *dataset, key string) error {
 	rs, ranged := parseRange(r.Header.Get("Range"))
-	conditional := r.Header.Get("If-Match") != "" || r.Header.Get("If-None-Match") != ""
+	conditional := r.Header.Get("If-Match") != "" || r.Header.Get("If-None-Match") != "" ||
+		r.Header.Get("If-Modified-Since") != "" || r.Header.Get("If-Unmodified-Since") != ""
 	if !ranged && !conditional && r.Method == http.MethodGet {
 		done, err := g.getSmall(w, r, ds, key)
 		if done || err != nil {
@@ -47,11 +50,12 @@ func (g *Gateway) getSmall(w http.ResponseWriter, r *http.Request, ds *dataset, 
 	if err != nil || len(v.Data) >= piece {
 		return false, err
 	}
-	tag := etag(v.Version)
+	tag := ds.etag(v.Version)
 	if tag == "" {
 		tag = contentETag(v.Data)
 	}
 	valueHeaders(w, key, tag, int64(len(v.Data)))
+	lastModified(w, v.ModTime)
 	w.WriteHeader(http.StatusOK)
 	w.Write(v.Data)
 	return true, nil
@@ -67,14 +71,9 @@ func (g *Gateway) getStated(w http.ResponseWriter, r *http.Request, ds *dataset,
 	if err != nil {
 		return err
 	}
-	tag := etag(info.Version)
-	if h := r.Header.Get("If-Match"); h != "" && !matchStrong(h, tag) {
-		return &requestError{http.StatusPreconditionFailed, "If-Match: the value's ETag is " + orNone(tag)}
-	}
-	if h := r.Header.Get("If-None-Match"); h != "" && matchWeak(h, tag) {
-		w.Header().Set("ETag", tag)
-		w.WriteHeader(http.StatusNotModified)
-		return nil
+	tag := ds.etag(info.Version)
+	if done, err := preconditions(w, r, tag, info.ModTime); done || err != nil {
+		return err
 	}
 	start, end, status := int64(0), info.Size, http.StatusOK
 	if ranged {
@@ -89,11 +88,42 @@ func (g *Gateway) getStated(w http.ResponseWriter, r *http.Request, ds *dataset,
 		}
 	}
 	valueHeaders(w, key, tag, end-start)
+	lastModified(w, info.ModTime)
 	if r.Method == http.MethodHead {
 		w.WriteHeader(status)
 		return nil
 	}
 	return g.sendPieces(w, r, ds, key, info.Version, start, end, status)
+}
+
+// preconditions evaluates If-Match, If-Unmodified-Since, If-None-Match
+// and If-Modified-Since in RFC 9110's order: a failed If-Match is 412, a
+// matching If-None-Match (or an unmodified value) answers 304, which it
+// writes, reporting that the request is done.
+func preconditions(w http.ResponseWriter, r *http.Request, tag string, mod time.Time) (bool, error) {
+	if h := r.Header.Get("If-Match"); h != "" && !matchStrong(h, tag) {
+		return false, &requestError{http.StatusPreconditionFailed, "If-Match: the value's ETag is " + orNone(tag)}
+	}
+	if h := r.Header.Get("If-Unmodified-Since"); h != "" && r.Header.Get("If-Match") == "" && !mod.IsZero() {
+		if t, err := http.ParseTime(h); err == nil && mod.Truncate(time.Second).After(t) {
+			return false, &requestError{http.StatusPreconditionFailed, "If-Unmodified-Since: the value was modified after " + h}
+		}
+	}
+	notModified := false
+	if h := r.Header.Get("If-None-Match"); h != "" {
+		notModified = matchWeak(h, tag)
+	} else if h := r.Header.Get("If-Modified-Since"); h != "" && !mod.IsZero() {
+		if t, err := http.ParseTime(h); err == nil && !mod.Truncate(time.Second).After(t) {
+			notModified = true
+		}
+	}
+	if notModified {
+		if tag != "" {
+			w.Header().Set("ETag", tag)
+		}
+		w.WriteHeader(http.StatusNotModified)
+	}
+	return notModified, nil
 }
 
 // sendPieces reads [start, end) piece by piece and writes it; the first
@@ -136,6 +166,13 @@ func (g *Gateway) abort(r *http.Request, key string, err error) {
 	panic(http.ErrAbortHandler)
 }
 
+// lastModified sets Last-Modified where the store knows the time.
+func lastModified(w http.ResponseWriter, t time.Time) {
+	if !t.IsZero() {
+		w.Header().Set("Last-Modified", t.UTC().Format(http.TimeFormat))
+	}
+}
+
 // valueHeaders sets the headers of a stored value.
 func valueHeaders(w http.ResponseWriter, key, tag string, length int64) {
 	h := w.Header()
@@ -154,23 +191,18 @@ func valueHeaders(w http.ResponseWriter, key, tag string, length int64) {
 // putKey stores the request body as the value of key, honouring If-Match
 // and If-None-Match: * through the store's conditional write.
 func (g *Gateway) putKey(w http.ResponseWriter, r *http.Request, ds *dataset, key string) error {
-	data, err := g.readBody(w, r)
+	data, err := g.readBody(w, r, r.Body)
 	if err != nil {
 		return err
 	}
-	cond, err := g.condition(r, ds, key)
+	version, created, err := g.storeValue(r, ds, key, data)
 	if err != nil {
 		return err
 	}
-	version, err := ds.store.Set(r.Context(), key, data, cond)
-	if err != nil {
-		return err
-	}
-	ds.wrote(key)
-	if tag := etag(version); tag != "" {
+	if tag := ds.etag(version); tag != "" {
 		w.Header().Set("ETag", tag)
 	}
-	if cond.IfNoneMatch {
+	if created {
 		w.WriteHeader(http.StatusCreated)
 	} else {
 		w.WriteHeader(http.StatusNoContent)
@@ -178,22 +210,51 @@ func (g *Gateway) putKey(w http.ResponseWriter, r *http.Request, ds *dataset, ke
 	return nil
 }
 
-// readBody reads a request body within the server's max_request_size.
-func (g *Gateway) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	limit := g.cfg.Server.MaxRequestSize
-	if r.ContentLength > limit {
-		return nil, tooLarge(limit)
-	}
-	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
-	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) {
-		return nil, tooLarge(limit)
-	}
+// storeValue stores data as key's value under the request's If-Match and
+// If-None-Match: *, and reports the new version and whether the write was
+// a create (If-None-Match: *).
+func (g *Gateway) storeValue(r *http.Request, ds *dataset, key string, data []byte) (string, bool, error) {
+	cond, err := g.condition(r, ds, key)
 	if err != nil {
-		return nil, badRequest("reading the request body: " + err.Error())
+		return "", false, err
+	}
+	version, err := ds.store.Set(r.Context(), key, data, cond)
+	if err != nil {
+		return "", false, err
+	}
+	ds.wrote(key)
+	return version, cond.IfNoneMatch, nil
+}
+
+// readBody reads a request body (body: r.Body, or what a signature
+// check decodes of it) within the server's max_request_size: refused
+// before reading when the request says it is larger, and when it turns
+// out larger. Errors of the body itself come back as they are.
+func (g *Gateway) readBody(w http.ResponseWriter, r *http.Request, body io.Reader) ([]byte, error) {
+	limit := g.cfg.Server.MaxRequestSize
+	if body == r.Body {
+		if r.ContentLength > limit {
+			return nil, tooLarge(limit)
+		}
+		body = http.MaxBytesReader(w, r.Body, limit)
+	}
+	data, err := io.ReadAll(io.LimitReader(body, limit+1))
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe) || int64(len(data)) > limit:
+		return nil, tooLarge(limit)
+	case err != nil:
+		return nil, &bodyError{err}
 	}
 	return data, nil
 }
+
+// bodyError is a failure reading a request's body: the client's doing,
+// or a signature or checksum the body fails.
+type bodyError struct{ err error }
+
+func (e *bodyError) Error() string { return "reading the request body: " + e.err.Error() }
+func (e *bodyError) Unwrap() error { return e.err }
 
 func tooLarge(limit int64) error {
 	return &requestError{http.StatusRequestEntityTooLarge, fmt.Sprintf("request body larger than max_request_size (%d bytes)", limit)}
@@ -223,8 +284,8 @@ func (g *Gateway) condition(r *http.Request, ds *dataset, key string) (store.Con
 	if err != nil {
 		return store.Condition{}, err
 	}
-	if !matchStrong(im, etag(info.Version)) {
-		return store.Condition{}, &requestError{http.StatusPreconditionFailed, "If-Match: the value's ETag is " + orNone(etag(info.Version))}
+	if !matchStrong(im, ds.etag(info.Version)) {
+		return store.Condition{}, &requestError{http.StatusPreconditionFailed, "If-Match: the value's ETag is " + orNone(ds.etag(info.Version))}
 	}
 	return store.Condition{IfMatch: info.Version}, nil
 }
@@ -251,6 +312,31 @@ func etag(version string) string {
 	return `"` + v + `"`
 }
 
+// etag is the entity tag of one of the dataset's versions. A version of
+// 32 hex digits from a store whose versions are not the MD5 of the bytes
+// is marked, so that no client takes it for one: S3 clients check such
+// ETags against the MD5 of what they read and report corruption.
+func (ds *dataset) etag(version string) string {
+	v := strings.Trim(version, `"`)
+	if !ds.md5Versions && looksMD5(v) {
+		return `"v` + v + `"`
+	}
+	return etag(v)
+}
+
+// looksMD5 reports 32 hex digits: what S3 clients take for an MD5.
+func looksMD5(v string) bool {
+	if len(v) != 32 {
+		return false
+	}
+	for _, c := range []byte(v) {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
 // contentETag tags a value of a store without versions by its content.
 func contentETag(data []byte) string {
 	sum := sha256.Sum256(data)
@@ -258,14 +344,15 @@ func contentETag(data []byte) string {
 }
 
 // matchStrong compares an If-Match list with the current tag (RFC 9110
-// strong comparison: weak tags never match).
+// strong comparison: weak tags never match). A tag given without its
+// quotes matches, as S3 lets it (clients paste ETags bare).
 func matchStrong(header, tag string) bool {
 	if tag == "" {
 		return false
 	}
 	for _, t := range strings.Split(header, ",") {
 		t = strings.TrimSpace(t)
-		if t == "*" || t == tag {
+		if t == "*" || !strings.HasPrefix(t, "W/") && unquote(t) == unquote(tag) {
 			return true
 		}
 	}
@@ -273,20 +360,22 @@ func matchStrong(header, tag string) bool {
 }
 
 // matchWeak compares an If-None-Match list with the current tag (weak
-// comparison: W/ prefixes are ignored).
+// comparison: W/ prefixes are ignored; quotes may be left out).
 func matchWeak(header, tag string) bool {
 	if tag == "" {
 		return false
 	}
-	tag = strings.TrimPrefix(tag, "W/")
+	tag = unquote(strings.TrimPrefix(tag, "W/"))
 	for _, t := range strings.Split(header, ",") {
 		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
-		if t == "*" || t == tag {
+		if t == "*" || unquote(t) == tag {
 			return true
 		}
 	}
 	return false
 }
+
+func unquote(tag string) string { return strings.TrimSuffix(strings.TrimPrefix(tag, `"`), `"`) }
 
 func orNone(tag string) string {
 	if tag == "" {

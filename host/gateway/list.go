@@ -77,10 +77,14 @@ func listDir(r *http.Request, ds *dataset, dir, prefix, after string, limit int)
 	}
 	var all []entry
 	for _, k := range d.Keys {
-		all = append(all, entry{k, false})
+		if !reserved(k) {
+			all = append(all, entry{k, false})
+		}
 	}
 	for _, p := range d.Prefixes {
-		all = append(all, entry{p, true})
+		if !reserved(p) {
+			all = append(all, entry{p, true})
+		}
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].name < all[j].name })
 	page := listing{Keys: []string{}, Prefixes: []string{}}
@@ -113,6 +117,9 @@ func listFlat(r *http.Request, ds *dataset, dir, prefix, after string, limit int
 			if k > prefix {
 				break // sorted: nothing further can match
 			}
+			continue
+		}
+		if reserved(k) {
 			continue
 		}
 		if len(page.Keys) == limit {

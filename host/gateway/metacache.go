@@ -30,6 +30,7 @@ type metaCache struct {
 type metaEntry struct {
 	data    []byte
 	version string
+	modTime time.Time
 	absent  bool
 }
 
@@ -56,7 +57,7 @@ func (c *metaCache) entry(ctx context.Context, key string) (metaEntry, error) {
 	}
 	c.count.miss.Inc()
 	v, err := c.next.Get(ctx, key, store.ByteRange{})
-	e := metaEntry{data: v.Data, version: v.Version}
+	e := metaEntry{data: v.Data, version: v.Version, modTime: v.ModTime}
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		e.absent = true
@@ -86,7 +87,7 @@ func (c *metaCache) Get(ctx context.Context, key string, r store.ByteRange) (sto
 		return store.Value{}, fmt.Errorf("get %q: %w", key, err)
 	}
 	// a copy: callers own what they are given
-	return store.Value{Data: append([]byte{}, e.data[start:end]...), Version: e.version}, nil
+	return store.Value{Data: append([]byte{}, e.data[start:end]...), Version: e.version, ModTime: e.modTime}, nil
 }
 
 func (c *metaCache) GetInto(ctx context.Context, key string, dst []byte) (bool, error) {
@@ -112,7 +113,7 @@ func (c *metaCache) Stat(ctx context.Context, key string) (store.Info, error) {
 	if e.absent {
 		return store.Info{}, fmt.Errorf("stat %q: %w", key, store.ErrNotFound)
 	}
-	return store.Info{Size: int64(len(e.data)), Version: e.version}, nil
+	return store.Info{Size: int64(len(e.data)), Version: e.version, ModTime: e.modTime}, nil
 }
 
 func (c *metaCache) Set(ctx context.Context, key string, data []byte, cond store.Condition) (string, error) {
@@ -141,4 +142,8 @@ func (c *metaCache) ListSorted(ctx context.Context, prefix, startAfter string) i
 
 func (c *metaCache) ListDir(ctx context.Context, prefix string) (store.Dir, error) {
 	return c.next.ListDir(ctx, prefix)
+}
+
+func (c *metaCache) ListInfo(ctx context.Context, prefix, startAfter string) iter.Seq2[store.Entry, error] {
+	return store.ListInfo(ctx, c.next, prefix, startAfter)
 }

@@ -62,7 +62,7 @@ func (g *Gateway) servePages(w http.ResponseWriter, r *http.Request, info *reque
 		return
 	}
 	info.dataset, info.key = name, path
-	ds, ok := g.datasets[name]
+	ds, ok := g.dataset(name)
 	if !ok || g.authorize(ds, principal, false) != nil {
 		status, msg := http.StatusNotFound, "No dataset "+name+" that you may read."
 		if ok && principal == anonymous {
@@ -138,8 +138,7 @@ func (b *pageBuffer) WriteHeader(status int)      { b.status = status }
 // name, prefix, transformers, plugins; never store settings or secrets.
 func (g *Gateway) datasetViews(principal string) []ui.Dataset {
 	var out []ui.Dataset
-	for _, name := range g.names {
-		ds := g.datasets[name]
+	for _, ds := range g.all() {
 		if g.authorize(ds, principal, false) != nil {
 			continue
 		}

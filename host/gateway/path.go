@@ -34,7 +34,11 @@ func splitDatasetPath(escaped string) (dataset, key string, err error) {
 			return "", "", err
 		}
 	}
-	return dataset, strings.Join(segs, "/"), nil
+	key = strings.Join(segs, "/")
+	if reserved(key) {
+		return "", "", errReserved
+	}
+	return dataset, key, nil
 }
 
 // decodeSegment percent-decodes one path segment and checks it.
@@ -43,20 +47,49 @@ func decodeSegment(seg string) (string, error) {
 	if err != nil {
 		return "", errBadPath
 	}
+	return s, checkSegment(s)
+}
+
+// checkSegment checks one decoded segment of a key.
+func checkSegment(s string) error {
 	switch s {
 	case "", ".", "..":
-		return "", errBadPath
+		return errBadPath
 	}
 	for _, c := range []byte(s) {
 		if c < 0x20 || c == 0x7f || c == '/' || c == '\\' {
-			return "", errBadPath
+			return errBadPath
 		}
 	}
 	if hasEncoded(s) {
-		return "", errBadPath
+		return errBadPath
 	}
-	return s, nil
+	return nil
 }
+
+// checkKey checks a key that arrived unescaped (in an XML body or a
+// header) segment by segment, as paths are checked.
+func checkKey(key string) error {
+	for _, seg := range strings.Split(key, "/") {
+		if err := checkSegment(seg); err != nil {
+			return err
+		}
+	}
+	if reserved(key) {
+		return errReserved
+	}
+	return nil
+}
+
+// reservedPrefix starts the keys the gateway keeps for itself in a
+// dataset's store (the S3 API's multipart parts and bucket marker). No
+// client reads or writes them, and listings leave them out.
+const reservedPrefix = ".zarrgw_"
+
+// errReserved is a key below reservedPrefix.
+var errReserved = errors.New("keys starting with " + reservedPrefix + " are kept by the gateway")
+
+func reserved(key string) bool { return strings.HasPrefix(key, reservedPrefix) }
 
 // hasEncoded reports a percent-encoded '.', '/', '\' or NUL left after one
 // decoding: a double-encoded traversal.
@@ -68,4 +101,12 @@ func hasEncoded(s string) bool {
 		}
 	}
 	return false
+}
+
+// keyProblem says what is wrong with a key that failed its checks.
+func keyProblem(err error) string {
+	if errors.Is(err, errReserved) {
+		return "invalid key: " + err.Error()
+	}
+	return `invalid key: no empty, "." or ".." segments, backslashes, control characters or encoded separators`
 }

@@ -23,7 +23,7 @@ func parseRange(h string) (rangeSpec, bool) {
 	if !found || !strings.EqualFold(strings.TrimSpace(unit), "bytes") || strings.Contains(set, ",") {
 		return rangeSpec{}, false
 	}
-	a, b, found := strings.Cut(strings.TrimSpace(set), "-")
+	a, b, found := strings.Cut(set, "-") // no spaces: RFC 9110 allows none around a range
 	if !found {
 		return rangeSpec{}, false
 	}

@@ -29,8 +29,8 @@ func (rd *readiness) serve(w http.ResponseWriter, r *http.Request) {
 			problems["plugin "+p.Name()] = err.Error()
 		}
 	}
-	for _, name := range rd.g.names {
-		ds := rd.g.datasets[name]
+	for _, ds := range rd.g.all() {
+		name := ds.name
 		if _, err := ds.store.Stat(ctx, probeKey); err != nil && !errors.Is(err, store.ErrNotFound) {
 			problems["dataset "+name] = fmt.Sprintf("store unreachable: %v", err)
 		}

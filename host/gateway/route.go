@@ -11,11 +11,11 @@ import (
 func (g *Gateway) serveDataset(w http.ResponseWriter, r *http.Request, info *requestInfo) {
 	name, key, err := splitDatasetPath(r.URL.EscapedPath())
 	if err != nil {
-		g.fail(w, info, badRequest("invalid key: no empty, \".\" or \"..\" segments, backslashes, control characters or encoded separators"))
+		g.fail(w, info, badRequest(keyProblem(err)))
 		return
 	}
 	info.dataset, info.key = name, key
-	ds, ok := g.datasets[name]
+	ds, ok := g.dataset(name)
 	if !ok {
 		g.fail(w, info, &requestError{http.StatusNotFound, "no dataset " + name})
 		return
@@ -132,8 +132,8 @@ func (g *Gateway) serveDatasetList(w http.ResponseWriter, r *http.Request, info 
 	out := struct {
 		Datasets []entry `json:"datasets"`
 	}{Datasets: []entry{}}
-	for _, name := range g.names {
-		ds := g.datasets[name]
+	for _, ds := range g.all() {
+		name := ds.name
 		if g.authorize(ds, principal, false) != nil {
 			continue
 		}

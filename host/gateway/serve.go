@@ -13,9 +13,21 @@ import (
 // (streams longer than that are cut). It serves HTTPS when the server
 // block names a certificate and key.
 func (g *Gateway) Serve(ctx context.Context, ln net.Listener) error {
+	return g.serve(ctx, ln, g)
+}
+
+// ServeS3 answers the S3 API on ln as Serve answers the gateway's own.
+func (g *Gateway) ServeS3(ctx context.Context, ln net.Listener) error {
+	if g.s3 == nil {
+		return errors.New("the configuration has no s3 block")
+	}
+	return g.serve(ctx, ln, g.s3)
+}
+
+func (g *Gateway) serve(ctx context.Context, ln net.Listener, h http.Handler) error {
 	s := g.cfg.Server
 	srv := &http.Server{
-		Handler:           g,
+		Handler:           h,
 		ReadHeaderTimeout: s.ReadHeaderTimeout,
 		ReadTimeout:       s.ReadTimeout,
 		WriteTimeout:      s.WriteTimeout,

@@ -3,7 +3,6 @@ package launcher
 import (
 	"context"
 	"crypto/sha256"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -262,10 +261,11 @@ func (p *Plugin) mismatch() error {
 	if err != nil {
 		actual = "unreadable (" + err.Error() + ")"
 	}
-	msg := fmt.Sprintf("plugin %s: %s has sha256 %s, which does not match its pinned sha256 %s; not started",
-		p.spec.Name, p.spec.Path, actual, p.spec.SHA256)
+	msg := fmt.Sprintf("%s has sha256 %s, which does not match its pinned sha256 %s; not started",
+		p.spec.Path, actual, p.spec.SHA256)
 	if p.spec.Remedy != "" {
 		msg += ". " + p.spec.Remedy
 	}
-	return errors.New(msg)
+	// unavailable, as a plugin that will not start is (the gateway answers 503)
+	return fmt.Errorf("plugin %s: %w: %s", p.spec.Name, ErrUnavailable, msg)
 }

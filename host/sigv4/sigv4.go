@@ -13,9 +13,11 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -43,6 +45,7 @@ var (
 	ErrExpired         = errors.New("request has expired")                                                   // AccessDenied
 	ErrPayloadMismatch = errors.New("the payload does not match its signed hash")                            // XAmzContentSHA256Mismatch
 	ErrRegion          = errors.New("the region in the credential scope is wrong")                           // AuthorizationHeaderMalformed
+	ErrUnsignedHeader  = errors.New("there were headers present in the request which were not signed")       // AccessDenied
 )
 
 // Credential is the scope a request was signed for.
@@ -83,6 +86,30 @@ type Verifier struct {
 	Secrets Secrets
 	// Now is the clock (time.Now when nil), for tests.
 	Now func() time.Time
+
+	keys signingKeys
+}
+
+// signingKeys remembers derived signing keys: a key serves one secret for
+// one day's scope, and deriving it costs four HMACs per request.
+type signingKeys struct {
+	mu   sync.Mutex
+	keys map[string][]byte
+}
+
+func (c *signingKeys) get(secret string, cred Credential) []byte {
+	id := secret + "\x00" + cred.scope()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if k, ok := c.keys[id]; ok {
+		return k
+	}
+	if c.keys == nil || len(c.keys) >= 1024 {
+		c.keys = map[string][]byte{} // old days' keys, or a flood of scopes: start again
+	}
+	k := signingKey(secret, cred)
+	c.keys[id] = k
+	return k
 }
 
 func (v *Verifier) now() time.Time {
@@ -110,6 +137,9 @@ func (v *Verifier) Verify(r *http.Request) (*Request, error) {
 	}
 	cred, signed, sig, err := parseAuthorization(h)
 	if err != nil {
+		return nil, err
+	}
+	if err := allAmzSigned(r, signed); err != nil {
 		return nil, err
 	}
 	req := &Request{Credential: cred, PayloadHash: r.Header.Get("X-Amz-Content-Sha256"), Signature: sig}
@@ -158,6 +188,9 @@ func (v *Verifier) verifyPresigned(r *http.Request) (*Request, error) {
 		return nil, ErrSkewed // signed for a time still to come
 	}
 	signed := strings.Split(q.Get("X-Amz-SignedHeaders"), ";")
+	if err := allAmzSigned(r, signed); err != nil {
+		return nil, err
+	}
 	sig := q.Get("X-Amz-Signature")
 	req := &Request{Credential: cred, Time: t, PayloadHash: UnsignedPayload, Signature: sig, Presigned: true}
 	if ph := r.Header.Get("X-Amz-Content-Sha256"); ph != "" {
@@ -182,13 +215,32 @@ func (v *Verifier) check(req *Request, cred Credential, date, canonical, sig str
 	if !ok {
 		return nil, ErrUnknownKey
 	}
-	key := signingKey(secret, cred)
+	key := v.keys.get(secret, cred)
 	want := hex.EncodeToString(hmacSHA256(key, stringToSign(date, cred, canonical)))
 	if !hmac.Equal([]byte(want), []byte(sig)) {
 		return nil, ErrSignature
 	}
 	req.signingKey = key
 	return req, nil
+}
+
+// allAmzSigned refuses a request carrying an x-amz-* header its signature
+// does not cover, as S3 does: such headers change what a request does
+// (x-amz-copy-source turns a PUT into a copy), so whoever could add one in
+// flight could change a signed request.
+func allAmzSigned(r *http.Request, signed []string) error {
+	var missing []string
+	for name := range r.Header {
+		lower := strings.ToLower(name)
+		if strings.HasPrefix(lower, "x-amz-") && !slices.Contains(signed, lower) {
+			missing = append(missing, lower)
+		}
+	}
+	if len(missing) > 0 {
+		slices.Sort(missing)
+		return fmt.Errorf("%w: %s", ErrUnsignedHeader, strings.Join(missing, ", "))
+	}
+	return nil
 }
 
 // parseAuthorization reads "AWS4-HMAC-SHA256 Credential=..., SignedHeaders=..., Signature=...".

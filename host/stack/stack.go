@@ -129,6 +129,14 @@ func (h *Host) Dataset(ctx context.Context, name string) (*Dataset, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s: no dataset %q (declared: %v)", h.cfg.Filename, name, h.datasetNames())
 	}
+	return h.Open(ctx, ds)
+}
+
+// Open opens a dataset declared as ds, which need not be one of the
+// configuration's (the S3 API's CreateBucket makes datasets at run time,
+// over the configuration's stores).
+func (h *Host) Open(ctx context.Context, ds *config.Dataset) (*Dataset, error) {
+	name := ds.Name
 	base, err := h.store(ctx, ds.Store)
 	if err != nil {
 		return nil, fmt.Errorf("dataset %q: %w", name, err)

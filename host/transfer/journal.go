@@ -1,7 +1,6 @@
 package transfer
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -9,25 +8,20 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"time"
 )
 
 // Journal records what a copy completed, in a file that survives the
-// process: one line per key copied or slab rewritten, written out at
-// least every flushEvery. A run with the same arguments reads it back and
-// skips those. A finished copy removes it.
+// process: one line per key copied or slab rewritten, handed to the
+// operating system as soon as it is complete, so that a process killed
+// at any moment redoes only what it had in flight. A run with the same
+// arguments reads it back and skips those. A finished copy removes it.
 type Journal struct {
 	path string
 
-	mu      sync.Mutex
-	f       *os.File
-	w       *bufio.Writer
-	done    map[string]string // entry -> detail (size for keys)
-	flushed time.Time
+	mu   sync.Mutex
+	f    *os.File
+	done map[string]string // entry -> detail (size for keys)
 }
-
-// flushEvery bounds the work a killed copy redoes.
-const flushEvery = 100 * time.Millisecond
 
 // OpenJournal opens (or creates) the journal of the copy identified by id
 // in dir, reading what an earlier run recorded.
@@ -43,7 +37,7 @@ func OpenJournal(dir, id string) (*Journal, error) {
 	if err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
-	j.f, j.w = f, bufio.NewWriter(f)
+	j.f = f
 	return j, nil
 }
 
@@ -90,28 +84,21 @@ func (j *Journal) Record(entry, detail string) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.done[entry] = detail
-	fmt.Fprintf(j.w, "%s\t%s\t.\n", entry, detail)
-	if time.Since(j.flushed) < flushEvery {
-		return nil
-	}
-	j.flushed = time.Now()
-	if err := j.w.Flush(); err != nil {
+	// one write per line: the line is whole in the file or not there
+	if _, err := fmt.Fprintf(j.f, "%s\t%s\t.\n", entry, detail); err != nil {
 		return fmt.Errorf("journal: %w", err)
 	}
 	return nil
 }
 
-// Close writes out what is buffered.
+// Close closes the journal's file.
 func (j *Journal) Close() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.f == nil {
 		return nil
 	}
-	err := j.w.Flush()
-	if cerr := j.f.Close(); err == nil {
-		err = cerr
-	}
+	err := j.f.Close()
 	j.f = nil
 	return err
 }

@@ -118,8 +118,9 @@ func copyKey(ctx context.Context, src, dst Endpoint, key string, opts Options) (
 	return n, false, nil
 }
 
-// copyOnce reads a value and writes it, then checks the destination: its
-// size, and the MD5 when its ETag is one (S3 writes of one part).
+// copyOnce reads a value and writes it, then checks the destination: by
+// the MD5 when its ETag is one (S3 writes of one part), else by the size
+// it reports.
 func copyOnce(ctx context.Context, src, dst Endpoint, key string) (int64, error) {
 	v, err := src.Store.Get(ctx, key, store.ByteRange{})
 	if err != nil {
@@ -129,18 +130,19 @@ func copyOnce(ctx context.Context, src, dst Endpoint, key string) (int64, error)
 	if err != nil {
 		return 0, fmt.Errorf("%s: write %s: %w", dst.Name, key, err)
 	}
+	if tag := strings.Trim(version, `"`); isMD5(tag) {
+		sum := md5.Sum(v.Data)
+		if hex.EncodeToString(sum[:]) != tag {
+			return 0, fmt.Errorf("%s: %s: the store's checksum %s is not that of the bytes written", dst.Name, key, tag)
+		}
+		return int64(len(v.Data)), nil
+	}
 	info, err := dst.Store.Stat(ctx, key)
 	if err != nil {
 		return 0, fmt.Errorf("%s: check %s: %w", dst.Name, key, err)
 	}
 	if info.Size != int64(len(v.Data)) {
 		return 0, fmt.Errorf("%s: %s holds %d bytes after writing %d", dst.Name, key, info.Size, len(v.Data))
-	}
-	if tag := strings.Trim(version, `"`); isMD5(tag) {
-		sum := md5.Sum(v.Data)
-		if hex.EncodeToString(sum[:]) != tag {
-			return 0, fmt.Errorf("%s: %s: the store's checksum %s is not that of the bytes written", dst.Name, key, tag)
-		}
 	}
 	return int64(len(v.Data)), nil
 }

@@ -2,6 +2,8 @@ package transfer_test
 
 import (
 	"context"
+	"crypto/md5"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -184,5 +186,40 @@ func TestRewrite(t *testing.T) {
 	s, err := transfer.Run(ctx, endpoint("src", src), endpoint("dst", store.NewMemory()), transfer.Options{Shard: []int{3, 3}})
 	if !errors.Is(err, transfer.ErrFailed) || len(s.Failures) == 0 || !strings.Contains(s.Failures[0], "--to-format 3") {
 		t.Fatalf("sharding a v2 array without --to-format 3: %v %v", err, s.Failures)
+	}
+}
+
+// lossy is a destination that stores fewer bytes than it is given, and
+// reports as its version either an MD5 (of the bytes given) or a token.
+type lossy struct {
+	*store.Memory
+	md5Version bool
+}
+
+func (l *lossy) Set(ctx context.Context, key string, data []byte, cond store.Condition) (string, error) {
+	v, err := l.Memory.Set(ctx, key, data[:len(data)/2], cond)
+	if err != nil || !l.md5Version {
+		return v, err
+	}
+	sum := md5.Sum(data[:len(data)/2])
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// A copy checks what the destination holds, by its MD5 ETag where it has
+// one, else by its size: a destination that loses bytes fails the copy.
+func TestCopyChecksDestination(t *testing.T) {
+	for _, md5Version := range []bool{false, true} {
+		dst := &lossy{Memory: store.NewMemory(), md5Version: md5Version}
+		s, err := transfer.Run(context.Background(), endpoint("src", source(t)), endpoint("dst", dst), transfer.Options{Retries: 1})
+		if err == nil && s.Failed == 0 {
+			t.Fatalf("md5 versions %v: a lossy destination passed: %+v", md5Version, s)
+		}
+		want := "holds"
+		if md5Version {
+			want = "checksum"
+		}
+		if len(s.Failures) == 0 || !strings.Contains(s.Failures[0], want) {
+			t.Fatalf("md5 versions %v: failures %v, want one saying %q", md5Version, s.Failures, want)
+		}
 	}
 }

@@ -321,14 +321,17 @@ func (x *GetRequest) GetOutput() *ArenaSpan {
 
 type DataFrame struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Version and size are set on the first frame.
+	// Version, size and mod_time_unix_nano are set on the first frame.
 	Version string `protobuf:"bytes,1,opt,name=version,proto3" json:"version,omitempty"`
 	Size    int64  `protobuf:"varint,2,opt,name=size,proto3" json:"size,omitempty"`
 	Data    []byte `protobuf:"bytes,3,opt,name=data,proto3" json:"data,omitempty"`
 	// Arena is set on the only frame when the value is in shared memory.
-	Arena         *ArenaSpan `protobuf:"bytes,4,opt,name=arena,proto3" json:"arena,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Arena *ArenaSpan `protobuf:"bytes,4,opt,name=arena,proto3" json:"arena,omitempty"`
+	// When the value was written, in nanoseconds since 1970; 0 where the
+	// store does not know.
+	ModTimeUnixNano int64 `protobuf:"varint,5,opt,name=mod_time_unix_nano,json=modTimeUnixNano,proto3" json:"mod_time_unix_nano,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *DataFrame) Reset() {
@@ -387,6 +390,13 @@ func (x *DataFrame) GetArena() *ArenaSpan {
 		return x.Arena
 	}
 	return nil
+}
+
+func (x *DataFrame) GetModTimeUnixNano() int64 {
+	if x != nil {
+		return x.ModTimeUnixNano
+	}
+	return 0
 }
 
 type SetHeader struct {
@@ -573,11 +583,14 @@ func (x *SetResponse) GetVersion() string {
 }
 
 type StatResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Size          int64                  `protobuf:"varint,1,opt,name=size,proto3" json:"size,omitempty"`
-	Version       string                 `protobuf:"bytes,2,opt,name=version,proto3" json:"version,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Size    int64                  `protobuf:"varint,1,opt,name=size,proto3" json:"size,omitempty"`
+	Version string                 `protobuf:"bytes,2,opt,name=version,proto3" json:"version,omitempty"`
+	// When the value was written, in nanoseconds since 1970; 0 where the
+	// store does not know.
+	ModTimeUnixNano int64 `protobuf:"varint,3,opt,name=mod_time_unix_nano,json=modTimeUnixNano,proto3" json:"mod_time_unix_nano,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *StatResponse) Reset() {
@@ -622,6 +635,13 @@ func (x *StatResponse) GetVersion() string {
 		return x.Version
 	}
 	return ""
+}
+
+func (x *StatResponse) GetModTimeUnixNano() int64 {
+	if x != nil {
+		return x.ModTimeUnixNano
+	}
+	return 0
 }
 
 type ListResponse struct {
@@ -869,12 +889,13 @@ const file_zarrgw_v1_store_proto_rawDesc = "" +
 	"\x05store\x18\x01 \x01(\v2\x13.zarrgw.v1.StoreRefR\x05store\x12\x10\n" +
 	"\x03key\x18\x02 \x01(\fR\x03key\x12*\n" +
 	"\x05range\x18\x03 \x01(\v2\x14.zarrgw.v1.ByteRangeR\x05range\x12,\n" +
-	"\x06output\x18\x04 \x01(\v2\x14.zarrgw.v1.ArenaSpanR\x06output\"y\n" +
+	"\x06output\x18\x04 \x01(\v2\x14.zarrgw.v1.ArenaSpanR\x06output\"\xa6\x01\n" +
 	"\tDataFrame\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\tR\aversion\x12\x12\n" +
 	"\x04size\x18\x02 \x01(\x03R\x04size\x12\x12\n" +
 	"\x04data\x18\x03 \x01(\fR\x04data\x12*\n" +
-	"\x05arena\x18\x04 \x01(\v2\x14.zarrgw.v1.ArenaSpanR\x05arena\"\xc7\x01\n" +
+	"\x05arena\x18\x04 \x01(\v2\x14.zarrgw.v1.ArenaSpanR\x05arena\x12+\n" +
+	"\x12mod_time_unix_nano\x18\x05 \x01(\x03R\x0fmodTimeUnixNano\"\xc7\x01\n" +
 	"\tSetHeader\x12)\n" +
 	"\x05store\x18\x01 \x01(\v2\x13.zarrgw.v1.StoreRefR\x05store\x12\x10\n" +
 	"\x03key\x18\x02 \x01(\fR\x03key\x12\x19\n" +
@@ -886,10 +907,11 @@ const file_zarrgw_v1_store_proto_rawDesc = "" +
 	"\x06header\x18\x01 \x01(\v2\x14.zarrgw.v1.SetHeaderR\x06header\x12\x12\n" +
 	"\x04data\x18\x02 \x01(\fR\x04data\"'\n" +
 	"\vSetResponse\x12\x18\n" +
-	"\aversion\x18\x01 \x01(\tR\aversion\"<\n" +
+	"\aversion\x18\x01 \x01(\tR\aversion\"i\n" +
 	"\fStatResponse\x12\x12\n" +
 	"\x04size\x18\x01 \x01(\x03R\x04size\x12\x18\n" +
-	"\aversion\x18\x02 \x01(\tR\aversion\"\"\n" +
+	"\aversion\x18\x02 \x01(\tR\aversion\x12+\n" +
+	"\x12mod_time_unix_nano\x18\x03 \x01(\x03R\x0fmodTimeUnixNano\"\"\n" +
 	"\fListResponse\x12\x12\n" +
 	"\x04keys\x18\x01 \x03(\fR\x04keys\"A\n" +
 	"\x0fListDirResponse\x12\x12\n" +

@@ -34,6 +34,12 @@ type OpenStore func(dir string) (store.Store, error)
 // Run checks every fixture array and group and prints the summary line
 // "conformance: N passed, M failed, K need-blosc/sharding".
 func Run(t *testing.T, open OpenStore, opts array.Options) Counts {
+	return RunAs(t, "", open, opts)
+}
+
+// RunAs is Run with a label in its summary line ("conformance LABEL: ..."),
+// for runs over other stores.
+func RunAs(t *testing.T, label string, open OpenStore, opts array.Options) Counts {
 	dir := fixtures.Dir(t)
 	exp, err := fixtures.Load(dir)
 	if err != nil {
@@ -48,8 +54,11 @@ func Run(t *testing.T, open OpenStore, opts array.Options) Counts {
 			c.GroupsPassed++
 		}
 	}
-	fmt.Printf("conformance: %d passed, %d failed, %d need-blosc/sharding (groups: %d passed, %d failed)\n",
-		c.Passed, c.Failed, c.Unavailable, c.GroupsPassed, c.GroupsFailed)
+	if label != "" {
+		label = " " + label
+	}
+	fmt.Printf("conformance%s: %d passed, %d failed, %d need-blosc/sharding (groups: %d passed, %d failed)\n",
+		label, c.Passed, c.Failed, c.Unavailable, c.GroupsPassed, c.GroupsFailed)
 	return c
 }
 

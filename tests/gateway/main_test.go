@@ -36,9 +36,10 @@ func TestMain(m *testing.M) {
 
 // server is a running `zarrgw serve` on a free loopback port.
 type server struct {
-	url string // http://127.0.0.1:PORT
-	cmd *exec.Cmd
-	log *lockedBuffer
+	url   string // http://127.0.0.1:PORT
+	s3url string // the S3 API's, when the configuration has an s3 block
+	cmd   *exec.Cmd
+	log   *lockedBuffer
 }
 
 // lockedBuffer collects a process's stderr.
@@ -59,7 +60,10 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-var servingLine = regexp.MustCompile(`zarrgw: serving \d+ datasets at (http://[0-9.:]+)/d/`)
+var (
+	servingLine = regexp.MustCompile(`zarrgw: serving \d+ datasets at (http://[0-9.:]+)/d/`)
+	s3Line      = regexp.MustCompile(`zarrgw: S3 API at (http://[0-9.:]+) `)
+)
 
 // startServer writes config to a file and serves it until the test ends,
 // when the process is stopped with SIGTERM (and killed if it lingers).
@@ -69,7 +73,12 @@ func startServer(t *testing.T, config string, env ...string) *server {
 	if err := os.WriteFile(file, []byte(config), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(binary, "serve", "-c", file, "--listen", "127.0.0.1:0")
+	args := []string{"serve", "-c", file, "--listen", "127.0.0.1:0"}
+	withS3 := strings.Contains(config, "s3 {")
+	if withS3 {
+		args = append(args, "--s3-listen", "127.0.0.1:0")
+	}
+	cmd := exec.Command(binary, args...)
 	cmd.Env = append(os.Environ(), env...)
 	pipe, err := cmd.StderrPipe()
 	if err != nil {
@@ -79,26 +88,32 @@ func startServer(t *testing.T, config string, env ...string) *server {
 		t.Fatal(err)
 	}
 	s := &server{cmd: cmd, log: &lockedBuffer{}}
-	found := make(chan string, 1)
+	found, foundS3 := make(chan string, 1), make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(pipe)
 		sc.Buffer(make([]byte, 1<<16), 1<<20)
 		for sc.Scan() {
 			line := sc.Text()
 			fmt.Fprintln(s.log, line)
-			if m := servingLine.FindStringSubmatch(line); m != nil {
-				select {
-				case found <- m[1]:
-				default:
+			for re, ch := range map[*regexp.Regexp]chan string{servingLine: found, s3Line: foundS3} {
+				if m := re.FindStringSubmatch(line); m != nil {
+					select {
+					case ch <- m[1]:
+					default:
+					}
 				}
 			}
 		}
 	}()
 	t.Cleanup(func() { s.stop(t) })
-	select {
-	case s.url = <-found:
-	case <-time.After(30 * time.Second):
-		t.Fatalf("zarrgw serve did not start within 30s; its log:\n%s", s.log)
+	timeout := time.After(30 * time.Second)
+	for s.url == "" || withS3 && s.s3url == "" {
+		select {
+		case s.url = <-found:
+		case s.s3url = <-foundS3:
+		case <-timeout:
+			t.Fatalf("zarrgw serve did not start within 30s; its log:\n%s", s.log)
+		}
 	}
 	return s
 }

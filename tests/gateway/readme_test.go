@@ -33,6 +33,7 @@ func TestREADMESnippets(t *testing.T) {
 	// the example's configuration as it is, beside a data/ of its own
 	s := startServer(t, strings.Replace(string(cfg), "${path.config}", dir, 1))
 	checkCurlExamples(t, readme, s.url)
+	checkAWSExamples(t, readme, s.s3url)
 	const want = "12.5" // the first element; 14.75 is the last of the two rows read
 	js := snippet(t, readme, "js", s.url)
 	script := filepath.Join(interopJS, "readme-snippet.mjs") // beside node_modules
@@ -89,4 +90,36 @@ func snippet(t *testing.T, readme []byte, lang, url string) string {
 		t.Fatalf("README has no %s block", lang)
 	}
 	return strings.ReplaceAll(string(m[1]), "http://127.0.0.1:8080", url)
+}
+
+// The README's aws-cli examples succeed against the gateway's S3 API, and
+// the zarr.json they fetch is the one the key API serves.
+func checkAWSExamples(t *testing.T, readme []byte, url string) {
+	const aws = "/usr/bin/aws" // Debian's, whatever else is on PATH
+	if _, err := os.Stat(aws); err != nil {
+		t.Fatalf("aws-cli is not installed (scripts/setup.sh installs Debian's awscli): %v", err)
+	}
+	re := regexp.MustCompile(`(?m)^aws --endpoint-url http://127\.0\.0\.1:9000 (.*)$`)
+	found := 0
+	for _, m := range re.FindAllStringSubmatch(string(readme), -1) {
+		args := strings.Fields(m[1])
+		cmd := exec.Command(aws, append([]string{"--endpoint-url", url}, args...)...)
+		dir := t.TempDir()
+		cmd.Env = append(os.Environ(), "AWS_CONFIG_FILE="+filepath.Join(dir, "none"), "AWS_SHARED_CREDENTIALS_FILE="+filepath.Join(dir, "none"),
+			"AWS_DEFAULT_REGION=us-east-1", "AWS_EC2_METADATA_DISABLED=true", "AWS_CA_BUNDLE=")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Errorf("README: aws %s: %v\n%s", m[1], err, out)
+		}
+		if strings.Contains(m[1], " s3 ls ") && !strings.Contains(string(out), "zarr.json") {
+			t.Errorf("README: aws %s lists no zarr.json:\n%s", m[1], out)
+		}
+		if strings.HasSuffix(m[1], "zarr.json -") && !strings.Contains(string(out), `"zarr_format": 3`) && !strings.Contains(string(out), `"zarr_format":3`) {
+			t.Errorf("README: aws %s printed no v3 metadata:\n%s", m[1], out)
+		}
+		found++
+	}
+	if found < 2 {
+		t.Errorf("found %d aws examples in the README", found)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"math/rand"
 	"runtime/metrics"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -349,5 +350,93 @@ func TestStreamFailsMidway(t *testing.T) {
 	}
 	if rows > 36 {
 		t.Fatalf("%d rows were emitted, including the failing chunk's (rows 36-39)", rows)
+	}
+}
+
+// countingStore counts the reads of each key and the bytes they return.
+type countingStore struct {
+	store.Store
+	mu    sync.Mutex
+	reads map[string]int
+	bytes int64
+}
+
+func (c *countingStore) count(key string, n int) {
+	c.mu.Lock()
+	c.reads[key]++
+	if strings.Contains(key, "/c/") {
+		c.bytes += int64(n)
+	}
+	c.mu.Unlock()
+}
+
+func (c *countingStore) Get(ctx context.Context, key string, r store.ByteRange) (store.Value, error) {
+	v, err := c.Store.Get(ctx, key, r)
+	c.count(key, len(v.Data))
+	return v, err
+}
+
+func (c *countingStore) GetInto(ctx context.Context, key string, dst []byte) (bool, error) {
+	ok, err := store.GetInto(ctx, c.Store, key, dst)
+	c.count(key, len(dst))
+	return ok, err
+}
+
+// A sharded array streams each shard with a read or two per slab (index
+// and data), never one per inner chunk; and a shard row too large for a
+// slab is cut at inner chunk boundaries.
+func TestStreamReadsShardsWhole(t *testing.T) {
+	ctx := context.Background()
+	dt := dtype.Named("uint16")
+	m := &meta.ArrayMeta{Format: meta.V3, Shape: []int{64, 64}, ChunkShape: []int{16, 64}, DataType: dt,
+		Codecs: shardingCodecs(dt, []int{4, 16}), ChunkKey: meta.ChunkKeyEncoding{Name: "default", Separator: "/"}, Attributes: json.RawMessage("{}")}
+	base := store.NewMemory()
+	a, err := hierarchy.CreateArray(ctx, base, "s", m, array.Options{Codecs: registry.Codecs()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := randomArray(rand.New(rand.NewSource(5)), dt, m.Shape)
+	if err := a.WriteAll(ctx, data); err != nil {
+		t.Fatal(err)
+	}
+	var stored int64
+	for k, err := range base.List(ctx, "s/c/") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, _ := base.Stat(ctx, k)
+		stored += info.Size
+	}
+	for _, c := range []struct {
+		budget   int64
+		maxReads int // reads of one shard over the whole stream
+	}{
+		{2 * 2 * 16 * 64 * 2, 1}, // slabs of two shard rows: each shard read whole, once
+		{2 * 4 * 64 * 2, 1 + 4},  // slabs of one inner chunk row: the index, then 4 parts
+		{2 * 6 * 64 * 2, 1 + 4},  // 6 rows fit: cut at inner chunk rows (4 each), never within one
+	} {
+		cs := &countingStore{Store: base, reads: map[string]int{}}
+		b, err := hierarchy.OpenArray(ctx, cs, "s", array.Options{Codecs: registry.Codecs()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := collect(t, b, grid.All(m.Shape), c.budget)
+		if !sameElements(got, data) {
+			t.Fatalf("budget %d: the stream differs", c.budget)
+		}
+		most := 0
+		for k, n := range cs.reads {
+			if strings.Contains(k, "/c/") {
+				most = max(most, n)
+			}
+		}
+		t.Logf("budget %d: a shard read at most %d times, %d bytes of %d stored", c.budget, most, cs.bytes, stored)
+		if most > c.maxReads || most == 0 {
+			t.Errorf("budget %d: a shard read %d times, want at most %d", c.budget, most, c.maxReads)
+		}
+		// inner chunks read once: the shards' bytes, and their index again
+		if float64(cs.bytes) > 1.1*float64(stored) {
+			t.Errorf("budget %d: %d bytes read of %d stored: inner chunks were read twice", c.budget, cs.bytes, stored)
+		}
 	}
 }

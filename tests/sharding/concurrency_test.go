@@ -21,7 +21,9 @@ import (
 	"github.com/zarrgw/zarrgw/core/meta"
 	"github.com/zarrgw/zarrgw/core/ndarray"
 	"github.com/zarrgw/zarrgw/core/store"
-	"github.com/zarrgw/zarrgw/plugins/stores/fs"
+	"github.com/zarrgw/zarrgw/host/location"
+	"github.com/zarrgw/zarrgw/host/registry"
+	"github.com/zarrgw/zarrgw/tests/servers"
 )
 
 // The concurrency layout: a [16 16] int32 array of [8 8] shards, each of
@@ -189,68 +191,108 @@ func (c *conflicts) Set(ctx context.Context, key string, data []byte, cond store
 	return v, err
 }
 
-// TestConcurrentProcesses: two OS processes (this test binary, re-run as
-// TestWriterProcess) write disjoint inner chunks of the same shards on the
-// filesystem store.
+// TestConcurrentProcesses: 8 writers in two OS processes (this test
+// binary, re-run as TestWriterProcess, four writers in each) write
+// disjoint inner chunks of the same shards, on the filesystem, on S3
+// (versitygw) and on Azure (Azurite), where conditional writes are ETag
+// preconditions: every last write must be there.
 func TestConcurrentProcesses(t *testing.T) {
-	const writers, rounds = 2, 6
-	for _, kind := range []string{"codec", "transformer"} {
-		t.Run(kind, func(t *testing.T) {
-			dir := t.TempDir()
-			s, err := fs.New(dir, fs.WithDirSync(false))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			if _, err := hierarchy.CreateArray(ctx, s, "arr", hammerMeta(kind), opts()); err != nil {
-				t.Fatal(err)
-			}
-			cmds := make([]*exec.Cmd, writers)
-			outs := make([]bytes.Buffer, writers)
-			for w := range writers {
-				cmd := exec.Command(os.Args[0], "-test.run=^TestWriterProcess$", "-test.count=1", "-test.v")
-				cmd.Env = append(os.Environ(), fmt.Sprintf("ZARRGW_SHARD_WRITER=%s,%d,%d,%d", dir, w, writers, rounds))
-				cmd.Stdout, cmd.Stderr = &outs[w], &outs[w]
-				if err := cmd.Start(); err != nil {
+	const procs, perProc, rounds = 2, 4, 4
+	for _, where := range []string{"fs", "s3", "azure"} {
+		for _, kind := range []string{"codec", "transformer"} {
+			t.Run(where+"/"+kind, func(t *testing.T) {
+				loc, env := writerLocation(t, where)
+				s, err := location.Open(ctx, registry.Bundled().InProcess(), loc)
+				if err != nil {
 					t.Fatal(err)
 				}
-				cmds[w] = cmd
-			}
-			for w, cmd := range cmds {
-				if err := cmd.Wait(); err != nil {
-					t.Fatalf("writer process %d: %v\n%s", w, err, outs[w].String())
+				defer s.Close()
+				if _, err := hierarchy.CreateArray(ctx, s, "arr", hammerMeta(kind), opts()); err != nil {
+					t.Fatal(err)
 				}
-				if !strings.Contains(outs[w].String(), "--- PASS: TestWriterProcess") {
-					t.Fatalf("writer process %d did not write:\n%s", w, outs[w].String())
+				cmds := make([]*exec.Cmd, procs)
+				outs := make([]bytes.Buffer, procs)
+				for p := range procs {
+					cmd := exec.Command(os.Args[0], "-test.run=^TestWriterProcess$", "-test.count=1", "-test.v")
+					cmd.Env = append(append(os.Environ(), env...),
+						fmt.Sprintf("ZARRGW_SHARD_WRITER=%s,%d,%d,%d,%d", loc, p, perProc, procs*perProc, rounds))
+					cmd.Stdout, cmd.Stderr = &outs[p], &outs[p]
+					if err := cmd.Start(); err != nil {
+						t.Fatal(err)
+					}
+					cmds[p] = cmd
 				}
-			}
-			if lost := lostWrites(t, s, writers, rounds); lost != 0 {
-				t.Fatalf("%d inner chunks lost their last write", lost)
-			}
-		})
+				for p, cmd := range cmds {
+					if err := cmd.Wait(); err != nil {
+						t.Fatalf("writer process %d: %v\n%s", p, err, outs[p].String())
+					}
+					if !strings.Contains(outs[p].String(), "--- PASS: TestWriterProcess") {
+						t.Fatalf("writer process %d did not write:\n%s", p, outs[p].String())
+					}
+				}
+				if lost := lostWrites(t, s, procs*perProc, rounds); lost != 0 {
+					t.Fatalf("%d inner chunks lost their last write", lost)
+				}
+			})
+		}
 	}
 }
 
-// TestWriterProcess is the child of TestConcurrentProcesses; run directly
-// it does nothing.
+// writerLocation is a fresh place to write, as a LOCATION, and the
+// environment a process needs to reach it.
+func writerLocation(t *testing.T, where string) (string, []string) {
+	t.Helper()
+	switch where {
+	case "s3":
+		srv := servers.StartS3(t)
+		env := []string{"AWS_ENDPOINT_URL=" + srv.Endpoint, "AWS_ACCESS_KEY_ID=" + srv.AccessKey,
+			"AWS_SECRET_ACCESS_KEY=" + srv.SecretKey, "AWS_REGION=" + srv.Region}
+		for _, e := range env {
+			k, v, _ := strings.Cut(e, "=")
+			t.Setenv(k, v)
+		}
+		return "s3://" + srv.NewBucket(t), env
+	case "azure":
+		srv := servers.StartAzure(t)
+		env := []string{"AZURE_STORAGE_CONNECTION_STRING=" + srv.ConnectionString()}
+		t.Setenv("AZURE_STORAGE_CONNECTION_STRING", srv.ConnectionString())
+		return "az://" + srv.NewContainer(t), env
+	}
+	return t.TempDir(), nil
+}
+
+// TestWriterProcess is the child of TestConcurrentProcesses, with one
+// writer per goroutine, each with its own open array; run directly it
+// does nothing.
 func TestWriterProcess(t *testing.T) {
 	spec := os.Getenv("ZARRGW_SHARD_WRITER")
 	if spec == "" {
 		t.Skip("runs only as a child of TestConcurrentProcesses")
 	}
 	f := strings.Split(spec, ",")
-	w, _ := strconv.Atoi(f[1])
-	n, _ := strconv.Atoi(f[2])
-	rounds, _ := strconv.Atoi(f[3])
-	s, err := fs.New(f[0], fs.WithDirSync(false))
+	proc, _ := strconv.Atoi(f[1])
+	perProc, _ := strconv.Atoi(f[2])
+	n, _ := strconv.Atoi(f[3])
+	rounds, _ := strconv.Atoi(f[4])
+	s, err := location.Open(ctx, registry.Bundled().InProcess(), f[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := hierarchy.OpenArray(ctx, s, "arr", opts())
-	if err != nil {
-		t.Fatal(err)
+	var wg sync.WaitGroup
+	errs := make([]error, perProc)
+	for i := range perProc {
+		wg.Go(func() {
+			a, err := hierarchy.OpenArray(ctx, s, "arr", opts())
+			if err == nil {
+				err = writeRounds(a, proc*perProc+i, n, rounds)
+			}
+			errs[i] = err
+		})
 	}
-	if err := writeRounds(a, w, n, rounds); err != nil {
-		t.Fatal(err)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 }

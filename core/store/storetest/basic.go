@@ -34,8 +34,13 @@ func wantVersion(t *testing.T, s store.Store, key, version string) {
 		t.Fatalf("Stat(%q).Version = %q, want %q (returned by Set)", key, info.Version, version)
 	}
 	for _, r := range []store.ByteRange{{}, store.Range(1, 2)} {
-		if got := mustGet(t, s, key, r).Version; got != version {
-			t.Fatalf("Get(%q, %s).Version = %q, want %q", key, r, got, version)
+		v := mustGet(t, s, key, r)
+		if v.Version != version {
+			t.Fatalf("Get(%q, %s).Version = %q, want %q", key, r, v.Version, version)
+		}
+		// a store that knows when a value was written says so in both
+		if !v.ModTime.Equal(info.ModTime) {
+			t.Fatalf("Get(%q, %s).ModTime = %v, Stat says %v", key, r, v.ModTime, info.ModTime)
 		}
 	}
 }

@@ -125,3 +125,55 @@ func testEraseAll(t *testing.T, s store.Store) {
 	mustSet(t, s, "again", []byte("1"))
 	wantValue(t, s, "again", []byte("1"))
 }
+
+// testListSorted checks sorted listings (the store's own, or the walk of
+// its directories): byte order, whatever the nesting, starting after a
+// key that need not exist, and within a prefix.
+func testListSorted(t *testing.T, s store.Store) {
+	setKeys(t, s, "a+b", "a.c", "a/b", "a/c/d", "a0", "b/x/y", "b/z")
+	sorted := func(prefix, after string) []string {
+		t.Helper()
+		var out []string
+		for k, err := range store.ListSorted(t.Context(), s, prefix, after) {
+			if err != nil {
+				t.Fatalf("ListSorted(%q, %q): %v", prefix, after, err)
+			}
+			out = append(out, k)
+		}
+		return out
+	}
+	all := []string{"a+b", "a.c", "a/b", "a/c/d", "a0", "b/x/y", "b/z"}
+	wantOrder(t, `ListSorted("", "")`, sorted("", ""), all)
+	wantOrder(t, `ListSorted("", "a/b")`, sorted("", "a/b"), all[3:])
+	wantOrder(t, `ListSorted("", "a/bb")`, sorted("", "a/bb"), all[3:])
+	wantOrder(t, `ListSorted("", "a/c/d")`, sorted("", "a/c/d"), all[4:])
+	wantOrder(t, `ListSorted("b/", "")`, sorted("b/", ""), all[5:])
+	wantOrder(t, `ListSorted("b/", "b/x/y")`, sorted("b/", "b/x/y"), all[6:])
+	wantOrder(t, `ListSorted("", "zz")`, sorted("", "zz"), nil)
+	// with sizes and versions, as Stat gives them
+	var keys []string
+	for e, err := range store.ListInfo(t.Context(), s, "", "a/b") {
+		if err != nil {
+			t.Fatalf("ListInfo: %v", err)
+		}
+		info, err := s.Stat(t.Context(), e.Key)
+		if err != nil || e.Info.Size != int64(len(e.Key)) || e.Info.Size != info.Size || e.Info.Version != info.Version {
+			t.Fatalf("ListInfo: %s %+v, Stat %+v (%v)", e.Key, e.Info, info, err)
+		}
+		keys = append(keys, e.Key)
+	}
+	wantOrder(t, `ListInfo("", "a/b")`, keys, all[3:])
+}
+
+// wantOrder compares two lists, order included.
+func wantOrder(t *testing.T, what string, got, want []string) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s = %q, want %q", what, got, want)
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("%s = %q, want %q", what, got, want)
+		}
+	}
+}

@@ -37,7 +37,7 @@ var mutants = map[string]expect{
 	"cancelIsNotFound": {must: []string{"CancelledRead"}},
 	"silentConditions": {must: []string{"ConditionsUnsupported"}},
 	"listUnsupported": {must: []string{"EraseMissing", "UnusualKeys", "UnusualPrefixes", "PrefixKeys", "List",
-		"ListEarlyBreak", "ListDir", "ListDirAfterErase", "ManyKeys", "ErasePrefix", "EraseAll", "InvalidKeys", "InvalidPrefixes"}},
+		"ListEarlyBreak", "ListSorted", "ListDir", "ListDirAfterErase", "ManyKeys", "ErasePrefix", "EraseAll", "InvalidKeys", "InvalidPrefixes"}},
 	// Defects of remote stores: a listing or an erase that stops after its
 	// first page, '+' taken for a space, a prefix that is not cut at a
 	// segment, a multipart upload that keeps its first part only or drops
@@ -46,7 +46,7 @@ var mutants = map[string]expect{
 	"listOnePage":            {must: []string{"ManyKeys"}},
 	"listDirOnePage":         {must: []string{"ManyKeys"}},
 	"eraseOnePage":           {must: []string{"ManyKeys"}},
-	"plusIsSpace":            {must: []string{"UnusualKeys", "UnusualPrefixes"}},
+	"plusIsSpace":            {must: []string{"UnusualKeys", "UnusualPrefixes", "ListSorted"}},
 	"erasePrefixNotSegment":  {must: []string{"PrefixKeys", "ManyKeys", "ErasePrefix"}},
 	"largeTruncated":         {must: []string{"LargeValue", "ConditionalLargeValue"}},
 	"largeIgnoresConditions": {must: []string{"ConditionalLargeValue"}},

@@ -108,6 +108,7 @@ func checks(opts Options) []check {
 		{"ConditionsUnsupported", writeWithoutConditions, testConditionsUnsupported},
 		{"List", readWriteList, testList},
 		{"ListEarlyBreak", readWriteList, testListEarlyBreak},
+		{"ListSorted", readWriteList, testListSorted},
 		{"ListDir", readWriteList, testListDir},
 		{"ListDirAfterErase", readWriteListErase, testListDirAfterErase},
 		{"ManyKeys", readWriteListErase, with(opts, testManyKeys)},

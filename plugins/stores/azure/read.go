@@ -65,7 +65,7 @@ func (s *Store) getSuffix(ctx context.Context, key, name string, n int64) (store
 		}
 		start := max(0, info.Size-n)
 		if start == info.Size {
-			return store.Value{Data: []byte{}, Version: info.Version}, nil
+			return store.Value{Data: []byte{}, Version: info.Version, ModTime: info.ModTime}, nil
 		}
 		etag := azcore.ETag(info.Version)
 		cond := &blob.AccessConditions{ModifiedAccessConditions: &blob.ModifiedAccessConditions{IfMatch: &etag}}
@@ -96,6 +96,9 @@ func (s *Store) download(ctx context.Context, name string, rng blob.HTTPRange, c
 			return err
 		}
 		v = store.Value{Data: data, Version: etagOf(resp.ETag)}
+		if resp.LastModified != nil {
+			v.ModTime = *resp.LastModified
+		}
 		return nil
 	})
 	return v, err
@@ -152,6 +155,9 @@ func (s *Store) Stat(ctx context.Context, key string) (store.Info, error) {
 			return err
 		}
 		info = store.Info{Version: etagOf(p.ETag)}
+		if p.LastModified != nil {
+			info.ModTime = *p.LastModified
+		}
 		if p.ContentLength != nil {
 			info.Size = *p.ContentLength
 		}

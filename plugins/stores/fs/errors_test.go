@@ -78,8 +78,14 @@ func TestWriteFailures(t *testing.T) {
 
 	_, err := s.Set(t.Context(), "group", []byte("x"), store.Condition{})
 	wantFailure(t, err, "Set of a name that has keys under it")
+	if !errors.Is(err, store.ErrInvalidKey) {
+		t.Errorf("Set of a name that has keys under it: %v, want ErrInvalidKey (the caller's key, not a broken store)", err)
+	}
 	_, err = s.Set(t.Context(), "value/child", []byte("x"), store.Condition{})
 	wantFailure(t, err, "Set under a name that is a value")
+	if !errors.Is(err, store.ErrInvalidKey) {
+		t.Errorf("Set under a name that is a value: %v, want ErrInvalidKey", err)
+	}
 	wantKey(t, s, "group/array", "keys live under group/")
 	wantKey(t, s, "value", "a value, not a directory")
 }

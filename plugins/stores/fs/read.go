@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -42,7 +43,7 @@ func (s *Store) Get(ctx context.Context, key string, r store.ByteRange) (store.V
 	if err := preadFull(fd, data, start); err != nil {
 		return store.Value{}, fmt.Errorf("fs: get %q: %w", key, err)
 	}
-	return store.Value{Data: data, Version: versionOfStat(&st)}, nil
+	return store.Value{Data: data, Version: versionOfStat(&st), ModTime: time.Unix(0, st.Mtim.Nano())}, nil
 }
 
 // preadFull fills buf from offset off. The file never changes once renamed
@@ -95,5 +96,5 @@ func (s *Store) Stat(ctx context.Context, key string) (store.Info, error) {
 	if err := checkMode(key, st.Mode); err != nil {
 		return store.Info{}, err
 	}
-	return store.Info{Size: st.Size, Version: versionOfStat(&st)}, nil
+	return store.Info{Size: st.Size, Version: versionOfStat(&st), ModTime: time.Unix(0, st.Mtim.Nano())}, nil
 }

@@ -79,6 +79,9 @@ func checkCondition(cond store.Condition, exists bool, current string) error {
 func (s *Store) setOnce(key string, data []byte, cond store.Condition) (string, error) {
 	dir, base := splitKey(key)
 	dfd, err := s.openDir(dir, true)
+	if errors.Is(err, unix.ENOTDIR) {
+		return "", fmt.Errorf("fs: set %q: %w: a key above it holds a value (a filesystem holds a value or keys below its name, not both)", key, store.ErrInvalidKey)
+	}
 	if err != nil {
 		return "", fmt.Errorf("fs: set %q: %w", key, err)
 	}
@@ -111,7 +114,7 @@ func (s *Store) commit(dfd int, tmp, base string, cond store.Condition) (string,
 		return "", err
 	}
 	if exists && st.Mode&unix.S_IFMT == unix.S_IFDIR {
-		return "", fmt.Errorf("keys exist under this name (it is a directory)")
+		return "", fmt.Errorf("%w: keys exist below this name (a filesystem holds a value or keys below its name, not both)", store.ErrInvalidKey)
 	}
 	current := ""
 	if exists {

@@ -102,6 +102,9 @@ func (s *Store) Get(ctx context.Context, key string, r store.ByteRange) (store.V
 // readPart takes the range r out of a 200, 206 or 416 answer.
 func readPart(resp *nethttp.Response, r store.ByteRange) (store.Value, error) {
 	v := store.Value{Version: resp.Header.Get("ETag")}
+	if t, err := nethttp.ParseTime(resp.Header.Get("Last-Modified")); err == nil {
+		v.ModTime = t
+	}
 	switch resp.StatusCode {
 	case nethttp.StatusRequestedRangeNotSatisfiable:
 		// Nothing of the value is in the range; the value exists.
@@ -162,6 +165,9 @@ func (s *Store) Stat(ctx context.Context, key string) (store.Info, error) {
 			return fmt.Errorf("HEAD answered %d without a size", resp.StatusCode)
 		}
 		info = store.Info{Size: resp.ContentLength, Version: resp.Header.Get("ETag")}
+		if t, err := nethttp.ParseTime(resp.Header.Get("Last-Modified")); err == nil {
+			info.ModTime = t
+		}
 		return nil
 	})
 	return info, err

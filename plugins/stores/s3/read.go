@@ -41,7 +41,7 @@ func (s *Store) Get(ctx context.Context, key string, r store.ByteRange) (store.V
 		if err != nil {
 			return err
 		}
-		v = store.Value{Data: data, Version: aws.ToString(out.ETag)}
+		v = store.Value{Data: data, Version: aws.ToString(out.ETag), ModTime: aws.ToTime(out.LastModified)}
 		return nil
 	})
 	if status(err) == 416 {
@@ -94,7 +94,7 @@ func (s *Store) Stat(ctx context.Context, key string) (store.Info, error) {
 		if err != nil {
 			return err
 		}
-		info = store.Info{Size: aws.ToInt64(out.ContentLength), Version: aws.ToString(out.ETag)}
+		info = store.Info{Size: aws.ToInt64(out.ContentLength), Version: aws.ToString(out.ETag), ModTime: aws.ToTime(out.LastModified)}
 		return nil
 	})
 	if missing, merr := s.notFound(ctx, err); missing {

@@ -90,7 +90,7 @@ func EmptyPart(ctx context.Context, s store.Store, key string) (store.Value, err
 	if err != nil {
 		return store.Value{}, err
 	}
-	return store.Value{Data: []byte{}, Version: info.Version}, nil
+	return store.Value{Data: []byte{}, Version: info.Version, ModTime: info.ModTime}, nil
 }
 
 // Conflict is the error of a conditional Set whose condition failed.

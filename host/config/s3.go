@@ -1,0 +1,144 @@
+package config
+
+import (
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// S3Listener is the S3 API of the gateway: each dataset a bucket of the
+// same name.
+type S3Listener struct {
+	Listen string
+	Region string
+	// Domain, when set, also serves virtual-hosted requests
+	// (BUCKET.DOMAIN); path-style requests are always served.
+	Domain string
+	// BucketsFrom, when set, lets CreateBucket make a dataset below that
+	// store (off by default); BucketAccess is who may read and write the
+	// buckets made so.
+	BucketsFrom  *StoreRef
+	BucketAccess Access
+	// MultipartMaxAge is how long an unfinished multipart upload's parts
+	// are kept.
+	MultipartMaxAge time.Duration
+	// MaxObjectSize bounds what a multipart upload or a copy makes (the
+	// gateway assembles it in memory, as stores take whole values).
+	MaxObjectSize int64
+	DeclRange     hcl.Range
+}
+
+var s3Schema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "listen", Required: true}, {Name: "region"}, {Name: "domain"},
+		{Name: "buckets_from"}, {Name: "multipart_max_age"}, {Name: "max_object_size"}},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "bucket_access"}},
+}
+
+// bucketName is what S3 accepts as a bucket name.
+var bucketName = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`)
+
+// ValidBucketName reports whether name can be an S3 bucket's.
+func ValidBucketName(name string) bool {
+	return bucketName.MatchString(name) && !strings.Contains(name, "..") && !regexp.MustCompile(`^\d+\.\d+\.\d+\.\d+$`).MatchString(name)
+}
+
+func (d *decoder) s3Listener(b *hcl.Block) hcl.Diagnostics {
+	l := &S3Listener{Region: "us-east-1", MultipartMaxAge: 24 * time.Hour, MaxObjectSize: 1 << 30, DeclRange: b.DefRange, BucketAccess: Access{Read: nil}}
+	content, diags := b.Body.Content(s3Schema)
+	attrs := content.Attributes
+	for name, dst := range map[string]*string{"listen": &l.Listen, "region": &l.Region, "domain": &l.Domain} {
+		v, ok, more := d.evalAttr(attrs, name, cty.String)
+		diags = append(diags, more...)
+		if ok {
+			*dst = v.AsString()
+		}
+	}
+	if err := checkListen(l.Listen); err != nil && attrs["listen"] != nil {
+		diags = append(diags, diagf(attrs["listen"].Expr.Range(), "Invalid listen address", "s3 listen: %s.", err))
+	}
+	if v, ok, more := d.evalAttr(attrs, "buckets_from", cty.String); ok {
+		ref, found := d.storeRef(v.AsString())
+		if !found {
+			diags = append(diags, diagf(attrs["buckets_from"].Expr.Range(), "Not a declared store",
+				"buckets_from must refer to a declared store, as store.TYPE.NAME; %q is none.", v.AsString()))
+		}
+		l.BucketsFrom = &ref
+	} else {
+		diags = append(diags, more...)
+	}
+	if v, ok, more := d.evalAttr(attrs, "multipart_max_age", cty.String); ok {
+		age, err := time.ParseDuration(v.AsString())
+		if err != nil || age <= 0 {
+			diags = append(diags, diagf(attrs["multipart_max_age"].Expr.Range(), "Invalid multipart_max_age",
+				"multipart_max_age must be a positive duration such as \"24h\", not %q.", v.AsString()))
+		}
+		l.MultipartMaxAge = age
+	} else {
+		diags = append(diags, more...)
+	}
+	diags = append(diags, d.sizeAttr(attrs, "max_object_size", &l.MaxObjectSize, true)...)
+	for _, blk := range content.Blocks {
+		var ds Dataset
+		ds.Name = "(buckets made by CreateBucket)"
+		diags = append(diags, d.access(blk, &ds)...)
+		l.BucketAccess = ds.Access
+	}
+	d.cfg.Server.S3 = l
+	return diags
+}
+
+// checkBucketNames reports datasets whose names cannot be bucket names
+// when the S3 listener is on.
+func (d *decoder) checkBucketNames() hcl.Diagnostics {
+	if d.cfg.Server.S3 == nil {
+		return nil
+	}
+	var diags hcl.Diagnostics
+	for _, ds := range d.cfg.Datasets {
+		if !ValidBucketName(ds.Name) {
+			diags = append(diags, diagf(ds.DeclRange, "Dataset name is not a bucket name",
+				"Dataset %q is served as an S3 bucket of the same name, and S3 bucket names are 3 to 63 lower-case letters, digits, dots and dashes, starting and ending with a letter or digit. Rename it, or leave out the server's s3 block.", ds.Name))
+		}
+	}
+	return diags
+}
+
+// principalS3 decodes a principal's S3 credentials: both or neither, the
+// secret from a variable.
+func (d *decoder) principalS3(attrs hcl.Attributes, p *Principal) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	id, idOK, more := d.evalAttr(attrs, "s3_access_key_id", cty.String)
+	diags = append(diags, more...)
+	secret, secretOK, more := d.evalAttr(attrs, "s3_secret_access_key", cty.String)
+	diags = append(diags, more...)
+	if idOK != secretOK {
+		at := attrs["s3_access_key_id"]
+		if at == nil {
+			at = attrs["s3_secret_access_key"]
+		}
+		return append(diags, diagf(at.Expr.Range(), "Incomplete S3 credentials",
+			"Principal %q: give both s3_access_key_id and s3_secret_access_key.", p.Name))
+	}
+	if !idOK {
+		return diags
+	}
+	if !fromVariable(attrs["s3_secret_access_key"].Expr.Variables()) {
+		return append(diags, diagf(attrs["s3_secret_access_key"].Expr.Range(), `Secret "s3_secret_access_key" written in the file`,
+			"Principal %q: set s3_secret_access_key from a variable (var.NAME, with env = \"...\" in the variable block), so the value stays out of the file.", p.Name))
+	}
+	p.S3AccessKeyID, p.S3SecretAccessKey = id.AsString(), secret.AsString()
+	return diags
+}
+
+// Principal returns the principal with an S3 access key ID.
+func (c *Config) PrincipalByAccessKey(id string) (*Principal, bool) {
+	for i := range c.Principals {
+		if c.Principals[i].S3AccessKeyID == id && id != "" {
+			return &c.Principals[i], true
+		}
+	}
+	return nil, false
+}

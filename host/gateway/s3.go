@@ -1,0 +1,317 @@
+package gateway
+
+import (
+	"context"
+	"crypto/md5"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/zarrgw/zarrgw/core/store"
+	"github.com/zarrgw/zarrgw/host/config"
+	"github.com/zarrgw/zarrgw/host/s3wire"
+	"github.com/zarrgw/zarrgw/host/sigv4"
+	"golang.org/x/sync/semaphore"
+)
+
+// s3API is the gateway's S3 face: every dataset a bucket of the same
+// name. A request goes through the same datasets, access checks, key
+// checks, body limit, metrics and access log as the key API; only the
+// dialect differs (paths, signatures, XML, error codes).
+type s3API struct {
+	g        *Gateway
+	l        *config.S3Listener
+	verifier *sigv4.Verifier
+	// assembling bounds the memory of multipart uploads being completed.
+	assembling *semaphore.Weighted
+	stop       chan struct{}
+	stopped    sync.WaitGroup
+}
+
+func newS3API(ctx context.Context, g *Gateway, l *config.S3Listener) (*s3API, error) {
+	api := &s3API{g: g, l: l, stop: make(chan struct{}), assembling: semaphore.NewWeighted(2 * l.MaxObjectSize)}
+	api.verifier = &sigv4.Verifier{Region: l.Region, Secrets: func(id string) (string, bool) {
+		p, ok := g.cfg.PrincipalByAccessKey(id)
+		if !ok {
+			return "", false
+		}
+		return p.S3SecretAccessKey, true
+	}}
+	if err := api.loadBuckets(ctx); err != nil {
+		return nil, err
+	}
+	api.stopped.Add(1)
+	go api.janitor()
+	return api, nil
+}
+
+func (api *s3API) close() {
+	close(api.stop)
+	api.stopped.Wait()
+}
+
+// S3Handler answers the S3 API; nil when the configuration has no s3
+// block.
+func (g *Gateway) S3Handler() http.Handler {
+	if g.s3 == nil {
+		return nil
+	}
+	return g.s3
+}
+
+// s3Request is one S3 request on its way.
+type s3Request struct {
+	w         http.ResponseWriter
+	r         *http.Request
+	info      *requestInfo
+	id        string
+	bucket    string
+	key       string
+	principal string
+	signed    *sigv4.Request // nil for anonymous requests
+}
+
+func (api *s3API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	g := api.g
+	rw := &response{ResponseWriter: w, status: http.StatusOK}
+	info := &requestInfo{}
+	start := time.Now()
+	defer func() { g.finish(rw, r, info, time.Since(start)) }()
+	req := &s3Request{w: rw, r: r, info: info, id: requestID()}
+	rw.Header().Set("X-Amz-Request-Id", req.id)
+	rw.Header().Set("Server", "zarrgw")
+	if err := api.serve(req); err != nil {
+		api.fail(req, err)
+	}
+}
+
+// serve authenticates, routes and answers a request.
+func (api *s3API) serve(req *s3Request) error {
+	var err error
+	if req.bucket, req.key, err = api.route(req.r); err != nil {
+		return err
+	}
+	req.info.dataset, req.info.key = req.bucket, req.key
+	if err := api.authenticate(req); err != nil {
+		if req.r.Method == http.MethodHead && req.key == "" {
+			req.w.Header().Set("X-Amz-Bucket-Region", api.l.Region) // clients find the region this way
+		}
+		return err
+	}
+	req.info.principal = req.principal
+	if req.bucket == "" {
+		if req.r.Method != http.MethodGet {
+			return s3wire.Errorf(s3wire.MethodNotAllowed, "only GET (ListBuckets) is allowed on the service")
+		}
+		return api.listBuckets(req)
+	}
+	if req.key == "" {
+		return api.bucketOp(req)
+	}
+	return api.objectOp(req)
+}
+
+// route finds the bucket and key: from the host name when it is
+// BUCKET.DOMAIN, else from the path (/BUCKET/KEY). The key's segments are
+// checked as the key API checks them, before anything else happens.
+func (api *s3API) route(r *http.Request) (bucket, key string, err error) {
+	path := r.URL.EscapedPath()
+	if api.l.Domain != "" {
+		host, _, splitErr := net.SplitHostPort(r.Host)
+		if splitErr != nil {
+			host = r.Host
+		}
+		if b, ok := strings.CutSuffix(host, "."+api.l.Domain); ok && b != "" {
+			key, err := routeKey(strings.TrimPrefix(path, "/"))
+			return b, key, err
+		}
+	}
+	rest := strings.TrimPrefix(path, "/")
+	if rest == "" {
+		return "", "", nil
+	}
+	b, k, _ := strings.Cut(rest, "/")
+	if bucket, err = decodeSegment(b); err != nil {
+		return "", "", s3wire.Errorf(s3wire.InvalidBucketName, "the bucket name is not valid")
+	}
+	key, err = routeKey(k)
+	return bucket, key, err
+}
+
+// routeKey decodes and checks an escaped key. A key may end in "/" (S3
+// tools name "directories" so); no store holds one, and objectOp answers
+// for them without asking.
+func routeKey(escaped string) (string, error) {
+	if escaped == "" {
+		return "", nil
+	}
+	dir := strings.HasSuffix(escaped, "/")
+	segs := strings.Split(strings.TrimSuffix(escaped, "/"), "/")
+	for i, seg := range segs {
+		var err error
+		if segs[i], err = decodeSegment(seg); err != nil {
+			return "", s3wire.Errorf(s3wire.InvalidArgument, keyProblem(err))
+		}
+	}
+	key := strings.Join(segs, "/")
+	if reserved(key) {
+		return "", s3wire.Errorf(s3wire.InvalidArgument, keyProblem(errReserved))
+	}
+	if dir {
+		key += "/"
+	}
+	return key, nil
+}
+
+// authenticate verifies the signature (anonymous requests act as "*").
+func (api *s3API) authenticate(req *s3Request) error {
+	if !sigv4.Signed(req.r) {
+		return nil
+	}
+	signed, err := api.verifier.Verify(req.r)
+	if err != nil {
+		return signatureError(err)
+	}
+	p, _ := api.g.cfg.PrincipalByAccessKey(signed.Credential.AccessKeyID)
+	req.principal, req.signed = p.Name, signed
+	return nil
+}
+
+// signatureError maps a signature failure onto its S3 error code.
+func signatureError(err error) error {
+	code := s3wire.AccessDenied
+	switch {
+	case errors.Is(err, sigv4.ErrUnknownKey):
+		code = s3wire.InvalidAccessKeyID
+	case errors.Is(err, sigv4.ErrSignature):
+		code = s3wire.SignatureDoesNotMatch
+	case errors.Is(err, sigv4.ErrSkewed):
+		code = s3wire.RequestTimeTooSkewed
+	case errors.Is(err, sigv4.ErrRegion), errors.Is(err, sigv4.ErrMalformed):
+		code = s3wire.AuthorizationHeaderMalformed
+	case errors.Is(err, sigv4.ErrPayloadMismatch):
+		code = s3wire.XAmzContentSHA256Mismatch
+	case errors.Is(err, sigv4.ErrChecksum):
+		code = s3wire.BadDigest
+	}
+	return s3wire.Errorf(code, err.Error())
+}
+
+// dataset finds a bucket's dataset and checks the principal's scope on it.
+func (api *s3API) dataset(req *s3Request, write bool) (*dataset, error) {
+	ds, ok := api.g.dataset(req.bucket)
+	if !ok {
+		return nil, s3wire.Errorf(s3wire.NoSuchBucket, "the bucket "+req.bucket+" does not exist")
+	}
+	if err := api.g.authorize(ds, req.principal, write); err != nil {
+		return nil, s3wire.Errorf(s3wire.AccessDenied, err.Error())
+	}
+	return ds, nil
+}
+
+// body reads the request body: decoded from aws-chunked framing and
+// checked against the signature and checksums, within max_request_size,
+// and against Content-MD5.
+func (api *s3API) body(req *s3Request) ([]byte, error) {
+	r := req.r
+	limit := api.g.cfg.Server.MaxRequestSize
+	payload := req.signed
+	if payload == nil {
+		// unsigned: aws-chunked framing and checksums still apply
+		payload = &sigv4.Request{PayloadHash: r.Header.Get("X-Amz-Content-Sha256")}
+		switch payload.PayloadHash {
+		case "":
+			payload.PayloadHash = sigv4.UnsignedPayload
+		case sigv4.StreamingPayload, sigv4.StreamingPayloadTrailer:
+			return nil, s3wire.Errorf(s3wire.AccessDenied, "a signed streaming payload without a signature")
+		}
+	}
+	// the framing of aws-chunked bodies adds to the payload's length
+	r.Body = http.MaxBytesReader(req.w, r.Body, limit+limit/64+1<<20)
+	in, err := payload.Body(r)
+	if err != nil {
+		return nil, signatureError(err)
+	}
+	data, err := api.g.readBody(req.w, r, in)
+	var be *bodyError
+	if errors.As(err, &be) && (errors.Is(err, sigv4.ErrSignature) || errors.Is(err, sigv4.ErrPayloadMismatch) ||
+		errors.Is(err, sigv4.ErrChecksum) || errors.Is(err, sigv4.ErrMalformed)) {
+		return nil, signatureError(be.err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if h, ok := r.Header["Content-Md5"]; ok {
+		want, err := base64.StdEncoding.DecodeString(strings.Join(h, ""))
+		if err != nil || len(want) != md5.Size {
+			return nil, s3wire.Errorf(s3wire.InvalidDigest, "Content-MD5 is not a base64 MD5")
+		}
+		if sum := md5.Sum(data); string(sum[:]) != string(want) {
+			return nil, s3wire.Errorf(s3wire.BadDigest, "the Content-MD5 you specified did not match what was received")
+		}
+	}
+	return data, nil
+}
+
+// fail answers an error in S3's form: S3 errors as they are, the
+// gateway's own mapped onto S3's codes.
+func (api *s3API) fail(req *s3Request, err error) {
+	req.info.err = err
+	var se *s3wire.Error
+	if !errors.As(err, &se) {
+		se = s3Error(err)
+	}
+	resource := "/" + req.bucket
+	if req.key != "" {
+		resource += "/" + req.key
+	}
+	s3wire.WriteError(req.w, req.r, se, resource, req.id)
+}
+
+// s3Error maps a gateway or store error onto an S3 error code.
+func s3Error(err error) *s3wire.Error {
+	status := statusOf(err)
+	code := s3wire.InternalError
+	switch status {
+	case http.StatusNotFound:
+		code = s3wire.NoSuchKey
+	case http.StatusPreconditionFailed:
+		code = s3wire.PreconditionFailed
+	case http.StatusRequestedRangeNotSatisfiable:
+		code = s3wire.InvalidRange
+	case http.StatusRequestEntityTooLarge:
+		code = s3wire.EntityTooLarge
+	case http.StatusForbidden, http.StatusUnauthorized:
+		code = s3wire.AccessDenied
+	case http.StatusBadRequest:
+		code = s3wire.InvalidRequest
+	case http.StatusNotImplemented:
+		code = s3wire.NotImplemented
+	case http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		code = s3wire.ServiceUnavailable
+	}
+	if errors.Is(err, store.ErrAccessDenied) {
+		code = s3wire.InternalError // the gateway's own credentials failed: not the client's doing
+	}
+	msg := s3wire.Message(code) // the detail, a store's paths among it, goes to the log
+	if msg == "" || status == http.StatusBadRequest || status == http.StatusNotImplemented {
+		msg = err.Error()
+	}
+	e := s3wire.Errorf(code, msg)
+	if code == s3wire.InternalError && status == http.StatusBadGateway {
+		e.Status = http.StatusBadGateway
+	}
+	return e
+}
+
+func requestID() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return strings.ToUpper(hex.EncodeToString(b[:]))
+}

@@ -1,0 +1,289 @@
+package gateway
+
+import (
+	"context"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/zarrgw/zarrgw/core/store"
+	"github.com/zarrgw/zarrgw/host/config"
+	"github.com/zarrgw/zarrgw/host/s3wire"
+)
+
+// bucketMarker is the key that makes a directory of the buckets_from
+// store a bucket: CreateBucket writes it, DeleteBucket erases it, and the
+// gateway serves the directories that hold one when it starts.
+const bucketMarker = reservedPrefix + "bucket"
+
+// unsupportedBucket are bucket subresources the gateway does not keep
+// (ACLs, policies, lifecycle, ...): asked for, they are NotImplemented
+// rather than answered as a listing.
+var unsupportedBucket = []string{"acl", "policy", "policyStatus", "cors", "lifecycle", "tagging", "encryption",
+	"object-lock", "ownershipControls", "website", "logging", "notification", "replication", "accelerate",
+	"requestPayment", "analytics", "metrics", "inventory", "intelligent-tiering", "publicAccessBlock",
+	"versions", "torrent"}
+
+// bucketOp answers a request on a bucket itself.
+func (api *s3API) bucketOp(req *s3Request) error {
+	q := req.r.URL.Query()
+	for _, sub := range unsupportedBucket {
+		if q.Has(sub) {
+			return s3wire.Errorf(s3wire.NotImplemented, "the gateway does not keep bucket "+sub+" settings")
+		}
+	}
+	switch req.r.Method {
+	case http.MethodHead:
+		return api.headBucket(req)
+	case http.MethodPut:
+		if q.Has("versioning") {
+			return s3wire.Errorf(s3wire.NotImplemented, "the gateway's buckets are not versioned")
+		}
+		return api.createBucket(req)
+	case http.MethodDelete:
+		return api.deleteBucket(req)
+	case http.MethodPost:
+		if q.Has("delete") {
+			return api.deleteObjects(req)
+		}
+	case http.MethodGet:
+		return api.bucketGet(req)
+	}
+	return s3wire.Errorf(s3wire.MethodNotAllowed, req.r.Method+" is not allowed on a bucket")
+}
+
+// bucketGet answers the GET requests on a bucket: listings and the few
+// settings the gateway reports.
+func (api *s3API) bucketGet(req *s3Request) error {
+	q := req.r.URL.Query()
+	ds, err := api.dataset(req, false)
+	if err != nil {
+		return err
+	}
+	switch {
+	case q.Has("location"):
+		region := api.l.Region
+		if region == "us-east-1" {
+			region = "" // as S3 answers for us-east-1
+		}
+		s3wire.WriteXML(req.w, s3wire.LocationConstraint{Xmlns: s3wire.Namespace, Region: region})
+	case q.Has("versioning"):
+		s3wire.WriteXML(req.w, s3wire.VersioningConfiguration{Xmlns: s3wire.Namespace})
+	case q.Has("uploads"):
+		return api.listUploads(req, ds)
+	default:
+		return api.listObjects(req, ds)
+	}
+	return nil
+}
+
+// headBucket answers whether the bucket exists and may be read, always
+// with the region (clients find a bucket's region this way, signed or
+// not).
+func (api *s3API) headBucket(req *s3Request) error {
+	req.w.Header().Set("X-Amz-Bucket-Region", api.l.Region)
+	if _, err := api.dataset(req, false); err != nil {
+		return err
+	}
+	req.w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+// listBuckets answers ListBuckets: the datasets the principal may read.
+func (api *s3API) listBuckets(req *s3Request) error {
+	out := s3wire.ListAllMyBucketsResult{Xmlns: s3wire.Namespace,
+		Owner: s3wire.Owner{ID: req.principal, DisplayName: req.principal}}
+	for _, ds := range api.g.all() {
+		if api.g.authorize(ds, req.principal, false) != nil {
+			continue
+		}
+		created := ds.created
+		if created.IsZero() {
+			created = api.g.started
+		}
+		out.Buckets = append(out.Buckets, s3wire.Bucket{Name: ds.name, CreationDate: s3wire.Time(created)})
+	}
+	s3wire.WriteXML(req.w, out)
+	return nil
+}
+
+// createBucket makes a dataset below the buckets_from store, when the
+// configuration has one and the principal may write the buckets it makes.
+func (api *s3API) createBucket(req *s3Request) error {
+	if api.l.BucketsFrom == nil {
+		return s3wire.Errorf(s3wire.AccessDenied, "this gateway makes no buckets: its datasets are declared in its configuration (s3 buckets_from is not set)")
+	}
+	if !allowed(api.l.BucketAccess.Write, req.principal) {
+		return s3wire.Errorf(s3wire.AccessDenied, "no write access to the buckets this gateway makes")
+	}
+	if !config.ValidBucketName(req.bucket) {
+		return s3wire.Errorf(s3wire.InvalidBucketName, "bucket names are 3 to 63 lower-case letters, digits, dots and dashes")
+	}
+	if err := api.drainBody(req); err != nil {
+		return err
+	}
+	if ds, ok := api.g.dataset(req.bucket); ok {
+		if ds.created.IsZero() || !allowed(ds.cfg.Access.Write, req.principal) {
+			return s3wire.Errorf(s3wire.BucketAlreadyExists, "the bucket "+req.bucket+" exists")
+		}
+		return s3wire.Errorf(s3wire.BucketAlreadyOwnedByYou, "you made the bucket "+req.bucket+" already")
+	}
+	ctx := req.r.Context()
+	ds, err := api.g.open(ctx, api.bucketDataset(req.bucket))
+	if err != nil {
+		return err
+	}
+	cond := store.Condition{IfNoneMatch: ds.store.Capabilities().ConditionalWrite}
+	if _, err := ds.store.Set(ctx, bucketMarker, []byte(time.Now().UTC().Format(time.RFC3339)+"\n"), cond); err != nil {
+		if errors.Is(err, store.ErrConflict) {
+			return s3wire.Errorf(s3wire.BucketAlreadyOwnedByYou, "the bucket "+req.bucket+" was made at the same time")
+		}
+		return err
+	}
+	ds.created = time.Now()
+	api.g.add(ds)
+	req.w.Header().Set("Location", "/"+req.bucket)
+	req.w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+// drainBody reads a small request body (CreateBucket's configuration),
+// checking its signature; its content is not used.
+func (api *s3API) drainBody(req *s3Request) error {
+	if req.r.ContentLength == 0 {
+		return nil
+	}
+	_, err := api.body(req)
+	return err
+}
+
+// bucketDataset declares a bucket made by CreateBucket.
+func (api *s3API) bucketDataset(name string) *config.Dataset {
+	return &config.Dataset{Name: name, Store: *api.l.BucketsFrom, Prefix: name, Access: api.l.BucketAccess,
+		DeclRange: api.l.DeclRange, AccessRange: api.l.DeclRange}
+}
+
+// deleteBucket erases an empty bucket that CreateBucket made; declared
+// datasets are never erased through the API.
+func (api *s3API) deleteBucket(req *s3Request) error {
+	ds, err := api.dataset(req, true)
+	if err != nil {
+		return err
+	}
+	if ds.created.IsZero() {
+		return s3wire.Errorf(s3wire.AccessDenied, "the bucket "+ds.name+" is a dataset of the configuration; only buckets made by CreateBucket are deleted")
+	}
+	ctx := req.r.Context()
+	for k, err := range store.ListSorted(ctx, ds.store, "", "") {
+		if err != nil {
+			return err
+		}
+		if !reserved(k) {
+			return s3wire.Errorf(s3wire.BucketNotEmpty, "the bucket "+ds.name+" holds keys ("+k+")")
+		}
+	}
+	if err := ds.store.ErasePrefix(ctx, multipartDir); err != nil {
+		return err
+	}
+	if err := ds.store.Erase(ctx, bucketMarker); err != nil {
+		return err
+	}
+	api.g.remove(ds.name)
+	req.w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// loadBuckets serves the buckets CreateBucket made before: the
+// directories of the buckets_from store that hold a marker, except those
+// named as a declared dataset.
+func (api *s3API) loadBuckets(ctx context.Context) error {
+	if api.l.BucketsFrom == nil {
+		return nil
+	}
+	whole, err := api.g.open(ctx, &config.Dataset{Name: "(buckets)", Store: *api.l.BucketsFrom})
+	if err != nil {
+		return fmt.Errorf("s3 buckets_from: %w", err)
+	}
+	dir, err := whole.store.ListDir(ctx, "")
+	if err != nil {
+		return fmt.Errorf("s3 buckets_from %s: listing its buckets: %w", api.l.BucketsFrom, err)
+	}
+	for _, p := range dir.Prefixes {
+		name := p[:len(p)-1]
+		if _, declared := api.g.dataset(name); declared || !config.ValidBucketName(name) {
+			continue
+		}
+		info, err := whole.store.Stat(ctx, p+bucketMarker)
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("s3 buckets_from %s: bucket %s: %w", api.l.BucketsFrom, name, err)
+		}
+		ds, err := api.g.open(ctx, api.bucketDataset(name))
+		if err != nil {
+			return err
+		}
+		ds.created = info.ModTime
+		if ds.created.IsZero() {
+			ds.created = time.Now()
+		}
+		api.g.add(ds)
+	}
+	return nil
+}
+
+// deleteObjects answers DeleteObjects: up to 1000 keys erased in one
+// request, each reported as deleted or failed.
+func (api *s3API) deleteObjects(req *s3Request) error {
+	ds, err := api.dataset(req, true)
+	if err != nil {
+		return err
+	}
+	data, err := api.body(req)
+	if err != nil {
+		return err
+	}
+	var doc s3wire.Delete
+	if err := xml.Unmarshal(data, &doc); err != nil {
+		return s3wire.Errorf(s3wire.MalformedXML, "the Delete document is not valid XML: "+err.Error())
+	}
+	if len(doc.Objects) == 0 || len(doc.Objects) > 1000 {
+		return s3wire.Errorf(s3wire.MalformedXML, "a Delete document names 1 to 1000 keys")
+	}
+	out := s3wire.DeleteResult{Xmlns: s3wire.Namespace}
+	for _, o := range doc.Objects {
+		if err := api.eraseKey(req, ds, o.Key); err != nil {
+			se := s3Error(err)
+			if errors.Is(err, errBadPath) || errors.Is(err, errReserved) {
+				se = s3wire.Errorf(s3wire.InvalidArgument, keyProblem(err))
+			}
+			out.Errors = append(out.Errors, s3wire.DeleteFailed{Key: o.Key, Code: se.Code, Message: se.Message})
+			continue
+		}
+		if !doc.Quiet {
+			out.Deleted = append(out.Deleted, s3wire.DeletedKey{Key: o.Key})
+		}
+	}
+	s3wire.WriteXML(req.w, out)
+	return nil
+}
+
+// eraseKey erases one key named in a request body, checked as a path (a
+// directory marker, "name/", is erased already: no store holds one).
+func (api *s3API) eraseKey(req *s3Request, ds *dataset, key string) error {
+	if dir, ok := strings.CutSuffix(key, "/"); ok && checkKey(dir) == nil {
+		return nil
+	}
+	if err := checkKey(key); err != nil {
+		return err
+	}
+	if err := ds.store.Erase(req.r.Context(), key); err != nil {
+		return err
+	}
+	ds.wrote(key)
+	return nil
+}

@@ -1,0 +1,260 @@
+package gateway
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/zarrgw/zarrgw/core/store"
+	"github.com/zarrgw/zarrgw/host/s3wire"
+)
+
+// unsupportedObject are object subresources the gateway does not keep.
+var unsupportedObject = []string{"acl", "tagging", "retention", "legal-hold", "attributes", "torrent", "restore", "select", "partNumber"}
+
+// objectOp answers a request on a key.
+func (api *s3API) objectOp(req *s3Request) error {
+	q := req.r.URL.Query()
+	for _, sub := range unsupportedObject {
+		if q.Has(sub) && !(sub == "partNumber" && q.Has("uploadId")) {
+			return s3wire.Errorf(s3wire.NotImplemented, "the gateway does not keep object "+sub)
+		}
+	}
+	m := req.r.Method
+	if strings.HasSuffix(req.key, "/") {
+		return api.directoryOp(req)
+	}
+	switch {
+	case q.Has("uploads") && m == http.MethodPost:
+		return api.createUpload(req)
+	case q.Has("uploadId"):
+		return api.uploadOp(req)
+	}
+	switch m {
+	case http.MethodGet, http.MethodHead:
+		ds, err := api.dataset(req, false)
+		if err != nil {
+			return err
+		}
+		return api.g.getKey(overrides(req.w, q), req.r, ds, req.key)
+	case http.MethodPut:
+		if req.r.Header.Get("X-Amz-Copy-Source") != "" {
+			return api.copyObject(req)
+		}
+		return api.putObject(req)
+	case http.MethodDelete:
+		ds, err := api.dataset(req, true)
+		if err != nil {
+			return err
+		}
+		return api.g.deleteKey(req.w, req.r, ds, req.key)
+	}
+	return s3wire.Errorf(s3wire.MethodNotAllowed, m+" is not allowed on an object")
+}
+
+// directoryOp answers for a key ending in "/", which S3 tools read,
+// write and erase as a directory marker: no store holds such a key, so it
+// is missing to reads, erased already, and refused to writes (its name,
+// not its access, is what is wrong).
+func (api *s3API) directoryOp(req *s3Request) error {
+	write := req.r.Method != http.MethodGet && req.r.Method != http.MethodHead
+	if _, err := api.dataset(req, write); err != nil {
+		return err
+	}
+	switch req.r.Method {
+	case http.MethodGet, http.MethodHead:
+		return s3wire.Errorf(s3wire.NoSuchKey, "no key ends in /: the gateway's stores hold none (directories exist as the keys below them)")
+	case http.MethodDelete:
+		req.w.WriteHeader(http.StatusNoContent)
+		return nil
+	}
+	return s3wire.Errorf(s3wire.InvalidArgument, "keys ending in / (directory markers) are not stored: directories exist as the keys below them")
+}
+
+// putObject stores the body under the request's conditions (If-Match,
+// If-None-Match: *), through the key API's own write.
+func (api *s3API) putObject(req *s3Request) error {
+	ds, err := api.dataset(req, true)
+	if err != nil {
+		return err
+	}
+	data, err := api.body(req)
+	if err != nil {
+		return err
+	}
+	version, _, err := api.g.storeValue(req.r, ds, req.key, data)
+	if err != nil {
+		return err
+	}
+	if tag := ds.etag(version); tag != "" {
+		req.w.Header().Set("ETag", tag)
+	}
+	// S3 sends the size for directory buckets only; clients (versitygw's
+	// suite among them) read it regardless
+	req.w.Header().Set("X-Amz-Object-Size", strconv.Itoa(len(data)))
+	req.w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+// copyObject copies a value within a dataset or across datasets: read
+// access to the source, write access to the destination, the source's
+// x-amz-copy-source-if-* conditions and the destination's If-Match and
+// If-None-Match.
+func (api *s3API) copyObject(req *s3Request) error {
+	dst, err := api.dataset(req, true)
+	if err != nil {
+		return err
+	}
+	src, data, err := api.copySource(req, "")
+	if err != nil {
+		return err
+	}
+	if src.ds == dst && src.key == req.key && !strings.EqualFold(req.r.Header.Get("X-Amz-Metadata-Directive"), "REPLACE") {
+		return s3wire.Errorf(s3wire.InvalidRequest, "this copy request is illegal because it is trying to copy an object to itself without changing the object's metadata, storage class, website redirect location or encryption attributes")
+	}
+	version, _, err := api.g.storeValue(req.r, dst, req.key, data)
+	if err != nil {
+		return err
+	}
+	s3wire.WriteXML(req.w, s3wire.CopyObjectResult{Xmlns: s3wire.Namespace, ETag: dst.etag(version), LastModified: s3wire.Time(time.Now())})
+	return nil
+}
+
+// copiedFrom is the source of a copy.
+type copiedFrom struct {
+	ds  *dataset
+	key string
+}
+
+// copySource reads the value x-amz-copy-source names (the bytes
+// rangeHeader asks for, "bytes=FIRST-LAST", when it is not empty), after
+// checking read access and the copy-source conditions, within
+// max_object_size.
+func (api *s3API) copySource(req *s3Request, rangeHeader string) (copiedFrom, []byte, error) {
+	bucket, key, err := parseCopySource(req.r.Header.Get("X-Amz-Copy-Source"))
+	if err != nil {
+		return copiedFrom{}, nil, err
+	}
+	ds, ok := api.g.dataset(bucket)
+	if !ok {
+		return copiedFrom{}, nil, s3wire.Errorf(s3wire.NoSuchBucket, "the copy source's bucket "+bucket+" does not exist")
+	}
+	if err := api.g.authorize(ds, req.principal, false); err != nil {
+		return copiedFrom{}, nil, s3wire.Errorf(s3wire.AccessDenied, err.Error())
+	}
+	ctx := req.r.Context()
+	info, err := ds.stat(ctx, key)
+	if err != nil {
+		return copiedFrom{}, nil, err
+	}
+	if err := copyConditions(req.r, ds.etag(info.Version), info.ModTime); err != nil {
+		return copiedFrom{}, nil, err
+	}
+	start, end := int64(0), info.Size
+	if rangeHeader != "" {
+		if start, end, ok = copyRange(rangeHeader, info.Size); !ok {
+			return copiedFrom{}, nil, s3wire.Errorf(s3wire.InvalidRange, "x-amz-copy-source-range must be bytes=FIRST-LAST within the source's "+strconv.FormatInt(info.Size, 10)+" bytes")
+		}
+	}
+	if end-start > api.l.MaxObjectSize {
+		return copiedFrom{}, nil, s3wire.Errorf(s3wire.EntityTooLarge, "the copy is larger than max_object_size ("+strconv.FormatInt(api.l.MaxObjectSize, 10)+" bytes)")
+	}
+	v, err := ds.serve(ctx, key, store.Range(start, end-start))
+	if err == nil && (int64(len(v.Data)) != end-start || info.Version != "" && v.Version != info.Version) {
+		err = errChanged
+	}
+	return copiedFrom{ds, key}, v.Data, err
+}
+
+// copyRange reads x-amz-copy-source-range: "bytes=FIRST-LAST", both
+// given, within the value.
+func copyRange(h string, size int64) (start, end int64, ok bool) {
+	spec, found := strings.CutPrefix(h, "bytes=")
+	a, b, dash := strings.Cut(spec, "-")
+	first, err1 := strconv.ParseInt(a, 10, 64)
+	last, err2 := strconv.ParseInt(b, 10, 64)
+	if !found || !dash || err1 != nil || err2 != nil || first < 0 || first > last || last >= size {
+		return 0, 0, false
+	}
+	return first, last + 1, true
+}
+
+// parseCopySource splits x-amz-copy-source, "BUCKET/KEY" percent-encoded
+// with or without a leading slash, checking the key as a path.
+func parseCopySource(h string) (string, string, error) {
+	h, version, _ := strings.Cut(h, "?")
+	if version != "" && version != "versionId=null" {
+		return "", "", s3wire.Errorf(s3wire.NotImplemented, "the gateway's buckets are not versioned")
+	}
+	bucket, escaped, ok := strings.Cut(strings.TrimPrefix(h, "/"), "/")
+	if b, err := url.PathUnescape(bucket); err == nil {
+		bucket = b
+	}
+	if !ok || bucket == "" || escaped == "" {
+		return "", "", s3wire.Errorf(s3wire.InvalidArgument, "x-amz-copy-source must be BUCKET/KEY")
+	}
+	key, err := routeKey(escaped)
+	if err == nil && strings.HasSuffix(key, "/") {
+		err = s3wire.Errorf(s3wire.NoSuchKey, "no key ends in /: the copy source "+key+" does not exist")
+	}
+	return bucket, key, err
+}
+
+// copyConditions evaluates x-amz-copy-source-if-match, -if-none-match,
+// -if-unmodified-since and -if-modified-since against the source: any
+// that fails is PreconditionFailed (S3 answers 412 for all four).
+func copyConditions(r *http.Request, tag string, mod time.Time) error {
+	h := func(name string) string { return r.Header.Get("X-Amz-Copy-Source-If-" + name) }
+	failed := func(what string) error {
+		return s3wire.Errorf(s3wire.PreconditionFailed, "x-amz-copy-source-if-"+what+" does not hold for the source")
+	}
+	if m := h("Match"); m != "" && !matchStrong(m, tag) {
+		return failed("match")
+	}
+	if m := h("None-Match"); m != "" && matchWeak(m, tag) {
+		return failed("none-match")
+	}
+	if t, err := http.ParseTime(h("Unmodified-Since")); err == nil && h("Match") == "" && mod.Truncate(time.Second).After(t) {
+		return failed("unmodified-since")
+	}
+	if t, err := http.ParseTime(h("Modified-Since")); err == nil && h("None-Match") == "" && !mod.Truncate(time.Second).After(t) {
+		return failed("modified-since")
+	}
+	return nil
+}
+
+// overrides applies GetObject's response-* query parameters (content
+// type, disposition, ...) to the headers of the answer.
+func overrides(w http.ResponseWriter, q url.Values) http.ResponseWriter {
+	set := map[string]string{}
+	for param, header := range map[string]string{
+		"response-content-type": "Content-Type", "response-content-language": "Content-Language",
+		"response-expires": "Expires", "response-cache-control": "Cache-Control",
+		"response-content-disposition": "Content-Disposition", "response-content-encoding": "Content-Encoding",
+	} {
+		if q.Has(param) {
+			set[header] = q.Get(param)
+		}
+	}
+	if len(set) == 0 {
+		return w
+	}
+	return &overriding{ResponseWriter: w, set: set}
+}
+
+// overriding sets headers just before the status is written.
+type overriding struct {
+	http.ResponseWriter
+	set map[string]string
+}
+
+func (o *overriding) WriteHeader(status int) {
+	if status < 300 {
+		for k, v := range o.set {
+			o.Header().Set(k, v)
+		}
+	}
+	o.ResponseWriter.WriteHeader(status)
+}
