@@ -123,4 +123,4 @@ got=$(curl -sf "http://127.0.0.1:$gw_port/d/big/a?format=raw" | wc -c)
 end=$(date +%s.%N)
 peak=$(awk '/VmHWM/ {print $2}' "/proc/$gw_pid/status")
 awk -v n="$got" -v s="$start" -v e="$end" -v b="$before" -v p="$peak" 'BEGIN {
-  printf "4 GiB slice: %d bytes in %.1f s (%.0f MB/s); gateway peak RSS %.0f MiB (%.0f MiB before; target < 256)\n", n, e - s, n / (e - s) / 1e6, p / 1024, b / 1024 }'
+  printf "4 GiB slice: %.0f bytes in %.1f s (%.0f MB/s); gateway peak RSS %.0f MiB (%.0f MiB before; target < 256)\n", n, e - s, n / (e - s) / 1e6, p / 1024, b / 1024 }'

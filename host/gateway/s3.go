@@ -79,6 +79,13 @@ type s3Request struct {
 
 func (api *s3API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	g := api.g
+	if r.ContentLength == 0 && strings.EqualFold(r.Header.Get("Expect"), "100-continue") {
+		// net/http sends 100 Continue on the first read of a body, so never
+		// for an empty one; boto3 (1.26) then answers the final response as
+		// if it were the 100, its connection falls out of step, and its next
+		// request on it waits out the read timeout (a minute).
+		w.WriteHeader(http.StatusContinue)
+	}
 	rw := &response{ResponseWriter: w, status: http.StatusOK}
 	info := &requestInfo{}
 	start := time.Now()
@@ -193,14 +200,22 @@ func signatureError(err error) error {
 		code = s3wire.SignatureDoesNotMatch
 	case errors.Is(err, sigv4.ErrSkewed):
 		code = s3wire.RequestTimeTooSkewed
-	case errors.Is(err, sigv4.ErrRegion), errors.Is(err, sigv4.ErrMalformed):
+	case errors.Is(err, sigv4.ErrMalformed):
 		code = s3wire.AuthorizationHeaderMalformed
+		if m := (*sigv4.Malformed)(nil); errors.As(err, &m) && m.Query {
+			code = s3wire.AuthorizationQueryParametersError
+		}
 	case errors.Is(err, sigv4.ErrPayloadMismatch):
 		code = s3wire.XAmzContentSHA256Mismatch
 	case errors.Is(err, sigv4.ErrChecksum):
 		code = s3wire.BadDigest
 	}
-	return s3wire.Errorf(code, err.Error())
+	e := s3wire.Errorf(code, err.Error())
+	if errors.Is(err, sigv4.ErrUnsignedHeader) {
+		// S3's text; the headers it names go to the log
+		e.Message, e.Detail = sigv4.ErrUnsignedHeader.Error(), err.Error()
+	}
+	return e
 }
 
 // dataset finds a bucket's dataset and checks the principal's scope on it.
@@ -267,6 +282,11 @@ func (api *s3API) fail(req *s3Request, err error) {
 	if !errors.As(err, &se) {
 		se = s3Error(err)
 	}
+	if text := s3wire.Message(se.Code); text != "" && text != se.Message {
+		// S3 answers these codes with one text, and tools compare it;
+		// the detail stays in the access log (req.info.err).
+		se = &s3wire.Error{Code: se.Code, Message: text, Status: se.Status}
+	}
 	resource := "/" + req.bucket
 	if req.key != "" {
 		resource += "/" + req.key
@@ -299,9 +319,9 @@ func s3Error(err error) *s3wire.Error {
 	if errors.Is(err, store.ErrAccessDenied) {
 		code = s3wire.InternalError // the gateway's own credentials failed: not the client's doing
 	}
-	msg := s3wire.Message(code) // the detail, a store's paths among it, goes to the log
-	if msg == "" || status == http.StatusBadRequest || status == http.StatusNotImplemented {
-		msg = err.Error()
+	msg := err.Error() // fail answers S3's text for code where it has one
+	if code == s3wire.AccessDenied {
+		msg = "Access Denied" // the store's reason, its paths among it, goes to the log
 	}
 	e := s3wire.Errorf(code, msg)
 	if code == s3wire.InternalError && status == http.StatusBadGateway {

@@ -1,12 +1,15 @@
 package gateway_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/md5"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -447,5 +450,31 @@ func TestS3DirectoryMarkers(t *testing.T) {
 	}
 	if got := getBytes(t, c, "open", "dir/k", ""); string(got) != "v" {
 		t.Fatalf("the key below the marker: %q", got)
+	}
+}
+
+// An empty body announced with Expect: 100-continue is answered 100
+// Continue before the final response, as a body that is read would be:
+// boto3 reads the final response in its place otherwise, and its next
+// request on that connection waits out its read timeout.
+func TestS3ContinueOnEmptyBody(t *testing.T) {
+	sg := newS3Gateway(t, s3Options{})
+	conn, err := tls.Dial("tcp", sg.s3.Listener.Addr().String(), &tls.Config{InsecureSkipVerify: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "PUT /data/empty HTTP/1.1\r\nHost: s3\r\nExpect: 100-continue\r\nContent-Length: 0\r\n\r\n")
+	br := bufio.NewReader(conn)
+	first, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.StatusCode != http.StatusContinue {
+		t.Fatalf("the first answer to an empty PUT with Expect: 100-continue is %s, not 100 Continue", first.Status)
+	}
+	final, err := http.ReadResponse(br, nil)
+	if err != nil || final.StatusCode < 200 {
+		t.Fatalf("no final answer after the 100 Continue: %v %v", final, err)
 	}
 }

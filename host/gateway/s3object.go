@@ -112,7 +112,7 @@ func (api *s3API) copyObject(req *s3Request) error {
 		return err
 	}
 	if src.ds == dst && src.key == req.key && !strings.EqualFold(req.r.Header.Get("X-Amz-Metadata-Directive"), "REPLACE") {
-		return s3wire.Errorf(s3wire.InvalidRequest, "this copy request is illegal because it is trying to copy an object to itself without changing the object's metadata, storage class, website redirect location or encryption attributes")
+		return s3wire.Errorf(s3wire.InvalidRequest, "This copy request is illegal because it is trying to copy an object to itself without changing the object's metadata, storage class, website redirect location or encryption attributes.")
 	}
 	version, _, err := api.g.storeValue(req.r, dst, req.key, data)
 	if err != nil {

@@ -15,47 +15,55 @@ type Error struct {
 	Code    string
 	Message string
 	Status  int
+	Detail  string // for the gateway's log only, beside Message
 }
 
-func (e *Error) Error() string { return e.Code + ": " + e.Message }
+func (e *Error) Error() string {
+	if e.Detail != "" {
+		return e.Code + ": " + e.Message + " (" + e.Detail + ")"
+	}
+	return e.Code + ": " + e.Message
+}
 
 // The S3 error codes the gateway answers with.
 const (
 	AccessDenied                 = "AccessDenied"
 	AuthorizationHeaderMalformed = "AuthorizationHeaderMalformed"
-	BadDigest                    = "BadDigest"
-	BucketAlreadyExists          = "BucketAlreadyExists"
-	BucketAlreadyOwnedByYou      = "BucketAlreadyOwnedByYou"
-	BucketNotEmpty               = "BucketNotEmpty"
-	EntityTooLarge               = "EntityTooLarge"
-	EntityTooSmall               = "EntityTooSmall"
-	InternalError                = "InternalError"
-	InvalidAccessKeyID           = "InvalidAccessKeyId"
-	InvalidArgument              = "InvalidArgument"
-	InvalidBucketName            = "InvalidBucketName"
-	InvalidDigest                = "InvalidDigest"
-	InvalidPart                  = "InvalidPart"
-	InvalidPartOrder             = "InvalidPartOrder"
-	InvalidRange                 = "InvalidRange"
-	InvalidRequest               = "InvalidRequest"
-	MalformedXML                 = "MalformedXML"
-	MethodNotAllowed             = "MethodNotAllowed"
-	MissingContentLength         = "MissingContentLength"
-	NoSuchBucket                 = "NoSuchBucket"
-	NoSuchKey                    = "NoSuchKey"
-	NoSuchUpload                 = "NoSuchUpload"
-	NotImplemented               = "NotImplemented"
-	PreconditionFailed           = "PreconditionFailed"
-	RequestTimeTooSkewed         = "RequestTimeTooSkewed"
-	ServiceUnavailable           = "ServiceUnavailable"
-	SignatureDoesNotMatch        = "SignatureDoesNotMatch"
-	SlowDown                     = "SlowDown"
-	XAmzContentSHA256Mismatch    = "XAmzContentSHA256Mismatch"
+	// AuthorizationQueryParametersError is a malformed presigned URL.
+	AuthorizationQueryParametersError = "AuthorizationQueryParametersError"
+	BadDigest                         = "BadDigest"
+	BucketAlreadyExists               = "BucketAlreadyExists"
+	BucketAlreadyOwnedByYou           = "BucketAlreadyOwnedByYou"
+	BucketNotEmpty                    = "BucketNotEmpty"
+	EntityTooLarge                    = "EntityTooLarge"
+	EntityTooSmall                    = "EntityTooSmall"
+	InternalError                     = "InternalError"
+	InvalidAccessKeyID                = "InvalidAccessKeyId"
+	InvalidArgument                   = "InvalidArgument"
+	InvalidBucketName                 = "InvalidBucketName"
+	InvalidDigest                     = "InvalidDigest"
+	InvalidPart                       = "InvalidPart"
+	InvalidPartOrder                  = "InvalidPartOrder"
+	InvalidRange                      = "InvalidRange"
+	InvalidRequest                    = "InvalidRequest"
+	MalformedXML                      = "MalformedXML"
+	MethodNotAllowed                  = "MethodNotAllowed"
+	MissingContentLength              = "MissingContentLength"
+	NoSuchBucket                      = "NoSuchBucket"
+	NoSuchKey                         = "NoSuchKey"
+	NoSuchUpload                      = "NoSuchUpload"
+	NotImplemented                    = "NotImplemented"
+	PreconditionFailed                = "PreconditionFailed"
+	RequestTimeTooSkewed              = "RequestTimeTooSkewed"
+	ServiceUnavailable                = "ServiceUnavailable"
+	SignatureDoesNotMatch             = "SignatureDoesNotMatch"
+	SlowDown                          = "SlowDown"
+	XAmzContentSHA256Mismatch         = "XAmzContentSHA256Mismatch"
 )
 
 // statuses are the HTTP statuses of the codes.
 var statuses = map[string]int{
-	AccessDenied: 403, AuthorizationHeaderMalformed: 400, BadDigest: 400, BucketAlreadyExists: 409, BucketAlreadyOwnedByYou: 409,
+	AccessDenied: 403, AuthorizationHeaderMalformed: 400, AuthorizationQueryParametersError: 400, BadDigest: 400, BucketAlreadyExists: 409, BucketAlreadyOwnedByYou: 409,
 	BucketNotEmpty: 409, EntityTooLarge: 400, EntityTooSmall: 400, InternalError: 500, InvalidAccessKeyID: 403,
 	InvalidArgument: 400, InvalidBucketName: 400, InvalidDigest: 400, InvalidPart: 400, InvalidPartOrder: 400,
 	InvalidRange: 416, InvalidRequest: 400, MalformedXML: 400, MethodNotAllowed: 405, MissingContentLength: 411,
@@ -64,20 +72,41 @@ var statuses = map[string]int{
 	XAmzContentSHA256Mismatch: 400,
 }
 
-// messages are S3's own texts for the codes whose details the client
-// has no business with (a store's paths, a backend's failure): the
-// gateway answers these and logs the detail.
+// messages are S3's texts for the codes it always answers with one text.
+// Clients show them and their tests compare them, so the gateway answers
+// them too and keeps its own detail (a store's paths among it) for its
+// log. Codes whose text says what was wrong (InvalidArgument,
+// InvalidRequest, AccessDenied's several, the malformed authorizations)
+// are not here: their messages are written where they arise.
 var messages = map[string]string{
-	NoSuchKey:          "The specified key does not exist.",
-	PreconditionFailed: "At least one of the pre-conditions you specified did not hold",
-	InvalidRange:       "The requested range is not satisfiable",
-	EntityTooLarge:     "Your proposed upload exceeds the maximum allowed size",
-	AccessDenied:       "Access Denied",
-	InternalError:      "We encountered an internal error. Please try again.",
-	InvalidRequest:     "Invalid Request",
+	BadDigest:                 "The Content-MD5 you specified did not match what was received.",
+	BucketAlreadyExists:       "The requested bucket name is not available. The bucket namespace is shared by all users of the system. Please select a different name and try again.",
+	BucketAlreadyOwnedByYou:   "Your previous request to create the named bucket succeeded and you already own it.",
+	BucketNotEmpty:            "The bucket you tried to delete is not empty.",
+	EntityTooLarge:            "Your proposed upload exceeds the maximum allowed size",
+	EntityTooSmall:            "Your proposed upload is smaller than the minimum allowed size",
+	InternalError:             "We encountered an internal error. Please try again.",
+	InvalidAccessKeyID:        "The AWS Access Key Id you provided does not exist in our records.",
+	InvalidBucketName:         "The specified bucket is not valid.",
+	InvalidDigest:             "The Content-Md5 you specified is not valid.",
+	InvalidPart:               "One or more of the specified parts could not be found.  The part may not have been uploaded, or the specified entity tag may not match the part's entity tag.",
+	InvalidPartOrder:          "The list of parts was not in ascending order. Parts must be ordered by part number.",
+	InvalidRange:              "The requested range is not satisfiable",
+	MalformedXML:              "The XML you provided was not well-formed or did not validate against our published schema.",
+	MethodNotAllowed:          "The specified method is not allowed against this resource.",
+	MissingContentLength:      "You must provide the Content-Length HTTP header.",
+	NoSuchBucket:              "The specified bucket does not exist.",
+	NoSuchKey:                 "The specified key does not exist.",
+	NoSuchUpload:              "The specified multipart upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.",
+	PreconditionFailed:        "At least one of the pre-conditions you specified did not hold.",
+	RequestTimeTooSkewed:      "The difference between the request time and the server's time is too large.",
+	ServiceUnavailable:        "Please reduce your request rate.",
+	SignatureDoesNotMatch:     "The request signature we calculated does not match the signature you provided. Check your key and signing method.",
+	SlowDown:                  "Please reduce your request rate.",
+	XAmzContentSHA256Mismatch: "The provided 'x-amz-content-sha256' header does not match what was computed.",
 }
 
-// Message returns S3's text for code, or "" for codes without one here.
+// Message returns S3's text for code, or "" for codes whose text varies.
 func Message(code string) string { return messages[code] }
 
 // Errorf is an error of code with a message.

@@ -38,15 +38,42 @@ const (
 // Errors, each the condition of one S3 error code.
 var (
 	ErrMissing         = errors.New("request is not signed")                                                 // AccessDenied (anonymous)
-	ErrMalformed       = errors.New("malformed authorization")                                               // AuthorizationHeaderMalformed
+	ErrMalformed       = errors.New("malformed authorization")                                               // AuthorizationHeaderMalformed (see Malformed)
+	ErrDate            = errors.New("AWS authentication requires a valid Date or x-amz-date header.")        // AccessDenied
 	ErrUnknownKey      = errors.New("the access key does not exist")                                         // InvalidAccessKeyId
 	ErrSignature       = errors.New("the signature does not match")                                          // SignatureDoesNotMatch
 	ErrSkewed          = errors.New("the difference between the request time and the server's is too large") // RequestTimeTooSkewed
-	ErrExpired         = errors.New("request has expired")                                                   // AccessDenied
+	ErrExpired         = errors.New("Request has expired.")                                                  // AccessDenied
 	ErrPayloadMismatch = errors.New("the payload does not match its signed hash")                            // XAmzContentSHA256Mismatch
-	ErrRegion          = errors.New("the region in the credential scope is wrong")                           // AuthorizationHeaderMalformed
-	ErrUnsignedHeader  = errors.New("there were headers present in the request which were not signed")       // AccessDenied
+	ErrUnsignedHeader  = errors.New("There were headers present in the request which were not signed")       // AccessDenied
 )
+
+// Malformed is an authorization S3 refuses as malformed, with S3's own
+// text for what is wrong (clients and their tests compare it). Query
+// tells a presigned URL's parameters (AuthorizationQueryParametersError)
+// from the Authorization header (AuthorizationHeaderMalformed).
+type Malformed struct {
+	Query bool
+	Text  string
+}
+
+func (m *Malformed) Error() string { return m.Text }
+
+// Is makes every Malformed an ErrMalformed.
+func (m *Malformed) Is(target error) bool { return target == ErrMalformed }
+
+// malformed is a Malformed in the header (query false) or the query, its
+// text in S3's words for either.
+func malformed(query bool, format string, args ...any) error {
+	lead := "The authorization header is malformed; "
+	if query {
+		lead = "Error parsing the X-Amz-Credential parameter; "
+	}
+	return &Malformed{Query: query, Text: lead + fmt.Sprintf(format, args...)}
+}
+
+// queryError is a presigned URL's Malformed whose text S3 gives whole.
+func queryError(text string) error { return &Malformed{Query: true, Text: text} }
 
 // Credential is the scope a request was signed for.
 type Credential struct {
@@ -139,6 +166,9 @@ func (v *Verifier) Verify(r *http.Request) (*Request, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cred.Region != v.Region {
+		return nil, malformed(false, "the region %q is wrong; expecting %q", cred.Region, v.Region)
+	}
 	if err := allAmzSigned(r, signed); err != nil {
 		return nil, err
 	}
@@ -151,7 +181,7 @@ func (v *Verifier) Verify(r *http.Request) (*Request, error) {
 		date = r.Header.Get("Date")
 	}
 	if req.Time, err = parseTime(date); err != nil {
-		return nil, err
+		return nil, ErrDate
 	}
 	if skew := v.now().Sub(req.Time); skew > MaxSkew || skew < -MaxSkew {
 		return nil, ErrSkewed
@@ -165,20 +195,36 @@ func (v *Verifier) Verify(r *http.Request) (*Request, error) {
 func (v *Verifier) verifyPresigned(r *http.Request) (*Request, error) {
 	q := r.URL.Query()
 	if q.Get("X-Amz-Algorithm") != algorithm {
-		return nil, fmt.Errorf("%w: X-Amz-Algorithm must be %s", ErrMalformed, algorithm)
+		return nil, queryError(`X-Amz-Algorithm only supports "AWS4-HMAC-SHA256"`)
 	}
-	cred, err := parseCredential(q.Get("X-Amz-Credential"))
+	for _, p := range []string{"X-Amz-Credential", "X-Amz-Signature", "X-Amz-Date", "X-Amz-SignedHeaders", "X-Amz-Expires"} {
+		if q.Get(p) == "" {
+			return nil, queryError("Query-string authentication version 4 requires the X-Amz-Algorithm, X-Amz-Credential, X-Amz-Signature, X-Amz-Date, X-Amz-SignedHeaders, and X-Amz-Expires parameters.")
+		}
+	}
+	cred, err := parseCredential(q.Get("X-Amz-Credential"), true)
 	if err != nil {
 		return nil, err
 	}
 	date := q.Get("X-Amz-Date")
-	t, err := parseTime(date)
+	t, err := time.Parse(timeFormat, date)
 	if err != nil {
-		return nil, err
+		return nil, queryError(`X-Amz-Date must be in the ISO8601 Long Format "yyyyMMdd'T'HHmmss'Z'"`)
+	}
+	if cred.Region != v.Region {
+		return nil, malformed(true, "the region %q is wrong; expecting %q", cred.Region, v.Region)
+	}
+	if !strings.HasPrefix(date, cred.Date) {
+		return nil, queryError(fmt.Sprintf("Invalid credential date %q. This date is not the same as X-Amz-Date: %q.", cred.Date, date[:min(len(date), 8)]))
 	}
 	expires, err := strconv.Atoi(q.Get("X-Amz-Expires"))
-	if err != nil || expires < 1 || expires > 7*24*3600 {
-		return nil, fmt.Errorf("%w: X-Amz-Expires must be from 1 to 604800 seconds", ErrMalformed)
+	switch {
+	case err != nil:
+		return nil, queryError("X-Amz-Expires should be a number")
+	case expires < 0:
+		return nil, queryError("X-Amz-Expires must be non-negative")
+	case expires > 7*24*3600:
+		return nil, queryError("X-Amz-Expires must be less than a week (in seconds); that is, the given X-Amz-Expires must be less than 604800 seconds")
 	}
 	now := v.now()
 	if now.After(t.Add(time.Duration(expires) * time.Second)) {
@@ -202,14 +248,8 @@ func (v *Verifier) verifyPresigned(r *http.Request) (*Request, error) {
 
 // check compares the signature of the canonical request with sig.
 func (v *Verifier) check(req *Request, cred Credential, date, canonical, sig string) (*Request, error) {
-	if cred.Service != "s3" {
-		return nil, fmt.Errorf("%w: service %q, not s3", ErrMalformed, cred.Service)
-	}
-	if cred.Region != v.Region {
-		return nil, fmt.Errorf("%w: region %q, expecting %q", ErrRegion, cred.Region, v.Region)
-	}
 	if !strings.HasPrefix(date, cred.Date) {
-		return nil, fmt.Errorf("%w: the credential's date %s is not the request's", ErrMalformed, cred.Date)
+		return nil, malformed(false, "Invalid credential date. Date is not the same as X-Amz-Date.")
 	}
 	secret, ok := v.Secrets(cred.AccessKeyID)
 	if !ok {
@@ -238,7 +278,7 @@ func allAmzSigned(r *http.Request, signed []string) error {
 	}
 	if len(missing) > 0 {
 		slices.Sort(missing)
-		return fmt.Errorf("%w: %s", ErrUnsignedHeader, strings.Join(missing, ", "))
+		return fmt.Errorf("%w (%s)", ErrUnsignedHeader, strings.Join(missing, ", "))
 	}
 	return nil
 }
@@ -251,27 +291,42 @@ func parseAuthorization(h string) (Credential, []string, string, error) {
 	}
 	parts := map[string]string{}
 	for _, p := range strings.Split(rest, ",") {
-		k, val, ok := strings.Cut(strings.TrimSpace(p), "=")
+		p = strings.TrimSpace(p)
+		k, val, ok := strings.Cut(p, "=")
 		if !ok {
-			return Credential{}, nil, "", fmt.Errorf("%w: %q", ErrMalformed, p)
+			return Credential{}, nil, "", malformed(false, "the authorization component %q is malformed.", p)
 		}
 		parts[k] = val
 	}
-	cred, err := parseCredential(parts["Credential"])
+	if len(parts) < 3 {
+		return Credential{}, nil, "", malformed(false, "the authorization header requires three components: Credential, SignedHeaders, and Signature.")
+	}
+	for _, k := range []string{"Credential", "SignedHeaders", "Signature"} {
+		if parts[k] == "" {
+			return Credential{}, nil, "", malformed(false, "missing %s.", k)
+		}
+	}
+	cred, err := parseCredential(parts["Credential"], false)
 	if err != nil {
 		return Credential{}, nil, "", err
-	}
-	if parts["SignedHeaders"] == "" || parts["Signature"] == "" {
-		return Credential{}, nil, "", fmt.Errorf("%w: SignedHeaders and Signature are required", ErrMalformed)
 	}
 	return cred, strings.Split(parts["SignedHeaders"], ";"), parts["Signature"], nil
 }
 
-// parseCredential reads "AKID/20130524/us-east-1/s3/aws4_request".
-func parseCredential(s string) (Credential, error) {
+// parseCredential reads "AKID/20130524/us-east-1/s3/aws4_request" from
+// the header or the query, in the order S3 checks its parts.
+func parseCredential(s string, query bool) (Credential, error) {
 	f := strings.Split(s, "/")
-	if len(f) != 5 || f[4] != "aws4_request" || len(f[1]) != 8 || f[0] == "" {
-		return Credential{}, fmt.Errorf("%w: credential %q", ErrMalformed, s)
+	switch {
+	case len(f) != 5 || f[0] == "":
+		return Credential{}, malformed(query, `the Credential is mal-formed; expecting "<YOUR-AKID>/YYYYMMDD/REGION/SERVICE/aws4_request".`)
+	case f[3] != "s3":
+		return Credential{}, malformed(query, `incorrect service %q. This endpoint belongs to "s3".`, f[3])
+	case f[4] != "aws4_request":
+		return Credential{}, malformed(query, `incorrect terminal %q. This endpoint uses "aws4_request".`, f[4])
+	}
+	if _, err := time.Parse("20060102", f[1]); err != nil {
+		return Credential{}, malformed(query, `incorrect date format %q. This date in the credential must be in the format "yyyyMMdd".`, f[1])
 	}
 	return Credential{AccessKeyID: f[0], Date: f[1], Region: f[2], Service: f[3]}, nil
 }
@@ -283,7 +338,7 @@ func parseTime(s string) (time.Time, error) {
 	if t, err := http.ParseTime(s); err == nil {
 		return t.UTC(), nil
 	}
-	return time.Time{}, fmt.Errorf("%w: no valid X-Amz-Date", ErrMalformed)
+	return time.Time{}, ErrDate
 }
 
 // canonicalRequest builds the canonical request of S3's SigV4.

@@ -172,7 +172,8 @@ func TestSDKSigner(t *testing.T) {
 		t.Fatalf("a request 16 minutes old: %v", err)
 	}
 	wrong := &Verifier{Region: "us-east-1", Now: v.Now, Secrets: v.Secrets}
-	if _, err := wrong.Verify(sign("GET", "http://127.0.0.1:9000/bucket/k", nil, now)); !errors.Is(err, ErrRegion) {
+	_, err = wrong.Verify(sign("GET", "http://127.0.0.1:9000/bucket/k", nil, now))
+	if want := `The authorization header is malformed; the region "eu-west-1" is wrong; expecting "us-east-1"`; !errors.Is(err, ErrMalformed) || err.Error() != want {
 		t.Fatalf("the wrong region: %v", err)
 	}
 	other := &Verifier{Region: "eu-west-1", Now: v.Now, Secrets: func(string) (string, bool) { return "other", true }}
@@ -196,5 +197,45 @@ func TestCRC64NVME(t *testing.T) {
 	h.Write([]byte("123456789"))
 	if got := hex.EncodeToString(h.Sum(nil)); got != "ae8b14860a799888" {
 		t.Fatalf("crc64nvme(123456789) = %s", got)
+	}
+}
+
+// Malformed authorizations are refused with S3's own texts, which clients
+// show and their test suites compare (texts as AWS S3 answers them).
+func TestMalformedTexts(t *testing.T) {
+	v := &Verifier{Region: "us-east-1", Now: time.Now, Secrets: func(string) (string, bool) { return "s", true }}
+	header := func(auth string) *http.Request {
+		r := httptest.NewRequest("GET", "http://127.0.0.1:9000/bucket/k", nil)
+		r.Header.Set("Authorization", auth)
+		r.Header.Set("X-Amz-Content-Sha256", UnsignedPayload)
+		r.Header.Set("X-Amz-Date", time.Now().UTC().Format(timeFormat))
+		return r
+	}
+	const lead = "The authorization header is malformed; "
+	for _, c := range []struct{ auth, want string }{
+		{"AWS4-HMAC-SHA256 Credential=k/20250101/us-east-1/s3/aws4_request, SignedHeaders=host", lead + "the authorization header requires three components: Credential, SignedHeaders, and Signature."},
+		{"AWS4-HMAC-SHA256 Credential=k/20250101/us-east-1/s3/aws4_request, SignedHeaders-host, Signature=ab", lead + `the authorization component "SignedHeaders-host" is malformed.`},
+		{"AWS4-HMAC-SHA256 Credential=, SignedHeaders=host, Signature=ab", lead + "missing Credential."},
+		{"AWS4-HMAC-SHA256 Credential=k/20250101/us-east-1/s3/aws4_request, SignedHeaders=, Signature=ab", lead + "missing SignedHeaders."},
+		{"AWS4-HMAC-SHA256 Credential=k/2025/us-east-1/s3/aws4_request/x, SignedHeaders=host, Signature=ab", lead + `the Credential is mal-formed; expecting "<YOUR-AKID>/YYYYMMDD/REGION/SERVICE/aws4_request".`},
+		{"AWS4-HMAC-SHA256 Credential=k/2025/us-east-1/ec2/aws4_request, SignedHeaders=host, Signature=ab", lead + `incorrect service "ec2". This endpoint belongs to "s3".`},
+		{"AWS4-HMAC-SHA256 Credential=k/2025/us-east-1/s3/aws_request, SignedHeaders=host, Signature=ab", lead + `incorrect terminal "aws_request". This endpoint uses "aws4_request".`},
+		{"AWS4-HMAC-SHA256 Credential=k/3223423234/us-east-1/s3/aws4_request, SignedHeaders=host, Signature=ab", lead + `incorrect date format "3223423234". This date in the credential must be in the format "yyyyMMdd".`},
+	} {
+		_, err := v.Verify(header(c.auth))
+		var m *Malformed
+		if !errors.As(err, &m) || m.Query || err.Error() != c.want {
+			t.Errorf("%s:\n got %v\nwant %s", c.auth, err, c.want)
+		}
+	}
+	r := header("AWS4-HMAC-SHA256 Credential=k/20250101/us-east-1/s3/aws4_request, SignedHeaders=host;x-amz-content-sha256;x-amz-date, Signature=ab")
+	r.Header.Set("X-Amz-Date", "03032006")
+	if _, err := v.Verify(r); !errors.Is(err, ErrDate) {
+		t.Errorf("an invalid X-Amz-Date: %v", err)
+	}
+	q := httptest.NewRequest("GET", "http://127.0.0.1:9000/bucket/k?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=k%2F20250101%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Date=20250101T000000Z&X-Amz-SignedHeaders=host&X-Amz-Expires=60", nil)
+	_, err := v.Verify(q)
+	if m := (*Malformed)(nil); !errors.As(err, &m) || !m.Query || !strings.HasPrefix(m.Text, "Query-string authentication version 4 requires") {
+		t.Errorf("a presigned URL without X-Amz-Signature: %v", err)
 	}
 }

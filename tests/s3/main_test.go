@@ -239,6 +239,9 @@ func (g *gateway) stop(t *testing.T) {
 		<-done
 		t.Errorf("zarrgw serve did not stop within 10s of SIGTERM")
 	}
+	if os.Getenv("ZARRGW_DUMP_LOG") != "" {
+		os.WriteFile(os.Getenv("ZARRGW_DUMP_LOG"), []byte(g.log.String()), 0o644)
+	}
 	if t.Failed() {
 		t.Logf("the gateway's log (last 30 lines):\n%s", tail(g.log.String(), 30))
 	}

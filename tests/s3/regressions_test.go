@@ -15,7 +15,7 @@ import (
 )
 
 // Minimal reproductions, with aws-sdk-go-v2, of what the Debian clients
-// ran into (BUGS.md has the reports).
+// ran into, kept so that none comes back.
 
 // sdk is an SDK client of the gateway's S3 API signing as the principal.
 func (g *gateway) sdk() *s3.Client {
