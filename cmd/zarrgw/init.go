@@ -29,7 +29,8 @@ func newInit(set registry.Set) *cobra.Command {
 pins, or with -upgrade (or when it pins none) the newest that meets the constraint, from the
 installation sources of the CLI configuration ($` + cliconfig.FileEnv + `), through its plugin
 cache. Each package is checked against the hashes its source states and the lock file records,
-unpacked into .zarrgw/plugins beside the configuration, and started once to ask what it serves.`,
+unpacked into .zarrgw/plugins beside the configuration, and started once to ask what it serves.
+A plugin the CLI configuration's dev_overrides names is skipped: its development build runs as it is.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			file, err := configPath(path, args)
