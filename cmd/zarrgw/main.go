@@ -22,7 +22,9 @@ func main() {
 	// and plugin processes end with it.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := newRoot(registry.Bundled()).ExecuteContext(ctx); err != nil {
+	root := newRoot(registry.Bundled())
+	root.SetArgs(goStyleFlags(root, os.Args[1:]))
+	if err := root.ExecuteContext(ctx); err != nil {
 		fmt.Fprintf(os.Stderr, "zarrgw: %v\n", err)
 		os.Exit(1)
 	}

@@ -87,7 +87,12 @@ func addConfigured(cmd *cobra.Command, set registry.Set, l *launcher.Launcher, f
 	if file == "" {
 		return nil
 	}
-	cfg, err := config.Check(file, config.Options{Catalog: set.Catalog()}, cmd.ErrOrStderr())
+	opts, err := stack.Options(cmd.Context(), set, file, slog.New(slog.DiscardHandler))
+	if err != nil {
+		return err
+	}
+	opts.Probe = nil // listing starts them anyway
+	cfg, err := config.Check(file, opts, cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}

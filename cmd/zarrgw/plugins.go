@@ -2,14 +2,14 @@ package main
 
 import (
 	"fmt"
-	"log/slog"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/zarrgw/zarrgw/host/config"
+	"github.com/zarrgw/zarrgw/host/install"
+	"github.com/zarrgw/zarrgw/host/pluginpkg"
 	"github.com/zarrgw/zarrgw/host/registry"
 	"github.com/zarrgw/zarrgw/host/stack"
 )
@@ -19,54 +19,151 @@ func newPlugins(set registry.Set) *cobra.Command {
 		Use:   "plugins",
 		Short: "Manage the plugins a configuration declares",
 	}
-	cmd.AddCommand(newPluginsLock(set))
+	cmd.AddCommand(newPluginsLock(set), newPluginsMirror(set), newPluginsPackage())
 	return cmd
+}
+
+// withPlatforms gives cmd the flags -c FILE and -platform=OS_ARCH
+// (repeatable; default: this machine's platform) and runs run with them.
+// When fileArg, the file may be given as the argument instead (-config
+// FILE, Go's way); otherwise the arguments are run's.
+func withPlatforms(cmd *cobra.Command, what string, fileArg bool, run func(cmd *cobra.Command, file string, platforms []pluginpkg.Platform, args []string) error) {
+	var path string
+	var names []string
+	addConfigFlag(cmd, &path)
+	cmd.Flags().StringArrayVar(&names, "platform", nil, what+" (OS_ARCH, such as linux_arm64; repeatable; default: this machine's, "+pluginpkg.Current().String()+")")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		fileArgs := args
+		if !fileArg {
+			fileArgs = nil
+		}
+		file, err := configPath(path, fileArgs)
+		if err != nil {
+			return err
+		}
+		platforms := []pluginpkg.Platform{pluginpkg.Current()}
+		if len(names) > 0 {
+			platforms = nil
+		}
+		for _, n := range names {
+			p, err := pluginpkg.ParsePlatform(n)
+			if err != nil {
+				return err
+			}
+			platforms = append(platforms, p)
+		}
+		return run(cmd, file, platforms, args)
+	}
 }
 
 func newPluginsLock(set registry.Set) *cobra.Command {
-	var path string
 	cmd := &cobra.Command{
-		Use:   "lock --config FILE",
-		Short: "Record the SHA-256 of each plugin's binary in " + config.LockFileName + " next to the configuration",
-		Args:  cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			file, err := configPath(path, args)
-			if err != nil {
-				return err
-			}
-			// Each binary is started once, pinned to its checksum, to ask
-			// what it serves; the lock records those names beside it.
-			logger := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
-			opts := config.Options{Catalog: set.Catalog(), Probe: stack.Probe(cmd.Context(), logger)}
-			lock, lockPath, err := config.LockPlugins(file, opts, cmd.ErrOrStderr())
-			if err != nil {
-				return err
-			}
-			for _, source := range slices.Sorted(maps.Keys(lock.Plugins)) {
-				p := lock.Plugins[source]
-				fmt.Fprintf(cmd.OutOrStdout(), "%s: sha256 %s, serves %s\n", source, p.SHA256, describeServed(p.Serves))
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d plugins locked\n", lockPath, len(lock.Plugins))
-			return nil
-		},
+		Use:   "lock -c FILE [-platform=OS_ARCH]...",
+		Short: "Record in " + config.LockFileName + " each plugin binary's SHA-256 and names, and the package hashes of installed plugins",
+		Long: `For each plugin given by path, starts its binary once, pinned to its SHA-256, to ask what it
+serves, and records both. For each plugin given by version, records the hashes of its packages
+for each -platform, fetched from the installation sources (not installed), so that the lock
+file vouches for machines of other platforms.`,
+		Args: cobra.MaximumNArgs(1),
 	}
-	addConfigFlag(cmd, &path)
+	withPlatforms(cmd, "platform to record installed plugins' package hashes for", true,
+		func(cmd *cobra.Command, file string, platforms []pluginpkg.Platform, _ []string) error {
+			return lockPlugins(cmd, set, file, platforms)
+		})
 	return cmd
 }
 
-// describeServed says what a lock entry records a plugin serves.
-func describeServed(s config.Served) string {
-	var parts []string
-	for _, k := range []struct {
-		noun  string
-		names []string
-	}{{"codec", s.Codecs}, {"store", s.Stores}, {"transformer", s.Transformers}} {
-		for _, n := range k.names {
-			parts = append(parts, k.noun+" "+n)
+func lockPlugins(cmd *cobra.Command, set registry.Set, file string, platforms []pluginpkg.Platform) error {
+	// Each binary given by path is started once, pinned to its checksum,
+	// to ask what it serves; the lock records those names beside it.
+	opts := config.Options{Catalog: set.Catalog(), Probe: stack.Probe(cmd.Context(), pluginLaunch(cmd.ErrOrStderr()).Logger)}
+	cfg, lock, err := config.LockPlugins(file, opts, cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
+	for _, source := range slices.Sorted(maps.Keys(lock.Plugins)) {
+		if p := lock.Plugins[source]; p.SHA256 != "" {
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: sha256 %s, serves %s\n", source, p.SHA256, p.Serves)
 		}
 	}
-	if len(parts) == 0 {
-		return "nothing known"
+	if hasInstalled(cfg) {
+		_, in, err := loadForLock(cmd, set, file, config.Options{Installing: true})
+		if err != nil {
+			return err
+		}
+		if err := in.LockPlatforms(cmd.Context(), cfg, lock, platforms); err != nil {
+			return err
+		}
 	}
-	return strings.Join(parts, ", ")
+	return writeLock(cmd.OutOrStdout(), cfg, lock)
+}
+
+func hasInstalled(cfg *config.Config) bool {
+	return slices.ContainsFunc(cfg.Plugins, config.Plugin.Installed)
+}
+
+func newPluginsMirror(set registry.Set) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "mirror -c FILE [-platform=OS_ARCH]... DIR",
+		Short: "Fill a mirror directory with the packages of the plugins a configuration installs",
+		Long: `Copies the packages of the plugins the configuration gives by version (the versions the lock
+file pins, else the newest that meet the constraints) for each -platform into DIR, in the packed
+layout of a filesystem mirror, and writes the index.json and VERSION.json documents of the
+network mirror protocol beside them: DIR is then a filesystem mirror, and served by any static
+HTTP server, a network mirror. Mirroring several configurations into one DIR merges them.`,
+		Args: cobra.ExactArgs(1),
+	}
+	withPlatforms(cmd, "platform to mirror packages for", false,
+		func(cmd *cobra.Command, file string, platforms []pluginpkg.Platform, args []string) error {
+			cfg, in, err := loadForLock(cmd, set, file, config.Options{Installing: true})
+			if err != nil {
+				return err
+			}
+			lock, diags := config.LoadLock(cfg.LockPath())
+			if diags.HasErrors() {
+				return fmt.Errorf("%s: %w", cfg.LockPath(), diags)
+			}
+			return in.Mirror(cmd.Context(), cfg, lock, args[0], platforms)
+		})
+	return cmd
+}
+
+func newPluginsPackage() *cobra.Command {
+	var address, ver, platformName, output, mirror string
+	cmd := &cobra.Command{
+		Use:   "package --address HOST/NAMESPACE/TYPE --version VERSION [--platform OS_ARCH] [--output DIR | --mirror DIR] BINARY",
+		Short: "Build a plugin's package (zarrgw-plugin-TYPE_VERSION_OS_ARCH.zip) from its binary",
+		Long: `Writes zarrgw-plugin-TYPE_VERSION_OS_ARCH.zip, holding BINARY as zarrgw-plugin-TYPE_vVERSION,
+into --output (default: the current directory), or with --mirror into that mirror directory, in the
+packed layout, with its network mirror documents updated: what "zarrgw init" installs from.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			plat := pluginpkg.Current()
+			if platformName != "" {
+				var err error
+				if plat, err = pluginpkg.ParsePlatform(platformName); err != nil {
+					return err
+				}
+			}
+			if address == "" || ver == "" {
+				return fmt.Errorf("give the plugin's --address and --version")
+			}
+			dir, toMirror := output, mirror != ""
+			if toMirror {
+				dir = mirror
+			}
+			zipPath, hashes, err := install.Package(args[0], address, ver, plat, dir, toMirror)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s\n  %s\n  %s\n", zipPath, hashes[0], hashes[1])
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&address, "address", "", "the plugin's source address, HOST/NAMESPACE/TYPE")
+	cmd.Flags().StringVar(&ver, "version", "", "the plugin's version, such as 1.2.0")
+	cmd.Flags().StringVar(&platformName, "platform", "", "the platform BINARY was built for, OS_ARCH (default: this machine's, "+pluginpkg.Current().String()+")")
+	cmd.Flags().StringVar(&output, "output", ".", "the directory to write the package to")
+	cmd.Flags().StringVar(&mirror, "mirror", "", "a mirror directory to publish the package into instead")
+	return cmd
 }

@@ -16,6 +16,6 @@ func newRoot(set registry.Set) *cobra.Command {
 	}
 	plugins := newPlugins(set)
 	plugins.AddCommand(newPluginsList(set))
-	root.AddCommand(newInspect(set), newCat(set), newCreate(set), newWrite(set), newCp(set), newValidate(set), newServe(set), plugins, newPluginServe(set))
+	root.AddCommand(newInspect(set), newCat(set), newCreate(set), newWrite(set), newCp(set), newValidate(set), newServe(set), newInit(set), plugins, newPluginServe(set))
 	return root
 }

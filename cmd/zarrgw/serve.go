@@ -41,7 +41,10 @@ func newServe(set registry.Set) *cobra.Command {
 // request, goes to stderr.
 func serve(ctx context.Context, set registry.Set, file, listen, s3Listen string, stderr io.Writer) error {
 	logger := slog.New(slog.NewJSONHandler(stderr, nil))
-	opts := config.Options{Catalog: set.Catalog(), Probe: stack.Probe(ctx, logger)}
+	opts, err := stack.Options(ctx, set, file, logger)
+	if err != nil {
+		return err
+	}
 	cfg, err := config.Check(file, opts, stderr)
 	if err != nil {
 		return err

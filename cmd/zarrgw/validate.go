@@ -26,7 +26,10 @@ func newValidate(set registry.Set) *cobra.Command {
 			// Pinned plugins present on this machine are started once to ask
 			// what they serve, so their blocks are checked against their schemas.
 			logger := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
-			opts := config.Options{Catalog: set.Catalog(), Probe: stack.Probe(cmd.Context(), logger)}
+			opts, err := stack.Options(cmd.Context(), set, file, logger)
+			if err != nil {
+				return err
+			}
 			cfg, err := config.Check(file, opts, cmd.ErrOrStderr())
 			if err != nil {
 				return err

@@ -24,8 +24,10 @@ type resolution struct {
 // extensions and the manifests probed plugins reported), in its one order:
 // a plugin's extension wins over a bundled one. A name found nowhere may
 // still be served by a plugin that was not probed: one whose lock entry
-// records the name, or, for a plugin whose names are not known at all,
-// one whose address ends in the name.
+// records the name; any plugin not pinned or installed yet (nothing can
+// be said until it is, which its own diagnostic asks for); or a pinned
+// plugin whose names are not known at all, if its address ends in the
+// name.
 func (d *decoder) resolve(kind extension.Kind, name string) (resolution, bool) {
 	if e, ok := d.cfg.Catalog.Lookup(kind, name); ok {
 		return resolution{manifest: e.Manifest, plugin: e.Plugin, checked: true}, true
@@ -34,18 +36,23 @@ func (d *decoder) resolve(kind extension.Kind, name string) (resolution, bool) {
 		return resolution{manifest: extension.Manifest{Kind: kind, Name: name}, plugin: p.Source}, true
 	}
 	for _, p := range d.cfg.Plugins {
-		if !p.Probed && p.Serves.Has(kind, name) {
-			return assumed(p)
+		if !p.Probed && p.Serves.Has(kind, name) && p.SHA256 == "" {
+			// Not runnable here (not pinned or installed yet, or refused):
+			// its own diagnostic says so, and nothing more can be said.
+			return resolution{manifest: extension.Manifest{Kind: kind, Name: name}, plugin: p.Source, pending: true}, true
 		}
-	}
-	for _, p := range d.cfg.Plugins {
-		if !p.Probed && p.Serves.Empty() && (p.Name() == name || p.Source == name) {
+		if !p.Probed && p.Serves.Has(kind, name) {
 			return assumed(p)
 		}
 	}
 	for _, p := range d.cfg.Plugins {
 		if p.SHA256 == "" && p.Serves.Empty() {
 			return resolution{manifest: extension.Manifest{Kind: kind, Name: name}, plugin: p.Source, pending: true}, true
+		}
+	}
+	for _, p := range d.cfg.Plugins {
+		if !p.Probed && p.Serves.Empty() && (p.Name() == name || p.Source == name) {
+			return assumed(p)
 		}
 	}
 	return resolution{}, false

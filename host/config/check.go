@@ -1,8 +1,6 @@
 package config
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/zarrgw/zarrgw/host/pluginpkg"
 )
 
 // Check loads the configuration at path and verifies the plugin binaries
@@ -72,51 +71,56 @@ func relockAdvice(cfg *Config, p Plugin, sum string) string {
 
 // Remedy says what to do when p's binary no longer matches its pin.
 func (c *Config) Remedy(p Plugin) string {
+	switch p.PinnedBy {
+	case PinInstalled:
+		return "Reinstall it with: " + InitCommand(c.Filename, false)
+	case PinOverride:
+		return "It is a development build that changed since the command started: start the command again."
+	}
 	if p.PinnedBy == PinConfig {
 		return fmt.Sprintf("If the new binary is the one to run, correct the sha256 of its plugin block in %s.", c.Filename)
 	}
 	return "If the new binary is the one to run, record it with: " + LockCommand(c.Filename)
 }
 
-// LockPlugins writes the lock file next to the configuration at path with
-// the SHA-256 of every plugin's binary and, when opts.Probe is given, the
-// names each serves (it is started, pinned to that checksum, to ask), as
-// "zarrgw plugins lock" does. Diagnostics go to w. The lock file present is
-// replaced, not consulted: re-locking after upgrading a binary is the
-// point. A checksum given in a plugin block must match the binary, since
-// the lock cannot override it.
-func LockPlugins(path string, opts Options, w io.Writer) (*Lock, string, error) {
-	opts.AllowUnpinned, opts.Lock = true, &Lock{}
+// LockPlugins loads the configuration at path as "zarrgw plugins lock"
+// does and returns the lock file it should have, to be written to
+// cfg.LockPath(): each plugin given by path pinned to the SHA-256 of its
+// binary as it is now and, when opts.Probe is given, the names it serves
+// (it is started, pinned to that checksum, to ask); each installed plugin
+// as the lock file present records it (host/install adds the hashes of
+// more platforms). The entries of plugins given by path are not consulted:
+// re-locking after upgrading a binary is the point. A checksum given in a
+// plugin block must match the binary, since the lock cannot override it.
+// Diagnostics go to w.
+func LockPlugins(path string, opts Options, w io.Writer) (*Config, *Lock, error) {
+	opts.AllowUnpinned = true
 	cfg, diags := LoadWith(path, opts)
 	lock := &Lock{Plugins: map[string]LockedPlugin{}}
 	if !diags.HasErrors() {
 		for _, p := range cfg.Plugins {
-			lock.Plugins[p.Source] = LockedPlugin{SHA256: p.SHA256, Serves: p.Serves}
+			lock.Plugins[p.Source] = p.Locked()
 		}
 	}
-	lockPath := filepath.Join(cfg.Dir, LockFileName)
 	if err := cfg.WriteDiagnostics(w, diags); err != nil {
-		return nil, lockPath, err
+		return cfg, nil, err
 	}
-	if err := diagError(diags); err != nil {
-		return nil, lockPath, err
-	}
-	return lock, lockPath, WriteLock(lockPath, lock)
+	return cfg, lock, diagError(diags)
 }
 
-// FileSHA256 returns the SHA-256 of the file at path in lower-case hex.
-func FileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
+// Locked is the lock entry that records p as it is.
+func (p Plugin) Locked() LockedPlugin {
+	if p.Installed() {
+		return LockedPlugin{Version: p.Version, Constraints: p.Constraints, Hashes: p.Hashes, Serves: p.Serves}
 	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("reading %s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return LockedPlugin{SHA256: p.SHA256, Serves: p.Serves}
 }
+
+// LockPath is the lock file of the configuration.
+func (c *Config) LockPath() string { return filepath.Join(c.Dir, LockFileName) }
+
+// FileSHA256 returns the SHA-256 of the file at path in lower-case hex.
+func FileSHA256(path string) (string, error) { return pluginpkg.FileSHA256(path) }
 
 // diagError summarises the errors among diags as one error, with the
 // position of the first, or returns nil when there are none.

@@ -53,13 +53,23 @@ type Plugin struct {
 	// Source is the plugin's address, such as "example.org/acme/bitshave".
 	Source string
 	// Path is the binary's absolute path (one written relative is taken
-	// relative to the configuration file's directory).
+	// relative to the configuration file's directory); for a plugin
+	// installed by "zarrgw init", or overridden for development, where
+	// Options.Locate found it.
 	Path string
 	// SHA256 is the pinned checksum of the binary in lower-case hex, from
-	// the plugin block or the lock file; "" when unpinned.
+	// the plugin block or the lock file, or of the installed binary once
+	// its package matched the lock file's hashes; "" when unpinned.
 	SHA256   string
 	PinnedBy Pin
-	Args     []string
+	// Constraints is the version constraint of a plugin installed by
+	// "zarrgw init" (its block's version, such as "~> 1.2"); "" for a
+	// plugin given by path. Version is the version the lock file pins
+	// for it and Hashes the package hashes the lock records.
+	Constraints string
+	Version     string
+	Hashes      []string
+	Args        []string
 	// Env is the environment the plugin gets besides the few variables
 	// every plugin gets (launcher.InheritedEnv); InheritEnv gives it the
 	// host's whole environment instead, secrets included.
@@ -84,7 +94,16 @@ const (
 	PinConfig Pin = "config" // sha256 in the plugin block
 	PinLock   Pin = "lock"   // zarrgw.lock.hcl
 	PinFile   Pin = "file"   // the binary as it is, while the lock file is written
+	// PinInstalled: installed by "zarrgw init", its package matching the
+	// lock file's hashes; PinOverride: a development build named by the
+	// CLI configuration's dev_overrides, pinned to what it is now.
+	PinInstalled Pin = "installed"
+	PinOverride  Pin = "override"
 )
+
+// Installed reports whether the plugin is installed by "zarrgw init"
+// (its block gives a version constraint) rather than given by path.
+func (p Plugin) Installed() bool { return p.Constraints != "" }
 
 // Name is the extension name a plugin is assumed to provide until its
 // manifest is known: the last segment of its source address.

@@ -25,9 +25,31 @@ type Options struct {
 	Probe func(Plugin) ([]extension.Manifest, error)
 	// LookupEnv reads environment variables; os.LookupEnv when nil.
 	LookupEnv func(string) (string, bool)
-	// AllowUnpinned accepts plugins without a checksum, as writing the lock
-	// file must. They are never probed.
+	// AllowUnpinned is for writing the lock file ("plugins lock", "init"):
+	// a plugin given by path is pinned to its binary as it is now, so that
+	// it can be probed, and one installed by version needs no lock entry
+	// and is not located.
 	AllowUnpinned bool
+	// Installing is for "zarrgw init": plugins given by path are left as
+	// they are (unpinned when the lock file has no entry), and installed
+	// ones need no lock entry and are not located.
+	Installing bool
+	// Installed finds the binary of a plugin installed by "zarrgw init"
+	// (whose Version and Hashes come from the lock file) and checks its
+	// package against those hashes. host/install provides it; without it,
+	// installed plugins cannot be used.
+	Installed func(Plugin) (Located, error)
+	// Override finds a development build of a plugin, which then runs
+	// without lock or installation (the CLI configuration's
+	// dev_overrides); ok is false for a plugin not overridden.
+	Override func(Plugin) (l Located, ok bool, err error)
+}
+
+// Located is where a plugin's binary was found, and its SHA-256.
+type Located struct {
+	Path, SHA256 string
+	// From names what said where: the CLI configuration, for an override.
+	From string
 }
 
 // ErrNotProbed is what a Probe returns for a plugin it chose not to
@@ -57,7 +79,7 @@ func LoadWith(path string, opts Options) (*Config, hcl.Diagnostics) {
 		return cfg, diags
 	}
 	if opts.Lock == nil {
-		lock, lockDiags := parseLockFile(p, filepath.Join(cfg.Dir, LockFileName))
+		lock, lockDiags := parseLockFile(p, cfg.LockPath())
 		diags = append(diags, lockDiags...)
 		opts.Lock = lock
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/zarrgw/zarrgw/core/extension"
+	"github.com/zarrgw/zarrgw/host/atomicfile"
 )
 
 // LockFileName is the lock file kept next to a configuration file.
@@ -31,8 +31,15 @@ type Lock struct {
 
 // LockedPlugin is one entry of a lock file.
 type LockedPlugin struct {
-	// SHA256 is the binary's checksum in lower-case hex.
+	// SHA256 is the checksum of a binary given by path, in lower-case hex.
 	SHA256 string
+	// Version is the version "zarrgw init" installed of a plugin given by
+	// version, Constraints the constraint it met then (for readers: it
+	// decides nothing), and Hashes the hashes of its packages, "h1:..."
+	// and "zh:...", for every platform recorded.
+	Version     string
+	Constraints string
+	Hashes      []string
 	// Serves is what the binary said it serves when it was locked, so that
 	// names resolve to it before it runs (or where its binary is absent).
 	// Entries written before names were recorded have none.
@@ -67,6 +74,20 @@ func (s Served) Has(kind extension.Kind, name string) bool {
 	return slices.Contains(*s.list(kind), name)
 }
 
+// String lists the names with their kinds: "codec xor, store zip".
+func (s Served) String() string {
+	var parts []string
+	for _, a := range servedAttrs {
+		for _, n := range *s.list(a.kind) {
+			parts = append(parts, string(a.kind)+" "+n)
+		}
+	}
+	if len(parts) == 0 {
+		return "nothing known"
+	}
+	return strings.Join(parts, ", ")
+}
+
 // Empty reports whether no names are recorded.
 func (s Served) Empty() bool { return len(s.Codecs)+len(s.Stores)+len(s.Transformers) == 0 }
 
@@ -86,7 +107,8 @@ func ServedBy(ms []extension.Manifest) Served {
 var lockSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "plugin", LabelNames: []string{"source"}}}}
 
 var lockPluginSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
-	{Name: "sha256", Required: true}, {Name: "codecs"}, {Name: "stores"}, {Name: "transformers"},
+	{Name: "sha256"}, {Name: "version"}, {Name: "constraints"}, {Name: "hashes"},
+	{Name: "codecs"}, {Name: "stores"}, {Name: "transformers"},
 }}
 
 // LoadLock reads a lock file; a missing file is an empty lock.
@@ -123,28 +145,69 @@ func decodeLock(body hcl.Body) (*Lock, hcl.Diagnostics) {
 			diags = append(diags, duplicate(fmt.Sprintf("plugin %q", source), b.LabelRanges[0], prev.DeclRange))
 			continue
 		}
-		attrs, more := b.Body.Content(lockPluginSchema)
+		p, more := decodeLockedPlugin(source, b)
 		diags = append(diags, more...)
-		a := attrs.Attributes["sha256"]
+		if !more.HasErrors() {
+			l.Plugins[source] = p
+		}
+	}
+	return l, diags
+}
+
+// decodeLockedPlugin decodes one entry: a binary given by path (sha256),
+// or an installed plugin (version, constraints, hashes); and what it serves.
+func decodeLockedPlugin(source string, b *hcl.Block) (LockedPlugin, hcl.Diagnostics) {
+	p := LockedPlugin{DeclRange: b.DefRange}
+	content, diags := b.Body.Content(lockPluginSchema)
+	attrs := content.Attributes
+	str := func(name string) string {
+		a := attrs[name]
 		if a == nil {
-			continue
+			return ""
 		}
 		v, more := constantOf(a.Expr, cty.String)
 		diags = append(diags, more...)
 		if more.HasErrors() || v.IsNull() {
-			continue
+			return ""
 		}
-		sum := strings.ToLower(v.AsString())
-		if !sha256Hex.MatchString(sum) {
-			diags = append(diags, diagf(a.Expr.Range(), "Invalid sha256",
-				"Plugin %q: sha256 must be 64 hexadecimal digits, not %q.", source, v.AsString()))
-			continue
-		}
-		served, more := decodeServed(attrs.Attributes)
-		diags = append(diags, more...)
-		l.Plugins[source] = LockedPlugin{SHA256: sum, Serves: served, DeclRange: b.DefRange}
+		return v.AsString()
 	}
-	return l, diags
+	p.SHA256, p.Version, p.Constraints = strings.ToLower(str("sha256")), str("version"), str("constraints")
+	switch {
+	case diags.HasErrors():
+	case (p.SHA256 == "") == (p.Version == ""):
+		diags = append(diags, diagf(b.DefRange, "Invalid lock entry",
+			"Plugin %q: an entry gives either sha256 (a binary given by path) or version (an installed plugin).", source))
+	case p.SHA256 != "" && !sha256Hex.MatchString(p.SHA256):
+		diags = append(diags, diagf(attrs["sha256"].Expr.Range(), "Invalid sha256",
+			"Plugin %q: sha256 must be 64 hexadecimal digits, not %q.", source, str("sha256")))
+	case p.Version != "":
+		diags = append(diags, p.decodeHashes(source, attrs["hashes"])...)
+	}
+	served, more := decodeServed(attrs)
+	p.Serves = served
+	return p, append(diags, more...)
+}
+
+// decodeHashes reads an installed plugin's package hashes, each "h1:..."
+// or "zh:...".
+func (p *LockedPlugin) decodeHashes(source string, a *hcl.Attribute) hcl.Diagnostics {
+	if a == nil {
+		return hcl.Diagnostics{diagf(p.DeclRange, "Lock entry without hashes",
+			"Plugin %q: an installed plugin's entry lists the hashes of its packages.", source)}
+	}
+	v, diags := constantOf(a.Expr, cty.List(cty.String))
+	if diags.HasErrors() || v.IsNull() {
+		return diags
+	}
+	for _, h := range stringList(v) {
+		if !strings.HasPrefix(h, "h1:") && !strings.HasPrefix(h, "zh:") {
+			return append(diags, diagf(a.Expr.Range(), "Invalid hash",
+				"Plugin %q: %q is not a package hash: each is \"h1:\" or \"zh:\" and the hash.", source, h))
+		}
+		p.Hashes = append(p.Hashes, h)
+	}
+	return diags
 }
 
 // decodeServed reads the lists of served names of a lock entry.
@@ -165,14 +228,17 @@ func decodeServed(attrs hcl.Attributes) (Served, hcl.Diagnostics) {
 	return s, diags
 }
 
-// WriteLock writes l to path in canonical form, sorted by source address.
-// It replaces the file atomically, so a reader never sees half a lock.
+// WriteLock writes l to path in canonical form, sorted by source address,
+// formatted as Terraform formats its lock file. It replaces the file
+// atomically, so a reader never sees half a lock.
 func WriteLock(path string, l *Lock) error {
 	f := hclwrite.NewEmptyFile()
 	body := f.Body()
 	body.AppendUnstructuredTokens(hclwrite.Tokens{{
-		Type:  hclsyntax.TokenComment,
-		Bytes: []byte("# Checksums of plugin binaries and the names they serve, written by\n# \"zarrgw plugins lock\". A plugin runs only if its binary matches.\n"),
+		Type: hclsyntax.TokenComment,
+		Bytes: []byte("# Plugin versions, package hashes and binary checksums, and the names each\n" +
+			"# plugin serves, written by \"zarrgw init\" and \"zarrgw plugins lock\".\n" +
+			"# A plugin runs only if it matches. Commit this file with the configuration.\n"),
 	}})
 	sources := make([]string, 0, len(l.Plugins))
 	for s := range l.Plugins {
@@ -181,37 +247,42 @@ func WriteLock(path string, l *Lock) error {
 	sort.Strings(sources)
 	for _, s := range sources {
 		body.AppendNewline()
-		blk := body.AppendNewBlock("plugin", []string{s})
-		p := l.Plugins[s]
-		blk.Body().SetAttributeValue("sha256", cty.StringVal(p.SHA256))
-		for _, a := range servedAttrs {
-			if names := *p.Serves.list(a.kind); len(names) > 0 {
-				blk.Body().SetAttributeValue(a.name, stringListVal(names))
-			}
-		}
+		writeLockedPlugin(body.AppendNewBlock("plugin", []string{s}).Body(), l.Plugins[s])
 	}
-	return writeAtomic(path, f.Bytes())
+	return atomicfile.WriteBytes(path, 0o644, hclwrite.Format(f.Bytes()))
 }
 
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+func writeLockedPlugin(body *hclwrite.Body, p LockedPlugin) {
+	if p.SHA256 != "" {
+		body.SetAttributeValue("sha256", cty.StringVal(p.SHA256))
 	}
-	defer os.Remove(tmp.Name()) // after a successful rename there is nothing to remove
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
+	if p.Version != "" {
+		body.SetAttributeValue("version", cty.StringVal(p.Version))
+		if p.Constraints != "" {
+			body.SetAttributeValue("constraints", cty.StringVal(p.Constraints))
+		}
+		body.SetAttributeRaw("hashes", multilineList(sortedUnique(p.Hashes)))
 	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
+	for _, a := range servedAttrs {
+		if names := *p.Serves.list(a.kind); len(names) > 0 {
+			body.SetAttributeValue(a.name, stringListVal(names))
+		}
 	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+}
+
+// multilineList is a list of strings one per line, as Terraform writes
+// hashes, so that a change to one shows as one line in a diff.
+func multilineList(ss []string) hclwrite.Tokens {
+	toks := hclwrite.Tokens{{Type: hclsyntax.TokenOBrack, Bytes: []byte("[")}, {Type: hclsyntax.TokenNewline, Bytes: []byte("\n")}}
+	for _, s := range ss {
+		toks = append(toks, hclwrite.TokensForValue(cty.StringVal(s))...)
+		toks = append(toks, &hclwrite.Token{Type: hclsyntax.TokenComma, Bytes: []byte(",")}, &hclwrite.Token{Type: hclsyntax.TokenNewline, Bytes: []byte("\n")})
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
+	return append(toks, &hclwrite.Token{Type: hclsyntax.TokenCBrack, Bytes: []byte("]")})
+}
+
+func sortedUnique(ss []string) []string {
+	out := slices.Clone(ss)
+	slices.Sort(out)
+	return slices.Compact(out)
 }

@@ -117,7 +117,7 @@ func TestLockPlugins(t *testing.T) {
 	}
 
 	var out strings.Builder
-	lock, lockPath, err := config.LockPlugins(cfgPath, opts, &out)
+	lock, lockPath, err := lockPlugins(cfgPath, opts, &out)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
@@ -145,7 +145,7 @@ func TestLockPlugins(t *testing.T) {
 		t.Errorf("tampered binary: %v", d)
 	}
 	// Locking again takes the new binary.
-	if lock, _, err = config.LockPlugins(cfgPath, opts, &out); err != nil || lock.Plugins["example.org/acme/codec"].SHA256 != fileSum(t, binPath) {
+	if lock, _, err = lockPlugins(cfgPath, opts, &out); err != nil || lock.Plugins["example.org/acme/codec"].SHA256 != fileSum(t, binPath) {
 		t.Errorf("relock: %v %v\n%s", lock, err, out.String())
 	}
 	if err := os.Remove(binPath); err != nil {
@@ -175,9 +175,19 @@ func TestLockDisagreesWithConfig(t *testing.T) {
 
 	// Locking refuses too: the binary does not match the block's checksum.
 	var out strings.Builder
-	if _, _, err := config.LockPlugins(cfgPath, config.Options{Catalog: testCatalog(), LookupEnv: noEnv}, &out); err == nil {
+	if _, _, err := lockPlugins(cfgPath, config.Options{Catalog: testCatalog(), LookupEnv: noEnv}, &out); err == nil {
 		t.Errorf("lock succeeded:\n%s", out.String())
 	}
+}
+
+// lockPlugins does what "zarrgw plugins lock" does for plugins given by
+// path, and returns the lock written and where.
+func lockPlugins(cfgPath string, opts config.Options, w io.Writer) (*config.Lock, string, error) {
+	cfg, lock, err := config.LockPlugins(cfgPath, opts, w)
+	if err != nil {
+		return nil, "", err
+	}
+	return lock, cfg.LockPath(), config.WriteLock(cfg.LockPath(), lock)
 }
 
 func fileSum(t *testing.T, path string) string {
@@ -221,7 +231,7 @@ func TestLockRecordsServedNames(t *testing.T) {
 		return []extension.Manifest{{Kind: extension.Codec, Name: "xor"}, {Kind: extension.Store, Name: "zip"}}, nil
 	}
 	var out strings.Builder
-	lock, _, err := config.LockPlugins(cfgPath, config.Options{Catalog: testCatalog(), LookupEnv: noEnv, Probe: probe}, &out)
+	lock, _, err := lockPlugins(cfgPath, config.Options{Catalog: testCatalog(), LookupEnv: noEnv, Probe: probe}, &out)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}

@@ -7,12 +7,15 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/hashicorp/go-version"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
+
+	"github.com/zarrgw/zarrgw/host/pluginpkg"
 )
 
 var pluginSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
-	{Name: "path", Required: true}, {Name: "sha256"}, {Name: "args"}, {Name: "env"}, {Name: "inherit_env"},
+	{Name: "path"}, {Name: "version"}, {Name: "sha256"}, {Name: "args"}, {Name: "env"}, {Name: "inherit_env"},
 }}
 
 var (
@@ -143,6 +146,7 @@ func (d *decoder) plugin(b *hcl.Block) (Plugin, bool, hcl.Diagnostics) {
 	if ok {
 		p.InheritEnv = inherit.True()
 	}
+	diags = append(diags, d.pluginVersion(&p, b, attrs)...)
 	if diags.HasErrors() {
 		return p, false, diags
 	}
@@ -151,59 +155,36 @@ func (d *decoder) plugin(b *hcl.Block) (Plugin, bool, hcl.Diagnostics) {
 	return p, true, append(diags, d.pin(&p, attrs["sha256"])...)
 }
 
-// pin completes p's checksum from the lock file: the two must agree when
-// both give one, and a plugin needs one unless the lock file is being
-// written, in which case it is pinned to its binary as it is now.
-func (d *decoder) pin(p *Plugin, inline *hcl.Attribute) hcl.Diagnostics {
-	var locked *LockedPlugin
-	if d.opts.Lock != nil {
-		if l, ok := d.opts.Lock.Plugins[p.Source]; ok {
-			locked = &l
-		}
-	}
+// pluginVersion decodes a block's version constraint: such a plugin is
+// installed by "zarrgw init" rather than given by path, and its address
+// must be one a mirror can lay out (HOST/NAMESPACE/TYPE).
+func (d *decoder) pluginVersion(p *Plugin, b *hcl.Block, attrs hcl.Attributes) hcl.Diagnostics {
+	v, ok, diags := d.evalAttr(attrs, "version", cty.String)
 	switch {
-	case d.opts.AllowUnpinned:
-		return d.pinToFile(p)
-	case locked != nil && p.SHA256 != "" && locked.SHA256 != p.SHA256:
-		return hcl.Diagnostics{diagf(inline.Expr.Range(), "Checksum differs from the lock file",
-			"Plugin %q is pinned to %s here and to %s at %s; remove one of them or correct it.",
-			p.Source, p.SHA256, locked.SHA256, locked.DeclRange)}
-	case locked != nil && p.SHA256 == "":
-		p.SHA256, p.PinnedBy = locked.SHA256, PinLock
-	case p.SHA256 == "":
-		return hcl.Diagnostics{diagf(p.DeclRange, fmt.Sprintf("Plugin %q is not pinned", p.Source),
-			"A plugin runs only when its binary matches a recorded checksum. Record it, and the names it serves, with:\n  %s",
-			d.lockCommand())}
+	case diags.HasErrors():
+		return diags
+	case !ok && attrs["path"] == nil:
+		return append(diags, diagf(p.DeclRange, "Plugin without a binary",
+			"Plugin %q: give version = \"...\" (a version constraint, for a plugin installed by \"zarrgw init\") or path = \"...\" (a binary on this machine).", p.Source))
+	case !ok:
+		return diags
+	case attrs["path"] != nil:
+		return append(diags, diagf(attrs["version"].Expr.Range(), "Both path and version",
+			"Plugin %q: a plugin is either a binary given by path or installed by version, not both.", p.Source))
+	case attrs["sha256"] != nil:
+		return append(diags, diagf(attrs["sha256"].Expr.Range(), "sha256 of an installed plugin",
+			"Plugin %q: sha256 pins a binary given by path; the hashes of an installed plugin are in %s.", p.Source, LockFileName))
 	}
-	if locked != nil && locked.SHA256 == p.SHA256 {
-		p.Serves = locked.Serves
+	if _, err := version.NewConstraint(v.AsString()); err != nil {
+		return append(diags, diagf(attrs["version"].Expr.Range(), "Invalid version constraint",
+			"Plugin %q: %q is not a version constraint (%s): write for instance \"~> 1.2\", \">= 1.2, < 2.0\" or \"= 1.2.3\".", p.Source, v.AsString(), err))
 	}
-	return nil
+	if _, err := pluginpkg.ParseAddress(p.Source); err != nil {
+		return append(diags, diagf(b.LabelRanges[0], "Invalid address for an installed plugin", "%s.", err))
+	}
+	p.Constraints = v.AsString()
+	return diags
 }
-
-// pinToFile pins p to its binary's current checksum, which must be the one
-// its block gives, if any: the lock file cannot override the block.
-func (d *decoder) pinToFile(p *Plugin) hcl.Diagnostics {
-	sum, err := FileSHA256(p.Path)
-	switch {
-	case err != nil:
-		return hcl.Diagnostics{diagf(p.DeclRange, "Plugin binary unreadable", "Plugin %q: %s.", p.Source, err)}
-	case p.PinnedBy == PinConfig && sum != p.SHA256:
-		return hcl.Diagnostics{diagf(p.DeclRange, "Plugin binary does not match its checksum",
-			"Plugin %q: %s has SHA-256 %s, but the plugin block pins %s; correct or remove that sha256.", p.Source, p.Path, sum, p.SHA256)}
-	}
-	if p.PinnedBy != PinConfig {
-		p.SHA256, p.PinnedBy = sum, PinFile
-	}
-	return nil
-}
-
-// lockCommand is the command that writes this configuration's lock file.
-func (d *decoder) lockCommand() string { return LockCommand(d.cfg.Filename) }
-
-// LockCommand is the command that writes the lock file of the
-// configuration file named filename.
-func LockCommand(filename string) string { return "zarrgw plugins lock -c " + filename }
 
 // relPath resolves a path written in the configuration: relative to the
 // configuration file's directory, made absolute.

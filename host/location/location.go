@@ -100,7 +100,11 @@ func Resolve(ctx context.Context, set registry.Set, configFile, loc string, diag
 		return &Target{Store: s, Options: opts, close: s.Close}, nil
 	}
 	logger := slog.New(slog.NewTextHandler(diag, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	cfg, err := config.Check(configFile, config.Options{Catalog: set.Catalog(), Probe: stack.Probe(ctx, logger)}, diag)
+	opts, err := stack.Options(ctx, set, configFile, logger)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := config.Check(configFile, opts, diag)
 	if err != nil {
 		return nil, err
 	}

@@ -18,8 +18,11 @@ import (
 	"github.com/zarrgw/zarrgw/core/extension"
 	"github.com/zarrgw/zarrgw/core/meta"
 	"github.com/zarrgw/zarrgw/core/store"
+	"github.com/zarrgw/zarrgw/host/cliconfig"
 	"github.com/zarrgw/zarrgw/host/config"
+	"github.com/zarrgw/zarrgw/host/install"
 	"github.com/zarrgw/zarrgw/host/launcher"
+	"github.com/zarrgw/zarrgw/host/pluginpkg"
 	"github.com/zarrgw/zarrgw/host/registry"
 )
 
@@ -214,4 +217,17 @@ func (d *Dataset) Codecs() []meta.Extension {
 		out = append(out, meta.Extension{Name: extName(c), Configuration: conf, MustUnderstand: true})
 	}
 	return out
+}
+
+// Options are the options every command loads the configuration file
+// with: set's catalog, pinned plugins probed, and plugins installed by
+// "zarrgw init" or overridden for development located as the CLI
+// configuration (cliconfig.Load) says.
+func Options(ctx context.Context, set registry.Set, file string, logger *slog.Logger) (config.Options, error) {
+	cli, err := cliconfig.Load(nil)
+	if err != nil {
+		return config.Options{}, err
+	}
+	loc := install.Locator{ConfigFile: file, CLI: cli, Platform: pluginpkg.Current()}
+	return loc.Options(config.Options{Catalog: set.Catalog(), Probe: Probe(ctx, logger)}), nil
 }

@@ -30,22 +30,14 @@ func readmeBlocks(t *testing.T) []walkthrough.Block {
 // directory.
 func runWalkthrough(t *testing.T, name string) string {
 	t.Helper()
-	blocks := walkthrough.Of(readmeBlocks(t), name)
-	if len(blocks) == 0 {
-		t.Fatalf("pluginapi/README.md has no walk-through %q", name)
-	}
 	dir := t.TempDir()
-	root, err := filepath.Abs(repoRoot())
+	blocks, err := walkthrough.Prepare(repoRoot(), "pluginapi/README.md", name, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(root, filepath.Join(dir, "zarrgw")); err != nil {
-		t.Fatal(err)
-	}
-	if err := walkthrough.Write(dir, blocks); err != nil {
-		t.Fatal(err)
-	}
-	out, err := walkthrough.Run(dir, blocks, "PATH="+filepath.Dir(zarrgwBin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	// A CLI configuration of the user running the tests must not apply.
+	out, err := walkthrough.Run(dir, blocks, "PATH="+filepath.Dir(zarrgwBin)+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"XDG_CONFIG_HOME="+t.TempDir(), "ZARRGW_CLI_CONFIG_FILE=")
 	if err != nil {
 		t.Fatalf("walk-through %q: %v\n%s", name, err, out)
 	}

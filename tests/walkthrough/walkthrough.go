@@ -134,3 +134,26 @@ func Quoted(root string, blocks []Block) error {
 	}
 	return nil
 }
+
+// Prepare readies dir for the walk-through name of the Markdown file doc
+// (a path below the repository root): the repository as zarrgw/ in it, as
+// the walk-throughs assume a checkout beside them, and the walk-through's
+// files. It returns the walk-through's blocks, for Run.
+func Prepare(root, doc, name, dir string) ([]Block, error) {
+	blocks, err := Parse(filepath.Join(root, filepath.FromSlash(doc)))
+	if err != nil {
+		return nil, err
+	}
+	blocks = Of(blocks, name)
+	if len(blocks) == 0 {
+		return nil, fmt.Errorf("%s has no walk-through %q", doc, name)
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Symlink(abs, filepath.Join(dir, "zarrgw")); err != nil {
+		return nil, err
+	}
+	return blocks, Write(dir, blocks)
+}

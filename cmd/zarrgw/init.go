@@ -1,0 +1,105 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/zarrgw/zarrgw/host/cliconfig"
+	"github.com/zarrgw/zarrgw/host/config"
+	"github.com/zarrgw/zarrgw/host/install"
+	"github.com/zarrgw/zarrgw/host/launcher"
+	"github.com/zarrgw/zarrgw/host/registry"
+)
+
+// newInit is "zarrgw init": install the plugins a configuration gives by
+// version, as "terraform init" installs providers, and record them in the
+// lock file.
+func newInit(set registry.Set) *cobra.Command {
+	var path string
+	var upgrade bool
+	cmd := &cobra.Command{
+		Use:   "init -c FILE [-upgrade]",
+		Short: "Install the plugins a configuration gives by version, and record them in " + config.LockFileName,
+		Long: `Installs each plugin whose block gives a version constraint: the version the lock file
+pins, or with -upgrade (or when it pins none) the newest that meets the constraint, from the
+installation sources of the CLI configuration ($` + cliconfig.FileEnv + `), through its plugin
+cache. Each package is checked against the hashes its source states and the lock file records,
+unpacked into .zarrgw/plugins beside the configuration, and started once to ask what it serves.
+A plugin the CLI configuration's dev_overrides names is skipped: its development build runs as it is.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			file, err := configPath(path, args)
+			if err != nil {
+				return err
+			}
+			return initPlugins(cmd, set, file, upgrade)
+		},
+	}
+	addConfigFlag(cmd, &path)
+	cmd.Flags().BoolVar(&upgrade, "upgrade", false, "move each plugin to the newest version its constraint allows, whatever the lock file pins")
+	return cmd
+}
+
+func initPlugins(cmd *cobra.Command, set registry.Set, file string, upgrade bool) error {
+	out := cmd.OutOrStdout()
+	cfg, in, err := loadForLock(cmd, set, file, config.Options{Installing: true})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(out, "Initializing plugins...")
+	lock, err := in.Init(cmd.Context(), cfg, upgrade)
+	if err != nil {
+		return err
+	}
+	return writeLock(out, cfg, lock)
+}
+
+// loadForLock loads a configuration for a command that writes its lock
+// file, and an installer with the CLI configuration's sources.
+func loadForLock(cmd *cobra.Command, set registry.Set, file string, opts config.Options) (*config.Config, *install.Installer, error) {
+	cli, err := cliconfig.Load(nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	opts.Catalog = set.Catalog()
+	cfg, diags := config.LoadWith(file, opts)
+	if err := cfg.WriteDiagnostics(cmd.ErrOrStderr(), diags); err != nil {
+		return nil, nil, err
+	}
+	if diags.HasErrors() {
+		return nil, nil, fmt.Errorf("%s: %s", file, diags.Errs()[0])
+	}
+	return cfg, install.New(cli, cmd.OutOrStdout(), pluginLaunch(cmd.ErrOrStderr())), nil
+}
+
+// pluginLaunch is how commands that start a plugin once (to ask it what it
+// serves) launch it: its logs at warning level and above on stderr.
+func pluginLaunch(stderr io.Writer) launcher.Options {
+	return launcher.Options{Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+}
+
+// writeLock writes lock beside cfg and says whether it changed what was
+// there, which is to be reviewed and committed.
+func writeLock(out io.Writer, cfg *config.Config, lock *config.Lock) error {
+	path := cfg.LockPath()
+	before, err := os.ReadFile(path)
+	if err != nil && len(lock.Plugins) == 0 {
+		fmt.Fprintf(out, "%s: no plugin to lock\n", cfg.Filename)
+		return nil
+	}
+	if err := config.WriteLock(path, lock); err != nil {
+		return err
+	}
+	after, _ := os.ReadFile(path)
+	if bytes.Equal(before, after) {
+		fmt.Fprintf(out, "%s: %d plugins locked, unchanged\n", path, len(lock.Plugins))
+		return nil
+	}
+	fmt.Fprintf(out, "%s: %d plugins locked. zarrgw has changed the versions, hashes or names recorded there:\nreview the changes and commit them with the configuration.\n", path, len(lock.Plugins))
+	return nil
+}
