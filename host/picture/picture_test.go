@@ -157,3 +157,37 @@ func TestRefusals(t *testing.T) {
 		}
 	}
 }
+
+// Booleans are drawn black (false) and white (true), the fill value
+// false among them: a mask has no third value to hide.
+func TestBooleans(t *testing.T) {
+	ctx := context.Background()
+	m := &meta.ArrayMeta{Format: meta.V3, Shape: []int{3, 4}, ChunkShape: []int{2, 2}, DataType: dtype.Named("bool"), FillValue: []byte{0},
+		ChunkKey: meta.ChunkKeyEncoding{Name: "default", Separator: "/"}, Attributes: json.RawMessage(`{}`),
+		Codecs: []meta.Extension{{Name: "bytes"}}}
+	a, err := hierarchy.CreateArray(ctx, store.NewMemory(), "mask", m, array.Options{Codecs: registry.Codecs()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := ndarray.New(m.DataType, m.Shape)
+	for i := range data.Data {
+		data.Data[i] = byte(i % 3 % 2) // 0 1 0 0 1 0 ...
+	}
+	if err := a.WriteAll(ctx, data); err != nil {
+		t.Fatal(err)
+	}
+	w, h, at := render(t, a, "", picture.Options{})
+	if w != 4 || h != 3 {
+		t.Fatalf("size %dx%d, want 4x3", w, h)
+	}
+	black, white := color.NRGBA{0, 0, 0, 255}, color.NRGBA{255, 255, 255, 255}
+	for i := range data.Data {
+		want := black
+		if data.Data[i] == 1 {
+			want = white
+		}
+		if got := at(i%4, i/4); got != want {
+			t.Errorf("element (%d, %d) = %d drawn %v, want %v", i/4, i%4, data.Data[i], got, want)
+		}
+	}
+}

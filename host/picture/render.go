@@ -115,6 +115,16 @@ func Render(ctx context.Context, a *array.Array, sel grid.Selection, opts Option
 	return Colorize(g, cmap, lim)
 }
 
+// transparent is the value drawn transparent: the fill value, except for
+// booleans, whose fill (usually false) is one of the only two values and
+// is drawn black like any other false.
+func transparent(a *array.Array) []byte {
+	if a.Meta().DataType.Kind == dtype.Bool {
+		return nil
+	}
+	return a.Meta().FillValue
+}
+
 // imageAxes returns the two dimensions a selection keeps.
 func imageAxes(sel grid.Selection) (int, int, error) {
 	var kept []int
@@ -147,7 +157,7 @@ func strided(ctx context.Context, a *array.Array, p plan) (Grid, error) {
 	if err != nil {
 		return nil, err
 	}
-	return FromArray(data, p.read[p.d0].Count, p.read[p.d1].Count, a.Meta().FillValue)
+	return FromArray(data, p.read[p.d0].Count, p.read[p.d1].Count, transparent(a))
 }
 
 // blockMeans streams the whole selection and averages each f x f block of
@@ -157,7 +167,7 @@ func blockMeans(ctx context.Context, a *array.Array, sel grid.Selection, h, w, f
 	sums := make([]float64, rows*cols)
 	counts := make([]uint32, rows*cols)
 	k := 0 // flat index of the next element in the selection
-	fill := a.Meta().FillValue
+	fill := transparent(a)
 	err := a.Stream(ctx, sel, so, func(s *ndarray.Array) error {
 		g, err := FromArray(s, 1, s.Len(), fill)
 		if err != nil {
