@@ -1,9 +1,14 @@
 package gateway
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"io"
+	"net/http"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -116,7 +121,7 @@ store "fs" "fx" {
   root = %q
 }
 principal "owner" {
-  token_sha256 = "4c1d1e9e1e1e2a8a1e8a6b5f8a5e8a3b1f2e3d4c5b6a79808f7e6d5c4b3a2918"
+  token_sha256 = %q
 }
 dataset "zarrita" {
   store     = store.fs.fx
@@ -135,7 +140,7 @@ dataset "hidden" {
     read = ["owner"]
   }
 }
-`, fx))
+`, fx, sha256Hex(ownerToken)))
 	list := s.page(t, "/ui/")
 	var names []string
 	for _, tr := range find(list, func(n *html.Node) bool { return n.Data == "tr" && hasClass(n, "dataset") }) {
@@ -147,6 +152,7 @@ dataset "hidden" {
 	if code, _ := s.get(t, "/ui/d/hidden/"); code != 401 {
 		t.Fatalf("a dataset outside the scope: %d, want 401", code)
 	}
+	checkOwnerView(t, s)
 	for ds, dir := range dirs {
 		want := inspect(t, dir)
 		tree := s.page(t, "/ui/d/"+ds+"/")
@@ -194,5 +200,48 @@ func checkNodePage(t *testing.T, s *server, ds string, n inspected) {
 	}
 	if stored := find(doc, func(e *html.Node) bool { return attr(e, "id") == "stored" }); len(stored) != 1 || !strings.Contains(text(stored[0]), "stored") {
 		t.Errorf("%s %s: no stored fraction", ds, n.path)
+	}
+}
+
+const ownerToken = "owner-page-token"
+
+func sha256Hex(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+// checkOwnerView reads the pages with the owner's token in the cookie
+// the pages' script sets: the dataset hidden from anonymous readers is
+// listed and its page opens; a wrong token opens nothing.
+func checkOwnerView(t *testing.T, s *server) {
+	t.Helper()
+	get := func(path, token string) (int, string) {
+		req, _ := http.NewRequest(http.MethodGet, s.url+path, nil)
+		req.AddCookie(&http.Cookie{Name: "zarrgw_token", Value: token})
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("GET %s: %v", path, err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	code, body := get("/ui/", ownerToken)
+	doc, err := html.Parse(strings.NewReader(body))
+	if code != 200 || err != nil {
+		t.Fatalf("the owner's dataset list: %d %v", code, err)
+	}
+	var names []string
+	for _, tr := range find(doc, func(n *html.Node) bool { return n.Data == "tr" && hasClass(n, "dataset") }) {
+		names = append(names, attr(tr, "data-name"))
+	}
+	if !slices.Contains(names, "hidden") {
+		t.Errorf("datasets listed to their owner: %v, want hidden among them", names)
+	}
+	if code, _ := get("/ui/d/hidden/", ownerToken); code != 200 {
+		t.Errorf("the owner's page of hidden: %d, want 200", code)
+	}
+	if code, _ := get("/ui/d/hidden/", "not-the-token"); code == 200 {
+		t.Errorf("a wrong token opened the page of hidden")
 	}
 }
