@@ -116,8 +116,9 @@ func TestKilledCopyResumes(t *testing.T) {
 	total := counter.bytes.Load()
 	t.Logf("clean copy %d bytes in %s; %d kills, then %s; %d bytes sent in all (%.1f%% more)",
 		clean, took.Round(time.Millisecond), killed, strings.TrimSpace(string(out)), total, 100*(float64(total)/float64(clean)-1))
-	if killed == 0 {
-		t.Fatal("no run was killed midway: the copy is too quick for the test")
+	if killed < 2 {
+		// the first two runs last at most half a clean copy's time
+		t.Fatalf("%d runs were killed midway, not several: the copy is too quick for the test", killed)
 	}
 	if float64(total) > 1.10*float64(clean) {
 		t.Errorf("%d bytes sent over all runs, more than 110%% of a clean copy's %d", total, clean)
