@@ -9,6 +9,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -75,6 +76,16 @@ type s3Request struct {
 	key       string
 	principal string
 	signed    *sigv4.Request // nil for anonymous requests
+	q         url.Values     // the query, parsed once (see query)
+}
+
+// query is the request's query, parsed on first use: a presigned URL's is
+// long, and several steps read it.
+func (req *s3Request) query() url.Values {
+	if req.q == nil {
+		req.q = req.r.URL.Query()
+	}
+	return req.q
 }
 
 func (api *s3API) ServeHTTP(w http.ResponseWriter, r *http.Request) {

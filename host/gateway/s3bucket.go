@@ -29,7 +29,7 @@ var unsupportedBucket = []string{"acl", "policy", "policyStatus", "cors", "lifec
 
 // bucketOp answers a request on a bucket itself.
 func (api *s3API) bucketOp(req *s3Request) error {
-	q := req.r.URL.Query()
+	q := req.query()
 	for _, sub := range unsupportedBucket {
 		if q.Has(sub) {
 			return s3wire.Errorf(s3wire.NotImplemented, "the gateway does not keep bucket "+sub+" settings")
@@ -58,7 +58,7 @@ func (api *s3API) bucketOp(req *s3Request) error {
 // bucketGet answers the GET requests on a bucket: listings and the few
 // settings the gateway reports.
 func (api *s3API) bucketGet(req *s3Request) error {
-	q := req.r.URL.Query()
+	q := req.query()
 	ds, err := api.dataset(req, false)
 	if err != nil {
 		return err

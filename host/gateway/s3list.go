@@ -113,7 +113,7 @@ func justBefore(p string) string {
 
 // listObjects answers ListObjects (V1) and ListObjectsV2 (list-type=2).
 func (api *s3API) listObjects(req *s3Request, ds *dataset) error {
-	q := req.r.URL.Query()
+	q := req.query()
 	v2 := q.Get("list-type") == "2"
 	lq := listQuery{prefix: q.Get("prefix"), delimiter: q.Get("delimiter")}
 	var err error

@@ -74,7 +74,7 @@ func (api *s3API) uploadOp(req *s3Request) error {
 	if err != nil {
 		return err
 	}
-	id := req.r.URL.Query().Get("uploadId")
+	id := req.query().Get("uploadId")
 	doc, err := api.upload(req.r.Context(), ds, id, req.key)
 	if err != nil {
 		return err
@@ -123,7 +123,7 @@ func (api *s3API) upload(ctx context.Context, ds *dataset, id, key string) (uplo
 // with UploadPartCopy) and erases what an earlier upload of the same part
 // number left.
 func (api *s3API) uploadPart(req *s3Request, ds *dataset, id string) error {
-	n, err := strconv.Atoi(req.r.URL.Query().Get("partNumber"))
+	n, err := strconv.Atoi(req.query().Get("partNumber"))
 	if err != nil || n < 1 || n > maxParts {
 		return s3wire.Errorf(s3wire.InvalidArgument, "partNumber must be a whole number from 1 to 10000")
 	}
@@ -201,7 +201,7 @@ func stagedParts(ctx context.Context, ds *dataset, id string) ([]stagedPart, err
 
 // listParts answers ListParts.
 func (api *s3API) listParts(req *s3Request, ds *dataset, id string) error {
-	q := req.r.URL.Query()
+	q := req.query()
 	marker, _ := strconv.Atoi(q.Get("part-number-marker"))
 	limit := 1000
 	if s := q.Get("max-parts"); s != "" {
@@ -311,7 +311,7 @@ func (api *s3API) chooseParts(list s3wire.CompleteMultipartUpload, staged []stag
 
 // listUploads answers ListMultipartUploads.
 func (api *s3API) listUploads(req *s3Request, ds *dataset) error {
-	q := req.r.URL.Query()
+	q := req.query()
 	ctx := req.r.Context()
 	dir, err := ds.store.ListDir(ctx, multipartDir)
 	if err != nil {

@@ -16,7 +16,7 @@ var unsupportedObject = []string{"acl", "tagging", "retention", "legal-hold", "a
 
 // objectOp answers a request on a key.
 func (api *s3API) objectOp(req *s3Request) error {
-	q := req.r.URL.Query()
+	q := req.query()
 	for _, sub := range unsupportedObject {
 		if q.Has(sub) && !(sub == "partNumber" && q.Has("uploadId")) {
 			return s3wire.Errorf(s3wire.NotImplemented, "the gateway does not keep object "+sub)

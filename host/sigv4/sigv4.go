@@ -151,8 +151,11 @@ func Signed(r *http.Request) bool {
 	if r.Header.Get("Authorization") != "" {
 		return true
 	}
-	// the query is parsed only when it may hold the parameter
-	return strings.Contains(r.URL.RawQuery, "X-Amz-Algorithm") && r.URL.Query().Get("X-Amz-Algorithm") != ""
+	// a presigned URL's parameter, without parsing the query (Verify does);
+	// a percent-encoded name is not taken for one, and such a request is
+	// served as anonymous, never as more
+	raw := r.URL.RawQuery
+	return strings.HasPrefix(raw, "X-Amz-Algorithm=") || strings.Contains(raw, "&X-Amz-Algorithm=")
 }
 
 // Verify checks a request's signature, in the header or in the query

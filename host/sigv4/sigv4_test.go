@@ -239,3 +239,19 @@ func TestMalformedTexts(t *testing.T) {
 		t.Errorf("a presigned URL without X-Amz-Signature: %v", err)
 	}
 }
+
+// Signed finds a presigned URL's parameter without parsing the query, and
+// is not fooled by the name elsewhere in it.
+func TestSigned(t *testing.T) {
+	for u, want := range map[string]bool{
+		"http://h/b/k?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=x": true,
+		"http://h/b/k?versionId=1&X-Amz-Algorithm=AWS4-HMAC-SHA256":        true,
+		"http://h/b?list-type=2&prefix=X-Amz-Algorithm=":                   false,
+		"http://h/b?prefix=a%26X-Amz-Algorithm%3D":                         false,
+		"http://h/b/k": false,
+	} {
+		if got := Signed(httptest.NewRequest("GET", u, nil)); got != want {
+			t.Errorf("Signed(%s) = %v, want %v", u, got, want)
+		}
+	}
+}
