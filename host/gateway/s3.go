@@ -125,7 +125,7 @@ func (api *s3API) serve(req *s3Request) error {
 	req.info.principal = req.principal
 	if req.bucket == "" {
 		if req.r.Method != http.MethodGet {
-			return s3wire.Errorf(s3wire.MethodNotAllowed, "only GET (ListBuckets) is allowed on the service")
+			return methodNotAllowed(req, "SERVICE")
 		}
 		return api.listBuckets(req)
 	}
@@ -222,6 +222,14 @@ func signatureError(err error) error {
 		code = s3wire.BadDigest
 	}
 	e := s3wire.Errorf(code, err.Error())
+	var m *sigv4.Malformed
+	if errors.As(err, &m) && m.Region != "" {
+		e = e.With("Region", m.Region)
+	}
+	var u *sigv4.UnknownKey
+	if errors.As(err, &u) {
+		e = e.With("AWSAccessKeyId", u.ID)
+	}
 	if errors.Is(err, sigv4.ErrUnsignedHeader) {
 		// S3's text; the headers it names go to the log
 		e.Message, e.Detail = sigv4.ErrUnsignedHeader.Error(), err.Error()
@@ -296,7 +304,7 @@ func (api *s3API) fail(req *s3Request, err error) {
 	if text := s3wire.Message(se.Code); text != "" && text != se.Message {
 		// S3 answers these codes with one text, and tools compare it;
 		// the detail stays in the access log (req.info.err).
-		se = &s3wire.Error{Code: se.Code, Message: text, Status: se.Status}
+		se = &s3wire.Error{Code: se.Code, Message: text, Status: se.Status, Fields: se.Fields}
 	}
 	resource := "/" + req.bucket
 	if req.key != "" {
@@ -345,4 +353,11 @@ func requestID() string {
 	var b [8]byte
 	rand.Read(b[:])
 	return strings.ToUpper(hex.EncodeToString(b[:]))
+}
+
+// methodNotAllowed is S3's answer to a method a resource does not take,
+// naming both as S3 does.
+func methodNotAllowed(req *s3Request, resource string) error {
+	return s3wire.Errorf(s3wire.MethodNotAllowed, req.r.Method+" is not allowed on "+strings.ToLower(resource)).
+		With("Method", req.r.Method).With("ResourceType", resource)
 }

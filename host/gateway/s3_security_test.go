@@ -160,6 +160,14 @@ func TestS3RefusedBeforeAnyStoreCall(t *testing.T) {
 			headers: map[string]string{"X-Amz-Copy-Source": "/private/k"}}, 403, "AccessDenied"},
 		{"copy with a traversal", signedRequest{method: "PUT", path: "/open/x", anonymous: true,
 			headers: map[string]string{"X-Amz-Copy-Source": "/open/a/../../private/k"}}, 400, "InvalidArgument"},
+		{"a method objects do not take", signedRequest{method: "PATCH", path: "/open/k", anonymous: true}, 405, "MethodNotAllowed"},
+	}
+	// the elements S3 adds to these errors' documents (SDKs follow Region
+	// to the right region)
+	elements := map[string]string{
+		"wrong region":                 "<Region>eu-test-1</Region>",
+		"unknown access key":           "<AWSAccessKeyId>NOBODY</AWSAccessKeyId>",
+		"a method objects do not take": "<Method>PATCH</Method><ResourceType>OBJECT</ResourceType>",
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -167,6 +175,9 @@ func TestS3RefusedBeforeAnyStoreCall(t *testing.T) {
 			resp, body := sg.send(t, c.req)
 			if resp.StatusCode != c.status || s3Code(resp, body) != c.code {
 				t.Errorf("%d %s, want %d %s: %s", resp.StatusCode, s3Code(resp, body), c.status, c.code, body)
+			}
+			if want := elements[c.name]; !strings.Contains(body, want) {
+				t.Errorf("the error document lacks %s: %s", want, body)
 			}
 			if n := sg.rec.reset(); n != 0 {
 				t.Errorf("%d store calls before the refusal", n)

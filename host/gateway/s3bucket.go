@@ -52,7 +52,7 @@ func (api *s3API) bucketOp(req *s3Request) error {
 	case http.MethodGet:
 		return api.bucketGet(req)
 	}
-	return s3wire.Errorf(s3wire.MethodNotAllowed, req.r.Method+" is not allowed on a bucket")
+	return methodNotAllowed(req, "BUCKET")
 }
 
 // bucketGet answers the GET requests on a bucket: listings and the few

@@ -93,7 +93,7 @@ func (api *s3API) uploadOp(req *s3Request) error {
 		req.w.WriteHeader(http.StatusNoContent)
 		return nil
 	}
-	return s3wire.Errorf(s3wire.MethodNotAllowed, req.r.Method+" is not allowed on an upload")
+	return methodNotAllowed(req, "UPLOAD")
 }
 
 // upload reads an upload's record; an ID that is not one of ours, or an

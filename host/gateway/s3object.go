@@ -51,7 +51,7 @@ func (api *s3API) objectOp(req *s3Request) error {
 		}
 		return api.g.deleteKey(req.w, req.r, ds, req.key)
 	}
-	return s3wire.Errorf(s3wire.MethodNotAllowed, m+" is not allowed on an object")
+	return methodNotAllowed(req, "OBJECT")
 }
 
 // directoryOp answers for a key ending in "/", which S3 tools read,

@@ -16,6 +16,23 @@ type Error struct {
 	Message string
 	Status  int
 	Detail  string // for the gateway's log only, beside Message
+	// Fields are the elements S3 adds to some errors' documents (Region
+	// of a malformed authorization, which SDKs follow to the right region;
+	// AWSAccessKeyId; Method and ResourceType), in order.
+	Fields []Field
+}
+
+// Field is an element of an error document beyond Code and Message.
+type Field struct {
+	XMLName xml.Name
+	Value   string `xml:",chardata"`
+}
+
+// With returns e with the element name=value added.
+func (e *Error) With(name, value string) *Error {
+	out := *e
+	out.Fields = append(append([]Field(nil), e.Fields...), Field{XMLName: xml.Name{Local: name}, Value: value})
+	return &out
 }
 
 func (e *Error) Error() string {
@@ -123,6 +140,7 @@ type errorDoc struct {
 	XMLName   xml.Name `xml:"Error"`
 	Code      string
 	Message   string
+	Fields    []Field
 	Resource  string `xml:",omitempty"`
 	RequestID string `xml:"RequestId"`
 }
@@ -138,7 +156,7 @@ func WriteError(w http.ResponseWriter, r *http.Request, e *Error, resource, requ
 	if r.Method == http.MethodHead {
 		return
 	}
-	writeXML(w, errorDoc{Code: e.Code, Message: e.Message, Resource: resource, RequestID: requestID})
+	writeXML(w, errorDoc{Code: e.Code, Message: e.Message, Fields: e.Fields, Resource: resource, RequestID: requestID})
 }
 
 // WriteXML answers 200 with doc.

@@ -40,7 +40,7 @@ var (
 	ErrMissing         = errors.New("request is not signed")                                                 // AccessDenied (anonymous)
 	ErrMalformed       = errors.New("malformed authorization")                                               // AuthorizationHeaderMalformed (see Malformed)
 	ErrDate            = errors.New("AWS authentication requires a valid Date or x-amz-date header.")        // AccessDenied
-	ErrUnknownKey      = errors.New("the access key does not exist")                                         // InvalidAccessKeyId
+	ErrUnknownKey      = errors.New("the access key does not exist")                                         // InvalidAccessKeyId (see UnknownKey)
 	ErrSignature       = errors.New("the signature does not match")                                          // SignatureDoesNotMatch
 	ErrSkewed          = errors.New("the difference between the request time and the server's is too large") // RequestTimeTooSkewed
 	ErrExpired         = errors.New("Request has expired.")                                                  // AccessDenied
@@ -48,13 +48,22 @@ var (
 	ErrUnsignedHeader  = errors.New("There were headers present in the request which were not signed")       // AccessDenied
 )
 
+// UnknownKey is a signature by an access key the verifier does not know.
+type UnknownKey struct{ ID string }
+
+func (u *UnknownKey) Error() string { return ErrUnknownKey.Error() + ": " + u.ID }
+
+// Is makes every UnknownKey an ErrUnknownKey.
+func (u *UnknownKey) Is(target error) bool { return target == ErrUnknownKey }
+
 // Malformed is an authorization S3 refuses as malformed, with S3's own
 // text for what is wrong (clients and their tests compare it). Query
 // tells a presigned URL's parameters (AuthorizationQueryParametersError)
 // from the Authorization header (AuthorizationHeaderMalformed).
 type Malformed struct {
-	Query bool
-	Text  string
+	Query  bool
+	Text   string
+	Region string // the right region, when the credential named another
 }
 
 func (m *Malformed) Error() string { return m.Text }
@@ -70,6 +79,14 @@ func malformed(query bool, format string, args ...any) error {
 		lead = "Error parsing the X-Amz-Credential parameter; "
 	}
 	return &Malformed{Query: query, Text: lead + fmt.Sprintf(format, args...)}
+}
+
+// wrongRegion is the Malformed of a credential scoped to another region;
+// it names the right one, which SDKs follow.
+func (v *Verifier) wrongRegion(query bool, region string) error {
+	err := malformed(query, "the region %q is wrong; expecting %q", region, v.Region)
+	err.(*Malformed).Region = v.Region
+	return err
 }
 
 // queryError is a presigned URL's Malformed whose text S3 gives whole.
@@ -175,7 +192,7 @@ func (v *Verifier) Verify(r *http.Request) (*Request, error) {
 		return nil, err
 	}
 	if cred.Region != v.Region {
-		return nil, malformed(false, "the region %q is wrong; expecting %q", cred.Region, v.Region)
+		return nil, v.wrongRegion(false, cred.Region)
 	}
 	if err := allAmzSigned(r, signed); err != nil {
 		return nil, err
@@ -219,7 +236,7 @@ func (v *Verifier) verifyPresigned(r *http.Request, q url.Values) (*Request, err
 		return nil, queryError(`X-Amz-Date must be in the ISO8601 Long Format "yyyyMMdd'T'HHmmss'Z'"`)
 	}
 	if cred.Region != v.Region {
-		return nil, malformed(true, "the region %q is wrong; expecting %q", cred.Region, v.Region)
+		return nil, v.wrongRegion(true, cred.Region)
 	}
 	if !strings.HasPrefix(date, cred.Date) {
 		return nil, queryError(fmt.Sprintf("Invalid credential date %q. This date is not the same as X-Amz-Date: %q.", cred.Date, date[:min(len(date), 8)]))
@@ -260,7 +277,7 @@ func (v *Verifier) check(req *Request, cred Credential, date, canonical, sig str
 	}
 	secret, ok := v.Secrets(cred.AccessKeyID)
 	if !ok {
-		return nil, ErrUnknownKey
+		return nil, &UnknownKey{ID: cred.AccessKeyID}
 	}
 	key := v.keys.get(secret, cred)
 	want := hex.EncodeToString(hmacSHA256(key, stringToSign(date, cred, canonical)))
