@@ -2,9 +2,14 @@ package transfer
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
+	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
+	"math"
 	mrand "math/rand"
 	"net/http"
 	"net/http/httptest"
@@ -19,6 +24,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zarrgw/zarrgw/core/array"
+	"github.com/zarrgw/zarrgw/core/dtype"
+	"github.com/zarrgw/zarrgw/core/hierarchy"
+	"github.com/zarrgw/zarrgw/core/meta"
+	"github.com/zarrgw/zarrgw/core/ndarray"
+	"github.com/zarrgw/zarrgw/host/registry"
+	fsstore "github.com/zarrgw/zarrgw/plugins/stores/fs"
 	"github.com/zarrgw/zarrgw/tests/servers"
 )
 
@@ -137,4 +149,118 @@ func TestKilledCopyResumes(t *testing.T) {
 	if len(got) != len(want) {
 		t.Errorf("%d values in the bucket, %d copied", len(got), len(want))
 	}
+}
+
+// A rewrite (to sharded v3) killed (SIGKILL) several times and started
+// again ends with every element of the source in place: shards the killed
+// runs left half made are made again, none is left torn.
+func TestKilledRewriteResumes(t *testing.T) {
+	src := t.TempDir()
+	writeNoisyArray(t, src, "a", []int{4096, 4096}, []int{128, 128}) // 64 shards of 4 x 4 chunks
+	args := func(dst string) []string {
+		// 8 MiB slabs: a run killed midway has completed some of the 8
+		return []string{"cp", "-q", "--chunks-per-shard", "4", "--jobs", "4", "--memory", "8MiB", src, dst}
+	}
+	run := func(cache string, argv []string) *exec.Cmd {
+		cmd := exec.Command(zarrgw, argv...)
+		cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cache)
+		return cmd
+	}
+	start := time.Now()
+	if out, err := run(t.TempDir(), args(t.TempDir())).CombinedOutput(); err != nil {
+		t.Fatalf("clean rewrite: %v\n%s", err, out)
+	}
+	took := time.Since(start)
+
+	dst, cache := t.TempDir(), t.TempDir()
+	r := mrand.New(mrand.NewSource(time.Now().UnixNano()))
+	killed := 0
+	for i := 0; i < 4; i++ {
+		cmd := run(cache, args(dst))
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(time.Duration(float64(took) * (0.2 + 0.2*r.Float64()))):
+			cmd.Process.Signal(syscall.SIGKILL)
+			<-done
+			killed++
+		}
+	}
+	// the shards on disk and when each was written
+	shards := func() map[string]time.Time {
+		m := map[string]time.Time{}
+		filepath.WalkDir(filepath.Join(dst, "a", "c"), func(p string, d fs.DirEntry, err error) error {
+			if info, e := d.Info(); err == nil && e == nil && !d.IsDir() {
+				m[p] = info.ModTime()
+			}
+			return nil
+		})
+		return m
+	}
+	before := shards()
+	if out, err := run(cache, args(dst)).CombinedOutput(); err != nil {
+		t.Fatalf("the last run: %v\n%s", err, out)
+	}
+	kept := 0 // shards the last run skipped as done
+	for p, mt := range shards() {
+		if b, ok := before[p]; ok && b.Equal(mt) {
+			kept++
+		}
+	}
+	t.Logf("clean rewrite in %s; %d kills, leaving %d of 64 shards, %d of them kept by the last run",
+		took.Round(time.Millisecond), killed, len(before), kept)
+	if kept == 0 {
+		t.Errorf("the last run rewrote every shard the killed runs had finished: nothing was resumed")
+	}
+	if killed < 2 || len(before) == 0 {
+		t.Fatalf("%d runs killed, leaving %d of 64 shards: the test needs several kills midway", killed, len(before))
+	}
+	if _, err := os.Stat(filepath.Join(dst, "a", "zarr.json")); err != nil {
+		t.Fatalf("the rewritten array: %v", err)
+	}
+	want, got := catRaw(t, src, "a"), catRaw(t, dst, "a")
+	if !bytes.Equal(want, got) {
+		t.Fatalf("the resumed rewrite reads back differently from its source (%d and %d bytes)", len(got), len(want))
+	}
+}
+
+// writeNoisyArray writes a float32 v3 array of shape and chunks at path
+// below dir, zstd-compressed, every element distinct.
+func writeNoisyArray(t *testing.T, dir, path string, shape, chunks []int) {
+	t.Helper()
+	ctx := context.Background()
+	s, err := fsstore.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &meta.ArrayMeta{Format: meta.V3, Shape: shape, ChunkShape: chunks, DataType: dtype.Named("float32"),
+		FillValue: make([]byte, 4), ChunkKey: meta.ChunkKeyEncoding{Name: "default", Separator: "/"}, Attributes: json.RawMessage(`{}`),
+		Codecs: []meta.Extension{{Name: "bytes", Configuration: json.RawMessage(`{"endian":"little"}`)},
+			{Name: "zstd", Configuration: json.RawMessage(`{"level":1,"checksum":false}`)}}}
+	a, err := hierarchy.CreateArray(ctx, s, path, m, array.Options{Codecs: registry.Codecs()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := ndarray.New(m.DataType, shape)
+	rnd := mrand.New(mrand.NewSource(1))
+	for i := 0; i < len(data.Data); i += 4 {
+		binary.LittleEndian.PutUint32(data.Data[i:], math.Float32bits(float32(i/4)+rnd.Float32()))
+	}
+	if err := a.WriteAll(ctx, data); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// catRaw reads the array at path below dir with zarrgw cat.
+func catRaw(t *testing.T, dir, path string) []byte {
+	t.Helper()
+	out, err := exec.Command(zarrgw, "cat", "--format", "raw", "--path", path, dir).Output()
+	if err != nil {
+		t.Fatalf("cat %s %s: %v", dir, path, err)
+	}
+	return out
 }
