@@ -27,12 +27,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	bin "github.com/zarrgw/zarrgw/tests/binary"
+	"github.com/zarrgw/zarrgw/tests/servers"
 )
 
 var zarrgw string
@@ -101,7 +101,7 @@ type gateway struct {
 	config  string // the configuration file
 	env     []string
 	cmd     *exec.Cmd
-	log     *lockedBuffer
+	log     *servers.Log
 	stopped bool
 }
 
@@ -127,7 +127,7 @@ func startGateway(t *testing.T, o options) *gateway {
 	if o.datasets == nil {
 		o.datasets = []dataset{{name: "data"}}
 	}
-	g := &gateway{root: t.TempDir(), region: o.region, secret: randomHex(20), log: &lockedBuffer{}}
+	g := &gateway{root: t.TempDir(), region: o.region, secret: randomHex(20), log: &servers.Log{}}
 	sum := sha256.Sum256([]byte(token))
 	var c strings.Builder
 	fmt.Fprintf(&c, `variable "s3_secret" {
@@ -266,23 +266,6 @@ func tail(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // keyURL is a key's URL in the key API; each segment escaped.

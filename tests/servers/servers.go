@@ -67,27 +67,32 @@ func repoRoot() string {
 // process is a server started for a test.
 type process struct {
 	cmd  *exec.Cmd
-	log  *syncBuffer
+	log  *Log
 	done chan struct{}
 	err  error // Wait's result, once done is closed
 }
 
-// syncBuffer is a log that the process writes while the test reads it.
-type syncBuffer struct {
+// Log is what a process writes while a test reads it.
+type Log struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
 }
 
-func (b *syncBuffer) Write(p []byte) (int, error) {
+func (b *Log) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.Write(p)
 }
 
-func (b *syncBuffer) tail() string {
+// String is everything written so far.
+func (b *Log) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	s := b.buf.String()
+	return b.buf.String()
+}
+
+func (b *Log) tail() string {
+	s := b.String()
 	if len(s) > 2000 {
 		s = "..." + s[len(s)-2000:]
 	}
@@ -97,7 +102,7 @@ func (b *syncBuffer) tail() string {
 // start runs cmd in its own process group, with its output kept for error
 // messages.
 func start(cmd *exec.Cmd) (*process, error) {
-	p := &process{cmd: cmd, log: &syncBuffer{}, done: make(chan struct{})}
+	p := &process{cmd: cmd, log: &Log{}, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = p.log, p.log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
