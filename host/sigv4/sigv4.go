@@ -368,6 +368,7 @@ func parseTime(s string) (time.Time, error) {
 // canonicalRequest builds the canonical request of S3's SigV4.
 func canonicalRequest(r *http.Request, signed []string, query, payloadHash string) string {
 	var b strings.Builder
+	b.Grow(256 + len(query) + len(r.URL.RawPath) + len(r.URL.Path))
 	b.WriteString(r.Method)
 	b.WriteByte('\n')
 	b.WriteString(canonicalURI(r.URL.EscapedPath()))
@@ -457,11 +458,20 @@ func canonicalQuery(q url.Values, skip string) string {
 // unless slash is set), upper-case hex: AWS's URI encoding.
 func encode(s string, slash bool) string {
 	const hexd = "0123456789ABCDEF"
+	i := 0
+	for i < len(s) && (unreserved(s[i]) || s[i] == '/' && !slash) {
+		i++
+	}
+	if i == len(s) {
+		return s // nothing to escape: most names and values, no copy
+	}
 	var b strings.Builder
-	for i := 0; i < len(s); i++ {
+	b.Grow(len(s) + 16)
+	b.WriteString(s[:i])
+	for ; i < len(s); i++ {
 		c := s[i]
 		switch {
-		case 'A' <= c && c <= 'Z', 'a' <= c && c <= 'z', '0' <= c && c <= '9', c == '-', c == '.', c == '_', c == '~':
+		case unreserved(c):
 			b.WriteByte(c)
 		case c == '/' && !slash:
 			b.WriteByte(c)
@@ -472,6 +482,11 @@ func encode(s string, slash bool) string {
 		}
 	}
 	return b.String()
+}
+
+// unreserved reports whether URI encoding keeps c as it is.
+func unreserved(c byte) bool {
+	return 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~'
 }
 
 func stringToSign(date string, cred Credential, canonical string) []byte {
