@@ -198,6 +198,7 @@ func chainHooks(hooks ...store.Hook) store.Hook {
 
 // ServeHTTP routes a request, then logs and counts it.
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	continueEmptyBody(w, r)
 	rw := &response{ResponseWriter: w, status: http.StatusOK}
 	info := &requestInfo{}
 	start := time.Now()

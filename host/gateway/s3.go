@@ -90,13 +90,7 @@ func (req *s3Request) query() url.Values {
 
 func (api *s3API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	g := api.g
-	if r.ContentLength == 0 && strings.EqualFold(r.Header.Get("Expect"), "100-continue") {
-		// net/http sends 100 Continue on the first read of a body, so never
-		// for an empty one; boto3 (1.26) then answers the final response as
-		// if it were the 100, its connection falls out of step, and its next
-		// request on it waits out the read timeout (a minute).
-		w.WriteHeader(http.StatusContinue)
-	}
+	continueEmptyBody(w, r)
 	rw := &response{ResponseWriter: w, status: http.StatusOK}
 	info := &requestInfo{}
 	start := time.Now()

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -454,27 +455,36 @@ func TestS3DirectoryMarkers(t *testing.T) {
 }
 
 // An empty body announced with Expect: 100-continue is answered 100
-// Continue before the final response, as a body that is read would be:
-// boto3 reads the final response in its place otherwise, and its next
-// request on that connection waits out its read timeout.
-func TestS3ContinueOnEmptyBody(t *testing.T) {
+// Continue before the final response, as a body that is read would be, by
+// both APIs: boto3 reads the final response in its place otherwise, and
+// its next request on that connection waits out its read timeout.
+func TestContinueOnEmptyBody(t *testing.T) {
 	sg := newS3Gateway(t, s3Options{})
-	conn, err := tls.Dial("tcp", sg.s3.Listener.Addr().String(), &tls.Config{InsecureSkipVerify: true})
+	s3conn, err := tls.Dial("tcp", sg.s3.Listener.Addr().String(), &tls.Config{InsecureSkipVerify: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
-	fmt.Fprintf(conn, "PUT /data/empty HTTP/1.1\r\nHost: s3\r\nExpect: 100-continue\r\nContent-Length: 0\r\n\r\n")
-	br := bufio.NewReader(conn)
-	first, err := http.ReadResponse(br, nil)
+	keysConn, err := net.Dial("tcp", sg.keys.Listener.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if first.StatusCode != http.StatusContinue {
-		t.Fatalf("the first answer to an empty PUT with Expect: 100-continue is %s, not 100 Continue", first.Status)
-	}
-	final, err := http.ReadResponse(br, nil)
-	if err != nil || final.StatusCode < 200 {
-		t.Fatalf("no final answer after the 100 Continue: %v %v", final, err)
+	for name, c := range map[string]struct {
+		conn net.Conn
+		path string
+	}{"S3 API": {s3conn, "/data/empty"}, "key API": {keysConn, "/d/data/empty"}} {
+		defer c.conn.Close()
+		fmt.Fprintf(c.conn, "PUT %s HTTP/1.1\r\nHost: gw\r\nExpect: 100-continue\r\nContent-Length: 0\r\n\r\n", c.path)
+		br := bufio.NewReader(c.conn)
+		first, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if first.StatusCode != http.StatusContinue {
+			t.Errorf("%s: the first answer to an empty PUT with Expect: 100-continue is %s, not 100 Continue", name, first.Status)
+			continue
+		}
+		if final, err := http.ReadResponse(br, nil); err != nil || final.StatusCode < 200 {
+			t.Errorf("%s: no final answer after the 100 Continue: %v %v", name, final, err)
+		}
 	}
 }
