@@ -46,14 +46,23 @@ type Case struct {
 type check struct {
 	name string
 	run  func(t *testing.T, c codec.Codec, k Case)
+	// applies says whether the check is one for c (nil: every codec); a
+	// check that does not apply is not run, rather than run and skipped.
+	applies func(c codec.Codec) bool
 }
 
 var checks = []check{
-	{"Build", checkBuild},
-	{"RoundTrip", checkRoundTrip},
-	{"Sizes", checkSizes},
-	{"Partial", checkPartial},
-	{"Corrupt", checkCorrupt},
+	{"Build", checkBuild, nil},
+	{"RoundTrip", checkRoundTrip, nil},
+	{"Sizes", checkSizes, implements[codec.SizedCodec]},
+	{"Partial", checkPartial, implements[codec.PartialDecoder]},
+	{"Corrupt", checkCorrupt, nil},
+}
+
+// implements reports whether c offers the optional interface I.
+func implements[I any](c codec.Codec) bool {
+	_, ok := c.(I)
+	return ok
 }
 
 // Run checks every case, each codec built by r, as subtests named by the
@@ -70,6 +79,9 @@ func Run(t *testing.T, r codec.Resolver, cases []Case) {
 				t.Fatalf("%s (%T) implements none or several codec kinds", k.Name, c)
 			}
 			for _, chk := range checks {
+				if chk.applies != nil && !chk.applies(c) {
+					continue
+				}
 				t.Run(chk.name, func(t *testing.T) {
 					if chk.name == "Build" {
 						chk.run(t, rebuilt{c, r}, k)
