@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/zarrgw/zarrgw/tests/servers"
 )
 
 // awsCLI is Debian's aws-cli set up for a gateway: its own config and
@@ -43,7 +45,7 @@ func conditionalModel(t *testing.T, dir string) string {
 	t.Helper()
 	b, err := os.ReadFile(awsS3Model)
 	if err != nil {
-		unavailable(t, "aws-cli's S3 model: %v", err)
+		servers.Unavailable(t, "aws-cli's S3 model: %v", err)
 	}
 	var model map[string]any
 	if err := json.Unmarshal(b, &model); err != nil {

@@ -50,20 +50,9 @@ func TestMain(m *testing.M) {
 func need(t *testing.T, path string) string {
 	t.Helper()
 	if _, err := os.Stat(path); err != nil {
-		unavailable(t, "%s is not installed (%v)", path, err)
+		servers.Unavailable(t, "%s is not installed (%v)", path, err)
 	}
 	return path
-}
-
-// unavailable ends a test that needs something the machine lacks.
-func unavailable(t *testing.T, format string, args ...any) {
-	t.Helper()
-	why := fmt.Sprintf(format, args...)
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("client unavailable (CI=true, so this fails): %s", why)
-	}
-	fmt.Fprintf(os.Stderr, "SKIP %s: %s\n", t.Name(), why)
-	t.Skipf("%s (run scripts/setup.sh)", why)
 }
 
 // needPython checks that Debian's python3 has the modules a test uses.
@@ -71,7 +60,7 @@ func needPython(t *testing.T, modules ...string) string {
 	t.Helper()
 	py := need(t, "/usr/bin/python3")
 	if out, err := exec.Command(py, "-c", "import "+strings.Join(modules, ", ")).CombinedOutput(); err != nil {
-		unavailable(t, "/usr/bin/python3 cannot import %s: %s", strings.Join(modules, ", "), strings.TrimSpace(string(out)))
+		servers.Unavailable(t, "/usr/bin/python3 cannot import %s: %s", strings.Join(modules, ", "), strings.TrimSpace(string(out)))
 	}
 	return py
 }

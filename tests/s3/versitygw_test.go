@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/zarrgw/zarrgw/tests/servers"
 )
 
 // versitygw's client-side suite (`versitygw test full-flow`, v1.8.0) runs
@@ -143,7 +145,7 @@ func versitygwBinary(t *testing.T) string {
 			return p
 		}
 	}
-	unavailable(t, "versitygw is not installed in $(go env GOPATH)/bin")
+	servers.Unavailable(t, "versitygw is not installed in $(go env GOPATH)/bin")
 	return ""
 }
 

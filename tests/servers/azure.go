@@ -48,7 +48,7 @@ func StartAzure(t testing.TB) *Azure {
 	t.Helper()
 	bin, err := azuritePath()
 	if err != nil {
-		unavailable(t, "%v", err)
+		Unavailable(t, "%v", err)
 	}
 	key := make([]byte, 32)
 	if _, err := rand.Read(key); err != nil {

@@ -73,11 +73,11 @@ func StartS3(t testing.TB) *S3 {
 	t.Helper()
 	bin, err := versitygwPath()
 	if err != nil {
-		unavailable(t, "%v", err)
+		Unavailable(t, "%v", err)
 	}
 	dir := t.TempDir()
 	if err := checkXattrs(dir); err != nil {
-		unavailable(t, "%v", err)
+		Unavailable(t, "%v", err)
 	}
 	s := &S3{AccessKey: "zarrgw" + randomHex(7), SecretKey: randomHex(20), Region: "us-east-1", Dir: dir}
 	command := func(port int) *exec.Cmd {

@@ -28,15 +28,17 @@ import (
 	"time"
 )
 
-// unavailable ends a test that needs a server which cannot be had.
-func unavailable(t testing.TB, format string, args ...any) {
+// Unavailable ends a test that needs a server or a client the machine
+// lacks: under CI=true the test fails with the reason; elsewhere it says
+// loudly, on stderr as well, that it did not run.
+func Unavailable(t testing.TB, format string, args ...any) {
 	t.Helper()
 	why := fmt.Sprintf(format, args...)
 	if os.Getenv("CI") == "true" {
-		t.Fatalf("test server unavailable (CI=true, so this fails): %s", why)
+		t.Fatalf("unavailable (CI=true, so this fails): %s", why)
 	}
-	fmt.Fprintf(os.Stderr, "SKIP %s: test server unavailable: %s\n", t.Name(), why)
-	t.Skipf("test server unavailable: %s (run scripts/setup.sh)", why)
+	fmt.Fprintf(os.Stderr, "SKIP %s: unavailable: %s\n", t.Name(), why)
+	t.Skipf("unavailable: %s (run scripts/setup.sh)", why)
 }
 
 // randomHex returns n random bytes in hex.
@@ -166,12 +168,12 @@ func launch(t testing.TB, what string, timeout time.Duration, command func(port 
 	for range 3 {
 		port, err := freePort()
 		if err != nil {
-			unavailable(t, "%s: no free port: %v", what, err)
+			Unavailable(t, "%s: no free port: %v", what, err)
 		}
 		addr := fmt.Sprintf("127.0.0.1:%d", port)
 		p, err := start(command(port))
 		if err != nil {
-			unavailable(t, "%s: %v", what, err)
+			Unavailable(t, "%s: %v", what, err)
 		}
 		err = p.waitReady(addr, timeout, ready(addr))
 		if err == nil {
@@ -181,7 +183,7 @@ func launch(t testing.TB, what string, timeout time.Duration, command func(port 
 		p.stop()
 		errs = append(errs, err)
 	}
-	unavailable(t, "%s did not start: %v", what, errors.Join(errs...))
+	Unavailable(t, "%s did not start: %v", what, errors.Join(errs...))
 	return nil, ""
 }
 
