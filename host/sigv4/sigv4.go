@@ -73,7 +73,7 @@ func (m *Malformed) Is(target error) bool { return target == ErrMalformed }
 
 // malformed is a Malformed in the header (query false) or the query, its
 // text in S3's words for either.
-func malformed(query bool, format string, args ...any) error {
+func malformed(query bool, format string, args ...any) *Malformed {
 	lead := "The authorization header is malformed; "
 	if query {
 		lead = "Error parsing the X-Amz-Credential parameter; "
@@ -84,9 +84,9 @@ func malformed(query bool, format string, args ...any) error {
 // wrongRegion is the Malformed of a credential scoped to another region;
 // it names the right one, which SDKs follow.
 func (v *Verifier) wrongRegion(query bool, region string) error {
-	err := malformed(query, "the region %q is wrong; expecting %q", region, v.Region)
-	err.(*Malformed).Region = v.Region
-	return err
+	m := malformed(query, "the region %q is wrong; expecting %q", region, v.Region)
+	m.Region = v.Region
+	return m
 }
 
 // queryError is a presigned URL's Malformed whose text S3 gives whole.
