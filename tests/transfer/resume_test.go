@@ -101,24 +101,11 @@ func TestKilledCopyResumes(t *testing.T) {
 	// the same copy, killed four times at random moments, then finished
 	bucket := s3.NewBucket(t)
 	cache := t.TempDir()
-	r := mrand.New(mrand.NewSource(time.Now().UnixNano()))
-	killed := 0
-	for i := 0; i < 4; i++ {
+	killed := killRuns(t, 4, took, 0.1, 0.25, func() *exec.Cmd {
 		cmd := exec.Command(zarrgw, args(bucket)...)
 		cmd.Env = append(append(os.Environ(), "XDG_CACHE_HOME="+cache), env...)
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case <-done: // finished before the kill: nothing left to resume
-		case <-time.After(time.Duration(float64(took) * (0.1 + 0.15*r.Float64()))):
-			cmd.Process.Signal(syscall.SIGKILL)
-			<-done
-			killed++
-		}
-	}
+		return cmd
+	})
 	final := exec.Command(zarrgw, args(bucket)...)
 	final.Env = append(append(os.Environ(), "XDG_CACHE_HOME="+cache), env...)
 	out, err := final.CombinedOutput()
@@ -151,6 +138,32 @@ func TestKilledCopyResumes(t *testing.T) {
 	}
 }
 
+// killRuns starts n runs one after the other, each made by cmd, and kills
+// each (SIGKILL) at a random moment between lo and hi times clean, the
+// time of one clean run, unless it ends first (nothing left to resume);
+// it returns how many it killed.
+func killRuns(t *testing.T, n int, clean time.Duration, lo, hi float64, cmd func() *exec.Cmd) int {
+	t.Helper()
+	r := mrand.New(mrand.NewSource(time.Now().UnixNano()))
+	killed := 0
+	for i := 0; i < n; i++ {
+		c := cmd()
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- c.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(time.Duration(float64(clean) * (lo + (hi-lo)*r.Float64()))):
+			c.Process.Signal(syscall.SIGKILL)
+			<-done
+			killed++
+		}
+	}
+	return killed
+}
+
 // A rewrite (to sharded v3) killed (SIGKILL) several times and started
 // again ends with every element of the source in place: shards the killed
 // runs left half made are made again, none is left torn.
@@ -173,23 +186,7 @@ func TestKilledRewriteResumes(t *testing.T) {
 	took := time.Since(start)
 
 	dst, cache := t.TempDir(), t.TempDir()
-	r := mrand.New(mrand.NewSource(time.Now().UnixNano()))
-	killed := 0
-	for i := 0; i < 4; i++ {
-		cmd := run(cache, args(dst))
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case <-done:
-		case <-time.After(time.Duration(float64(took) * (0.2 + 0.2*r.Float64()))):
-			cmd.Process.Signal(syscall.SIGKILL)
-			<-done
-			killed++
-		}
-	}
+	killed := killRuns(t, 4, took, 0.2, 0.4, func() *exec.Cmd { return run(cache, args(dst)) })
 	// the shards on disk and when each was written
 	shards := func() map[string]time.Time {
 		m := map[string]time.Time{}
