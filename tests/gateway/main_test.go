@@ -138,12 +138,16 @@ func (s *server) stop(t *testing.T) {
 	}
 }
 
-// get fetches a URL of the server and returns the status and body.
-func (s *server) get(t *testing.T, path string) (int, string) {
+// get fetches a URL of the server, with cookies if given (the pages
+// carry a token in one), and returns the status and body.
+func (s *server) get(t *testing.T, path string, cookies ...*http.Cookie) (int, string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.url+path, nil)
+	for _, c := range cookies {
+		req.AddCookie(c)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatalf("GET %s: %v", path, err)

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"net/http"
 	"os/exec"
 	"path/filepath"
@@ -57,9 +56,9 @@ func inspect(t *testing.T, dir string) []inspected {
 }
 
 // parse fetches a page and parses it.
-func (s *server) page(t *testing.T, path string) *html.Node {
+func (s *server) page(t *testing.T, path string, cookies ...*http.Cookie) *html.Node {
 	t.Helper()
-	code, body := s.get(t, path)
+	code, body := s.get(t, path, cookies...)
 	if code != 200 {
 		t.Fatalf("%s: %d\n%.500s", path, code, body)
 	}
@@ -141,12 +140,7 @@ dataset "hidden" {
   }
 }
 `, fx, sha256Hex(ownerToken)))
-	list := s.page(t, "/ui/")
-	var names []string
-	for _, tr := range find(list, func(n *html.Node) bool { return n.Data == "tr" && hasClass(n, "dataset") }) {
-		names = append(names, attr(tr, "data-name"))
-	}
-	if strings.Join(names, ",") != "zarrita,zarrs" {
+	if names := listedDatasets(s.page(t, "/ui/")); strings.Join(names, ",") != "zarrita,zarrs" {
 		t.Fatalf("datasets listed to an anonymous reader: %v", names)
 	}
 	if code, _ := s.get(t, "/ui/d/hidden/"); code != 401 {
@@ -215,33 +209,23 @@ func sha256Hex(s string) string {
 // listed and its page opens; a wrong token opens nothing.
 func checkOwnerView(t *testing.T, s *server) {
 	t.Helper()
-	get := func(path, token string) (int, string) {
-		req, _ := http.NewRequest(http.MethodGet, s.url+path, nil)
-		req.AddCookie(&http.Cookie{Name: "zarrgw_token", Value: token})
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatalf("GET %s: %v", path, err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
+	owner := &http.Cookie{Name: "zarrgw_token", Value: ownerToken}
+	if names := listedDatasets(s.page(t, "/ui/", owner)); !slices.Contains(names, "hidden") {
+		t.Errorf("datasets listed to their owner: %v, want hidden among them", names)
 	}
-	code, body := get("/ui/", ownerToken)
-	doc, err := html.Parse(strings.NewReader(body))
-	if code != 200 || err != nil {
-		t.Fatalf("the owner's dataset list: %d %v", code, err)
+	if code, _ := s.get(t, "/ui/d/hidden/", owner); code != 200 {
+		t.Errorf("the owner's page of hidden: %d, want 200", code)
 	}
+	if code, _ := s.get(t, "/ui/d/hidden/", &http.Cookie{Name: "zarrgw_token", Value: "not-the-token"}); code == 200 {
+		t.Errorf("a wrong token opened the page of hidden")
+	}
+}
+
+// listedDatasets are the names in a dataset list page, in order.
+func listedDatasets(doc *html.Node) []string {
 	var names []string
 	for _, tr := range find(doc, func(n *html.Node) bool { return n.Data == "tr" && hasClass(n, "dataset") }) {
 		names = append(names, attr(tr, "data-name"))
 	}
-	if !slices.Contains(names, "hidden") {
-		t.Errorf("datasets listed to their owner: %v, want hidden among them", names)
-	}
-	if code, _ := get("/ui/d/hidden/", ownerToken); code != 200 {
-		t.Errorf("the owner's page of hidden: %d, want 200", code)
-	}
-	if code, _ := get("/ui/d/hidden/", "not-the-token"); code == 200 {
-		t.Errorf("a wrong token opened the page of hidden")
-	}
+	return names
 }
