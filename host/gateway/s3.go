@@ -295,11 +295,6 @@ func (api *s3API) fail(req *s3Request, err error) {
 	if !errors.As(err, &se) {
 		se = s3Error(err)
 	}
-	if text := s3wire.Message(se.Code); text != "" && text != se.Message {
-		// S3 answers these codes with one text, and tools compare it;
-		// the detail stays in the access log (req.info.err).
-		se = &s3wire.Error{Code: se.Code, Message: text, Status: se.Status, Fields: se.Fields}
-	}
 	resource := "/" + req.bucket
 	if req.key != "" {
 		resource += "/" + req.key
@@ -332,7 +327,7 @@ func s3Error(err error) *s3wire.Error {
 	if errors.Is(err, store.ErrAccessDenied) {
 		code = s3wire.InternalError // the gateway's own credentials failed: not the client's doing
 	}
-	msg := err.Error() // fail answers S3's text for code where it has one
+	msg := err.Error() // s3wire.WriteError answers S3's text for code where it has one
 	if code == s3wire.AccessDenied {
 		msg = "Access Denied" // the store's reason, its paths among it, goes to the log
 	}

@@ -123,9 +123,6 @@ var messages = map[string]string{
 	XAmzContentSHA256Mismatch: "The provided 'x-amz-content-sha256' header does not match what was computed.",
 }
 
-// Message returns S3's text for code, or "" for codes whose text varies.
-func Message(code string) string { return messages[code] }
-
 // Errorf is an error of code with a message.
 func Errorf(code, message string) *Error {
 	status, ok := statuses[code]
@@ -146,7 +143,8 @@ type errorDoc struct {
 }
 
 // WriteError answers with e as S3 does: its status and an XML document
-// (HEAD answers carry no body, the code goes in a header only).
+// with S3's text for the code where S3 has one (HEAD answers carry no
+// body, the code goes in a header only).
 func WriteError(w http.ResponseWriter, r *http.Request, e *Error, resource, requestID string) {
 	h := w.Header()
 	h.Set("Content-Type", "application/xml")
@@ -156,7 +154,11 @@ func WriteError(w http.ResponseWriter, r *http.Request, e *Error, resource, requ
 	if r.Method == http.MethodHead {
 		return
 	}
-	writeXML(w, errorDoc{Code: e.Code, Message: e.Message, Fields: e.Fields, Resource: resource, RequestID: requestID})
+	msg := e.Message
+	if text := messages[e.Code]; text != "" {
+		msg = text // S3's one text for the code; e's own stays in the caller's log
+	}
+	writeXML(w, errorDoc{Code: e.Code, Message: msg, Fields: e.Fields, Resource: resource, RequestID: requestID})
 }
 
 // WriteXML answers 200 with doc.
