@@ -206,7 +206,7 @@ func (v *Verifier) Verify(r *http.Request) (*Request, error) {
 		date = r.Header.Get("Date")
 	}
 	if req.Time, err = parseTime(date); err != nil {
-		return nil, ErrDate
+		return nil, err
 	}
 	if skew := v.now().Sub(req.Time); skew > MaxSkew || skew < -MaxSkew {
 		return nil, ErrSkewed
