@@ -15,8 +15,7 @@ import (
 //
 //	go test -run '^$' -bench Render4096 -benchtime 5x ./host/picture
 func BenchmarkRender4096(b *testing.B) {
-	t := &testing.T{}
-	a := newFloat32(t, []int{4096, 4096}, []int{512, 512}, nil, func(r, c int) float32 {
+	a := newFloat32(b, []int{4096, 4096}, []int{512, 512}, nil, func(r, c int) float32 {
 		return float32(math.Sin(float64(r)/300) * math.Cos(float64(c)/200))
 	})
 	sel := grid.All(a.Shape())

@@ -24,7 +24,7 @@ import (
 
 // newFloat32 creates a float32 array whose element (r, c) is value(r, c);
 // fill is NaN unless fill is given.
-func newFloat32(t *testing.T, shape, chunks []int, fill *float32, value func(r, c int) float32) *array.Array {
+func newFloat32(t testing.TB, shape, chunks []int, fill *float32, value func(r, c int) float32) *array.Array {
 	t.Helper()
 	ctx := context.Background()
 	fv := make([]byte, 4)
