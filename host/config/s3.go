@@ -37,12 +37,16 @@ var s3Schema = &hcl.BodySchema{
 	Blocks: []hcl.BlockHeaderSchema{{Type: "bucket_access"}},
 }
 
-// bucketName is what S3 accepts as a bucket name.
-var bucketName = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`)
+var (
+	// bucketName is what S3 accepts as a bucket name
+	bucketName = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`)
+	// ipAddress is what S3 refuses as one
+	ipAddress = regexp.MustCompile(`^\d+\.\d+\.\d+\.\d+$`)
+)
 
 // ValidBucketName reports whether name can be an S3 bucket's.
 func ValidBucketName(name string) bool {
-	return bucketName.MatchString(name) && !strings.Contains(name, "..") && !regexp.MustCompile(`^\d+\.\d+\.\d+\.\d+$`).MatchString(name)
+	return bucketName.MatchString(name) && !strings.Contains(name, "..") && !ipAddress.MatchString(name)
 }
 
 func (d *decoder) s3Listener(b *hcl.Block) hcl.Diagnostics {
