@@ -114,9 +114,7 @@ type Request struct {
 	// constants above.
 	PayloadHash string
 	// Signature is the request's signature, the seed of chunk signatures.
-	Signature string
-	// Presigned reports a signature in the query.
-	Presigned  bool
+	Signature  string
 	signingKey []byte
 }
 
@@ -262,7 +260,7 @@ func (v *Verifier) verifyPresigned(r *http.Request, q url.Values) (*Request, err
 		return nil, err
 	}
 	sig := q.Get("X-Amz-Signature")
-	req := &Request{Credential: cred, Time: t, PayloadHash: UnsignedPayload, Signature: sig, Presigned: true}
+	req := &Request{Credential: cred, Time: t, PayloadHash: UnsignedPayload, Signature: sig}
 	if ph := r.Header.Get("X-Amz-Content-Sha256"); ph != "" {
 		req.PayloadHash = ph
 	}

@@ -1,6 +1,7 @@
 package azure
 
 import (
+	"net/url"
 	"strings"
 	"testing"
 
@@ -48,7 +49,7 @@ func TestFromURLWithEnvironment(t *testing.T) {
 	srv := servers.StartAzure(t)
 	c := srv.NewContainer(t)
 	t.Setenv(EnvConnectionString, srv.ConnectionString())
-	s, err := FromURL(t.Context(), "az://"+c+"/data.zarr")
+	s, err := openURL(t, "az://"+c+"/data.zarr")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,4 +78,19 @@ func TestEraseMany(t *testing.T) {
 	if err != nil || len(left) != 1 || left[0] != "kept" {
 		t.Fatalf("after EraseMany: %q, %v", left, err)
 	}
+}
+
+// openURL opens a LOCATION as the location package does: through the
+// registration's FromURL and New.
+func openURL(t *testing.T, loc string) (store.Store, error) {
+	t.Helper()
+	u, err := url.Parse(loc)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := Registration.FromURL(u)
+	if err != nil {
+		return nil, err
+	}
+	return Registration.New(t.Context(), cfg)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	nethttp "net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,7 +57,7 @@ func TestFromURLWithEnvironment(t *testing.T) {
 	t.Setenv("AWS_ENDPOINT_URL_S3", srv.Endpoint)
 	t.Setenv("AWS_CONFIG_FILE", "/nonexistent")
 	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent")
-	s, err := FromURL(t.Context(), "s3://"+bucket+"/data.zarr")
+	s, err := openURL(t, "s3://"+bucket+"/data.zarr")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,4 +118,19 @@ func TestCABundle(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// openURL opens a LOCATION as the location package does: through the
+// registration's FromURL and New.
+func openURL(t *testing.T, loc string) (store.Store, error) {
+	t.Helper()
+	u, err := url.Parse(loc)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := Registration.FromURL(u)
+	if err != nil {
+		return nil, err
+	}
+	return Registration.New(t.Context(), cfg)
 }

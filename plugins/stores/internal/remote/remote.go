@@ -131,18 +131,6 @@ func Open[C any, S store.Store](ctx context.Context, raw json.RawMessage,
 	return newStore(ctx, cfg)
 }
 
-// FromURL builds a store from a LOCATION URL with the store's parser and
-// constructor.
-func FromURL[C any, S any](ctx context.Context, loc string,
-	parse func(string) (C, error), newStore func(context.Context, C) (S, error)) (S, error) {
-	cfg, err := parse(loc)
-	if err != nil {
-		var zero S
-		return zero, err
-	}
-	return newStore(ctx, cfg)
-}
-
 // Length is a length an SDK announces, -1 when it announced none.
 func Length(n *int64) int64 {
 	if n == nil {
