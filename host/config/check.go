@@ -37,7 +37,7 @@ func VerifyPlugins(cfg *Config) hcl.Diagnostics {
 		if p.SHA256 == "" {
 			continue
 		}
-		sum, err := FileSHA256(p.Path)
+		sum, err := pluginpkg.FileSHA256(p.Path)
 		switch {
 		case errors.Is(err, os.ErrNotExist):
 			diags = append(diags, warnf(p.DeclRange, "Plugin binary not found",
@@ -118,9 +118,6 @@ func (p Plugin) Locked() LockedPlugin {
 
 // LockPath is the lock file of the configuration.
 func (c *Config) LockPath() string { return filepath.Join(c.Dir, LockFileName) }
-
-// FileSHA256 returns the SHA-256 of the file at path in lower-case hex.
-func FileSHA256(path string) (string, error) { return pluginpkg.FileSHA256(path) }
 
 // diagError summarises the errors among diags as one error, with the
 // position of the first, or returns nil when there are none.

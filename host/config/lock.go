@@ -17,6 +17,7 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/extension"
 	"github.com/zarrgw/zarrgw/host/atomicfile"
+	"github.com/zarrgw/zarrgw/host/pluginpkg"
 )
 
 // LockFileName is the lock file kept next to a configuration file.
@@ -201,7 +202,7 @@ func (p *LockedPlugin) decodeHashes(source string, a *hcl.Attribute) hcl.Diagnos
 		return diags
 	}
 	for _, h := range stringList(v) {
-		if !strings.HasPrefix(h, "h1:") && !strings.HasPrefix(h, "zh:") {
+		if !pluginpkg.Known(h) {
 			return append(diags, diagf(a.Expr.Range(), "Invalid hash",
 				"Plugin %q: %q is not a package hash: each is \"h1:\" or \"zh:\" and the hash.", source, h))
 		}

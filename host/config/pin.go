@@ -5,6 +5,8 @@ import (
 
 	"github.com/hashicorp/go-version"
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/zarrgw/zarrgw/host/pluginpkg"
 )
 
 // pin completes p's checksum: from the lock file, or for a plugin
@@ -128,7 +130,7 @@ func InitCommand(filename string, upgrade bool) string {
 // pinToFile pins p to its binary's current checksum, which must be the one
 // its block gives, if any: the lock file cannot override the block.
 func (d *decoder) pinToFile(p *Plugin) hcl.Diagnostics {
-	sum, err := FileSHA256(p.Path)
+	sum, err := pluginpkg.FileSHA256(p.Path)
 	switch {
 	case err != nil:
 		return hcl.Diagnostics{diagf(p.DeclRange, "Plugin binary unreadable", "Plugin %q: %s.", p.Source, err)}

@@ -141,7 +141,7 @@ func (l Locator) Override(p config.Plugin) (config.Located, bool, error) {
 	if err != nil {
 		return config.Located{}, false, fmt.Errorf("dev_overrides of %s: %w", l.CLI.Filename, err)
 	}
-	sum, err := config.FileSHA256(exe)
+	sum, err := pluginpkg.FileSHA256(exe)
 	if err != nil {
 		return config.Located{}, false, err
 	}

@@ -36,7 +36,7 @@ func TestLocatorInstalled(t *testing.T) {
 	l := Locator{ConfigFile: filepath.Join(cfgDir, "zarrgw.hcl"), Platform: plat}
 	p := config.Plugin{Source: a.String(), Constraints: "~> 1.2", Version: "1.3.0", Hashes: []string{h1}}
 	loc, err := l.Installed(p)
-	sum, _ := config.FileSHA256(exe)
+	sum, _ := pluginpkg.FileSHA256(exe)
 	if err != nil || loc.Path != exe || loc.SHA256 != sum {
 		t.Fatalf("%+v %v (sha256 %s)", loc, err, sum)
 	}

@@ -4,23 +4,18 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io"
-	"os"
+
+	"github.com/zarrgw/zarrgw/host/pluginpkg"
 )
 
 // Checksum returns the SHA-256 of the file at path in lower-case hex, the
 // form plugin specs and lock files pin.
 func Checksum(path string) (string, error) {
-	f, err := os.Open(path)
+	sum, err := pluginpkg.FileSHA256(path)
 	if err != nil {
 		return "", fmt.Errorf("checksum: %w", err)
 	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("checksum %s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return sum, nil
 }
 
 // decodeChecksum checks that sum is a SHA-256 in hex.

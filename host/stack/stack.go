@@ -84,7 +84,7 @@ func Spec(cfg *config.Config, p config.Plugin) launcher.Spec {
 // started (config.VerifyPlugins reports it).
 func Probe(ctx context.Context, logger *slog.Logger) func(config.Plugin) ([]extension.Manifest, error) {
 	return func(p config.Plugin) ([]extension.Manifest, error) {
-		sum, err := config.FileSHA256(p.Path)
+		sum, err := pluginpkg.FileSHA256(p.Path)
 		if errors.Is(err, fs.ErrNotExist) || (err == nil && sum != p.SHA256) {
 			return nil, fmt.Errorf("%s: %w", p.Path, config.ErrNotProbed)
 		}
