@@ -5,7 +5,6 @@
 package remote
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/zarrgw/zarrgw/core/extension"
 	"github.com/zarrgw/zarrgw/core/store"
 )
 
@@ -104,9 +104,7 @@ func Conflict(name, key string, cond store.Condition) error {
 
 // Decode decodes a JSON configuration into cfg, refusing unknown fields.
 func Decode(storeName string, raw json.RawMessage, cfg any) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(cfg); err != nil {
+	if err := extension.DecodeConfig(raw, cfg); err != nil {
 		return fmt.Errorf("%s: configuration: %w", storeName, err)
 	}
 	return nil
