@@ -197,6 +197,7 @@ func capsToPB(c store.Capabilities) *pb.StoreCapabilities {
 	return &pb.StoreCapabilities{
 		Read: c.Read, Write: c.Write, Erase: c.Erase, List: c.List,
 		Ranges: c.Ranges, SuffixRanges: c.SuffixRanges, ConditionalWrite: c.ConditionalWrite,
+		Md5Versions: c.MD5Versions,
 	}
 }
 
@@ -204,6 +205,7 @@ func capsFromPB(p *pb.StoreCapabilities) store.Capabilities {
 	return store.Capabilities{
 		Read: p.Read, Write: p.Write, Erase: p.Erase, List: p.List,
 		Ranges: p.Ranges, SuffixRanges: p.SuffixRanges, ConditionalWrite: p.ConditionalWrite,
+		MD5Versions: p.Md5Versions,
 	}
 }
 

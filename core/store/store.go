@@ -44,6 +44,24 @@ type Capabilities struct {
 	SuffixRanges bool
 	// ConditionalWrite: Set honours Condition and Get/Stat return versions.
 	ConditionalWrite bool
+	// MD5Versions: a version of 32 hex digits is the MD5 of the value's
+	// bytes (S3's ETags of single-part uploads), so it checks a write.
+	// Versions of other forms say nothing of the bytes.
+	MD5Versions bool
+}
+
+// IsMD5Hex reports whether v is 32 hex digits, the form of an MD5 and of
+// what S3 clients take for one.
+func IsMD5Hex(v string) bool {
+	if len(v) != 32 {
+		return false
+	}
+	for _, c := range []byte(v) {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
 }
 
 // RangeKind selects the form of a ByteRange.

@@ -126,7 +126,7 @@ func (g *Gateway) open(ctx context.Context, dc *config.Dataset) (*dataset, error
 	}
 	mc := newMetaCache(opened.Store, g.cfg.Server.MetadataCache, g.cfg.Server.CacheTTL, g.metrics.cache("metadata"))
 	ds := &dataset{name: dc.Name, cfg: dc, store: mc, meta: mc, opts: g.host.ArrayOptions(),
-		md5Versions: dc.Store.Type == "s3" && len(dc.Transformers) == 0}
+		md5Versions: opened.Store.Capabilities().MD5Versions}
 	if g.chunks.Enabled() {
 		ds.chunks = &chunkCache{all: g.chunks, prefix: dc.Name + "\x00", count: g.metrics.cache("chunks")}
 		ds.opts.Chunks = ds.chunks

@@ -318,23 +318,10 @@ func etag(version string) string {
 // ETags against the MD5 of what they read and report corruption.
 func (ds *dataset) etag(version string) string {
 	v := strings.Trim(version, `"`)
-	if !ds.md5Versions && looksMD5(v) {
+	if !ds.md5Versions && store.IsMD5Hex(v) {
 		return `"v` + v + `"`
 	}
 	return etag(v)
-}
-
-// looksMD5 reports 32 hex digits: what S3 clients take for an MD5.
-func looksMD5(v string) bool {
-	if len(v) != 32 {
-		return false
-	}
-	for _, c := range []byte(v) {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-			return false
-		}
-	}
-	return true
 }
 
 // contentETag tags a value of a store without versions by its content.

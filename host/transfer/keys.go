@@ -130,7 +130,7 @@ func copyOnce(ctx context.Context, src, dst Endpoint, key string) (int64, error)
 	if err != nil {
 		return 0, fmt.Errorf("%s: write %s: %w", dst.Name, key, err)
 	}
-	if tag := strings.Trim(version, `"`); isMD5(tag) {
+	if tag := strings.Trim(version, `"`); dst.Store.Capabilities().MD5Versions && store.IsMD5Hex(tag) {
 		sum := md5.Sum(v.Data)
 		if hex.EncodeToString(sum[:]) != tag {
 			return 0, fmt.Errorf("%s: %s: the store's checksum %s is not that of the bytes written", dst.Name, key, tag)
@@ -145,14 +145,6 @@ func copyOnce(ctx context.Context, src, dst Endpoint, key string) (int64, error)
 		return 0, fmt.Errorf("%s: %s holds %d bytes after writing %d", dst.Name, key, info.Size, len(v.Data))
 	}
 	return int64(len(v.Data)), nil
-}
-
-func isMD5(s string) bool {
-	if len(s) != 32 {
-		return false
-	}
-	_, err := hex.DecodeString(s)
-	return err == nil
 }
 
 // transient reports a failure worth another try: not a missing or invalid

@@ -205,6 +205,13 @@ func (l *lossy) Set(ctx context.Context, key string, data []byte, cond store.Con
 	return hex.EncodeToString(sum[:]), nil
 }
 
+// Capabilities claim MD5 versions when the store gives them, as S3 does.
+func (l *lossy) Capabilities() store.Capabilities {
+	c := l.Memory.Capabilities()
+	c.MD5Versions = l.md5Version
+	return c
+}
+
 // A copy checks what the destination holds, by its MD5 ETag where it has
 // one, else by its size: a destination that loses bytes fails the copy.
 func TestCopyChecksDestination(t *testing.T) {

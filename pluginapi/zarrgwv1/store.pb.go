@@ -749,8 +749,10 @@ type StoreCapabilities struct {
 	Ranges           bool                   `protobuf:"varint,5,opt,name=ranges,proto3" json:"ranges,omitempty"`
 	SuffixRanges     bool                   `protobuf:"varint,6,opt,name=suffix_ranges,json=suffixRanges,proto3" json:"suffix_ranges,omitempty"`
 	ConditionalWrite bool                   `protobuf:"varint,7,opt,name=conditional_write,json=conditionalWrite,proto3" json:"conditional_write,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// a version of 32 hex digits is the MD5 of the value's bytes
+	Md5Versions   bool `protobuf:"varint,8,opt,name=md5_versions,json=md5Versions,proto3" json:"md5_versions,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *StoreCapabilities) Reset() {
@@ -828,6 +830,13 @@ func (x *StoreCapabilities) GetSuffixRanges() bool {
 func (x *StoreCapabilities) GetConditionalWrite() bool {
 	if x != nil {
 		return x.ConditionalWrite
+	}
+	return false
+}
+
+func (x *StoreCapabilities) GetMd5Versions() bool {
+	if x != nil {
+		return x.Md5Versions
 	}
 	return false
 }
@@ -916,7 +925,7 @@ const file_zarrgw_v1_store_proto_rawDesc = "" +
 	"\x04keys\x18\x01 \x03(\fR\x04keys\"A\n" +
 	"\x0fListDirResponse\x12\x12\n" +
 	"\x04keys\x18\x01 \x03(\fR\x04keys\x12\x1a\n" +
-	"\bprefixes\x18\x02 \x03(\fR\bprefixes\"\xd1\x01\n" +
+	"\bprefixes\x18\x02 \x03(\fR\bprefixes\"\xf4\x01\n" +
 	"\x11StoreCapabilities\x12\x12\n" +
 	"\x04read\x18\x01 \x01(\bR\x04read\x12\x14\n" +
 	"\x05write\x18\x02 \x01(\bR\x05write\x12\x14\n" +
@@ -924,7 +933,8 @@ const file_zarrgw_v1_store_proto_rawDesc = "" +
 	"\x04list\x18\x04 \x01(\bR\x04list\x12\x16\n" +
 	"\x06ranges\x18\x05 \x01(\bR\x06ranges\x12#\n" +
 	"\rsuffix_ranges\x18\x06 \x01(\bR\fsuffixRanges\x12+\n" +
-	"\x11conditional_write\x18\a \x01(\bR\x10conditionalWrite\"\a\n" +
+	"\x11conditional_write\x18\a \x01(\bR\x10conditionalWrite\x12!\n" +
+	"\fmd5_versions\x18\b \x01(\bR\vmd5Versions\"\a\n" +
 	"\x05Empty*l\n" +
 	"\tRangeKind\x12\x14\n" +
 	"\x10RANGE_KIND_WHOLE\x10\x00\x12\x16\n" +

@@ -3,7 +3,10 @@ package storetest
 import (
 	"bytes"
 	"context"
+	"crypto/md5"
+	"encoding/hex"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/zarrgw/zarrgw/core/store"
@@ -21,6 +24,19 @@ func testSetGet(t *testing.T, s store.Store) {
 		t.Fatalf("overwrite kept version %q", v1)
 	}
 	wantVersion(t, s, "a/b", v2)
+}
+
+// testMD5Versions: a store claiming MD5 versions gives, for values written
+// whole, the MD5 of their bytes (gateways and copies check writes by it,
+// and S3 clients check reads).
+func testMD5Versions(t *testing.T, s store.Store) {
+	for _, data := range [][]byte{{}, []byte("hello"), bytes.Repeat([]byte("0123456789"), 1000)} {
+		v := strings.Trim(mustSet(t, s, "md5/v", data), `"`)
+		sum := md5.Sum(data)
+		if want := hex.EncodeToString(sum[:]); !strings.EqualFold(v, want) {
+			t.Fatalf("Set of %d bytes: version %q, want their MD5 %s (the store claims MD5 versions)", len(data), v, want)
+		}
+	}
 }
 
 // wantVersion fails unless Stat and Get (whole and ranged) report version.

@@ -52,6 +52,8 @@ var mutants = map[string]expect{
 	"largeIgnoresConditions": {must: []string{"ConditionalLargeValue"}},
 	"emptyRangeFails":        {must: []string{"EmptyValue", "Ranges", "SuffixRanges", "RangeEdges", "ConditionalRace"}},
 	"eraseMissingFails":      {must: []string{"NotFound", "Erase", "EraseMissing"}},
+	// versions claimed to be MD5s that are not
+	"claimsMD5": {must: []string{"MD5Versions"}},
 }
 
 const envMutant = "STORETEST_MUTANT"
@@ -112,6 +114,8 @@ func newMutant(name string) store.Store {
 	switch name {
 	case "silentConditions":
 		m.caps.ConditionalWrite = false
+	case "claimsMD5":
+		m.caps.MD5Versions = true
 	}
 	return m
 }

@@ -100,6 +100,7 @@ func checks(opts Options) []check {
 		{"SuffixRanges", readWrite, testSuffixRanges},
 		{"RangeEdges", readWrite, testRangeEdges},
 		{"InvalidRanges", readWrite, testInvalidRanges},
+		{"MD5Versions", md5Versions, testMD5Versions},
 		{"ConditionalSet", conditional, testConditionalSet},
 		{"ConditionalAfterErase", conditionalErase, with(opts, testConditionalAfterErase)},
 		{"ConditionalLargeValue", conditional, with(opts, testConditionalLargeValue)},
@@ -161,6 +162,16 @@ func readWriteListErase(c store.Capabilities) string {
 		return why
 	}
 	return readWriteErase(c)
+}
+
+func md5Versions(c store.Capabilities) string {
+	if why := readWrite(c); why != "" {
+		return why
+	}
+	if !c.MD5Versions {
+		return "store does not claim MD5 versions"
+	}
+	return ""
 }
 
 func conditional(c store.Capabilities) string {

@@ -151,10 +151,11 @@ func (c Config) loadOptions(conns *atomic.Pointer[http.Transport]) []func(*confi
 	return opts
 }
 
-// Capabilities reports every capability.
+// Capabilities reports every capability; versions are S3's ETags, the
+// MD5 of the bytes for values written in one part.
 func (s *Store) Capabilities() store.Capabilities {
 	return store.Capabilities{Read: true, Write: true, Erase: true, List: true,
-		Ranges: true, SuffixRanges: true, ConditionalWrite: true}
+		Ranges: true, SuffixRanges: true, ConditionalWrite: true, MD5Versions: true}
 }
 
 // String names the store as s3://bucket/prefix/.

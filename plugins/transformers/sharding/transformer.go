@@ -92,10 +92,12 @@ func NewWith(next store.Store, layout Layout, chunksPerShard []int, opts Options
 }
 
 // Capabilities are the next store's; ranges of chunks are always served
-// (suffixes too: the index gives each chunk's length).
+// (suffixes too: the index gives each chunk's length). A chunk's version
+// is its shard's, no MD5 of the chunk's bytes.
 func (s *Store) Capabilities() store.Capabilities {
 	c := s.next.Capabilities()
 	c.Ranges, c.SuffixRanges = c.Read, c.Read
+	c.MD5Versions = false
 	return c
 }
 
