@@ -186,7 +186,7 @@ func (api *s3API) authenticate(req *s3Request) error {
 	if !sigv4.Signed(req.r) {
 		return nil
 	}
-	signed, err := api.verifier.Verify(req.r)
+	signed, err := api.verifier.VerifyQuery(req.r, req.query())
 	if err != nil {
 		return signatureError(err)
 	}

@@ -177,7 +177,12 @@ func Signed(r *http.Request) bool {
 // (presigned), and returns what it says. The body is not read: a hashed
 // payload is checked by the caller against PayloadHash (see Body).
 func (v *Verifier) Verify(r *http.Request) (*Request, error) {
-	q := r.URL.Query() // parsed once: a presigned URL's query is long
+	return v.VerifyQuery(r, r.URL.Query())
+}
+
+// VerifyQuery is Verify with the request's query parsed already (a
+// presigned URL's is long, and the caller reads it too).
+func (v *Verifier) VerifyQuery(r *http.Request, q url.Values) (*Request, error) {
 	if q.Get("X-Amz-Algorithm") != "" {
 		return v.verifyPresigned(r, q)
 	}
