@@ -241,6 +241,10 @@ func TestS3Multipart(t *testing.T) {
 	t3 := upload(3, parts[2])
 	t1 := upload(1, parts[0])
 	tags := []*string{t1, upload(2, parts[1]), t3}
+	staged, _ := filepath.Glob(filepath.Join(sg.root, "open", ".zarrgw_multipart", *create.UploadId, "p*"))
+	if len(staged) != 3 {
+		t.Fatalf("staged after part 2 was uploaded again: %v, want one file per part", staged)
+	}
 	lp, err := c.ListParts(ctx, &s3.ListPartsInput{Bucket: aws.String("open"), Key: aws.String("big/obj"), UploadId: create.UploadId})
 	if err != nil || len(lp.Parts) != 3 || *lp.Parts[1].ETag != *tags[1] {
 		t.Fatalf("ListParts: %+v %v", lp, err)

@@ -157,17 +157,27 @@ func (api *s3API) uploadPart(req *s3Request, ds *dataset, id string) error {
 	return nil
 }
 
-// dropOtherParts erases the parts numbered n other than keep.
+// dropOtherParts erases the parts numbered n other than keep. It lists
+// from that number on, in order, and stops past it: each part costs a
+// short listing, not one of the whole upload (which, on a store without
+// sizes in its listing, is a Stat per part staged).
 func (api *s3API) dropOtherParts(ctx context.Context, ds *dataset, id string, n int, keep string) error {
-	parts, err := stagedParts(ctx, ds, id)
-	if err != nil {
-		return err
+	number := fmt.Sprintf("%s%s/p%05d", multipartDir, id, n)
+	var others []string
+	for key, err := range store.ListSorted(ctx, ds.store, multipartDir+id+"/", number) {
+		if err != nil {
+			return err
+		}
+		if !strings.HasPrefix(key, number+"-") {
+			break
+		}
+		if key != keep {
+			others = append(others, key)
+		}
 	}
-	for _, p := range parts {
-		if p.number == n && p.key != keep {
-			if err := ds.store.Erase(ctx, p.key); err != nil {
-				return err
-			}
+	for _, key := range others {
+		if err := ds.store.Erase(ctx, key); err != nil {
+			return err
 		}
 	}
 	return nil
