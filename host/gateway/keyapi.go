@@ -96,34 +96,54 @@ func (g *Gateway) getStated(w http.ResponseWriter, r *http.Request, ds *dataset,
 	return g.sendPieces(w, r, ds, key, info.Version, start, end, status)
 }
 
-// preconditions evaluates If-Match, If-Unmodified-Since, If-None-Match
-// and If-Modified-Since in RFC 9110's order: a failed If-Match is 412, a
-// matching If-None-Match (or an unmodified value) answers 304, which it
-// writes, reporting that the request is done.
+// evalConditions evaluates the conditional headers get reads by name
+// (If-Match, If-Unmodified-Since, If-None-Match, If-Modified-Since)
+// against a value's tag and modification time, in RFC 9110's order. It
+// names the header that failed (a 412), or the one that found the value
+// not modified; a date condition counts only with a known time and a
+// valid date. The key API reads them plainly, S3's copies with the
+// x-amz-copy-source- prefix.
+func evalConditions(get func(name string) string, tag string, mod time.Time) (failed, notModified string) {
+	since := func(name string) (time.Time, bool) {
+		t, err := http.ParseTime(get(name))
+		return t, err == nil && !mod.IsZero()
+	}
+	modified := func(t time.Time) bool { return mod.Truncate(time.Second).After(t) }
+	if h := get("If-Match"); h != "" {
+		if !matchStrong(h, tag) {
+			return "If-Match", ""
+		}
+	} else if t, ok := since("If-Unmodified-Since"); ok && modified(t) {
+		return "If-Unmodified-Since", ""
+	}
+	if h := get("If-None-Match"); h != "" {
+		if matchWeak(h, tag) {
+			return "", "If-None-Match"
+		}
+	} else if t, ok := since("If-Modified-Since"); ok && !modified(t) {
+		return "", "If-Modified-Since"
+	}
+	return "", ""
+}
+
+// preconditions answers the conditional headers of a read: a failed
+// If-Match or If-Unmodified-Since is 412; a value not modified is 304,
+// which it writes, reporting that the request is done.
 func preconditions(w http.ResponseWriter, r *http.Request, tag string, mod time.Time) (bool, error) {
-	if h := r.Header.Get("If-Match"); h != "" && !matchStrong(h, tag) {
+	failed, notModified := evalConditions(r.Header.Get, tag, mod)
+	switch {
+	case failed == "If-Match":
 		return false, &requestError{http.StatusPreconditionFailed, "If-Match: the value's ETag is " + orNone(tag)}
-	}
-	if h := r.Header.Get("If-Unmodified-Since"); h != "" && r.Header.Get("If-Match") == "" && !mod.IsZero() {
-		if t, err := http.ParseTime(h); err == nil && mod.Truncate(time.Second).After(t) {
-			return false, &requestError{http.StatusPreconditionFailed, "If-Unmodified-Since: the value was modified after " + h}
-		}
-	}
-	notModified := false
-	if h := r.Header.Get("If-None-Match"); h != "" {
-		notModified = matchWeak(h, tag)
-	} else if h := r.Header.Get("If-Modified-Since"); h != "" && !mod.IsZero() {
-		if t, err := http.ParseTime(h); err == nil && !mod.Truncate(time.Second).After(t) {
-			notModified = true
-		}
-	}
-	if notModified {
+	case failed != "":
+		return false, &requestError{http.StatusPreconditionFailed, failed + ": the value was modified after " + r.Header.Get(failed)}
+	case notModified != "":
 		if tag != "" {
 			w.Header().Set("ETag", tag)
 		}
 		w.WriteHeader(http.StatusNotModified)
+		return true, nil
 	}
-	return notModified, nil
+	return false, nil
 }
 
 // sendPieces reads [start, end) piece by piece and writes it; the first

@@ -206,21 +206,11 @@ func parseCopySource(h string) (string, string, error) {
 // -if-unmodified-since and -if-modified-since against the source: any
 // that fails is PreconditionFailed (S3 answers 412 for all four).
 func copyConditions(r *http.Request, tag string, mod time.Time) error {
-	h := func(name string) string { return r.Header.Get("X-Amz-Copy-Source-If-" + name) }
-	failed := func(what string) error {
-		return s3wire.Errorf(s3wire.PreconditionFailed, "x-amz-copy-source-if-"+what+" does not hold for the source")
-	}
-	if m := h("Match"); m != "" && !matchStrong(m, tag) {
-		return failed("match")
-	}
-	if m := h("None-Match"); m != "" && matchWeak(m, tag) {
-		return failed("none-match")
-	}
-	if t, err := http.ParseTime(h("Unmodified-Since")); err == nil && h("Match") == "" && mod.Truncate(time.Second).After(t) {
-		return failed("unmodified-since")
-	}
-	if t, err := http.ParseTime(h("Modified-Since")); err == nil && h("None-Match") == "" && !mod.Truncate(time.Second).After(t) {
-		return failed("modified-since")
+	const prefix = "X-Amz-Copy-Source-"
+	failed, notModified := evalConditions(func(name string) string { return r.Header.Get(prefix + name) }, tag, mod)
+	if h := failed + notModified; h != "" {
+		// a copy has no 304: either outcome is S3's 412
+		return s3wire.Errorf(s3wire.PreconditionFailed, strings.ToLower(prefix+h)+" does not hold for the source")
 	}
 	return nil
 }
