@@ -1,9 +1,10 @@
 package gateway
 
 import (
+	"context"
 	"encoding/base64"
+	"iter"
 	"net/http"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -51,84 +52,19 @@ func (g *Gateway) list(w http.ResponseWriter, r *http.Request, ds *dataset, key 
 	if err := store.ValidatePrefix(dir); err != nil {
 		return badRequest("invalid prefix " + strconv.Quote(prefix))
 	}
-	var page listing
-	if delim == "/" {
-		page, err = listDir(r, ds, dir, prefix, after, limit)
-	} else {
-		page, err = listFlat(r, ds, dir, prefix, after, limit)
-	}
+	res, err := listBucket(r.Context(), ds.store, listQuery{prefix: prefix, delimiter: delim, after: after, max: limit})
 	if err != nil {
 		return err
 	}
+	page := listing{Keys: make([]string, 0, len(res.objects)), Prefixes: append([]string{}, res.prefixes...)}
+	for _, e := range res.objects {
+		page.Keys = append(page.Keys, e.Key)
+	}
+	if res.truncated {
+		page.NextPageToken = token(res.last)
+	}
 	writeJSON(w, http.StatusOK, page)
 	return nil
-}
-
-// listDir pages through the keys and child prefixes directly below dir
-// that start with prefix.
-func listDir(r *http.Request, ds *dataset, dir, prefix, after string, limit int) (listing, error) {
-	d, err := ds.store.ListDir(r.Context(), dir)
-	if err != nil {
-		return listing{}, err
-	}
-	type entry struct {
-		name  string
-		isDir bool
-	}
-	var all []entry
-	for _, k := range d.Keys {
-		if !reserved(k) {
-			all = append(all, entry{k, false})
-		}
-	}
-	for _, p := range d.Prefixes {
-		if !reserved(p) {
-			all = append(all, entry{p, true})
-		}
-	}
-	sort.Slice(all, func(i, j int) bool { return all[i].name < all[j].name })
-	page := listing{Keys: []string{}, Prefixes: []string{}}
-	for _, e := range all {
-		if e.name <= after || !strings.HasPrefix(e.name, prefix) {
-			continue
-		}
-		if len(page.Keys)+len(page.Prefixes) == limit {
-			page.NextPageToken = token(after)
-			break
-		}
-		if e.isDir {
-			page.Prefixes = append(page.Prefixes, e.name)
-		} else {
-			page.Keys = append(page.Keys, e.name)
-		}
-		after = e.name
-	}
-	return page, nil
-}
-
-// listFlat pages through every key below dir that starts with prefix.
-func listFlat(r *http.Request, ds *dataset, dir, prefix, after string, limit int) (listing, error) {
-	page := listing{Keys: []string{}, Prefixes: []string{}}
-	for k, err := range store.ListSorted(r.Context(), ds.store, dir, after) {
-		if err != nil {
-			return listing{}, err
-		}
-		if !strings.HasPrefix(k, prefix) {
-			if k > prefix {
-				break // sorted: nothing further can match
-			}
-			continue
-		}
-		if reserved(k) {
-			continue
-		}
-		if len(page.Keys) == limit {
-			page.NextPageToken = token(page.Keys[len(page.Keys)-1])
-			break
-		}
-		page.Keys = append(page.Keys, k)
-	}
-	return page, nil
 }
 
 func maxKeys(s string) (int, error) {
@@ -155,4 +91,124 @@ func decodeToken(t string) (string, error) {
 		return "", badRequest("invalid page_token")
 	}
 	return string(b), nil
+}
+
+// listQuery is what a listing asks for, through either API.
+type listQuery struct {
+	prefix, delimiter string
+	after             string // keys and common prefixes up to it were listed before
+	max               int
+	// sizes asks for each key's size, time and version (S3 lists them;
+	// the key API does not, and a store without them in its listing would
+	// Stat each key)
+	sizes bool
+}
+
+// listResult is one page of a listing.
+type listResult struct {
+	objects   []store.Entry
+	prefixes  []string
+	truncated bool
+	last      string // the last key or common prefix of the page
+}
+
+func (p *listResult) count() int { return len(p.objects) + len(p.prefixes) }
+
+// listBucket lists one page, for both APIs. It reads the store in key
+// order from where the page starts (never the keys before it), and skips
+// past the keys of each common prefix with a new listing instead of
+// reading them all.
+func listBucket(ctx context.Context, s store.Store, q listQuery) (listResult, error) {
+	var out listResult
+	if q.max == 0 {
+		return out, nil
+	}
+	dir := q.prefix[:strings.LastIndex(q.prefix, "/")+1]
+	from := max(q.after, justBefore(q.prefix))
+	for {
+		next, done, err := listRun(ctx, s, q, dir, from, &out)
+		if err != nil || done {
+			return out, err
+		}
+		from = next
+	}
+}
+
+// listRun adds to the page from the keys after from, until the page is
+// full or the keys run out (done), or it meets a common prefix or the
+// gateway's own keys: then it reports the key to list on from.
+func listRun(ctx context.Context, s store.Store, q listQuery, dir, from string, out *listResult) (string, bool, error) {
+	for e, err := range entries(ctx, s, dir, from, q.sizes) {
+		if err != nil {
+			return "", true, err
+		}
+		k := e.Key
+		if !strings.HasPrefix(k, q.prefix) {
+			if k > q.prefix {
+				return "", true, nil // sorted: nothing further can match
+			}
+			continue
+		}
+		if reserved(k) {
+			return reservedPrefix + store.SkipPast, false, nil
+		}
+		common, isPrefix := commonPrefix(k, q.prefix, q.delimiter)
+		if isPrefix && (common <= q.after || common == out.last) {
+			return common + store.SkipPast, false, nil // listed on the page before, or just now
+		}
+		if out.count() == q.max {
+			out.truncated = true
+			return "", true, nil
+		}
+		if isPrefix {
+			out.prefixes = append(out.prefixes, common)
+			out.last = common
+			return common + store.SkipPast, false, nil
+		}
+		out.objects = append(out.objects, e)
+		out.last = k
+	}
+	return "", true, nil
+}
+
+// entries lists the keys below dir after from, in order, with their
+// information when sizes is set.
+func entries(ctx context.Context, s store.Store, dir, from string, sizes bool) iter.Seq2[store.Entry, error] {
+	if sizes {
+		return store.ListInfo(ctx, s, dir, from)
+	}
+	return func(yield func(store.Entry, error) bool) {
+		for k, err := range store.ListSorted(ctx, s, dir, from) {
+			if !yield(store.Entry{Key: k}, err) || err != nil {
+				return
+			}
+		}
+	}
+}
+
+// commonPrefix returns the common prefix a key rolls up into: the key up
+// to the first delimiter after the prefix, delimiter included.
+func commonPrefix(key, prefix, delimiter string) (string, bool) {
+	if delimiter == "" {
+		return "", false
+	}
+	i := strings.Index(key[len(prefix):], delimiter)
+	if i < 0 {
+		return "", false
+	}
+	return key[:len(prefix)+i+len(delimiter)], true
+}
+
+// justBefore returns a string that sorts before p but after as few keys
+// as it can that do not start with p, so a listing of p's keys starts
+// close to them.
+func justBefore(p string) string {
+	if p == "" {
+		return ""
+	}
+	last := p[len(p)-1]
+	if last > ' ' && last < 0x80 {
+		return p[:len(p)-1] + string(rune(last-1)) + store.SkipPast
+	}
+	return p[:len(p)-1]
 }

@@ -1,121 +1,19 @@
 package gateway
 
 import (
-	"context"
 	"encoding/base64"
 	"net/url"
 	"strconv"
 	"strings"
 
-	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/host/s3wire"
 )
-
-// listQuery is what a ListObjects request asks for.
-type listQuery struct {
-	prefix, delimiter string
-	after             string // keys and common prefixes up to it were listed before
-	max               int
-}
-
-// listResult is one page of a listing.
-type listResult struct {
-	objects   []store.Entry
-	prefixes  []string
-	truncated bool
-	last      string // the last key or common prefix of the page
-}
-
-func (p *listResult) count() int { return len(p.objects) + len(p.prefixes) }
-
-// listBucket lists one page. It reads the store in key order from where
-// the page starts (never the keys before it), and skips past the keys
-// of each common prefix with a new listing instead of reading them all.
-func listBucket(ctx context.Context, s store.Store, q listQuery) (listResult, error) {
-	var out listResult
-	if q.max == 0 {
-		return out, nil
-	}
-	dir := q.prefix[:strings.LastIndex(q.prefix, "/")+1]
-	from := max(q.after, justBefore(q.prefix))
-	for {
-		next, done, err := listRun(ctx, s, q, dir, from, &out)
-		if err != nil || done {
-			return out, err
-		}
-		from = next
-	}
-}
-
-// listRun adds to the page from the keys after from, until the page is
-// full or the keys run out (done), or it meets a common prefix or the
-// gateway's own keys: then it reports the key to list on from.
-func listRun(ctx context.Context, s store.Store, q listQuery, dir, from string, out *listResult) (string, bool, error) {
-	for e, err := range store.ListInfo(ctx, s, dir, from) {
-		if err != nil {
-			return "", true, err
-		}
-		k := e.Key
-		if !strings.HasPrefix(k, q.prefix) {
-			if k > q.prefix {
-				return "", true, nil // sorted: nothing further can match
-			}
-			continue
-		}
-		if reserved(k) {
-			return reservedPrefix + store.SkipPast, false, nil
-		}
-		common, isPrefix := commonPrefix(k, q.prefix, q.delimiter)
-		if isPrefix && (common <= q.after || common == out.last) {
-			return common + store.SkipPast, false, nil // listed on the page before, or just now
-		}
-		if out.count() == q.max {
-			out.truncated = true
-			return "", true, nil
-		}
-		if isPrefix {
-			out.prefixes = append(out.prefixes, common)
-			out.last = common
-			return common + store.SkipPast, false, nil
-		}
-		out.objects = append(out.objects, e)
-		out.last = k
-	}
-	return "", true, nil
-}
-
-// commonPrefix returns the common prefix a key rolls up into: the key up
-// to the first delimiter after the prefix, delimiter included.
-func commonPrefix(key, prefix, delimiter string) (string, bool) {
-	if delimiter == "" {
-		return "", false
-	}
-	i := strings.Index(key[len(prefix):], delimiter)
-	if i < 0 {
-		return "", false
-	}
-	return key[:len(prefix)+i+len(delimiter)], true
-}
-
-// justBefore returns a string that sorts before p but after as few keys
-// as it can that do not start with p, so a listing of p's keys starts
-// close to them.
-func justBefore(p string) string {
-	if p == "" {
-		return ""
-	}
-	last := p[len(p)-1]
-	if last > ' ' && last < 0x80 {
-		return p[:len(p)-1] + string(rune(last-1)) + store.SkipPast
-	}
-	return p[:len(p)-1]
-}
 
 // listObjects answers ListObjects (V1) and ListObjectsV2 (list-type=2).
 func (api *s3API) listObjects(req *s3Request, ds *dataset) error {
 	q := req.query()
 	v2 := q.Get("list-type") == "2"
-	lq := listQuery{prefix: q.Get("prefix"), delimiter: q.Get("delimiter")}
+	lq := listQuery{prefix: q.Get("prefix"), delimiter: q.Get("delimiter"), sizes: true}
 	var err error
 	if lq.max, err = s3MaxKeys(q.Get("max-keys")); err != nil {
 		return err
