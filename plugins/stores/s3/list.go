@@ -59,28 +59,10 @@ func (s *Store) List(ctx context.Context, prefix string) iter.Seq2[string, error
 // first key.
 func (s *Store) ListSorted(ctx context.Context, prefix, startAfter string) iter.Seq2[string, error] {
 	return func(yield func(string, error) bool) {
-		p, err := s.space.Dir("list", prefix)
-		if err != nil {
-			yield("", err)
-			return
-		}
-		after := ""
-		if startAfter != "" { // a key of the store: its object's name
-			after = strings.TrimSuffix(p, prefix) + startAfter
-		}
-		stopped := false
-		err = s.pagesAfter(ctx, p, "", after, func(page *awss3.ListObjectsV2Output) error {
-			for _, o := range page.Contents {
-				key, ok := s.space.Key(aws.ToString(o.Key))
-				if ok && !yield(key, nil) {
-					stopped = true
-					return errStop
-				}
+		for e, err := range s.ListInfo(ctx, prefix, startAfter) {
+			if !yield(e.Key, err) || err != nil {
+				return
 			}
-			return nil
-		})
-		if err != nil && !stopped {
-			yield("", s.wrap("list", prefix, err))
 		}
 	}
 }
