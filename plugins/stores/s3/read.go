@@ -49,12 +49,22 @@ func (s *Store) Get(ctx context.Context, key string, r store.ByteRange) (store.V
 		// exists (or not) and has a version.
 		return remote.EmptyPart(ctx, s, key)
 	}
+	if err := s.readErr(ctx, "get", key, err); err != nil {
+		return store.Value{}, err
+	}
+	return v, nil
+}
+
+// readErr is a read's error: ErrNotFound for a missing key (and only
+// then: notFound tells a missing bucket from a missing key), anything else
+// wrapped with the store and key.
+func (s *Store) readErr(ctx context.Context, op, key string, err error) error {
 	if missing, merr := s.notFound(ctx, err); missing {
-		return store.Value{}, fmt.Errorf("%s: get %q: %w", s.space.Name, key, store.ErrNotFound)
+		return fmt.Errorf("%s: %s %q: %w", s.space.Name, op, key, store.ErrNotFound)
 	} else if merr != nil {
 		err = merr
 	}
-	return v, s.wrap("get", key, err)
+	return s.wrap(op, key, err)
 }
 
 // GetInto reads the whole value of key into dst when its size is len(dst):
@@ -74,12 +84,8 @@ func (s *Store) GetInto(ctx context.Context, key string, dst []byte) (bool, erro
 		fits, err = remote.ReadInto(out.Body, remote.Length(out.ContentLength), dst)
 		return err
 	})
-	if missing, merr := s.notFound(ctx, err); missing {
-		return false, fmt.Errorf("%s: get %q: %w", s.space.Name, key, store.ErrNotFound)
-	} else if merr != nil {
-		err = merr
-	}
-	return fits && err == nil, s.wrap("get", key, err)
+	err = s.readErr(ctx, "get", key, err)
+	return fits && err == nil, err
 }
 
 // Stat returns the size and ETag of a value (HEAD).
@@ -97,10 +103,8 @@ func (s *Store) Stat(ctx context.Context, key string) (store.Info, error) {
 		info = store.Info{Size: aws.ToInt64(out.ContentLength), Version: aws.ToString(out.ETag), ModTime: aws.ToTime(out.LastModified)}
 		return nil
 	})
-	if missing, merr := s.notFound(ctx, err); missing {
-		return store.Info{}, fmt.Errorf("%s: stat %q: %w", s.space.Name, key, store.ErrNotFound)
-	} else if merr != nil {
-		err = merr
+	if err := s.readErr(ctx, "stat", key, err); err != nil {
+		return store.Info{}, err
 	}
-	return info, s.wrap("stat", key, err)
+	return info, nil
 }
