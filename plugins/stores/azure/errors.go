@@ -78,9 +78,9 @@ func (s *Store) wrap(op, key string, err error) error {
 	return fmt.Errorf("%s: %w", what, compact)
 }
 
-// notFound reports whether err says the blob does not exist. A body-less
-// 404 (HEAD) may also be a missing container, which the error code of a
-// HEAD cannot tell; Stat asks the container then.
+// notFound reports whether err says the blob does not exist, not its
+// container: Azure names the error in the x-ms-error-code header, so a
+// body-less 404 (HEAD) tells them apart too (TestMissingContainer).
 func notFound(err error) bool {
 	st, code := answer(err)
 	return st == 404 && code != "ContainerNotFound"
