@@ -49,7 +49,12 @@ func TestFromURLWithEnvironment(t *testing.T) {
 	srv := servers.StartAzure(t)
 	c := srv.NewContainer(t)
 	t.Setenv(EnvConnectionString, srv.ConnectionString())
-	s, err := openURL(t, "az://"+c+"/data.zarr")
+	// as a LOCATION opens: the registration's FromURL, then New
+	cfg, err := Registration.FromURL(&url.URL{Scheme: "az", Host: c, Path: "/data.zarr"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Registration.New(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,19 +83,4 @@ func TestEraseMany(t *testing.T) {
 	if err != nil || len(left) != 1 || left[0] != "kept" {
 		t.Fatalf("after EraseMany: %q, %v", left, err)
 	}
-}
-
-// openURL opens a LOCATION as the location package does: through the
-// registration's FromURL and New.
-func openURL(t *testing.T, loc string) (store.Store, error) {
-	t.Helper()
-	u, err := url.Parse(loc)
-	if err != nil {
-		return nil, err
-	}
-	cfg, err := Registration.FromURL(u)
-	if err != nil {
-		return nil, err
-	}
-	return Registration.New(t.Context(), cfg)
 }

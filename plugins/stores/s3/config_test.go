@@ -57,7 +57,12 @@ func TestFromURLWithEnvironment(t *testing.T) {
 	t.Setenv("AWS_ENDPOINT_URL_S3", srv.Endpoint)
 	t.Setenv("AWS_CONFIG_FILE", "/nonexistent")
 	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent")
-	s, err := openURL(t, "s3://"+bucket+"/data.zarr")
+	// as a LOCATION opens: the registration's FromURL, then New
+	cfg, err := Registration.FromURL(&url.URL{Scheme: "s3", Host: bucket, Path: "/data.zarr"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Registration.New(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,19 +123,4 @@ func TestCABundle(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// openURL opens a LOCATION as the location package does: through the
-// registration's FromURL and New.
-func openURL(t *testing.T, loc string) (store.Store, error) {
-	t.Helper()
-	u, err := url.Parse(loc)
-	if err != nil {
-		return nil, err
-	}
-	cfg, err := Registration.FromURL(u)
-	if err != nil {
-		return nil, err
-	}
-	return Registration.New(t.Context(), cfg)
 }
