@@ -15,6 +15,8 @@
 //     directory (".zarrgw-tmp-<random>", never listed), which is fsynced
 //     and renamed over the target; the directory is fsynced afterwards
 //     unless WithDirSync(false). Readers see the old or the new value whole.
+//     A writer that dies before the rename leaves its temporary file; the
+//     next process to write into that directory removes it (temps.go).
 //   - Versions are "<inode>-<size>-<mtime ns>" in hex. Every write renames
 //     a fresh inode into place and stamps its mtime, under the directory
 //     lock, to a clock reading later than the previous version's, so a
@@ -53,6 +55,7 @@ type Store struct {
 	openat2 bool     // whether the kernel resolves paths beneath rootFD
 	path    string
 	dirSync bool
+	sweeper sweeper
 	test    testHooks
 }
 
@@ -63,6 +66,7 @@ type testHooks struct {
 	beforeCommit func() // between the version check and the rename
 	midWrite     func() // between the two halves of a value's bytes
 	noLock       bool   // skip the directory lock
+	noSweep      bool   // leave stale temporary files where they are
 	inPlace      bool   // truncate and write the target itself
 }
 

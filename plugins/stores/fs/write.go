@@ -86,10 +86,15 @@ func (s *Store) setOnce(key string, data []byte, cond store.Condition) (string, 
 		return "", fmt.Errorf("fs: set %q: %w", key, err)
 	}
 	defer unix.Close(dfd)
-	tmp, err := s.writeTemp(dfd, data)
+	if !s.test.noSweep {
+		s.sweepOnce(dir, dfd)
+	}
+	tmp, tfd, err := s.writeTemp(dfd, data)
 	if err == nil {
 		var version string
-		if version, err = s.commit(dfd, tmp, base, cond); err == nil {
+		version, err = s.commit(dfd, tmp, base, cond)
+		unix.Close(tfd) // the temporary file's lock goes with it, once it is in place
+		if err == nil {
 			return version, s.syncDir(key, dfd)
 		}
 		_ = unix.Unlinkat(dfd, tmp, 0)
@@ -177,32 +182,34 @@ func (s *Store) syncDir(key string, dfd int) error {
 }
 
 // writeTemp writes data to a new temporary file in dfd, fsyncs it and
-// returns its name.
-func (s *Store) writeTemp(dfd int, data []byte) (string, error) {
+// returns its name and its descriptor, open and locked until the caller
+// has renamed it into place (the lock tells a sweep the file is in use).
+func (s *Store) writeTemp(dfd int, data []byte) (string, int, error) {
 	const flags = unix.O_WRONLY | unix.O_CREAT | unix.O_EXCL | unix.O_CLOEXEC | unix.O_NOFOLLOW
 	for range maxAttempts {
-		name := reserved + "tmp-" + strconv.FormatUint(rand.Uint64(), 16)
+		name := tempPrefix + strconv.FormatUint(rand.Uint64(), 16)
 		fd, err := unix.Openat(dfd, name, flags, 0o666)
 		if errors.Is(err, unix.EEXIST) {
 			continue
 		}
 		if err != nil {
-			return "", fmt.Errorf("create temporary file: %w", err)
+			return "", -1, fmt.Errorf("create temporary file: %w", err)
 		}
-		err = s.fill(fd, data)
+		err = lockTemp(fd)
+		if err == nil {
+			err = s.fill(fd, data)
+		}
 		if err == nil {
 			err = fsync(fd)
 		}
-		if cerr := unix.Close(fd); err == nil {
-			err = cerr
-		}
 		if err != nil {
+			unix.Close(fd)
 			_ = unix.Unlinkat(dfd, name, 0)
-			return "", fmt.Errorf("write temporary file: %w", err)
+			return "", -1, fmt.Errorf("write temporary file: %w", err)
 		}
-		return name, nil
+		return name, fd, nil
 	}
-	return "", fmt.Errorf("create temporary file: names keep colliding")
+	return "", -1, fmt.Errorf("create temporary file: names keep colliding")
 }
 
 // fill writes data to fd, calling the mid-write test hook half way.
