@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -31,6 +32,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/ndarray"
 	"github.com/zarrgw/zarrgw/host/registry"
 	fsstore "github.com/zarrgw/zarrgw/plugins/stores/fs"
+	"github.com/zarrgw/zarrgw/tests/process"
 	"github.com/zarrgw/zarrgw/tests/servers"
 )
 
@@ -91,20 +93,33 @@ func TestKilledCopyResumes(t *testing.T) {
 		"AWS_SECRET_ACCESS_KEY=" + s3.SecretKey, "AWS_REGION=" + s3.Region}
 	args := func(bucket string) []string { return []string{"cp", "-q", "--jobs", "8", src, "s3://" + bucket} }
 
-	// one clean copy: how many bytes and how long
-	start := time.Now()
+	// one clean copy: how many bytes
 	if out, errOut, code := zarrgwEnv(t, env, args(s3.NewBucket(t))...); code != 0 {
 		t.Fatalf("clean copy: exit %d\n%s%s", code, out, errOut)
 	}
-	clean, took := counter.bytes.Swap(0), time.Since(start)
+	clean := counter.bytes.Swap(0)
 
-	// the same copy, killed four times at random moments, then finished
+	// the same copy, killed four times, each run once it has copied a
+	// random number of keys (at most 100 of the 600: every run is killed
+	// midway), then finished
 	bucket := s3.NewBucket(t)
 	cache := t.TempDir()
-	killed := killRuns(t, 4, took, 0.1, 0.25, func() *exec.Cmd {
+	r := mrand.New(mrand.NewSource(time.Now().UnixNano()))
+	var kills []string
+	killRuns(t, 4, func() *exec.Cmd {
 		cmd := exec.Command(zarrgw, args(bucket)...)
 		cmd.Env = append(append(os.Environ(), "XDG_CACHE_HOME="+cache), env...)
 		return cmd
+	}, func() func() bool {
+		from, more := journalEntries(t, cache, ""), 20+r.Intn(81)
+		return func() bool {
+			n := journalEntries(t, cache, "")
+			if n >= from+more {
+				kills = append(kills, fmt.Sprintf("after %d keys", n-from))
+				return true
+			}
+			return false
+		}
 	})
 	final := exec.Command(zarrgw, args(bucket)...)
 	final.Env = append(append(os.Environ(), "XDG_CACHE_HOME="+cache), env...)
@@ -113,12 +128,8 @@ func TestKilledCopyResumes(t *testing.T) {
 		t.Fatalf("the last run: %v\n%s", err, out)
 	}
 	total := counter.bytes.Load()
-	t.Logf("clean copy %d bytes in %s; %d kills, then %s; %d bytes sent in all (%.1f%% more)",
-		clean, took.Round(time.Millisecond), killed, strings.TrimSpace(string(out)), total, 100*(float64(total)/float64(clean)-1))
-	if killed < 2 {
-		// the first two runs last at most half a clean copy's time
-		t.Fatalf("%d runs were killed midway, not several: the copy is too quick for the test", killed)
-	}
+	t.Logf("clean copy %d bytes; killed %s; then %s; %d bytes sent in all (%.1f%% more)",
+		clean, strings.Join(kills, ", "), strings.TrimSpace(string(out)), total, 100*(float64(total)/float64(clean)-1))
 	if float64(total) > 1.10*float64(clean) {
 		t.Errorf("%d bytes sent over all runs, more than 110%% of a clean copy's %d", total, clean)
 	}
@@ -139,67 +150,126 @@ func TestKilledCopyResumes(t *testing.T) {
 }
 
 // killRuns starts n runs one after the other, each made by cmd, and kills
-// each (SIGKILL) at a random moment between lo and hi times clean, the
-// time of one clean run, unless it ends first (nothing left to resume);
-// it returns how many it killed.
-func killRuns(t *testing.T, n int, clean time.Duration, lo, hi float64, cmd func() *exec.Cmd) int {
+// each (SIGKILL) once it has reached a point of its work: point is called
+// before each run starts and returns the test of that run's point, which
+// is asked every millisecond or so with the run stopped (SIGSTOP), so
+// that what it sees is still so when the kill lands. A run that ends
+// before reaching its point fails the test: every run must be killed
+// midway, on a fast machine as on a slow one.
+func killRuns(t *testing.T, n int, cmd func() *exec.Cmd, point func() func() bool) {
 	t.Helper()
-	r := mrand.New(mrand.NewSource(time.Now().UnixNano()))
-	killed := 0
-	for i := 0; i < n; i++ {
+	for i := range n {
+		reached := point()
 		c := cmd()
+		var out bytes.Buffer
+		c.Stdout, c.Stderr = &out, &out
 		if err := c.Start(); err != nil {
 			t.Fatal(err)
 		}
-		done := make(chan error, 1)
-		go func() { done <- c.Wait() }()
-		select {
-		case <-done:
-		case <-time.After(time.Duration(float64(clean) * (lo + (hi-lo)*r.Float64()))):
-			c.Process.Signal(syscall.SIGKILL)
-			<-done
-			killed++
+		if ended, err := killAt(c, reached); ended {
+			t.Fatalf("run %d of %d ended before the point it was to be killed at: %v\n%s", i+1, n, err, out.Bytes())
 		}
 	}
-	return killed
 }
 
-// A rewrite (to sharded v3) killed (SIGKILL) several times and started
-// again ends with every element of the source in place: shards the killed
-// runs left half made are made again, none is left torn.
+// killAt kills c's process once reached says so and waits for it; ended
+// reports that the process ended first, with what Wait returned.
+func killAt(c *exec.Cmd, reached func() bool) (ended bool, err error) {
+	done := make(chan error, 1)
+	go func() { done <- c.Wait() }()
+	for {
+		select {
+		case err := <-done:
+			return true, err
+		case <-time.After(time.Millisecond):
+		}
+		if process.Stop(c.Process) != nil {
+			continue // it ended; done says so next
+		}
+		if reached() {
+			c.Process.Signal(syscall.SIGKILL)
+			<-done
+			return false, nil
+		}
+		process.Continue(c.Process)
+	}
+}
+
+// journalEntries counts the complete entries of the resume journal of the
+// one copy with its journal under cache whose entries start with prefix
+// ("" for all).
+func journalEntries(t *testing.T, cache, prefix string) int {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(cache, "zarrgw", "cp", "*.journal"))
+	if err != nil || len(paths) > 1 {
+		t.Fatalf("journals under %s: %v %v", cache, paths, err)
+	}
+	if len(paths) == 0 {
+		return 0
+	}
+	b, err := os.ReadFile(paths[0])
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, prefix) && strings.HasSuffix(line, "\t.") {
+			n++
+		}
+	}
+	return n
+}
+
+// temporaryFiles lists the writers' temporary files below dir.
+func temporaryFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && strings.HasPrefix(d.Name(), ".zarrgw-tmp-") {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out
+}
+
+// A rewrite (to sharded v3) killed (SIGKILL) three times mid-write and
+// started again ends with every element of the source in place: shards
+// the killed runs left half made are made again, none is left torn, the
+// shards of every slab the killed runs finished are kept, and no
+// temporary file of a killed writer is left in the destination.
 func TestKilledRewriteResumes(t *testing.T) {
 	src := t.TempDir()
 	writeNoisyArray(t, src, "a", []int{4096, 4096}, []int{128, 128}) // 64 shards of 4 x 4 chunks
-	args := func(dst string) []string {
-		// 8 MiB slabs: a run killed midway has completed some of the 8
-		return []string{"cp", "-q", "--chunks-per-shard", "4", "--jobs", "4", "--memory", "8MiB", src, dst}
-	}
-	run := func(cache string, argv []string) *exec.Cmd {
-		cmd := exec.Command(zarrgw, argv...)
+	// a budget of two 8 MiB slabs: each slab a row of 8 shards, 8 in all
+	args := []string{"cp", "-q", "--chunks-per-shard", "4", "--jobs", "4", "--memory", "16MiB", src}
+	dst, cache := t.TempDir(), t.TempDir()
+	run := func() *exec.Cmd {
+		cmd := exec.Command(zarrgw, append(args, dst)...)
 		cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cache)
 		return cmd
 	}
-	start := time.Now()
-	if out, err := run(t.TempDir(), args(t.TempDir())).CombinedOutput(); err != nil {
-		t.Fatalf("clean rewrite: %v\n%s", err, out)
-	}
-	took := time.Since(start)
-
-	dst, cache := t.TempDir(), t.TempDir()
-	killed := killRuns(t, 4, took, 0.2, 0.4, func() *exec.Cmd { return run(cache, args(dst)) })
+	// each run is killed once it has finished a slab of its own and is
+	// caught writing a shard (its temporary file in place)
+	killRuns(t, 3, run, func() func() bool {
+		from := journalEntries(t, cache, "s ")
+		return func() bool {
+			return journalEntries(t, cache, "s ") > from && len(temporaryFiles(t, dst)) > 0
+		}
+	})
 	// the shards on disk and when each was written
 	shards := func() map[string]time.Time {
 		m := map[string]time.Time{}
 		filepath.WalkDir(filepath.Join(dst, "a", "c"), func(p string, d fs.DirEntry, err error) error {
-			if info, e := d.Info(); err == nil && e == nil && !d.IsDir() {
+			if info, e := d.Info(); err == nil && e == nil && !d.IsDir() && !strings.HasPrefix(d.Name(), ".") {
 				m[p] = info.ModTime()
 			}
 			return nil
 		})
 		return m
 	}
-	before := shards()
-	if out, err := run(cache, args(dst)).CombinedOutput(); err != nil {
+	before, slabs, temps := shards(), journalEntries(t, cache, "s "), temporaryFiles(t, dst)
+	if out, err := run().CombinedOutput(); err != nil {
 		t.Fatalf("the last run: %v\n%s", err, out)
 	}
 	kept := 0 // shards the last run skipped as done
@@ -208,15 +278,21 @@ func TestKilledRewriteResumes(t *testing.T) {
 			kept++
 		}
 	}
-	t.Logf("clean rewrite in %s; %d kills, leaving %d of 64 shards, %d of them kept by the last run",
-		took.Round(time.Millisecond), killed, len(before), kept)
-	// only the slab in flight when a run was killed (8 MiB: a row of 8
-	// shards) is made again
-	if kept == 0 || kept < len(before)-8 {
-		t.Errorf("the last run kept %d of the %d shards the killed runs left: it did not resume", kept, len(before))
+	t.Logf("3 kills, leaving %d of 8 slabs done, %d of 64 shards, %d temporary files; the last run kept %d shards",
+		slabs, len(before), len(temps), kept)
+	if slabs < 3 {
+		t.Errorf("the journal records %d slabs after 3 runs each killed after finishing one", slabs)
 	}
-	if killed < 2 || len(before) == 0 {
-		t.Fatalf("%d runs killed, leaving %d of 64 shards: the test needs several kills midway", killed, len(before))
+	// every shard of the finished slabs, 8 to a slab, is kept
+	if kept < 8*slabs {
+		t.Errorf("the last run kept %d of the %d shards the killed runs left, fewer than the %d of their %d finished slabs: it did not resume",
+			kept, len(before), 8*slabs, slabs)
+	}
+	if len(temps) == 0 {
+		t.Errorf("no temporary file after runs killed mid-write: the test cannot show that the last run removes them")
+	}
+	if left := temporaryFiles(t, dst); len(left) > 0 {
+		t.Errorf("temporary files of the killed runs left in the destination after the last run: %v", left)
 	}
 	if _, err := os.Stat(filepath.Join(dst, "a", "zarr.json")); err != nil {
 		t.Fatalf("the rewritten array: %v", err)
