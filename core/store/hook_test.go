@@ -61,11 +61,11 @@ func TestLimit(t *testing.T) {
 	ctx := context.Background()
 	limit := store.Limit(3)
 	var running, most atomic.Int64
+	full := make(chan struct{}) // closed once 3 calls run at once
+	var fullOnce sync.Once
 	var wg sync.WaitGroup
 	for i := 0; i < 20; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			limit(ctx, "get", "k", func(context.Context) error {
 				n := running.Add(1)
 				for {
@@ -74,22 +74,27 @@ func TestLimit(t *testing.T) {
 						break
 					}
 				}
-				time.Sleep(2 * time.Millisecond)
+				if n >= 3 {
+					fullOnce.Do(func() { close(full) })
+				}
+				<-full // the first calls wait for each other: 3 run at once
 				running.Add(-1)
 				return nil
 			})
-		}()
+		})
 	}
 	wg.Wait()
 	if most.Load() != 3 {
 		t.Fatalf("%d calls ran at once, want 3", most.Load())
 	}
 	// a waiting call gives up with its context
-	block := make(chan struct{})
+	block, started := make(chan struct{}), make(chan struct{})
 	for i := 0; i < 3; i++ {
-		go limit(ctx, "get", "k", func(context.Context) error { <-block; return nil })
+		go limit(ctx, "get", "k", func(context.Context) error { started <- struct{}{}; <-block; return nil })
 	}
-	time.Sleep(10 * time.Millisecond)
+	for i := 0; i < 3; i++ {
+		<-started
+	}
 	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
 	defer cancel()
 	if err := limit(short, "get", "k", func(context.Context) error { return nil }); !errors.Is(err, context.DeadlineExceeded) {

@@ -14,10 +14,13 @@ func TestBackoff(t *testing.T) {
 	p := newPlugin(l, Spec{Name: "p"})
 	want := []time.Duration{0, 100, 200, 400, 800, 1000, 1000}
 	for i, w := range want {
+		// the wait starts at a moment between these two readings
+		before := time.Now()
 		p.failed()
-		got := time.Until(p.notBefore).Round(10 * time.Millisecond)
-		if got != w*time.Millisecond {
-			t.Errorf("failure %d: wait %v, want %v", i+1, got, w*time.Millisecond)
+		after := time.Now()
+		w *= time.Millisecond
+		if p.notBefore.Before(before.Add(w)) || p.notBefore.After(after.Add(w)) {
+			t.Errorf("failure %d: wait %v, want %v", i+1, p.notBefore.Sub(before), w)
 		}
 	}
 }

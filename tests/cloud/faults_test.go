@@ -127,12 +127,12 @@ func testServerGone(t *testing.T, b backend) {
 }
 
 // Answers slower than the caller's deadline: the read ends at the
-// deadline with the context's error.
+// deadline with the context's error, not when the answer comes 30s later.
 func testLatency(t *testing.T, b backend) {
 	proxy := servers.Toxiproxy(t, b.addr)
 	s := b.open(t, proxy.Listen, b.secret, 5)
 	set(t, s, "k", []byte("value"))
-	addToxic(t, proxy, `{"name":"slow","type":"latency","stream":"downstream","attributes":{"latency":3000}}`)
+	addToxic(t, proxy, `{"name":"slow","type":"latency","stream":"downstream","attributes":{"latency":30000}}`)
 	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
 	defer cancel()
 	start := time.Now()
@@ -140,8 +140,8 @@ func testLatency(t *testing.T, b backend) {
 	if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("Get past the deadline: %v, want the context's deadline error", err)
 	}
-	if took := time.Since(start); took > 2*time.Second {
-		t.Fatalf("Get past a 300 ms deadline took %v", took)
+	if took := time.Since(start); took > 15*time.Second {
+		t.Fatalf("Get past a 300 ms deadline took %v: it waited for the answer", took)
 	}
 }
 

@@ -118,7 +118,7 @@ func startServer(t *testing.T, config string, env ...string) *server {
 	return s
 }
 
-// stop ends the server by its PID: SIGTERM, then SIGKILL after 10s.
+// stop ends the server by its PID: SIGTERM, then SIGKILL after a minute (longer than the default shutdown_timeout, 30s, that a request in flight may take).
 func (s *server) stop(t *testing.T) {
 	if s.cmd.ProcessState != nil {
 		return
@@ -131,10 +131,10 @@ func (s *server) stop(t *testing.T) {
 		if err != nil {
 			t.Logf("zarrgw serve ended: %v", err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(time.Minute):
 		s.cmd.Process.Kill()
 		<-done
-		t.Errorf("zarrgw serve did not stop within 10s of SIGTERM; its log:\n%s", s.log)
+		t.Errorf("zarrgw serve did not stop within a minute of SIGTERM; its log:\n%s", s.log)
 	}
 }
 

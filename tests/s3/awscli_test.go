@@ -153,10 +153,10 @@ func TestAWSCLI(t *testing.T) {
 	bigFile := filepath.Join(t.TempDir(), "big.bin")
 	os.WriteFile(bigFile, big, 0o644)
 	aws.run(t, "", "s3", "cp", "--only-show-errors", bigFile, "s3://data/big/big.bin")
-	if n := g.requests("PUT", "data", "big/big.bin"); n != 8 {
+	if n := g.awaitRequests("PUT", "data", "big/big.bin", 8); n != 8 {
 		t.Errorf("the 64 MiB upload came in %d PUT requests, want 8 parts of aws-cli's 8 MiB", n)
 	}
-	if n := g.requests("POST", "data", "big/big.bin"); n != 2 {
+	if n := g.awaitRequests("POST", "data", "big/big.bin", 2); n != 2 {
 		t.Errorf("the 64 MiB upload made %d POST requests, want 2 (create and complete the multipart upload)", n)
 	}
 	g.checkKeys(t, "data", "big/", map[string][]byte{"big.bin": big})

@@ -101,7 +101,7 @@ func TestGDALZarr(t *testing.T) {
 				}
 			}
 			for _, chunk := range []string{"py.zarr/zlib_f4/2.3", "py.zarr/blosc_i2/0.0", "zg.zarr/2.3"} {
-				if g.requests("GET", "zarr", chunk) == 0 {
+				if g.awaitRequests("GET", "zarr", chunk, 1) == 0 {
 					t.Errorf("GDAL did not GET %s through the S3 API", chunk)
 				}
 			}

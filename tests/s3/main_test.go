@@ -212,7 +212,7 @@ principal "tester" {
 	return g
 }
 
-// stop ends the gateway by its PID: SIGTERM, then SIGKILL after 10s.
+// stop ends the gateway by its PID: SIGTERM, then SIGKILL after a minute (longer than the default shutdown_timeout, 30s, that a request in flight may take).
 func (g *gateway) stop(t *testing.T) {
 	if g.stopped {
 		return
@@ -223,10 +223,10 @@ func (g *gateway) stop(t *testing.T) {
 	go func() { done <- g.cmd.Wait() }()
 	select {
 	case <-done:
-	case <-time.After(10 * time.Second):
+	case <-time.After(time.Minute):
 		g.cmd.Process.Kill()
 		<-done
-		t.Errorf("zarrgw serve did not stop within 10s of SIGTERM")
+		t.Errorf("zarrgw serve did not stop within a minute of SIGTERM")
 	}
 	if os.Getenv("ZARRGW_DUMP_LOG") != "" {
 		os.WriteFile(os.Getenv("ZARRGW_DUMP_LOG"), []byte(g.log.String()), 0o644)
@@ -236,8 +236,20 @@ func (g *gateway) stop(t *testing.T) {
 	}
 }
 
-// requests counts the gateway's access-log records of S3 requests (not
-// the key API's) of method on dataset's key.
+// awaitRequests counts the gateway's access-log records of S3 requests
+// (not the key API's) of method on dataset's key, once there are want of
+// them or a minute has passed: a record is written after its response is
+// sent and read from the gateway's stderr after that, so a client can be
+// done before the last of its records is here.
+func (g *gateway) awaitRequests(method, ds, key string, want int) int {
+	n := g.requests(method, ds, key)
+	for deadline := time.Now().Add(time.Minute); n < want && time.Now().Before(deadline); n = g.requests(method, ds, key) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	return n
+}
+
+// requests counts the access-log records awaitRequests waits for.
 func (g *gateway) requests(method, ds, key string) int {
 	n := 0
 	for _, line := range strings.Split(g.log.String(), "\n") {

@@ -43,7 +43,7 @@ signature_v2 = False
 	bigFile := filepath.Join(t.TempDir(), "big.bin")
 	os.WriteFile(bigFile, big, 0o644)
 	sc("put", bigFile, "s3://data/sc-big/big.bin")
-	if n := g.requests("PUT", "data", "sc-big/big.bin"); n != 2 {
+	if n := g.awaitRequests("PUT", "data", "sc-big/big.bin", 2); n != 2 {
 		t.Errorf("s3cmd sent the 20 MB file in %d PUT requests, want 2 parts of 15 MB", n)
 	}
 	g.checkKeys(t, "data", "sc-big/", map[string][]byte{"big.bin": big})

@@ -63,7 +63,7 @@ func StartAzure(t testing.TB) *Azure {
 		cmd.Env = append(os.Environ(), "AZURITE_ACCOUNTS="+a.Account+":"+a.AccountKey)
 		return cmd
 	}
-	a.proc, a.Addr = launch(t, "Azurite", 30*time.Second, command, httpAnswers)
+	a.proc, a.Addr = launch(t, "Azurite", time.Minute, command, httpAnswers)
 	a.Endpoint = "http://" + a.Addr + "/" + a.Account
 	return a
 }

@@ -86,7 +86,7 @@ func StartS3(t testing.TB) *S3 {
 		cmd.Env = append(os.Environ(), "ROOT_ACCESS_KEY_ID="+s.AccessKey, "ROOT_SECRET_ACCESS_KEY="+s.SecretKey)
 		return cmd
 	}
-	s.proc, s.Addr = launch(t, "versitygw", 20*time.Second, command, httpAnswers)
+	s.proc, s.Addr = launch(t, "versitygw", time.Minute, command, httpAnswers)
 	s.Endpoint = "http://" + s.Addr
 	return s
 }

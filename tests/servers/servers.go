@@ -160,8 +160,10 @@ func (p *process) waitReady(addr string, timeout time.Duration, ready func(conte
 	return fmt.Errorf("not answering on %s after %v (%v); its output:\n%s", addr, timeout, last, p.log.tail())
 }
 
-// launch starts a server on a free port (tried three times, since a port
-// found free may be taken before the server binds it) and waits for it.
+// launch starts a server on a free port and waits for it, tried three
+// times, since a port found free may be taken before the server binds it
+// (the server that then answers must be the one started). The timeout
+// bounds a start that never comes; a ready server returns at once.
 func launch(t testing.TB, what string, timeout time.Duration, command func(port int) *exec.Cmd, ready func(addr string) func(context.Context) error) (*process, string) {
 	t.Helper()
 	var errs []error
@@ -176,6 +178,12 @@ func launch(t testing.TB, what string, timeout time.Duration, command func(port 
 			Unavailable(t, "%s: %v", what, err)
 		}
 		err = p.waitReady(addr, timeout, ready(addr))
+		if err == nil {
+			var ours bool
+			if ours, err = listens(p.PID(), port); err == nil && !ours {
+				err = fmt.Errorf("another process answers on port %d", port)
+			}
+		}
 		if err == nil {
 			t.Cleanup(p.stop)
 			return p, addr

@@ -126,10 +126,14 @@ type mutant struct {
 	caps   store.Capabilities
 
 	mu       sync.Mutex
-	prefixes map[string]bool   // stalePrefixes: every prefix ever written
-	shared   map[string][]byte // sharesBuffers: the caller's own slices
-	meet     chan struct{}     // checkThenSet: widens the race window
+	prefixes map[string]bool          // stalePrefixes: every prefix ever written
+	shared   map[string][]byte        // sharesBuffers: the caller's own slices
+	meets    map[string]chan struct{} // checkThenSet: the first writer of a raced key waits here
 }
+
+// racedKeys are the keys the suite's races write (ConditionalRace and
+// ConcurrentIncrements): checkThenSet makes its writers meet there.
+var racedKeys = map[string]bool{"raced": true, "counter": true}
 
 func (m *mutant) Capabilities() store.Capabilities { return m.caps }
 
@@ -226,26 +230,46 @@ func (m *mutant) keepBuffer(ctx context.Context, key string, data []byte, cond s
 }
 
 // checkThenSet checks the condition, then writes unconditionally: the
-// classic lost-update bug. Writers that passed the check meet before
-// writing, so the bug always shows.
+// classic lost-update bug. On a raced key the first writer that passed
+// the check waits for a second one (which passes it too, the first not
+// having written) and both write, so the bug shows however the machine
+// schedules them; later writers go straight through.
 func (m *mutant) checkThenSet(ctx context.Context, key string, data []byte, cond store.Condition) (string, error) {
 	info, err := m.Store.Stat(ctx, key)
 	exists := err == nil
 	if (cond.IfNoneMatch && exists) || (cond.IfMatch != "" && (!exists || info.Version != cond.IfMatch)) {
 		return "", store.ErrConflict
 	}
-	m.mu.Lock()
-	if m.meet == nil {
-		m.meet = make(chan struct{})
-	}
-	meet := m.meet
-	m.mu.Unlock()
-	select {
-	case meet <- struct{}{}:
-	case <-meet:
-	case <-time.After(5 * time.Millisecond):
+	if racedKeys[key] {
+		m.meetOnce(ctx, key)
 	}
 	return m.Store.Set(ctx, key, data, store.Condition{})
+}
+
+// meetOnce makes the first caller for key wait for the second; once they
+// have met, callers pass.
+func (m *mutant) meetOnce(ctx context.Context, key string) {
+	m.mu.Lock()
+	if m.meets == nil {
+		m.meets = make(map[string]chan struct{})
+	}
+	ch, ok := m.meets[key]
+	switch {
+	case !ok:
+		ch = make(chan struct{})
+		m.meets[key] = ch
+		m.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+		case <-time.After(time.Minute): // no second writer: the suite no longer races here
+		}
+		return
+	case ch != nil:
+		close(ch)
+		m.meets[key] = nil // met: the next callers pass
+	}
+	m.mu.Unlock()
 }
 
 func (m *mutant) remember(key string) {
