@@ -11,6 +11,7 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -21,6 +22,7 @@ import (
 	"time"
 
 	"github.com/zarrgw/zarrgw/core/array"
+	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/core/ndarray"
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/host/cache"
@@ -253,7 +255,14 @@ func (g *Gateway) fail(w http.ResponseWriter, info *requestInfo, err error) {
 	info.err = err
 	status := statusOf(err)
 	msg := err.Error()
-	if status >= 500 {
+	var re *requestError
+	switch {
+	case errors.Is(err, hierarchy.ErrNoNode):
+		msg = "not found: no array or group at " + info.key
+	case status == http.StatusNotFound && !errors.As(err, &re):
+		// a store's error names its type and root: the log has it
+		msg = "not found: " + info.key
+	case status >= 500:
 		msg = http.StatusText(status) + ": " + msg
 	}
 	writeText(w, status, msg)

@@ -149,8 +149,13 @@ func listRun(ctx context.Context, s store.Store, q listQuery, dir, from string, 
 			}
 			continue
 		}
-		if reserved(k) {
-			return reservedPrefix + store.SkipPast, false, nil
+		if at := reservedAt(k); at >= 0 {
+			// jump past the reserved directory; a reserved value is passed over
+			end := strings.IndexByte(k[at:], '/')
+			if end < 0 {
+				continue
+			}
+			return k[:at+end+1] + store.SkipPast, false, nil
 		}
 		common, isPrefix := commonPrefix(k, q.prefix, q.delimiter)
 		if isPrefix && (common <= q.after || common == out.last) {

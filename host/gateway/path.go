@@ -35,8 +35,8 @@ func splitDatasetPath(escaped string) (dataset, key string, err error) {
 		}
 	}
 	key = strings.Join(segs, "/")
-	if reserved(key) {
-		return "", "", errReserved
+	if err := checkWhole(key); err != nil {
+		return "", "", err
 	}
 	return dataset, key, nil
 }
@@ -75,21 +75,51 @@ func checkKey(key string) error {
 			return err
 		}
 	}
+	return checkWhole(key)
+}
+
+// checkWhole checks what concerns a key as a whole once its segments
+// passed: its length and the gateway's reserved names.
+func checkWhole(key string) error {
+	if len(key) > maxKeyBytes {
+		return errKeyTooLong
+	}
 	if reserved(key) {
 		return errReserved
 	}
 	return nil
 }
 
-// reservedPrefix starts the keys the gateway keeps for itself in a
+// maxKeyBytes bounds a key's length in bytes of UTF-8, as S3 does.
+const maxKeyBytes = 1024
+
+// errKeyTooLong is a key over maxKeyBytes; its message never repeats the
+// key (a client sending megabytes of it gets none of it back).
+var errKeyTooLong = errors.New("key too long: at most 1024 bytes of UTF-8")
+
+// reservedPrefix starts the names the gateway keeps for itself in a
 // dataset's store (the S3 API's multipart parts and bucket marker). No
-// client reads or writes them, and listings leave them out.
+// client reads or writes a key with such a segment anywhere in it, and
+// listings leave them out: a dataset declared over the store that holds
+// buckets must not reach a bucket's marker or its uploads' parts.
 const reservedPrefix = ".zarrgw_"
 
-// errReserved is a key below reservedPrefix.
-var errReserved = errors.New("keys starting with " + reservedPrefix + " are kept by the gateway")
+// errReserved is a key with a segment starting with reservedPrefix.
+var errReserved = errors.New("names starting with " + reservedPrefix + " are kept by the gateway")
 
-func reserved(key string) bool { return strings.HasPrefix(key, reservedPrefix) }
+// reserved reports whether any segment of key starts with reservedPrefix.
+func reserved(key string) bool { return reservedAt(key) >= 0 }
+
+// reservedAt is where key's first reserved segment starts, or -1.
+func reservedAt(key string) int {
+	if strings.HasPrefix(key, reservedPrefix) {
+		return 0
+	}
+	if i := strings.Index(key, "/"+reservedPrefix); i >= 0 {
+		return i + 1
+	}
+	return -1
+}
 
 // hasEncoded reports a percent-encoded '.', '/', '\' or NUL left after one
 // decoding: a double-encoded traversal.
@@ -105,7 +135,7 @@ func hasEncoded(s string) bool {
 
 // keyProblem says what is wrong with a key that failed its checks.
 func keyProblem(err error) string {
-	if errors.Is(err, errReserved) {
+	if errors.Is(err, errReserved) || errors.Is(err, errKeyTooLong) {
 		return "invalid key: " + err.Error()
 	}
 	return `invalid key: no empty, "." or ".." segments, backslashes, control characters or encoded separators`

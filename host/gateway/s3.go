@@ -172,8 +172,11 @@ func routeKey(escaped string) (string, error) {
 		}
 	}
 	key := strings.Join(segs, "/")
-	if reserved(key) {
-		return "", s3wire.Errorf(s3wire.InvalidArgument, keyProblem(errReserved))
+	switch err := checkWhole(key); {
+	case errors.Is(err, errKeyTooLong):
+		return "", s3wire.Errorf(s3wire.KeyTooLongError, keyProblem(err))
+	case err != nil:
+		return "", s3wire.Errorf(s3wire.InvalidArgument, keyProblem(err))
 	}
 	if dir {
 		key += "/"

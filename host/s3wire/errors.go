@@ -63,6 +63,7 @@ const (
 	InvalidPartOrder                  = "InvalidPartOrder"
 	InvalidRange                      = "InvalidRange"
 	InvalidRequest                    = "InvalidRequest"
+	KeyTooLongError                   = "KeyTooLongError"
 	MalformedXML                      = "MalformedXML"
 	MethodNotAllowed                  = "MethodNotAllowed"
 	MissingContentLength              = "MissingContentLength"
@@ -83,7 +84,7 @@ var statuses = map[string]int{
 	AccessDenied: 403, AuthorizationHeaderMalformed: 400, AuthorizationQueryParametersError: 400, BadDigest: 400, BucketAlreadyExists: 409, BucketAlreadyOwnedByYou: 409,
 	BucketNotEmpty: 409, EntityTooLarge: 400, EntityTooSmall: 400, InternalError: 500, InvalidAccessKeyID: 403,
 	InvalidArgument: 400, InvalidBucketName: 400, InvalidDigest: 400, InvalidPart: 400, InvalidPartOrder: 400,
-	InvalidRange: 416, InvalidRequest: 400, MalformedXML: 400, MethodNotAllowed: 405, MissingContentLength: 411,
+	InvalidRange: 416, InvalidRequest: 400, KeyTooLongError: 400, MalformedXML: 400, MethodNotAllowed: 405, MissingContentLength: 411,
 	NoSuchBucket: 404, NoSuchKey: 404, NoSuchUpload: 404, NotImplemented: 501, PreconditionFailed: 412,
 	RequestTimeTooSkewed: 403, ServiceUnavailable: 503, SignatureDoesNotMatch: 403, SlowDown: 503,
 	XAmzContentSHA256Mismatch: 400,
@@ -109,6 +110,7 @@ var messages = map[string]string{
 	InvalidPart:               "One or more of the specified parts could not be found.  The part may not have been uploaded, or the specified entity tag may not match the part's entity tag.",
 	InvalidPartOrder:          "The list of parts was not in ascending order. Parts must be ordered by part number.",
 	InvalidRange:              "The requested range is not satisfiable",
+	KeyTooLongError:           "Your key is too long",
 	MalformedXML:              "The XML you provided was not well-formed or did not validate against our published schema.",
 	MethodNotAllowed:          "The specified method is not allowed against this resource.",
 	MissingContentLength:      "You must provide the Content-Length HTTP header.",

@@ -17,6 +17,20 @@ func checkKey(key string) error {
 	if hasReservedSegment(key) {
 		return fmt.Errorf("fs: %w %q: segments starting with %q are reserved", store.ErrInvalidKey, key, reserved)
 	}
+	return checkSegmentLengths(key)
+}
+
+// maxSegment is the longest file name Linux filesystems take (NAME_MAX).
+const maxSegment = 255
+
+// checkSegmentLengths refuses a key the filesystem cannot name, as an
+// invalid key (the caller's) rather than the I/O error it would become.
+func checkSegmentLengths(key string) error {
+	for seg := range strings.SplitSeq(key, "/") {
+		if len(seg) > maxSegment {
+			return fmt.Errorf("fs: %w: a segment of %d bytes (a filesystem names at most %d)", store.ErrInvalidKey, len(seg), maxSegment)
+		}
+	}
 	return nil
 }
 

@@ -1,0 +1,149 @@
+package gateway_test
+
+import (
+	"context"
+	"encoding/xml"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+)
+
+// nestedReserved are keys with one of the gateway's own names below the
+// first segment: a bucket's marker and a multipart upload's record, as
+// they sit in the store that holds buckets.
+var nestedReserved = []string{"evebucket/.zarrgw_bucket", "bobdata/.zarrgw_multipart/u1/upload", "a/b/.zarrgw_x"}
+
+// The gateway's own names are refused in every segment of a key, on the
+// key API and on S3, for reads, writes and copies: no key path reaches a
+// bucket's marker or its uploads, whatever dataset is over their store.
+func TestNestedReservedNamesRefused(t *testing.T) {
+	sg := newS3Gateway(t, s3Options{})
+	plantReserved(t, filepath.Join(sg.root, "open"))
+	c := sg.writer()
+	ctx := context.Background()
+	for _, key := range nestedReserved {
+		for _, method := range []string{http.MethodGet, http.MethodHead, http.MethodPut, http.MethodDelete} {
+			resp, body := sg.keys.do(t, method, "/d/open/"+key, "x", "Authorization: Bearer "+writerToken)
+			if resp.StatusCode != http.StatusBadRequest {
+				t.Errorf("%s /d/open/%s: %d %q, want 400", method, key, resp.StatusCode, body)
+			}
+		}
+		if _, err := c.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String("open"), Key: aws.String(key)}); errorCode(err) != "InvalidArgument" {
+			t.Errorf("S3 GetObject open/%s: %v, want InvalidArgument", key, err)
+		}
+		if _, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("open"), Key: aws.String(key), Body: strings.NewReader("x")}); errorCode(err) != "InvalidArgument" {
+			t.Errorf("S3 PutObject open/%s: %v, want InvalidArgument", key, err)
+		}
+		if _, err := c.CopyObject(ctx, &s3.CopyObjectInput{Bucket: aws.String("open"), Key: aws.String("copied"),
+			CopySource: aws.String("open/" + key)}); errorCode(err) != "InvalidArgument" {
+			t.Errorf("S3 CopyObject from open/%s: %v, want InvalidArgument", key, err)
+		}
+		if _, err := c.CopyObject(ctx, &s3.CopyObjectInput{Bucket: aws.String("open"), Key: aws.String(key),
+			CopySource: aws.String("open/plain")}); errorCode(err) != "InvalidArgument" {
+			t.Errorf("S3 CopyObject to open/%s: %v, want InvalidArgument", key, err)
+		}
+	}
+	// the planted values are untouched
+	for _, key := range nestedReserved {
+		if b, err := os.ReadFile(filepath.Join(sg.root, "open", key)); err != nil || string(b) != "planted" {
+			t.Errorf("%s after the refused requests: %q, %v", key, b, err)
+		}
+	}
+}
+
+// Listings leave out keys with a reserved segment anywhere, on both APIs.
+func TestListingsHideNestedReservedNames(t *testing.T) {
+	sg := newS3Gateway(t, s3Options{})
+	plantReserved(t, filepath.Join(sg.root, "open"))
+	for _, q := range []string{"?list", "?list&delimiter=/", "?list&prefix=a/", "?list&prefix=bobdata/&delimiter=/"} {
+		resp, body := sg.keys.do(t, http.MethodGet, "/d/open/"+q, "")
+		if resp.StatusCode != http.StatusOK || strings.Contains(body, ".zarrgw_") || !strings.Contains(q+body, "plain") && q == "?list" {
+			t.Errorf("GET /d/open/%s: %d %s", q, resp.StatusCode, body)
+		}
+	}
+	c := sg.writer()
+	for _, delim := range []string{"", "/"} {
+		in := &s3.ListObjectsV2Input{Bucket: aws.String("open")}
+		if delim != "" {
+			in.Delimiter = aws.String(delim)
+		}
+		out, err := c.ListObjectsV2(context.Background(), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var listed []string
+		for _, o := range out.Contents {
+			listed = append(listed, *o.Key)
+		}
+		for _, p := range out.CommonPrefixes {
+			listed = append(listed, *p.Prefix)
+		}
+		if got := strings.Join(listed, " "); strings.Contains(got, ".zarrgw_") || !strings.Contains(got, "plain") {
+			t.Errorf("ListObjectsV2 delimiter %q: %s", delim, got)
+		}
+	}
+}
+
+// plantReserved writes the nested reserved keys, and a plain one, into a
+// dataset's directory as a process sharing the store would.
+func plantReserved(t *testing.T, dir string) {
+	t.Helper()
+	for _, key := range append(nestedReserved, "plain") {
+		p := filepath.Join(dir, key)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("planted"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// A key over 1024 bytes is refused as a client's error (400, S3's
+// KeyTooLongError), and the answer does not repeat it.
+func TestLongKeyRefusedWithoutEcho(t *testing.T) {
+	sg := newS3Gateway(t, s3Options{})
+	long := strings.Repeat("k", 10000)
+	for _, method := range []string{http.MethodGet, http.MethodPut} {
+		resp, body := sg.keys.do(t, method, "/d/open/"+long, "x")
+		if resp.StatusCode != http.StatusBadRequest || strings.Contains(body, strings.Repeat("k", 100)) {
+			t.Errorf("%s of a 10000-byte key: %d %.200q, want 400 without the key", method, resp.StatusCode, body)
+		}
+	}
+	resp, body := sg.send(t, signedRequest{method: http.MethodGet, path: "/open/" + long})
+	var doc struct {
+		Code string
+	}
+	xml.Unmarshal([]byte(body), &doc)
+	if resp.StatusCode != http.StatusBadRequest || doc.Code != "KeyTooLongError" || strings.Contains(body, strings.Repeat("k", 100)) {
+		t.Errorf("S3 GET of a 10000-byte key: %d %.300q, want 400 KeyTooLongError without the key", resp.StatusCode, body)
+	}
+	// a segment longer than the filesystem names is the client's error too
+	if resp, body := sg.keys.do(t, http.MethodPut, "/d/open/"+strings.Repeat("s", 300), "x"); resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("PUT of a 300-byte segment on an fs store: %d %.200q, want 400", resp.StatusCode, body)
+	}
+	// 1024 bytes is a key like any other
+	edge := strings.Repeat(strings.Repeat("e", 203)+"/", 5) + "eeee" // 5 x 204 + 4
+	sg.keys.put(t, "/d/open/"+edge, "v")
+	if resp, body := sg.keys.do(t, http.MethodGet, "/d/open/"+edge, ""); resp.StatusCode != http.StatusOK || body != "v" {
+		t.Errorf("GET of a 1024-byte key: %d %q", resp.StatusCode, body)
+	}
+}
+
+// A missing key's answer says "not found" and the key; the store's type
+// and directory stay in the log.
+func TestNotFoundNamesNoInternals(t *testing.T) {
+	tg := newTestGateway(t)
+	resp, body := tg.do(t, http.MethodGet, "/d/open/no/such/key", "")
+	if resp.StatusCode != http.StatusNotFound || body != "not found: no/such/key\n" {
+		t.Errorf("GET of a missing key: %d %q, want 404 \"not found: no/such/key\"", resp.StatusCode, body)
+	}
+	if strings.Contains(body, tg.root) || strings.Contains(body, "fs") {
+		t.Errorf("the 404 names the store's internals: %q", body)
+	}
+}
