@@ -124,6 +124,9 @@ func listBucket(ctx context.Context, s store.Store, q listQuery) (listResult, er
 		return out, nil
 	}
 	dir := q.prefix[:strings.LastIndex(q.prefix, "/")+1]
+	if store.ValidatePrefix(dir) != nil {
+		return out, nil // no key is below it ("a//", "../")
+	}
 	from := max(q.after, justBefore(q.prefix))
 	for {
 		next, done, err := listRun(ctx, s, q, dir, from, &out)

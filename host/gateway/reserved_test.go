@@ -147,3 +147,27 @@ func TestNotFoundNamesNoInternals(t *testing.T) {
 		t.Errorf("the 404 names the store's internals: %q", body)
 	}
 }
+
+// Listing parameters no key can match are answered without reaching the
+// store: control characters (which an XML answer cannot carry back) are
+// refused, a prefix with an empty or ".." segment lists nothing.
+func TestS3ListingOddParameters(t *testing.T) {
+	sg := newS3Gateway(t, s3Options{})
+	sg.keys.put(t, "/d/open/k", "v")
+	for _, q := range []string{"delimiter=%00", "prefix=a%1B", "list-type=2&start-after=%7F", "marker=%0A"} {
+		resp, body := sg.send(t, signedRequest{method: http.MethodGet, path: "/open?" + q})
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "InvalidArgument") || strings.ContainsAny(body, "\x00\x1b\x7f") {
+			t.Errorf("list with %s: %d %q, want 400 InvalidArgument", q, resp.StatusCode, body)
+		}
+	}
+	sg.rec.reset()
+	for _, q := range []string{"prefix=../", "prefix=a//b", "prefix=./k"} {
+		resp, body := sg.send(t, signedRequest{method: http.MethodGet, path: "/open?list-type=2&" + q})
+		if resp.StatusCode != http.StatusOK || !strings.Contains(body, "<KeyCount>0</KeyCount>") {
+			t.Errorf("list with %s: %d %s, want an empty listing", q, resp.StatusCode, body)
+		}
+	}
+	if n := sg.rec.reset(); n != 0 {
+		t.Errorf("listings of impossible prefixes made %d store calls", n)
+	}
+}

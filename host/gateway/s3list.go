@@ -35,6 +35,12 @@ func (api *s3API) listObjects(req *s3Request, ds *dataset) error {
 	default:
 		lq.after = q.Get("start-after")
 	}
+	for _, p := range []string{lq.prefix, lq.delimiter, lq.after, q.Get("start-after")} {
+		if hasControl(p) {
+			// no key holds one, and an XML answer cannot carry it back
+			return s3wire.Errorf(s3wire.InvalidArgument, "prefix, delimiter, marker and start-after hold no control characters")
+		}
+	}
 	page, err := listBucket(req.r.Context(), ds.store, lq)
 	if err != nil {
 		return err
@@ -85,4 +91,9 @@ func s3MaxKeys(s string) (int, error) {
 // encoding, slashes left as they are.
 func s3URLEncode(s string) string {
 	return strings.ReplaceAll(url.QueryEscape(s), "%2F", "/")
+}
+
+// hasControl reports a control character (C0 or DEL) in s.
+func hasControl(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f })
 }
