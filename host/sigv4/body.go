@@ -203,6 +203,10 @@ func (c *chunked) next() error {
 	if c.want >= 0 && c.got != c.want {
 		return fmt.Errorf("%w: %d bytes decoded, x-amz-decoded-content-length says %d", ErrMalformed, c.got, c.want)
 	}
+	// nothing may follow: bytes there are no part of the signed stream
+	if _, err := c.in.ReadByte(); err != io.EOF {
+		return fmt.Errorf("%w: bytes after the final chunk", ErrMalformed)
+	}
 	return nil
 }
 

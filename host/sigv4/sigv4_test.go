@@ -108,6 +108,14 @@ func TestDocumentedChunkedUpload(t *testing.T) {
 	if _, err := io.ReadAll(b); !errors.Is(err, ErrSignature) {
 		t.Fatalf("an altered chunk: %v", err)
 	}
+	// bytes after the final chunk are no part of the signed stream
+	r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body.Bytes()), strings.NewReader("smuggled")))
+	if b, err = req.Body(r); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadAll(b); !errors.Is(err, ErrMalformed) {
+		t.Fatalf("bytes after the final chunk: %v, want ErrMalformed", err)
+	}
 }
 
 func readBody(t *testing.T, req *Request, r *http.Request) []byte {
