@@ -171,3 +171,16 @@ func TestS3ListingOddParameters(t *testing.T) {
 		t.Errorf("listings of impossible prefixes made %d store calls", n)
 	}
 }
+
+// Under a max_request_size below S3's 5 MiB parts a multipart upload
+// could never complete: it is refused when it starts, nothing staged.
+func TestS3MultipartRefusedUnderSmallRequests(t *testing.T) {
+	sg := newS3Gateway(t, s3Options{maxRequest: "1MiB"})
+	_, err := sg.writer().CreateMultipartUpload(context.Background(), &s3.CreateMultipartUploadInput{Bucket: aws.String("open"), Key: aws.String("o")})
+	if errorCode(err) != "InvalidRequest" || !strings.Contains(err.Error(), "max_request_size") {
+		t.Fatalf("CreateMultipartUpload under a 1 MiB max_request_size: %v, want InvalidRequest naming max_request_size", err)
+	}
+	if _, err := os.Stat(filepath.Join(sg.root, "open", ".zarrgw_multipart")); !os.IsNotExist(err) {
+		t.Fatalf("a refused upload staged something: %v", err)
+	}
+}

@@ -57,7 +57,7 @@ principal "reader" {
 ` + testDatasets + `
 server {
   listen           = "127.0.0.1:0"
-  max_request_size = "16MiB"
+  max_request_size = "MAXREQUEST"
   s3 {
     listen            = "127.0.0.1:0"
     region            = "eu-test-1"
@@ -95,9 +95,10 @@ func (sg *s3Gateway) payloadSeen(form string) bool {
 }
 
 type s3Options struct {
-	root   string    // reuse a root (a restart); a new one when ""
-	maxAge string    // multipart_max_age; "24h" when ""
-	log    io.Writer // the access log; discarded when nil
+	root       string    // reuse a root (a restart); a new one when ""
+	maxAge     string    // multipart_max_age; "24h" when ""
+	maxRequest string    // max_request_size; "16MiB" when ""
+	log        io.Writer // the access log; discarded when nil
 }
 
 // syncBuffer is a log destination safe for the server's goroutines.
@@ -126,7 +127,10 @@ func newS3Gateway(t *testing.T, o s3Options) *s3Gateway {
 	if o.maxAge == "" {
 		o.maxAge = "24h"
 	}
-	src := strings.NewReplacer("ROOT", o.root, "MAXAGE", o.maxAge).Replace(s3Config)
+	if o.maxRequest == "" {
+		o.maxRequest = "16MiB"
+	}
+	src := strings.NewReplacer("ROOT", o.root, "MAXAGE", o.maxAge, "MAXREQUEST", o.maxRequest).Replace(s3Config)
 	cfg, diags := config.Parse([]byte(src), "/etc/zarrgw/s3.hcl", registry.Bundled().Catalog())
 	if diags.HasErrors() {
 		t.Fatal(diags.Error())

@@ -56,6 +56,11 @@ func (api *s3API) createUpload(req *s3Request) error {
 	if err != nil {
 		return err
 	}
+	if limit := api.g.cfg.Server.MaxRequestSize; limit > 0 && limit < minPartSize {
+		// every part but the last must be 5 MiB: the parts would stage
+		// until multipart_max_age and the upload never complete
+		return s3wire.Errorf(s3wire.InvalidRequest, fmt.Sprintf("multipart uploads need parts of 5 MiB, and this gateway takes requests of at most %d bytes (max_request_size): send the object in one PUT", limit))
+	}
 	var b [16]byte
 	rand.Read(b[:])
 	id := hex.EncodeToString(b[:])
