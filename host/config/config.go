@@ -195,6 +195,8 @@ type Server struct {
 	CacheTTL                  time.Duration
 	// S3 is the S3 API listener; nil when the server block has none.
 	S3 *S3Listener
+	// Safeguards bound what clients can make the gateway spend (safeguards.go).
+	Safeguards
 }
 
 // DefaultServer returns the server used without a server block; a block
@@ -212,6 +214,7 @@ func DefaultServer() Server {
 		MetadataCache:     16 << 20,
 		ChunkCache:        256 << 20,
 		CacheTTL:          2 * time.Second,
+		Safeguards:        DefaultSafeguards(),
 	}
 }
 

@@ -13,7 +13,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 )
 
-var serverSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "s3"}}, Attributes: []hcl.AttributeSchema{
+var serverSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "s3"}, {Type: "metrics"}}, Attributes: []hcl.AttributeSchema{
 	{Name: "listen", Required: true},
 	{Name: "read_header_timeout"}, {Name: "read_timeout"}, {Name: "write_timeout"},
 	{Name: "idle_timeout"}, {Name: "shutdown_timeout"},
@@ -21,6 +21,8 @@ var serverSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "s3"}}
 	{Name: "tls_cert_file"}, {Name: "tls_key_file"},
 	{Name: "cors_origins"}, {Name: "store_concurrency"},
 	{Name: "metadata_cache"}, {Name: "chunk_cache"}, {Name: "cache_ttl"},
+	{Name: "expensive_requests"}, {Name: "expensive_memory"}, {Name: "expensive_wait"},
+	{Name: "body_read_timeout"}, {Name: "min_upload_rate"},
 }}
 
 // hostname is a DNS name; IP addresses are checked separately.
@@ -42,13 +44,7 @@ func (d *decoder) serverBlock(b *hcl.Block) hcl.Diagnostics {
 	s := &d.cfg.Server
 	content, diags := b.Body.Content(serverSchema)
 	attrs := content.Attributes
-	for i, blk := range content.Blocks {
-		if i > 0 {
-			diags = append(diags, duplicate("s3 block", blk.DefRange, content.Blocks[0].DefRange))
-			continue
-		}
-		diags = append(diags, d.s3Listener(blk)...)
-	}
+	diags = append(diags, d.serverBlocks(content.Blocks, s)...)
 	listen, ok, more := d.evalAttr(attrs, "listen", cty.String)
 	diags = append(diags, more...)
 	if ok {
@@ -60,6 +56,7 @@ func (d *decoder) serverBlock(b *hcl.Block) hcl.Diagnostics {
 	for name, dst := range map[string]*time.Duration{
 		"read_header_timeout": &s.ReadHeaderTimeout, "read_timeout": &s.ReadTimeout, "write_timeout": &s.WriteTimeout,
 		"idle_timeout": &s.IdleTimeout, "shutdown_timeout": &s.ShutdownTimeout, "cache_ttl": &s.CacheTTL,
+		"body_read_timeout": &s.BodyReadTimeout,
 	} {
 		v, ok, more := d.evalAttr(attrs, name, cty.String)
 		diags = append(diags, more...)
@@ -83,6 +80,7 @@ func (d *decoder) serverBlock(b *hcl.Block) hcl.Diagnostics {
 		diags = append(diags, d.sizeAttr(attrs, name, dst, name == "max_request_size")...)
 	}
 	diags = append(diags, d.tls(attrs, s)...)
+	diags = append(diags, d.safeguards(attrs, &s.Safeguards)...)
 	if v, ok, more := d.evalAttr(attrs, "cors_origins", cty.List(cty.String)); ok {
 		s.CORSOrigins = stringList(v)
 	} else {
@@ -101,17 +99,37 @@ func (d *decoder) serverBlock(b *hcl.Block) hcl.Diagnostics {
 	return diags
 }
 
+// serverBlocks decodes the server block's s3 and metrics blocks, one of
+// each at most.
+func (d *decoder) serverBlocks(blocks hcl.Blocks, s *Server) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	first := map[string]*hcl.Block{}
+	for _, blk := range blocks {
+		if f := first[blk.Type]; f != nil {
+			diags = append(diags, duplicate(blk.Type+" block", blk.DefRange, f.DefRange))
+			continue
+		}
+		first[blk.Type] = blk
+		if blk.Type == "s3" {
+			diags = append(diags, d.s3Listener(blk)...)
+		} else {
+			diags = append(diags, d.metrics(blk, &s.Safeguards)...)
+		}
+	}
+	return diags
+}
+
 // sizeAttr decodes a size attribute; zero is allowed unless positive.
 func (d *decoder) sizeAttr(attrs hcl.Attributes, name string, dst *int64, positive bool) hcl.Diagnostics {
 	v, ok, diags := d.evalAttr(attrs, name, cty.DynamicPseudoType)
 	if !ok {
 		return diags
 	}
-	if !positive && (v.Type() == cty.Number && v.RawEquals(cty.Zero) || v.Type() == cty.String && strings.TrimSpace(v.AsString()) == "0") {
-		*dst = 0
-		return diags
+	parse := sizeOrZero
+	if positive {
+		parse = parseSize
 	}
-	n, err := parseSize(v)
+	n, err := parse(v)
 	if err != nil {
 		zero := ""
 		if !positive {

@@ -1,0 +1,162 @@
+package config
+
+import (
+	"strings"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// Safeguards are the server block's bounds on what clients can make the
+// gateway spend, and who may read its metrics. Server embeds them (they
+// are declared here to keep the server block's decoding in one place).
+type Safeguards struct {
+	// ExpensiveRequests bounds the array reads (pictures and slices) in
+	// progress at once; 0 = no bound.
+	ExpensiveRequests int
+	// ExpensiveMemory bounds the bytes those reads hold together, as
+	// estimated before anything is read; 0 = no bound.
+	ExpensiveMemory int64
+	// ExpensiveWait is how long an array read waits for room under those
+	// bounds before it is refused with 503 (0 = refused at once).
+	ExpensiveWait time.Duration
+	// BodyReadTimeout is the longest a request body may go without a byte
+	// arriving; 0 = no limit.
+	BodyReadTimeout time.Duration
+	// MinUploadRate is the slowest, in bytes per second, a request body
+	// may arrive; 0 = no limit.
+	MinUploadRate int64
+	// Metrics lists the principals who may read /metrics; nil (no metrics
+	// block) means loopback clients only.
+	Metrics *Access
+}
+
+// Bounds of the safeguards' attributes.
+const (
+	// minExpensiveMemory keeps a memory budget large enough for one
+	// streamed slice and a modest picture.
+	minExpensiveMemory = 16 << 20
+	// maxExpensiveWait keeps refused clients from hanging on: beyond a
+	// minute, a retry is the better answer.
+	maxExpensiveWait = time.Minute
+	maxExpensive     = 1 << 16
+)
+
+// DefaultSafeguards keeps a small machine (2 cores, 4 GB) alive under a
+// flood of expensive requests: four at a time, holding 512 MiB together,
+// the rest refused after two seconds.
+func DefaultSafeguards() Safeguards {
+	return Safeguards{
+		ExpensiveRequests: 4,
+		ExpensiveMemory:   512 << 20,
+		ExpensiveWait:     2 * time.Second,
+		BodyReadTimeout:   60 * time.Second,
+		MinUploadRate:     16 << 10,
+	}
+}
+
+// safeguards decodes the safeguards' attributes of a server block.
+func (d *decoder) safeguards(attrs hcl.Attributes, s *Safeguards) hcl.Diagnostics {
+	diags := d.expensiveRequests(attrs, s)
+	diags = append(diags, d.expensiveMemory(attrs, s)...)
+	diags = append(diags, d.expensiveWait(attrs, s)...)
+	diags = append(diags, d.uploadRate(attrs, s)...)
+	return diags
+}
+
+func (d *decoder) expensiveRequests(attrs hcl.Attributes, s *Safeguards) hcl.Diagnostics {
+	v, ok, diags := d.evalAttr(attrs, "expensive_requests", cty.Number)
+	if !ok {
+		return diags
+	}
+	n, acc := v.AsBigFloat().Int64()
+	if acc != 0 || n < 0 || n > maxExpensive {
+		return append(diags, diagf(attrs["expensive_requests"].Expr.Range(), "Invalid expensive_requests",
+			"expensive_requests must be a whole number from 0 (no bound) to %d.", maxExpensive))
+	}
+	s.ExpensiveRequests = int(n)
+	return diags
+}
+
+func (d *decoder) expensiveMemory(attrs hcl.Attributes, s *Safeguards) hcl.Diagnostics {
+	diags := d.sizeAttr(attrs, "expensive_memory", &s.ExpensiveMemory, false)
+	if !diags.HasErrors() && s.ExpensiveMemory != 0 && s.ExpensiveMemory < minExpensiveMemory {
+		diags = append(diags, diagf(attrs["expensive_memory"].Expr.Range(), "Invalid expensive_memory",
+			"expensive_memory must be 0 (no bound) or at least 16MiB, not %d bytes: one streamed slice needs that much.", s.ExpensiveMemory))
+	}
+	return diags
+}
+
+func (d *decoder) expensiveWait(attrs hcl.Attributes, s *Safeguards) hcl.Diagnostics {
+	v, ok, diags := d.evalAttr(attrs, "expensive_wait", cty.String)
+	if !ok {
+		return diags
+	}
+	wait, err := time.ParseDuration(v.AsString())
+	if err != nil || wait < 0 || wait > maxExpensiveWait {
+		return append(diags, diagf(attrs["expensive_wait"].Expr.Range(), "Invalid expensive_wait",
+			"expensive_wait must be a duration from \"0s\" (refuse at once) to \"1m\", not %q.", v.AsString()))
+	}
+	s.ExpensiveWait = wait
+	return diags
+}
+
+// uploadRate decodes min_upload_rate: a size per second, such as
+// "16KiB" or "16KiB/s"; "0" turns it off.
+func (d *decoder) uploadRate(attrs hcl.Attributes, s *Safeguards) hcl.Diagnostics {
+	const name = "min_upload_rate"
+	v, ok, diags := d.evalAttr(attrs, name, cty.DynamicPseudoType)
+	if !ok {
+		return diags
+	}
+	if v.Type() == cty.String {
+		v = cty.StringVal(strings.TrimSuffix(strings.TrimSpace(v.AsString()), "/s"))
+	}
+	n, err := sizeOrZero(v)
+	if err != nil {
+		return append(diags, diagf(attrs[name].Expr.Range(), "Invalid "+name,
+			"%s must be a number of bytes per second or a size such as \"16KiB\" (or \"16KiB/s\"; 0 turns it off): %s.", name, err))
+	}
+	s.MinUploadRate = n
+	return diags
+}
+
+// metrics decodes the server block's metrics block: an access list whose
+// read names the principals (or "*") who may read /metrics.
+func (d *decoder) metrics(b *hcl.Block, s *Safeguards) hcl.Diagnostics {
+	ds := Dataset{Name: "(metrics)"}
+	diags := d.access(b, &ds)
+	if len(ds.Access.Write) > 0 {
+		diags = append(diags, diagf(b.DefRange, "Write access to metrics",
+			"The metrics block takes only read: metrics cannot be written."))
+	}
+	read := append([]string{}, ds.Access.Read...) // [] (nobody) differs from nil (loopback only)
+	s.Metrics = &Access{Read: read}
+	return append(diags, d.knownPrincipals(b.DefRange, "metrics", read)...)
+}
+
+// knownPrincipals reports names of an access list that no principal block
+// declares (principals are decoded before the server block).
+func (d *decoder) knownPrincipals(at hcl.Range, what string, names []string) hcl.Diagnostics {
+	declared := map[string]bool{}
+	for _, p := range d.cfg.Principals {
+		declared[p.Name] = true
+	}
+	var diags hcl.Diagnostics
+	for _, name := range names {
+		if name != Anyone && name != "" && !declared[name] {
+			diags = append(diags, diagf(at, "Unknown principal",
+				"%s: read names %q, which no principal block declares.%s", what, name, knownList("Declared", sortedKeys(declared), name)))
+		}
+	}
+	return diags
+}
+
+// sizeOrZero is parseSize that also takes 0 (a feature turned off).
+func sizeOrZero(v cty.Value) (int64, error) {
+	if v.Type() == cty.Number && v.RawEquals(cty.Zero) || v.Type() == cty.String && strings.TrimSpace(v.AsString()) == "0" {
+		return 0, nil
+	}
+	return parseSize(v)
+}
