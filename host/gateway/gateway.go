@@ -200,9 +200,7 @@ func chainHooks(hooks ...store.Hook) store.Hook {
 
 // ServeHTTP routes a request, then logs and counts it.
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	continueEmptyBody(w, r)
-	rw := &response{ResponseWriter: w, status: http.StatusOK}
-	info := &requestInfo{}
+	rw, info := begin(w, r)
 	start := time.Now()
 	defer func() { g.finish(rw, r, info, time.Since(start)) }()
 	if g.cors(rw, r) {
@@ -239,6 +237,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 type requestInfo struct {
 	dataset, key, principal string
 	err                     error
+	body                    *requestBody // nil without one
 }
 
 // writeText answers with a short plain-text reason.

@@ -184,3 +184,23 @@ func TestS3MultipartRefusedUnderSmallRequests(t *testing.T) {
 		t.Fatalf("a refused upload staged something: %v", err)
 	}
 }
+
+// The byte counter counts body bytes that arrived, not what a refused
+// request declared in its Content-Length.
+func TestRequestBytesCountWhatArrived(t *testing.T) {
+	tg := newTestGateway(t)
+	big := strings.Repeat("x", 1<<20)
+	if resp, _ := tg.do(t, http.MethodPut, "/d/frozen/k", big); resp.StatusCode/100 == 2 {
+		t.Fatalf("a PUT to a read-only dataset: %d", resp.StatusCode)
+	}
+	tg.put(t, "/d/open/k", strings.Repeat("y", 1000))
+	_, body := tg.do(t, http.MethodGet, "/metrics", "")
+	for _, want := range []string{`zarrgw_http_request_bytes_total{dataset="open"} 1000`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	if strings.Contains(body, `zarrgw_http_request_bytes_total{dataset="frozen"} 1.048576e+06`) {
+		t.Errorf("/metrics counts the refused request's declared megabyte")
+	}
+}

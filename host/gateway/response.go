@@ -49,7 +49,8 @@ func (r *response) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 // finish writes the access log record and counts the request. The
 // principal is logged by name; tokens never are.
 func (g *Gateway) finish(rw *response, r *http.Request, info *requestInfo, took time.Duration) {
-	g.metrics.request(info.dataset, r.Method, rw.status, r.ContentLength, rw.written, took)
+	in := info.bytesIn()
+	g.metrics.request(info.dataset, r.Method, rw.status, in, rw.written, took)
 	attrs := []slog.Attr{
 		slog.String("method", r.Method),
 		slog.String("path", r.URL.Path),
@@ -58,8 +59,8 @@ func (g *Gateway) finish(rw *response, r *http.Request, info *requestInfo, took 
 		slog.Float64("duration_ms", float64(took.Microseconds())/1000),
 		slog.String("remote", r.RemoteAddr),
 	}
-	if r.ContentLength > 0 {
-		attrs = append(attrs, slog.Int64("bytes_in", r.ContentLength))
+	if in > 0 {
+		attrs = append(attrs, slog.Int64("bytes_in", in))
 	}
 	if info.dataset != "" {
 		attrs = append(attrs, slog.String("dataset", info.dataset), slog.String("key", info.key))

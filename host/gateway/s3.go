@@ -90,9 +90,7 @@ func (req *s3Request) query() url.Values {
 
 func (api *s3API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	g := api.g
-	continueEmptyBody(w, r)
-	rw := &response{ResponseWriter: w, status: http.StatusOK}
-	info := &requestInfo{}
+	rw, info := begin(w, r)
 	start := time.Now()
 	defer func() { g.finish(rw, r, info, time.Since(start)) }()
 	req := &s3Request{w: rw, r: r, info: info, id: requestID()}
