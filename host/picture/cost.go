@@ -1,0 +1,76 @@
+package picture
+
+import (
+	"github.com/zarrgw/zarrgw/core/array"
+	"github.com/zarrgw/zarrgw/core/grid"
+)
+
+// What a picture holds, per pixel and once, beyond the chunks being read.
+const (
+	// palettedBytes is the image Colorize or Booleans draws.
+	palettedBytes = 1
+	// pngBytes is the encoded picture in a growing buffer: deflate can
+	// make incompressible pixels slightly larger, a buffer grows to twice
+	// what it holds, and holds the old one until it is collected.
+	pngBytes = 3
+	// meanBytes are blockMeans' sums (float64) and counts (uint32).
+	meanBytes = 8 + 4
+	// fixedBytes are RobustLimits' sample (1<<16 float64) and the PNG
+	// encoder's deflate state, with room to spare.
+	fixedBytes = 2 << 20
+)
+
+// Cost is the memory drawing a selection takes, known before anything is
+// read: callers budget it, and draw smaller pictures when it is too much.
+type Cost struct {
+	// Pixels is the picture's size.
+	Pixels int64
+	// PerPixel is what each pixel holds at once over every stage: the
+	// values read (or block means' sums and counts), the paletted image
+	// and the encoded PNG.
+	PerPixel int64
+	// Fixed is what the picture holds whatever its size; for block means
+	// it includes the stream's budget (Options.Stream).
+	Fixed int64
+	// Read is the selection read: strided, read at once with Array.Read,
+	// or (Streamed) the whole selection, streamed for block means.
+	Read     grid.Selection
+	Streamed bool
+}
+
+// Bytes is the most memory Render and EncodePNG hold at once, beyond the
+// reading of chunks (which depends on how the caller opened the array).
+func (c Cost) Bytes() int64 { return c.Fixed + c.Pixels*c.PerPixel }
+
+// Estimate is the cost of drawing sel of a with opts, computed from the
+// metadata alone.
+func Estimate(a *array.Array, sel grid.Selection, opts Options) (Cost, error) {
+	p, err := makePlan(a, sel, opts)
+	if err != nil {
+		return Cost{}, err
+	}
+	h, w := sel[p.d0].Count, sel[p.d1].Count
+	c := Cost{
+		Pixels:   int64(ceilDiv(h, p.f)) * int64(ceilDiv(w, p.f)),
+		PerPixel: palettedBytes + pngBytes,
+		Fixed:    fixedBytes,
+		Read:     p.read,
+		Streamed: p.mean,
+	}
+	if p.mean {
+		c.PerPixel += meanBytes
+		c.Fixed += streamBudget(opts.Stream)
+	} else {
+		c.PerPixel += int64(a.Meta().DataType.Size)
+	}
+	return c, nil
+}
+
+// streamBudget is the memory a stream's slabs hold (see
+// array.StreamOptions).
+func streamBudget(o array.StreamOptions) int64 {
+	if o.MemoryBudget > 0 {
+		return o.MemoryBudget
+	}
+	return array.DefaultMemoryBudget
+}
