@@ -40,12 +40,23 @@ func (g *Gateway) openSlice(r *http.Request, ds *dataset, path string) (*array.A
 
 // getSlice streams a selection of an array: the response starts as soon
 // as the first slab is read, and memory stays within the streaming budget
-// however large the selection. A failure after the first byte cuts the
-// connection (the length, when sent, no longer adds up either).
+// however large the selection. That budget is held for the whole stream,
+// so a read waits for room in the budget of expensive requests first. A
+// failure after the first byte cuts the connection (the length, when
+// sent, no longer adds up either).
 func (g *Gateway) getSlice(w http.ResponseWriter, r *http.Request, ds *dataset, path string) error {
 	a, sel, f, err := g.openSlice(r, ds, path)
 	if err != nil {
 		return err
+	}
+	so := array.StreamOptions{MemoryBudget: g.budget().streamBudget()}
+	if r.Method != http.MethodHead {
+		// before any header: a refusal must not carry the slice's length
+		res, err := g.admit(w, r, sliceCost(a, sel, concurrency(ds.opts), so.MemoryBudget))
+		if err != nil {
+			return err
+		}
+		defer res.release()
 	}
 	h := w.Header()
 	h.Set("Content-Type", sliceContentType(f))
@@ -59,7 +70,7 @@ func (g *Gateway) getSlice(w http.ResponseWriter, r *http.Request, ds *dataset, 
 		return nil
 	}
 	out := &firstWrite{w: w}
-	err = render.Stream(r.Context(), out, a, sel, f, array.StreamOptions{})
+	err = render.Stream(r.Context(), out, a, sel, f, so)
 	if err != nil && !out.started {
 		return err
 	}

@@ -24,26 +24,18 @@ const maxTaggedChunks = 4096
 
 // getPicture answers ?format=png: the 2-D selection drawn through a
 // colormap, tagged with the versions of the metadata and chunks it reads,
-// so that a browser's revalidation costs no decoding.
+// so that a browser's revalidation costs no decoding. Drawing waits for
+// room in the budget of expensive requests (see fitPicture).
 func (g *Gateway) getPicture(w http.ResponseWriter, r *http.Request, ds *dataset, path string) error {
-	q := r.URL.Query()
-	a, err := hierarchy.OpenArray(r.Context(), ds.store, path, ds.opts)
+	a, sel, opts, err := g.openPicture(r, ds, path)
 	if err != nil {
 		return err
 	}
-	sel, err := grid.Parse(q.Get("slice"), a.Shape())
-	if err != nil {
-		return badRequest(err.Error())
-	}
-	opts, err := pictureOptions(q)
-	if err != nil {
-		return err
-	}
-	read, err := picture.ReadSelection(a, sel, opts)
+	opts, cost, err := g.fitPicture(ds, a, sel, opts)
 	if err != nil {
 		return pictureError(err)
 	}
-	tag, err := g.pictureTag(r.Context(), ds, a, read, r.URL.RawQuery)
+	tag, err := g.pictureTag(r.Context(), ds, a, cost.read, r.URL.RawQuery+"\n"+strconv.Itoa(opts.MaxPixels))
 	if err != nil {
 		return err
 	}
@@ -55,19 +47,86 @@ func (g *Gateway) getPicture(w http.ResponseWriter, r *http.Request, ds *dataset
 			return nil
 		}
 	}
-	img, err := picture.Render(r.Context(), a, sel, opts)
+	res, err := g.admit(w, r, cost.bytes)
 	if err != nil {
-		return pictureError(err)
-	}
-	var buf bytes.Buffer
-	if err := picture.EncodePNG(&buf, img); err != nil {
 		return err
 	}
+	defer res.release()
+	var buf bytes.Buffer
+	if err := drawPicture(r.Context(), &buf, a, sel, opts); err != nil {
+		return err
+	}
+	res.shrink(int64(buf.Cap())) // all but the PNG is garbage now
 	w.Header().Set("Content-Type", "image/png")
 	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
 		w.Write(buf.Bytes())
+	}
+	return nil
+}
+
+// openPicture opens the array at path and reads the picture's selection
+// and options; block means are streamed within the budget's share.
+func (g *Gateway) openPicture(r *http.Request, ds *dataset, path string) (*array.Array, grid.Selection, picture.Options, error) {
+	q := r.URL.Query()
+	a, err := hierarchy.OpenArray(r.Context(), ds.store, path, ds.opts)
+	if err != nil {
+		return nil, nil, picture.Options{}, err
+	}
+	sel, err := grid.Parse(q.Get("slice"), a.Shape())
+	if err != nil {
+		return nil, nil, picture.Options{}, badRequest(err.Error())
+	}
+	opts, err := pictureOptions(q)
+	opts.Stream = array.StreamOptions{MemoryBudget: g.budget().streamBudget()}
+	return a, sel, opts, err
+}
+
+// pictureCost is what drawing a picture holds, and what it reads.
+type pictureCost struct {
+	bytes int64
+	read  grid.Selection
+}
+
+// fitPicture estimates the memory a picture holds (every stage's bytes
+// per pixel, the chunks read) and, when that is more than the whole
+// budget of expensive requests, lowers max_pixels until it fits: a
+// picture is already a downsampled view, and a coarser one serves better
+// than a refusal. Only when even one pixel does not fit (huge chunks) is
+// the request refused (413).
+func (g *Gateway) fitPicture(ds *dataset, a *array.Array, sel grid.Selection, opts picture.Options) (picture.Options, pictureCost, error) {
+	limit := g.budget().limit()
+	var n int64
+	// Lowering max_pixels never makes the rest cost more (fewer or as
+	// many chunks are read), so one lowering fits; the third pass is a
+	// guard.
+	for range 3 {
+		c, err := picture.Estimate(a, sel, opts)
+		if err != nil {
+			return opts, pictureCost{}, err
+		}
+		n = c.Bytes() + readCost(a, c.Read, concurrency(ds.opts), opts.Stream.MemoryBudget, c.Streamed)
+		if limit == 0 || n <= limit {
+			return opts, pictureCost{bytes: n, read: c.Read}, nil
+		}
+		fit := (limit - (n - c.Pixels*c.PerPixel)) / c.PerPixel
+		if fit < 1 {
+			break
+		}
+		opts.MaxPixels = int(min(fit, c.Pixels-1))
+	}
+	return opts, pictureCost{}, g.budget().tooExpensive(n)
+}
+
+// drawPicture renders sel of a and encodes it as a PNG into buf.
+func drawPicture(ctx context.Context, buf *bytes.Buffer, a *array.Array, sel grid.Selection, opts picture.Options) error {
+	img, err := picture.Render(ctx, a, sel, opts)
+	if err != nil {
+		return pictureError(err)
+	}
+	if err := picture.EncodePNG(buf, img); err != nil {
+		return fmt.Errorf("encoding the picture of %s: %w", a.Name(), err)
 	}
 	return nil
 }
@@ -123,10 +182,12 @@ func (emptyGrid) Value(int) (float64, bool) { return 0, false }
 // and of every chunk the picture reads ("" when there are too many to
 // ask for, or a store gives no versions).
 func (g *Gateway) pictureTag(ctx context.Context, ds *dataset, a *array.Array, read grid.Selection, query string) (string, error) {
-	projections := a.Grid().Project(read)
-	if len(projections) > maxTaggedChunks {
+	// counted before they are projected: a projection per chunk of a
+	// huge picture would itself take hundreds of megabytes
+	if product(chunksTouched(read, a.Meta().ChunkShape)) > maxTaggedChunks {
 		return "", nil
 	}
+	projections := a.Grid().Project(read)
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\n", query)
 	keys := metaKeys(hierarchy.Node{Path: a.Path(), Array: a.Meta()})

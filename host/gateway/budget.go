@@ -1,0 +1,331 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"runtime"
+	"strconv"
+	"sync"
+	"weak"
+
+	"golang.org/x/sync/semaphore"
+
+	"github.com/zarrgw/zarrgw/core/array"
+	"github.com/zarrgw/zarrgw/core/grid"
+	"github.com/zarrgw/zarrgw/core/ndarray"
+	"github.com/zarrgw/zarrgw/host/config"
+)
+
+// retryAfter is what a refused client is told to wait, in seconds: long
+// enough for a few pictures to be drawn, short enough for a browser.
+const retryAfter = 3
+
+// budget bounds the array reads (pictures, slices) in progress at once
+// and the memory they hold together, as estimated from the metadata and
+// the query before anything is read. Without it, a few concurrent
+// requests for large pictures hold gigabytes.
+type budget struct {
+	slots  *semaphore.Weighted // nil: no bound on the count
+	memory *semaphore.Weighted // nil: no bound on the bytes
+	cfg    config.Safeguards
+	// waiting, when set, is called as a request starts waiting for room
+	// (tests see that it waits).
+	waiting func()
+}
+
+func newBudget(s config.Safeguards) *budget {
+	b := &budget{cfg: s}
+	if s.ExpensiveRequests > 0 {
+		b.slots = semaphore.NewWeighted(int64(s.ExpensiveRequests))
+	}
+	if s.ExpensiveMemory > 0 {
+		b.memory = semaphore.NewWeighted(s.ExpensiveMemory)
+	}
+	return b
+}
+
+// budgets holds each gateway's budget, made on first use. It belongs in
+// Gateway, whose file is being changed by others now; a gateway's entry
+// goes when the gateway does.
+var budgets = struct {
+	sync.Mutex
+	m map[weak.Pointer[Gateway]]*budget
+}{m: map[weak.Pointer[Gateway]]*budget{}}
+
+func (g *Gateway) budget() *budget {
+	key := weak.Make(g)
+	budgets.Lock()
+	defer budgets.Unlock()
+	if b, ok := budgets.m[key]; ok {
+		return b
+	}
+	b := newBudget(g.cfg.Server.Safeguards)
+	budgets.m[key] = b
+	runtime.AddCleanup(g, func(k weak.Pointer[Gateway]) {
+		budgets.Lock()
+		delete(budgets.m, k)
+		budgets.Unlock()
+	}, key)
+	return b
+}
+
+// limit is the most one request may hold (0: no limit).
+func (b *budget) limit() int64 { return b.cfg.ExpensiveMemory }
+
+// streamBudget is the memory budget of one streamed read: the default,
+// unless that is more than a quarter of the whole budget.
+func (b *budget) streamBudget() int64 {
+	if b.memory == nil {
+		return array.DefaultMemoryBudget
+	}
+	return min(array.DefaultMemoryBudget, b.cfg.ExpensiveMemory/4)
+}
+
+// reservation is a slot and bytes taken from a budget.
+type reservation struct {
+	b     *budget
+	slot  bool
+	bytes int64
+}
+
+// reserve takes a slot and n bytes, waiting at most expensive_wait for
+// them (on the semaphores, in order of arrival). A request larger than
+// the whole budget is refused at once (413), one that finds no room in
+// time is refused with 503.
+func (b *budget) reserve(ctx context.Context, n int64) (*reservation, error) {
+	if b.memory != nil && n > b.cfg.ExpensiveMemory {
+		return nil, b.tooExpensive(n)
+	}
+	wctx, cancel := context.WithTimeout(ctx, b.cfg.ExpensiveWait)
+	defer cancel()
+	r := &reservation{b: b}
+	if b.slots != nil {
+		if err := b.acquire(wctx, b.slots, 1); err != nil {
+			return nil, b.refusal(ctx, err)
+		}
+		r.slot = true
+	}
+	if b.memory != nil {
+		if err := b.acquire(wctx, b.memory, n); err != nil {
+			r.release()
+			return nil, b.refusal(ctx, err)
+		}
+		r.bytes = n
+	}
+	return r, nil
+}
+
+// acquire is Acquire that does not wait when there is no time to
+// (expensive_wait = 0s).
+func (b *budget) acquire(ctx context.Context, s *semaphore.Weighted, n int64) error {
+	if s.TryAcquire(n) {
+		return nil
+	}
+	if b.waiting != nil {
+		b.waiting()
+	}
+	return s.Acquire(ctx, n)
+}
+
+// shrink gives back the slot and all but keep bytes: what a request holds
+// while it only writes out a finished response, so that a slow reader
+// does not keep others waiting for what it no longer uses.
+func (r *reservation) shrink(keep int64) {
+	if r.slot {
+		r.b.slots.Release(1)
+		r.slot = false
+	}
+	if keep < r.bytes {
+		r.b.memory.Release(r.bytes - keep)
+		r.bytes = keep
+	}
+}
+
+// release gives everything back; it may be called more than once.
+func (r *reservation) release() {
+	r.shrink(0)
+}
+
+// busyError is a refusal for want of room: 503 with Retry-After.
+type busyError struct{ msg string }
+
+func (e *busyError) Error() string { return e.msg }
+
+// refusal explains why no room was found: the client went away, or the
+// budget stayed full for expensive_wait.
+func (b *budget) refusal(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("waiting for room among expensive requests: %w", ctx.Err())
+	}
+	return &busyError{fmt.Sprintf("too many expensive requests (pictures, array slices) at once: "+
+		"the server's budget (expensive_requests = %d, expensive_memory = %s) stayed full for %s; try again in %d seconds (%v)",
+		b.cfg.ExpensiveRequests, sizeText(b.cfg.ExpensiveMemory), b.cfg.ExpensiveWait, retryAfter, err)}
+}
+
+func (b *budget) tooExpensive(n int64) error {
+	return &requestError{http.StatusRequestEntityTooLarge, fmt.Sprintf(
+		"this request would hold about %s, more than the whole memory budget of expensive requests (expensive_memory = %s): ask for a smaller selection",
+		sizeText(n), sizeText(b.cfg.ExpensiveMemory))}
+}
+
+// admit reserves n bytes for a request; a refusal for want of room is
+// a 503 that tells the client when to come back.
+func (g *Gateway) admit(w http.ResponseWriter, r *http.Request, n int64) (*reservation, error) {
+	res, err := g.budget().reserve(r.Context(), n)
+	var busy *busyError
+	if errors.As(err, &busy) {
+		w.Header().Set("Retry-After", strconv.Itoa(retryAfter))
+		return nil, &requestError{http.StatusServiceUnavailable, busy.msg}
+	}
+	return res, err
+}
+
+// sizeText writes a byte count for people, as the configuration would.
+func sizeText(n int64) string {
+	for _, u := range []struct {
+		unit  string
+		bytes int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}} {
+		if n >= u.bytes && n%u.bytes == 0 {
+			return strconv.FormatInt(n/u.bytes, 10) + u.unit
+		}
+		if n >= u.bytes {
+			return strconv.FormatFloat(float64(n)/float64(u.bytes), 'f', 1, 64) + u.unit
+		}
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
+}
+
+// Estimates of what reading a selection holds beyond its output.
+const (
+	// projectionBytes is one chunk's projection (grid.Projection: three
+	// slices of the rank's length), with its share of the growing list.
+	projectionBytes = 320
+	projectionDim   = 64 // per dimension
+	// variableElemBytes is a string element's assumed size, as the
+	// stream assumes it.
+	variableElemBytes = 64
+	// responseBytes is a response's buffers (JSON, PNG writers).
+	responseBytes = 1 << 20
+)
+
+// readCost estimates the memory reading sel of a holds beyond its output
+// buffer: the chunks in flight, each stored and decoded at once, and the
+// chunks' projections, which a whole read makes all at once and a
+// streamed read slab by slab (two slabs of streamBudget/2 at a time).
+func readCost(a *array.Array, sel grid.Selection, concurrency int, streamBudget int64, streamed bool) int64 {
+	touched := chunksTouched(sel, a.Meta().ChunkShape)
+	chunks := product(touched)
+	projections := chunks
+	if streamed {
+		projections = min(chunks, 2*(rowChunks(touched)+streamBudget/max(1, decodedChunkBytes(a))+1))
+	}
+	inFlight := min(chunks, int64(concurrency))
+	perProjection := projectionBytes + projectionDim*int64(len(sel))
+	return projections*perProjection + inFlight*(2*decodedChunkBytes(a)+indexBytes(a))
+}
+
+// sliceCost estimates what streaming sel of a holds: its slabs (two, of
+// at most half the stream's budget each) and the reading of chunks.
+func sliceCost(a *array.Array, sel grid.Selection, concurrency int, streamBudget int64) int64 {
+	selection := product(sel.Counts()) * elemBytes(a)
+	slabs := min(2*selection, streamBudget)
+	return responseBytes + slabs + readCost(a, sel, concurrency, streamBudget, true)
+}
+
+// chunksTouched counts, per dimension, the chunks holding selected
+// elements: every chunk of the span when the step is shorter than a
+// chunk, else one per element (each lands in another chunk).
+func chunksTouched(sel grid.Selection, chunk []int) []int64 {
+	out := make([]int64, len(sel))
+	for i, d := range sel {
+		switch {
+		case d.Count == 0:
+			out[i] = 0
+		case d.Step >= chunk[i]:
+			out[i] = int64(d.Count)
+		default:
+			last := d.Start + (d.Count-1)*d.Step
+			out[i] = int64(last/chunk[i] - d.Start/chunk[i] + 1)
+		}
+	}
+	return out
+}
+
+// rowChunks is how many chunks one run of chunk rows spans: those of
+// every dimension after the first that spans several.
+func rowChunks(touched []int64) int64 {
+	for i, n := range touched {
+		if n > 1 {
+			return product(touched[i+1:])
+		}
+	}
+	return 1
+}
+
+func product[T int | int64](v []T) int64 {
+	p := int64(1)
+	for _, n := range v {
+		p *= int64(n)
+	}
+	return p
+}
+
+func elemBytes(a *array.Array) int64 {
+	if dt := a.Meta().DataType; !dt.Variable() {
+		return int64(dt.Size)
+	}
+	return variableElemBytes
+}
+
+// decodedChunkBytes is a decoded chunk's size; for a sharded array, an inner
+// chunk's (shards are decoded an inner chunk at a time).
+func decodedChunkBytes(a *array.Array) int64 {
+	shape := a.Meta().ChunkShape
+	if inner := innerChunkShape(a); inner != nil {
+		shape = inner
+	}
+	return int64(ndarray.NumElements(shape)) * elemBytes(a)
+}
+
+// indexBytes is a shard's index (16 bytes per inner chunk), 0 unsharded.
+func indexBytes(a *array.Array) int64 {
+	inner := innerChunkShape(a)
+	if inner == nil {
+		return 0
+	}
+	return 16 * int64(ndarray.NumElements(a.Meta().ChunkShape)/ndarray.NumElements(inner))
+}
+
+// innerChunkShape is the inner chunk shape of an array whose codecs are
+// one sharding_indexed codec, else nil.
+func innerChunkShape(a *array.Array) []int {
+	m := a.Meta()
+	if len(m.Codecs) != 1 || m.Codecs[0].Name != "sharding_indexed" {
+		return nil
+	}
+	var cfg struct {
+		ChunkShape []int `json:"chunk_shape"`
+	}
+	if json.Unmarshal(m.Codecs[0].Configuration, &cfg) != nil || len(cfg.ChunkShape) != len(m.ChunkShape) {
+		return nil
+	}
+	for _, n := range cfg.ChunkShape {
+		if n < 1 {
+			return nil
+		}
+	}
+	return cfg.ChunkShape
+}
+
+// concurrency is the chunks an array read has in flight (array.Options'
+// default when the host sets none).
+func concurrency(opts array.Options) int {
+	if opts.Concurrency > 0 {
+		return opts.Concurrency
+	}
+	return 2 * runtime.GOMAXPROCS(0)
+}
