@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 
@@ -73,7 +74,7 @@ func Parse(src []byte, filename string, cat *extension.Catalog) (*Config, hcl.Di
 // LoadWith is Load with options.
 func LoadWith(path string, opts Options) (*Config, hcl.Diagnostics) {
 	p := hclparse.NewParser()
-	f, diags := p.ParseHCLFile(path)
+	f, diags := parseFile(p, path)
 	cfg := newConfig(path, p)
 	if diags.HasErrors() {
 		return cfg, diags
@@ -89,12 +90,34 @@ func LoadWith(path string, opts Options) (*Config, hcl.Diagnostics) {
 // ParseWith is Parse with options.
 func ParseWith(src []byte, filename string, opts Options) (*Config, hcl.Diagnostics) {
 	p := hclparse.NewParser()
-	f, diags := p.ParseHCL(src, filename)
+	f, diags := parseSource(p, src, filename)
 	cfg := newConfig(filename, p)
 	if diags.HasErrors() {
 		return cfg, diags
 	}
 	return cfg, append(diags, decode(cfg, f.Body, opts)...)
+}
+
+// parseFile is p.ParseHCLFile, bounded by parseSource.
+func parseFile(p *hclparse.Parser, path string) (*hcl.File, hcl.Diagnostics) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Failed to read file",
+			Detail: fmt.Sprintf("The configuration file %q could not be read: %s.", path, err)}}
+	}
+	return parseSource(p, src, path)
+}
+
+// parseSource is p.ParseHCL once the source is known not to nest beyond
+// MaxNesting. A source that does is not parsed; its beginning, up to the
+// token that crosses the limit, is kept for the diagnostic's snippet
+// (not the whole line, which may be a megabyte of brackets).
+func parseSource(p *hclparse.Parser, src []byte, filename string) (*hcl.File, hcl.Diagnostics) {
+	if diags := CheckNesting(src, filename); diags.HasErrors() {
+		p.Files()[filename] = &hcl.File{Bytes: src[:diags[0].Subject.End.Byte]}
+		return nil, diags
+	}
+	return p.ParseHCL(src, filename)
 }
 
 func newConfig(filename string, p *hclparse.Parser) *Config {

@@ -119,7 +119,7 @@ func LoadLock(path string) (*Lock, hcl.Diagnostics) {
 
 // ParseLock decodes a lock file held in memory.
 func ParseLock(src []byte, filename string) (*Lock, hcl.Diagnostics) {
-	f, diags := hclparse.NewParser().ParseHCL(src, filename)
+	f, diags := parseSource(hclparse.NewParser(), src, filename)
 	if diags.HasErrors() {
 		return &Lock{Plugins: map[string]LockedPlugin{}}, diags
 	}
@@ -130,7 +130,7 @@ func parseLockFile(p *hclparse.Parser, path string) (*Lock, hcl.Diagnostics) {
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return &Lock{Plugins: map[string]LockedPlugin{}}, nil
 	}
-	f, diags := p.ParseHCLFile(path)
+	f, diags := parseFile(p, path)
 	if diags.HasErrors() {
 		return &Lock{Plugins: map[string]LockedPlugin{}}, diags
 	}

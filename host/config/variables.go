@@ -116,6 +116,9 @@ func fromEnv(s string, def cty.Value) (cty.Value, error) {
 	if def.Type().IsPrimitiveType() {
 		return convert.Convert(cty.StringVal(s), def.Type())
 	}
+	if diags := checkExpressionNesting([]byte(s), "env"); diags.HasErrors() {
+		return cty.NilVal, nestingError(diags)
+	}
 	expr, diags := hclsyntax.ParseExpression([]byte(s), "env", hcl.InitialPos)
 	if diags.HasErrors() {
 		return cty.NilVal, diags
