@@ -115,7 +115,7 @@ type testGateway struct {
 	root string
 }
 
-func newTestGateway(t *testing.T, extra ...string) *testGateway {
+func newTestGateway(t testing.TB, extra ...string) *testGateway {
 	t.Helper()
 	root := t.TempDir()
 	src := strings.Replace(testConfig, "ROOT", root, 1) + strings.Join(extra, "\n")
@@ -142,7 +142,7 @@ func newTestGateway(t *testing.T, extra ...string) *testGateway {
 
 // do sends a request with optional headers ("Name: value") and returns
 // the response with its body read.
-func (tg *testGateway) do(t *testing.T, method, path string, body string, headers ...string) (*http.Response, string) {
+func (tg *testGateway) do(t testing.TB, method, path string, body string, headers ...string) (*http.Response, string) {
 	t.Helper()
 	var rd io.Reader
 	if body != "" {
@@ -169,7 +169,7 @@ func (tg *testGateway) do(t *testing.T, method, path string, body string, header
 }
 
 // put stores a value through the key API and fails the test otherwise.
-func (tg *testGateway) put(t *testing.T, path, value string, headers ...string) {
+func (tg *testGateway) put(t testing.TB, path, value string, headers ...string) {
 	t.Helper()
 	resp, body := tg.do(t, http.MethodPut, path, value, headers...)
 	if resp.StatusCode/100 != 2 {

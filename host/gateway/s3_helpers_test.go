@@ -119,7 +119,7 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-func newS3Gateway(t *testing.T, o s3Options) *s3Gateway {
+func newS3Gateway(t testing.TB, o s3Options) *s3Gateway {
 	t.Helper()
 	if o.root == "" {
 		o.root = t.TempDir()
