@@ -213,7 +213,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case path == "/readyz":
 		g.ready.serve(rw, r)
 	case path == "/metrics":
-		g.metrics.handler().ServeHTTP(rw, r)
+		g.serveMetrics(rw, r, info)
 	case path == "/openapi.json":
 		serveOpenAPI(rw, r)
 	case path == "/" || path == "/ui" || strings.HasPrefix(path, "/ui/"):

@@ -117,8 +117,15 @@ type testGateway struct {
 
 func newTestGateway(t testing.TB, extra ...string) *testGateway {
 	t.Helper()
+	return newGatewayOf(t, testConfig+strings.Join(extra, "\n"))
+}
+
+// newGatewayOf serves a configuration whose store root is ROOT, a new
+// temporary directory.
+func newGatewayOf(t testing.TB, src string) *testGateway {
+	t.Helper()
 	root := t.TempDir()
-	src := strings.Replace(testConfig, "ROOT", root, 1) + strings.Join(extra, "\n")
+	src = strings.Replace(src, "ROOT", root, 1)
 	cfg, diags := config.Parse([]byte(src), "/etc/zarrgw/test.hcl", registry.Bundled().Catalog())
 	if diags.HasErrors() {
 		t.Fatal(diags.Error())
