@@ -1,31 +1,81 @@
 package gateway
 
 import (
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"time"
+
+	"github.com/zarrgw/zarrgw/host/config"
 )
 
-// requestBody counts the bytes of a request body as they are read: the
+// errSlowBody is a request body that stopped coming, or came slower than
+// the server allows: answered 408 (S3's RequestTimeout).
+var errSlowBody = errors.New("the request body arrived too slowly")
+
+// requestBody counts the bytes of a request body as they are read (the
 // metrics and the access log report what arrived, not what a refused
-// request's Content-Length declared.
+// request's Content-Length declared) and keeps a slow upload from holding
+// its connection and its handler forever: each read must bring a byte
+// within body_read_timeout, and the body as a whole must keep to
+// min_upload_rate once the first body_read_timeout has passed.
 type requestBody struct {
 	io.ReadCloser
-	n int64
+	n     int64
+	rc    *http.ResponseController
+	start time.Time
+	idle  time.Duration // body_read_timeout (0: none)
+	rate  int64         // min_upload_rate in bytes per second (0: none)
 }
 
 func (b *requestBody) Read(p []byte) (int, error) {
+	paced := b.pace()
 	n, err := b.ReadCloser.Read(p)
 	b.n += int64(n)
+	switch {
+	case err != nil && paced && errors.Is(err, os.ErrDeadlineExceeded):
+		return n, fmt.Errorf("%w: %d bytes in %s (body_read_timeout %s, min_upload_rate %d bytes/s)",
+			errSlowBody, b.n, time.Since(b.start).Round(time.Millisecond), b.idle, b.rate)
+	case err == io.EOF && paced:
+		b.rc.SetReadDeadline(time.Time{}) // the server sets the next request's
+	}
 	return n, err
 }
 
+// pace sets the connection's read deadline for the next read and reports
+// whether it could.
+func (b *requestBody) pace() bool {
+	if b.rc == nil || b.idle <= 0 && b.rate <= 0 {
+		return false
+	}
+	var deadline time.Time
+	if b.idle > 0 {
+		deadline = time.Now().Add(b.idle)
+	}
+	if b.rate > 0 {
+		grace := b.idle
+		if grace <= 0 {
+			grace = 10 * time.Second
+		}
+		due := b.start.Add(grace + time.Duration(float64(b.n)/float64(b.rate)*float64(time.Second)))
+		if deadline.IsZero() || due.Before(deadline) {
+			deadline = due
+		}
+	}
+	return b.rc.SetReadDeadline(deadline) == nil
+}
+
 // begin starts a request on either API: the 100 Continue an empty body
-// needs, the recording response, the counted body and the log record.
-func begin(w http.ResponseWriter, r *http.Request) (*response, *requestInfo) {
+// needs, the recording response, the counted and paced body and the log
+// record.
+func begin(w http.ResponseWriter, r *http.Request, s config.Server) (*response, *requestInfo) {
 	continueEmptyBody(w, r)
 	info := &requestInfo{}
 	if r.Body != nil && r.Body != http.NoBody {
-		info.body = &requestBody{ReadCloser: r.Body}
+		info.body = &requestBody{ReadCloser: r.Body, rc: http.NewResponseController(w), start: time.Now(),
+			idle: s.BodyReadTimeout, rate: s.MinUploadRate}
 		r.Body = info.body
 	}
 	return &response{ResponseWriter: w, status: http.StatusOK}, info

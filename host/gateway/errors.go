@@ -32,6 +32,8 @@ func statusOf(err error) int {
 	switch {
 	case errors.As(err, &re):
 		return re.status
+	case errors.Is(err, errSlowBody):
+		return http.StatusRequestTimeout
 	case errors.As(err, &be):
 		return http.StatusBadRequest
 	case errors.Is(err, store.ErrNotFound), errors.Is(err, hierarchy.ErrNoNode):

@@ -200,7 +200,7 @@ func chainHooks(hooks ...store.Hook) store.Hook {
 
 // ServeHTTP routes a request, then logs and counts it.
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	rw, info := begin(w, r)
+	rw, info := begin(w, r, g.cfg.Server)
 	start := time.Now()
 	defer func() { g.finish(rw, r, info, time.Since(start)) }()
 	if g.cors(rw, r) {

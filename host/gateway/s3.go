@@ -90,7 +90,7 @@ func (req *s3Request) query() url.Values {
 
 func (api *s3API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	g := api.g
-	rw, info := begin(w, r)
+	rw, info := begin(w, r, g.cfg.Server)
 	start := time.Now()
 	defer func() { g.finish(rw, r, info, time.Since(start)) }()
 	req := &s3Request{w: rw, r: r, info: info, id: requestID()}
@@ -269,6 +269,9 @@ func (api *s3API) body(req *s3Request) ([]byte, error) {
 	}
 	data, err := api.g.readBody(req.w, r, in)
 	var be *bodyError
+	if errors.Is(err, errSlowBody) {
+		return nil, err // cut off for its pace: 408, whatever the framing makes of the cut
+	}
 	if errors.As(err, &be) && (errors.Is(err, sigv4.ErrSignature) || errors.Is(err, sigv4.ErrPayloadMismatch) ||
 		errors.Is(err, sigv4.ErrChecksum) || errors.Is(err, sigv4.ErrMalformed)) {
 		return nil, signatureError(be.err)
@@ -320,6 +323,8 @@ func s3Error(err error) *s3wire.Error {
 		code = s3wire.AccessDenied
 	case http.StatusBadRequest:
 		code = s3wire.InvalidRequest
+	case http.StatusRequestTimeout:
+		code = s3wire.RequestTimeout
 	case http.StatusNotImplemented:
 		code = s3wire.NotImplemented
 	case http.StatusServiceUnavailable, http.StatusGatewayTimeout:

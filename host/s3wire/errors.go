@@ -73,6 +73,7 @@ const (
 	NotImplemented                    = "NotImplemented"
 	PreconditionFailed                = "PreconditionFailed"
 	RequestTimeTooSkewed              = "RequestTimeTooSkewed"
+	RequestTimeout                    = "RequestTimeout"
 	ServiceUnavailable                = "ServiceUnavailable"
 	SignatureDoesNotMatch             = "SignatureDoesNotMatch"
 	SlowDown                          = "SlowDown"
@@ -86,7 +87,7 @@ var statuses = map[string]int{
 	InvalidArgument: 400, InvalidBucketName: 400, InvalidDigest: 400, InvalidPart: 400, InvalidPartOrder: 400,
 	InvalidRange: 416, InvalidRequest: 400, KeyTooLongError: 400, MalformedXML: 400, MethodNotAllowed: 405, MissingContentLength: 411,
 	NoSuchBucket: 404, NoSuchKey: 404, NoSuchUpload: 404, NotImplemented: 501, PreconditionFailed: 412,
-	RequestTimeTooSkewed: 403, ServiceUnavailable: 503, SignatureDoesNotMatch: 403, SlowDown: 503,
+	RequestTimeTooSkewed: 403, RequestTimeout: 400, ServiceUnavailable: 503, SignatureDoesNotMatch: 403, SlowDown: 503,
 	XAmzContentSHA256Mismatch: 400,
 }
 
@@ -119,6 +120,7 @@ var messages = map[string]string{
 	NoSuchUpload:              "The specified multipart upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.",
 	PreconditionFailed:        "At least one of the pre-conditions you specified did not hold.",
 	RequestTimeTooSkewed:      "The difference between the request time and the server's time is too large.",
+	RequestTimeout:            "Your socket connection to the server was not read from or written to within the timeout period.",
 	ServiceUnavailable:        "Please reduce your request rate.",
 	SignatureDoesNotMatch:     "The request signature we calculated does not match the signature you provided. Check your key and signing method.",
 	SlowDown:                  "Please reduce your request rate.",

@@ -168,7 +168,7 @@ func (c *chunked) next() error {
 	}
 	data := make([]byte, size)
 	if _, err := io.ReadFull(c.in, data); err != nil {
-		return fmt.Errorf("%w: chunk of %d bytes cut short: %v", ErrMalformed, size, err)
+		return fmt.Errorf("%w: chunk of %d bytes cut short: %w", ErrMalformed, size, err)
 	}
 	if size > 0 {
 		if crlf, err := c.line(); err != nil || crlf != "" {
@@ -279,7 +279,7 @@ func (c *chunked) verify(kind, sig, tail string) error {
 func (c *chunked) line() (string, error) {
 	s, err := c.in.ReadString('\n')
 	if err != nil {
-		return "", fmt.Errorf("%w: body ends in a chunk header: %v", ErrMalformed, err)
+		return "", fmt.Errorf("%w: body ends in a chunk header: %w", ErrMalformed, err)
 	}
 	if len(s) > 4096 {
 		return "", fmt.Errorf("%w: chunk header too long", ErrMalformed)
