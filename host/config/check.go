@@ -50,7 +50,7 @@ func VerifyPlugins(cfg *Config) hcl.Diagnostics {
 				p.Source, p.Path, sum, pinPlace(p), p.SHA256, relockAdvice(cfg, p, sum)))
 		}
 	}
-	return diags
+	return cfg.redact.apply(diags)
 }
 
 func pinPlace(p Plugin) string {

@@ -35,6 +35,10 @@ type Config struct {
 	// Files holds the source of every file read (the configuration and its
 	// lock file), for printing diagnostics with snippets.
 	Files map[string]*hcl.File
+
+	// redact hides the sensitive variables' values in diagnostics made
+	// after decoding (VerifyPlugins); nil when there are none.
+	redact *redactor
 }
 
 // Variable is a resolved variable.

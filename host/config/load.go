@@ -8,6 +8,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclparse"
+	"github.com/zclconf/go-cty/cty"
 
 	"github.com/zarrgw/zarrgw/core/extension"
 )
@@ -144,6 +145,9 @@ type decoder struct {
 	// stores maps every declared store to its block, so datasets may refer
 	// to stores declared after them.
 	stores map[StoreRef]*hcl.Block
+	// sensitive holds the values of the sensitive variables, which
+	// diagnostics must not show (sensitive.go).
+	sensitive map[string][]cty.Value
 }
 
 func decode(cfg *Config, body hcl.Body, opts Options) hcl.Diagnostics {
@@ -175,5 +179,6 @@ func decode(cfg *Config, body hcl.Body, opts Options) hcl.Diagnostics {
 	diags = append(diags, d.checkAccess()...)
 	diags = append(diags, d.server(byType["server"])...)
 	diags = append(diags, d.checkBucketNames()...)
-	return diags
+	cfg.redact = d.newRedactor()
+	return cfg.redact.apply(diags)
 }

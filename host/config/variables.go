@@ -40,6 +40,9 @@ func (d *decoder) variables(blocks []*hcl.Block) hcl.Diagnostics {
 		if ok {
 			d.cfg.Variables = append(d.cfg.Variables, v)
 		}
+		if ok && v.Sensitive {
+			d.noteSensitive(v.Name, v.Value)
+		}
 	}
 	return diags
 }
@@ -86,6 +89,9 @@ func (d *decoder) variable(b *hcl.Block) (Variable, bool, hcl.Diagnostics) {
 	}
 	if env != "" {
 		if s, ok := d.opts.LookupEnv(env); ok {
+			if v.Sensitive {
+				d.noteSensitive(v.Name, cty.StringVal(s)) // even when it is not a value
+			}
 			val, err := fromEnv(s, def)
 			if err != nil {
 				return v, false, append(diags, diagf(attrs["env"].Expr.Range(), "Invalid value in environment variable",
