@@ -50,7 +50,7 @@ func (r *response) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 // principal is logged by name; tokens never are.
 func (g *Gateway) finish(rw *response, r *http.Request, info *requestInfo, took time.Duration) {
 	in := info.bytesIn()
-	g.metrics.request(info.dataset, r.Method, rw.status, in, rw.written, took)
+	g.metrics.request(g.metricLabel(info.dataset), r.Method, rw.status, in, rw.written, took)
 	attrs := []slog.Attr{
 		slog.String("method", r.Method),
 		slog.String("path", r.URL.Path),
@@ -76,6 +76,17 @@ func (g *Gateway) finish(rw *response, r *http.Request, info *requestInfo, took 
 		}
 	}
 	g.log.LogAttrs(r.Context(), level, "request", attrs...)
+}
+
+// metricLabel is the dataset label of a request's metrics: its dataset's
+// name when there is such a dataset, else "". A name the client made up
+// would add a series per request (and one that is not UTF-8 would make
+// the metrics library panic).
+func (g *Gateway) metricLabel(name string) string {
+	if _, ok := g.dataset(name); !ok {
+		return ""
+	}
+	return name
 }
 
 // statusLabel is a status code as a metric label.
