@@ -56,7 +56,7 @@ dataset "era5" {
 }
 
 principal "ingest" {
-  token_sha256 = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+  token_sha256 = "d6d21e6d4a9c969670e67b5ea4b746242a23ad9ec2e8eb78c8d36f577f00581e"
 }
 
 store "s3" "raw" {
@@ -159,7 +159,7 @@ func TestDecodeValid(t *testing.T) {
 	}
 
 	if len(cfg.Principals) != 1 || cfg.Principals[0].Name != "ingest" ||
-		fmt.Sprintf("%x", cfg.Principals[0].TokenSHA256) != "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08" {
+		fmt.Sprintf("%x", cfg.Principals[0].TokenSHA256) != "d6d21e6d4a9c969670e67b5ea4b746242a23ad9ec2e8eb78c8d36f577f00581e" {
 		t.Errorf("principals: %+v", cfg.Principals)
 	}
 

@@ -13,10 +13,17 @@ import (
 	"github.com/zarrgw/zarrgw/host/registry"
 )
 
+// exampleEnv sets the credentials the example leaves to the environment.
+var exampleEnv = envOf(map[string]string{
+	"ZARRGW_INGEST_TOKEN_SHA256": "d6d21e6d4a9c969670e67b5ea4b746242a23ad9ec2e8eb78c8d36f577f00581e",
+	"ZARRGW_INGEST_S3_SECRET":    "an-ingest-secret",
+})
+
 // The example at the repository root is valid against the bundled
-// extensions; the only warning is for the plugin's unchecked codec.
+// extensions, once the environment gives the ingest principal's
+// credentials; the only warning is for the plugin's unchecked codec.
 func TestExampleIsValid(t *testing.T) {
-	cfg, diags := config.LoadWith("../../config.hcl.example", config.Options{Catalog: exampleCatalog(t), LookupEnv: noEnv})
+	cfg, diags := config.LoadWith("../../config.hcl.example", config.Options{Catalog: exampleCatalog(t), LookupEnv: exampleEnv})
 	if diags.HasErrors() || len(diags) != 1 || !strings.Contains(diags[0].Summary, `codec "bitshave" not checked`) {
 		t.Fatalf("want one warning about bitshave:\n%s", render(cfg, diags))
 	}
@@ -34,6 +41,20 @@ func TestExampleIsValid(t *testing.T) {
 	}
 	if _, ok := cfg.Plugin("example.org/acme/bitshave"); !ok {
 		t.Error("plugin missing")
+	}
+}
+
+// The example ships no working credentials: without the environment it
+// fails, naming the variables to set.
+func TestExampleNeedsCredentials(t *testing.T) {
+	cfg, diags := config.LoadWith("../../config.hcl.example", config.Options{Catalog: exampleCatalog(t), LookupEnv: noEnv})
+	var text string
+	for _, d := range errorsOf(diags) {
+		text += d.Detail + "\n"
+	}
+	if len(errorsOf(diags)) != 2 || !strings.Contains(text, "set the environment variable ZARRGW_INGEST_TOKEN_SHA256") ||
+		!strings.Contains(text, "set the environment variable ZARRGW_INGEST_S3_SECRET") {
+		t.Errorf("want the two credentials refused:\n%s", render(cfg, diags))
 	}
 }
 

@@ -148,6 +148,16 @@ type decoder struct {
 	// sensitive holds the values of the sensitive variables, which
 	// diagnostics must not show (sensitive.go).
 	sensitive map[string][]cty.Value
+	// envNames maps each variable to the environment variable it names,
+	// for messages saying what to set.
+	envNames map[string]string
+	// credentials holds the principals' access key IDs and token hashes,
+	// which must differ (secrets.go).
+	credentials map[string]holder
+	// principalNames holds every principal declared, its block valid or
+	// not, so that access lists naming one that failed add no error to
+	// its own.
+	principalNames map[string]bool
 }
 
 func decode(cfg *Config, body hcl.Body, opts Options) hcl.Diagnostics {
@@ -158,7 +168,8 @@ func decode(cfg *Config, body hcl.Body, opts Options) hcl.Diagnostics {
 	if opts.Catalog != nil {
 		cfg.Catalog = opts.Catalog.Clone()
 	}
-	d := &decoder{cfg: cfg, opts: opts, stores: map[StoreRef]*hcl.Block{}}
+	d := &decoder{cfg: cfg, opts: opts, stores: map[StoreRef]*hcl.Block{},
+		envNames: map[string]string{}, principalNames: map[string]bool{}}
 	content, diags := body.Content(topSchema)
 	byType := map[string][]*hcl.Block{}
 	for _, b := range content.Blocks {

@@ -41,6 +41,7 @@ func (d *decoder) principals(blocks []*hcl.Block) hcl.Diagnostics {
 			continue
 		}
 		first[name] = at
+		d.principalNames[name] = true
 		p, more := d.principal(b)
 		diags = append(diags, more...)
 		if !more.HasErrors() {
@@ -63,11 +64,19 @@ func (d *decoder) principal(b *hcl.Block) (Principal, hcl.Diagnostics) {
 		}
 		return p, diags
 	}
-	sum, err := hex.DecodeString(strings.TrimSpace(v.AsString()))
+	attr := content.Attributes["token_sha256"]
+	text := strings.ToLower(strings.TrimSpace(v.AsString()))
+	if diag := d.checkSecret(attr, "token_sha256", p.Name, text); diag != nil {
+		return p, append(diags, diag)
+	}
+	sum, err := hex.DecodeString(text)
 	if err != nil || len(sum) != 32 {
-		diags = append(diags, diagf(content.Attributes["token_sha256"].Expr.Range(), "Invalid token_sha256",
+		diags = append(diags, diagf(attr.Expr.Range(), "Invalid token_sha256",
 			"Principal %q: token_sha256 must be the SHA-256 of the token as 64 hexadecimal digits (for example the output of: printf %%s \"$TOKEN\" | sha256sum).", p.Name))
 		return p, diags
+	}
+	if diag := d.claim("token", text, p.Name, attr.Expr.Range()); diag != nil {
+		return p, append(diags, diag)
 	}
 	copy(p.TokenSHA256[:], sum)
 	p.HasToken = true
@@ -76,10 +85,7 @@ func (d *decoder) principal(b *hcl.Block) (Principal, hcl.Diagnostics) {
 
 // checkAccess reports access lists that name principals nobody declared.
 func (d *decoder) checkAccess() hcl.Diagnostics {
-	declared := map[string]bool{}
-	for _, p := range d.cfg.Principals {
-		declared[p.Name] = true
-	}
+	declared := d.principalNames
 	var diags hcl.Diagnostics
 	for _, ds := range d.cfg.Datasets {
 		for _, list := range [][]string{ds.Access.Read, ds.Access.Write} {

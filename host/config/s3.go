@@ -134,7 +134,24 @@ func (d *decoder) principalS3(attrs hcl.Attributes, p *Principal) hcl.Diagnostic
 			"Principal %q: set s3_secret_access_key from a variable (var.NAME, with env = \"...\" in the variable block), so the value stays out of the file.", p.Name))
 	}
 	p.S3AccessKeyID, p.S3SecretAccessKey = id.AsString(), secret.AsString()
-	return diags
+	return append(diags, d.checkS3Credentials(attrs, p)...)
+}
+
+// checkS3Credentials refuses an empty key ID, an empty or published
+// secret, and a key ID another principal has.
+func (d *decoder) checkS3Credentials(attrs hcl.Attributes, p *Principal) hcl.Diagnostics {
+	idAttr := attrs["s3_access_key_id"]
+	if strings.TrimSpace(p.S3AccessKeyID) == "" {
+		return hcl.Diagnostics{diagf(idAttr.Expr.Range(), "Empty S3 access key ID",
+			"Principal %q: s3_access_key_id is empty; give the key ID its S3 requests are signed with.", p.Name)}
+	}
+	if diag := d.checkSecret(attrs["s3_secret_access_key"], "S3 secret", p.Name, strings.TrimSpace(p.S3SecretAccessKey)); diag != nil {
+		return hcl.Diagnostics{diag}
+	}
+	if diag := d.claim("S3 access key ID", p.S3AccessKeyID, p.Name, idAttr.Expr.Range()); diag != nil {
+		return hcl.Diagnostics{diag}
+	}
+	return nil
 }
 
 // Principal returns the principal with an S3 access key ID.

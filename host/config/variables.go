@@ -88,6 +88,7 @@ func (d *decoder) variable(b *hcl.Block) (Variable, bool, hcl.Diagnostics) {
 		return v, false, diags
 	}
 	if env != "" {
+		d.envNames[v.Name] = env
 		if s, ok := d.opts.LookupEnv(env); ok {
 			if v.Sensitive {
 				d.noteSensitive(v.Name, cty.StringVal(s)) // even when it is not a value

@@ -36,10 +36,17 @@ func TestMain(m *testing.M) {
 
 func run(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
+	return runEnv(t, dir, nil, args...)
+}
+
+// runEnv is run with env (NAME=VALUE) added to its clean environment.
+func runEnv(t *testing.T, dir string, env []string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
 	cmd := exec.Command(binary, args...)
 	cmd.Dir = dir
-	// A clean environment: variables of the example must come from defaults.
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
+	// A clean environment: variables of the example must come from defaults
+	// or from env.
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}, env...)
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
 	err := cmd.Run()
@@ -92,13 +99,23 @@ func TestValidateExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stdout, stderr, code := run(t, t.TempDir(), "validate", "-c", example)
+	// The example ships no credentials: the environment gives them.
+	env := []string{
+		"ZARRGW_INGEST_TOKEN_SHA256=d6d21e6d4a9c969670e67b5ea4b746242a23ad9ec2e8eb78c8d36f577f00581e",
+		"ZARRGW_INGEST_S3_SECRET=an-ingest-secret",
+	}
+	stdout, stderr, code := runEnv(t, t.TempDir(), env, "validate", "-c", example)
 	// the fs, s3, azure and http stores, each checked against its schema
 	if code != 0 || !strings.Contains(stdout, "valid: 4 datasets, 4 stores, 1 plugins") {
 		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}
 	if strings.Contains(stderr, "Error") {
 		t.Errorf("errors on the example:\n%s", stderr)
+	}
+	// Without them it fails, saying what to set.
+	_, stderr, code = run(t, t.TempDir(), "validate", "-c", example)
+	if code == 0 || !strings.Contains(stderr, "ZARRGW_INGEST_TOKEN_SHA256") || !strings.Contains(stderr, "ZARRGW_INGEST_S3_SECRET") {
+		t.Errorf("without credentials: exit %d\n%s", code, stderr)
 	}
 }
 
