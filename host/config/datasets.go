@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"strings"
@@ -67,12 +68,13 @@ func (d *decoder) dataset(b *hcl.Block) (Dataset, hcl.Diagnostics) {
 	prefix, ok, more := d.evalAttr(attrs, "prefix", cty.String)
 	diags = append(diags, more...)
 	if ok {
-		ds.Prefix = strings.TrimSuffix(prefix.AsString(), "/")
-		if ds.Prefix != "" {
-			if err := store.ValidatePrefix(ds.Prefix + "/"); err != nil {
-				diags = append(diags, diagf(attrs["prefix"].Expr.Range(), "Invalid prefix", "Dataset %q: %s.", ds.Name, err))
-			}
+		var err error
+		if ds.Prefix, err = cleanPrefix(prefix.AsString()); err != nil {
+			diags = append(diags, diagf(attrs["prefix"].Expr.Range(), "Invalid prefix", "Dataset %q: %s.", ds.Name, err))
 		}
+	}
+	if keys := cmp.Or(attrs["prefix"], attrs["store"]); keys != nil {
+		d.keysAt[ds.Name] = keys.Expr.Range()
 	}
 	ro, ok, more := d.evalAttr(attrs, "read_only", cty.Bool)
 	diags = append(diags, more...)
@@ -102,6 +104,16 @@ func (d *decoder) dataset(b *hcl.Block) (Dataset, hcl.Diagnostics) {
 		}
 	}
 	return ds, diags
+}
+
+// cleanPrefix is a key prefix as written (a trailing "/" or not) without
+// its trailing "/", once valid.
+func cleanPrefix(prefix string) (string, error) {
+	prefix = strings.TrimSuffix(prefix, "/")
+	if prefix == "" {
+		return "", nil
+	}
+	return prefix, store.ValidatePrefix(prefix + "/")
 }
 
 // storeRef parses a store identity, "store.TYPE.NAME", and reports whether

@@ -42,6 +42,12 @@ func TestExampleIsValid(t *testing.T) {
 	if _, ok := cfg.Plugin("example.org/acme/bitshave"); !ok {
 		t.Error("plugin missing")
 	}
+	if s3 := cfg.Server.S3; s3 == nil || s3.BucketsPrefix != "buckets" {
+		t.Errorf("s3 %+v", s3)
+	}
+	if ds, ok := cfg.BucketOverlaps("scratch"); ok {
+		t.Errorf("a bucket overlaps dataset %q", ds)
+	}
 }
 
 // The example ships no working credentials: without the environment it

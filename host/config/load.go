@@ -158,6 +158,11 @@ type decoder struct {
 	// not, so that access lists naming one that failed add no error to
 	// its own.
 	principalNames map[string]bool
+	// keysAt is where each dataset's keys are placed (its prefix, else
+	// its store), and bucketsFromAt the s3 block's buckets_from once it
+	// and buckets_prefix are valid, for the overlap check (buckets.go).
+	keysAt        map[string]hcl.Range
+	bucketsFromAt *hcl.Range
 }
 
 func decode(cfg *Config, body hcl.Body, opts Options) hcl.Diagnostics {
@@ -169,7 +174,7 @@ func decode(cfg *Config, body hcl.Body, opts Options) hcl.Diagnostics {
 		cfg.Catalog = opts.Catalog.Clone()
 	}
 	d := &decoder{cfg: cfg, opts: opts, stores: map[StoreRef]*hcl.Block{},
-		envNames: map[string]string{}, principalNames: map[string]bool{}}
+		envNames: map[string]string{}, principalNames: map[string]bool{}, keysAt: map[string]hcl.Range{}}
 	content, diags := body.Content(topSchema)
 	byType := map[string][]*hcl.Block{}
 	for _, b := range content.Blocks {
@@ -190,6 +195,7 @@ func decode(cfg *Config, body hcl.Body, opts Options) hcl.Diagnostics {
 	diags = append(diags, d.checkAccess()...)
 	diags = append(diags, d.server(byType["server"])...)
 	diags = append(diags, d.checkBucketNames()...)
+	diags = append(diags, d.checkBucketsOverlap()...)
 	cfg.redact = d.newRedactor()
 	return cfg.redact.apply(diags)
 }

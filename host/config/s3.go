@@ -22,6 +22,11 @@ type S3Listener struct {
 	// buckets made so.
 	BucketsFrom  *StoreRef
 	BucketAccess Access
+	// BucketsPrefix is the key prefix in the BucketsFrom store under which
+	// buckets are made, without a trailing "/"; "" is the store's top.
+	// Validation refuses datasets of that store whose keys it could
+	// overlap (Config.BucketOverlaps asks about one bucket).
+	BucketsPrefix string
 	// MultipartMaxAge is how long an unfinished multipart upload's parts
 	// are kept.
 	MultipartMaxAge time.Duration
@@ -33,7 +38,7 @@ type S3Listener struct {
 
 var s3Schema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{{Name: "listen", Required: true}, {Name: "region"}, {Name: "domain"},
-		{Name: "buckets_from"}, {Name: "multipart_max_age"}, {Name: "max_object_size"}},
+		{Name: "buckets_from"}, {Name: "buckets_prefix"}, {Name: "multipart_max_age"}, {Name: "max_object_size"}},
 	Blocks: []hcl.BlockHeaderSchema{{Type: "bucket_access"}},
 }
 
@@ -63,16 +68,7 @@ func (d *decoder) s3Listener(b *hcl.Block) hcl.Diagnostics {
 	if err := checkListen(l.Listen); err != nil && attrs["listen"] != nil {
 		diags = append(diags, diagf(attrs["listen"].Expr.Range(), "Invalid listen address", "s3 listen: %s.", err))
 	}
-	if v, ok, more := d.evalAttr(attrs, "buckets_from", cty.String); ok {
-		ref, found := d.storeRef(v.AsString())
-		if !found {
-			diags = append(diags, diagf(attrs["buckets_from"].Expr.Range(), "Not a declared store",
-				"buckets_from must refer to a declared store, as store.TYPE.NAME; %q is none.", v.AsString()))
-		}
-		l.BucketsFrom = &ref
-	} else {
-		diags = append(diags, more...)
-	}
+	diags = append(diags, d.bucketsFrom(attrs, l)...)
 	if v, ok, more := d.evalAttr(attrs, "multipart_max_age", cty.String); ok {
 		age, err := time.ParseDuration(v.AsString())
 		if err != nil || age <= 0 {
