@@ -27,7 +27,7 @@ func TestSafeguardDefaults(t *testing.T) {
 // principal "ops" to name.
 func serverWith(body string) string {
 	return `principal "ops" {
-  token_sha256 = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+  token_sha256 = "d6d21e6d4a9c969670e67b5ea4b746242a23ad9ec2e8eb78c8d36f577f00581e"
 }
 server {
   listen = ":80"

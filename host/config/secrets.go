@@ -13,6 +13,7 @@ import (
 // lower-case hex.
 var published = map[string]string{
 	"change-me": "the placeholder secret config.hcl.example used to ship",
+	"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08": `the SHA-256 of "test", the token hash config.hcl.example used to ship`,
 	"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855": "the SHA-256 of the empty token",
 }
 

@@ -78,6 +78,10 @@ func TestPublishedSecrets(t *testing.T) {
 	}{
 		{"example S3 secret", map[string]string{"S3_SECRET": "change-me", "TOKEN_SHA256": tokenA}, 14,
 			[]string{"Published secret", "s3_secret_access_key", "S3_SECRET"}},
+		{"example token hash", map[string]string{"S3_SECRET": "s3cr3t", "TOKEN_SHA256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"}, 12,
+			[]string{"Published secret", "token_sha256", `SHA-256 of "test"`, "TOKEN_SHA256"}},
+		{"example token hash in capitals", map[string]string{"S3_SECRET": "s3cr3t", "TOKEN_SHA256": "9F86D081884C7D659A2FEAA0C55AD015A3BF4F1B2B0B822CD15D6C15B0F00A08"}, 12,
+			[]string{"Published secret", "token_sha256"}},
 		{"hash of the empty token", map[string]string{"S3_SECRET": "s3cr3t", "TOKEN_SHA256": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"}, 12,
 			[]string{"Published secret", "empty token"}},
 	}
