@@ -11,6 +11,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/zarrgw/zarrgw/host/config"
 )
 
 // nestedReserved are keys with one of the gateway's own names below the
@@ -202,5 +204,64 @@ func TestRequestBytesCountWhatArrived(t *testing.T) {
 	}
 	if strings.Contains(body, `zarrgw_http_request_bytes_total{dataset="frozen"} 1.048576e+06`) {
 		t.Errorf("/metrics counts the refused request's declared megabyte")
+	}
+}
+
+// With buckets_prefix, made buckets live below it in the buckets_from
+// store, and come back there after a restart.
+func TestS3BucketsPrefix(t *testing.T) {
+	sg := newS3Gateway(t, s3Options{s3Extra: `buckets_prefix = "made-buckets"`})
+	c := sg.writer()
+	ctx := context.Background()
+	if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("bob")}); err != nil {
+		t.Fatal(err)
+	}
+	putBytes(t, c, "bob", "k", []byte("v"))
+	if b, err := os.ReadFile(filepath.Join(sg.root, "made", "made-buckets", "bob", "k")); err != nil || string(b) != "v" {
+		t.Fatalf("bob/k below buckets_prefix: %q, %v", b, err)
+	}
+	again := newS3Gateway(t, s3Options{root: sg.root, s3Extra: `buckets_prefix = "made-buckets"`})
+	if got := getBytes(t, again.writer(), "bob", "k", ""); string(got) != "v" {
+		t.Fatalf("after a restart bob/k holds %q", got)
+	}
+}
+
+// Should a layout where made buckets share keys with a dataset get past
+// validation (it refuses them), CreateBucket still refuses the names that
+// would, and a marker found there at start makes no bucket.
+func TestS3CreateBucketRefusesDatasetKeys(t *testing.T) {
+	// "inmade" declared over the buckets' store, at the prefix a bucket
+	// "private-data" would take
+	overlap := func(cfg *config.Config) {
+		for i := range cfg.Datasets {
+			if cfg.Datasets[i].Name == "private" {
+				cfg.Datasets[i].Store = *cfg.Server.S3.BucketsFrom
+				cfg.Datasets[i].Prefix = "private-data"
+			}
+		}
+	}
+	sg := newS3Gateway(t, s3Options{edit: overlap})
+	c := sg.writer()
+	ctx := context.Background()
+	for _, name := range []string{"private-data"} {
+		if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(name)}); errorCode(err) != "BucketAlreadyExists" {
+			t.Errorf("CreateBucket %s over the dataset private: %v, want BucketAlreadyExists", name, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(sg.root, "made", "private-data", ".zarrgw_bucket")); !os.IsNotExist(err) {
+		t.Fatalf("a refused bucket left its marker: %v", err)
+	}
+	// a marker planted there makes no bucket at the next start
+	os.MkdirAll(filepath.Join(sg.root, "made", "private-data"), 0o755)
+	os.WriteFile(filepath.Join(sg.root, "made", "private-data", ".zarrgw_bucket"), []byte("planted"), 0o644)
+	again := newS3Gateway(t, s3Options{root: sg.root, edit: overlap})
+	out, err := again.client(readerKeyID, readerSecret).ListBuckets(ctx, &s3.ListBucketsInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range out.Buckets {
+		if *b.Name == "private-data" {
+			t.Fatalf("a planted marker over a dataset's keys made the bucket %s", *b.Name)
+		}
 	}
 }

@@ -63,6 +63,7 @@ server {
     region            = "eu-test-1"
     domain            = "s3.test"
     buckets_from      = "store.fs.made"
+    S3EXTRA
     multipart_max_age = "MAXAGE"
     max_object_size   = "40MiB"
     bucket_access {
@@ -95,10 +96,12 @@ func (sg *s3Gateway) payloadSeen(form string) bool {
 }
 
 type s3Options struct {
-	root       string    // reuse a root (a restart); a new one when ""
-	maxAge     string    // multipart_max_age; "24h" when ""
-	maxRequest string    // max_request_size; "16MiB" when ""
-	log        io.Writer // the access log; discarded when nil
+	root       string               // reuse a root (a restart); a new one when ""
+	maxAge     string               // multipart_max_age; "24h" when ""
+	maxRequest string               // max_request_size; "16MiB" when ""
+	s3Extra    string               // more attributes of the s3 block
+	edit       func(*config.Config) // changes the parsed configuration, as validation would not allow
+	log        io.Writer            // the access log; discarded when nil
 }
 
 // syncBuffer is a log destination safe for the server's goroutines.
@@ -130,10 +133,13 @@ func newS3Gateway(t testing.TB, o s3Options) *s3Gateway {
 	if o.maxRequest == "" {
 		o.maxRequest = "16MiB"
 	}
-	src := strings.NewReplacer("ROOT", o.root, "MAXAGE", o.maxAge, "MAXREQUEST", o.maxRequest).Replace(s3Config)
+	src := strings.NewReplacer("ROOT", o.root, "MAXAGE", o.maxAge, "MAXREQUEST", o.maxRequest, "S3EXTRA", o.s3Extra).Replace(s3Config)
 	cfg, diags := config.Parse([]byte(src), "/etc/zarrgw/s3.hcl", registry.Bundled().Catalog())
 	if diags.HasErrors() {
 		t.Fatal(diags.Error())
+	}
+	if o.edit != nil {
+		o.edit(cfg)
 	}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	host, err := stack.Start(cfg, registry.Bundled(), quiet)

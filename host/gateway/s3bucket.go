@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"path"
 	"strings"
 	"time"
 
@@ -125,6 +126,10 @@ func (api *s3API) createBucket(req *s3Request) error {
 	if err := api.drainBody(req); err != nil {
 		return err
 	}
+	if name, ok := api.g.cfg.BucketOverlaps(req.bucket); ok {
+		// validation refuses such layouts; this holds should one slip by
+		return s3wire.Errorf(s3wire.BucketAlreadyExists, "the bucket "+req.bucket+" would share keys with the dataset "+name)
+	}
 	if ds, ok := api.g.dataset(req.bucket); ok {
 		if ds.created.IsZero() || !allowed(ds.cfg.Access.Write, req.principal) {
 			return s3wire.Errorf(s3wire.BucketAlreadyExists, "the bucket "+req.bucket+" exists")
@@ -162,7 +167,7 @@ func (api *s3API) drainBody(req *s3Request) error {
 
 // bucketDataset declares a bucket made by CreateBucket.
 func (api *s3API) bucketDataset(name string) *config.Dataset {
-	return &config.Dataset{Name: name, Store: *api.l.BucketsFrom, Prefix: name, Access: api.l.BucketAccess,
+	return &config.Dataset{Name: name, Store: *api.l.BucketsFrom, Prefix: path.Join(api.l.BucketsPrefix, name), Access: api.l.BucketAccess,
 		DeclRange: api.l.DeclRange, AccessRange: api.l.DeclRange}
 }
 
@@ -203,7 +208,7 @@ func (api *s3API) loadBuckets(ctx context.Context) error {
 	if api.l.BucketsFrom == nil {
 		return nil
 	}
-	whole, err := api.g.open(ctx, &config.Dataset{Name: "(buckets)", Store: *api.l.BucketsFrom})
+	whole, err := api.g.open(ctx, &config.Dataset{Name: "(buckets)", Store: *api.l.BucketsFrom, Prefix: api.l.BucketsPrefix})
 	if err != nil {
 		return fmt.Errorf("s3 buckets_from: %w", err)
 	}
@@ -215,6 +220,9 @@ func (api *s3API) loadBuckets(ctx context.Context) error {
 		name := p[:len(p)-1]
 		if _, declared := api.g.dataset(name); declared || !config.ValidBucketName(name) {
 			continue
+		}
+		if _, overlaps := api.g.cfg.BucketOverlaps(name); overlaps {
+			continue // a dataset's keys, never a bucket, whatever marker is there
 		}
 		info, err := whole.store.Stat(ctx, p+bucketMarker)
 		if errors.Is(err, store.ErrNotFound) {
