@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"sync"
 	"weak"
@@ -132,17 +133,29 @@ func (b *budget) acquire(ctx context.Context, s *semaphore.Weighted, n int64) er
 
 // shrink gives back the slot and all but keep bytes: what a request holds
 // while it only writes out a finished response, so that a slow reader
-// does not keep others waiting for what it no longer uses.
+// does not keep others waiting for what it no longer uses. Bytes given
+// back must be free for the next request, not garbage still counted in
+// the process's memory: after a large request, the garbage is collected
+// first (the collector would otherwise let the heap grow to twice what
+// was live, beyond the budget).
 func (r *reservation) shrink(keep int64) {
+	if keep < r.bytes {
+		if r.bytes-keep >= r.b.collectAbove() {
+			debug.FreeOSMemory()
+		}
+		r.b.memory.Release(r.bytes - keep)
+		r.bytes = keep
+	}
 	if r.slot {
 		r.b.slots.Release(1)
 		r.slot = false
 	}
-	if keep < r.bytes {
-		r.b.memory.Release(r.bytes - keep)
-		r.bytes = keep
-	}
 }
+
+// collectAbove is the release after which garbage is collected: an
+// eighth of the budget, where a collection costs little beside the
+// request that made the garbage.
+func (b *budget) collectAbove() int64 { return max(b.cfg.ExpensiveMemory/8, 1) }
 
 // release gives everything back; it may be called more than once.
 func (r *reservation) release() {

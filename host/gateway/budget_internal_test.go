@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -61,7 +62,8 @@ func TestBudgetWaits(t *testing.T) {
 		t.Fatal(err)
 	}
 	waiting := make(chan struct{})
-	b.waiting = func() { close(waiting) }
+	var once sync.Once
+	b.waiting = func() { once.Do(func() { close(waiting) }) }
 	got := make(chan error, 1)
 	go func() {
 		r, err := b.reserve(ctx, 100)
