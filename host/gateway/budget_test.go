@@ -80,6 +80,9 @@ func TestBudgetExhausted503(t *testing.T) {
 		if resp.StatusCode != 503 || resp.Header.Get("Retry-After") == "" || !strings.Contains(body, "expensive_requests = 1") {
 			t.Errorf("%s while the budget is full: %d, Retry-After %q, %s", q, resp.StatusCode, resp.Header.Get("Retry-After"), body)
 		}
+		if resp.Header.Get("ETag") != "" || resp.Header.Get("Zarr-Shape") != "" {
+			t.Errorf("%s: a refusal carries the headers of what it refused: %v", q, resp.Header)
+		}
 	}
 	if resp, body := tg.do(t, "HEAD", "/d/open/big?format=raw", ""); resp.StatusCode != 200 {
 		t.Errorf("HEAD of a slice reads nothing and needs no room: %d %s", resp.StatusCode, body)

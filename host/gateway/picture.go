@@ -39,13 +39,10 @@ func (g *Gateway) getPicture(w http.ResponseWriter, r *http.Request, ds *dataset
 	if err != nil {
 		return err
 	}
-	if tag != "" {
-		w.Header().Set("ETag", tag)
-		w.Header().Set("Cache-Control", "no-cache") // revalidate: cheap with the tag
-		if h := r.Header.Get("If-None-Match"); h != "" && matchWeak(h, tag) {
-			w.WriteHeader(http.StatusNotModified)
-			return nil
-		}
+	if h := r.Header.Get("If-None-Match"); tag != "" && h != "" && matchWeak(h, tag) {
+		setPictureTag(w, tag)
+		w.WriteHeader(http.StatusNotModified) // no drawing: no room needed
+		return nil
 	}
 	res, err := g.admit(w, r, cost.bytes)
 	if err != nil {
@@ -57,6 +54,7 @@ func (g *Gateway) getPicture(w http.ResponseWriter, r *http.Request, ds *dataset
 		return err
 	}
 	res.shrink(int64(buf.Cap())) // all but the PNG is garbage now
+	setPictureTag(w, tag)
 	w.Header().Set("Content-Type", "image/png")
 	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
 	w.WriteHeader(http.StatusOK)
@@ -64,6 +62,15 @@ func (g *Gateway) getPicture(w http.ResponseWriter, r *http.Request, ds *dataset
 		w.Write(buf.Bytes())
 	}
 	return nil
+}
+
+// setPictureTag sends a picture's tag, if it has one, with the advice to
+// revalidate: cheap with the tag. (Never on a refusal.)
+func setPictureTag(w http.ResponseWriter, tag string) {
+	if tag != "" {
+		w.Header().Set("ETag", tag)
+		w.Header().Set("Cache-Control", "no-cache")
+	}
 }
 
 // openPicture opens the array at path and reads the picture's selection
