@@ -35,8 +35,9 @@ func (o StreamOptions) slabBytes() int64 {
 	return max(b/2, 1)
 }
 
-// elemBytes is the memory an element takes in a slab.
-func (a *Array) elemBytes() int64 {
+// ElemBytes is the memory an element takes in a slab (a variable-length
+// element counts as variableElemBytes).
+func (a *Array) ElemBytes() int64 {
 	if a.meta.DataType.Variable() {
 		return variableElemBytes
 	}
@@ -44,13 +45,13 @@ func (a *Array) elemBytes() int64 {
 }
 
 func (a *Array) planSlabs(sel grid.Selection, opts StreamOptions) slabPlan {
-	return planSlabs(sel, a.meta.ChunkShape, a.innerChunkShape(), a.elemBytes(), opts.slabBytes())
+	return planSlabs(sel, a.meta.ChunkShape, a.InnerChunkShape(), a.ElemBytes(), opts.slabBytes())
 }
 
-// innerChunkShape is the shape of the inner chunks of a sharded array
+// InnerChunkShape is the shape of the inner chunks of a sharded array
 // (its chain is one sharding_indexed codec, as the v3 spec defines it), or
 // nil.
-func (a *Array) innerChunkShape() []int {
+func (a *Array) InnerChunkShape() []int {
 	c := a.meta.Codecs
 	if len(c) != 1 || c[0].Name != "sharding_indexed" {
 		return nil

@@ -49,7 +49,7 @@ func (g *Gateway) getSlice(w http.ResponseWriter, r *http.Request, ds *dataset, 
 	if err != nil {
 		return err
 	}
-	so := array.StreamOptions{MemoryBudget: g.budget().streamBudget()}
+	so := array.StreamOptions{MemoryBudget: g.budget.streamBudget()}
 	if r.Method != http.MethodHead {
 		// before any header: a refusal must not carry the slice's length
 		res, err := g.admit(w, r, sliceCost(a, sel, concurrency(ds.opts), so.MemoryBudget))

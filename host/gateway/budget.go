@@ -2,15 +2,12 @@ package gateway
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"runtime"
 	"runtime/debug"
 	"strconv"
-	"sync"
-	"weak"
 
 	"golang.org/x/sync/semaphore"
 
@@ -45,31 +42,6 @@ func newBudget(s config.Safeguards) *budget {
 	if s.ExpensiveMemory > 0 {
 		b.memory = semaphore.NewWeighted(s.ExpensiveMemory)
 	}
-	return b
-}
-
-// budgets holds each gateway's budget, made on first use. It belongs in
-// Gateway, whose file is being changed by others now; a gateway's entry
-// goes when the gateway does.
-var budgets = struct {
-	sync.Mutex
-	m map[weak.Pointer[Gateway]]*budget
-}{m: map[weak.Pointer[Gateway]]*budget{}}
-
-func (g *Gateway) budget() *budget {
-	key := weak.Make(g)
-	budgets.Lock()
-	defer budgets.Unlock()
-	if b, ok := budgets.m[key]; ok {
-		return b
-	}
-	b := newBudget(g.cfg.Server.Safeguards)
-	budgets.m[key] = b
-	runtime.AddCleanup(g, func(k weak.Pointer[Gateway]) {
-		budgets.Lock()
-		delete(budgets.m, k)
-		budgets.Unlock()
-	}, key)
 	return b
 }
 
@@ -188,7 +160,7 @@ func (b *budget) tooExpensive(n int64) error {
 // admit reserves n bytes for a request; a refusal for want of room is
 // a 503 that tells the client when to come back.
 func (g *Gateway) admit(w http.ResponseWriter, r *http.Request, n int64) (*reservation, error) {
-	res, err := g.budget().reserve(r.Context(), n)
+	res, err := g.budget.reserve(r.Context(), n)
 	var busy *busyError
 	if errors.As(err, &busy) {
 		w.Header().Set("Retry-After", strconv.Itoa(retryAfter))
@@ -219,9 +191,6 @@ const (
 	// slices of the rank's length), with its share of the growing list.
 	projectionBytes = 320
 	projectionDim   = 64 // per dimension
-	// variableElemBytes is a string element's assumed size, as the
-	// stream assumes it.
-	variableElemBytes = 64
 	// responseBytes is a response's buffers (JSON, PNG writers).
 	responseBytes = 1 << 20
 )
@@ -245,7 +214,7 @@ func readCost(a *array.Array, sel grid.Selection, concurrency int, streamBudget 
 // sliceCost estimates what streaming sel of a holds: its slabs (two, of
 // at most half the stream's budget each) and the reading of chunks.
 func sliceCost(a *array.Array, sel grid.Selection, concurrency int, streamBudget int64) int64 {
-	selection := product(sel.Counts()) * elemBytes(a)
+	selection := product(sel.Counts()) * a.ElemBytes()
 	slabs := min(2*selection, streamBudget)
 	return responseBytes + slabs + readCost(a, sel, concurrency, streamBudget, true)
 }
@@ -288,51 +257,23 @@ func product[T int | int64](v []T) int64 {
 	return p
 }
 
-func elemBytes(a *array.Array) int64 {
-	if dt := a.Meta().DataType; !dt.Variable() {
-		return int64(dt.Size)
-	}
-	return variableElemBytes
-}
-
 // decodedChunkBytes is a decoded chunk's size; for a sharded array, an inner
 // chunk's (shards are decoded an inner chunk at a time).
 func decodedChunkBytes(a *array.Array) int64 {
 	shape := a.Meta().ChunkShape
-	if inner := innerChunkShape(a); inner != nil {
+	if inner := a.InnerChunkShape(); inner != nil {
 		shape = inner
 	}
-	return int64(ndarray.NumElements(shape)) * elemBytes(a)
+	return int64(ndarray.NumElements(shape)) * a.ElemBytes()
 }
 
 // indexBytes is a shard's index (16 bytes per inner chunk), 0 unsharded.
 func indexBytes(a *array.Array) int64 {
-	inner := innerChunkShape(a)
+	inner := a.InnerChunkShape()
 	if inner == nil {
 		return 0
 	}
 	return 16 * int64(ndarray.NumElements(a.Meta().ChunkShape)/ndarray.NumElements(inner))
-}
-
-// innerChunkShape is the inner chunk shape of an array whose codecs are
-// one sharding_indexed codec, else nil.
-func innerChunkShape(a *array.Array) []int {
-	m := a.Meta()
-	if len(m.Codecs) != 1 || m.Codecs[0].Name != "sharding_indexed" {
-		return nil
-	}
-	var cfg struct {
-		ChunkShape []int `json:"chunk_shape"`
-	}
-	if json.Unmarshal(m.Codecs[0].Configuration, &cfg) != nil || len(cfg.ChunkShape) != len(m.ChunkShape) {
-		return nil
-	}
-	for _, n := range cfg.ChunkShape {
-		if n < 1 {
-			return nil
-		}
-	}
-	return cfg.ChunkShape
 }
 
 // concurrency is the chunks an array read has in flight (array.Options'

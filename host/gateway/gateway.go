@@ -47,6 +47,7 @@ type Gateway struct {
 	log        *slog.Logger
 	principals principals
 	metrics    *metrics
+	budget     *budget // of expensive requests (pictures, slices)
 	ready      *readiness
 	chunks     *cache.Cache[*ndarray.Array]
 	started    time.Time
@@ -92,6 +93,7 @@ func New(ctx context.Context, cfg *config.Config, host *stack.Host, opts Options
 		principals: principals{list: cfg.Principals},
 		datasets:   map[string]*dataset{},
 		metrics:    newMetrics(),
+		budget:     newBudget(cfg.Server.Safeguards),
 	}
 	limit := store.Limit(cfg.Server.StoreConcurrency)
 	host.WrapStores(func(ref config.StoreRef, s store.Store) store.Store {

@@ -86,7 +86,7 @@ func (g *Gateway) openPicture(r *http.Request, ds *dataset, path string) (*array
 		return nil, nil, picture.Options{}, badRequest(err.Error())
 	}
 	opts, err := pictureOptions(q)
-	opts.Stream = array.StreamOptions{MemoryBudget: g.budget().streamBudget()}
+	opts.Stream = array.StreamOptions{MemoryBudget: g.budget.streamBudget()}
 	return a, sel, opts, err
 }
 
@@ -103,7 +103,7 @@ type pictureCost struct {
 // than a refusal. Only when even one pixel does not fit (huge chunks) is
 // the request refused (413).
 func (g *Gateway) fitPicture(ds *dataset, a *array.Array, sel grid.Selection, opts picture.Options) (picture.Options, pictureCost, error) {
-	limit := g.budget().limit()
+	limit := g.budget.limit()
 	var n int64
 	// Lowering max_pixels never makes the rest cost more (fewer or as
 	// many chunks are read), so one lowering fits; the third pass is a
@@ -123,7 +123,7 @@ func (g *Gateway) fitPicture(ds *dataset, a *array.Array, sel grid.Selection, op
 		}
 		opts.MaxPixels = int(min(fit, c.Pixels-1))
 	}
-	return opts, pictureCost{}, g.budget().tooExpensive(n)
+	return opts, pictureCost{}, g.budget.tooExpensive(n)
 }
 
 // drawPicture renders sel of a and encodes it as a PNG into buf.
