@@ -42,6 +42,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
 
+	"github.com/zarrgw/zarrgw/host/config"
 	"github.com/zarrgw/zarrgw/host/pluginpkg"
 	"github.com/zarrgw/zarrgw/host/pluginsource"
 )
@@ -139,7 +140,16 @@ func LoadFile(path string, getenv func(string) string) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, diags := hclparse.NewParser().ParseHCLFile(abs)
+	src, err := os.ReadFile(abs)
+	if err != nil {
+		return nil, fmt.Errorf("CLI configuration: %w", err)
+	}
+	// bounded nesting first: HCL's parser recurses once per level
+	diags := config.CheckNesting(src, abs)
+	if diags.HasErrors() {
+		return nil, fmt.Errorf("CLI configuration: %w", diags)
+	}
+	f, diags := hclparse.NewParser().ParseHCL(src, abs)
 	if diags.HasErrors() {
 		return nil, fmt.Errorf("CLI configuration: %w", diags)
 	}

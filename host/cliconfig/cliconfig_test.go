@@ -73,6 +73,7 @@ func TestErrors(t *testing.T) {
 		{"plugin_installation {\n  filesystem_mirror {\n    include = [\"a/b\"]\n    path = \"x\"\n  }\n}\n", ":3,"},
 		{"plugin_installation {\n  filesystem_mirror {\n  }\n}\n", `"path" is required`},
 		{"plugin_cachedir = \"x\"\n", "plugin_cachedir"},
+		{"x = " + strings.Repeat("[", 80000) + strings.Repeat("]", 80000) + "\n", "nest"}, // not a stack overflow
 	} {
 		_, err := LoadFile(writeFile(t, c.src), env(nil))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
