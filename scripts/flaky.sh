@@ -5,6 +5,7 @@
 # machine). Packages are those of `make unit`, the binary tests included.
 #   scripts/flaky.sh [COUNT]         quiet
 #   LOAD=2 scripts/flaky.sh [COUNT]  with both cores of a 2-core machine busy
+#   PKGS="./tests/transfer ./tests/s3" scripts/flaky.sh [COUNT]  only those
 # Output: one go test log per package under ${OUT:-/tmp/zarrgw-flaky}, and a
 # summary of the failed tests at the end. Exit status 1 if any failed.
 set -uo pipefail
@@ -21,7 +22,7 @@ if [ "${LOAD:-0}" -gt 0 ]; then
   trap 'kill "${loops[@]}" 2>/dev/null' EXIT
 fi
 failed=0
-for pkg in $(go list ./...); do
+for pkg in $(go list ${PKGS:-./...}); do
   log="$out/$(echo "${pkg#github.com/zarrgw/zarrgw/}" | tr / _).log"
   start=$(date +%s)
   if go test -count="$count" -timeout 60m "$pkg" >"$log" 2>&1; then
