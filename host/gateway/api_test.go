@@ -259,7 +259,7 @@ func TestOperability(t *testing.T) {
 		"/healthz":      "ok",
 		"/readyz":       `"ready":true`,
 		"/openapi.json": `"openapi": "3.0.3"`,
-		"/metrics":      `zarrgw_http_requests_total{dataset="open",method="GET",status="404"} 1`,
+		"/metrics":      `zarrgw_http_requests_total{dataset="open",method="GET",operation="key:Get",status="404"} 1`,
 	} {
 		resp, body := tg.do(t, "GET", path, "")
 		if resp.StatusCode != 200 || !strings.Contains(body, want) {

@@ -17,7 +17,6 @@ import (
 	"net/http"
 	"slices"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -208,35 +207,19 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if g.cors(rw, r) {
 		return
 	}
-	path := r.URL.Path
-	switch {
-	case path == "/healthz":
-		writeText(rw, http.StatusOK, "ok")
-	case path == "/readyz":
-		g.ready.serve(rw, r)
-	case path == "/metrics":
-		g.serveMetrics(rw, r, info)
-	case path == "/openapi.json":
-		serveOpenAPI(rw, r)
-	case path == "/" || path == "/ui" || strings.HasPrefix(path, "/ui/"):
-		if path == "/" {
-			http.Redirect(rw, r, "/ui/", http.StatusFound)
+	for _, rt := range serviceRoutes {
+		if rt.match(r.URL.Path) {
+			info.op = rt.op
+			rt.serve(g, rw, r, info)
 			return
 		}
-		g.servePages(rw, r, info)
-	case (path == "/d" || path == "/d/") && wantsHTML(r):
-		http.Redirect(rw, r, "/ui/", http.StatusSeeOther)
-	case path == "/d" || path == "/d/":
-		g.serveDatasetList(rw, r, info)
-	case strings.HasPrefix(path, "/d/"):
-		g.serveDataset(rw, r, info)
-	default:
-		writeText(rw, http.StatusNotFound, "not found: the API lives under /d/ (see /openapi.json)")
 	}
+	writeText(rw, http.StatusNotFound, "not found: the API lives under /d/ (see /openapi.json)")
 }
 
 // requestInfo is what the access log says of a request beyond its line.
 type requestInfo struct {
+	op                      string // the operation, from the route tables ("" before routing)
 	dataset, key, principal string
 	err                     error
 	body                    *requestBody // nil without one

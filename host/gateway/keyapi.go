@@ -19,10 +19,11 @@ import (
 // memory.
 const piece = 4 << 20
 
-// getKey answers GET and HEAD of a key: the value, or the single byte
-// range asked for, with its ETag (and Last-Modified where the store knows
+// serveValue answers GET and HEAD of a stored value, on either face (the
+// key API's key:Get, S3's GetObject): the value, or the single byte range
+// asked for, with its ETag (and Last-Modified where the store knows
 // it); 304 and 412 for conditional requests.
-func (g *Gateway) getKey(w http.ResponseWriter, r *http.Request, ds *dataset, key string) error {
+func (g *Gateway) serveValue(w http.ResponseWriter, r *http.Request, ds *dataset, key string) error {
 	rs, ranged := parseRange(r.Header.Get("Range"))
 	conditional := r.Header.Get("If-Match") != "" || r.Header.Get("If-None-Match") != "" ||
 		r.Header.Get("If-Modified-Since") != "" || r.Header.Get("If-Unmodified-Since") != ""
@@ -310,8 +311,9 @@ func (g *Gateway) condition(r *http.Request, ds *dataset, key string) (store.Con
 	return store.Condition{IfMatch: info.Version}, nil
 }
 
-// deleteKey erases a key (erasing a missing key succeeds, as in S3).
-func (g *Gateway) deleteKey(w http.ResponseWriter, r *http.Request, ds *dataset, key string) error {
+// eraseValue erases a stored value, on either face (key:Delete, S3's
+// DeleteObject); erasing a missing key succeeds, as in S3.
+func (g *Gateway) eraseValue(w http.ResponseWriter, r *http.Request, ds *dataset, key string) error {
 	if r.Header.Get("If-Match") != "" {
 		return &requestError{http.StatusNotImplemented, "conditional deletes are not supported"}
 	}

@@ -31,10 +31,10 @@ func newMetrics() *metrics {
 	m := &metrics{
 		reg: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "zarrgw_http_requests_total",
-			Help: "HTTP requests by dataset, method and status."}, []string{"dataset", "method", "status"}),
+			Help: "HTTP requests by dataset, operation, method and status."}, []string{"dataset", "operation", "method", "status"}),
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "zarrgw_http_request_duration_seconds",
 			Help: "Time to answer a request, body included.", Buckets: prometheus.ExponentialBuckets(0.0001, 4, 10)},
-			[]string{"dataset", "method"}),
+			[]string{"dataset", "operation", "method"}),
 		bytesIn: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "zarrgw_http_request_bytes_total",
 			Help: "Request body bytes received."}, []string{"dataset"}),
 		bytesOut: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "zarrgw_http_response_bytes_total",
@@ -58,9 +58,10 @@ func (m *metrics) handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
 }
 
-func (m *metrics) request(dataset, method string, status int, in, out int64, took time.Duration) {
-	m.requests.WithLabelValues(dataset, method, statusLabel(status)).Inc()
-	m.latency.WithLabelValues(dataset, method).Observe(took.Seconds())
+func (m *metrics) request(dataset, op, method string, status int, in, out int64, took time.Duration) {
+	method = methodLabel(method)
+	m.requests.WithLabelValues(dataset, op, method, statusLabel(status)).Inc()
+	m.latency.WithLabelValues(dataset, op, method).Observe(took.Seconds())
 	if in > 0 {
 		m.bytesIn.WithLabelValues(dataset).Add(float64(in))
 	}
@@ -85,4 +86,16 @@ type cacheCounters struct{ hit, miss prometheus.Counter }
 
 func (m *metrics) cache(name string) cacheCounters {
 	return cacheCounters{hit: m.hits.WithLabelValues(name), miss: m.misses.WithLabelValues(name)}
+}
+
+// methodLabel is a request's method as a metric label: the methods HTTP
+// defines, and "other" for the rest (a client's made-up method would add
+// a series per request).
+func methodLabel(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPut, http.MethodPost, http.MethodDelete,
+		http.MethodOptions, http.MethodPatch, http.MethodConnect, http.MethodTrace:
+		return m
+	}
+	return "other"
 }

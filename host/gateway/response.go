@@ -50,8 +50,9 @@ func (r *response) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 // principal is logged by name; tokens never are.
 func (g *Gateway) finish(rw *response, r *http.Request, info *requestInfo, took time.Duration) {
 	in := info.bytesIn()
-	g.metrics.request(g.metricLabel(info.dataset), r.Method, rw.status, in, rw.written, took)
+	g.metrics.request(g.metricLabel(info.dataset), info.op, r.Method, rw.status, in, rw.written, took)
 	attrs := []slog.Attr{
+		slog.String("operation", info.op),
 		slog.String("method", r.Method),
 		slog.String("path", r.URL.Path),
 		slog.Int("status", rw.status),

@@ -3,11 +3,11 @@ package gateway
 import (
 	"encoding/json"
 	"net/http"
-	"strings"
 )
 
 // serveDataset answers a request below /d/NAME/: the path is checked, the
-// caller identified and its access checked, all before any store call.
+// caller identified, the request's row found in keyRoutes and the access
+// the row names checked, all before any store call.
 func (g *Gateway) serveDataset(w http.ResponseWriter, r *http.Request, info *requestInfo) {
 	name, key, err := splitDatasetPath(r.URL.EscapedPath())
 	if err != nil {
@@ -26,20 +26,28 @@ func (g *Gateway) serveDataset(w http.ResponseWriter, r *http.Request, info *req
 		g.unauthorized(w, info, `error="invalid_token"`, "the bearer token is not known")
 		return
 	}
-	write := r.Method == http.MethodPut || r.Method == http.MethodDelete
-	if err := g.authorize(ds, principal, write); err != nil {
-		if principal == anonymous && !(write && ds.cfg.ReadOnly) {
+	rt, allowedMethods := findKeyRoute(r, key)
+	need := accessRead // a method no row takes is answered 405 to readers only
+	if rt != nil {
+		info.op, need = rt.op, rt.access
+	}
+	if err := g.authorize(ds, principal, need == accessWrite); err != nil {
+		if principal == anonymous && !(need == accessWrite && ds.cfg.ReadOnly) {
 			g.unauthorized(w, info, "", err.Error())
 			return
 		}
 		g.fail(w, info, err)
 		return
 	}
+	if rt == nil {
+		g.fail(w, info, notAllowed(r, allowedMethods))
+		return
+	}
 	if wantsHTML(r) && g.isNodePath(r, ds, key) {
 		http.Redirect(w, r, nodeURL(name, key), http.StatusSeeOther)
 		return
 	}
-	if err := g.dispatch(w, r, ds, key); err != nil {
+	if err := rt.handle(g, w, r, ds, key); err != nil {
 		g.fail(w, info, err)
 	}
 }
@@ -68,44 +76,6 @@ func (g *Gateway) unauthorized(w http.ResponseWriter, info *requestInfo, params,
 	g.fail(w, info, &requestError{http.StatusUnauthorized, msg})
 }
 
-// dispatch picks the API a request is for: listing (?list), node
-// metadata (?meta), array slices (?slice or ?format), else the key API.
-func (g *Gateway) dispatch(w http.ResponseWriter, r *http.Request, ds *dataset, key string) error {
-	q := r.URL.Query()
-	switch {
-	case q.Has("list") || key == "" && !q.Has("slice") && !q.Has("format") && !q.Has("meta"):
-		if err := methods(r, http.MethodGet, http.MethodHead); err != nil {
-			return err
-		}
-		return g.list(w, r, ds, key)
-	case q.Has("meta"):
-		if err := methods(r, http.MethodGet, http.MethodHead); err != nil {
-			return err
-		}
-		return g.nodeMeta(w, r, ds, key)
-	case q.Has("slice") || q.Has("format"):
-		if err := methods(r, http.MethodGet, http.MethodHead, http.MethodPut); err != nil {
-			return err
-		}
-		if r.Method == http.MethodPut {
-			return g.putSlice(w, r, ds, key)
-		}
-		if q.Get("format") == "png" {
-			return g.getPicture(w, r, ds, key)
-		}
-		return g.getSlice(w, r, ds, key)
-	}
-	switch r.Method {
-	case http.MethodGet, http.MethodHead:
-		return g.getKey(w, r, ds, key)
-	case http.MethodPut:
-		return g.putKey(w, r, ds, key)
-	case http.MethodDelete:
-		return g.deleteKey(w, r, ds, key)
-	}
-	return methods(r, http.MethodGet, http.MethodHead, http.MethodPut, http.MethodDelete)
-}
-
 // methods refuses a request whose method is not one of allowed (405).
 func methods(r *http.Request, allowed ...string) error {
 	for _, m := range allowed {
@@ -113,11 +83,15 @@ func methods(r *http.Request, allowed ...string) error {
 			return nil
 		}
 	}
-	return &requestError{http.StatusMethodNotAllowed, r.Method + " is not allowed here; use " + strings.Join(allowed, ", ")}
+	return notAllowed(r, allowed)
 }
 
 // serveDatasetList answers GET /d/ with the datasets the caller may read.
 func (g *Gateway) serveDatasetList(w http.ResponseWriter, r *http.Request, info *requestInfo) {
+	if wantsHTML(r) {
+		http.Redirect(w, r, "/ui/", http.StatusSeeOther)
+		return
+	}
 	principal, known := g.principals.identify(r)
 	info.principal = principal
 	if !known {

@@ -101,30 +101,35 @@ func (api *s3API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// serve authenticates, routes and answers a request.
+// serve authenticates, routes and answers a request: its row in s3Routes
+// names the operation and the access it needs, which is checked before
+// the row's handler runs.
 func (api *s3API) serve(req *s3Request) error {
 	var err error
 	if req.bucket, req.key, err = api.route(req.r); err != nil {
 		return err
 	}
 	req.info.dataset, req.info.key = req.bucket, req.key
+	if req.r.Method == http.MethodHead && req.bucket != "" && req.key == "" {
+		req.w.Header().Set("X-Amz-Bucket-Region", api.l.Region) // clients find a bucket's region this way, allowed or not
+	}
 	if err := api.authenticate(req); err != nil {
-		if req.r.Method == http.MethodHead && req.key == "" {
-			req.w.Header().Set("X-Amz-Bucket-Region", api.l.Region) // clients find the region this way
-		}
 		return err
 	}
 	req.info.principal = req.principal
-	if req.bucket == "" {
-		if req.r.Method != http.MethodGet {
-			return methodNotAllowed(req, "SERVICE")
-		}
-		return api.listBuckets(req)
+	rt, err := findS3Route(req)
+	if err != nil {
+		return err
 	}
-	if req.key == "" {
-		return api.bucketOp(req)
+	req.info.op = rt.op
+	ds, err := api.authorizeRoute(req, rt)
+	if err != nil {
+		return err
 	}
-	return api.objectOp(req)
+	if rt.target == targetObject && strings.HasSuffix(req.key, "/") {
+		return api.directoryOp(req)
+	}
+	return rt.handle(api, req, ds)
 }
 
 // route finds the bucket and key: from the host name when it is
@@ -230,18 +235,6 @@ func signatureError(err error) error {
 		e.Message, e.Detail = sigv4.ErrUnsignedHeader.Error(), err.Error()
 	}
 	return e
-}
-
-// dataset finds a bucket's dataset and checks the principal's scope on it.
-func (api *s3API) dataset(req *s3Request, write bool) (*dataset, error) {
-	ds, ok := api.g.dataset(req.bucket)
-	if !ok {
-		return nil, s3wire.Errorf(s3wire.NoSuchBucket, "the bucket "+req.bucket+" does not exist")
-	}
-	if err := api.g.authorize(ds, req.principal, write); err != nil {
-		return nil, s3wire.Errorf(s3wire.AccessDenied, err.Error())
-	}
-	return ds, nil
 }
 
 // body reads the request body: decoded from aws-chunked framing and

@@ -28,73 +28,31 @@ var unsupportedBucket = []string{"acl", "policy", "policyStatus", "cors", "lifec
 	"requestPayment", "analytics", "metrics", "inventory", "intelligent-tiering", "publicAccessBlock",
 	"versions", "torrent"}
 
-// bucketOp answers a request on a bucket itself.
-func (api *s3API) bucketOp(req *s3Request) error {
-	q := req.query()
-	for _, sub := range unsupportedBucket {
-		if q.Has(sub) {
-			return s3wire.Errorf(s3wire.NotImplemented, "the gateway does not keep bucket "+sub+" settings")
-		}
+// bucketLocation answers GetBucketLocation: the gateway's region.
+func (api *s3API) bucketLocation(req *s3Request, _ *dataset) error {
+	region := api.l.Region
+	if region == "us-east-1" {
+		region = "" // as S3 answers for us-east-1
 	}
-	switch req.r.Method {
-	case http.MethodHead:
-		return api.headBucket(req)
-	case http.MethodPut:
-		if q.Has("versioning") {
-			return s3wire.Errorf(s3wire.NotImplemented, "the gateway's buckets are not versioned")
-		}
-		return api.createBucket(req)
-	case http.MethodDelete:
-		return api.deleteBucket(req)
-	case http.MethodPost:
-		if q.Has("delete") {
-			return api.deleteObjects(req)
-		}
-	case http.MethodGet:
-		return api.bucketGet(req)
-	}
-	return methodNotAllowed(req, "BUCKET")
-}
-
-// bucketGet answers the GET requests on a bucket: listings and the few
-// settings the gateway reports.
-func (api *s3API) bucketGet(req *s3Request) error {
-	q := req.query()
-	ds, err := api.dataset(req, false)
-	if err != nil {
-		return err
-	}
-	switch {
-	case q.Has("location"):
-		region := api.l.Region
-		if region == "us-east-1" {
-			region = "" // as S3 answers for us-east-1
-		}
-		s3wire.WriteXML(req.w, s3wire.LocationConstraint{Xmlns: s3wire.Namespace, Region: region})
-	case q.Has("versioning"):
-		s3wire.WriteXML(req.w, s3wire.VersioningConfiguration{Xmlns: s3wire.Namespace})
-	case q.Has("uploads"):
-		return api.listUploads(req, ds)
-	default:
-		return api.listObjects(req, ds)
-	}
+	s3wire.WriteXML(req.w, s3wire.LocationConstraint{Xmlns: s3wire.Namespace, Region: region})
 	return nil
 }
 
-// headBucket answers whether the bucket exists and may be read, always
-// with the region (clients find a bucket's region this way, signed or
-// not).
-func (api *s3API) headBucket(req *s3Request) error {
-	req.w.Header().Set("X-Amz-Bucket-Region", api.l.Region)
-	if _, err := api.dataset(req, false); err != nil {
-		return err
-	}
+// bucketVersioning answers GetBucketVersioning: never enabled.
+func (api *s3API) bucketVersioning(req *s3Request, _ *dataset) error {
+	s3wire.WriteXML(req.w, s3wire.VersioningConfiguration{Xmlns: s3wire.Namespace})
+	return nil
+}
+
+// headBucket answers that the bucket exists and may be read (the region
+// went out with the headers already).
+func (api *s3API) headBucket(req *s3Request, _ *dataset) error {
 	req.w.WriteHeader(http.StatusOK)
 	return nil
 }
 
 // listBuckets answers ListBuckets: the datasets the principal may read.
-func (api *s3API) listBuckets(req *s3Request) error {
+func (api *s3API) listBuckets(req *s3Request, _ *dataset) error {
 	out := s3wire.ListAllMyBucketsResult{Xmlns: s3wire.Namespace,
 		Owner: s3wire.Owner{ID: req.principal, DisplayName: req.principal}}
 	for _, ds := range api.g.all() {
@@ -111,15 +69,9 @@ func (api *s3API) listBuckets(req *s3Request) error {
 	return nil
 }
 
-// createBucket makes a dataset below the buckets_from store, when the
-// configuration has one and the principal may write the buckets it makes.
-func (api *s3API) createBucket(req *s3Request) error {
-	if api.l.BucketsFrom == nil {
-		return s3wire.Errorf(s3wire.AccessDenied, "this gateway makes no buckets: its datasets are declared in its configuration (s3 buckets_from is not set)")
-	}
-	if !allowed(api.l.BucketAccess.Write, req.principal) {
-		return s3wire.Errorf(s3wire.AccessDenied, "no write access to the buckets this gateway makes")
-	}
+// createBucket makes a dataset below the buckets_from store (its route
+// checked that there is one and that the principal may make buckets).
+func (api *s3API) createBucket(req *s3Request, _ *dataset) error {
 	if !config.ValidBucketName(req.bucket) {
 		return s3wire.Errorf(s3wire.InvalidBucketName, "bucket names are 3 to 63 lower-case letters, digits, dots and dashes")
 	}
@@ -173,11 +125,7 @@ func (api *s3API) bucketDataset(name string) *config.Dataset {
 
 // deleteBucket erases an empty bucket that CreateBucket made; declared
 // datasets are never erased through the API.
-func (api *s3API) deleteBucket(req *s3Request) error {
-	ds, err := api.dataset(req, true)
-	if err != nil {
-		return err
-	}
+func (api *s3API) deleteBucket(req *s3Request, ds *dataset) error {
 	if ds.created.IsZero() {
 		return s3wire.Errorf(s3wire.AccessDenied, "the bucket "+ds.name+" is a dataset of the configuration; only buckets made by CreateBucket are deleted")
 	}
@@ -246,11 +194,7 @@ func (api *s3API) loadBuckets(ctx context.Context) error {
 
 // deleteObjects answers DeleteObjects: up to 1000 keys erased in one
 // request, each reported as deleted or failed.
-func (api *s3API) deleteObjects(req *s3Request) error {
-	ds, err := api.dataset(req, true)
-	if err != nil {
-		return err
-	}
+func (api *s3API) deleteObjects(req *s3Request, ds *dataset) error {
 	data, err := api.body(req)
 	if err != nil {
 		return err

@@ -51,11 +51,7 @@ type stagedPart struct {
 }
 
 // createUpload answers CreateMultipartUpload.
-func (api *s3API) createUpload(req *s3Request) error {
-	ds, err := api.dataset(req, true)
-	if err != nil {
-		return err
-	}
+func (api *s3API) createUpload(req *s3Request, ds *dataset) error {
 	if limit := api.g.cfg.Server.MaxRequestSize; limit > 0 && limit < minPartSize {
 		// every part but the last must be 5 MiB: the parts would stage
 		// until multipart_max_age and the upload never complete
@@ -72,33 +68,26 @@ func (api *s3API) createUpload(req *s3Request) error {
 	return nil
 }
 
-// uploadOp answers the requests on an upload in progress.
-func (api *s3API) uploadOp(req *s3Request) error {
-	write := req.r.Method != http.MethodGet
-	ds, err := api.dataset(req, write)
-	if err != nil {
-		return err
-	}
-	id := req.query().Get("uploadId")
-	doc, err := api.upload(req.r.Context(), ds, id, req.key)
-	if err != nil {
-		return err
-	}
-	switch req.r.Method {
-	case http.MethodPut:
-		return api.uploadPart(req, ds, id)
-	case http.MethodGet:
-		return api.listParts(req, ds, id)
-	case http.MethodPost:
-		return api.completeUpload(req, ds, id, doc)
-	case http.MethodDelete:
-		if err := ds.store.ErasePrefix(req.r.Context(), multipartDir+id+"/"); err != nil {
+// onUpload answers a request on an upload in progress: its record is
+// read (and its key checked) before handle runs.
+func onUpload(handle func(api *s3API, req *s3Request, ds *dataset, id string, doc uploadDoc) error) s3Handler {
+	return func(api *s3API, req *s3Request, ds *dataset) error {
+		id := req.query().Get("uploadId")
+		doc, err := api.upload(req.r.Context(), ds, id, req.key)
+		if err != nil {
 			return err
 		}
-		req.w.WriteHeader(http.StatusNoContent)
-		return nil
+		return handle(api, req, ds, id, doc)
 	}
-	return methodNotAllowed(req, "UPLOAD")
+}
+
+// abortUpload answers AbortMultipartUpload: the upload's parts go.
+func (api *s3API) abortUpload(req *s3Request, ds *dataset, id string, _ uploadDoc) error {
+	if err := ds.store.ErasePrefix(req.r.Context(), multipartDir+id+"/"); err != nil {
+		return err
+	}
+	req.w.WriteHeader(http.StatusNoContent)
+	return nil
 }
 
 // upload reads an upload's record; an ID that is not one of ours, or an
@@ -127,7 +116,7 @@ func (api *s3API) upload(ctx context.Context, ds *dataset, id, key string) (uplo
 // uploadPart stores a part (from the body, or copied from another key
 // with UploadPartCopy) and erases what an earlier upload of the same part
 // number left.
-func (api *s3API) uploadPart(req *s3Request, ds *dataset, id string) error {
+func (api *s3API) uploadPart(req *s3Request, ds *dataset, id string, _ uploadDoc) error {
 	n, err := strconv.Atoi(req.query().Get("partNumber"))
 	if err != nil || n < 1 || n > maxParts {
 		return s3wire.Errorf(s3wire.InvalidArgument, "partNumber must be a whole number from 1 to 10000")
@@ -215,7 +204,7 @@ func stagedParts(ctx context.Context, ds *dataset, id string) ([]stagedPart, err
 }
 
 // listParts answers ListParts.
-func (api *s3API) listParts(req *s3Request, ds *dataset, id string) error {
+func (api *s3API) listParts(req *s3Request, ds *dataset, id string, _ uploadDoc) error {
 	q := req.query()
 	marker, _ := strconv.Atoi(q.Get("part-number-marker"))
 	limit := 1000

@@ -14,44 +14,15 @@ import (
 // unsupportedObject are object subresources the gateway does not keep.
 var unsupportedObject = []string{"acl", "tagging", "retention", "legal-hold", "attributes", "torrent", "restore", "select", "partNumber"}
 
-// objectOp answers a request on a key.
-func (api *s3API) objectOp(req *s3Request) error {
-	q := req.query()
-	for _, sub := range unsupportedObject {
-		if q.Has(sub) && !(sub == "partNumber" && q.Has("uploadId")) {
-			return s3wire.Errorf(s3wire.NotImplemented, "the gateway does not keep object "+sub)
-		}
-	}
-	m := req.r.Method
-	if strings.HasSuffix(req.key, "/") {
-		return api.directoryOp(req)
-	}
-	switch {
-	case q.Has("uploads") && m == http.MethodPost:
-		return api.createUpload(req)
-	case q.Has("uploadId"):
-		return api.uploadOp(req)
-	}
-	switch m {
-	case http.MethodGet, http.MethodHead:
-		ds, err := api.dataset(req, false)
-		if err != nil {
-			return err
-		}
-		return api.g.getKey(overrides(req.w, q), req.r, ds, req.key)
-	case http.MethodPut:
-		if req.r.Header.Get("X-Amz-Copy-Source") != "" {
-			return api.copyObject(req)
-		}
-		return api.putObject(req)
-	case http.MethodDelete:
-		ds, err := api.dataset(req, true)
-		if err != nil {
-			return err
-		}
-		return api.g.deleteKey(req.w, req.r, ds, req.key)
-	}
-	return methodNotAllowed(req, "OBJECT")
+// getObject answers GetObject and HeadObject through the shared read of
+// a value (ranges, conditions, ETags), with S3's response overrides.
+func (api *s3API) getObject(req *s3Request, ds *dataset) error {
+	return api.g.serveValue(overrides(req.w, req.query()), req.r, ds, req.key)
+}
+
+// deleteObject answers DeleteObject through the shared erase of a value.
+func (api *s3API) deleteObject(req *s3Request, ds *dataset) error {
+	return api.g.eraseValue(req.w, req.r, ds, req.key)
 }
 
 // directoryOp answers for a key ending in "/", which S3 tools read,
@@ -59,10 +30,6 @@ func (api *s3API) objectOp(req *s3Request) error {
 // is missing to reads, erased already, and refused to writes (its name,
 // not its access, is what is wrong).
 func (api *s3API) directoryOp(req *s3Request) error {
-	write := req.r.Method != http.MethodGet && req.r.Method != http.MethodHead
-	if _, err := api.dataset(req, write); err != nil {
-		return err
-	}
 	switch req.r.Method {
 	case http.MethodGet, http.MethodHead:
 		return s3wire.Errorf(s3wire.NoSuchKey, "no key ends in /: the gateway's stores hold none (directories exist as the keys below them)")
@@ -75,11 +42,7 @@ func (api *s3API) directoryOp(req *s3Request) error {
 
 // putObject stores the body under the request's conditions (If-Match,
 // If-None-Match: *), through the key API's own write.
-func (api *s3API) putObject(req *s3Request) error {
-	ds, err := api.dataset(req, true)
-	if err != nil {
-		return err
-	}
+func (api *s3API) putObject(req *s3Request, ds *dataset) error {
 	data, err := api.body(req)
 	if err != nil {
 		return err
@@ -102,11 +65,7 @@ func (api *s3API) putObject(req *s3Request) error {
 // access to the source, write access to the destination, the source's
 // x-amz-copy-source-if-* conditions and the destination's If-Match and
 // If-None-Match.
-func (api *s3API) copyObject(req *s3Request) error {
-	dst, err := api.dataset(req, true)
-	if err != nil {
-		return err
-	}
+func (api *s3API) copyObject(req *s3Request, dst *dataset) error {
 	src, data, err := api.copySource(req, "")
 	if err != nil {
 		return err
