@@ -40,6 +40,50 @@ func RoundTripBytes(t testing.TB, c codec.BytesBytes, data []byte) []byte {
 	return enc
 }
 
+// RoundTripArray encodes a, of spec in, with an array->array codec and
+// decodes the result back, failing on either error. It returns both, for
+// the test to compare: lossy codecs decode to something else than a.
+func RoundTripArray(t testing.TB, c codec.ArrayArray, in codec.Spec, a *ndarray.Array) (enc, dec *ndarray.Array) {
+	t.Helper()
+	ctx := context.Background()
+	enc, err := c.EncodeArray(ctx, in, a)
+	if err != nil {
+		t.Fatalf("%s: encode %s%v: %v", describe(c), in.DataType, in.Shape, err)
+	}
+	dec, err = c.DecodeArray(ctx, in, enc)
+	if err != nil {
+		t.Fatalf("%s: decode %s%v: %v", describe(c), in.DataType, in.Shape, err)
+	}
+	return enc, dec
+}
+
+// RoundTripArrayBytes is RoundTripArray for an array->bytes codec. The
+// decoder gets a copy of the encoded bytes: a codec may return its input's
+// memory as the encoding (bytes, in the machine's order) and decode in
+// place, which would change a behind the test's back.
+func RoundTripArrayBytes(t testing.TB, c codec.ArrayBytes, in codec.Spec, a *ndarray.Array) (enc []byte, dec *ndarray.Array) {
+	t.Helper()
+	ctx := context.Background()
+	enc, err := c.Encode(ctx, in, a)
+	if err != nil {
+		t.Fatalf("%s: encode %s%v: %v", describe(c), in.DataType, in.Shape, err)
+	}
+	dec, err = c.Decode(ctx, in, slices.Clone(enc))
+	if err != nil {
+		t.Fatalf("%s: decode %s%v: %v", describe(c), in.DataType, in.Shape, err)
+	}
+	return enc, dec
+}
+
+// describe names c with its configuration, which tells apart the codecs
+// of one name a test runs (bytes little-endian and big-endian).
+func describe(c codec.Codec) string {
+	if cfg := c.Configuration(); cfg != nil {
+		return c.Name() + " " + string(cfg)
+	}
+	return c.Name()
+}
+
 // MustCorrupt fails unless err wraps codec.ErrCorrupt.
 func MustCorrupt(t testing.TB, err error, what string) {
 	t.Helper()
