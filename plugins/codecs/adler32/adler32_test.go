@@ -1,7 +1,6 @@
 package adler32
 
 import (
-	"context"
 	"encoding/hex"
 	"math/rand/v2"
 	"testing"
@@ -10,19 +9,12 @@ import (
 	"github.com/zarrgw/zarrgw/core/codec/codectest"
 )
 
-func newCodec(t *testing.T, cfg string) codec.BytesBytes {
-	t.Helper()
-	c, err := New(context.Background(), []byte(cfg), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c.(codec.BytesBytes)
-}
+var newCodec = codectest.Builder[codec.BytesBytes](New)
 
 // Adler-32 of "123456789" is 0x091E01DE (RFC 1950 algorithm, worked by
 // hand: A = 1+sum = 478 = 0x1de, B = 2334 = 0x91e); numcodecs prepends it.
 func TestCheckValue(t *testing.T) {
-	enc, _ := newCodec(t, "").EncodeBytes(context.Background(), codectest.BytesSpec(9, 9), []byte("123456789"))
+	enc, _ := newCodec(t, "").EncodeBytes(t.Context(), codectest.BytesSpec(9, 9), []byte("123456789"))
 	if got := hex.EncodeToString(enc); got != "de011e09"+hex.EncodeToString([]byte("123456789")) {
 		t.Errorf("encoded %s", got)
 	}
@@ -36,6 +28,6 @@ func TestRoundTripAndMismatch(t *testing.T) {
 	c := newCodec(t, `{"location":"end"}`)
 	enc := codectest.RoundTripBytes(t, c, codectest.Bytes(rng, 5000, true))
 	enc[len(enc)-1] ^= 1
-	_, err := c.DecodeBytes(context.Background(), codectest.BytesSpec(-1, 0), enc)
+	_, err := c.DecodeBytes(t.Context(), codectest.BytesSpec(-1, 0), enc)
 	codectest.MustCorrupt(t, err, "mismatch")
 }

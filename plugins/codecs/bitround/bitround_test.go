@@ -2,9 +2,7 @@ package bitround
 
 import (
 	"bytes"
-	"context"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -20,24 +18,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/ndarray"
 )
 
-var ctx = context.Background()
-
-func newCodec(t testing.TB, cfg string) *Codec {
-	t.Helper()
-	c, err := New(context.Background(), json.RawMessage(cfg), nil)
-	if err != nil {
-		t.Fatalf("New(context.Background(), %s): %v", cfg, err)
-	}
-	return c.(*Codec)
-}
-
-func f32s(v ...float32) []byte {
-	b := make([]byte, 0, 4*len(v))
-	for _, x := range v {
-		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
-	}
-	return b
-}
+var newCodec = codectest.Builder[*Codec](New)
 
 // zarr-python 2 stored BitRound(keepbits=3) of [1.1, 2.2, 3.3, 4.4] as
 // float32 with no compressor; encoding must reproduce the chunk.
@@ -45,12 +26,12 @@ func TestFixture(t *testing.T) {
 	const arr = "zarrita-js/v2/data.zarr/1d.contiguous.bitround.f4"
 	raw := fixtures.Read(t, arr+"/0")
 	c := newCodec(t, `{"id":"bitround","keepbits":3}`)
-	a := &ndarray.Array{DType: dtype.Named("float32"), Shape: []int{4}, Data: f32s(1.1, 2.2, 3.3, 4.4)}
-	enc, err := c.EncodeArray(ctx, codectest.ArraySpec(a), a)
+	a := &ndarray.Array{DType: dtype.Named("float32"), Shape: []int{4}, Data: codectest.LittleEndian[float32](1.1, 2.2, 3.3, 4.4)}
+	enc, err := c.EncodeArray(t.Context(), codectest.ArraySpec(a), a)
 	if err != nil || !bytes.Equal(enc.Data, raw) {
 		t.Fatalf("encoded %x (%v), numcodecs wrote %x", enc.Data, err, raw)
 	}
-	dec, _ := c.DecodeArray(ctx, codectest.ArraySpec(a), &ndarray.Array{DType: a.DType, Shape: []int{4}, Data: raw})
+	dec, _ := c.DecodeArray(t.Context(), codectest.ArraySpec(a), &ndarray.Array{DType: a.DType, Shape: []int{4}, Data: raw})
 	fixturecheck.CompareFloats(t, fixturecheck.Floats(t, dec), fixturecheck.ExpectedFloats(t, fixtures.Array(t, arr)), 0)
 }
 
@@ -73,7 +54,7 @@ func TestTiesToEven(t *testing.T) {
 				binary.LittleEndian.PutUint64(a.Data[8*i:], math.Float64bits(v))
 			}
 		}
-		enc, err := c.EncodeArray(ctx, codectest.ArraySpec(a), a)
+		enc, err := c.EncodeArray(t.Context(), codectest.ArraySpec(a), a)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,7 +87,7 @@ func TestProperties(t *testing.T) {
 			binary.LittleEndian.PutUint32(a.Data[4*i:], math.Float32bits(float32(rng.NormFloat64()*1000)))
 		}
 		orig := codectest.Clone(a)
-		enc, err := c.EncodeArray(ctx, codectest.ArraySpec(a), a)
+		enc, err := c.EncodeArray(t.Context(), codectest.ArraySpec(a), a)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,24 +108,20 @@ func TestProperties(t *testing.T) {
 }
 
 func TestConfigurationAndTypes(t *testing.T) {
-	for _, cfg := range []string{``, `{}`, `{"keepbits":-1}`, `{"keepbits":"3"}`} {
-		if _, err := New(context.Background(), json.RawMessage(cfg), nil); err == nil {
-			t.Errorf("%s accepted", cfg)
-		}
-	}
+	codectest.CheckRefused(t, New, ``, `{}`, `{"keepbits":-1}`, `{"keepbits":"3"}`)
 	c := newCodec(t, `{"keepbits":11}`)
 	if string(c.Configuration()) != `{"keepbits":11}` {
 		t.Error("configuration")
 	}
-	if _, err := c.OutputSpec(context.Background(), codec.Spec{DataType: dtype.Named("float16"), Shape: []int{1}}); err == nil {
+	if _, err := c.OutputSpec(t.Context(), codec.Spec{DataType: dtype.Named("float16"), Shape: []int{1}}); err == nil {
 		t.Error("keepbits 11 accepted for float16")
 	}
-	if _, err := c.OutputSpec(context.Background(), codec.Spec{DataType: dtype.Named("int32"), Shape: []int{1}}); err == nil {
+	if _, err := c.OutputSpec(t.Context(), codec.Spec{DataType: dtype.Named("int32"), Shape: []int{1}}); err == nil {
 		t.Error("int32 accepted")
 	}
 	full := newCodec(t, `{"keepbits":52}`)
 	a := &ndarray.Array{DType: dtype.Named("float64"), Shape: []int{1}, Data: make([]byte, 8)}
-	if out, _ := full.EncodeArray(ctx, codectest.ArraySpec(a), a); out != a {
+	if out, _ := full.EncodeArray(t.Context(), codectest.ArraySpec(a), a); out != a {
 		t.Error("keepbits = mantissa width should leave the array as is")
 	}
 }

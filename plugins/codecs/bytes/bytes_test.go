@@ -2,8 +2,6 @@ package bytescodec
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -18,16 +16,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/ndarray"
 )
 
-var ctx = context.Background()
-
-func newCodec(t testing.TB, cfg string) *Codec {
-	t.Helper()
-	c, err := New(context.Background(), json.RawMessage(cfg), nil)
-	if err != nil {
-		t.Fatalf("New(context.Background(), %s): %v", cfg, err)
-	}
-	return c.(*Codec)
-}
+var newCodec = codectest.Builder[*Codec](New)
 
 func TestRoundTripAllTypes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -37,15 +26,7 @@ func TestRoundTripAllTypes(t *testing.T) {
 			for range 20 {
 				a := codectest.Array(rng, dt, codectest.Shape(rng, 4, 7))
 				orig := codectest.Clone(a)
-				spec := codectest.ArraySpec(a)
-				enc, err := c.Encode(ctx, spec, a)
-				if err != nil {
-					t.Fatalf("%s %s: %v", cfg, dt, err)
-				}
-				dec, err := c.Decode(ctx, spec, bytes.Clone(enc))
-				if err != nil {
-					t.Fatalf("%s %s: %v", cfg, dt, err)
-				}
+				_, dec := codectest.RoundTripArrayBytes(t, c, codectest.ArraySpec(a), a)
 				codectest.EqualArrays(t, dec, orig)
 				codectest.EqualArrays(t, a, orig)
 			}
@@ -78,11 +59,11 @@ func TestKnownLayouts(t *testing.T) {
 	for _, c := range cases {
 		cd := newCodec(t, fmt.Sprintf(`{"endian":%q}`, c.config))
 		spec := codec.Spec{DataType: c.dt, Shape: c.shape, DecodedSize: -1}
-		enc, err := cd.Encode(ctx, spec, &ndarray.Array{DType: c.dt, Shape: c.shape, Data: c.mem})
+		enc, err := cd.Encode(t.Context(), spec, &ndarray.Array{DType: c.dt, Shape: c.shape, Data: c.mem})
 		if err != nil || !bytes.Equal(enc, c.big) {
 			t.Errorf("%s %s: encode = %x, %v; want %x", c.dt, c.config, enc, err, c.big)
 		}
-		dec, err := cd.Decode(ctx, spec, c.big)
+		dec, err := cd.Decode(t.Context(), spec, c.big)
 		if err != nil || !bytes.Equal(dec.Data, c.mem) {
 			t.Errorf("%s %s: decode = %v; want %x", c.dt, c.config, err, c.mem)
 		}
@@ -93,43 +74,34 @@ func TestLittleEndianIsZeroCopy(t *testing.T) {
 	c := newCodec(t, `{"endian":"little"}`)
 	a := &ndarray.Array{DType: dtype.Named("uint16"), Shape: []int{2}, Data: []byte{1, 2, 3, 4}}
 	spec := codectest.ArraySpec(a)
-	enc, _ := c.Encode(ctx, spec, a)
+	enc, _ := c.Encode(t.Context(), spec, a)
 	if &enc[0] != &a.Data[0] {
 		t.Error("encode copied")
 	}
-	dec, _ := c.Decode(ctx, spec, enc)
+	dec, _ := c.Decode(t.Context(), spec, enc)
 	if &dec.Data[0] != &enc[0] {
 		t.Error("decode copied")
 	}
 }
 
 func TestConfiguration(t *testing.T) {
-	if _, err := New(context.Background(), json.RawMessage(`{"endian":"middle"}`), nil); err == nil {
-		t.Error("bad endian accepted")
-	}
-	if _, err := New(context.Background(), json.RawMessage(`[1]`), nil); err == nil {
-		t.Error("non-object configuration accepted")
-	}
-	for cfg, want := range map[string]string{`{"endian":"big","id":"x"}`: `{"endian":"big"}`, `{"endian":"little"}`: `{"endian":"little"}`, `{}`: ``, ``: ``} {
-		if got := string(newCodec(t, cfg).Configuration()); got != want {
-			t.Errorf("%s: Configuration() = %s, want %s", cfg, got, want)
-		}
-	}
+	codectest.CheckRefused(t, New, `{"endian":"middle"}`, `[1]`)
+	codectest.CheckConfigurations(t, New, map[string]string{`{"endian":"big","id":"x"}`: `{"endian":"big"}`, `{"endian":"little"}`: `{"endian":"little"}`, `{}`: ``, ``: ``})
 	// No endian: fine for 1-byte types, an error for multi-byte ones.
 	c := newCodec(t, `{}`)
 	u8 := &ndarray.Array{DType: dtype.Named("uint8"), Shape: []int{2}, Data: []byte{1, 2}}
-	if _, err := c.Encode(ctx, codectest.ArraySpec(u8), u8); err != nil {
+	if _, err := c.Encode(t.Context(), codectest.ArraySpec(u8), u8); err != nil {
 		t.Errorf("uint8 without endian: %v", err)
 	}
 	i16 := &ndarray.Array{DType: dtype.Named("int16"), Shape: []int{1}, Data: []byte{1, 2}}
-	if _, err := c.Encode(ctx, codectest.ArraySpec(i16), i16); err == nil {
+	if _, err := c.Encode(t.Context(), codectest.ArraySpec(i16), i16); err == nil {
 		t.Error("int16 without endian accepted")
 	}
-	if _, err := c.Decode(ctx, codectest.ArraySpec(i16), []byte{1, 2}); err == nil {
+	if _, err := c.Decode(t.Context(), codectest.ArraySpec(i16), []byte{1, 2}); err == nil {
 		t.Error("int16 decode without endian accepted")
 	}
 	str := &ndarray.Array{DType: dtype.Named("string"), Shape: []int{1}, Strings: []string{"a"}}
-	if _, err := newCodec(t, `{"endian":"little"}`).Encode(ctx, codectest.ArraySpec(str), str); err == nil {
+	if _, err := newCodec(t, `{"endian":"little"}`).Encode(t.Context(), codectest.ArraySpec(str), str); err == nil {
 		t.Error("variable-length type accepted")
 	}
 }
@@ -139,7 +111,7 @@ func TestDecodeWrongLength(t *testing.T) {
 		c := newCodec(t, cfg)
 		spec := codec.Spec{DataType: dtype.Named("int32"), Shape: []int{3}, DecodedSize: -1}
 		for _, n := range []int{0, 11, 13} {
-			_, err := c.Decode(ctx, spec, make([]byte, n))
+			_, err := c.Decode(t.Context(), spec, make([]byte, n))
 			codectest.MustCorrupt(t, err, fmt.Sprintf("%s %d bytes", cfg, n))
 		}
 	}
@@ -147,10 +119,10 @@ func TestDecodeWrongLength(t *testing.T) {
 
 func TestEncodedSize(t *testing.T) {
 	c := newCodec(t, `{"endian":"big"}`)
-	if n, ok := c.EncodedSize(context.Background(), codec.Spec{DataType: dtype.Named("int32"), Shape: []int{3}}, 12); !ok || n != 12 {
+	if n, ok := c.EncodedSize(t.Context(), codec.Spec{DataType: dtype.Named("int32"), Shape: []int{3}}, 12); !ok || n != 12 {
 		t.Errorf("EncodedSize = %d, %v", n, ok)
 	}
-	if _, ok := c.EncodedSize(context.Background(), codec.Spec{DataType: dtype.Named("string"), Shape: []int{3}}, 12); ok {
+	if _, ok := c.EncodedSize(t.Context(), codec.Spec{DataType: dtype.Named("string"), Shape: []int{3}}, 12); ok {
 		t.Error("EncodedSize known for strings")
 	}
 }
@@ -173,7 +145,7 @@ func TestFixtures(t *testing.T) {
 		e := fixtures.Array(t, tc.array)
 		raw := fixtures.Read(t, tc.array+"/"+tc.key)
 		spec := codec.Spec{DataType: dtype.Named(tc.dt), Shape: tc.chunk, DecodedSize: -1}
-		a, err := c.Decode(ctx, spec, raw)
+		a, err := c.Decode(t.Context(), spec, raw)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.array, err)
 		}
@@ -190,7 +162,7 @@ func TestFixtureDigest(t *testing.T) {
 	spec := codec.Spec{DataType: dtype.Named("uint64"), Shape: e.ChunkShape, DecodedSize: -1}
 	var all []byte
 	for i := 0; i*e.ChunkShape[0] < e.Shape[0]; i++ {
-		a, err := c.Decode(ctx, spec, fixtures.Read(t, fmt.Sprintf("%s/%d", arr, i)))
+		a, err := c.Decode(t.Context(), spec, fixtures.Read(t, fmt.Sprintf("%s/%d", arr, i)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -205,16 +177,16 @@ func benchmark(b *testing.B, cfg string, decode bool) {
 	c := newCodec(b, cfg)
 	a := codectest.Array(rand.New(rand.NewPCG(1, 1)), dtype.Named("uint16"), []int{512 * 1024})
 	spec := codectest.ArraySpec(a)
-	enc, _ := c.Encode(ctx, spec, a)
+	enc, _ := c.Encode(b.Context(), spec, a)
 	enc = bytes.Clone(enc)
 	b.SetBytes(int64(len(a.Data)))
 	b.ResetTimer()
 	for range b.N {
 		var err error
 		if decode {
-			_, err = c.Decode(ctx, spec, enc)
+			_, err = c.Decode(b.Context(), spec, enc)
 		} else {
-			_, err = c.Encode(ctx, spec, a)
+			_, err = c.Encode(b.Context(), spec, a)
 		}
 		if err != nil {
 			b.Fatal(err)

@@ -2,8 +2,6 @@ package bz2codec
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
 	"testing"
 
 	"github.com/zarrgw/zarrgw/tests/fixtures/fixturecheck"
@@ -15,28 +13,11 @@ import (
 	"github.com/zarrgw/zarrgw/core/dtype"
 )
 
-var ctx = context.Background()
-
-func newCodec(t testing.TB, cfg string) codec.BytesBytes {
-	t.Helper()
-	c, err := New(context.Background(), json.RawMessage(cfg), nil)
-	if err != nil {
-		t.Fatalf("New(context.Background(), %s): %v", cfg, err)
-	}
-	return c.(codec.BytesBytes)
-}
+var newCodec = codectest.Builder[codec.BytesBytes](New)
 
 func TestConfiguration(t *testing.T) {
-	for cfg, want := range map[string]string{``: `{"level":1}`, `{"id":"bz2","level":9}`: `{"level":9}`} {
-		if got := string(newCodec(t, cfg).Configuration()); got != want {
-			t.Errorf("%s: %s, want %s", cfg, got, want)
-		}
-	}
-	for _, cfg := range []string{`{"level":0}`, `{"level":10}`} {
-		if _, err := New(context.Background(), json.RawMessage(cfg), nil); err == nil {
-			t.Errorf("%s accepted", cfg)
-		}
-	}
+	codectest.CheckConfigurations(t, New, map[string]string{``: `{"level":1}`, `{"id":"bz2","level":9}`: `{"level":9}`})
+	codectest.CheckRefused(t, New, `{"level":0}`, `{"level":10}`)
 }
 
 func TestRoundTripAndCorruption(t *testing.T) {
@@ -50,9 +31,9 @@ func TestRoundTripAndCorruption(t *testing.T) {
 // Concatenated streams (as pbzip2 writes) decode as one.
 func TestMultiStream(t *testing.T) {
 	c := newCodec(t, "")
-	a, _ := c.EncodeBytes(ctx, codectest.BytesSpec(3, 3), []byte("abc"))
-	b, _ := c.EncodeBytes(ctx, codectest.BytesSpec(2, 2), []byte("de"))
-	out, err := c.DecodeBytes(ctx, codectest.BytesSpec(5, 5), append(bytes.Clone(a), b...))
+	a, _ := c.EncodeBytes(t.Context(), codectest.BytesSpec(3, 3), []byte("abc"))
+	b, _ := c.EncodeBytes(t.Context(), codectest.BytesSpec(2, 2), []byte("de"))
+	out, err := c.DecodeBytes(t.Context(), codectest.BytesSpec(5, 5), append(bytes.Clone(a), b...))
 	if err != nil || string(out) != "abcde" {
 		t.Fatalf("%q %v", out, err)
 	}

@@ -1,7 +1,6 @@
 package crc32
 
 import (
-	"context"
 	"encoding/hex"
 	"math/rand/v2"
 	"testing"
@@ -10,19 +9,12 @@ import (
 	"github.com/zarrgw/zarrgw/core/codec/codectest"
 )
 
-func newCodec(t *testing.T, cfg string) codec.BytesBytes {
-	t.Helper()
-	c, err := New(context.Background(), []byte(cfg), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c.(codec.BytesBytes)
-}
+var newCodec = codectest.Builder[codec.BytesBytes](New)
 
 // CRC-32 (zlib) check value of "123456789" is 0xCBF43926; numcodecs
 // prepends it little-endian by default.
 func TestCheckValue(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	enc, _ := newCodec(t, `{"id":"crc32"}`).EncodeBytes(ctx, codectest.BytesSpec(9, 9), []byte("123456789"))
 	if got := hex.EncodeToString(enc); got != "2639f4cb"+hex.EncodeToString([]byte("123456789")) {
 		t.Errorf("encoded %s", got)
@@ -41,6 +33,6 @@ func TestRoundTripAndMismatch(t *testing.T) {
 	c := newCodec(t, "")
 	enc := codectest.RoundTripBytes(t, c, codectest.Bytes(rng, 999, false))
 	enc[0] ^= 1
-	_, err := c.DecodeBytes(context.Background(), codectest.BytesSpec(-1, 0), enc)
+	_, err := c.DecodeBytes(t.Context(), codectest.BytesSpec(-1, 0), enc)
 	codectest.MustCorrupt(t, err, "mismatch")
 }

@@ -1,7 +1,6 @@
 package crc32c
 
 import (
-	"context"
 	"encoding/binary"
 	"encoding/hex"
 	"math/rand/v2"
@@ -14,26 +13,19 @@ import (
 	"github.com/zarrgw/zarrgw/core/codec/codectest"
 )
 
-func newCodec(t *testing.T, cfg string) codec.BytesBytes {
-	t.Helper()
-	c, err := New(context.Background(), []byte(cfg), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c.(codec.BytesBytes)
-}
+var newCodec = codectest.Builder[codec.BytesBytes](New)
 
 // Check value from the digest (and the CRC catalogue): CRC-32C of
 // "123456789" is 0xE3069283, stored as 83 92 06 e3.
 func TestCheckValue(t *testing.T) {
-	enc, err := newCodec(t, "").EncodeBytes(context.Background(), codectest.BytesSpec(9, 9), []byte("123456789"))
+	enc, err := newCodec(t, "").EncodeBytes(t.Context(), codectest.BytesSpec(9, 9), []byte("123456789"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := hex.EncodeToString(enc); got != hex.EncodeToString([]byte("123456789"))+"839206e3" {
 		t.Errorf("encoded %s", got)
 	}
-	start, _ := newCodec(t, `{"location":"start"}`).EncodeBytes(context.Background(), codectest.BytesSpec(9, 9), []byte("123456789"))
+	start, _ := newCodec(t, `{"location":"start"}`).EncodeBytes(t.Context(), codectest.BytesSpec(9, 9), []byte("123456789"))
 	if got := hex.EncodeToString(start[:4]); got != "839206e3" {
 		t.Errorf("location start: %s", got)
 	}
@@ -55,13 +47,13 @@ func TestRoundTripAndMismatch(t *testing.T) {
 		enc := codectest.RoundTripBytes(t, c, codectest.Bytes(rng, n, false))
 		bad := append([]byte(nil), enc...)
 		bad[rng.IntN(len(bad))] ^= 0x10
-		_, err := c.DecodeBytes(context.Background(), codectest.BytesSpec(int64(n), int64(n)), bad)
+		_, err := c.DecodeBytes(t.Context(), codectest.BytesSpec(int64(n), int64(n)), bad)
 		codectest.MustCorrupt(t, err, "flipped bit")
 		if !strings.Contains(err.Error(), "stored") || !strings.Contains(err.Error(), "computed") {
 			t.Errorf("message lacks both values: %v", err)
 		}
 	}
-	_, err := c.DecodeBytes(context.Background(), codectest.BytesSpec(-1, 0), []byte{1, 2})
+	_, err := c.DecodeBytes(t.Context(), codectest.BytesSpec(-1, 0), []byte{1, 2})
 	codectest.MustCorrupt(t, err, "short input")
 }
 
@@ -71,7 +63,7 @@ func TestShardIndexFixture(t *testing.T) {
 	shard := fixtures.Read(t, "zarrita-js/v3/data.zarr/2d.chunked.compressed.sharded.i2/c/0/0")
 	const n = 4 // 2x2 inner chunks per shard
 	tail := shard[len(shard)-16*n-4:]
-	index, err := newCodec(t, "").DecodeBytes(context.Background(), codectest.BytesSpec(16*n, 16*n), tail)
+	index, err := newCodec(t, "").DecodeBytes(t.Context(), codectest.BytesSpec(16*n, 16*n), tail)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package delta
 
 import (
 	"bytes"
-	"context"
 	"encoding/binary"
 	"encoding/json"
 	"io"
@@ -25,45 +24,21 @@ import (
 	"github.com/zarrgw/zarrgw/plugins/codecs/transpose"
 )
 
-var ctx = context.Background()
-
-func newCodec(t testing.TB, cfg string) *Codec {
-	t.Helper()
-	c, err := New(context.Background(), json.RawMessage(cfg), nil)
-	if err != nil {
-		t.Fatalf("New(context.Background(), %s): %v", cfg, err)
-	}
-	return c.(*Codec)
-}
-
-func i16s(v ...int16) []byte {
-	b := make([]byte, 2*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint16(b[2*i:], uint16(x))
-	}
-	return b
-}
+var newCodec = codectest.Builder[*Codec](New)
 
 // numcodecs' documented example: arange(100, 120, 2) as i2 with astype i1
 // encodes to [100, 2, 2, ...].
 func TestNumcodecsExample(t *testing.T) {
 	c := newCodec(t, `{"id":"delta","dtype":"<i2","astype":"<i1"}`)
-	a := &ndarray.Array{DType: dtype.Named("int16"), Shape: []int{10}, Data: i16s(100, 102, 104, 106, 108, 110, 112, 114, 116, 118)}
+	a := &ndarray.Array{DType: dtype.Named("int16"), Shape: []int{10}, Data: codectest.LittleEndian[int16](100, 102, 104, 106, 108, 110, 112, 114, 116, 118)}
 	in := codectest.ArraySpec(a)
-	enc, err := c.EncodeArray(ctx, in, a)
-	if err != nil {
-		t.Fatal(err)
-	}
+	enc, dec := codectest.RoundTripArray(t, c, in, a)
 	if want := []byte{100, 2, 2, 2, 2, 2, 2, 2, 2, 2}; !bytes.Equal(enc.Data, want) || enc.DType.Name != "int8" {
 		t.Fatalf("encoded %v %s", enc.Data, enc.DType)
 	}
-	out, _ := c.OutputSpec(context.Background(), in)
+	out, _ := c.OutputSpec(t.Context(), in)
 	if out.DataType.Name != "int8" {
 		t.Errorf("OutputSpec type %s", out.DataType)
-	}
-	dec, err := c.DecodeArray(ctx, in, enc)
-	if err != nil {
-		t.Fatal(err)
 	}
 	codectest.EqualArrays(t, dec, a)
 }
@@ -82,15 +57,7 @@ func TestRoundTripIntegers(t *testing.T) {
 			for range 10 {
 				a := codectest.Array(rng, dt, codectest.Shape(rng, 3, 8))
 				orig := codectest.Clone(a)
-				in := codectest.ArraySpec(a)
-				enc, err := c.EncodeArray(ctx, in, a)
-				if err != nil {
-					t.Fatal(err)
-				}
-				dec, err := c.DecodeArray(ctx, in, enc)
-				if err != nil {
-					t.Fatal(err)
-				}
+				_, dec := codectest.RoundTripArray(t, c, codectest.ArraySpec(a), a)
 				codectest.EqualArrays(t, dec, orig)
 			}
 		}
@@ -126,7 +93,7 @@ func TestFloat32(t *testing.T) {
 		binary.LittleEndian.PutUint32(data[4*i:], math.Float32bits(v))
 	}
 	a := &ndarray.Array{DType: dtype.Named("float32"), Shape: []int{len(x)}, Data: data}
-	enc, err := c.EncodeArray(ctx, codectest.ArraySpec(a), a)
+	enc, err := c.EncodeArray(t.Context(), codectest.ArraySpec(a), a)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,8 +109,8 @@ func TestFloat32(t *testing.T) {
 	// small integers in float64 round-trip exactly
 	f := newCodec(t, `{"dtype":"float64","astype":"float32"}`)
 	b := &ndarray.Array{DType: dtype.Named("float64"), Shape: []int{3}, Data: binary.LittleEndian.AppendUint64(binary.LittleEndian.AppendUint64(binary.LittleEndian.AppendUint64(nil, math.Float64bits(5)), math.Float64bits(-2)), math.Float64bits(7))}
-	enc, _ = f.EncodeArray(ctx, codectest.ArraySpec(b), b)
-	dec, err := f.DecodeArray(ctx, codectest.ArraySpec(b), enc)
+	enc, _ = f.EncodeArray(t.Context(), codectest.ArraySpec(b), b)
+	dec, err := f.DecodeArray(t.Context(), codectest.ArraySpec(b), enc)
 	if err != nil || !bytes.Equal(dec.Data, b.Data) {
 		t.Errorf("float64/float32 round trip: %v", err)
 	}
@@ -153,24 +120,20 @@ func TestConfiguration(t *testing.T) {
 	if got := string(newCodec(t, `{"id":"delta","dtype":"<i2","astype":"<i1"}`).Configuration()); got != `{"astype":"<i1","dtype":"<i2"}` {
 		t.Errorf("configuration %s", got)
 	}
-	for _, cfg := range []string{`{"dtype":"|O"}`, `{"dtype":"<c8"}`, `{"dtype":"<i2","astype":"what"}`, `{"dtype":3}`} {
-		if _, err := New(context.Background(), json.RawMessage(cfg), nil); err == nil {
-			t.Errorf("%s accepted", cfg)
-		}
-	}
+	codectest.CheckRefused(t, New, `{"dtype":"|O"}`, `{"dtype":"<c8"}`, `{"dtype":"<i2","astype":"what"}`, `{"dtype":3}`)
 	c := newCodec(t, `{"dtype":"<i4"}`)
-	if _, err := c.OutputSpec(context.Background(), codec.Spec{DataType: dtype.Named("int16"), Shape: []int{2}}); err == nil {
+	if _, err := c.OutputSpec(t.Context(), codec.Spec{DataType: dtype.Named("int16"), Shape: []int{2}}); err == nil {
 		t.Error("dtype of another size accepted")
 	}
 	// no dtype: taken from the array
-	out, err := newCodec(t, `{}`).OutputSpec(context.Background(), codec.Spec{DataType: dtype.Named("uint16"), Shape: []int{2}, FillValue: []byte{5, 0}})
+	out, err := newCodec(t, `{}`).OutputSpec(t.Context(), codec.Spec{DataType: dtype.Named("uint16"), Shape: []int{2}, FillValue: []byte{5, 0}})
 	if err != nil || out.DataType.Name != "uint16" || !bytes.Equal(out.FillValue, []byte{5, 0}) {
 		t.Errorf("%+v %v", out, err)
 	}
-	if _, err := newCodec(t, `{}`).OutputSpec(context.Background(), codec.Spec{DataType: dtype.Named("bool"), Shape: []int{2}}); err == nil {
+	if _, err := newCodec(t, `{}`).OutputSpec(t.Context(), codec.Spec{DataType: dtype.Named("bool"), Shape: []int{2}}); err == nil {
 		t.Error("bool accepted")
 	}
-	_, err = newCodec(t, `{}`).DecodeArray(ctx, codec.Spec{DataType: dtype.Named("uint16"), Shape: []int{2}}, &ndarray.Array{Data: []byte{1}})
+	_, err = newCodec(t, `{}`).DecodeArray(t.Context(), codec.Spec{DataType: dtype.Named("uint16"), Shape: []int{2}}, &ndarray.Array{Data: []byte{1}})
 	codectest.MustCorrupt(t, err, "short encoded array")
 }
 
@@ -182,12 +145,12 @@ func TestFixtureV2(t *testing.T) {
 		t.Fatal(err)
 	}
 	raw, _ := io.ReadAll(r)
-	if !bytes.Equal(raw, i16s(1, 1, 1, 1)) {
+	if !bytes.Equal(raw, codectest.LittleEndian[int16](1, 1, 1, 1)) {
 		t.Fatalf("stored deltas %v", raw)
 	}
 	c := newCodec(t, `{"astype":"<i2","dtype":"<i2","id":"delta"}`)
 	spec := codec.Spec{DataType: dtype.Named("int16"), Shape: []int{4}, DecodedSize: -1}
-	dec, err := c.DecodeArray(ctx, spec, &ndarray.Array{DType: spec.DataType, Shape: []int{4}, Data: raw})
+	dec, err := c.DecodeArray(t.Context(), spec, &ndarray.Array{DType: spec.DataType, Shape: []int{4}, Data: raw})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,20 +162,20 @@ func TestFixtureV2(t *testing.T) {
 func TestFixtureV3WithTranspose(t *testing.T) {
 	const arr = "zarrita-js/v3/data.zarr/3d.contiguous.delta.i4.mixed"
 	raw := fixtures.Read(t, arr+"/c/0/0/0")
-	tc, err := transpose.New(context.Background(), json.RawMessage(`{"order":[1,0,2]}`), nil)
+	tc, err := transpose.New(t.Context(), json.RawMessage(`{"order":[1,0,2]}`), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tr := tc.(codec.ArrayArray)
 	chunk := codec.Spec{DataType: dtype.Named("int32"), Shape: []int{3, 3, 3}, DecodedSize: -1}
-	mid, _ := tr.OutputSpec(context.Background(), chunk)
+	mid, _ := tr.OutputSpec(t.Context(), chunk)
 	d := newCodec(t, `{"dtype":"int32"}`)
 	deltas := &ndarray.Array{DType: mid.DataType, Shape: mid.Shape, Data: raw}
-	undelta, err := d.DecodeArray(ctx, mid, deltas)
+	undelta, err := d.DecodeArray(t.Context(), mid, deltas)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dec, err := tr.DecodeArray(ctx, chunk, undelta)
+	dec, err := tr.DecodeArray(t.Context(), chunk, undelta)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +193,7 @@ func BenchmarkDecodeInt16(b *testing.B) {
 	b.SetBytes(int64(len(a.Data)))
 	b.ResetTimer()
 	for range b.N {
-		if _, err := c.DecodeArray(ctx, in, a); err != nil {
+		if _, err := c.DecodeArray(b.Context(), in, a); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -2,7 +2,6 @@ package fletcher32
 
 import (
 	"bytes"
-	"context"
 	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
@@ -14,8 +13,6 @@ import (
 	"github.com/zarrgw/zarrgw/core/dtype"
 )
 
-var ctx = context.Background()
-
 // Worked by hand from the algorithm: 01 02 03 is the word 0x0102 and an
 // odd byte 0x03 taken as 0x0300; sum1 = 0x0402, sum2 = 0x0102 + 0x0402.
 func TestKnownValues(t *testing.T) {
@@ -26,7 +23,7 @@ func TestKnownValues(t *testing.T) {
 			t.Errorf("Sum(%s) = %#08x, want %#08x", in, got, want)
 		}
 	}
-	enc, _ := (&Codec{}).EncodeBytes(ctx, codectest.BytesSpec(3, 3), []byte{1, 2, 3})
+	enc, _ := (&Codec{}).EncodeBytes(t.Context(), codectest.BytesSpec(3, 3), []byte{1, 2, 3})
 	if got := hex.EncodeToString(enc); got != "010203"+"02040405" {
 		t.Errorf("encoded %s", got)
 	}
@@ -63,10 +60,10 @@ func TestRoundTripAndMismatch(t *testing.T) {
 		enc := codectest.RoundTripBytes(t, c, codectest.Bytes(rng, n, false))
 		bad := bytes.Clone(enc)
 		bad[rng.IntN(len(bad))] ^= 0x40
-		_, err := c.DecodeBytes(ctx, codectest.BytesSpec(int64(n), int64(n)), bad)
+		_, err := c.DecodeBytes(t.Context(), codectest.BytesSpec(int64(n), int64(n)), bad)
 		codectest.MustCorrupt(t, err, "flipped bit")
 	}
-	_, err := c.DecodeBytes(ctx, codectest.BytesSpec(-1, 0), []byte{1, 2, 3})
+	_, err := c.DecodeBytes(t.Context(), codectest.BytesSpec(-1, 0), []byte{1, 2, 3})
 	codectest.MustCorrupt(t, err, "short")
 	if Registration.Manifest.Name != "numcodecs.fletcher32" {
 		t.Error("name")

@@ -2,8 +2,6 @@ package gzipcodec
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
 	"math/rand/v2"
 	"testing"
 
@@ -16,30 +14,13 @@ import (
 	"github.com/zarrgw/zarrgw/core/dtype"
 )
 
-var ctx = context.Background()
-
-func newCodec(t testing.TB, cfg string) codec.BytesBytes {
-	t.Helper()
-	c, err := New(context.Background(), json.RawMessage(cfg), nil)
-	if err != nil {
-		t.Fatalf("New(context.Background(), %s): %v", cfg, err)
-	}
-	return c.(codec.BytesBytes)
-}
+var newCodec = codectest.Builder[codec.BytesBytes](New)
 
 func TestConfiguration(t *testing.T) {
-	for cfg, want := range map[string]string{
+	codectest.CheckConfigurations(t, New, map[string]string{
 		``: `{"level":5}`, `{"level":9}`: `{"level":9}`, `{"id":"gzip"}`: `{"level":1}`, `{"id":"gzip","level":0}`: `{"level":0}`,
-	} {
-		if got := string(newCodec(t, cfg).Configuration()); got != want {
-			t.Errorf("%s: %s, want %s", cfg, got, want)
-		}
-	}
-	for _, cfg := range []string{`{"level":10}`, `{"level":-1}`, `{"level":"x"}`} {
-		if _, err := New(context.Background(), json.RawMessage(cfg), nil); err == nil {
-			t.Errorf("%s accepted", cfg)
-		}
-	}
+	})
+	codectest.CheckRefused(t, New, `{"level":10}`, `{"level":-1}`, `{"level":"x"}`)
 }
 
 func TestRoundTrip(t *testing.T) {
@@ -59,9 +40,9 @@ func TestRoundTrip(t *testing.T) {
 
 func TestMultiMember(t *testing.T) {
 	c := newCodec(t, ``)
-	a, _ := c.EncodeBytes(ctx, codectest.BytesSpec(3, 3), []byte("abc"))
-	b, _ := c.EncodeBytes(ctx, codectest.BytesSpec(2, 2), []byte("de"))
-	out, err := c.DecodeBytes(ctx, codectest.BytesSpec(5, 5), append(append([]byte{}, a...), b...))
+	a, _ := c.EncodeBytes(t.Context(), codectest.BytesSpec(3, 3), []byte("abc"))
+	b, _ := c.EncodeBytes(t.Context(), codectest.BytesSpec(2, 2), []byte("de"))
+	out, err := c.DecodeBytes(t.Context(), codectest.BytesSpec(5, 5), append(append([]byte{}, a...), b...))
 	if err != nil || string(out) != "abcde" {
 		t.Fatalf("%q, %v", out, err)
 	}
@@ -70,10 +51,10 @@ func TestMultiMember(t *testing.T) {
 func TestCorrupt(t *testing.T) {
 	c := newCodec(t, ``)
 	codectest.CheckCompressor(t, c, true)
-	enc, _ := c.EncodeBytes(ctx, codectest.BytesSpec(5, 5), []byte("hello"))
-	_, err := c.DecodeBytes(ctx, codectest.BytesSpec(4, 4), enc)
+	enc, _ := c.EncodeBytes(t.Context(), codectest.BytesSpec(5, 5), []byte("hello"))
+	_, err := c.DecodeBytes(t.Context(), codectest.BytesSpec(4, 4), enc)
 	codectest.MustCorrupt(t, err, "wrong size")
-	_, err = c.DecodeBytes(ctx, codectest.BytesSpec(6, 6), enc)
+	_, err = c.DecodeBytes(t.Context(), codectest.BytesSpec(6, 6), enc)
 	codectest.MustCorrupt(t, err, "wrong size")
 }
 
@@ -100,12 +81,12 @@ func TestFixtures(t *testing.T) {
 func BenchmarkDecode(b *testing.B) {
 	c := newCodec(b, ``)
 	data := codectest.Bytes(rand.New(rand.NewPCG(1, 1)), 1<<20, true)
-	enc, _ := c.EncodeBytes(ctx, codectest.BytesSpec(1<<20, 1<<20), data)
+	enc, _ := c.EncodeBytes(b.Context(), codectest.BytesSpec(1<<20, 1<<20), data)
 	b.SetBytes(1 << 20)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		if _, err := c.DecodeBytes(ctx, codectest.BytesSpec(1<<20, 1<<20), enc); err != nil {
+		if _, err := c.DecodeBytes(b.Context(), codectest.BytesSpec(1<<20, 1<<20), enc); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -2,10 +2,8 @@ package lz4codec
 
 import (
 	"bytes"
-	"context"
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"testing"
 
 	"github.com/zarrgw/zarrgw/tests/fixtures/fixturecheck"
@@ -17,26 +15,11 @@ import (
 	"github.com/zarrgw/zarrgw/core/dtype"
 )
 
-var ctx = context.Background()
-
-func newCodec(t testing.TB, cfg string) codec.BytesBytes {
-	t.Helper()
-	c, err := New(context.Background(), json.RawMessage(cfg), nil)
-	if err != nil {
-		t.Fatalf("New(context.Background(), %s): %v", cfg, err)
-	}
-	return c.(codec.BytesBytes)
-}
+var newCodec = codectest.Builder[codec.BytesBytes](New)
 
 func TestConfiguration(t *testing.T) {
-	for cfg, want := range map[string]string{``: `{"acceleration":1}`, `{"id":"lz4","acceleration":5}`: `{"acceleration":5}`} {
-		if got := string(newCodec(t, cfg).Configuration()); got != want {
-			t.Errorf("%s: %s, want %s", cfg, got, want)
-		}
-	}
-	if _, err := New(context.Background(), json.RawMessage(`{"acceleration":"fast"}`), nil); err == nil {
-		t.Error("bad acceleration accepted")
-	}
+	codectest.CheckConfigurations(t, New, map[string]string{``: `{"acceleration":1}`, `{"id":"lz4","acceleration":5}`: `{"acceleration":5}`})
+	codectest.CheckRefused(t, New, `{"acceleration":"fast"}`)
 }
 
 // The chunk numcodecs wrote for int16 [1,2,3,4]: a 4-byte length (8) and a
@@ -49,7 +32,7 @@ func TestNumcodecsBytes(t *testing.T) {
 		t.Fatalf("fixture bytes %s: not the documented framing", got)
 	}
 	c := newCodec(t, "")
-	enc, err := c.EncodeBytes(ctx, codectest.BytesSpec(8, 8), []byte{1, 0, 2, 0, 3, 0, 4, 0})
+	enc, err := c.EncodeBytes(t.Context(), codectest.BytesSpec(8, 8), []byte{1, 0, 2, 0, 3, 0, 4, 0})
 	if err != nil || !bytes.Equal(enc, raw) {
 		t.Errorf("encode = %x, %v; numcodecs wrote %x", enc, err, raw)
 	}
@@ -63,7 +46,7 @@ func TestRoundTripAndCorruption(t *testing.T) {
 
 func TestBadHeaders(t *testing.T) {
 	c := newCodec(t, "")
-	enc, _ := c.EncodeBytes(ctx, codectest.BytesSpec(-1, 0), bytes.Repeat([]byte("abcd"), 100))
+	enc, _ := c.EncodeBytes(t.Context(), codectest.BytesSpec(-1, 0), bytes.Repeat([]byte("abcd"), 100))
 	lie := func(n uint32) []byte {
 		b := bytes.Clone(enc)
 		binary.LittleEndian.PutUint32(b, n)
@@ -78,7 +61,7 @@ func TestBadHeaders(t *testing.T) {
 		_, err := codectest.DecodeNoPanic(t, c, codectest.BytesSpec(-1, 0), in)
 		codectest.MustCorrupt(t, err, name)
 	}
-	_, err := c.DecodeBytes(ctx, codectest.BytesSpec(399, 399), enc)
+	_, err := c.DecodeBytes(t.Context(), codectest.BytesSpec(399, 399), enc)
 	codectest.MustCorrupt(t, err, "spec size differs")
 }
 
@@ -101,7 +84,7 @@ func lz4Bomb(n int) []byte {
 func TestBomb(t *testing.T) {
 	c := newCodec(t, "")
 	small := lz4Bomb(3 << 20)
-	if out, err := c.DecodeBytes(ctx, codectest.BytesSpec(-1, 0), small); err != nil || len(out) != 3<<20 || bytes.Count(out, []byte{0}) != len(out) {
+	if out, err := c.DecodeBytes(t.Context(), codectest.BytesSpec(-1, 0), small); err != nil || len(out) != 3<<20 || bytes.Count(out, []byte{0}) != len(out) {
 		t.Fatalf("bomb construction is wrong: %v", err)
 	}
 	bomb := lz4Bomb(100 << 20)

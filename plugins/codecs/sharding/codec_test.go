@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/codec/codectest"
 	"github.com/zarrgw/zarrgw/core/dtype"
 	"github.com/zarrgw/zarrgw/core/grid"
 	"github.com/zarrgw/zarrgw/core/ndarray"
@@ -153,14 +154,7 @@ func checkCodec(t *testing.T, r *rand.Rand, cd *sharding.Codec, shape []int, dt 
 	sp := spec(dt.Name, shape, fill)
 	inner := innerShape(t, cd)
 	data := randomData(r, dt, shape, inner, fill)
-	enc, err := cd.Encode(ctx, sp, data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dec, err := cd.Decode(ctx, sp, enc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	enc, dec := codectest.RoundTripArrayBytes(t, cd, sp, data)
 	sameArray(t, "decoded shard", dec, data)
 	region := randomRegion(r, shape)
 	// A new version for every new shard: the codec caches indexes by

@@ -2,8 +2,6 @@ package shuffle
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -16,21 +14,12 @@ import (
 	"github.com/zarrgw/zarrgw/core/codec/codectest"
 )
 
-var ctx = context.Background()
-
-func newCodec(t testing.TB, cfg string) codec.BytesBytes {
-	t.Helper()
-	c, err := New(context.Background(), json.RawMessage(cfg), nil)
-	if err != nil {
-		t.Fatalf("New(context.Background(), %s): %v", cfg, err)
-	}
-	return c.(codec.BytesBytes)
-}
+var newCodec = codectest.Builder[codec.BytesBytes](New)
 
 // The digest's definition, on a buffer with a trailing partial element:
 // elements (01 02 03) (04 05 06) + 07 with size 3 -> 01 04 02 05 03 06 07.
 func TestKnownLayout(t *testing.T) {
-	enc, err := newCodec(t, `{"elementsize":3}`).EncodeBytes(ctx, codectest.BytesSpec(7, 7), []byte{1, 2, 3, 4, 5, 6, 7})
+	enc, err := newCodec(t, `{"elementsize":3}`).EncodeBytes(t.Context(), codectest.BytesSpec(7, 7), []byte{1, 2, 3, 4, 5, 6, 7})
 	if want := []byte{1, 4, 2, 5, 3, 6, 7}; err != nil || !bytes.Equal(enc, want) {
 		t.Fatalf("%x, want %x", enc, want)
 	}
@@ -44,7 +33,7 @@ func TestRoundTrip(t *testing.T) {
 			codectest.RoundTripBytes(t, c, codectest.Bytes(rng, n, false))
 		}
 	}
-	_, err := newCodec(t, ``).DecodeBytes(ctx, codectest.BytesSpec(5, 5), make([]byte, 6))
+	_, err := newCodec(t, ``).DecodeBytes(t.Context(), codectest.BytesSpec(5, 5), make([]byte, 6))
 	codectest.MustCorrupt(t, err, "wrong size")
 }
 
@@ -52,9 +41,7 @@ func TestConfiguration(t *testing.T) {
 	if got := string(newCodec(t, `{"id":"shuffle"}`).Configuration()); got != `{"elementsize":4}` {
 		t.Errorf("default: %s", got)
 	}
-	if _, err := New(context.Background(), json.RawMessage(`{"elementsize":-2}`), nil); err == nil {
-		t.Error("negative elementsize accepted")
-	}
+	codectest.CheckRefused(t, New, `{"elementsize":-2}`)
 }
 
 // zarr-python 2 wrote int16 [1,2,3,4] through Shuffle(2) and zlib; and
@@ -74,7 +61,7 @@ func TestFixtures(t *testing.T) {
 		"zarrita-js/v2/data.zarr/1d.contiguous.shuffle.i2":       {1, 0, 2, 0, 3, 0, 4, 0},
 		"zarrita-js/v2/data.zarr/1d.contiguous.delta.shuffle.i2": {10, 0, 10, 0, 10, 0, 10, 0}, // deltas
 	} {
-		got, err := c.DecodeBytes(ctx, codectest.BytesSpec(8, 8), unzlib(arr))
+		got, err := c.DecodeBytes(t.Context(), codectest.BytesSpec(8, 8), unzlib(arr))
 		if err != nil || !bytes.Equal(got, want) {
 			t.Errorf("%s: %x %v, want %x", arr, got, err, want)
 		}
@@ -87,7 +74,7 @@ func BenchmarkUnshuffle4(b *testing.B) {
 	b.SetBytes(1 << 20)
 	b.ResetTimer()
 	for range b.N {
-		if _, err := c.DecodeBytes(ctx, codectest.BytesSpec(1<<20, 1<<20), data); err != nil {
+		if _, err := c.DecodeBytes(b.Context(), codectest.BytesSpec(1<<20, 1<<20), data); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,8 +1,6 @@
 package transpose
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -18,16 +16,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/ndarray"
 )
 
-var ctx = context.Background()
-
-func newCodec(t testing.TB, cfg string) *Codec {
-	t.Helper()
-	c, err := New(context.Background(), json.RawMessage(cfg), nil)
-	if err != nil {
-		t.Fatalf("New(context.Background(), %s): %v", cfg, err)
-	}
-	return c.(*Codec)
-}
+var newCodec = codectest.Builder[*Codec](New)
 
 // naive is numpy.transpose(a, p) written from the definition:
 // B[i_0..i_n-1] = A[q] with q[p[k]] = i_k.
@@ -98,16 +87,16 @@ func roundTrip(t *testing.T, c *Codec, a *ndarray.Array, p []int) {
 	t.Helper()
 	orig := codectest.Clone(a)
 	in := codectest.ArraySpec(a)
-	enc, err := c.EncodeArray(ctx, in, a)
+	enc, err := c.EncodeArray(t.Context(), in, a)
 	if err != nil {
 		t.Fatalf("%s%v %v: %v", a.DType, a.Shape, p, err)
 	}
 	codectest.EqualArrays(t, enc, naive(orig, p))
-	out, err := c.OutputSpec(context.Background(), in)
+	out, err := c.OutputSpec(t.Context(), in)
 	if err != nil || !slices.Equal(out.Shape, enc.Shape) {
 		t.Fatalf("OutputSpec %v, encoded shape %v: %v", out.Shape, enc.Shape, err)
 	}
-	dec, err := c.DecodeArray(ctx, in, enc)
+	dec, err := c.DecodeArray(t.Context(), in, enc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,13 +107,13 @@ func roundTrip(t *testing.T, c *Codec, a *ndarray.Array, p []int) {
 // The spec's example: order [1, 0] of a 2x3 array is its matrix transpose.
 func TestKnownValues(t *testing.T) {
 	a := &ndarray.Array{DType: dtype.Named("int8"), Shape: []int{2, 3}, Data: []byte{0, 1, 2, 3, 4, 5}}
-	enc, err := newCodec(t, `{"order":[1,0]}`).EncodeArray(ctx, codectest.ArraySpec(a), a)
+	enc, err := newCodec(t, `{"order":[1,0]}`).EncodeArray(t.Context(), codectest.ArraySpec(a), a)
 	if err != nil || !slices.Equal(enc.Data, []byte{0, 3, 1, 4, 2, 5}) || !slices.Equal(enc.Shape, []int{3, 2}) {
 		t.Fatalf("%v %v %v", enc.Data, enc.Shape, err)
 	}
 	// 2x2x2 with order [2, 0, 1]: B[i,j,k] = A[j,k,i]
 	b := &ndarray.Array{DType: dtype.Named("uint8"), Shape: []int{2, 2, 2}, Data: []byte{0, 1, 2, 3, 4, 5, 6, 7}}
-	enc, _ = newCodec(t, `{"order":[2,0,1]}`).EncodeArray(ctx, codectest.ArraySpec(b), b)
+	enc, _ = newCodec(t, `{"order":[2,0,1]}`).EncodeArray(t.Context(), codectest.ArraySpec(b), b)
 	if want := []byte{0, 2, 4, 6, 1, 3, 5, 7}; !slices.Equal(enc.Data, want) {
 		t.Fatalf("got %v, want %v", enc.Data, want)
 	}
@@ -133,11 +122,11 @@ func TestKnownValues(t *testing.T) {
 func TestLegacyOrders(t *testing.T) {
 	a := &ndarray.Array{DType: dtype.Named("int8"), Shape: []int{2, 3}, Data: []byte{0, 1, 2, 3, 4, 5}}
 	f := newCodec(t, `{"order":"F"}`)
-	enc, _ := f.EncodeArray(ctx, codectest.ArraySpec(a), a)
+	enc, _ := f.EncodeArray(t.Context(), codectest.ArraySpec(a), a)
 	if !slices.Equal(enc.Data, []byte{0, 3, 1, 4, 2, 5}) {
 		t.Errorf("F: %v", enc.Data)
 	}
-	enc, _ = newCodec(t, `{"order":"C"}`).EncodeArray(ctx, codectest.ArraySpec(a), a)
+	enc, _ = newCodec(t, `{"order":"C"}`).EncodeArray(t.Context(), codectest.ArraySpec(a), a)
 	if !slices.Equal(enc.Data, a.Data) {
 		t.Errorf("C: %v", enc.Data)
 	}
@@ -150,19 +139,15 @@ func TestConfiguration(t *testing.T) {
 	if got := string(newCodec(t, `{"order":[2,0,1]}`).Configuration()); got != `{"order":[2,0,1]}` {
 		t.Errorf("configuration %s", got)
 	}
-	for _, cfg := range []string{``, `{}`, `{"order":[0,0]}`, `{"order":[1,2]}`, `{"order":[-1,0]}`, `{"order":"X"}`, `{"order":3}`} {
-		if _, err := New(context.Background(), json.RawMessage(cfg), nil); err == nil {
-			t.Errorf("%s accepted", cfg)
-		}
-	}
+	codectest.CheckRefused(t, New, ``, `{}`, `{"order":[0,0]}`, `{"order":[1,2]}`, `{"order":[-1,0]}`, `{"order":"X"}`, `{"order":3}`)
 	c := newCodec(t, `{"order":[1,0]}`)
-	if _, err := c.OutputSpec(context.Background(), codec.Spec{DataType: dtype.Named("int8"), Shape: []int{2, 2, 2}}); err == nil {
+	if _, err := c.OutputSpec(t.Context(), codec.Spec{DataType: dtype.Named("int8"), Shape: []int{2, 2, 2}}); err == nil {
 		t.Error("rank mismatch accepted")
 	}
 	a := &ndarray.Array{DType: dtype.Named("int8"), Shape: []int{2, 3}, Data: make([]byte, 6)}
-	_, err := c.DecodeArray(ctx, codectest.ArraySpec(a), a) // encoded shape should be [3 2]
+	_, err := c.DecodeArray(t.Context(), codectest.ArraySpec(a), a) // encoded shape should be [3 2]
 	codectest.MustCorrupt(t, err, "wrong encoded shape")
-	if n, ok := c.EncodedSize(context.Background(), codectest.ArraySpec(a), 6); !ok || n != 6 {
+	if n, ok := c.EncodedSize(t.Context(), codectest.ArraySpec(a), 6); !ok || n != 6 {
 		t.Error("EncodedSize")
 	}
 }
@@ -189,7 +174,7 @@ func TestFixtureZarrs(t *testing.T) {
 	for _, idx := range [][]int{{0, 0}, {0, 1}, {1, 0}, {1, 1}} {
 		raw := fixtures.Read(t, fmt.Sprintf("%s/%d.%d", arr, idx[0], idx[1]))
 		spec := codec.Spec{DataType: dtype.Named("float32"), Shape: []int{5, 5}, DecodedSize: -1}
-		dec, err := c.DecodeArray(ctx, spec, &ndarray.Array{DType: spec.DataType, Shape: []int{5, 5}, Data: raw})
+		dec, err := c.DecodeArray(t.Context(), spec, &ndarray.Array{DType: spec.DataType, Shape: []int{5, 5}, Data: raw})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -207,8 +192,8 @@ func TestFixtureOrderF(t *testing.T) {
 	for _, idx := range [][]int{{0, 0, 0}, {1, 2, 3}, {1, 3, 2}} {
 		raw := fixtures.Read(t, fmt.Sprintf("%s/%d.%d.%d", arr, idx[0], idx[1], idx[2]))
 		spec := codec.Spec{DataType: dtype.Named("int32"), Shape: chunk, DecodedSize: -1}
-		out, _ := c.OutputSpec(context.Background(), spec)
-		dec, err := c.DecodeArray(ctx, spec, &ndarray.Array{DType: spec.DataType, Shape: out.Shape, Data: raw})
+		out, _ := c.OutputSpec(t.Context(), spec)
+		dec, err := c.DecodeArray(t.Context(), spec, &ndarray.Array{DType: spec.DataType, Shape: out.Shape, Data: raw})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -223,7 +208,7 @@ func benchmark(b *testing.B, shape, order []int) {
 	b.SetBytes(int64(len(a.Data)))
 	b.ResetTimer()
 	for range b.N {
-		if _, err := c.EncodeArray(ctx, in, a); err != nil {
+		if _, err := c.EncodeArray(b.Context(), in, a); err != nil {
 			b.Fatal(err)
 		}
 	}

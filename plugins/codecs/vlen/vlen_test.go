@@ -20,8 +20,6 @@ import (
 	"github.com/zarrgw/zarrgw/core/ndarray"
 )
 
-var ctx = context.Background()
-
 func utf8Codec() *Codec {
 	c, _ := NewUTF8(context.Background(), nil, nil)
 	return c.(*Codec)
@@ -39,7 +37,7 @@ func strSpec(shape ...int) codec.Spec {
 // The digest's worked example: ["a","bc"] -> 02000000 01000000 61 02000000 6263.
 func TestKnownBytes(t *testing.T) {
 	a := &ndarray.Array{DType: dtype.Named("string"), Shape: []int{2}, Strings: []string{"a", "bc"}}
-	enc, err := utf8Codec().Encode(ctx, strSpec(2), a)
+	enc, err := utf8Codec().Encode(t.Context(), strSpec(2), a)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,15 +53,7 @@ func TestRoundTrip(t *testing.T) {
 			for range 50 {
 				a := codectest.Array(rng, dtype.Named(name), codectest.Shape(rng, 3, 6))
 				orig := codectest.Clone(a)
-				spec := codectest.ArraySpec(a)
-				enc, err := c.Encode(ctx, spec, a)
-				if err != nil {
-					t.Fatal(err)
-				}
-				dec, err := c.Decode(ctx, spec, enc)
-				if err != nil {
-					t.Fatal(err)
-				}
+				_, dec := codectest.RoundTripArrayBytes(t, c, codectest.ArraySpec(a), a)
 				codectest.EqualArrays(t, dec, orig)
 			}
 		}
@@ -73,8 +63,8 @@ func TestRoundTrip(t *testing.T) {
 // vlen-utf8 keeps invalid UTF-8 as it is.
 func TestInvalidUTF8Kept(t *testing.T) {
 	a := &ndarray.Array{DType: dtype.Named("string"), Shape: []int{2}, Strings: []string{"\xff\xfe", "ok"}}
-	enc, _ := utf8Codec().Encode(ctx, strSpec(2), a)
-	dec, err := utf8Codec().Decode(ctx, strSpec(2), enc)
+	enc, _ := utf8Codec().Encode(t.Context(), strSpec(2), a)
+	dec, err := utf8Codec().Decode(t.Context(), strSpec(2), enc)
 	if err != nil || !slices.Equal(dec.Strings, a.Strings) {
 		t.Fatalf("%q %v", dec.Strings, err)
 	}
@@ -82,26 +72,26 @@ func TestInvalidUTF8Kept(t *testing.T) {
 
 func TestCorrupt(t *testing.T) {
 	c := utf8Codec()
-	good, _ := c.Encode(ctx, strSpec(3), &ndarray.Array{DType: dtype.Named("string"), Shape: []int{3}, Strings: []string{"ab", "", "cde"}})
+	good, _ := c.Encode(t.Context(), strSpec(3), &ndarray.Array{DType: dtype.Named("string"), Shape: []int{3}, Strings: []string{"ab", "", "cde"}})
 	for n := range len(good) {
-		_, err := c.Decode(ctx, strSpec(3), good[:n])
+		_, err := c.Decode(t.Context(), strSpec(3), good[:n])
 		codectest.MustCorrupt(t, err, fmt.Sprintf("prefix %d", n))
 	}
 	bad := bytes.Clone(good)
 	binary.LittleEndian.PutUint32(bad, 4)
-	_, err := c.Decode(ctx, strSpec(3), bad)
+	_, err := c.Decode(t.Context(), strSpec(3), bad)
 	codectest.MustCorrupt(t, err, "count differs from spec")
 	bad = bytes.Clone(good)
 	binary.LittleEndian.PutUint32(bad[4:], 0xFFFFFFFF)
-	_, err = c.Decode(ctx, strSpec(3), bad)
+	_, err = c.Decode(t.Context(), strSpec(3), bad)
 	codectest.MustCorrupt(t, err, "huge length")
 	// a count matching a huge spec, with no data: refused before allocating
 	huge := []byte{0, 0, 0, 0x40}
 	codectest.MaxAlloc(t, 1<<20, func() {
-		_, err = c.Decode(ctx, strSpec(1<<30), huge)
+		_, err = c.Decode(t.Context(), strSpec(1<<30), huge)
 	})
 	codectest.MustCorrupt(t, err, "huge count")
-	if _, err := c.Encode(ctx, codec.Spec{DataType: dtype.Named("int8"), Shape: []int{1}}, &ndarray.Array{}); err == nil {
+	if _, err := c.Encode(t.Context(), codec.Spec{DataType: dtype.Named("int8"), Shape: []int{1}}, &ndarray.Array{}); err == nil {
 		t.Error("fixed-size type accepted")
 	}
 }
@@ -123,7 +113,7 @@ func TestFixtureCities(t *testing.T) {
 		var all []string
 		for i := 0; i*e.ChunkShape[0] < e.Shape[0]; i++ {
 			raw := fixtures.Read(t, fmt.Sprintf("%s/c/%d", arr, i))
-			a, err := utf8Codec().Decode(ctx, strSpec(e.ChunkShape...), raw)
+			a, err := utf8Codec().Decode(t.Context(), strSpec(e.ChunkShape...), raw)
 			if err != nil {
 				t.Fatalf("%s chunk %d: %v", arr, i, err)
 			}
@@ -141,7 +131,7 @@ func TestFixtureV2(t *testing.T) {
 	const arr = "zarrs/zarr_python_compat/str_v2_fv_0.zarr"
 	e := fixtures.Array(t, arr)
 	want := fixturecheck.ExpectedStrings(t, e)
-	a, err := utf8Codec().Decode(ctx, strSpec(2), fixtures.Read(t, arr+"/0"))
+	a, err := utf8Codec().Decode(t.Context(), strSpec(2), fixtures.Read(t, arr+"/0"))
 	if err != nil || !slices.Equal(a.Strings, want[:2]) {
 		t.Fatalf("%q %v, want %q", a.Strings, err, want[:2])
 	}
@@ -151,12 +141,12 @@ func BenchmarkDecode(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	a := codectest.Array(rng, dtype.Named("string"), []int{100000})
 	c := utf8Codec()
-	enc, _ := c.Encode(ctx, codectest.ArraySpec(a), a)
+	enc, _ := c.Encode(b.Context(), codectest.ArraySpec(a), a)
 	b.SetBytes(int64(len(enc)))
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		if _, err := c.Decode(ctx, codectest.ArraySpec(a), enc); err != nil {
+		if _, err := c.Decode(b.Context(), codectest.ArraySpec(a), enc); err != nil {
 			b.Fatal(err)
 		}
 	}

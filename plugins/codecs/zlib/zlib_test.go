@@ -2,8 +2,6 @@ package zlibcodec
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -19,28 +17,11 @@ import (
 	"github.com/zarrgw/zarrgw/core/dtype"
 )
 
-var ctx = context.Background()
-
-func newCodec(t testing.TB, cfg string) codec.BytesBytes {
-	t.Helper()
-	c, err := New(context.Background(), json.RawMessage(cfg), nil)
-	if err != nil {
-		t.Fatalf("New(context.Background(), %s): %v", cfg, err)
-	}
-	return c.(codec.BytesBytes)
-}
+var newCodec = codectest.Builder[codec.BytesBytes](New)
 
 func TestConfiguration(t *testing.T) {
-	for cfg, want := range map[string]string{``: `{"level":1}`, `{"id":"zlib","level":8}`: `{"level":8}`, `{"level":-1}`: `{"level":-1}`} {
-		if got := string(newCodec(t, cfg).Configuration()); got != want {
-			t.Errorf("%s: %s, want %s", cfg, got, want)
-		}
-	}
-	for _, cfg := range []string{`{"level":10}`, `{"level":-2}`} {
-		if _, err := New(context.Background(), json.RawMessage(cfg), nil); err == nil {
-			t.Errorf("%s accepted", cfg)
-		}
-	}
+	codectest.CheckConfigurations(t, New, map[string]string{``: `{"level":1}`, `{"id":"zlib","level":8}`: `{"level":8}`, `{"level":-1}`: `{"level":-1}`})
+	codectest.CheckRefused(t, New, `{"level":10}`, `{"level":-2}`)
 	if Registration.Manifest.Name != "numcodecs.zlib" || newCodec(t, "").Name() != "numcodecs.zlib" {
 		t.Error("name")
 	}

@@ -2,7 +2,6 @@ package zstdcodec
 
 import (
 	"bytes"
-	"context"
 	"encoding/binary"
 	"encoding/json"
 	"math/rand/v2"
@@ -17,32 +16,15 @@ import (
 	"github.com/zarrgw/zarrgw/core/dtype"
 )
 
-var ctx = context.Background()
-
-func newCodec(t testing.TB, cfg string) codec.BytesBytes {
-	t.Helper()
-	c, err := New(context.Background(), json.RawMessage(cfg), nil)
-	if err != nil {
-		t.Fatalf("New(context.Background(), %s): %v", cfg, err)
-	}
-	return c.(codec.BytesBytes)
-}
+var newCodec = codectest.Builder[codec.BytesBytes](New)
 
 func TestConfiguration(t *testing.T) {
-	for cfg, want := range map[string]string{
+	codectest.CheckConfigurations(t, New, map[string]string{
 		``:                             `{"level":0,"checksum":false}`,
 		`{"level":5,"checksum":false}`: `{"level":5,"checksum":false}`,
 		`{"id":"zstd","level":-7,"checksum":true}`: `{"level":-7,"checksum":true}`,
-	} {
-		if got := string(newCodec(t, cfg).Configuration()); got != want {
-			t.Errorf("%s: %s, want %s", cfg, got, want)
-		}
-	}
-	for _, cfg := range []string{`{"level":23}`, `{"level":-131073}`, `{"checksum":"yes"}`} {
-		if _, err := New(context.Background(), json.RawMessage(cfg), nil); err == nil {
-			t.Errorf("%s accepted", cfg)
-		}
-	}
+	})
+	codectest.CheckRefused(t, New, `{"level":23}`, `{"level":-131073}`, `{"checksum":"yes"}`)
 	if encoderLevel(0) != zstd.SpeedDefault || encoderLevel(1) != zstd.SpeedFastest || encoderLevel(19) != zstd.SpeedBestCompression {
 		t.Error("level mapping")
 	}
@@ -57,7 +39,7 @@ func TestFrameFlags(t *testing.T) {
 		if checksum {
 			cfg = `{"checksum":true}`
 		}
-		enc, err := newCodec(t, cfg).EncodeBytes(ctx, codectest.BytesSpec(1000, 1000), bytes.Repeat([]byte("ab"), 500))
+		enc, err := newCodec(t, cfg).EncodeBytes(t.Context(), codectest.BytesSpec(1000, 1000), bytes.Repeat([]byte("ab"), 500))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,7 +67,7 @@ func TestRoundTripAndCorruption(t *testing.T) {
 // encoders write), must decode.
 func TestFramesWithoutSize(t *testing.T) {
 	c := newCodec(t, "")
-	a, _ := c.EncodeBytes(ctx, codectest.BytesSpec(3, 3), []byte("abc"))
+	a, _ := c.EncodeBytes(t.Context(), codectest.BytesSpec(3, 3), []byte("abc"))
 	var stream bytes.Buffer
 	w, _ := zstd.NewWriter(&stream)
 	w.Write(bytes.Repeat([]byte("xyz"), 100000))
@@ -98,12 +80,12 @@ func TestFramesWithoutSize(t *testing.T) {
 	want := append([]byte("abc"), bytes.Repeat([]byte("xyz"), 100000)...)
 	n := int64(len(want))
 	for _, spec := range []codec.Spec{codectest.BytesSpec(n, n), codectest.BytesSpec(-1, n), codectest.BytesSpec(-1, 1<<30), codectest.BytesSpec(-1, 0)} {
-		out, err := c.DecodeBytes(ctx, spec, in)
+		out, err := c.DecodeBytes(t.Context(), spec, in)
 		if err != nil || !bytes.Equal(out, want) {
 			t.Fatalf("spec %+v: %v (%d bytes)", spec, err, len(out))
 		}
 	}
-	_, err := c.DecodeBytes(ctx, codectest.BytesSpec(-1, n-1), in)
+	_, err := c.DecodeBytes(t.Context(), codectest.BytesSpec(-1, n-1), in)
 	codectest.MustCorrupt(t, err, "one byte over the bound")
 }
 
@@ -132,7 +114,7 @@ func TestBomb(t *testing.T) {
 }
 
 func TestEmptyInput(t *testing.T) {
-	_, err := newCodec(t, "").DecodeBytes(ctx, codectest.BytesSpec(0, 0), nil)
+	_, err := newCodec(t, "").DecodeBytes(t.Context(), codectest.BytesSpec(0, 0), nil)
 	codectest.MustCorrupt(t, err, "empty input")
 }
 
@@ -161,7 +143,7 @@ func BenchmarkEncodeLevel0(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		if _, err := c.EncodeBytes(ctx, codectest.BytesSpec(1<<20, 1<<20), data); err != nil {
+		if _, err := c.EncodeBytes(b.Context(), codectest.BytesSpec(1<<20, 1<<20), data); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -170,12 +152,12 @@ func BenchmarkEncodeLevel0(b *testing.B) {
 func BenchmarkDecodeLevel0(b *testing.B) {
 	c := newCodec(b, `{"level":0}`)
 	data := benchData()
-	enc, _ := c.EncodeBytes(ctx, codectest.BytesSpec(1<<20, 1<<20), data)
+	enc, _ := c.EncodeBytes(b.Context(), codectest.BytesSpec(1<<20, 1<<20), data)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		if _, err := c.DecodeBytes(ctx, codectest.BytesSpec(1<<20, 1<<20), enc); err != nil {
+		if _, err := c.DecodeBytes(b.Context(), codectest.BytesSpec(1<<20, 1<<20), enc); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -184,12 +166,12 @@ func BenchmarkDecodeLevel0(b *testing.B) {
 // Every frame records its content size, whatever the input size: numcodecs
 // before 0.13 (Debian's 0.11) cannot decode frames without it.
 func TestFramesRecordContentSize(t *testing.T) {
-	c, err := New(context.Background(), json.RawMessage(`{"level":0}`), nil)
+	c, err := New(t.Context(), json.RawMessage(`{"level":0}`), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, n := range []int{1, 16, 255, 256, 1000, 1 << 20} {
-		b, err := c.(*Codec).EncodeBytes(context.Background(), codec.Spec{DecodedSize: -1}, make([]byte, n))
+		b, err := c.(*Codec).EncodeBytes(t.Context(), codec.Spec{DecodedSize: -1}, make([]byte, n))
 		if err != nil {
 			t.Fatal(err)
 		}
