@@ -14,8 +14,9 @@ import (
 type Hook func(ctx context.Context, op, key string, call func(context.Context) error) error
 
 // WithHook returns s with hook around each of its calls. The copy-free
-// read (ReaderInto) and sorted listing (SortedLister) of s stay available.
-func WithHook(s Store, hook Hook) Store { return &hooked{next: s, hook: hook} }
+// read (ReaderInto) and the sorted listings (SortedLister, InfoLister) of
+// s stay available, and only those s has.
+func WithHook(s Store, hook Hook) Store { return ForwardOptional(&hooked{next: s, hook: hook}, s) }
 
 type hooked struct {
 	next Store

@@ -4,13 +4,15 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 )
 
-// Memory is a concurrency-safe in-memory store with every capability.
+// Memory is a concurrency-safe in-memory store with every capability and
+// every optional interface (ReaderInto, SortedLister, InfoLister).
 //
 // Stored values are never mutated in place: Set copies its input, and Get
 // returns a fresh copy that the caller owns and may modify, as every other
@@ -201,4 +203,53 @@ func (m *Memory) GetInto(ctx context.Context, key string, dst []byte) (bool, err
 	}
 	copy(dst, v.data)
 	return true, nil
+}
+
+// ListSorted yields the keys starting with prefix after startAfter in byte
+// order, as they were when listing began.
+func (m *Memory) ListSorted(ctx context.Context, prefix, startAfter string) iter.Seq2[string, error] {
+	return func(yield func(string, error) bool) {
+		for e, err := range m.ListInfo(ctx, prefix, startAfter) {
+			if !yield(e.Key, err) || err != nil {
+				return
+			}
+		}
+	}
+}
+
+// ListInfo yields the keys starting with prefix after startAfter in byte
+// order with their sizes and versions, all as they were at one moment when
+// listing began: one listing, where a Stat per key would see each key at
+// a different moment and take the lock once per key.
+func (m *Memory) ListInfo(ctx context.Context, prefix, startAfter string) iter.Seq2[Entry, error] {
+	return func(yield func(Entry, error) bool) {
+		if err := ValidatePrefix(prefix); err != nil {
+			yield(Entry{}, fmt.Errorf("memory: %w", err))
+			return
+		}
+		for _, e := range m.sortedSnapshot(prefix, startAfter) {
+			if err := ctx.Err(); err != nil {
+				yield(Entry{}, fmt.Errorf("memory: list %q: %w", prefix, err))
+				return
+			}
+			if !yield(e, nil) {
+				return
+			}
+		}
+	}
+}
+
+// sortedSnapshot is the entries starting with prefix after startAfter, in
+// byte order; sorting happens outside the lock.
+func (m *Memory) sortedSnapshot(prefix, startAfter string) []Entry {
+	m.mu.RLock()
+	entries := make([]Entry, 0, len(m.values))
+	for key, v := range m.values {
+		if strings.HasPrefix(key, prefix) && key > startAfter {
+			entries = append(entries, Entry{Key: key, Info: Info{Size: int64(len(v.data)), Version: v.version, ModTime: v.at}})
+		}
+	}
+	m.mu.RUnlock()
+	slices.SortFunc(entries, func(a, b Entry) int { return strings.Compare(a.Key, b.Key) })
+	return entries
 }

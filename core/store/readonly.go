@@ -9,7 +9,8 @@ import (
 // ReadOnly returns s with writing and erasing refused (ErrUnsupported),
 // for datasets declared read_only: the refusal happens here, before any
 // byte reaches a store that would accept it.
-func ReadOnly(s Store) Store { return readOnly{s} }
+// The optional interfaces of s stay available, and only those s has.
+func ReadOnly(s Store) Store { return ForwardOptional(readOnly{s}, s) }
 
 type readOnly struct{ Store }
 

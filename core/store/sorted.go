@@ -27,6 +27,14 @@ func ListSorted(ctx context.Context, s Store, prefix, startAfter string) iter.Se
 	if sl, ok := s.(SortedLister); ok {
 		return sl.ListSorted(ctx, prefix, startAfter)
 	}
+	return WalkSorted(ctx, s, prefix, startAfter)
+}
+
+// WalkSorted lists as ListSorted does by walking s's directories, whether
+// or not s is a SortedLister: ListSorted's fallback, and the sorted
+// listing of a transformer whose keys do not come in its store's order
+// (a SortedLister that walks its own ListDir).
+func WalkSorted(ctx context.Context, s Store, prefix, startAfter string) iter.Seq2[string, error] {
 	return func(yield func(string, error) bool) {
 		if err := walkSorted(ctx, s, prefix, startAfter, yield); err != nil && err != errStopped {
 			yield("", err)

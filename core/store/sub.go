@@ -21,7 +21,7 @@ func Sub(s Store, prefix string) (Store, error) {
 	if err := ValidatePrefix(prefix); err != nil {
 		return nil, fmt.Errorf("store prefix: %w", err)
 	}
-	return &sub{next: s, prefix: prefix}, nil
+	return ForwardOptional(&sub{next: s, prefix: prefix}, s), nil
 }
 
 type sub struct {
@@ -55,7 +55,8 @@ func (s *sub) Get(ctx context.Context, key string, r ByteRange) (Value, error) {
 	return s.next.Get(ctx, k, r)
 }
 
-// GetInto keeps the copy-free read path of the store below.
+// GetInto keeps the copy-free read path of the store below (Sub shows
+// it only where that store has one, as ListSorted and ListInfo).
 func (s *sub) GetInto(ctx context.Context, key string, dst []byte) (bool, error) {
 	k, err := s.key(key)
 	if err != nil {

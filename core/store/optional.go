@@ -1,0 +1,124 @@
+package store
+
+import "strings"
+
+// Optional names the optional interfaces a store may implement beyond
+// Store: ReaderInto, SortedLister and InfoLister. Callers test for them
+// (store.ListInfo takes one listing with sizes where a store has it, and a
+// Stat of each key where it has not), so a store that wraps another must
+// have one exactly when the store below can do what it promises: a wrapper
+// that drops one turns a listing into a Stat per key, and one that claims
+// one its store lacks hides that fallback from whoever asks.
+type Optional struct {
+	Into   bool // ReaderInto
+	Sorted bool // SortedLister
+	Info   bool // InfoLister
+}
+
+// String names the interfaces o names, "into+sorted+info", or "none".
+func (o Optional) String() string {
+	var names []string
+	for _, n := range []struct {
+		on   bool
+		name string
+	}{{o.Into, "into"}, {o.Sorted, "sorted"}, {o.Info, "info"}} {
+		if n.on {
+			names = append(names, n.name)
+		}
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, "+")
+}
+
+// Minus is the optional interfaces o names and p does not.
+func (o Optional) Minus(p Optional) Optional {
+	return Optional{Into: o.Into && !p.Into, Sorted: o.Sorted && !p.Sorted, Info: o.Info && !p.Info}
+}
+
+// EveryOptional is every combination of optional interfaces, none first.
+func EveryOptional() []Optional {
+	out := make([]Optional, 0, 8)
+	for i := range 8 {
+		out = append(out, Optional{Into: i&1 != 0, Sorted: i&2 != 0, Info: i&4 != 0})
+	}
+	return out
+}
+
+// OptionalOf reports the optional interfaces s implements.
+func OptionalOf(s Store) Optional {
+	_, into := s.(ReaderInto)
+	_, sorted := s.(SortedLister)
+	_, info := s.(InfoLister)
+	return Optional{Into: into, Sorted: sorted, Info: info}
+}
+
+// Or is every optional interface o or p names.
+func (o Optional) Or(p Optional) Optional {
+	return Optional{Into: o.Into || p.Into, Sorted: o.Sorted || p.Sorted, Info: o.Info || p.Info}
+}
+
+// And is the optional interfaces both o and p name.
+func (o Optional) And(p Optional) Optional {
+	return Optional{Into: o.Into && p.Into, Sorted: o.Sorted && p.Sorted, Info: o.Info && p.Info}
+}
+
+// ForwardOptional returns the wrapper w showing those of its optional
+// interfaces that inner, the store it wraps, has too. A wrapper implements
+// every one of them (with the helpers GetInto, ListSorted and ListInfo,
+// which fall back where inner lacks one) and its constructor returns
+// ForwardOptional(w, inner).
+func ForwardOptional(w, inner Store) Store { return WithOptional(w, OptionalOf(inner)) }
+
+// WithOptional returns s showing only those of its optional interfaces
+// that o names; s itself when it shows exactly those already. The result
+// has s's Store methods and no other methods of s.
+func WithOptional(s Store, o Optional) Store {
+	o = o.And(OptionalOf(s))
+	if o == OptionalOf(s) {
+		return s
+	}
+	into, _ := s.(ReaderInto)
+	sorted, _ := s.(SortedLister)
+	info, _ := s.(InfoLister)
+	// One type per combination: Go cannot add methods to a value at run
+	// time, and an embedded interface that is nil would claim a method
+	// that panics.
+	switch o {
+	case Optional{Into: true, Sorted: true}:
+		return struct {
+			Store
+			ReaderInto
+			SortedLister
+		}{s, into, sorted}
+	case Optional{Into: true, Info: true}:
+		return struct {
+			Store
+			ReaderInto
+			InfoLister
+		}{s, into, info}
+	case Optional{Sorted: true, Info: true}:
+		return struct {
+			Store
+			SortedLister
+			InfoLister
+		}{s, sorted, info}
+	case Optional{Into: true}:
+		return struct {
+			Store
+			ReaderInto
+		}{s, into}
+	case Optional{Sorted: true}:
+		return struct {
+			Store
+			SortedLister
+		}{s, sorted}
+	case Optional{Info: true}:
+		return struct {
+			Store
+			InfoLister
+		}{s, info}
+	}
+	return struct{ Store }{s}
+}
