@@ -13,8 +13,11 @@ import (
 // front of a directory that an fs store writes): every read check then
 // exercises reader. reader must see what writer writes. The result
 // cannot list nor write conditionally, since versions from the two
-// stores need not agree; closing it closes both.
-func ReadVia(writer, reader store.Store) store.Store { return &readVia{w: writer, r: reader} }
+// stores need not agree; closing it closes both. It reads into buffers
+// where reader does.
+func ReadVia(writer, reader store.Store) store.Store {
+	return store.WithOptional(&readVia{w: writer, r: reader}, store.Optional{Into: store.OptionalOf(reader).Into})
+}
 
 type readVia struct{ w, r store.Store }
 

@@ -1,0 +1,51 @@
+package store_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/zarrgw/zarrgw/core/store"
+	"github.com/zarrgw/zarrgw/core/store/storetest"
+)
+
+// WithOptional shows exactly the interfaces asked for, and a store that
+// already shows them is returned as it is.
+func TestWithOptional(t *testing.T) {
+	m := store.NewMemory()
+	for _, o := range store.EveryOptional() {
+		if got := store.OptionalOf(store.WithOptional(m, o)); got != o {
+			t.Errorf("WithOptional(memory, %s) shows %s", o, got)
+		}
+	}
+	all := store.Optional{Into: true, Sorted: true, Info: true}
+	if store.WithOptional(m, all) != store.Store(m) {
+		t.Error("WithOptional(memory, all) is not the memory store itself")
+	}
+	if got := store.OptionalOf(store.WithOptional(store.WithOptional(m, store.Optional{}), all)); got != (store.Optional{}) {
+		t.Errorf("WithOptional claimed %s of a store without any", got)
+	}
+}
+
+// Every wrapper of this package keeps exactly the optional interfaces of
+// the store below, and serves each through that store's own.
+func TestWrappersForward(t *testing.T) {
+	wrappers := map[string]storetest.Wrapper{
+		"Sub": func(t testing.TB, inner store.Store) store.Store {
+			s, err := store.Sub(inner, "p")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		},
+		"WithHook": func(_ testing.TB, inner store.Store) store.Store {
+			return store.WithHook(inner, func(ctx context.Context, _, _ string, call func(context.Context) error) error {
+				return call(ctx)
+			})
+		},
+		"Limit":    func(_ testing.TB, inner store.Store) store.Store { return store.WithHook(inner, store.Limit(2)) },
+		"ReadOnly": func(_ testing.TB, inner store.Store) store.Store { return store.ReadOnly(inner) },
+	}
+	for name, wrap := range wrappers {
+		t.Run(name, func(t *testing.T) { storetest.RunForwarding(t, wrap, storetest.ForwardOptions{}) })
+	}
+}

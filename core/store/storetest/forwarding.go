@@ -1,0 +1,238 @@
+package storetest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"iter"
+	"slices"
+	"sync/atomic"
+	"testing"
+
+	"github.com/zarrgw/zarrgw/core/store"
+)
+
+// Wrapper builds the store under test over inner: a transformer, a view,
+// a client of a store served elsewhere. The check closes what it returns
+// (which may close inner, a memory store).
+type Wrapper func(t testing.TB, inner store.Store) store.Store
+
+// ForwardOptions fit the forwarding check to a wrapper.
+type ForwardOptions struct {
+	// Own are the optional interfaces the wrapper has by its own means,
+	// whatever its store has (a plugin client reads into the caller's
+	// buffer from frames; the sharding transformer lists its own
+	// directories): it must have them, and they need not reach inner.
+	Own store.Optional
+	// Lacks are those it never has, since it cannot do what they promise
+	// (a store that cannot list has no sorted listing).
+	Lacks store.Optional
+}
+
+// RunForwarding checks wrap over an inner store of every combination of
+// optional interfaces (ReaderInto, SortedLister, InfoLister), one subtest
+// each: ForwardingProblems must find nothing.
+func RunForwarding(t *testing.T, wrap Wrapper, opts ForwardOptions) {
+	t.Helper()
+	for _, o := range store.EveryOptional() {
+		t.Run(o.String(), func(t *testing.T) {
+			for _, p := range ForwardingProblems(t, wrap, o, opts) {
+				t.Error(p)
+			}
+		})
+	}
+}
+
+// ForwardingProblems wraps a memory store showing the optional interfaces
+// o and reports what is wrong: an optional interface the wrapper drops or
+// claims beyond o (and opts), or one it shows but serves by a fallback
+// (a Stat per key, a walk of directories, a Get and a copy) instead of
+// the inner store's own, or serves wrongly.
+func ForwardingProblems(t testing.TB, wrap Wrapper, o store.Optional, opts ForwardOptions) []string {
+	t.Helper()
+	inner := &counting{Memory: store.NewMemory()}
+	w := wrap(t, store.WithOptional(inner, o))
+	defer w.Close()
+	want := o.Minus(opts.Lacks).Or(opts.Own)
+	problems := claimProblems(store.OptionalOf(w), want)
+	if len(problems) > 0 {
+		return problems // what it shows is wrong: its calls would mislead
+	}
+	if err := seed(t.Context(), w, inner); err != nil {
+		return []string{err.Error()}
+	}
+	forwarded := want.Minus(opts.Own)
+	if forwarded.Into {
+		problems = append(problems, checkInto(t.Context(), w, inner)...)
+	}
+	if forwarded.Sorted {
+		problems = append(problems, checkSorted(t.Context(), w, inner)...)
+	}
+	if forwarded.Info {
+		problems = append(problems, checkInfo(t.Context(), w, inner)...)
+	}
+	return problems
+}
+
+// claimProblems compares what a wrapper shows with what it should.
+func claimProblems(got, want store.Optional) []string {
+	var out []string
+	if lost := want.Minus(got); lost != (store.Optional{}) {
+		out = append(out, fmt.Sprintf("drops %s: shows %s, should show %s", lost, got, want))
+	}
+	if extra := got.Minus(want); extra != (store.Optional{}) {
+		out = append(out, fmt.Sprintf("claims %s, which its store lacks: shows %s, should show %s", extra, got, want))
+	}
+	return out
+}
+
+// forwardKeys are the keys the check reads back, in byte order, each
+// holding its own name.
+var forwardKeys = []string{"a/b", "a/c", "d"}
+
+// seed writes forwardKeys through w, or into inner where w cannot write
+// (a read-only view shows inner's keys as they are).
+func seed(ctx context.Context, w store.Store, inner store.Store) error {
+	target := w
+	if !w.Capabilities().Write {
+		target = inner
+	}
+	for _, k := range forwardKeys {
+		if _, err := target.Set(ctx, k, []byte(k), store.Condition{}); err != nil {
+			return fmt.Errorf("set %q: %w", k, err)
+		}
+	}
+	return nil
+}
+
+func checkInto(ctx context.Context, w store.Store, inner *counting) []string {
+	inner.reset()
+	key := forwardKeys[len(forwardKeys)-1]
+	dst := make([]byte, len(key))
+	ok, err := store.GetInto(ctx, w, key, dst)
+	switch {
+	case err != nil || !ok || !bytes.Equal(dst, []byte(key)):
+		return []string{fmt.Sprintf("GetInto(%q) = %v, %v, %q: want true, <nil>, %q", key, ok, err, dst, key)}
+	case inner.into.Load() == 0:
+		return []string{fmt.Sprintf("GetInto(%q) never reached the inner store's GetInto (%s)", key, inner)}
+	}
+	return nil
+}
+
+func checkSorted(ctx context.Context, w store.Store, inner *counting) []string {
+	var out []string
+	for _, after := range []string{"", forwardKeys[0]} {
+		inner.reset()
+		got, err := collect(store.ListSorted(ctx, w, "", after))
+		if want := keysAfter(after); err != nil || !slices.Equal(got, want) {
+			out = append(out, fmt.Sprintf("ListSorted(\"\", %q) = %q, %v: want %q", after, got, err, want))
+		}
+		if !inner.listedSorted() {
+			out = append(out, fmt.Sprintf("ListSorted(\"\", %q) did not list through the inner store's sorted listing (%s)", after, inner))
+		}
+	}
+	return out
+}
+
+func checkInfo(ctx context.Context, w store.Store, inner *counting) []string {
+	var out []string
+	for _, after := range []string{"", forwardKeys[0]} {
+		inner.reset()
+		var got []string
+		var err error
+		for e, lerr := range store.ListInfo(ctx, w, "", after) {
+			if err = lerr; err != nil {
+				break
+			}
+			got = append(got, e.Key)
+			if e.Info.Size != int64(len(e.Key)) || e.Info.Version == "" {
+				out = append(out, fmt.Sprintf("ListInfo(\"\", %q): %s has size %d, version %q: want %d and a version", after, e.Key, e.Info.Size, e.Info.Version, len(e.Key)))
+			}
+		}
+		if want := keysAfter(after); err != nil || !slices.Equal(got, want) {
+			out = append(out, fmt.Sprintf("ListInfo(\"\", %q) = %q, %v: want %q", after, got, err, want))
+		}
+		if inner.info.Load() == 0 || inner.stat.Load() > 0 {
+			out = append(out, fmt.Sprintf("ListInfo(\"\", %q) did not list through the inner store's ListInfo (%s)", after, inner))
+		}
+	}
+	return out
+}
+
+func keysAfter(after string) []string {
+	var out []string
+	for _, k := range forwardKeys {
+		if k > after {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func collect(seq iter.Seq2[string, error]) ([]string, error) {
+	var out []string
+	for k, err := range seq {
+		if err != nil {
+			return out, err
+		}
+		out = append(out, k)
+	}
+	return out, nil
+}
+
+// counting is a memory store that counts the calls a fallback makes in
+// place of an optional interface: Stats for ListInfo, directory listings
+// for ListSorted, Gets for GetInto. Calls may come from any goroutine (a
+// plugin's server).
+type counting struct {
+	*store.Memory
+	into, sorted, info, stat, dir, get atomic.Int64
+}
+
+func (c *counting) reset() {
+	for _, n := range []*atomic.Int64{&c.into, &c.sorted, &c.info, &c.stat, &c.dir, &c.get} {
+		n.Store(0)
+	}
+}
+
+// listedSorted reports whether a sorted listing went through the inner
+// store's own (ListSorted, or ListInfo, which lists in the same order)
+// and not through a walk of its directories.
+func (c *counting) listedSorted() bool {
+	return c.sorted.Load()+c.info.Load() > 0 && c.dir.Load() == 0
+}
+
+func (c *counting) String() string {
+	return fmt.Sprintf("it saw %d GetInto, %d ListSorted, %d ListInfo, %d Stat, %d ListDir, %d Get",
+		c.into.Load(), c.sorted.Load(), c.info.Load(), c.stat.Load(), c.dir.Load(), c.get.Load())
+}
+
+func (c *counting) Get(ctx context.Context, key string, r store.ByteRange) (store.Value, error) {
+	c.get.Add(1)
+	return c.Memory.Get(ctx, key, r)
+}
+
+func (c *counting) GetInto(ctx context.Context, key string, dst []byte) (bool, error) {
+	c.into.Add(1)
+	return c.Memory.GetInto(ctx, key, dst)
+}
+
+func (c *counting) Stat(ctx context.Context, key string) (store.Info, error) {
+	c.stat.Add(1)
+	return c.Memory.Stat(ctx, key)
+}
+
+func (c *counting) ListDir(ctx context.Context, prefix string) (store.Dir, error) {
+	c.dir.Add(1)
+	return c.Memory.ListDir(ctx, prefix)
+}
+
+func (c *counting) ListSorted(ctx context.Context, prefix, startAfter string) iter.Seq2[string, error] {
+	c.sorted.Add(1)
+	return c.Memory.ListSorted(ctx, prefix, startAfter)
+}
+
+func (c *counting) ListInfo(ctx context.Context, prefix, startAfter string) iter.Seq2[store.Entry, error] {
+	c.info.Add(1)
+	return c.Memory.ListInfo(ctx, prefix, startAfter)
+}
