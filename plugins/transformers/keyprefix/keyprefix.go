@@ -44,7 +44,10 @@ func New(_ context.Context, configuration json.RawMessage, next store.Store) (st
 	if !strings.HasSuffix(cfg.Prefix, "/") || store.ValidatePrefix(cfg.Prefix) != nil {
 		return nil, fmt.Errorf("%s: prefix %q must be a key prefix ending in /", Name, cfg.Prefix)
 	}
-	return &Prefixed{next: next, prefix: cfg.Prefix}, nil
+	// The optional interfaces of next (a copy-free read, sorted listings
+	// with sizes) stay available, and only those: without them a listing
+	// with sizes through the transformer costs a Stat per key.
+	return store.ForwardOptional(&Prefixed{next: next, prefix: cfg.Prefix}, next), nil
 }
 
 // Prefixed is the store above: next with every key under prefix.
@@ -120,3 +123,44 @@ func (s *Prefixed) ListDir(ctx context.Context, prefix string) (store.Dir, error
 
 // Close closes the store below, which the transformer owns.
 func (s *Prefixed) Close() error { return s.next.Close() }
+
+// GetInto keeps the copy-free read of the store below.
+func (s *Prefixed) GetInto(ctx context.Context, key string, dst []byte) (bool, error) {
+	if err := store.ValidateKey(key); err != nil {
+		return false, err
+	}
+	return store.GetInto(ctx, s.next, s.prefix+key, dst)
+}
+
+// ListSorted keeps the sorted listing of the store below: every key has
+// the prefix in front, so their order is the order below, and the prefix
+// alone (startAfter "") sorts before them all.
+func (s *Prefixed) ListSorted(ctx context.Context, prefix, startAfter string) iter.Seq2[string, error] {
+	return func(yield func(string, error) bool) {
+		if err := store.ValidatePrefix(prefix); err != nil {
+			yield("", err)
+			return
+		}
+		for k, err := range store.ListSorted(ctx, s.next, s.prefix+prefix, s.prefix+startAfter) {
+			if !yield(strings.TrimPrefix(k, s.prefix), err) || err != nil {
+				return
+			}
+		}
+	}
+}
+
+// ListInfo keeps the listing with sizes and versions of the store below.
+func (s *Prefixed) ListInfo(ctx context.Context, prefix, startAfter string) iter.Seq2[store.Entry, error] {
+	return func(yield func(store.Entry, error) bool) {
+		if err := store.ValidatePrefix(prefix); err != nil {
+			yield(store.Entry{}, err)
+			return
+		}
+		for e, err := range store.ListInfo(ctx, s.next, s.prefix+prefix, s.prefix+startAfter) {
+			e.Key = strings.TrimPrefix(e.Key, s.prefix)
+			if !yield(e, err) || err != nil {
+				return
+			}
+		}
+	}
+}

@@ -34,3 +34,15 @@ func TestConformance(t *testing.T) {
 		t.Error("a prefix without a trailing / accepted")
 	}
 }
+
+// The transformer keeps exactly the optional interfaces of the store
+// below, and serves each through that store's own.
+func TestForwarding(t *testing.T) {
+	storetest.RunForwarding(t, func(t testing.TB, inner store.Store) store.Store {
+		s, err := New(context.Background(), json.RawMessage(`{"prefix":"v1/"}`), inner)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}, storetest.ForwardOptions{})
+}
