@@ -183,7 +183,7 @@ func (g *Gateway) nodeMeta(w http.ResponseWriter, r *http.Request, ds *dataset, 
 		Children   []child                    `json:"children,omitempty"`
 	}{Path: n.Name(), NodeType: nodeType(n), ZarrFormat: n.Format().String(), Documents: map[string]json.RawMessage{}}
 	for _, key := range metaKeys(n) {
-		v, err := ds.serve(ctx, key, storeWhole)
+		v, err := ds.read(ctx, key, storeWhole)
 		if err == nil && json.Valid(v.Data) {
 			out.Documents[key] = v.Data
 		}

@@ -13,10 +13,10 @@ import (
 	"github.com/zarrgw/zarrgw/core/store"
 )
 
-// serve reads key for a client: the stored value, or for a dataset that
+// read reads key for a client: the stored value, or for a dataset that
 // asks for it, the consolidated metadata built on the fly in place of a
 // root document that lacks it.
-func (ds *dataset) serve(ctx context.Context, key string, r store.ByteRange) (store.Value, error) {
+func (ds *dataset) read(ctx context.Context, key string, r store.ByteRange) (store.Value, error) {
 	doc, ok, err := ds.consolidatedFor(ctx, key)
 	if err != nil || !ok {
 		if err != nil {
@@ -31,7 +31,7 @@ func (ds *dataset) serve(ctx context.Context, key string, r store.ByteRange) (st
 	return store.Value{Data: doc.value[start:end], Version: doc.version, ModTime: doc.changed}, nil
 }
 
-// stat is Stat with the same substitution as serve.
+// stat is Stat with the same substitution as read.
 func (ds *dataset) stat(ctx context.Context, key string) (store.Info, error) {
 	doc, ok, err := ds.consolidatedFor(ctx, key)
 	if err != nil || !ok {
@@ -43,10 +43,10 @@ func (ds *dataset) stat(ctx context.Context, key string) (store.Info, error) {
 	return store.Info{Size: int64(len(doc.value)), Version: doc.version, ModTime: doc.changed}, nil
 }
 
-// wrote is told of every write of a key through the gateway: a decoded
+// changed is told of every write of a key through the gateway: a decoded
 // chunk cached under it goes, and consolidated metadata built from the
 // documents is rebuilt after any of them changes.
-func (ds *dataset) wrote(key string) {
+func (ds *dataset) changed(key string) {
 	if ds.chunks != nil {
 		ds.chunks.Drop(key)
 	}

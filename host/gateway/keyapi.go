@@ -34,7 +34,7 @@ func (g *Gateway) serveValue(w http.ResponseWriter, r *http.Request, ds *dataset
 		}
 	}
 	for attempt := 0; ; attempt++ {
-		err := g.getStated(w, r, ds, key, rs, ranged)
+		err := g.serveFromStat(w, r, ds, key, rs, ranged)
 		if !errors.Is(err, errChanged) || attempt == 2 {
 			return err
 		}
@@ -47,7 +47,7 @@ var errChanged = &requestError{http.StatusServiceUnavailable, "the value changed
 // getSmall answers a plain GET with one store read when the value is
 // smaller than a piece, reporting false (nothing written) when it is not.
 func (g *Gateway) getSmall(w http.ResponseWriter, r *http.Request, ds *dataset, key string) (bool, error) {
-	v, err := ds.serve(r.Context(), key, store.Range(0, piece))
+	v, err := ds.read(r.Context(), key, store.Range(0, piece))
 	if err != nil || len(v.Data) >= piece {
 		return false, err
 	}
@@ -62,11 +62,11 @@ func (g *Gateway) getSmall(w http.ResponseWriter, r *http.Request, ds *dataset, 
 	return true, nil
 }
 
-// getStated answers from the value's size and version: conditions, then
+// serveFromStat answers from the value's size and version: conditions, then
 // the range, then the bytes piece by piece. A version that moves on under
 // it returns errChanged before anything is written, and aborts the
 // response after.
-func (g *Gateway) getStated(w http.ResponseWriter, r *http.Request, ds *dataset, key string, rs rangeSpec, ranged bool) error {
+func (g *Gateway) serveFromStat(w http.ResponseWriter, r *http.Request, ds *dataset, key string, rs rangeSpec, ranged bool) error {
 	ctx := r.Context()
 	info, err := ds.stat(ctx, key)
 	if err != nil {
@@ -76,6 +76,7 @@ func (g *Gateway) getStated(w http.ResponseWriter, r *http.Request, ds *dataset,
 	if done, err := preconditions(w, r, tag, info.ModTime); done || err != nil {
 		return err
 	}
+	ranged = ranged && rangeStillValid(r.Header.Get("If-Range"), tag, info.ModTime)
 	start, end, status := int64(0), info.Size, http.StatusOK
 	if ranged {
 		var ok bool
@@ -95,6 +96,22 @@ func (g *Gateway) getStated(w http.ResponseWriter, r *http.Request, ds *dataset,
 		return nil
 	}
 	return g.sendPieces(w, r, ds, key, info.Version, start, end, status)
+}
+
+// rangeStillValid reports whether a Range applies under If-Range (RFC
+// 9110 13.1.5): always without one; with an entity tag, only if it is the
+// value's, compared strongly; with a date, only if it is exactly the
+// value's modification time. Otherwise the whole value is sent (200), so
+// that a client resuming a download never splices two versions.
+func rangeStillValid(ifRange, tag string, mod time.Time) bool {
+	if ifRange == "" {
+		return true
+	}
+	if strings.HasPrefix(ifRange, `"`) || strings.HasPrefix(ifRange, "W/") {
+		return tag != "" && !strings.HasPrefix(tag, "W/") && ifRange == tag
+	}
+	t, err := http.ParseTime(ifRange)
+	return err == nil && !mod.IsZero() && mod.Truncate(time.Second).Equal(t)
 }
 
 // evalConditions evaluates the conditional headers get reads by name
@@ -155,7 +172,7 @@ func (g *Gateway) sendPieces(w http.ResponseWriter, r *http.Request, ds *dataset
 		n := min(piece, end-off)
 		var data []byte
 		if n > 0 {
-			v, err := ds.serve(r.Context(), key, store.Range(off, n))
+			v, err := ds.read(r.Context(), key, store.Range(off, n))
 			if err == nil && (int64(len(v.Data)) != n || version != "" && v.Version != version) {
 				err = errChanged
 			}
@@ -243,7 +260,7 @@ func (g *Gateway) storeValue(r *http.Request, ds *dataset, key string, data []by
 	if err != nil {
 		return "", false, err
 	}
-	ds.wrote(key)
+	ds.changed(key)
 	return version, cond.IfNoneMatch, nil
 }
 
@@ -320,7 +337,7 @@ func (g *Gateway) eraseValue(w http.ResponseWriter, r *http.Request, ds *dataset
 	if err := ds.store.Erase(r.Context(), key); err != nil {
 		return err
 	}
-	ds.wrote(key)
+	ds.changed(key)
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }

@@ -27,7 +27,7 @@ import (
 // dialect differs (paths, signatures, XML, error codes).
 type s3API struct {
 	g        *Gateway
-	l        *config.S3Listener
+	listener *config.S3Listener
 	verifier *sigv4.Verifier
 	// assembling bounds the memory of multipart uploads being completed.
 	assembling *semaphore.Weighted
@@ -36,7 +36,7 @@ type s3API struct {
 }
 
 func newS3API(ctx context.Context, g *Gateway, l *config.S3Listener) (*s3API, error) {
-	api := &s3API{g: g, l: l, stop: make(chan struct{}), assembling: semaphore.NewWeighted(2 * l.MaxObjectSize)}
+	api := &s3API{g: g, listener: l, stop: make(chan struct{}), assembling: semaphore.NewWeighted(2 * l.MaxObjectSize)}
 	api.verifier = &sigv4.Verifier{Region: l.Region, Secrets: func(id string) (string, bool) {
 		p, ok := g.cfg.PrincipalByAccessKey(id)
 		if !ok {
@@ -111,7 +111,7 @@ func (api *s3API) serve(req *s3Request) error {
 	}
 	req.info.dataset, req.info.key = req.bucket, req.key
 	if req.r.Method == http.MethodHead && req.bucket != "" && req.key == "" {
-		req.w.Header().Set("X-Amz-Bucket-Region", api.l.Region) // clients find a bucket's region this way, allowed or not
+		req.w.Header().Set("X-Amz-Bucket-Region", api.listener.Region) // clients find a bucket's region this way, allowed or not
 	}
 	if err := api.authenticate(req); err != nil {
 		return err
@@ -137,12 +137,12 @@ func (api *s3API) serve(req *s3Request) error {
 // checked as the key API checks them, before anything else happens.
 func (api *s3API) route(r *http.Request) (bucket, key string, err error) {
 	path := r.URL.EscapedPath()
-	if api.l.Domain != "" {
+	if api.listener.Domain != "" {
 		host, _, splitErr := net.SplitHostPort(r.Host)
 		if splitErr != nil {
 			host = r.Host
 		}
-		if b, ok := strings.CutSuffix(host, "."+api.l.Domain); ok && b != "" {
+		if b, ok := strings.CutSuffix(host, "."+api.listener.Domain); ok && b != "" {
 			key, err := routeKey(strings.TrimPrefix(path, "/"))
 			return b, key, err
 		}
@@ -254,8 +254,7 @@ func (api *s3API) body(req *s3Request) ([]byte, error) {
 			return nil, s3wire.Errorf(s3wire.AccessDenied, "a signed streaming payload without a signature")
 		}
 	}
-	// the framing of aws-chunked bodies adds to the payload's length
-	r.Body = http.MaxBytesReader(req.w, r.Body, limit+limit/64+1<<20)
+	r.Body = http.MaxBytesReader(req.w, r.Body, framedLimit(limit))
 	in, err := payload.Body(r)
 	if err != nil {
 		return nil, signatureError(err)
@@ -283,6 +282,16 @@ func (api *s3API) body(req *s3Request) ([]byte, error) {
 	}
 	return data, nil
 }
+
+// framedLimit bounds an S3 body holding at most limit bytes of payload:
+// aws-chunked framing adds a header line and a signature per chunk (under
+// 1/64 of the payload for chunks of 8 KiB and more, S3's smallest), and
+// trailers at the end (within chunkedSlack).
+func framedLimit(limit int64) int64 { return limit + limit/64 + chunkedSlack }
+
+// chunkedSlack covers the framing of a small aws-chunked body: its last
+// chunk, its trailers and their signature.
+const chunkedSlack = 1 << 20
 
 // fail answers an error in S3's form: S3 errors as they are, the
 // gateway's own mapped onto S3's codes.

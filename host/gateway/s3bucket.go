@@ -30,7 +30,7 @@ var unsupportedBucket = []string{"acl", "policy", "policyStatus", "cors", "lifec
 
 // bucketLocation answers GetBucketLocation: the gateway's region.
 func (api *s3API) bucketLocation(req *s3Request, _ *dataset) error {
-	region := api.l.Region
+	region := api.listener.Region
 	if region == "us-east-1" {
 		region = "" // as S3 answers for us-east-1
 	}
@@ -119,8 +119,8 @@ func (api *s3API) drainBody(req *s3Request) error {
 
 // bucketDataset declares a bucket made by CreateBucket.
 func (api *s3API) bucketDataset(name string) *config.Dataset {
-	return &config.Dataset{Name: name, Store: *api.l.BucketsFrom, Prefix: path.Join(api.l.BucketsPrefix, name), Access: api.l.BucketAccess,
-		DeclRange: api.l.DeclRange, AccessRange: api.l.DeclRange}
+	return &config.Dataset{Name: name, Store: *api.listener.BucketsFrom, Prefix: path.Join(api.listener.BucketsPrefix, name), Access: api.listener.BucketAccess,
+		DeclRange: api.listener.DeclRange, AccessRange: api.listener.DeclRange}
 }
 
 // deleteBucket erases an empty bucket that CreateBucket made; declared
@@ -153,16 +153,16 @@ func (api *s3API) deleteBucket(req *s3Request, ds *dataset) error {
 // directories of the buckets_from store that hold a marker, except those
 // named as a declared dataset.
 func (api *s3API) loadBuckets(ctx context.Context) error {
-	if api.l.BucketsFrom == nil {
+	if api.listener.BucketsFrom == nil {
 		return nil
 	}
-	whole, err := api.g.open(ctx, &config.Dataset{Name: "(buckets)", Store: *api.l.BucketsFrom, Prefix: api.l.BucketsPrefix})
+	whole, err := api.g.open(ctx, &config.Dataset{Name: "(buckets)", Store: *api.listener.BucketsFrom, Prefix: api.listener.BucketsPrefix})
 	if err != nil {
 		return fmt.Errorf("s3 buckets_from: %w", err)
 	}
 	dir, err := whole.store.ListDir(ctx, "")
 	if err != nil {
-		return fmt.Errorf("s3 buckets_from %s: listing its buckets: %w", api.l.BucketsFrom, err)
+		return fmt.Errorf("s3 buckets_from %s: listing its buckets: %w", api.listener.BucketsFrom, err)
 	}
 	for _, p := range dir.Prefixes {
 		name := p[:len(p)-1]
@@ -177,7 +177,7 @@ func (api *s3API) loadBuckets(ctx context.Context) error {
 			continue
 		}
 		if err != nil {
-			return fmt.Errorf("s3 buckets_from %s: bucket %s: %w", api.l.BucketsFrom, name, err)
+			return fmt.Errorf("s3 buckets_from %s: bucket %s: %w", api.listener.BucketsFrom, name, err)
 		}
 		ds, err := api.g.open(ctx, api.bucketDataset(name))
 		if err != nil {
@@ -236,6 +236,6 @@ func (api *s3API) eraseKey(req *s3Request, ds *dataset, key string) error {
 	if err := ds.store.Erase(req.r.Context(), key); err != nil {
 		return err
 	}
-	ds.wrote(key)
+	ds.changed(key)
 	return nil
 }

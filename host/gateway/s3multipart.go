@@ -307,8 +307,8 @@ func (api *s3API) chooseParts(list s3wire.CompleteMultipartUpload, staged []stag
 		total += p.size
 		chosen = append(chosen, p)
 	}
-	if total > api.l.MaxObjectSize {
-		return nil, 0, s3wire.Errorf(s3wire.EntityTooLarge, fmt.Sprintf("the parts hold %d bytes, more than max_object_size (%d)", total, api.l.MaxObjectSize))
+	if total > api.listener.MaxObjectSize {
+		return nil, 0, s3wire.Errorf(s3wire.EntityTooLarge, fmt.Sprintf("the parts hold %d bytes, more than max_object_size (%d)", total, api.listener.MaxObjectSize))
 	}
 	return chosen, total, nil
 }
@@ -373,7 +373,7 @@ func (api *s3API) listUploads(req *s3Request, ds *dataset) error {
 // writable dataset, until the gateway closes.
 func (api *s3API) janitor() {
 	defer api.stopped.Done()
-	every := max(min(api.l.MultipartMaxAge/4, 10*time.Minute), 100*time.Millisecond)
+	every := max(min(api.listener.MultipartMaxAge/4, 10*time.Minute), 100*time.Millisecond)
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -405,7 +405,7 @@ func (api *s3API) sweep(ds *dataset) {
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			continue
 		}
-		if err == nil && time.Since(api.started(ctx, ds, p, info)) < api.l.MultipartMaxAge {
+		if err == nil && time.Since(api.started(ctx, ds, p, info)) < api.listener.MultipartMaxAge {
 			continue
 		}
 		if err := ds.store.ErasePrefix(ctx, p); err != nil {

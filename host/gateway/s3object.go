@@ -117,10 +117,10 @@ func (api *s3API) copySource(req *s3Request, rangeHeader string) (copiedFrom, []
 			return copiedFrom{}, nil, s3wire.Errorf(s3wire.InvalidRange, "x-amz-copy-source-range must be bytes=FIRST-LAST within the source's "+strconv.FormatInt(info.Size, 10)+" bytes")
 		}
 	}
-	if end-start > api.l.MaxObjectSize {
-		return copiedFrom{}, nil, s3wire.Errorf(s3wire.EntityTooLarge, "the copy is larger than max_object_size ("+strconv.FormatInt(api.l.MaxObjectSize, 10)+" bytes)")
+	if end-start > api.listener.MaxObjectSize {
+		return copiedFrom{}, nil, s3wire.Errorf(s3wire.EntityTooLarge, "the copy is larger than max_object_size ("+strconv.FormatInt(api.listener.MaxObjectSize, 10)+" bytes)")
 	}
-	v, err := ds.serve(ctx, key, store.Range(start, end-start))
+	v, err := ds.read(ctx, key, store.Range(start, end-start))
 	if err == nil && (int64(len(v.Data)) != end-start || info.Version != "" && v.Version != info.Version) {
 		err = errChanged
 	}
@@ -207,3 +207,6 @@ func (o *overriding) WriteHeader(status int) {
 	}
 	o.ResponseWriter.WriteHeader(status)
 }
+
+// Unwrap lets http.ResponseController reach the connection.
+func (o *overriding) Unwrap() http.ResponseWriter { return o.ResponseWriter }

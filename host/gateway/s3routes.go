@@ -141,10 +141,10 @@ func (api *s3API) authorizeRoute(req *s3Request, rt *s3Route) (*dataset, error) 
 	case accessNone:
 		return nil, nil
 	case accessCreate:
-		if api.l.BucketsFrom == nil {
+		if api.listener.BucketsFrom == nil {
 			return nil, s3wire.Errorf(s3wire.AccessDenied, "this gateway makes no buckets: its datasets are declared in its configuration (s3 buckets_from is not set)")
 		}
-		if !allowed(api.l.BucketAccess.Write, req.principal) {
+		if !allowed(api.listener.BucketAccess.Write, req.principal) {
 			return nil, s3wire.Errorf(s3wire.AccessDenied, "no write access to the buckets this gateway makes")
 		}
 		return nil, nil
