@@ -36,9 +36,5 @@ func (s *Store) Stat(ctx context.Context, key string) (store.Info, error) {
 	if err != nil {
 		return store.Info{}, wrap("stat", key, sk, err)
 	}
-	e := ix.At(pos)
-	if e.Empty() {
-		return store.Info{}, notFound("stat", key)
-	}
-	return store.Info{Size: int64(e.Length), Version: ver}, nil
+	return chunkInfo(ix, ver, pos, "stat", key)
 }

@@ -58,13 +58,19 @@ type Store struct {
 
 var _ store.Store = (*Store)(nil)
 
-// New wraps next with default options.
+// New wraps next with default options. The result reads into buffers
+// (store.ReaderInto) only where next does.
 func New(next store.Store, layout Layout, chunksPerShard []int) (store.Store, error) {
-	return NewWith(next, layout, chunksPerShard, Options{})
+	s, err := NewWith(next, layout, chunksPerShard, Options{})
+	if err != nil {
+		return nil, err
+	}
+	return s.shown(), nil
 }
 
 // NewWith wraps next: chunk keys of layout are stored in shards of
-// chunksPerShard chunks (one count per array dimension).
+// chunksPerShard chunks (one count per array dimension). The *Store has
+// every optional interface; New shows only those it has over next.
 func NewWith(next store.Store, layout Layout, chunksPerShard []int, opts Options) (*Store, error) {
 	for _, n := range chunksPerShard {
 		if n <= 0 {
