@@ -2,15 +2,12 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -90,24 +87,11 @@ func runCp(cmd *cobra.Command, set registry.Set, srcLoc, dstLoc string, f cpFlag
 		return err
 	}
 	defer dst.Close()
-	if opts.Jobs == 0 && (isCloud(srcLoc) || isCloud(dstLoc)) {
-		opts.Jobs = 64
-	}
 	if !f.dryRun {
-		dir, err := os.UserCacheDir()
-		if err != nil {
-			dir = os.TempDir()
-		}
-		if opts.Journal, err = transfer.OpenJournal(filepath.Join(dir, "zarrgw", "cp"), f.id(srcLoc, dstLoc)); err != nil {
+		if opts.Journal, err = transfer.Resume(transfer.CopyID(f.config, srcLoc, dstLoc, opts), f.fresh); err != nil {
 			return err
 		}
 		defer opts.Journal.Close()
-		if f.fresh {
-			opts.Journal.Finish()
-			if opts.Journal, err = transfer.OpenJournal(filepath.Join(dir, "zarrgw", "cp"), f.id(srcLoc, dstLoc)); err != nil {
-				return err
-			}
-		}
 		if n := opts.Journal.Resumed(); n > 0 && !f.quiet {
 			fmt.Fprintf(stderr, "cp: resuming: %d entries done before (%s)\n", n, opts.Journal.Path())
 		}
@@ -118,8 +102,8 @@ func runCp(cmd *cobra.Command, set registry.Set, srcLoc, dstLoc string, f cpFlag
 	}
 	opts.Progress = transfer.NewProgress(stderr, tty, f.quiet)
 	s, err := transfer.Run(ctx,
-		transfer.Endpoint{Name: srcLoc, Store: src.Store, Options: src.Options},
-		transfer.Endpoint{Name: dstLoc, Store: dst.Store, Options: dst.Options}, opts)
+		transfer.Endpoint{Name: srcLoc, Store: src.Store, Options: src.Options, Remote: location.Remote(srcLoc)},
+		transfer.Endpoint{Name: dstLoc, Store: dst.Store, Options: dst.Options, Remote: location.Remote(dstLoc)}, opts)
 	verb := ""
 	if f.dryRun {
 		verb = "dry run, nothing written: "
@@ -140,10 +124,6 @@ func resolveDestination(ctx context.Context, set registry.Set, f cpFlags, loc st
 		}
 	}
 	return location.Resolve(ctx, set, f.config, loc, stderr)
-}
-
-func isCloud(loc string) bool {
-	return strings.Contains(loc, "://") && !strings.HasPrefix(loc, "file://")
 }
 
 // options turns the flags into transfer options.
@@ -189,26 +169,4 @@ func parseShape(name, s string) ([]int, error) {
 		out = append(out, n)
 	}
 	return out, nil
-}
-
-// id names a copy by everything that decides what it writes, so that a
-// second run of the same copy finds its journal and no other copy does.
-func (f cpFlags) id(src, dst string) string {
-	abs := func(loc string) string {
-		if strings.Contains(loc, "://") || f.config != "" {
-			return loc
-		}
-		if a, err := filepath.Abs(loc); err == nil {
-			return a
-		}
-		return loc
-	}
-	cfg := f.config
-	if cfg != "" {
-		cfg, _ = filepath.Abs(cfg)
-	}
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%d\x00%s\x00%s\x00%s\x00%s\x00%d\x00%t\x00%d",
-		cfg, abs(src), abs(dst), f.path, f.toFormat, f.codecs, f.chunks, f.shard, f.inner, f.perShard, f.consolidate, f.memory.bytes)
-	return hex.EncodeToString(h.Sum(nil)[:12])
 }

@@ -53,6 +53,12 @@ func Open(ctx context.Context, parts *registry.Parts, loc string) (store.Store, 
 	return nil, fmt.Errorf("location %q: unsupported scheme %q (known: %s)", loc, u.Scheme, strings.Join(schemes(parts.Set()), ", "))
 }
 
+// Remote reports whether loc names a store across a network: a URL of
+// any scheme but "file" (a dataset of a configuration counts as local).
+func Remote(loc string) bool {
+	return strings.Contains(loc, "://") && !strings.HasPrefix(loc, "file://")
+}
+
 func schemes(set registry.Set) []string {
 	var out []string
 	for _, r := range set.Stores {

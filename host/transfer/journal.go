@@ -1,6 +1,8 @@
 package transfer
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -112,4 +114,54 @@ func (j *Journal) Finish() error {
 		return fmt.Errorf("journal: %w", err)
 	}
 	return nil
+}
+
+// JournalDir is where copies keep their journals: zarrgw/cp in the user's
+// cache directory ($XDG_CACHE_HOME, else ~/.cache), else in the system's
+// temporary directory. A resume is thus per user and machine.
+func JournalDir() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		dir = os.TempDir()
+	}
+	return filepath.Join(dir, "zarrgw", "cp")
+}
+
+// Resume opens, in JournalDir, the journal of the copy that id names (see
+// CopyID), with what an interrupted run of it completed; fresh forgets
+// that, and the copy starts over.
+func Resume(id string, fresh bool) (*Journal, error) {
+	j, err := OpenJournal(JournalDir(), id)
+	if err != nil || !fresh {
+		return j, err
+	}
+	if err := j.Finish(); err != nil {
+		return nil, err
+	}
+	return OpenJournal(JournalDir(), id)
+}
+
+// CopyID names a copy by everything that decides what it writes: the
+// configuration file (when locations are its datasets), both locations
+// and the options that shape the output. A second run of the same copy
+// finds its journal, and no other copy does. Local paths count by their
+// absolute form.
+func CopyID(configFile, src, dst string, opts Options) string {
+	abs := func(loc string) string {
+		if strings.Contains(loc, "://") || configFile != "" {
+			return loc
+		}
+		if a, err := filepath.Abs(loc); err == nil {
+			return a
+		}
+		return loc
+	}
+	if configFile != "" {
+		configFile, _ = filepath.Abs(configFile)
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%d\x00%v\x00%v\x00%v\x00%v\x00%d\x00%t\x00%d",
+		configFile, abs(src), abs(dst), opts.Path, opts.ToFormat, opts.Codecs, opts.Chunks, opts.Shard, opts.InnerChunks,
+		opts.ChunksPerShard, opts.Consolidate, opts.Stream.MemoryBudget)
+	return hex.EncodeToString(h.Sum(nil)[:12])
 }

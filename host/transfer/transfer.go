@@ -23,6 +23,9 @@ type Endpoint struct {
 	Name    string // the LOCATION as given, for messages
 	Store   store.Store
 	Options array.Options
+	// Remote is a store across a network (S3, Azure, HTTP): its calls
+	// wait on round trips, so more of them are kept in flight.
+	Remote bool
 }
 
 // Options say what to copy and how.
@@ -39,7 +42,8 @@ type Options struct {
 	// chunks along each dimension.
 	ChunksPerShard int
 	Consolidate    bool // write consolidated metadata at Path
-	// Jobs bounds the keys or chunks in flight (0 = 16).
+	// Jobs bounds the keys or chunks in flight (0 = localJobs, or
+	// remoteJobs when either endpoint is Remote).
 	Jobs int
 	// Stream bounds the memory of an array rewrite.
 	Stream array.StreamOptions
@@ -59,11 +63,18 @@ func (o Options) Rewrites() bool {
 	return o.ToFormat != 0 || o.Codecs != nil || o.Chunks != nil || o.Shard != nil || o.InnerChunks != nil || o.ChunksPerShard > 0
 }
 
+// Default jobs: enough to keep local disks busy, and enough to cover the
+// round trips of a network store (tens of milliseconds each).
+const (
+	localJobs  = 16
+	remoteJobs = 64
+)
+
 func (o Options) jobs() int {
 	if o.Jobs > 0 {
 		return o.Jobs
 	}
-	return 16
+	return localJobs
 }
 
 // Summary is what a copy did.
@@ -101,6 +112,9 @@ var ErrFailed = errors.New("copy incomplete")
 // Run copies from src to dst as opts say.
 func Run(ctx context.Context, src, dst Endpoint, opts Options) (Summary, error) {
 	start := time.Now()
+	if opts.Jobs == 0 && (src.Remote || dst.Remote) {
+		opts.Jobs = remoteJobs
+	}
 	var s Summary
 	var err error
 	if opts.Rewrites() {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -227,6 +228,30 @@ func TestCopyChecksDestination(t *testing.T) {
 		}
 		if len(s.Failures) == 0 || !strings.Contains(s.Failures[0], want) {
 			t.Fatalf("md5 versions %v: failures %v, want one saying %q", md5Version, s.Failures, want)
+		}
+	}
+}
+
+// A copy is named by what decides its output: the same copy again finds
+// its journal, a copy with another destination or layout does not.
+func TestCopyID(t *testing.T) {
+	base := transfer.Options{ChunksPerShard: 4}
+	id := transfer.CopyID("", "src.zarr", "dst.zarr", base)
+	if again := transfer.CopyID("", "src.zarr", "dst.zarr", base); again != id {
+		t.Fatalf("the same copy named %s, then %s", id, again)
+	}
+	abs, _ := filepath.Abs("src.zarr")
+	if transfer.CopyID("", abs, "dst.zarr", base) != id {
+		t.Error("a relative and an absolute path of one directory name two copies")
+	}
+	for name, other := range map[string]string{
+		"destination": transfer.CopyID("", "src.zarr", "other.zarr", base),
+		"layout":      transfer.CopyID("", "src.zarr", "dst.zarr", transfer.Options{ChunksPerShard: 8}),
+		"codecs":      transfer.CopyID("", "src.zarr", "dst.zarr", transfer.Options{ChunksPerShard: 4, Codecs: []meta.Extension{{Name: "zstd"}}}),
+		"memory":      transfer.CopyID("", "src.zarr", "dst.zarr", transfer.Options{ChunksPerShard: 4, Stream: array.StreamOptions{MemoryBudget: 1 << 20}}),
+	} {
+		if other == id {
+			t.Errorf("a copy with another %s has the same journal", name)
 		}
 	}
 }
