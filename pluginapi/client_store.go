@@ -17,7 +17,11 @@ import (
 // its instance on the first call that needs it (this one: capabilities),
 // and again after a restart.
 func (c *Client) Store(ctx context.Context, name string, config json.RawMessage) (store.Store, error) {
-	return c.openStore(ctx, &pb.StoreRef{Name: name, Configuration: config}, nil)
+	s, err := c.openStore(ctx, &pb.StoreRef{Name: name, Configuration: config}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return s.shown(), nil
 }
 
 // Transformer opens the plugin's storage transformer name over next. The
@@ -25,7 +29,11 @@ func (c *Client) Store(ctx context.Context, name string, config json.RawMessage)
 // never opens it itself. Closing the transformer closes next, as closing
 // an in-process transformer does.
 func (c *Client) Transformer(ctx context.Context, name string, config json.RawMessage, next store.Store) (store.Store, error) {
-	return c.openStore(ctx, &pb.StoreRef{Name: name, Configuration: config}, &nextServer{store: next})
+	s, err := c.openStore(ctx, &pb.StoreRef{Name: name, Configuration: config}, &nextServer{store: next})
+	if err != nil {
+		return nil, err
+	}
+	return s.shown(), nil
 }
 
 func (c *Client) openStore(ctx context.Context, ref *pb.StoreRef, next *nextServer) (*remoteStore, error) {
@@ -39,7 +47,7 @@ func (c *Client) openStore(ctx context.Context, ref *pb.StoreRef, next *nextServ
 		}
 		return nil, err
 	}
-	s.caps = capsFromPB(caps)
+	s.caps, s.optional = capsFromPB(caps), optionalFromPB(caps)
 	if next != nil {
 		s.cleanup = runtime.AddCleanup(s, forget, forgotten{c: c, name: ref.Name, config: ref.Configuration, next: next})
 	}
@@ -67,12 +75,17 @@ func unaryStore[T any](ctx context.Context, s *remoteStore, call func(pb.StoreCl
 
 // remoteStore is a store (or transformer) running in a plugin.
 type remoteStore struct {
-	c       *Client
-	ref     *pb.StoreRef
-	next    *nextServer // nil for a store
-	caps    store.Capabilities
-	cleanup runtime.Cleanup
+	c    *Client
+	ref  *pb.StoreRef
+	next *nextServer // nil for a store
+	caps store.Capabilities
+	// optional is what it shows of the optional interfaces it implements
+	optional store.Optional
+	cleanup  runtime.Cleanup
 }
+
+// shown is s with the optional interfaces it has for its plugin's store.
+func (s *remoteStore) shown() store.Store { return store.WithOptional(s, s.optional) }
 
 // forgotten is what a transformer leaves behind: the server of its next
 // store and its instance in the plugin.
@@ -306,39 +319,69 @@ func (s *remoteStore) ErasePrefix(ctx context.Context, prefix string) error {
 // first key is made again once (one already under way is not: the caller
 // has seen part of it).
 func (s *remoteStore) List(ctx context.Context, prefix string) iter.Seq2[string, error] {
-	return func(yield func(string, error) bool) {
+	return listing(ctx, s, &pb.ListRequest{Key: []byte(prefix)}, keysOf)
+}
+
+// ListSorted implements store.SortedLister, shown only where the plugin's
+// store lists sorted itself: otherwise store.ListSorted's walk of
+// directories costs a call per directory, not one listing.
+func (s *remoteStore) ListSorted(ctx context.Context, prefix, startAfter string) iter.Seq2[string, error] {
+	return listing(ctx, s, &pb.ListRequest{Key: []byte(prefix), Sorted: true, StartAfter: []byte(startAfter)}, keysOf)
+}
+
+// ListInfo implements store.InfoLister, shown only where the plugin's
+// store lists with sizes itself: otherwise store.ListInfo's Stat per key
+// costs a call per key.
+func (s *remoteStore) ListInfo(ctx context.Context, prefix, startAfter string) iter.Seq2[store.Entry, error] {
+	return listing(ctx, s, &pb.ListRequest{Key: []byte(prefix), Sorted: true, StartAfter: []byte(startAfter), Sizes: true}, entriesOf)
+}
+
+// listing yields the items of a List call, made once more should the
+// plugin's crash break it off before its first item.
+func listing[T any](ctx context.Context, s *remoteStore, req *pb.ListRequest, items func(*pb.ListResponse) ([]T, error)) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
 		ctx, cancel := context.WithCancel(ctx) // ends the stream when the caller stops early
 		defer cancel()
 		yielded := false
-		counting := func(k string, err error) bool {
-			yielded = true
-			return yield(k, err)
+		each := func(resp *pb.ListResponse) (bool, error) {
+			batch, err := items(resp)
+			for _, item := range batch {
+				yielded = true
+				if !yield(item, nil) {
+					return false, nil
+				}
+			}
+			return true, err
 		}
-		stopped, err := s.list(ctx, prefix, counting)
+		stopped, err := s.list(ctx, req, each)
 		if !yielded && retryable(ctx, err) {
-			stopped, err = s.list(ctx, prefix, counting)
+			stopped, err = s.list(ctx, req, each)
 		}
 		if err != nil && !stopped {
-			yield("", err)
+			var zero T
+			yield(zero, err)
 		}
 	}
 }
 
-// list yields the keys of one List stream; stopped is whether yield asked
-// to stop.
-func (s *remoteStore) list(ctx context.Context, prefix string, yield func(string, error) bool) (stopped bool, err error) {
+// list hands each response of one List stream to each, until each asks
+// to stop (stopped) or fails.
+func (s *remoteStore) list(ctx context.Context, req *pb.ListRequest, each func(*pb.ListResponse) (bool, error)) (stopped bool, err error) {
 	client, conn, ref, err := s.begin(ctx)
 	if err != nil {
 		return false, err
 	}
-	stream, err := client.List(ctx, &pb.StoreRequest{Store: ref, Key: []byte(prefix)})
+	req.Store = ref
+	stream, err := client.List(ctx, req)
 	for err == nil {
 		var resp *pb.ListResponse
 		if resp, err = stream.Recv(); err == nil {
-			for _, k := range resp.Keys {
-				if !yield(string(k), nil) {
-					return true, nil
-				}
+			more, eerr := each(resp)
+			if eerr != nil {
+				return false, fmt.Errorf("plugin %s: list %q: %w", s.c.Name(), req.Key, eerr)
+			}
+			if !more {
+				return true, nil
 			}
 		}
 	}
@@ -346,6 +389,22 @@ func (s *remoteStore) list(ctx context.Context, prefix string, yield func(string
 		return false, s.c.fail(ctx, conn, err)
 	}
 	return false, nil
+}
+
+func keysOf(resp *pb.ListResponse) ([]string, error) { return keysFromPB(resp.Keys), nil }
+
+// entriesOf pairs each key with its information; a response without one
+// for each key is an error, never a listing of empty values.
+func entriesOf(resp *pb.ListResponse) ([]store.Entry, error) {
+	if len(resp.Infos) != len(resp.Keys) {
+		return nil, fmt.Errorf("%d sizes for %d keys", len(resp.Infos), len(resp.Keys))
+	}
+	out := make([]store.Entry, len(resp.Keys))
+	for i, k := range resp.Keys {
+		in := resp.Infos[i]
+		out[i] = store.Entry{Key: string(k), Info: store.Info{Size: in.Size, Version: in.Version, ModTime: timeFromPB(in.ModTimeUnixNano)}}
+	}
+	return out, nil
 }
 
 func (s *remoteStore) ListDir(ctx context.Context, prefix string) (store.Dir, error) {

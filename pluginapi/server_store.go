@@ -3,6 +3,7 @@ package pluginapi
 import (
 	"context"
 	"fmt"
+	"iter"
 
 	"github.com/zarrgw/zarrgw/core/store"
 	pb "github.com/zarrgw/zarrgw/pluginapi/zarrgwv1"
@@ -38,7 +39,7 @@ func (s *storeService) Capabilities(ctx context.Context, req *pb.StoreRequest) (
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	return capsToPB(st.Capabilities()), nil
+	return capsToPB(st.Capabilities(), store.OptionalOf(st)), nil
 }
 
 func (s *storeService) Get(req *pb.GetRequest, stream pb.Store_GetServer) error {
@@ -153,17 +154,33 @@ func (s *storeService) ErasePrefix(ctx context.Context, req *pb.StoreRequest) (*
 	return &pb.Empty{}, toStatus(st.ErasePrefix(ctx, string(req.Key)))
 }
 
-func (s *storeService) List(req *pb.StoreRequest, stream pb.Store_ListServer) error {
+// List streams the keys in the order asked for: sorted and with sizes
+// through the store's own listings where it has them, and through their
+// fallbacks (a walk of directories, a Stat per key) in this process
+// otherwise, should a host ask a store that does not claim them.
+func (s *storeService) List(req *pb.ListRequest, stream pb.Store_ListServer) error {
 	st, err := s.open(stream.Context(), req.Store)
 	if err != nil {
 		return toStatus(err)
 	}
+	ctx, prefix, after := stream.Context(), string(req.Key), string(req.StartAfter)
+	switch {
+	case req.Sizes:
+		return sendListing(stream, store.ListInfo(ctx, st, prefix, after), addEntry)
+	case req.Sorted:
+		return sendListing(stream, store.ListSorted(ctx, st, prefix, after), addKey)
+	}
+	return sendListing(stream, st.List(ctx, prefix), addKey)
+}
+
+// sendListing sends what a listing yields in messages of listBatch keys.
+func sendListing[T any](stream pb.Store_ListServer, seq iter.Seq2[T, error], add func(*pb.ListResponse, T)) error {
 	batch := &pb.ListResponse{}
-	for key, err := range st.List(stream.Context(), string(req.Key)) {
+	for item, err := range seq {
 		if err != nil {
 			return toStatus(err)
 		}
-		batch.Keys = append(batch.Keys, []byte(key))
+		add(batch, item)
 		if len(batch.Keys) == listBatch {
 			if err := stream.Send(batch); err != nil {
 				return err
@@ -175,6 +192,13 @@ func (s *storeService) List(req *pb.StoreRequest, stream pb.Store_ListServer) er
 		return stream.Send(batch)
 	}
 	return nil
+}
+
+func addKey(batch *pb.ListResponse, key string) { batch.Keys = append(batch.Keys, []byte(key)) }
+
+func addEntry(batch *pb.ListResponse, e store.Entry) {
+	batch.Keys = append(batch.Keys, []byte(e.Key))
+	batch.Infos = append(batch.Infos, &pb.KeyInfo{Size: e.Info.Size, Version: e.Info.Version, ModTimeUnixNano: timeToPB(e.Info.ModTime)})
 }
 
 func (s *storeService) ListDir(ctx context.Context, req *pb.StoreRequest) (*pb.ListDirResponse, error) {
@@ -193,11 +217,14 @@ func (s *storeService) Close(_ context.Context, req *pb.StoreRequest) (*pb.Empty
 	return &pb.Empty{}, toStatus(s.close(req.Store))
 }
 
-func capsToPB(c store.Capabilities) *pb.StoreCapabilities {
+// capsToPB says what a store can do, and which of its listings it has
+// itself: the client shows SortedLister and InfoLister only then.
+func capsToPB(c store.Capabilities, o store.Optional) *pb.StoreCapabilities {
 	return &pb.StoreCapabilities{
 		Read: c.Read, Write: c.Write, Erase: c.Erase, List: c.List,
 		Ranges: c.Ranges, SuffixRanges: c.SuffixRanges, ConditionalWrite: c.ConditionalWrite,
 		Md5Versions: c.MD5Versions,
+		SortedList:  o.Sorted, SizedList: o.Info,
 	}
 }
 
@@ -207,6 +234,13 @@ func capsFromPB(p *pb.StoreCapabilities) store.Capabilities {
 		Ranges: p.Ranges, SuffixRanges: p.SuffixRanges, ConditionalWrite: p.ConditionalWrite,
 		MD5Versions: p.Md5Versions,
 	}
+}
+
+// optionalFromPB is the optional interfaces a remote store shows: its own
+// read into the caller's buffer (from frames or shared memory, whatever
+// the plugin's store reads with), and the listings the plugin's store has.
+func optionalFromPB(p *pb.StoreCapabilities) store.Optional {
+	return store.Optional{Into: true, Sorted: p.GetSortedList(), Info: p.GetSizedList()}
 }
 
 func rangeToPB(r store.ByteRange) *pb.ByteRange {

@@ -644,16 +644,102 @@ func (x *StatResponse) GetModTimeUnixNano() int64 {
 	return 0
 }
 
+// ListRequest was StoreRequest before sorted listings; its first two
+// fields are StoreRequest's, so a plugin that predates the others reads
+// it as before (and, not claiming sorted_list, is never asked for them).
+type ListRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Store *StoreRef              `protobuf:"bytes,1,opt,name=store,proto3" json:"store,omitempty"`
+	// Key is the prefix.
+	Key []byte `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
+	// Sorted asks for the keys in byte order, those after start_after only
+	// ("" for all).
+	Sorted     bool   `protobuf:"varint,3,opt,name=sorted,proto3" json:"sorted,omitempty"`
+	StartAfter []byte `protobuf:"bytes,4,opt,name=start_after,json=startAfter,proto3" json:"start_after,omitempty"`
+	// Sizes asks, with sorted, for each key's size, version and time.
+	Sizes         bool `protobuf:"varint,5,opt,name=sizes,proto3" json:"sizes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListRequest) Reset() {
+	*x = ListRequest{}
+	mi := &file_zarrgw_v1_store_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListRequest) ProtoMessage() {}
+
+func (x *ListRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_zarrgw_v1_store_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListRequest.ProtoReflect.Descriptor instead.
+func (*ListRequest) Descriptor() ([]byte, []int) {
+	return file_zarrgw_v1_store_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *ListRequest) GetStore() *StoreRef {
+	if x != nil {
+		return x.Store
+	}
+	return nil
+}
+
+func (x *ListRequest) GetKey() []byte {
+	if x != nil {
+		return x.Key
+	}
+	return nil
+}
+
+func (x *ListRequest) GetSorted() bool {
+	if x != nil {
+		return x.Sorted
+	}
+	return false
+}
+
+func (x *ListRequest) GetStartAfter() []byte {
+	if x != nil {
+		return x.StartAfter
+	}
+	return nil
+}
+
+func (x *ListRequest) GetSizes() bool {
+	if x != nil {
+		return x.Sizes
+	}
+	return false
+}
+
 type ListResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Keys          [][]byte               `protobuf:"bytes,1,rep,name=keys,proto3" json:"keys,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Keys  [][]byte               `protobuf:"bytes,1,rep,name=keys,proto3" json:"keys,omitempty"`
+	// Infos has one entry per key, in the same order, when the request
+	// asked for sizes; none otherwise.
+	Infos         []*KeyInfo `protobuf:"bytes,2,rep,name=infos,proto3" json:"infos,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ListResponse) Reset() {
 	*x = ListResponse{}
-	mi := &file_zarrgw_v1_store_proto_msgTypes[9]
+	mi := &file_zarrgw_v1_store_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -665,7 +751,7 @@ func (x *ListResponse) String() string {
 func (*ListResponse) ProtoMessage() {}
 
 func (x *ListResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_zarrgw_v1_store_proto_msgTypes[9]
+	mi := &file_zarrgw_v1_store_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -678,7 +764,7 @@ func (x *ListResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListResponse.ProtoReflect.Descriptor instead.
 func (*ListResponse) Descriptor() ([]byte, []int) {
-	return file_zarrgw_v1_store_proto_rawDescGZIP(), []int{9}
+	return file_zarrgw_v1_store_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ListResponse) GetKeys() [][]byte {
@@ -686,6 +772,76 @@ func (x *ListResponse) GetKeys() [][]byte {
 		return x.Keys
 	}
 	return nil
+}
+
+func (x *ListResponse) GetInfos() []*KeyInfo {
+	if x != nil {
+		return x.Infos
+	}
+	return nil
+}
+
+// KeyInfo is what Stat says of a listed key.
+type KeyInfo struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Size    int64                  `protobuf:"varint,1,opt,name=size,proto3" json:"size,omitempty"`
+	Version string                 `protobuf:"bytes,2,opt,name=version,proto3" json:"version,omitempty"`
+	// When the value was written, in nanoseconds since 1970; 0 where the
+	// store does not know.
+	ModTimeUnixNano int64 `protobuf:"varint,3,opt,name=mod_time_unix_nano,json=modTimeUnixNano,proto3" json:"mod_time_unix_nano,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *KeyInfo) Reset() {
+	*x = KeyInfo{}
+	mi := &file_zarrgw_v1_store_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *KeyInfo) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*KeyInfo) ProtoMessage() {}
+
+func (x *KeyInfo) ProtoReflect() protoreflect.Message {
+	mi := &file_zarrgw_v1_store_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use KeyInfo.ProtoReflect.Descriptor instead.
+func (*KeyInfo) Descriptor() ([]byte, []int) {
+	return file_zarrgw_v1_store_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *KeyInfo) GetSize() int64 {
+	if x != nil {
+		return x.Size
+	}
+	return 0
+}
+
+func (x *KeyInfo) GetVersion() string {
+	if x != nil {
+		return x.Version
+	}
+	return ""
+}
+
+func (x *KeyInfo) GetModTimeUnixNano() int64 {
+	if x != nil {
+		return x.ModTimeUnixNano
+	}
+	return 0
 }
 
 type ListDirResponse struct {
@@ -698,7 +854,7 @@ type ListDirResponse struct {
 
 func (x *ListDirResponse) Reset() {
 	*x = ListDirResponse{}
-	mi := &file_zarrgw_v1_store_proto_msgTypes[10]
+	mi := &file_zarrgw_v1_store_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -710,7 +866,7 @@ func (x *ListDirResponse) String() string {
 func (*ListDirResponse) ProtoMessage() {}
 
 func (x *ListDirResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_zarrgw_v1_store_proto_msgTypes[10]
+	mi := &file_zarrgw_v1_store_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -723,7 +879,7 @@ func (x *ListDirResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDirResponse.ProtoReflect.Descriptor instead.
 func (*ListDirResponse) Descriptor() ([]byte, []int) {
-	return file_zarrgw_v1_store_proto_rawDescGZIP(), []int{10}
+	return file_zarrgw_v1_store_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ListDirResponse) GetKeys() [][]byte {
@@ -750,14 +906,21 @@ type StoreCapabilities struct {
 	SuffixRanges     bool                   `protobuf:"varint,6,opt,name=suffix_ranges,json=suffixRanges,proto3" json:"suffix_ranges,omitempty"`
 	ConditionalWrite bool                   `protobuf:"varint,7,opt,name=conditional_write,json=conditionalWrite,proto3" json:"conditional_write,omitempty"`
 	// a version of 32 hex digits is the MD5 of the value's bytes
-	Md5Versions   bool `protobuf:"varint,8,opt,name=md5_versions,json=md5Versions,proto3" json:"md5_versions,omitempty"`
+	Md5Versions bool `protobuf:"varint,8,opt,name=md5_versions,json=md5Versions,proto3" json:"md5_versions,omitempty"`
+	// The store lists keys in byte order after a key by itself (Go:
+	// store.SortedLister), and with their sizes (store.InfoLister): a List
+	// asking for order or sizes then costs one listing, where the host
+	// would otherwise list directory by directory and Stat every key.
+	// Unset by plugins that predate them, which are listed as before.
+	SortedList    bool `protobuf:"varint,9,opt,name=sorted_list,json=sortedList,proto3" json:"sorted_list,omitempty"`
+	SizedList     bool `protobuf:"varint,10,opt,name=sized_list,json=sizedList,proto3" json:"sized_list,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *StoreCapabilities) Reset() {
 	*x = StoreCapabilities{}
-	mi := &file_zarrgw_v1_store_proto_msgTypes[11]
+	mi := &file_zarrgw_v1_store_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -769,7 +932,7 @@ func (x *StoreCapabilities) String() string {
 func (*StoreCapabilities) ProtoMessage() {}
 
 func (x *StoreCapabilities) ProtoReflect() protoreflect.Message {
-	mi := &file_zarrgw_v1_store_proto_msgTypes[11]
+	mi := &file_zarrgw_v1_store_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -782,7 +945,7 @@ func (x *StoreCapabilities) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StoreCapabilities.ProtoReflect.Descriptor instead.
 func (*StoreCapabilities) Descriptor() ([]byte, []int) {
-	return file_zarrgw_v1_store_proto_rawDescGZIP(), []int{11}
+	return file_zarrgw_v1_store_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *StoreCapabilities) GetRead() bool {
@@ -841,6 +1004,20 @@ func (x *StoreCapabilities) GetMd5Versions() bool {
 	return false
 }
 
+func (x *StoreCapabilities) GetSortedList() bool {
+	if x != nil {
+		return x.SortedList
+	}
+	return false
+}
+
+func (x *StoreCapabilities) GetSizedList() bool {
+	if x != nil {
+		return x.SizedList
+	}
+	return false
+}
+
 type Empty struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -849,7 +1026,7 @@ type Empty struct {
 
 func (x *Empty) Reset() {
 	*x = Empty{}
-	mi := &file_zarrgw_v1_store_proto_msgTypes[12]
+	mi := &file_zarrgw_v1_store_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -861,7 +1038,7 @@ func (x *Empty) String() string {
 func (*Empty) ProtoMessage() {}
 
 func (x *Empty) ProtoReflect() protoreflect.Message {
-	mi := &file_zarrgw_v1_store_proto_msgTypes[12]
+	mi := &file_zarrgw_v1_store_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -874,7 +1051,7 @@ func (x *Empty) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Empty.ProtoReflect.Descriptor instead.
 func (*Empty) Descriptor() ([]byte, []int) {
-	return file_zarrgw_v1_store_proto_rawDescGZIP(), []int{12}
+	return file_zarrgw_v1_store_proto_rawDescGZIP(), []int{14}
 }
 
 var File_zarrgw_v1_store_proto protoreflect.FileDescriptor
@@ -920,12 +1097,24 @@ const file_zarrgw_v1_store_proto_rawDesc = "" +
 	"\fStatResponse\x12\x12\n" +
 	"\x04size\x18\x01 \x01(\x03R\x04size\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12+\n" +
-	"\x12mod_time_unix_nano\x18\x03 \x01(\x03R\x0fmodTimeUnixNano\"\"\n" +
+	"\x12mod_time_unix_nano\x18\x03 \x01(\x03R\x0fmodTimeUnixNano\"\x99\x01\n" +
+	"\vListRequest\x12)\n" +
+	"\x05store\x18\x01 \x01(\v2\x13.zarrgw.v1.StoreRefR\x05store\x12\x10\n" +
+	"\x03key\x18\x02 \x01(\fR\x03key\x12\x16\n" +
+	"\x06sorted\x18\x03 \x01(\bR\x06sorted\x12\x1f\n" +
+	"\vstart_after\x18\x04 \x01(\fR\n" +
+	"startAfter\x12\x14\n" +
+	"\x05sizes\x18\x05 \x01(\bR\x05sizes\"L\n" +
 	"\fListResponse\x12\x12\n" +
-	"\x04keys\x18\x01 \x03(\fR\x04keys\"A\n" +
+	"\x04keys\x18\x01 \x03(\fR\x04keys\x12(\n" +
+	"\x05infos\x18\x02 \x03(\v2\x12.zarrgw.v1.KeyInfoR\x05infos\"d\n" +
+	"\aKeyInfo\x12\x12\n" +
+	"\x04size\x18\x01 \x01(\x03R\x04size\x12\x18\n" +
+	"\aversion\x18\x02 \x01(\tR\aversion\x12+\n" +
+	"\x12mod_time_unix_nano\x18\x03 \x01(\x03R\x0fmodTimeUnixNano\"A\n" +
 	"\x0fListDirResponse\x12\x12\n" +
 	"\x04keys\x18\x01 \x03(\fR\x04keys\x12\x1a\n" +
-	"\bprefixes\x18\x02 \x03(\fR\bprefixes\"\xf4\x01\n" +
+	"\bprefixes\x18\x02 \x03(\fR\bprefixes\"\xb4\x02\n" +
 	"\x11StoreCapabilities\x12\x12\n" +
 	"\x04read\x18\x01 \x01(\bR\x04read\x12\x14\n" +
 	"\x05write\x18\x02 \x01(\bR\x05write\x12\x14\n" +
@@ -934,21 +1123,26 @@ const file_zarrgw_v1_store_proto_rawDesc = "" +
 	"\x06ranges\x18\x05 \x01(\bR\x06ranges\x12#\n" +
 	"\rsuffix_ranges\x18\x06 \x01(\bR\fsuffixRanges\x12+\n" +
 	"\x11conditional_write\x18\a \x01(\bR\x10conditionalWrite\x12!\n" +
-	"\fmd5_versions\x18\b \x01(\bR\vmd5Versions\"\a\n" +
+	"\fmd5_versions\x18\b \x01(\bR\vmd5Versions\x12\x1f\n" +
+	"\vsorted_list\x18\t \x01(\bR\n" +
+	"sortedList\x12\x1d\n" +
+	"\n" +
+	"sized_list\x18\n" +
+	" \x01(\bR\tsizedList\"\a\n" +
 	"\x05Empty*l\n" +
 	"\tRangeKind\x12\x14\n" +
 	"\x10RANGE_KIND_WHOLE\x10\x00\x12\x16\n" +
 	"\x12RANGE_KIND_BOUNDED\x10\x01\x12\x1a\n" +
 	"\x16RANGE_KIND_FROM_OFFSET\x10\x02\x12\x15\n" +
-	"\x11RANGE_KIND_SUFFIX\x10\x032\x92\x04\n" +
+	"\x11RANGE_KIND_SUFFIX\x10\x032\x91\x04\n" +
 	"\x05Store\x12E\n" +
 	"\fCapabilities\x12\x17.zarrgw.v1.StoreRequest\x1a\x1c.zarrgw.v1.StoreCapabilities\x124\n" +
 	"\x03Get\x12\x15.zarrgw.v1.GetRequest\x1a\x14.zarrgw.v1.DataFrame0\x01\x128\n" +
 	"\x04Stat\x12\x17.zarrgw.v1.StoreRequest\x1a\x17.zarrgw.v1.StatResponse\x124\n" +
 	"\x03Set\x12\x13.zarrgw.v1.SetFrame\x1a\x16.zarrgw.v1.SetResponse(\x01\x122\n" +
 	"\x05Erase\x12\x17.zarrgw.v1.StoreRequest\x1a\x10.zarrgw.v1.Empty\x128\n" +
-	"\vErasePrefix\x12\x17.zarrgw.v1.StoreRequest\x1a\x10.zarrgw.v1.Empty\x12:\n" +
-	"\x04List\x12\x17.zarrgw.v1.StoreRequest\x1a\x17.zarrgw.v1.ListResponse0\x01\x12>\n" +
+	"\vErasePrefix\x12\x17.zarrgw.v1.StoreRequest\x1a\x10.zarrgw.v1.Empty\x129\n" +
+	"\x04List\x12\x16.zarrgw.v1.ListRequest\x1a\x17.zarrgw.v1.ListResponse0\x01\x12>\n" +
 	"\aListDir\x12\x17.zarrgw.v1.StoreRequest\x1a\x1a.zarrgw.v1.ListDirResponse\x122\n" +
 	"\x05Close\x12\x17.zarrgw.v1.StoreRequest\x1a\x10.zarrgw.v1.EmptyB6Z4github.com/zarrgw/zarrgw/pluginapi/zarrgwv1;zarrgwv1b\x06proto3"
 
@@ -965,7 +1159,7 @@ func file_zarrgw_v1_store_proto_rawDescGZIP() []byte {
 }
 
 var file_zarrgw_v1_store_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_zarrgw_v1_store_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
+var file_zarrgw_v1_store_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
 var file_zarrgw_v1_store_proto_goTypes = []any{
 	(RangeKind)(0),            // 0: zarrgw.v1.RangeKind
 	(*StoreRef)(nil),          // 1: zarrgw.v1.StoreRef
@@ -977,45 +1171,49 @@ var file_zarrgw_v1_store_proto_goTypes = []any{
 	(*SetFrame)(nil),          // 7: zarrgw.v1.SetFrame
 	(*SetResponse)(nil),       // 8: zarrgw.v1.SetResponse
 	(*StatResponse)(nil),      // 9: zarrgw.v1.StatResponse
-	(*ListResponse)(nil),      // 10: zarrgw.v1.ListResponse
-	(*ListDirResponse)(nil),   // 11: zarrgw.v1.ListDirResponse
-	(*StoreCapabilities)(nil), // 12: zarrgw.v1.StoreCapabilities
-	(*Empty)(nil),             // 13: zarrgw.v1.Empty
-	(*ArenaSpan)(nil),         // 14: zarrgw.v1.ArenaSpan
+	(*ListRequest)(nil),       // 10: zarrgw.v1.ListRequest
+	(*ListResponse)(nil),      // 11: zarrgw.v1.ListResponse
+	(*KeyInfo)(nil),           // 12: zarrgw.v1.KeyInfo
+	(*ListDirResponse)(nil),   // 13: zarrgw.v1.ListDirResponse
+	(*StoreCapabilities)(nil), // 14: zarrgw.v1.StoreCapabilities
+	(*Empty)(nil),             // 15: zarrgw.v1.Empty
+	(*ArenaSpan)(nil),         // 16: zarrgw.v1.ArenaSpan
 }
 var file_zarrgw_v1_store_proto_depIdxs = []int32{
 	1,  // 0: zarrgw.v1.StoreRequest.store:type_name -> zarrgw.v1.StoreRef
 	0,  // 1: zarrgw.v1.ByteRange.kind:type_name -> zarrgw.v1.RangeKind
 	1,  // 2: zarrgw.v1.GetRequest.store:type_name -> zarrgw.v1.StoreRef
 	3,  // 3: zarrgw.v1.GetRequest.range:type_name -> zarrgw.v1.ByteRange
-	14, // 4: zarrgw.v1.GetRequest.output:type_name -> zarrgw.v1.ArenaSpan
-	14, // 5: zarrgw.v1.DataFrame.arena:type_name -> zarrgw.v1.ArenaSpan
+	16, // 4: zarrgw.v1.GetRequest.output:type_name -> zarrgw.v1.ArenaSpan
+	16, // 5: zarrgw.v1.DataFrame.arena:type_name -> zarrgw.v1.ArenaSpan
 	1,  // 6: zarrgw.v1.SetHeader.store:type_name -> zarrgw.v1.StoreRef
-	14, // 7: zarrgw.v1.SetHeader.arena:type_name -> zarrgw.v1.ArenaSpan
+	16, // 7: zarrgw.v1.SetHeader.arena:type_name -> zarrgw.v1.ArenaSpan
 	6,  // 8: zarrgw.v1.SetFrame.header:type_name -> zarrgw.v1.SetHeader
-	2,  // 9: zarrgw.v1.Store.Capabilities:input_type -> zarrgw.v1.StoreRequest
-	4,  // 10: zarrgw.v1.Store.Get:input_type -> zarrgw.v1.GetRequest
-	2,  // 11: zarrgw.v1.Store.Stat:input_type -> zarrgw.v1.StoreRequest
-	7,  // 12: zarrgw.v1.Store.Set:input_type -> zarrgw.v1.SetFrame
-	2,  // 13: zarrgw.v1.Store.Erase:input_type -> zarrgw.v1.StoreRequest
-	2,  // 14: zarrgw.v1.Store.ErasePrefix:input_type -> zarrgw.v1.StoreRequest
-	2,  // 15: zarrgw.v1.Store.List:input_type -> zarrgw.v1.StoreRequest
-	2,  // 16: zarrgw.v1.Store.ListDir:input_type -> zarrgw.v1.StoreRequest
-	2,  // 17: zarrgw.v1.Store.Close:input_type -> zarrgw.v1.StoreRequest
-	12, // 18: zarrgw.v1.Store.Capabilities:output_type -> zarrgw.v1.StoreCapabilities
-	5,  // 19: zarrgw.v1.Store.Get:output_type -> zarrgw.v1.DataFrame
-	9,  // 20: zarrgw.v1.Store.Stat:output_type -> zarrgw.v1.StatResponse
-	8,  // 21: zarrgw.v1.Store.Set:output_type -> zarrgw.v1.SetResponse
-	13, // 22: zarrgw.v1.Store.Erase:output_type -> zarrgw.v1.Empty
-	13, // 23: zarrgw.v1.Store.ErasePrefix:output_type -> zarrgw.v1.Empty
-	10, // 24: zarrgw.v1.Store.List:output_type -> zarrgw.v1.ListResponse
-	11, // 25: zarrgw.v1.Store.ListDir:output_type -> zarrgw.v1.ListDirResponse
-	13, // 26: zarrgw.v1.Store.Close:output_type -> zarrgw.v1.Empty
-	18, // [18:27] is the sub-list for method output_type
-	9,  // [9:18] is the sub-list for method input_type
-	9,  // [9:9] is the sub-list for extension type_name
-	9,  // [9:9] is the sub-list for extension extendee
-	0,  // [0:9] is the sub-list for field type_name
+	1,  // 9: zarrgw.v1.ListRequest.store:type_name -> zarrgw.v1.StoreRef
+	12, // 10: zarrgw.v1.ListResponse.infos:type_name -> zarrgw.v1.KeyInfo
+	2,  // 11: zarrgw.v1.Store.Capabilities:input_type -> zarrgw.v1.StoreRequest
+	4,  // 12: zarrgw.v1.Store.Get:input_type -> zarrgw.v1.GetRequest
+	2,  // 13: zarrgw.v1.Store.Stat:input_type -> zarrgw.v1.StoreRequest
+	7,  // 14: zarrgw.v1.Store.Set:input_type -> zarrgw.v1.SetFrame
+	2,  // 15: zarrgw.v1.Store.Erase:input_type -> zarrgw.v1.StoreRequest
+	2,  // 16: zarrgw.v1.Store.ErasePrefix:input_type -> zarrgw.v1.StoreRequest
+	10, // 17: zarrgw.v1.Store.List:input_type -> zarrgw.v1.ListRequest
+	2,  // 18: zarrgw.v1.Store.ListDir:input_type -> zarrgw.v1.StoreRequest
+	2,  // 19: zarrgw.v1.Store.Close:input_type -> zarrgw.v1.StoreRequest
+	14, // 20: zarrgw.v1.Store.Capabilities:output_type -> zarrgw.v1.StoreCapabilities
+	5,  // 21: zarrgw.v1.Store.Get:output_type -> zarrgw.v1.DataFrame
+	9,  // 22: zarrgw.v1.Store.Stat:output_type -> zarrgw.v1.StatResponse
+	8,  // 23: zarrgw.v1.Store.Set:output_type -> zarrgw.v1.SetResponse
+	15, // 24: zarrgw.v1.Store.Erase:output_type -> zarrgw.v1.Empty
+	15, // 25: zarrgw.v1.Store.ErasePrefix:output_type -> zarrgw.v1.Empty
+	11, // 26: zarrgw.v1.Store.List:output_type -> zarrgw.v1.ListResponse
+	13, // 27: zarrgw.v1.Store.ListDir:output_type -> zarrgw.v1.ListDirResponse
+	15, // 28: zarrgw.v1.Store.Close:output_type -> zarrgw.v1.Empty
+	20, // [20:29] is the sub-list for method output_type
+	11, // [11:20] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_zarrgw_v1_store_proto_init() }
@@ -1030,7 +1228,7 @@ func file_zarrgw_v1_store_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_zarrgw_v1_store_proto_rawDesc), len(file_zarrgw_v1_store_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   13,
+			NumMessages:   15,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -48,8 +48,11 @@ type StoreClient interface {
 	Set(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[SetFrame, SetResponse], error)
 	Erase(ctx context.Context, in *StoreRequest, opts ...grpc.CallOption) (*Empty, error)
 	ErasePrefix(ctx context.Context, in *StoreRequest, opts ...grpc.CallOption) (*Empty, error)
-	// List streams the keys under a prefix in batches.
-	List(ctx context.Context, in *StoreRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ListResponse], error)
+	// List streams the keys under a prefix in batches: in no particular
+	// order, or in byte order after a key, with or without their sizes (see
+	// ListRequest; the host asks for order and sizes only of a store whose
+	// capabilities say it lists so itself).
+	List(ctx context.Context, in *ListRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ListResponse], error)
 	ListDir(ctx context.Context, in *StoreRequest, opts ...grpc.CallOption) (*ListDirResponse, error)
 	// Close releases the plugin's instance of the store.
 	Close(ctx context.Context, in *StoreRequest, opts ...grpc.CallOption) (*Empty, error)
@@ -135,13 +138,13 @@ func (c *storeClient) ErasePrefix(ctx context.Context, in *StoreRequest, opts ..
 	return out, nil
 }
 
-func (c *storeClient) List(ctx context.Context, in *StoreRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ListResponse], error) {
+func (c *storeClient) List(ctx context.Context, in *ListRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ListResponse], error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	stream, err := c.cc.NewStream(ctx, &Store_ServiceDesc.Streams[2], Store_List_FullMethodName, cOpts...)
 	if err != nil {
 		return nil, err
 	}
-	x := &grpc.GenericClientStream[StoreRequest, ListResponse]{ClientStream: stream}
+	x := &grpc.GenericClientStream[ListRequest, ListResponse]{ClientStream: stream}
 	if err := x.ClientStream.SendMsg(in); err != nil {
 		return nil, err
 	}
@@ -192,8 +195,11 @@ type StoreServer interface {
 	Set(grpc.ClientStreamingServer[SetFrame, SetResponse]) error
 	Erase(context.Context, *StoreRequest) (*Empty, error)
 	ErasePrefix(context.Context, *StoreRequest) (*Empty, error)
-	// List streams the keys under a prefix in batches.
-	List(*StoreRequest, grpc.ServerStreamingServer[ListResponse]) error
+	// List streams the keys under a prefix in batches: in no particular
+	// order, or in byte order after a key, with or without their sizes (see
+	// ListRequest; the host asks for order and sizes only of a store whose
+	// capabilities say it lists so itself).
+	List(*ListRequest, grpc.ServerStreamingServer[ListResponse]) error
 	ListDir(context.Context, *StoreRequest) (*ListDirResponse, error)
 	// Close releases the plugin's instance of the store.
 	Close(context.Context, *StoreRequest) (*Empty, error)
@@ -225,7 +231,7 @@ func (UnimplementedStoreServer) Erase(context.Context, *StoreRequest) (*Empty, e
 func (UnimplementedStoreServer) ErasePrefix(context.Context, *StoreRequest) (*Empty, error) {
 	return nil, status.Error(codes.Unimplemented, "method ErasePrefix not implemented")
 }
-func (UnimplementedStoreServer) List(*StoreRequest, grpc.ServerStreamingServer[ListResponse]) error {
+func (UnimplementedStoreServer) List(*ListRequest, grpc.ServerStreamingServer[ListResponse]) error {
 	return status.Error(codes.Unimplemented, "method List not implemented")
 }
 func (UnimplementedStoreServer) ListDir(context.Context, *StoreRequest) (*ListDirResponse, error) {
@@ -346,11 +352,11 @@ func _Store_ErasePrefix_Handler(srv interface{}, ctx context.Context, dec func(i
 }
 
 func _Store_List_Handler(srv interface{}, stream grpc.ServerStream) error {
-	m := new(StoreRequest)
+	m := new(ListRequest)
 	if err := stream.RecvMsg(m); err != nil {
 		return err
 	}
-	return srv.(StoreServer).List(m, &grpc.GenericServerStream[StoreRequest, ListResponse]{ServerStream: stream})
+	return srv.(StoreServer).List(m, &grpc.GenericServerStream[ListRequest, ListResponse]{ServerStream: stream})
 }
 
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.

@@ -1,0 +1,64 @@
+package pluginapi
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync/atomic"
+	"testing"
+
+	"github.com/hashicorp/go-plugin"
+
+	"github.com/zarrgw/zarrgw/core/extension"
+	"github.com/zarrgw/zarrgw/core/store"
+	"github.com/zarrgw/zarrgw/core/transformer"
+)
+
+// inProcess serves ext over go-plugin's in-process gRPC connection (a Unix
+// socket and a broker, as a plugin process has, without building one) and
+// returns the host's client of it: the whole protocol in a test of
+// seconds.
+func inProcess(t testing.TB, ext Extensions) *Client {
+	t.Helper()
+	srv, err := newServer(ext)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, server := plugin.TestPluginGRPCConn(t, false, map[string]plugin.Plugin{PluginName: &grpcPlugin{srv: srv}})
+	t.Cleanup(func() {
+		client.Close()
+		server.Stop()
+	})
+	raw, err := client.Dispense(PluginName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := raw.(*Conn)
+	t.Cleanup(conn.Release)
+	return NewClient(staticConnector{name: "in-process", conn: conn})
+}
+
+// storeExtension serves the store build returns, one per configuration.
+func storeExtension(name string, build func() store.Store) store.Registration {
+	return store.Registration{
+		Manifest: extension.Manifest{Kind: extension.Store, Name: name},
+		New:      func(context.Context, json.RawMessage) (store.Store, error) { return build(), nil },
+	}
+}
+
+// instances names a fresh store instance on each call: the plugin keeps
+// one per configuration.
+type instances struct{ n atomic.Int64 }
+
+func (i *instances) next() json.RawMessage {
+	return json.RawMessage(fmt.Sprintf(`{"instance":%d}`, i.n.Add(1)))
+}
+
+// subTransformer is a storage transformer that keeps its keys under "t/"
+// of the store below, which the host serves back to it.
+var subTransformer = transformer.Registration{
+	Manifest: extension.Manifest{Kind: extension.Transformer, Name: "sub"},
+	New: func(_ context.Context, _ json.RawMessage, next store.Store) (store.Store, error) {
+		return store.Sub(next, "t")
+	},
+}
