@@ -4,7 +4,9 @@
 //	codec        serves test.gate (identity, blocks while a gate file
 //	             exists), test.hang (decode never returns) and
 //	             test.crashonce (the first decode panics)
-//	memory       serves the "memory" store type (one store per configuration)
+//	memory       serves the "memory" store type (one store per configuration),
+//	             "crashy", and "counted" (a memory store counting its calls,
+//	             which "callcount" of the same configuration reads)
 //	env          serves the "testenv" store type (its environment as keys)
 //	stdout       prints to stdout before serving, breaking the handshake
 //	version99    serves a protocol version no host speaks

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/zarrgw/zarrgw/core/extension"
 	"github.com/zarrgw/zarrgw/core/store"
@@ -19,6 +21,12 @@ func serveMemory() {
 		// The plugin keeps one instance per configuration, so tests get a
 		// fresh store by naming a new one.
 		New: func(context.Context, json.RawMessage) (store.Store, error) { return store.NewMemory(), nil },
+	}, store.Registration{
+		Manifest: extension.Manifest{Kind: extension.Store, Name: "counted"},
+		New:      newCounted,
+	}, store.Registration{
+		Manifest: extension.Manifest{Kind: extension.Store, Name: "callcount"},
+		New:      newCallCount,
 	}, store.Registration{
 		Manifest: extension.Manifest{Kind: extension.Store, Name: "crashy"},
 		New: func(context.Context, json.RawMessage) (store.Store, error) {
@@ -73,4 +81,47 @@ func serveEnv() {
 			return store.ReadOnly(s), nil
 		},
 	})
+}
+
+// calls counts the calls each "counted" store has seen, by operation
+// (store.Hook's names), keyed by the store's configuration.
+var calls sync.Map // configuration -> *opCounts
+
+type opCounts struct {
+	mu sync.Mutex
+	n  map[string]int64
+}
+
+func countsOf(config json.RawMessage) *opCounts {
+	c, _ := calls.LoadOrStore(string(config), &opCounts{n: map[string]int64{}})
+	return c.(*opCounts)
+}
+
+// newCounted is a memory store whose calls are counted in the plugin, by
+// a hook: what reaches the plugin's store is what the host asked for.
+func newCounted(_ context.Context, config json.RawMessage) (store.Store, error) {
+	counts := countsOf(config)
+	return store.WithHook(store.NewMemory(), func(ctx context.Context, op, _ string, call func(context.Context) error) error {
+		counts.mu.Lock()
+		counts.n[op]++
+		counts.mu.Unlock()
+		return call(ctx)
+	}), nil
+}
+
+// newCallCount reads the counts of the "counted" store of the same
+// configuration: the value of key OP is how many OP calls it has seen.
+func newCallCount(_ context.Context, config json.RawMessage) (store.Store, error) {
+	return callCount{Store: store.NewMemory(), counts: countsOf(config)}, nil
+}
+
+type callCount struct {
+	store.Store
+	counts *opCounts
+}
+
+func (c callCount) Get(_ context.Context, op string, _ store.ByteRange) (store.Value, error) {
+	c.counts.mu.Lock()
+	defer c.counts.mu.Unlock()
+	return store.Value{Data: strconv.AppendInt(nil, c.counts.n[op], 10)}, nil
 }
