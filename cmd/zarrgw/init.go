@@ -7,12 +7,14 @@ import (
 	"log/slog"
 	"os"
 
+	"github.com/hashicorp/go-version"
 	"github.com/spf13/cobra"
 
 	"github.com/zarrgw/zarrgw/host/cliconfig"
 	"github.com/zarrgw/zarrgw/host/config"
 	"github.com/zarrgw/zarrgw/host/install"
 	"github.com/zarrgw/zarrgw/host/launcher"
+	"github.com/zarrgw/zarrgw/host/pluginpkg"
 	"github.com/zarrgw/zarrgw/host/registry"
 )
 
@@ -74,7 +76,56 @@ func loadForLock(cmd *cobra.Command, set registry.Set, file string, opts config.
 	if diags.HasErrors() {
 		return nil, nil, fmt.Errorf("%s: %s", file, diags.Errs()[0])
 	}
-	return cfg, install.New(cli, cmd.OutOrStdout(), pluginLaunch(cmd.ErrOrStderr())), nil
+	return cfg, install.New(cli, progress(cmd.OutOrStdout()), pluginLaunch(cmd.ErrOrStderr())), nil
+}
+
+// progress prints a line to out for each step of the installer that a
+// user follows: versions chosen, packages installed, downloaded, hashed
+// and mirrored, and plugins skipped.
+func progress(out io.Writer) install.Events {
+	say := func(format string, args ...any) { fmt.Fprintf(out, format+"\n", args...) }
+	return install.Events{
+		OverrideSkipped: func(source, cliFile, dir string) {
+			say("- Skipping %s: dev_overrides in %s names a development build (%s), which runs without installation or lock entry", source, cliFile, dir)
+		},
+		LockedVersion: func(a pluginpkg.Address, v *version.Version) {
+			say("- Using %s v%s, as %s pins it", a, v, config.LockFileName)
+		},
+		QueryPackagesBegin: func(a pluginpkg.Address, constraint string) {
+			say("- Finding %s versions matching %q...", a, constraint)
+		},
+		InstallPackageBegin: func(a pluginpkg.Address, v *version.Version, plat pluginpkg.Platform) {
+			say("- Installing %s v%s for %s...", a, v, plat)
+		},
+		FetchPackageBegin: func(_ pluginpkg.Address, _ *version.Version, from install.Location) {
+			if from.URL != "" { // a package on this machine is not worth a line
+				say("- Downloading %s", from.URL)
+			}
+		},
+		InstallPackageSuccess: func(a pluginpkg.Address, v *version.Version, from install.Origin, served config.Served) {
+			say("- Installed %s v%s (%s; serves %s)", a, v, originText(from), served)
+		},
+		HashPackageSuccess: func(a pluginpkg.Address, v *version.Version, plat pluginpkg.Platform, from install.Location, _ []string) {
+			say("- Obtained %s v%s hashes for %s (%s)", a, v, plat, from.Source)
+		},
+		MirrorPackageSuccess: func(a pluginpkg.Address, v *version.Version, plat pluginpkg.Platform, from install.Location) {
+			say("- Mirrored %s v%s for %s (%s)", a, v, plat, from.Source)
+		},
+	}
+}
+
+// originText says where an installed package came from.
+func originText(o install.Origin) string {
+	switch {
+	case o.AlreadyInstalled:
+		return "installed already"
+	case o.Source != "" && o.CacheDir != "":
+		return o.Source + ", into the plugin cache"
+	case o.Source != "":
+		return o.Source
+	default:
+		return "plugin cache " + o.CacheDir
+	}
 }
 
 // pluginLaunch is how commands that start a plugin once (to ask it what it

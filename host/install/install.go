@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/hashicorp/go-version"
 
+	"github.com/zarrgw/zarrgw/core/extension"
 	"github.com/zarrgw/zarrgw/host/cliconfig"
 	"github.com/zarrgw/zarrgw/host/config"
 	"github.com/zarrgw/zarrgw/host/launcher"
@@ -29,8 +29,8 @@ type Installer struct {
 	// installation links to it.
 	CacheDir string
 	Platform pluginpkg.Platform
-	// Out receives a progress line for each step.
-	Out io.Writer
+	// Events are told of each step.
+	Events Events
 	// Launch tunes the one start of each plugin that asks what it serves.
 	Launch launcher.Options
 	// Overrides are the CLI configuration's dev_overrides, by source
@@ -38,11 +38,15 @@ type Installer struct {
 	// installed nor locked.
 	Overrides     map[string]string
 	OverridesFrom string
+	// probe starts a plugin once to ask what it serves; nil is
+	// launcher.Probe. Tests set a stand-in, to install packages of
+	// executables that are no plugins.
+	probe func(context.Context, launcher.Spec, launcher.Options) ([]extension.Manifest, error)
 }
 
 // New returns an installer for this platform with the sources and the
-// cache of a CLI configuration, writing progress to out.
-func New(cli *cliconfig.Config, out io.Writer, launch launcher.Options) *Installer {
+// cache of a CLI configuration, telling events of each step.
+func New(cli *cliconfig.Config, events Events, launch launcher.Options) *Installer {
 	from := cli.Filename
 	if from == "" {
 		if def, err := cliconfig.DefaultFile(); err == nil {
@@ -50,14 +54,8 @@ func New(cli *cliconfig.Config, out io.Writer, launch launcher.Options) *Install
 		}
 	}
 	return &Installer{Sources: cli.Sources, SourcesFrom: from, CacheDir: cli.CacheDir,
-		Platform: pluginpkg.Current(), Out: out, Launch: launch,
+		Platform: pluginpkg.Current(), Events: events, Launch: launch,
 		Overrides: cli.DevOverrides, OverridesFrom: cli.Filename}
-}
-
-func (in *Installer) say(format string, args ...any) {
-	if in.Out != nil {
-		fmt.Fprintf(in.Out, format+"\n", args...)
-	}
 }
 
 // Init installs every plugin of cfg given by version, as "zarrgw init"
@@ -116,35 +114,55 @@ func (in *Installer) install(ctx context.Context, cfg *config.Config, p config.P
 	if prev != nil && prev.Version == v.String() {
 		locked = prev.Hashes
 	}
-	got, ok := in.present(Dir(cfg.Dir), a, v, locked)
-	if !ok {
-		in.say("- Installing %s v%s for %s...", a, v, in.Platform)
-		got, err = in.obtain(ctx, Dir(cfg.Dir), a, v, locked)
-		if errors.Is(err, errNotLocked) {
-			return config.LockedPlugin{}, fmt.Errorf("plugin %s %s: %w. If the new package is the one to trust, delete the plugin's block from %s and run: %s",
-				a, v, err, config.LockFileName, config.InitCommand(cfg.Filename, false))
-		}
-		if err != nil {
-			return config.LockedPlugin{}, fmt.Errorf("plugin %s %s: %w", a, v, err)
-		}
-	}
-	served, err := in.ask(ctx, p, got.dir, a, v)
+	got, served, err := in.installVersion(ctx, cfg, p, a, v, locked)
 	if err != nil {
+		if f := in.Events.InstallPackageFailure; f != nil {
+			f(a, v, err)
+		}
 		return config.LockedPlugin{}, err
 	}
-	in.say("- Installed %s v%s (%s; serves %s)", a, v, got.from, served)
+	if f := in.Events.InstallPackageSuccess; f != nil {
+		f(a, v, got.origin, served)
+	}
 	return config.LockedPlugin{
 		Version: v.String(), Constraints: p.Constraints,
 		Hashes: union(locked, got.hashes), Serves: served,
 	}, nil
 }
 
+// installVersion installs version v of a below the configuration's
+// directory, unless it is there already, and asks it what it serves.
+func (in *Installer) installVersion(ctx context.Context, cfg *config.Config, p config.Plugin, a pluginpkg.Address, v *version.Version, locked []string) (obtained, config.Served, error) {
+	root := Dir(cfg.Dir)
+	got, ok := in.present(root, a, v, locked)
+	if ok {
+		if f := in.Events.AlreadyInstalled; f != nil {
+			f(a, v, got.dir)
+		}
+	} else {
+		if f := in.Events.InstallPackageBegin; f != nil {
+			f(a, v, in.Platform)
+		}
+		var err error
+		got, err = in.obtain(ctx, root, a, v, locked)
+		if errors.Is(err, errNotLocked) {
+			return obtained{}, config.Served{}, fmt.Errorf("plugin %s %s: %w. If the new package is the one to trust, delete the plugin's block from %s and run: %s",
+				a, v, err, config.LockFileName, config.InitCommand(cfg.Filename, false))
+		}
+		if err != nil {
+			return obtained{}, config.Served{}, fmt.Errorf("plugin %s %s: %w", a, v, err)
+		}
+	}
+	served, err := in.ask(ctx, p, got.dir, a, v)
+	return got, served, err
+}
+
 // overridden reports whether the CLI configuration's dev_overrides names
 // p, saying that it is skipped.
 func (in *Installer) overridden(p config.Plugin) bool {
 	dir, ok := in.Overrides[strings.ToLower(p.Source)]
-	if ok {
-		in.say("- Skipping %s: dev_overrides in %s names a development build (%s), which runs without installation or lock entry", p.Source, in.OverridesFrom, dir)
+	if f := in.Events.OverrideSkipped; ok && f != nil {
+		f(p.Source, in.OverridesFrom, dir)
 	}
 	return ok
 }
@@ -157,7 +175,7 @@ func (in *Installer) present(root string, a pluginpkg.Address, v *version.Versio
 	if err != nil || !slices.Contains(locked, h1) {
 		return obtained{}, false
 	}
-	return obtained{dir: dir, from: "installed already"}, true
+	return obtained{dir: dir, origin: Origin{AlreadyInstalled: true}}, true
 }
 
 // choose picks the version to install: the locked one unless upgrading,
@@ -176,13 +194,32 @@ func (in *Installer) choose(ctx context.Context, cfg *config.Config, a pluginpkg
 			return nil, fmt.Errorf("plugin %s: %s pins version %s, which does not meet version = %q. Choose a version that does with: %s",
 				a, config.LockFileName, v, constraint, config.InitCommand(cfg.Filename, true))
 		}
-		in.say("- Using %s v%s, as %s pins it", a, v, config.LockFileName)
+		if f := in.Events.LockedVersion; f != nil {
+			f(a, v)
+		}
 		return v, nil
 	}
 	if len(in.Sources) == 0 {
 		return nil, fmt.Errorf("plugin %s: no installation source: give a plugin_installation block with a filesystem_mirror or a network_mirror in the CLI configuration (%s)", a, in.SourcesFrom)
 	}
-	in.say("- Finding %s versions matching %q...", a, constraint)
+	if f := in.Events.QueryPackagesBegin; f != nil {
+		f(a, constraint)
+	}
+	v, err := in.newest(ctx, a, constraint, cons)
+	if err != nil {
+		if f := in.Events.QueryPackagesFailure; f != nil {
+			f(a, err)
+		}
+		return nil, err
+	}
+	if f := in.Events.QueryPackagesSuccess; f != nil {
+		f(a, v)
+	}
+	return v, nil
+}
+
+// newest is the newest version of a the sources have that meets cons.
+func (in *Installer) newest(ctx context.Context, a pluginpkg.Address, constraint string, cons version.Constraints) (*version.Version, error) {
 	vs, err := in.Sources.Versions(ctx, a)
 	if err != nil {
 		return nil, fmt.Errorf("plugin %s: %w", a, err)
@@ -206,7 +243,11 @@ func (in *Installer) ask(ctx context.Context, p config.Plugin, dir string, a plu
 		return config.Served{}, fmt.Errorf("plugin %s %s: %w", a, v, err)
 	}
 	spec := launcher.Spec{Name: p.Source, Path: filepath.Join(dir, exe), SHA256: sum, Args: p.Args, Env: p.Env, InheritEnv: p.InheritEnv}
-	ms, err := launcher.Probe(ctx, spec, in.Launch) // a version mismatch names both sides' versions
+	probe := in.probe
+	if probe == nil {
+		probe = launcher.Probe
+	}
+	ms, err := probe(ctx, spec, in.Launch) // a version mismatch names both sides' versions
 	if err != nil {
 		return config.Served{}, err
 	}

@@ -48,7 +48,9 @@ func (in *Installer) lockPlugin(ctx context.Context, cfg *config.Config, lock *c
 			return fmt.Errorf("plugin %s %s (%s): %w", a, v, plat, err)
 		}
 		entry.Hashes = union(entry.Hashes, hashes)
-		in.say("- Obtained %s v%s hashes for %s (%s)", a, v, plat, from)
+		if f := in.Events.HashPackageSuccess; f != nil {
+			f(a, v, plat, from, hashes)
+		}
 	}
 	lock.Plugins[p.Source] = entry
 	return nil
@@ -71,29 +73,29 @@ func (in *Installer) selected(ctx context.Context, cfg *config.Config, lock *con
 
 // hashes fetches version v of a for platform plat into a temporary
 // directory and returns its hashes, checked against those its source
-// states.
-func (in *Installer) hashes(ctx context.Context, a pluginpkg.Address, v *version.Version, plat pluginpkg.Platform) ([]string, string, error) {
+// states, and where it was.
+func (in *Installer) hashes(ctx context.Context, a pluginpkg.Address, v *version.Version, plat pluginpkg.Platform) ([]string, Location, error) {
 	pkg, err := in.Sources.Package(ctx, a, v, plat)
 	if err != nil {
-		return nil, "", err
+		return nil, Location{}, err
 	}
 	tmp, err := os.MkdirTemp("", "zarrgw-lock-*")
 	if err != nil {
-		return nil, "", err
+		return nil, Location{}, err
 	}
 	defer os.RemoveAll(tmp)
 	hashes, err := in.unpack(ctx, pkg, tmp, filepath.Join(tmp, "package"))
-	return hashes, pkg.Source, err
+	return hashes, locationOf(pkg), err
 }
 
 // packageZip returns a zip file of pkg in tmp (or where it is, when it is
 // one already) and its hashes, checked against those its source states.
 func (in *Installer) packageZip(ctx context.Context, pkg pluginsource.Package, tmp string) (string, []string, error) {
+	in.fetchBegin(pkg)
 	zipPath := pkg.ZipPath
 	switch {
 	case pkg.Download != nil:
 		zipPath = tmp + "/package.zip"
-		in.say("- Downloading %s", pkg.URL)
 		if err := download(ctx, pkg, zipPath); err != nil {
 			return "", nil, err
 		}

@@ -64,7 +64,9 @@ func (in *Installer) mirrorPackage(ctx context.Context, a pluginpkg.Address, v *
 	if err := pluginsource.Publish(dir, a, v, plat, zipPath); err != nil {
 		return err
 	}
-	in.say("- Mirrored %s v%s for %s (%s)", a, v, plat, pkg.Source)
+	if f := in.Events.MirrorPackageSuccess; f != nil {
+		f(a, v, plat, locationOf(pkg))
+	}
 	return nil
 }
 

@@ -26,7 +26,7 @@ var errNotLocked = errors.New("it is not the package that was locked")
 type obtained struct {
 	dir    string   // the installed package (a link into the cache, when there is one)
 	hashes []string // its hashes, checked
-	from   string   // where it came from, for the progress line
+	origin Origin   // where it came from
 }
 
 // obtain installs version v of a for the installer's platform below root:
@@ -41,20 +41,32 @@ func (in *Installer) obtain(ctx context.Context, root string, a pluginpkg.Addres
 	}
 	if in.CacheDir == "" {
 		hashes, err := in.fetch(ctx, pkg, target, locked)
-		return obtained{dir: target, hashes: hashes, from: pkg.Source}, err
+		return obtained{dir: target, hashes: hashes, origin: Origin{Source: pkg.Source}}, err
 	}
+	return in.obtainCached(ctx, pkg, target, locked)
+}
+
+// obtainCached installs pkg at target as a link to its entry in the plugin
+// cache, fetching it into the cache first unless it is there.
+func (in *Installer) obtainCached(ctx context.Context, pkg pluginsource.Package, target string, locked []string) (obtained, error) {
+	a, v := pkg.Address, pkg.Version
 	cached := packageDir(in.CacheDir, a, v, in.Platform)
 	if err := os.MkdirAll(filepath.Dir(cached), 0o755); err != nil {
 		return obtained{}, err
 	}
 	// One install at a time fills or reads this package's cache entry:
 	// another waits, then finds it there.
-	unlock, err := lockFile(cached + ".lock")
+	lockPath := cached + ".lock"
+	unlock, err := lockFile(lockPath, func() {
+		if f := in.Events.CacheLockWait; f != nil {
+			f(a, v, lockPath)
+		}
+	})
 	if err != nil {
 		return obtained{}, err
 	}
 	defer unlock()
-	got := obtained{dir: target, from: "plugin cache " + in.CacheDir}
+	got := obtained{dir: target, origin: Origin{CacheDir: in.CacheDir}}
 	known := sourceHashes(pkg)
 	vouching := known
 	if len(locked) > 0 {
@@ -70,9 +82,15 @@ func (in *Installer) obtain(ctx context.Context, root string, a pluginpkg.Addres
 	} else if got.hashes, err = in.fetch(ctx, pkg, cached, locked); err != nil {
 		return obtained{}, err
 	} else {
-		got.from = pkg.Source + ", into the plugin cache"
+		got.origin.Source = pkg.Source
 	}
-	return got, link(cached, target)
+	if err := link(cached, target); err != nil {
+		return obtained{}, err
+	}
+	if f := in.Events.LinkFromCacheSuccess; f != nil {
+		f(a, v, cached, target)
+	}
+	return got, nil
 }
 
 // sourceHashes are the hashes known of pkg without fetching it: those its
@@ -113,12 +131,19 @@ func (in *Installer) fetch(ctx context.Context, pkg pluginsource.Package, dst st
 		return nil, fmt.Errorf("the package from %s has %s, but %s records %s for this version: %w; not installed",
 			pkg.Source, strings.Join(hashes, ", "), config.LockFileName, strings.Join(locked, ", "), errNotLocked)
 	}
-	return hashes, replaceDir(unpacked, dst)
+	if err := replaceDir(unpacked, dst); err != nil {
+		return nil, err
+	}
+	if f := in.Events.FetchPackageSuccess; f != nil {
+		f(pkg.Address, pkg.Version, dst, hashes)
+	}
+	return hashes, nil
 }
 
 // unpack puts pkg, unpacked, at dir (tmp is a directory for the download)
 // and returns its hashes, having checked those its source states.
 func (in *Installer) unpack(ctx context.Context, pkg pluginsource.Package, tmp, dir string) ([]string, error) {
+	in.fetchBegin(pkg)
 	if pkg.Dir != "" {
 		if err := copyDir(pkg.Dir, dir); err != nil {
 			return nil, err
@@ -132,7 +157,6 @@ func (in *Installer) unpack(ctx context.Context, pkg pluginsource.Package, tmp, 
 	zipPath := pkg.ZipPath
 	if pkg.Download != nil {
 		zipPath = filepath.Join(tmp, "package.zip")
-		in.say("- Downloading %s", pkg.URL)
 		if err := download(ctx, pkg, zipPath); err != nil {
 			return nil, err
 		}
@@ -152,6 +176,12 @@ func (in *Installer) unpack(ctx context.Context, pkg pluginsource.Package, tmp, 
 		return nil, fmt.Errorf("the package from %s unpacked to %s, not %s (%v)", pkg.Source, h1, hashes[0], err)
 	}
 	return hashes, nil
+}
+
+func (in *Installer) fetchBegin(pkg pluginsource.Package) {
+	if f := in.Events.FetchPackageBegin; f != nil {
+		f(pkg.Address, pkg.Version, locationOf(pkg))
+	}
 }
 
 // stated checks a package's hashes against those its source states: each

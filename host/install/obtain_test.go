@@ -54,11 +54,12 @@ func TestObtainThroughCache(t *testing.T) {
 
 	first, second := Dir(t.TempDir()), Dir(t.TempDir())
 	got, err := in.obtain(ctx, first, a, v, nil)
-	if err != nil || !slices.Equal(got.hashes, want) || !strings.Contains(got.from, "into the plugin cache") {
-		t.Fatalf("first: %+v %v, want the hashes %v", got, err, want)
+	fetched := Origin{Source: pluginsource.FSMirror{Dir: mirror}.String(), CacheDir: cache}
+	if err != nil || !slices.Equal(got.hashes, want) || got.origin != fetched {
+		t.Fatalf("first: %+v %v, want the hashes %v, fetched into the cache", got, err, want)
 	}
 	got, err = in.obtain(ctx, second, a, v, nil)
-	if err != nil || !slices.Equal(got.hashes, want) || got.from != "plugin cache "+cache {
+	if err != nil || !slices.Equal(got.hashes, want) || got.origin != (Origin{CacheDir: cache}) {
 		t.Fatalf("second: %+v %v, want the hashes %v from the cache", got, err, want)
 	}
 	cached := packageDir(cache, a, v, plat)
@@ -102,8 +103,8 @@ func TestInitKeepsWhatItDoesNotInstall(t *testing.T) {
 	if err := config.WriteLock(cfg.LockPath(), old); err != nil {
 		t.Fatal(err)
 	}
-	var out strings.Builder
-	in := &Installer{Out: &out, Platform: pluginpkg.Current(),
+	var steps []step
+	in := &Installer{Events: recorder(&steps), Platform: pluginpkg.Current(),
 		Overrides: map[string]string{"example.org/acme/dev": "/src/dev"}, OverridesFrom: "/home/me/cli.hcl"}
 	lock, err := in.Init(context.Background(), cfg, false)
 	if err != nil {
@@ -115,7 +116,5 @@ func TestInitKeepsWhatItDoesNotInstall(t *testing.T) {
 	if e := lock.Plugins["example.org/acme/dev"]; e.Version != "1.0.0" || e.Hashes[0] != "h1:def=" {
 		t.Errorf("overridden plugin's entry %+v", e)
 	}
-	if !strings.Contains(out.String(), "- Skipping example.org/acme/dev: dev_overrides in /home/me/cli.hcl") {
-		t.Errorf("progress:\n%s", out.String())
-	}
+	checkSteps(t, "init", steps, []step{{"OverrideSkipped", []any{"example.org/acme/dev", "/home/me/cli.hcl", "/src/dev"}}})
 }
