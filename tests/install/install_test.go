@@ -18,6 +18,7 @@ import (
 
 	"golang.org/x/mod/sumdb/dirhash"
 
+	"github.com/zarrgw/zarrgw/host/install"
 	"github.com/zarrgw/zarrgw/host/pluginpkg"
 )
 
@@ -40,9 +41,9 @@ func TestInitFromFilesystemMirror(t *testing.T) {
 			lay("1.2.0", "1.3.0", "2.0.0")
 			m := newMachine(t, fsMirror(mirror))
 			dir := project(t, "~> 1.2")
-			out := m.must(dir, "init", "-c", "zarrgw.hcl")
-			if !strings.Contains(out, "- Installed "+address+" v1.3.0") {
-				t.Fatalf("init:\n%s", out)
+			fromMirror := install.Origin{Source: "filesystem mirror " + mirror}
+			if got := initIn(t, m, dir, false); got.pinned || got.installed != "1.3.0" || got.from != fromMirror {
+				t.Fatalf("init: %+v, want 1.3.0 chosen and installed from %+v", got, fromMirror)
 			}
 			e := lockOf(t, dir)
 			h1, err := dirhash.HashDir(installed(dir, "1.3.0"), "", dirhash.Hash1)
@@ -63,20 +64,47 @@ func TestInitFromFilesystemMirror(t *testing.T) {
 			readData(t, m, dir)
 
 			lay("1.4.0")
-			if out := m.must(dir, "init", "-c", "zarrgw.hcl"); !strings.Contains(out, "v1.3.0") || strings.Contains(out, "1.4.0") {
-				t.Fatalf("init with 1.4.0 available moved on:\n%s", out)
+			if got := initIn(t, m, dir, false); !got.pinned || got.installed != "1.3.0" || got.from != (install.Origin{AlreadyInstalled: true}) {
+				t.Fatalf("init with 1.4.0 available: %+v, want 1.3.0 as pinned and installed", got)
 			}
 			if e := lockOf(t, dir); e.Version != "1.3.0" {
 				t.Fatalf("init with 1.4.0 available: the lock pins %s", e.Version)
 			}
-			if out := m.must(dir, "init", "-upgrade", "-c", "zarrgw.hcl"); !strings.Contains(out, "- Installed "+address+" v1.4.0") {
-				t.Fatalf("init -upgrade:\n%s", out)
+			if got := initIn(t, m, dir, true); got.pinned || got.installed != "1.4.0" || got.from != fromMirror {
+				t.Fatalf("init -upgrade: %+v, want 1.4.0 installed from %+v", got, fromMirror)
 			}
 			if e := lockOf(t, dir); e.Version != "1.4.0" {
 				t.Fatalf("after -upgrade the lock pins %s", e.Version)
 			}
 			readData(t, m, dir)
 		})
+	}
+}
+
+// What "zarrgw init" prints, line for line: installing from a filesystem
+// mirror, then again as the lock file pins it. (The other tests follow the
+// installer's steps through its events, not through these lines.)
+func TestInitPrintsItsSteps(t *testing.T) {
+	mirror := t.TempDir()
+	publish(t, mirror, bitshaveBin, here, "1.2.0", "1.3.0")
+	m := newMachine(t, fsMirror(mirror))
+	dir := project(t, "~> 1.2")
+	for i, want := range [][]string{{
+		"Initializing plugins...",
+		"- Finding " + address + ` versions matching "~> 1.2"...`,
+		"- Installing " + address + " v1.3.0 for " + here + "...",
+		"- Installed " + address + " v1.3.0 (filesystem mirror " + mirror + "; serves codec bitshave)",
+		"zarrgw.lock.hcl: 1 plugins locked. zarrgw has changed the versions, hashes or names recorded there:",
+		"review the changes and commit them with the configuration.",
+	}, {
+		"Initializing plugins...",
+		"- Using " + address + " v1.3.0, as zarrgw.lock.hcl pins it",
+		"- Installed " + address + " v1.3.0 (installed already; serves codec bitshave)",
+		"zarrgw.lock.hcl: 1 plugins locked, unchanged",
+	}} {
+		if got := m.must(dir, "init", "-c", "zarrgw.hcl"); got != strings.Join(want, "\n")+"\n" {
+			t.Fatalf("init %d printed\n%s\nwant\n%s", i+1, got, strings.Join(want, "\n"))
+		}
 	}
 }
 
@@ -239,8 +267,8 @@ func TestSharedCache(t *testing.T) {
 	m := newMachine(t, netMirror(srv.URL, cache))
 	a, b := project(t, "~> 1.2"), project(t, "~> 1.2")
 	m.must(a, "init", "-c", "zarrgw.hcl")
-	if got := m.must(b, "init", "-c", "zarrgw.hcl"); !strings.Contains(got, "plugin cache") {
-		t.Errorf("the second init did not use the cache:\n%s", got)
+	if got := initIn(t, m, b, false); got.from != (install.Origin{CacheDir: cache}) || len(got.downloads) != 0 {
+		t.Errorf("the second init did not install from the cache alone: %+v", got)
 	}
 	if n := srv.zips()[zip]; n != 1 {
 		t.Fatalf("the package was downloaded %d times for two configurations sharing a cache", n)
@@ -308,8 +336,9 @@ func TestFreshMachine(t *testing.T) {
 	if flat := strings.Join(strings.Fields(stderr), " "); code == 0 || !strings.Contains(flat, address+" 1.3.0 is not installed") || !strings.Contains(flat, "Install it with: zarrgw init -c zarrgw.hcl") {
 		t.Fatalf("cat before init: exit %d\n%s", code, stderr)
 	}
-	if got := b.must(dirB, "init", "-c", "zarrgw.hcl"); !strings.Contains(got, "v1.3.0") {
-		t.Fatalf("init on the fresh machine:\n%s", got)
+	got := initIn(t, b, dirB, false)
+	if !got.pinned || got.installed != "1.3.0" || len(got.downloads) != 1 || got.from.Source == "" || got.from.CacheDir == "" {
+		t.Fatalf("init on the fresh machine: %+v, want 1.3.0 as pinned, downloaded into the cache", got)
 	}
 	readData(t, b, dirB)
 	gatewayRead(t, b, dirB)
