@@ -371,8 +371,9 @@ func (s *remoteStore) list(ctx context.Context, req *pb.ListRequest, each func(*
 	if err != nil {
 		return false, err
 	}
-	req.Store = ref
-	stream, err := client.List(ctx, req)
+	// a request of its own: the same listing may be ranged over again, or
+	// at once, and each call names the store on its own connection
+	stream, err := client.List(ctx, &pb.ListRequest{Store: ref, Key: req.Key, Sorted: req.Sorted, StartAfter: req.StartAfter, Sizes: req.Sizes})
 	for err == nil {
 		var resp *pb.ListResponse
 		if resp, err = stream.Recv(); err == nil {

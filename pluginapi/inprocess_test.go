@@ -24,11 +24,10 @@ func inProcess(t testing.TB, ext Extensions) *Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	client, server := plugin.TestPluginGRPCConn(t, false, map[string]plugin.Plugin{PluginName: &grpcPlugin{srv: srv}})
-	t.Cleanup(func() {
-		client.Close()
-		server.Stop()
-	})
+	// Closing the client stops the server too (go-plugin's Shutdown call);
+	// stopping it here as well would race with that.
+	client, _ := plugin.TestPluginGRPCConn(t, false, map[string]plugin.Plugin{PluginName: &grpcPlugin{srv: srv}})
+	t.Cleanup(func() { client.Close() })
 	raw, err := client.Dispense(PluginName)
 	if err != nil {
 		t.Fatal(err)
