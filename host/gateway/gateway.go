@@ -127,8 +127,8 @@ func (g *Gateway) open(ctx context.Context, dc *config.Dataset) (*dataset, error
 	if err != nil {
 		return nil, err
 	}
-	mc := newMetaCache(opened.Store, g.cfg.Server.MetadataCache, g.cfg.Server.CacheTTL, g.metrics.cache("metadata"))
-	ds := &dataset{name: dc.Name, cfg: dc, store: mc, meta: mc, opts: g.host.ArrayOptions(),
+	cached, mc := withMetaCache(opened.Store, g.cfg.Server.MetadataCache, g.cfg.Server.CacheTTL, g.metrics.cache("metadata"))
+	ds := &dataset{name: dc.Name, cfg: dc, store: cached, meta: mc, opts: g.host.ArrayOptions(),
 		md5Versions: opened.Store.Capabilities().MD5Versions}
 	if g.chunks.Enabled() {
 		ds.chunks = &chunkCache{all: g.chunks, prefix: dc.Name + "\x00", count: g.metrics.cache("chunks")}

@@ -34,6 +34,14 @@ type metaEntry struct {
 	absent  bool
 }
 
+// withMetaCache puts a metadata cache over next: the store to use, which
+// shows the optional reads and listings only where next has them, and the
+// cache itself.
+func withMetaCache(next store.Store, max int64, ttl time.Duration, count cacheCounters) (store.Store, *metaCache) {
+	mc := newMetaCache(next, max, ttl, count)
+	return store.ForwardOptional(mc, next), mc
+}
+
 func newMetaCache(next store.Store, max int64, ttl time.Duration, count cacheCounters) *metaCache {
 	return &metaCache{next: next, docs: cache.New[metaEntry](max, ttl), count: count}
 }

@@ -19,7 +19,10 @@ import (
 // with one Get instead of a Stat and a GetInto.
 func getOnly(ctx context.Context, config json.RawMessage) (store.Store, error) {
 	s, err := s3.Open(ctx, config)
-	return struct{ store.Store }{s}, err
+	if err != nil {
+		return nil, err
+	}
+	return store.WithOptional(s, store.OptionalOf(s).Minus(store.Optional{Into: true})), nil
 }
 
 func main() {
