@@ -7,8 +7,8 @@ import (
 	"github.com/hashicorp/go-version"
 
 	"github.com/zarrgw/zarrgw/host/config"
-	"github.com/zarrgw/zarrgw/host/install"
-	"github.com/zarrgw/zarrgw/host/pluginpkg"
+	"github.com/zarrgw/zarrgw/host/plugins/install"
+	"github.com/zarrgw/zarrgw/host/plugins/pluginpkg"
 )
 
 // The installer's steps print the lines "zarrgw init", "plugins lock" and

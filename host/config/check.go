@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/zarrgw/zarrgw/host/pluginpkg"
+	"github.com/zarrgw/zarrgw/host/plugins/pluginpkg"
 )
 
 // Check loads the configuration at path and verifies the plugin binaries
@@ -88,7 +88,7 @@ func (c *Config) Remedy(p Plugin) string {
 // cfg.LockPath(): each plugin given by path pinned to the SHA-256 of its
 // binary as it is now and, when opts.Probe is given, the names it serves
 // (it is started, pinned to that checksum, to ask); each installed plugin
-// as the lock file present records it (host/install adds the hashes of
+// as the lock file present records it (host/plugins/install adds the hashes of
 // more platforms). The entries of plugins given by path are not consulted:
 // re-locking after upgrading a binary is the point. A checksum given in a
 // plugin block must match the binary, since the lock cannot override it.

@@ -38,7 +38,7 @@ type Options struct {
 	Installing bool
 	// Installed finds the binary of a plugin installed by "zarrgw init"
 	// (whose Version and Hashes come from the lock file) and checks its
-	// package against those hashes. host/install provides it; without it,
+	// package against those hashes. host/plugins/install provides it; without it,
 	// installed plugins cannot be used.
 	Installed func(Plugin) (Located, error)
 	// Override finds a development build of a plugin, which then runs

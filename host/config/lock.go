@@ -17,7 +17,7 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/extension"
 	"github.com/zarrgw/zarrgw/host/atomicfile"
-	"github.com/zarrgw/zarrgw/host/pluginpkg"
+	"github.com/zarrgw/zarrgw/host/plugins/pluginpkg"
 )
 
 // LockFileName is the lock file kept next to a configuration file.

@@ -11,7 +11,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 
-	"github.com/zarrgw/zarrgw/host/pluginpkg"
+	"github.com/zarrgw/zarrgw/host/plugins/pluginpkg"
 )
 
 var pluginSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{

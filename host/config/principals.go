@@ -2,6 +2,7 @@ package config
 
 import (
 	"encoding/hex"
+	"fmt"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -85,16 +86,10 @@ func (d *decoder) principal(b *hcl.Block) (Principal, hcl.Diagnostics) {
 
 // checkAccess reports access lists that name principals nobody declared.
 func (d *decoder) checkAccess() hcl.Diagnostics {
-	declared := d.principalNames
 	var diags hcl.Diagnostics
 	for _, ds := range d.cfg.Datasets {
 		for _, list := range [][]string{ds.Access.Read, ds.Access.Write} {
-			for _, name := range list {
-				if name != Anyone && name != "" && !declared[name] {
-					diags = append(diags, diagf(ds.AccessRange, "Unknown principal",
-						"Dataset %q: access names %q, which no principal block declares.%s", ds.Name, name, knownList("Declared", sortedKeys(declared), name)))
-				}
-			}
+			diags = append(diags, d.knownPrincipals(ds.AccessRange, fmt.Sprintf("Dataset %q: access", ds.Name), list)...)
 		}
 	}
 	return diags

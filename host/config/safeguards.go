@@ -133,21 +133,20 @@ func (d *decoder) metrics(b *hcl.Block, s *Safeguards) hcl.Diagnostics {
 	}
 	read := append([]string{}, ds.Access.Read...) // [] (nobody) differs from nil (loopback only)
 	s.Metrics = &Access{Read: read}
-	return append(diags, d.knownPrincipals(b.DefRange, "metrics", read)...)
+	return append(diags, d.knownPrincipals(b.DefRange, "metrics: read", read)...)
 }
 
 // knownPrincipals reports names of an access list that no principal block
-// declares (principals are decoded before the server block).
+// declares (principals are decoded before the server block and the
+// datasets' checks). A principal whose block failed counts as declared:
+// its own error says what is wrong.
 func (d *decoder) knownPrincipals(at hcl.Range, what string, names []string) hcl.Diagnostics {
-	declared := map[string]bool{}
-	for _, p := range d.cfg.Principals {
-		declared[p.Name] = true
-	}
+	declared := d.principalNames
 	var diags hcl.Diagnostics
 	for _, name := range names {
 		if name != Anyone && name != "" && !declared[name] {
 			diags = append(diags, diagf(at, "Unknown principal",
-				"%s: read names %q, which no principal block declares.%s", what, name, knownList("Declared", sortedKeys(declared), name)))
+				"%s names %q, which no principal block declares.%s", what, name, knownList("Declared", sortedKeys(declared), name)))
 		}
 	}
 	return diags

@@ -2,7 +2,7 @@ package gateway
 
 import (
 	"github.com/zarrgw/zarrgw/core/ndarray"
-	"github.com/zarrgw/zarrgw/host/cache"
+	"github.com/zarrgw/zarrgw/host/gateway/cache"
 )
 
 // chunkCache is one dataset's part of the gateway's cache of decoded

@@ -24,8 +24,8 @@ import (
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/core/ndarray"
 	"github.com/zarrgw/zarrgw/core/store"
-	"github.com/zarrgw/zarrgw/host/cache"
 	"github.com/zarrgw/zarrgw/host/config"
+	"github.com/zarrgw/zarrgw/host/gateway/cache"
 	"github.com/zarrgw/zarrgw/host/stack"
 )
 

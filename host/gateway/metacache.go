@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/zarrgw/zarrgw/core/store"
-	"github.com/zarrgw/zarrgw/host/cache"
+	"github.com/zarrgw/zarrgw/host/gateway/cache"
 )
 
 // metaCache is a store that keeps the metadata documents of the store

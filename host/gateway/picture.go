@@ -14,7 +14,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/array"
 	"github.com/zarrgw/zarrgw/core/grid"
 	"github.com/zarrgw/zarrgw/core/hierarchy"
-	"github.com/zarrgw/zarrgw/host/picture"
+	"github.com/zarrgw/zarrgw/host/gateway/picture"
 )
 
 // maxTaggedChunks bounds the chunks whose versions tag a picture: a

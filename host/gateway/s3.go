@@ -16,8 +16,8 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/host/config"
-	"github.com/zarrgw/zarrgw/host/s3wire"
-	"github.com/zarrgw/zarrgw/host/sigv4"
+	"github.com/zarrgw/zarrgw/host/gateway/s3wire"
+	"github.com/zarrgw/zarrgw/host/gateway/sigv4"
 	"golang.org/x/sync/semaphore"
 )
 

@@ -12,7 +12,7 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/host/config"
-	"github.com/zarrgw/zarrgw/host/s3wire"
+	"github.com/zarrgw/zarrgw/host/gateway/s3wire"
 )
 
 // bucketMarker is the key that makes a directory of the buckets_from

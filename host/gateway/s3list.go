@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/zarrgw/zarrgw/host/s3wire"
+	"github.com/zarrgw/zarrgw/host/gateway/s3wire"
 )
 
 // listObjects answers ListObjects (V1) and ListObjectsV2 (list-type=2).

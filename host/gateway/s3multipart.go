@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/zarrgw/zarrgw/core/store"
-	"github.com/zarrgw/zarrgw/host/s3wire"
+	"github.com/zarrgw/zarrgw/host/gateway/s3wire"
 )
 
 // Multipart uploads are staged in the dataset's own store, below

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/zarrgw/zarrgw/core/store"
-	"github.com/zarrgw/zarrgw/host/s3wire"
+	"github.com/zarrgw/zarrgw/host/gateway/s3wire"
 )
 
 // unsupportedObject are object subresources the gateway does not keep.

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/zarrgw/zarrgw/host/s3wire"
+	"github.com/zarrgw/zarrgw/host/gateway/s3wire"
 )
 
 // s3Target is what an S3 request addresses.

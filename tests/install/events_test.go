@@ -11,11 +11,11 @@ import (
 
 	"github.com/hashicorp/go-version"
 
-	"github.com/zarrgw/zarrgw/host/cliconfig"
 	"github.com/zarrgw/zarrgw/host/config"
-	"github.com/zarrgw/zarrgw/host/install"
 	"github.com/zarrgw/zarrgw/host/launcher"
-	"github.com/zarrgw/zarrgw/host/pluginpkg"
+	"github.com/zarrgw/zarrgw/host/plugins/cliconfig"
+	"github.com/zarrgw/zarrgw/host/plugins/install"
+	"github.com/zarrgw/zarrgw/host/plugins/pluginpkg"
 	"github.com/zarrgw/zarrgw/host/registry"
 )
 

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zarrgw/zarrgw/host/pluginpkg"
-	"github.com/zarrgw/zarrgw/host/pluginsource"
+	"github.com/zarrgw/zarrgw/host/plugins/pluginpkg"
+	"github.com/zarrgw/zarrgw/host/plugins/pluginsource"
 )
 
 func env(vars map[string]string) func(string) string {

@@ -18,7 +18,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/meta"
 	"github.com/zarrgw/zarrgw/core/ndarray"
 	"github.com/zarrgw/zarrgw/core/store"
-	"github.com/zarrgw/zarrgw/host/picture"
+	"github.com/zarrgw/zarrgw/host/gateway/picture"
 	"github.com/zarrgw/zarrgw/host/registry"
 )
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/zarrgw/zarrgw/core/grid"
-	"github.com/zarrgw/zarrgw/host/picture"
+	"github.com/zarrgw/zarrgw/host/gateway/picture"
 )
 
 // Drawing a 4096 x 4096 float32 selection and encoding it as PNG, from an

@@ -9,7 +9,7 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/array"
 	"github.com/zarrgw/zarrgw/core/grid"
-	"github.com/zarrgw/zarrgw/host/picture"
+	"github.com/zarrgw/zarrgw/host/gateway/picture"
 )
 
 // The estimate counts the picture's pixels and what each stage holds

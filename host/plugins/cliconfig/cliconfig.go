@@ -43,8 +43,8 @@ import (
 	"github.com/zclconf/go-cty/cty/convert"
 
 	"github.com/zarrgw/zarrgw/host/config"
-	"github.com/zarrgw/zarrgw/host/pluginpkg"
-	"github.com/zarrgw/zarrgw/host/pluginsource"
+	"github.com/zarrgw/zarrgw/host/plugins/pluginpkg"
+	"github.com/zarrgw/zarrgw/host/plugins/pluginsource"
 )
 
 // Environment variables, as Terraform's TF_CLI_CONFIG_FILE and

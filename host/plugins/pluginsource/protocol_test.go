@@ -15,7 +15,7 @@ import (
 
 	"github.com/hashicorp/go-version"
 
-	"github.com/zarrgw/zarrgw/host/pluginpkg"
+	"github.com/zarrgw/zarrgw/host/plugins/pluginpkg"
 )
 
 // The sample responses of Terraform's "Provider Network Mirror Protocol"

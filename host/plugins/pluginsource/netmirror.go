@@ -13,7 +13,7 @@ import (
 
 	"github.com/hashicorp/go-version"
 
-	"github.com/zarrgw/zarrgw/host/pluginpkg"
+	"github.com/zarrgw/zarrgw/host/plugins/pluginpkg"
 )
 
 // NetMirror is a server speaking Terraform's provider network mirror

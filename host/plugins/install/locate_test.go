@@ -8,9 +8,9 @@ import (
 
 	"github.com/hashicorp/go-version"
 
-	"github.com/zarrgw/zarrgw/host/cliconfig"
 	"github.com/zarrgw/zarrgw/host/config"
-	"github.com/zarrgw/zarrgw/host/pluginpkg"
+	"github.com/zarrgw/zarrgw/host/plugins/cliconfig"
+	"github.com/zarrgw/zarrgw/host/plugins/pluginpkg"
 )
 
 // An installed package is found where init puts it and vouched for by the

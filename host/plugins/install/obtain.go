@@ -14,8 +14,8 @@ import (
 	"github.com/hashicorp/go-version"
 
 	"github.com/zarrgw/zarrgw/host/config"
-	"github.com/zarrgw/zarrgw/host/pluginpkg"
-	"github.com/zarrgw/zarrgw/host/pluginsource"
+	"github.com/zarrgw/zarrgw/host/plugins/pluginpkg"
+	"github.com/zarrgw/zarrgw/host/plugins/pluginsource"
 )
 
 // errNotLocked is wrapped by the error for a package that does not match

@@ -26,9 +26,9 @@ import (
 	"github.com/hashicorp/go-version"
 	"golang.org/x/mod/sumdb/dirhash"
 
-	"github.com/zarrgw/zarrgw/host/cliconfig"
 	"github.com/zarrgw/zarrgw/host/config"
-	"github.com/zarrgw/zarrgw/host/pluginpkg"
+	"github.com/zarrgw/zarrgw/host/plugins/cliconfig"
+	"github.com/zarrgw/zarrgw/host/plugins/pluginpkg"
 )
 
 // Dir is where the plugins of the configuration in cfgDir are installed:

@@ -10,8 +10,8 @@ import (
 	"github.com/hashicorp/go-version"
 
 	"github.com/zarrgw/zarrgw/host/config"
-	"github.com/zarrgw/zarrgw/host/pluginpkg"
-	"github.com/zarrgw/zarrgw/host/pluginsource"
+	"github.com/zarrgw/zarrgw/host/plugins/pluginpkg"
+	"github.com/zarrgw/zarrgw/host/plugins/pluginsource"
 )
 
 // LockPlatforms adds to lock the hashes of the packages, for each of

@@ -4,8 +4,8 @@ import (
 	"github.com/hashicorp/go-version"
 
 	"github.com/zarrgw/zarrgw/host/config"
-	"github.com/zarrgw/zarrgw/host/pluginpkg"
-	"github.com/zarrgw/zarrgw/host/pluginsource"
+	"github.com/zarrgw/zarrgw/host/plugins/pluginpkg"
+	"github.com/zarrgw/zarrgw/host/plugins/pluginsource"
 )
 
 // Events are the steps of the installer's work, reported as they happen,

@@ -12,7 +12,7 @@ import (
 	"github.com/hashicorp/go-version"
 
 	"github.com/zarrgw/zarrgw/host/atomicfile"
-	"github.com/zarrgw/zarrgw/host/pluginpkg"
+	"github.com/zarrgw/zarrgw/host/plugins/pluginpkg"
 )
 
 // Publish puts the package zipPath (version v of a for platform p) into
