@@ -8,7 +8,7 @@
 # GDAL's Zarr driver over /vsis3/), and the servers the cloud stores
 # are tested against: versitygw (S3, built with go install into
 # $(go env GOPATH)/bin, about 2 minutes once) and Azurite (Azure Blob, npm,
-# into tests/servers/js).
+# into tests/support/servers/js).
 # Idempotent: installs only what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,7 +37,7 @@ if [ -n "$js_missing" ]; then
   echo "setup: installing $js_missing for zarrita.js (npm)"
   (cd tests/interop/js && npm install --no-audit --no-fund --loglevel=error)
 fi
-# versitygw: where tests/servers looks for it (PATH, or GOPATH/bin).
+# versitygw: where tests/support/servers looks for it (PATH, or GOPATH/bin).
 VERSITYGW_VERSION=v1.8.0
 gobin="$(go env GOPATH | cut -d: -f1)/bin"
 if ! command -v versitygw >/dev/null 2>&1 && [ ! -x "$gobin/versitygw" ]; then
@@ -45,9 +45,9 @@ if ! command -v versitygw >/dev/null 2>&1 && [ ! -x "$gobin/versitygw" ]; then
   GOFLAGS= go install "github.com/versity/versitygw/cmd/versitygw@$VERSITYGW_VERSION"
 fi
 
-# Azurite, pinned in tests/servers/js/package.json.
-if [ ! -x tests/servers/js/node_modules/.bin/azurite-blob ]; then
+# Azurite, pinned in tests/support/servers/js/package.json.
+if [ ! -x tests/support/servers/js/node_modules/.bin/azurite-blob ]; then
   echo "setup: installing Azurite (npm)"
-  (cd tests/servers/js && npm install --no-audit --no-fund --loglevel=error)
+  (cd tests/support/servers/js && npm install --no-audit --no-fund --loglevel=error)
 fi
 echo "setup: ok"

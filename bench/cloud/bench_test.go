@@ -22,7 +22,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/host/launcher"
 	"github.com/zarrgw/zarrgw/plugins/stores/s3"
-	"github.com/zarrgw/zarrgw/tests/servers"
+	"github.com/zarrgw/zarrgw/tests/support/servers"
 )
 
 const (

@@ -1,7 +1,7 @@
 package meta
 
 import (
-	"github.com/zarrgw/zarrgw/tests/fixtures"
+	"github.com/zarrgw/zarrgw/tests/support/fixtures"
 	"os"
 	"path/filepath"
 	"reflect"

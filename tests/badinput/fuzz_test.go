@@ -11,7 +11,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/plugins/stores/fs"
-	"github.com/zarrgw/zarrgw/tests/fixtures"
+	"github.com/zarrgw/zarrgw/tests/support/fixtures"
 )
 
 // fuzzArrays are fixture arrays covering the decode paths: compressors,

@@ -13,7 +13,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/plugins/stores/azure"
 	"github.com/zarrgw/zarrgw/plugins/stores/s3"
-	"github.com/zarrgw/zarrgw/tests/servers"
+	"github.com/zarrgw/zarrgw/tests/support/servers"
 )
 
 // backend is a real server, and how to reach it through a fault injector

@@ -14,7 +14,7 @@ import (
 	"github.com/zarrgw/zarrgw/plugins/stores/fs"
 	"github.com/zarrgw/zarrgw/plugins/stores/http"
 	"github.com/zarrgw/zarrgw/plugins/stores/s3"
-	"github.com/zarrgw/zarrgw/tests/servers"
+	"github.com/zarrgw/zarrgw/tests/support/servers"
 )
 
 // newPlugin returns the cloud store plugin, launched on first use and

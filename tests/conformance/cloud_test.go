@@ -10,8 +10,8 @@ import (
 	"github.com/zarrgw/zarrgw/host/location"
 	"github.com/zarrgw/zarrgw/host/registry"
 	"github.com/zarrgw/zarrgw/host/transfer"
-	"github.com/zarrgw/zarrgw/tests/fixtures"
-	"github.com/zarrgw/zarrgw/tests/servers"
+	"github.com/zarrgw/zarrgw/tests/support/fixtures"
+	"github.com/zarrgw/zarrgw/tests/support/servers"
 )
 
 // The fixture tree uploaded to versitygw decodes exactly when read back by

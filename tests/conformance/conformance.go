@@ -19,7 +19,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/codec"
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/core/store"
-	"github.com/zarrgw/zarrgw/tests/fixtures"
+	"github.com/zarrgw/zarrgw/tests/support/fixtures"
 )
 
 // Counts summarises a run.

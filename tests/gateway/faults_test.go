@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zarrgw/zarrgw/tests/servers"
+	"github.com/zarrgw/zarrgw/tests/support/servers"
 )
 
 // sha256File is the hex SHA-256 of a file.

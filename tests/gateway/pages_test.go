@@ -13,7 +13,7 @@ import (
 
 	"golang.org/x/net/html"
 
-	"github.com/zarrgw/zarrgw/tests/fixtures"
+	"github.com/zarrgw/zarrgw/tests/support/fixtures"
 )
 
 // inspected is one node of `zarrgw inspect` output.

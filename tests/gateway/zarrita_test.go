@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zarrgw/zarrgw/tests/fixtures"
+	"github.com/zarrgw/zarrgw/tests/support/fixtures"
 )
 
 // interopJS holds zarrita.js and the scripts that drive it (installed by

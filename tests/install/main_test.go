@@ -15,7 +15,7 @@ import (
 	"strings"
 	"testing"
 
-	bin "github.com/zarrgw/zarrgw/tests/binary"
+	bin "github.com/zarrgw/zarrgw/tests/support/binary"
 )
 
 // Built by TestMain.

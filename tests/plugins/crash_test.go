@@ -24,7 +24,7 @@ import (
 	"github.com/zarrgw/zarrgw/host/launcher"
 	"github.com/zarrgw/zarrgw/host/registry"
 	"github.com/zarrgw/zarrgw/pluginapi"
-	"github.com/zarrgw/zarrgw/tests/process"
+	"github.com/zarrgw/zarrgw/tests/support/process"
 )
 
 // gatedArray creates a uint8 array of one chunk whose chain ends in the

@@ -23,7 +23,7 @@ import (
 	"github.com/zarrgw/zarrgw/host/registry"
 	"github.com/zarrgw/zarrgw/host/render"
 	"github.com/zarrgw/zarrgw/plugins/codecs/sharding"
-	"github.com/zarrgw/zarrgw/tests/fixtures"
+	"github.com/zarrgw/zarrgw/tests/support/fixtures"
 )
 
 // countingStore counts the reads of chunk data and the bytes they return.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zarrgw/zarrgw/tests/servers"
+	"github.com/zarrgw/zarrgw/tests/support/servers"
 )
 
 // awsCLI is Debian's aws-cli set up for a gateway: its own config and

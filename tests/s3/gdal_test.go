@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zarrgw/zarrgw/tests/servers"
+	"github.com/zarrgw/zarrgw/tests/support/servers"
 )
 
 // pyArrays writes, with Debian's python3-zarr (2.13), a v2 group of two

@@ -31,8 +31,8 @@ import (
 	"testing"
 	"time"
 
-	bin "github.com/zarrgw/zarrgw/tests/binary"
-	"github.com/zarrgw/zarrgw/tests/servers"
+	bin "github.com/zarrgw/zarrgw/tests/support/binary"
+	"github.com/zarrgw/zarrgw/tests/support/servers"
 )
 
 var zarrgw string

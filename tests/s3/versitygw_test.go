@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zarrgw/zarrgw/tests/servers"
+	"github.com/zarrgw/zarrgw/tests/support/servers"
 )
 
 // versitygw's client-side suite (`versitygw test full-flow`, v1.8.0) runs

@@ -22,7 +22,7 @@ import (
 	"testing"
 	"time"
 
-	bin "github.com/zarrgw/zarrgw/tests/binary"
+	bin "github.com/zarrgw/zarrgw/tests/support/binary"
 )
 
 var binary string

@@ -23,7 +23,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/host/location"
 	"github.com/zarrgw/zarrgw/host/registry"
-	"github.com/zarrgw/zarrgw/tests/servers"
+	"github.com/zarrgw/zarrgw/tests/support/servers"
 )
 
 // The concurrency layout: a [16 16] int32 array of [8 8] shards, each of

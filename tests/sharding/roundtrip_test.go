@@ -14,7 +14,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/meta"
 	"github.com/zarrgw/zarrgw/core/ndarray"
 	"github.com/zarrgw/zarrgw/core/store"
-	shardtransformer "github.com/zarrgw/zarrgw/plugins/transformers/sharding"
+	"github.com/zarrgw/zarrgw/plugins/transformers/shardtransformer"
 )
 
 var innerChains = []string{

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zarrgw/zarrgw/tests/fixtures"
-	"github.com/zarrgw/zarrgw/tests/servers"
+	"github.com/zarrgw/zarrgw/tests/support/fixtures"
+	"github.com/zarrgw/zarrgw/tests/support/servers"
 )
 
 // cloudEnv starts versitygw and Azurite and returns a bucket, a container

@@ -13,7 +13,7 @@ import (
 	"github.com/zarrgw/zarrgw/host/registry"
 	"github.com/zarrgw/zarrgw/plugins/stores/fs"
 	"github.com/zarrgw/zarrgw/tests/conformance"
-	"github.com/zarrgw/zarrgw/tests/fixtures"
+	"github.com/zarrgw/zarrgw/tests/support/fixtures"
 )
 
 // Every fixture copied as it is arrives byte for byte.

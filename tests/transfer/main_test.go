@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	bin "github.com/zarrgw/zarrgw/tests/binary"
+	bin "github.com/zarrgw/zarrgw/tests/support/binary"
 )
 
 var zarrgw string

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zarrgw/zarrgw/tests/fixtures"
+	"github.com/zarrgw/zarrgw/tests/support/fixtures"
 )
 
 // On a terminal cp draws a bar that redraws itself; elsewhere it prints

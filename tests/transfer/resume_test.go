@@ -32,8 +32,8 @@ import (
 	"github.com/zarrgw/zarrgw/core/ndarray"
 	"github.com/zarrgw/zarrgw/host/registry"
 	fsstore "github.com/zarrgw/zarrgw/plugins/stores/fs"
-	"github.com/zarrgw/zarrgw/tests/process"
-	"github.com/zarrgw/zarrgw/tests/servers"
+	"github.com/zarrgw/zarrgw/tests/support/process"
+	"github.com/zarrgw/zarrgw/tests/support/servers"
 )
 
 // putCounter is an HTTP proxy in front of an S3 server that counts the

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zarrgw/zarrgw/tests/fixtures"
+	"github.com/zarrgw/zarrgw/tests/support/fixtures"
 )
 
 const interopJS = "../interop/js"

@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/zarrgw/zarrgw/tests/fixtures"
+	"github.com/zarrgw/zarrgw/tests/support/fixtures"
 
 	"github.com/zarrgw/zarrgw/core/codec"
 	"github.com/zarrgw/zarrgw/core/dtype"

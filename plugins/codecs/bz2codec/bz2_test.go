@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/zarrgw/zarrgw/tests/fixtures/fixturecheck"
+	"github.com/zarrgw/zarrgw/tests/support/fixtures/fixturecheck"
 
 	dsbzip2 "github.com/dsnet/compress/bzip2"
 

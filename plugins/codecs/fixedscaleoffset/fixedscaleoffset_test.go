@@ -6,9 +6,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/zarrgw/zarrgw/tests/fixtures/fixturecheck"
+	"github.com/zarrgw/zarrgw/tests/support/fixtures/fixturecheck"
 
-	"github.com/zarrgw/zarrgw/tests/fixtures"
+	"github.com/zarrgw/zarrgw/tests/support/fixtures"
 
 	"github.com/zarrgw/zarrgw/core/codec"
 	"github.com/zarrgw/zarrgw/core/codec/codectest"

@@ -7,7 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/zarrgw/zarrgw/tests/fixtures/fixturecheck"
+	"github.com/zarrgw/zarrgw/tests/support/fixtures/fixturecheck"
 
 	"github.com/zarrgw/zarrgw/core/codec/codectest"
 	"github.com/zarrgw/zarrgw/core/dtype"

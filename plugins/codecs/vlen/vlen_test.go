@@ -10,9 +10,9 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/zarrgw/zarrgw/tests/fixtures/fixturecheck"
+	"github.com/zarrgw/zarrgw/tests/support/fixtures/fixturecheck"
 
-	"github.com/zarrgw/zarrgw/tests/fixtures"
+	"github.com/zarrgw/zarrgw/tests/support/fixtures"
 
 	"github.com/zarrgw/zarrgw/core/codec"
 	"github.com/zarrgw/zarrgw/core/codec/codectest"

@@ -5,7 +5,7 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/core/store/storetest"
-	"github.com/zarrgw/zarrgw/tests/servers"
+	"github.com/zarrgw/zarrgw/tests/support/servers"
 )
 
 // testBlockSize is small so that staged uploads happen at modest sizes.

@@ -7,7 +7,7 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/plugins/stores/internal/schematest"
-	"github.com/zarrgw/zarrgw/tests/servers"
+	"github.com/zarrgw/zarrgw/tests/support/servers"
 )
 
 func TestSchema(t *testing.T) {

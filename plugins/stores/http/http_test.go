@@ -6,7 +6,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/core/store/storetest"
 	"github.com/zarrgw/zarrgw/plugins/stores/fs"
-	"github.com/zarrgw/zarrgw/tests/servers"
+	"github.com/zarrgw/zarrgw/tests/support/servers"
 )
 
 // conformance runs the suite's read checks on the http store in front of

@@ -10,7 +10,7 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/plugins/stores/internal/schematest"
-	"github.com/zarrgw/zarrgw/tests/servers"
+	"github.com/zarrgw/zarrgw/tests/support/servers"
 )
 
 // statusServer answers every request with code, counting them.

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/zarrgw/zarrgw/core/store/storetest"
-	"github.com/zarrgw/zarrgw/tests/servers"
+	"github.com/zarrgw/zarrgw/tests/support/servers"
 )
 
 // The preconditions decide racing creates: one wins with them, several

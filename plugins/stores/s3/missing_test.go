@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/zarrgw/zarrgw/core/store"
-	"github.com/zarrgw/zarrgw/tests/servers"
+	"github.com/zarrgw/zarrgw/tests/support/servers"
 )
 
 // A bucket that does not exist is an error, never a missing key: the

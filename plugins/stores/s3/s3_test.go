@@ -5,7 +5,7 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/core/store/storetest"
-	"github.com/zarrgw/zarrgw/tests/servers"
+	"github.com/zarrgw/zarrgw/tests/support/servers"
 )
 
 // testConfig is a store on a fresh bucket of srv, with the smallest parts

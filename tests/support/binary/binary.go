@@ -18,7 +18,7 @@ func Build() (string, func()) {
 		panic(err)
 	}
 	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..", "..")
+	root := filepath.Join(filepath.Dir(file), "..", "..", "..")
 	bin := filepath.Join(dir, "zarrgw")
 	cmd := exec.Command("go", "build", "-o", bin, "./cmd/zarrgw")
 	cmd.Dir = root

@@ -31,7 +31,7 @@ type Azure struct {
 
 // azuritePath is the Azurite blob service that scripts/setup.sh installs.
 func azuritePath() (string, error) {
-	p := filepath.Join(repoRoot(), "tests", "servers", "js", "node_modules", ".bin", "azurite-blob")
+	p := filepath.Join(repoRoot(), "tests", "support", "servers", "js", "node_modules", ".bin", "azurite-blob")
 	if _, err := os.Stat(p); err != nil {
 		return "", fmt.Errorf("Azurite is not installed (%s missing)", p)
 	}

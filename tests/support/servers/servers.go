@@ -60,10 +60,10 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// repoRoot is the module root, two levels above this file's directory.
+// repoRoot is the module root, three levels above this file's directory.
 func repoRoot() string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..")
+	return filepath.Join(filepath.Dir(file), "..", "..", "..")
 }
 
 // process is a server started for a test.
