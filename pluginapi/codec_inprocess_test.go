@@ -14,7 +14,6 @@ import (
 	"github.com/zarrgw/zarrgw/core/extension"
 	"github.com/zarrgw/zarrgw/core/grid"
 	"github.com/zarrgw/zarrgw/core/ndarray"
-	"github.com/zarrgw/zarrgw/core/store"
 )
 
 // Codecs of each kind served over the protocol pass the codec conformance
@@ -103,21 +102,7 @@ func (raw) Decode(_ context.Context, in codec.Spec, b []byte) (*ndarray.Array, e
 }
 
 func (r raw) DecodeRegion(ctx context.Context, in codec.Spec, src codec.RangeReader, region []grid.Span) (*ndarray.Array, error) {
-	got, _, err := src.ReadRanges(ctx, []store.ByteRange{{}})
-	if err != nil {
-		return nil, err
-	}
-	whole, err := r.Decode(ctx, in, got[0])
-	if err != nil {
-		return nil, err
-	}
-	counts := make([]int, len(region))
-	all := make([]grid.Span, len(region))
-	for d, s := range region {
-		counts[d], all[d] = s.Count, grid.Span{Step: 1, Count: s.Count}
-	}
-	out := ndarray.New(in.DataType, counts)
-	return out, ndarray.CopyRegion(out, all, whole, region)
+	return codectest.RegionOfWhole(ctx, in, src, region, r.Decode)
 }
 
 // neg is an array->array codec of uint8 arrays: each element negated.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 
@@ -77,14 +78,23 @@ func forEach(n, parallelism int, fn func(i int)) {
 
 // ListAll returns every key starting with prefix, sorted.
 func ListAll(ctx context.Context, s Store, prefix string) ([]string, error) {
+	keys, err := Collect(s.List(ctx, prefix))
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(keys)
+	return keys, nil
+}
+
+// Collect gathers the keys of a listing, up to its first error.
+func Collect(seq iter.Seq2[string, error]) ([]string, error) {
 	var keys []string
-	for key, err := range s.List(ctx, prefix) {
+	for key, err := range seq {
 		if err != nil {
-			return nil, err
+			return keys, err
 		}
 		keys = append(keys, key)
 	}
-	slices.Sort(keys)
 	return keys, nil
 }
 

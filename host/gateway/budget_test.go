@@ -4,43 +4,17 @@ import (
 	"context"
 	"image/png"
 	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/zarrgw/zarrgw/host/config"
-	"github.com/zarrgw/zarrgw/host/gateway"
-	"github.com/zarrgw/zarrgw/host/registry"
-	"github.com/zarrgw/zarrgw/host/stack"
 )
 
 // newBudgetGateway is newTestGateway with more lines in the server block.
 func newBudgetGateway(t *testing.T, serverLines string) *testGateway {
 	t.Helper()
-	root := t.TempDir()
-	src := strings.Replace(testConfig, "ROOT", root, 1)
-	src = strings.Replace(src, `cache_ttl        = "1h"`, `cache_ttl        = "1h"`+"\n"+serverLines, 1)
-	cfg, diags := config.Parse([]byte(src), "/etc/zarrgw/test.hcl", registry.Bundled().Catalog())
-	if diags.HasErrors() {
-		t.Fatal(diags.Error())
-	}
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	host, err := stack.Start(cfg, registry.Bundled(), quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { host.Close() })
-	g, err := gateway.New(context.Background(), cfg, host, gateway.Options{Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(g)
-	t.Cleanup(srv.Close)
-	return &testGateway{Server: srv, rec: &recorder{}, root: root}
+	return newGatewayOf(t, strings.Replace(testConfig, `cache_ttl        = "1h"`, `cache_ttl        = "1h"`+"\n"+serverLines, 1))
 }
 
 // putArray declares a float32 array of the given shape and chunks (JSON

@@ -26,13 +26,7 @@ import (
 
 var binary string
 
-func TestMain(m *testing.M) {
-	var remove func()
-	binary, remove = bin.Build()
-	code := m.Run()
-	remove()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { bin.Main(m, &binary) }
 
 // server is a running `zarrgw serve` on a free loopback port.
 type server struct {

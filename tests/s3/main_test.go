@@ -37,13 +37,7 @@ import (
 
 var zarrgw string
 
-func TestMain(m *testing.M) {
-	var remove func()
-	zarrgw, remove = bin.Build()
-	code := m.Run()
-	remove()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { bin.Main(m, &zarrgw) }
 
 // need returns the path of a client program, or ends the test when it is
 // not installed: a failure under CI, a loud skip elsewhere.

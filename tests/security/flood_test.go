@@ -27,13 +27,7 @@ import (
 
 var binary string
 
-func TestMain(m *testing.M) {
-	var remove func()
-	binary, remove = bin.Build()
-	code := m.Run()
-	remove()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { bin.Main(m, &binary) }
 
 const (
 	// budget is the server's expensive_memory, in the configuration below.

@@ -18,13 +18,7 @@ import (
 
 var zarrgw string
 
-func TestMain(m *testing.M) {
-	var remove func()
-	zarrgw, remove = bin.Build()
-	code := m.Run()
-	remove()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { bin.Main(m, &zarrgw) }
 
 // cp runs zarrgw cp with args, with the journal of resumed copies in a
 // cache directory of the test's own.

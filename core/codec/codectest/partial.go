@@ -157,3 +157,27 @@ func (r *Ranges) Size(context.Context) (int64, error) {
 
 // Key implements codec.RangeReader.
 func (r *Ranges) Key() string { return r.Name }
+
+// RegionOfWhole is the plainest partial decoder, for test codecs: it reads
+// src whole, decodes it with decode, and copies region out.
+func RegionOfWhole(ctx context.Context, in codec.Spec, src codec.RangeReader, region []grid.Span,
+	decode func(context.Context, codec.Spec, []byte) (*ndarray.Array, error)) (*ndarray.Array, error) {
+	got, _, err := src.ReadRanges(ctx, []store.ByteRange{{}})
+	if err != nil {
+		return nil, err
+	}
+	whole, err := decode(ctx, in, got[0])
+	if err != nil {
+		return nil, err
+	}
+	counts := make([]int, len(region))
+	all := make([]grid.Span, len(region))
+	for d, s := range region {
+		counts[d], all[d] = s.Count, grid.Span{Step: 1, Count: s.Count}
+	}
+	out := ndarray.New(in.DataType, counts)
+	if err := ndarray.CopyRegion(out, all, whole, region); err != nil {
+		return nil, err
+	}
+	return out, nil
+}

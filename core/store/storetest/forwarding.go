@@ -123,7 +123,7 @@ func checkSorted(ctx context.Context, w store.Store, inner *counting) []string {
 	var out []string
 	for _, after := range []string{"", forwardKeys[0]} {
 		inner.reset()
-		got, err := collect(store.ListSorted(ctx, w, "", after))
+		got, err := store.Collect(store.ListSorted(ctx, w, "", after))
 		if want := keysAfter(after); err != nil || !slices.Equal(got, want) {
 			out = append(out, fmt.Sprintf("ListSorted(\"\", %q) = %q, %v: want %q", after, got, err, want))
 		}
@@ -167,17 +167,6 @@ func keysAfter(after string) []string {
 		}
 	}
 	return out
-}
-
-func collect(seq iter.Seq2[string, error]) ([]string, error) {
-	var out []string
-	for k, err := range seq {
-		if err != nil {
-			return out, err
-		}
-		out = append(out, k)
-	}
-	return out, nil
 }
 
 // counting is a memory store that counts the calls a fallback makes in

@@ -69,27 +69,7 @@ func TestDocumentedPresignedURL(t *testing.T) {
 // AWS's documented chunked upload (STREAMING-AWS4-HMAC-SHA256-PAYLOAD):
 // 66,560 bytes of 'a' in chunks of 64 KiB, 1 KiB and 0, each signed.
 func TestDocumentedChunkedUpload(t *testing.T) {
-	data := bytes.Repeat([]byte("a"), 66560)
-	sigs := []string{"ad80c730a21e5b8d04586a2213dd63b9a0e99e0e2307b0ade35a65485a288648",
-		"0055627c9e194cb4542bae2aa5492e3c1575bbb81b612b7d234b86a503ef5497",
-		"b6c6ea8a5354eaf15b3cb7646744f4275b71ea724fed81ceb9323e279d449df9"}
-	var body bytes.Buffer
-	for i, chunk := range [][]byte{data[:65536], data[65536:], nil} {
-		fmt.Fprintf(&body, "%x;chunk-signature=%s\r\n", len(chunk), sigs[i])
-		body.Write(chunk)
-		body.WriteString("\r\n")
-	}
-	r := httptest.NewRequest("PUT", "http://s3.amazonaws.com/examplebucket/chunkObject.txt", bytes.NewReader(body.Bytes()))
-	r.Host = "s3.amazonaws.com"
-	for k, v := range map[string]string{
-		"X-Amz-Date": "20130524T000000Z", "X-Amz-Storage-Class": "REDUCED_REDUNDANCY",
-		"X-Amz-Content-Sha256": StreamingPayload, "Content-Encoding": "aws-chunked",
-		"X-Amz-Decoded-Content-Length": "66560", "Content-Length": "66824",
-		"Authorization": "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request,SignedHeaders=content-encoding;content-length;host;x-amz-content-sha256;x-amz-date;x-amz-decoded-content-length;x-amz-storage-class,Signature=4f232c4386841ef735655705268965c44a0e4690baa4adea153f7db9fa80a0a9",
-	} {
-		r.Header.Set(k, v)
-	}
-	r.ContentLength = 66824
+	data, body, r := documentedChunkedUpload()
 	req, err := exampleVerifier(exampleTime).Verify(r)
 	if err != nil {
 		t.Fatalf("documented seed signature refused: %v", err)
@@ -262,4 +242,32 @@ func TestSigned(t *testing.T) {
 			t.Errorf("Signed(%s) = %v, want %v", u, got, want)
 		}
 	}
+}
+
+// documentedChunkedUpload is AWS's example of an aws-chunked upload: the
+// data (66560 bytes of "a"), its body in chunks of 64 KiB, 1 KiB and 0,
+// each signed, and the request with the seed signature.
+func documentedChunkedUpload() (data []byte, body *bytes.Buffer, r *http.Request) {
+	data = bytes.Repeat([]byte("a"), 66560)
+	sigs := []string{"ad80c730a21e5b8d04586a2213dd63b9a0e99e0e2307b0ade35a65485a288648",
+		"0055627c9e194cb4542bae2aa5492e3c1575bbb81b612b7d234b86a503ef5497",
+		"b6c6ea8a5354eaf15b3cb7646744f4275b71ea724fed81ceb9323e279d449df9"}
+	body = &bytes.Buffer{}
+	for i, chunk := range [][]byte{data[:65536], data[65536:], nil} {
+		fmt.Fprintf(body, "%x;chunk-signature=%s\r\n", len(chunk), sigs[i])
+		body.Write(chunk)
+		body.WriteString("\r\n")
+	}
+	r = httptest.NewRequest("PUT", "http://s3.amazonaws.com/examplebucket/chunkObject.txt", bytes.NewReader(body.Bytes()))
+	r.Host = "s3.amazonaws.com"
+	for k, v := range map[string]string{
+		"X-Amz-Date": "20130524T000000Z", "X-Amz-Storage-Class": "REDUCED_REDUNDANCY",
+		"X-Amz-Content-Sha256": StreamingPayload, "Content-Encoding": "aws-chunked",
+		"X-Amz-Decoded-Content-Length": "66560", "Content-Length": "66824",
+		"Authorization": "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request,SignedHeaders=content-encoding;content-length;host;x-amz-content-sha256;x-amz-date;x-amz-decoded-content-length;x-amz-storage-class,Signature=4f232c4386841ef735655705268965c44a0e4690baa4adea153f7db9fa80a0a9",
+	} {
+		r.Header.Set(k, v)
+	}
+	r.ContentLength = 66824
+	return data, body, r
 }

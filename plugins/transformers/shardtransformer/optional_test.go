@@ -3,7 +3,6 @@ package shardtransformer
 import (
 	"context"
 	"fmt"
-	"iter"
 	"sync/atomic"
 	"testing"
 
@@ -56,7 +55,7 @@ func TestListInfoReadsIndexesOnce(t *testing.T) {
 		}
 	}
 	next.gets.Store(0)
-	sorted, err := collectKeys(store.ListSorted(ctx, s, "", ""))
+	sorted, err := store.Collect(store.ListSorted(ctx, s, "", ""))
 	if err != nil || len(sorted) != len(keys) {
 		t.Fatalf("ListSorted = %q, %v", sorted, err)
 	}
@@ -80,15 +79,4 @@ func TestListInfoReadsIndexesOnce(t *testing.T) {
 			t.Errorf("ListInfo: %s %+v, want %s with Stat's %+v (%v)", e.Key, e.Info, sorted[i], want, err)
 		}
 	}
-}
-
-func collectKeys(seq iter.Seq2[string, error]) ([]string, error) {
-	var out []string
-	for k, err := range seq {
-		if err != nil {
-			return out, err
-		}
-		out = append(out, k)
-	}
-	return out, nil
 }

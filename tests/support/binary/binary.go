@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"testing"
 )
 
 // Build compiles cmd/zarrgw into a temporary directory and returns its
@@ -28,4 +29,14 @@ func Build() (string, func()) {
 		os.Exit(1)
 	}
 	return bin, func() { os.RemoveAll(dir) }
+}
+
+// Main is a TestMain for a package whose tests run zarrgw: it builds the
+// binary into *path, runs the tests and removes it.
+func Main(m *testing.M, path *string) {
+	var remove func()
+	*path, remove = Build()
+	code := m.Run()
+	remove()
+	os.Exit(code)
 }
