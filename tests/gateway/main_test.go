@@ -7,7 +7,6 @@ package gateway
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -16,12 +15,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	bin "github.com/zarrgw/zarrgw/tests/support/binary"
+	"github.com/zarrgw/zarrgw/tests/support/servers"
 )
 
 var binary string
@@ -33,25 +31,7 @@ type server struct {
 	url   string // http://127.0.0.1:PORT
 	s3url string // the S3 API's, when the configuration has an s3 block
 	cmd   *exec.Cmd
-	log   *lockedBuffer
-}
-
-// lockedBuffer collects a process's stderr.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
+	log   *servers.Log
 }
 
 var (
@@ -81,7 +61,7 @@ func startServer(t *testing.T, config string, env ...string) *server {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	s := &server{cmd: cmd, log: &lockedBuffer{}}
+	s := &server{cmd: cmd, log: &servers.Log{}}
 	found, foundS3 := make(chan string, 1), make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(pipe)
@@ -117,18 +97,8 @@ func (s *server) stop(t *testing.T) {
 	if s.cmd.ProcessState != nil {
 		return
 	}
-	s.cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan error, 1)
-	go func() { done <- s.cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Logf("zarrgw serve ended: %v", err)
-		}
-	case <-time.After(time.Minute):
-		s.cmd.Process.Kill()
-		<-done
-		t.Errorf("zarrgw serve did not stop within a minute of SIGTERM; its log:\n%s", s.log)
+	if err := bin.Stop(t, s.cmd, s.log); err != nil {
+		t.Logf("zarrgw serve ended: %v", err)
 	}
 }
 

@@ -27,7 +27,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -212,16 +211,7 @@ func (g *gateway) stop(t *testing.T) {
 		return
 	}
 	g.stopped = true
-	g.cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan error, 1)
-	go func() { done <- g.cmd.Wait() }()
-	select {
-	case <-done:
-	case <-time.After(time.Minute):
-		g.cmd.Process.Kill()
-		<-done
-		t.Errorf("zarrgw serve did not stop within a minute of SIGTERM")
-	}
+	bin.Stop(t, g.cmd, g.log)
 	if os.Getenv("ZARRGW_DUMP_LOG") != "" {
 		os.WriteFile(os.Getenv("ZARRGW_DUMP_LOG"), []byte(g.log.String()), 0o644)
 	}

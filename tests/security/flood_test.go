@@ -18,11 +18,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	bin "github.com/zarrgw/zarrgw/tests/support/binary"
+	"github.com/zarrgw/zarrgw/tests/support/servers"
 )
 
 var binary string
@@ -294,24 +294,7 @@ func status(pid int, field string) (int64, error) {
 type server struct {
 	url string
 	cmd *exec.Cmd
-	log *lockedBuffer
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
+	log *servers.Log
 }
 
 var servingLine = regexp.MustCompile(`zarrgw: serving \d+ datasets at (http://[0-9.:]+)/d/`)
@@ -328,7 +311,7 @@ func startServer(t *testing.T, config string) *server {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	s := &server{cmd: cmd, log: &lockedBuffer{}}
+	s := &server{cmd: cmd, log: &servers.Log{}}
 	found := make(chan string, 1)
 	go scanLog(pipe, s.log, found)
 	t.Cleanup(func() { s.stop(t) })
@@ -361,14 +344,5 @@ func scanLog(pipe io.Reader, log io.Writer, found chan<- string) {
 // stop ends the server: SIGTERM, then SIGKILL if it lingers past its
 // shutdown_timeout.
 func (s *server) stop(t *testing.T) {
-	s.cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan error, 1)
-	go func() { done <- s.cmd.Wait() }()
-	select {
-	case <-done:
-	case <-time.After(time.Minute):
-		s.cmd.Process.Kill()
-		<-done
-		t.Errorf("zarrgw serve did not stop within a minute of SIGTERM; its log:\n%s", s.log)
-	}
+	bin.Stop(t, s.cmd, s.log)
 }

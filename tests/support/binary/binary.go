@@ -3,11 +3,14 @@
 package binary
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // Build compiles cmd/zarrgw into a temporary directory and returns its
@@ -39,4 +42,24 @@ func Main(m *testing.M, path *string) {
 	code := m.Run()
 	remove()
 	os.Exit(code)
+}
+
+// Stop ends a zarrgw process the test started: SIGTERM, then SIGKILL if it
+// is still there a minute later (beyond the default shutdown_timeout, 30s,
+// that requests in flight may take), which is an error of the test, with
+// log (the process's output) shown. It returns what Wait returned.
+func Stop(t testing.TB, cmd *exec.Cmd, log fmt.Stringer) error {
+	t.Helper()
+	cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(time.Minute):
+		cmd.Process.Kill()
+		err := <-done
+		t.Errorf("zarrgw did not stop within a minute of SIGTERM; its output:\n%s", log)
+		return err
+	}
 }
