@@ -40,7 +40,7 @@ func (ds *dataset) stat(ctx context.Context, key string) (store.Info, error) {
 		}
 		return ds.store.Stat(ctx, key)
 	}
-	return store.Info{Size: int64(len(doc.value)), Version: doc.version, ModTime: doc.changed}, nil
+	return doc.info(), nil
 }
 
 // changed is told of every write of a key through the gateway: a decoded
@@ -56,10 +56,24 @@ func (ds *dataset) changed(key string) {
 }
 
 // consolidatedFor returns the consolidated document to serve as key, if
-// key is the root's .zmetadata (v2) or zarr.json (v3), the dataset asks
-// for consolidated metadata, and the root group stores none itself.
+// key is the one servedRoot serves.
 func (ds *dataset) consolidatedFor(ctx context.Context, key string) (builtDoc, bool, error) {
 	if ds.consolidated == nil || key != array.V3MetaKey("") && key != array.V2ConsolidatedKey("") {
+		return builtDoc{}, false, nil
+	}
+	doc, ok, err := ds.servedRoot(ctx)
+	if err != nil || !ok || doc.key != key {
+		return builtDoc{}, false, err
+	}
+	return doc, true, nil
+}
+
+// servedRoot returns the root document the gateway builds and serves in
+// place of the stored one: the root's .zmetadata (v2) or zarr.json (v3)
+// with the hierarchy's metadata consolidated, when the dataset asks for
+// consolidated metadata and the root group stores none itself.
+func (ds *dataset) servedRoot(ctx context.Context) (builtDoc, bool, error) {
+	if ds.consolidated == nil {
 		return builtDoc{}, false, nil
 	}
 	root, err := hierarchy.Open(ctx, ds.store, "")
@@ -67,10 +81,15 @@ func (ds *dataset) consolidatedFor(ctx context.Context, key string) (builtDoc, b
 		return builtDoc{}, false, nil // served as stored, or as missing
 	}
 	doc, err := ds.consolidated.get(ctx, ds.store)
-	if err != nil || doc.key != key {
+	if err != nil {
 		return builtDoc{}, false, err
 	}
 	return doc, true, nil
+}
+
+// info is what Stat and listings say of a built document.
+func (d builtDoc) info() store.Info {
+	return store.Info{Size: int64(len(d.value)), Version: d.version, ModTime: d.changed}
 }
 
 // consolidated holds the consolidated metadata of a dataset, built on the
@@ -109,7 +128,7 @@ func (c *consolidated) get(ctx context.Context, s store.Store) (builtDoc, error)
 		return builtDoc{}, fmt.Errorf("consolidating metadata: %w", err)
 	}
 	sum := sha256.Sum256(d.Value)
-	now := time.Now()
+	now := time.Now().Truncate(time.Second) // as Last-Modified and listings carry it
 	doc := &builtDoc{key: d.Key, value: d.Value, version: "consolidated-" + hex.EncodeToString(sum[:12]), at: now, changed: now}
 	if c.last != nil && c.last.version == doc.version {
 		doc.changed = c.last.changed // rebuilt the same: not modified

@@ -52,7 +52,7 @@ func (g *Gateway) list(w http.ResponseWriter, r *http.Request, ds *dataset, key 
 	if err := store.ValidatePrefix(dir); err != nil {
 		return badRequest("invalid prefix " + strconv.Quote(prefix))
 	}
-	res, err := listBucket(r.Context(), ds.store, listQuery{prefix: prefix, delimiter: delim, after: after, max: limit})
+	res, err := listBucket(r.Context(), ds, listQuery{prefix: prefix, delimiter: delim, after: after, max: limit})
 	if err != nil {
 		return err
 	}
@@ -118,7 +118,7 @@ func (p *listResult) count() int { return len(p.objects) + len(p.prefixes) }
 // order from where the page starts (never the keys before it), and skips
 // past the keys of each common prefix with a new listing instead of
 // reading them all.
-func listBucket(ctx context.Context, s store.Store, q listQuery) (listResult, error) {
+func listBucket(ctx context.Context, ds *dataset, q listQuery) (listResult, error) {
 	var out listResult
 	if q.max == 0 {
 		return out, nil
@@ -129,7 +129,7 @@ func listBucket(ctx context.Context, s store.Store, q listQuery) (listResult, er
 	}
 	from := max(q.after, justBefore(q.prefix))
 	for {
-		next, done, err := listRun(ctx, s, q, dir, from, &out)
+		next, done, err := listRun(ctx, ds, q, dir, from, &out)
 		if err != nil || done {
 			return out, err
 		}
@@ -140,8 +140,8 @@ func listBucket(ctx context.Context, s store.Store, q listQuery) (listResult, er
 // listRun adds to the page from the keys after from, until the page is
 // full or the keys run out (done), or it meets a common prefix or the
 // gateway's own keys: then it reports the key to list on from.
-func listRun(ctx context.Context, s store.Store, q listQuery, dir, from string, out *listResult) (string, bool, error) {
-	for e, err := range entries(ctx, s, dir, from, q.sizes) {
+func listRun(ctx context.Context, ds *dataset, q listQuery, dir, from string, out *listResult) (string, bool, error) {
+	for e, err := range ds.entries(ctx, dir, from, q.sizes) {
 		if err != nil {
 			return "", true, err
 		}
@@ -180,8 +180,64 @@ func listRun(ctx context.Context, s store.Store, q listQuery, dir, from string, 
 }
 
 // entries lists the keys below dir after from, in order, with their
-// information when sizes is set.
-func entries(ctx context.Context, s store.Store, dir, from string, sizes bool) iter.Seq2[store.Entry, error] {
+// information when sizes is set, as clients read them: where the gateway
+// serves a root document it builds (consolidated metadata), the listing
+// says that document's size, version and time, and lists it even where
+// the store holds none (a v2 .zmetadata), so that what a listing says is
+// what a read returns.
+func (ds *dataset) entries(ctx context.Context, dir, from string, sizes bool) iter.Seq2[store.Entry, error] {
+	stored := storedEntries(ctx, ds.store, dir, from, sizes)
+	if ds.consolidated == nil || dir != "" {
+		return stored
+	}
+	return func(yield func(store.Entry, error) bool) {
+		doc, ok, err := ds.servedRoot(ctx)
+		if err != nil {
+			yield(store.Entry{}, err)
+			return
+		}
+		if !ok {
+			for e, err := range stored {
+				if !yield(e, err) {
+					return
+				}
+			}
+			return
+		}
+		withBuilt(stored, store.Entry{Key: doc.key, Info: doc.info()}, from, yield)
+	}
+}
+
+// withBuilt yields the stored entries with built merged in at its place in
+// key order, in place of a stored entry of the same key.
+func withBuilt(stored iter.Seq2[store.Entry, error], built store.Entry, from string, yield func(store.Entry, error) bool) {
+	pending := built.Key > from
+	for e, err := range stored {
+		if err != nil {
+			yield(e, err)
+			return
+		}
+		if pending && built.Key <= e.Key {
+			pending = false
+			if !yield(built, nil) {
+				return
+			}
+			if built.Key == e.Key {
+				continue
+			}
+		}
+		if !yield(e, nil) {
+			return
+		}
+	}
+	if pending {
+		yield(built, nil)
+	}
+}
+
+// storedEntries lists the stored keys below dir after from, in order,
+// with their information when sizes is set.
+func storedEntries(ctx context.Context, s store.Store, dir, from string, sizes bool) iter.Seq2[store.Entry, error] {
 	if sizes {
 		return store.ListInfo(ctx, s, dir, from)
 	}

@@ -3,13 +3,20 @@ package gateway
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 )
 
 // serveDataset answers a request below /d/NAME/: the path is checked, the
 // caller identified, the request's row found in keyRoutes and the access
 // the row names checked, all before any store call.
 func (g *Gateway) serveDataset(w http.ResponseWriter, r *http.Request, info *requestInfo) {
-	name, key, err := splitDatasetPath(r.URL.EscapedPath())
+	escaped := r.URL.EscapedPath()
+	dir := strings.HasSuffix(escaped, "/")
+	trimmed := strings.TrimSuffix(escaped, "/")
+	name, key, err := splitDatasetPath(trimmed)
+	if err == nil && strings.HasSuffix(trimmed, "/") {
+		err = errBadPath // "//": an empty segment
+	}
 	if err != nil {
 		g.fail(w, info, badRequest(keyProblem(err)))
 		return
@@ -26,7 +33,7 @@ func (g *Gateway) serveDataset(w http.ResponseWriter, r *http.Request, info *req
 		g.unauthorized(w, info, `error="invalid_token"`, "the bearer token is not known")
 		return
 	}
-	rt, allowedMethods := findKeyRoute(r, key)
+	rt, allowedMethods := findKeyRoute(r, key, dir)
 	need := accessRead // a method no row takes is answered 405 to readers only
 	if rt != nil {
 		info.op, need = rt.op, rt.access

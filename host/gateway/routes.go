@@ -36,21 +36,25 @@ type keyRoute struct {
 type keyShape string
 
 const (
-	shapeList  keyShape = "list"  // ?list, or the dataset's top level
+	shapeList  keyShape = "list"  // ?list
+	shapeIndex keyShape = "index" // a directory: a path ending in "/", or the dataset's top level
 	shapeMeta  keyShape = "meta"  // ?meta
 	shapeSlice keyShape = "slice" // ?slice or ?format
-	shapeKey   keyShape = "key"   // a stored value
+	shapeKey   keyShape = "key"   // a stored value (or, when none, the directory of that name)
 )
 
-// shapeOf is the shape of a request for key with query q.
-func shapeOf(q url.Values, key string) keyShape {
+// shapeOf is the shape of a request for key with query q; dir is a path
+// that ended in "/".
+func shapeOf(q url.Values, key string, dir bool) keyShape {
 	switch {
-	case q.Has("list") || key == "" && !q.Has("slice") && !q.Has("format") && !q.Has("meta"):
+	case q.Has("list"):
 		return shapeList
 	case q.Has("meta"):
 		return shapeMeta
 	case q.Has("slice") || q.Has("format"):
 		return shapeSlice
+	case dir || key == "":
+		return shapeIndex
 	}
 	return shapeKey
 }
@@ -63,6 +67,8 @@ func isNotPNG(q url.Values) bool { return !isPNG(q) }
 var keyRoutes = []keyRoute{
 	{op: "key:List", shape: shapeList, method: http.MethodGet, access: accessRead, handle: (*Gateway).list},
 	{op: "key:List", shape: shapeList, method: http.MethodHead, access: accessRead, handle: (*Gateway).list},
+	{op: "key:Index", shape: shapeIndex, method: http.MethodGet, access: accessRead, handle: (*Gateway).index},
+	{op: "key:IndexHead", shape: shapeIndex, method: http.MethodHead, access: accessRead, handle: (*Gateway).index},
 	{op: "node:Meta", shape: shapeMeta, method: http.MethodGet, access: accessRead, handle: (*Gateway).nodeMeta},
 	{op: "node:Meta", shape: shapeMeta, method: http.MethodHead, access: accessRead, handle: (*Gateway).nodeMeta},
 	{op: "array:Picture", shape: shapeSlice, method: http.MethodGet, when: isPNG, access: accessRead, handle: (*Gateway).getPicture},
@@ -70,17 +76,17 @@ var keyRoutes = []keyRoute{
 	{op: "array:Slice", shape: shapeSlice, method: http.MethodGet, when: isNotPNG, access: accessRead, handle: (*Gateway).getSlice},
 	{op: "array:Slice", shape: shapeSlice, method: http.MethodHead, when: isNotPNG, access: accessRead, handle: (*Gateway).getSlice},
 	{op: "array:PutSlice", shape: shapeSlice, method: http.MethodPut, access: accessWrite, handle: (*Gateway).putSlice},
-	{op: "key:Get", shape: shapeKey, method: http.MethodGet, access: accessRead, handle: (*Gateway).serveValue},
-	{op: "key:Head", shape: shapeKey, method: http.MethodHead, access: accessRead, handle: (*Gateway).serveValue},
+	{op: "key:Get", shape: shapeKey, method: http.MethodGet, access: accessRead, handle: (*Gateway).serveKey},
+	{op: "key:Head", shape: shapeKey, method: http.MethodHead, access: accessRead, handle: (*Gateway).serveKey},
 	{op: "key:Put", shape: shapeKey, method: http.MethodPut, access: accessWrite, handle: (*Gateway).putKey},
 	{op: "key:Delete", shape: shapeKey, method: http.MethodDelete, access: accessWrite, handle: (*Gateway).eraseValue},
 }
 
 // findKeyRoute is the row for a request, or nil with the methods its
 // shape takes.
-func findKeyRoute(r *http.Request, key string) (*keyRoute, []string) {
+func findKeyRoute(r *http.Request, key string, dir bool) (*keyRoute, []string) {
 	q := r.URL.Query()
-	shape := shapeOf(q, key)
+	shape := shapeOf(q, key, dir)
 	var allowed []string
 	for i := range keyRoutes {
 		rt := &keyRoutes[i]

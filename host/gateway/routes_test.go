@@ -20,6 +20,8 @@ func keyRequest(rt gateway.Route) string {
 	switch {
 	case rt.Target == "list":
 		return "/d/open/?list"
+	case rt.Target == "index":
+		return "/d/open/"
 	case rt.Target == "meta":
 		return "/d/open/arr?meta"
 	case rt.Picture:

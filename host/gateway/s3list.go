@@ -41,7 +41,7 @@ func (api *s3API) listObjects(req *s3Request, ds *dataset) error {
 			return s3wire.Errorf(s3wire.InvalidArgument, "prefix, delimiter, marker and start-after hold no control characters")
 		}
 	}
-	page, err := listBucket(req.r.Context(), ds.store, lq)
+	page, err := listBucket(req.r.Context(), ds, lq)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,144 @@
+package gateway
+
+import (
+	"context"
+	"html"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/zarrgw/zarrgw/core/store"
+)
+
+// The key API answers directories as a static web server does, because
+// the web's own listing protocol is the index page: GDAL's /vsicurl/,
+// fsspec's HTTPFileSystem, rclone's http backend and wget -r find keys by
+// following its links. A directory is any prefix of stored keys (a group,
+// an array, a chunk row): "/d/NAME/P" redirects to "/d/NAME/P/" when no
+// value is named P, and "/d/NAME/P/" is P's index page.
+
+// serveKey answers GET and HEAD of a key: its value, or, when no value
+// has that name but keys lie below it, a 301 to the directory's slash
+// form, as nginx and Go's FileServer answer "/dir". Only a name with
+// neither is 404.
+func (g *Gateway) serveKey(w http.ResponseWriter, r *http.Request, ds *dataset, key string) error {
+	err := g.serveValue(w, r, ds, key)
+	if !isNotFound(err) || r.URL.RawQuery != "" {
+		return err
+	}
+	dir, lerr := hasKeysBelow(r.Context(), ds, key+"/")
+	if lerr != nil {
+		// the value is absent all the same: its 404 stands
+		g.log.Warn("listing a missing key's directory failed", "dataset", ds.name, "key", key, "error", lerr.Error())
+	}
+	if !dir {
+		return err
+	}
+	redirectToDir(w, key)
+	return nil
+}
+
+// hasKeysBelow reports whether any key a client may read starts with dir.
+func hasKeysBelow(ctx context.Context, ds *dataset, dir string) (bool, error) {
+	page, err := listBucket(ctx, ds, listQuery{prefix: dir, max: 1})
+	return page.count() > 0, err
+}
+
+// redirectToDir answers 301 with the slash form of the last segment of
+// name, relative to the request as Go's FileServer writes it, so that a
+// gateway behind a proxy that adds a path prefix redirects correctly.
+func redirectToDir(w http.ResponseWriter, name string) {
+	w.Header().Set("Location", relativeRef(name[strings.LastIndexByte(name, '/')+1:]+"/"))
+	w.Header().Set("Cache-Control", "no-cache") // a prefix may become a key
+	w.WriteHeader(http.StatusMovedPermanently)
+}
+
+// relativeRef is name as a relative URL reference: escaped, and with
+// "./" before a first segment that holds a colon (else "a:b" would read
+// as a scheme).
+func relativeRef(name string) string {
+	u := url.URL{Path: name}
+	return u.String()
+}
+
+// index answers a directory: its index page, one link per key and child
+// prefix below it. A request with a query, or that asks for JSON, gets the
+// key API's JSON listing of the same (paged by page_token).
+func (g *Gateway) index(w http.ResponseWriter, r *http.Request, ds *dataset, key string) error {
+	if r.URL.RawQuery != "" || acceptsJSON(r) {
+		return g.list(w, r, ds, key)
+	}
+	if !strings.HasSuffix(r.URL.EscapedPath(), "/") { // "/d/NAME"
+		redirectToDir(w, ds.name)
+		return nil
+	}
+	dir := ""
+	if key != "" {
+		dir = key + "/"
+	}
+	d, err := ds.listDir(r.Context(), dir)
+	if err != nil {
+		return err
+	}
+	if dir != "" && len(d.Keys)+len(d.Prefixes) == 0 {
+		return store.ErrNotFound
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", "default-src 'none'") // names are data, never markup
+	h.Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodHead {
+		return nil
+	}
+	writeIndex(w, r.URL.Path, dir, d)
+	return nil
+}
+
+// acceptsJSON reports a client that asks for JSON rather than a page.
+func acceptsJSON(r *http.Request) bool {
+	a := r.Header.Get("Accept")
+	return strings.Contains(a, "application/json") && !strings.Contains(a, "text/html")
+}
+
+// writeIndex writes the page in the form of nginx's autoindex (title and
+// heading "Index of PATH", one link per line in a <pre>), which GDAL,
+// rclone, fsspec and wget all parse: child prefixes first, each ending in
+// "/", then keys, links relative to the directory.
+func writeIndex(w io.Writer, path, dir string, d store.Dir) {
+	title := html.EscapeString(path)
+	io.WriteString(w, "<!DOCTYPE html>\n<html>\n<head><meta charset=\"utf-8\"><title>Index of "+title+"</title></head>\n<body>\n<h1>Index of "+title+"</h1><hr><pre>\n")
+	for _, names := range [][]string{d.Prefixes, d.Keys} {
+		for _, full := range names {
+			name := strings.TrimPrefix(full, dir)
+			io.WriteString(w, `<a href="`+html.EscapeString(relativeRef(name))+`">`+html.EscapeString(name)+"</a>\n")
+		}
+	}
+	io.WriteString(w, "</pre><hr></body>\n</html>\n")
+}
+
+// listDir lists one directory as clients see it: without the gateway's
+// reserved names, and with the root document the gateway consolidates
+// on the fly where it serves one the store lacks (a v2 .zmetadata).
+func (ds *dataset) listDir(ctx context.Context, dir string) (store.Dir, error) {
+	d, err := ds.store.ListDir(ctx, dir)
+	if err != nil {
+		return store.Dir{}, err
+	}
+	d.Keys = slices.DeleteFunc(d.Keys, reserved)
+	d.Prefixes = slices.DeleteFunc(d.Prefixes, reserved)
+	if dir != "" || len(d.Keys)+len(d.Prefixes) == 0 {
+		return d, nil
+	}
+	doc, ok, err := ds.servedRoot(ctx)
+	if err != nil {
+		return store.Dir{}, err
+	}
+	if i, found := slices.BinarySearch(d.Keys, doc.key); ok && !found {
+		d.Keys = slices.Insert(d.Keys, i, doc.key)
+	}
+	return d, nil
+}
