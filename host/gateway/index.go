@@ -130,15 +130,15 @@ func (ds *dataset) listDir(ctx context.Context, dir string) (store.Dir, error) {
 	}
 	d.Keys = slices.DeleteFunc(d.Keys, reserved)
 	d.Prefixes = slices.DeleteFunc(d.Prefixes, reserved)
-	if dir != "" || len(d.Keys)+len(d.Prefixes) == 0 {
+	if len(d.Keys)+len(d.Prefixes) == 0 {
 		return d, nil
 	}
-	doc, ok, err := ds.servedRoot(ctx)
-	if err != nil {
-		return store.Dir{}, err
+	built, err := ds.builtEntry(ctx, dir)
+	if err != nil || built == nil {
+		return d, err
 	}
-	if i, found := slices.BinarySearch(d.Keys, doc.key); ok && !found {
-		d.Keys = slices.Insert(d.Keys, i, doc.key)
+	if i, found := slices.BinarySearch(d.Keys, built.Key); !found {
+		d.Keys = slices.Insert(d.Keys, i, built.Key)
 	}
 	return d, nil
 }

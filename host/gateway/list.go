@@ -127,9 +127,13 @@ func listBucket(ctx context.Context, ds *dataset, q listQuery) (listResult, erro
 	if store.ValidatePrefix(dir) != nil {
 		return out, nil // no key is below it ("a//", "../")
 	}
+	built, err := ds.builtEntry(ctx, dir)
+	if err != nil {
+		return out, err
+	}
 	from := max(q.after, justBefore(q.prefix))
 	for {
-		next, done, err := listRun(ctx, ds, q, dir, from, &out)
+		next, done, err := listRun(ctx, ds, q, dir, from, built, &out)
 		if err != nil || done {
 			return out, err
 		}
@@ -140,8 +144,8 @@ func listBucket(ctx context.Context, ds *dataset, q listQuery) (listResult, erro
 // listRun adds to the page from the keys after from, until the page is
 // full or the keys run out (done), or it meets a common prefix or the
 // gateway's own keys: then it reports the key to list on from.
-func listRun(ctx context.Context, ds *dataset, q listQuery, dir, from string, out *listResult) (string, bool, error) {
-	for e, err := range ds.entries(ctx, dir, from, q.sizes) {
+func listRun(ctx context.Context, ds *dataset, q listQuery, dir, from string, built *store.Entry, out *listResult) (string, bool, error) {
+	for e, err := range ds.entries(ctx, dir, from, q.sizes, built) {
 		if err != nil {
 			return "", true, err
 		}
@@ -179,32 +183,31 @@ func listRun(ctx context.Context, ds *dataset, q listQuery, dir, from string, ou
 	return "", true, nil
 }
 
-// entries lists the keys below dir after from, in order, with their
-// information when sizes is set, as clients read them: where the gateway
-// serves a root document it builds (consolidated metadata), the listing
-// says that document's size, version and time, and lists it even where
-// the store holds none (a v2 .zmetadata), so that what a listing says is
-// what a read returns.
-func (ds *dataset) entries(ctx context.Context, dir, from string, sizes bool) iter.Seq2[store.Entry, error] {
-	stored := storedEntries(ctx, ds.store, dir, from, sizes)
+// builtEntry is the root document the gateway builds and serves in place
+// of the stored one (consolidated metadata), as a listing of dir reports
+// it, if dir is the root and there is one: listings say that document's
+// size, version and time, and list it even where the store holds none (a
+// v2 .zmetadata), so that what a listing says is what a read returns.
+func (ds *dataset) builtEntry(ctx context.Context, dir string) (*store.Entry, error) {
 	if ds.consolidated == nil || dir != "" {
+		return nil, nil
+	}
+	doc, ok, err := ds.servedRoot(ctx)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &store.Entry{Key: doc.key, Info: doc.info()}, nil
+}
+
+// entries lists the keys below dir after from, in order, with their
+// information when sizes is set, and built (if any) in its place.
+func (ds *dataset) entries(ctx context.Context, dir, from string, sizes bool, built *store.Entry) iter.Seq2[store.Entry, error] {
+	stored := storedEntries(ctx, ds.store, dir, from, sizes)
+	if built == nil {
 		return stored
 	}
 	return func(yield func(store.Entry, error) bool) {
-		doc, ok, err := ds.servedRoot(ctx)
-		if err != nil {
-			yield(store.Entry{}, err)
-			return
-		}
-		if !ok {
-			for e, err := range stored {
-				if !yield(e, err) {
-					return
-				}
-			}
-			return
-		}
-		withBuilt(stored, store.Entry{Key: doc.key, Info: doc.info()}, from, yield)
+		withBuilt(stored, *built, from, yield)
 	}
 }
 
