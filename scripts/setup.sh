@@ -5,7 +5,9 @@
 # v3 client) with a Float16Array polyfill for node 20, chromium (the
 # browser test of the gateway's pages), the S3 clients the S3 API is
 # tested with (awscli, python3-boto3, s3cmd, rclone, and gdal-bin for
-# GDAL's Zarr driver over /vsis3/), and the servers the cloud stores
+# GDAL's Zarr driver over /vsis3/ and /vsicurl/), the web clients the
+# directory pages are tested with (wget; rclone's http backend, fsspec),
+# and the servers the cloud stores
 # are tested against: versitygw (S3, built with go install into
 # $(go env GOPATH)/bin, about 2 minutes once) and Azurite (Azure Blob, npm,
 # into tests/support/servers/js).
@@ -15,7 +17,7 @@ cd "$(dirname "$0")/.."
 
 need_apt=()
 for pkg in python3-zarr python3-numcodecs python3-fsspec python3-aiohttp python3-requests chromium \
-  awscli python3-boto3 s3cmd rclone gdal-bin; do
+  awscli python3-boto3 s3cmd rclone gdal-bin python3-gdal wget; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
 done
 if [ ${#need_apt[@]} -gt 0 ]; then
