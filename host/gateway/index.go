@@ -2,11 +2,12 @@ package gateway
 
 import (
 	"context"
+	"encoding/hex"
 	"html"
 	"io"
 	"net/http"
-	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/zarrgw/zarrgw/core/store"
@@ -55,12 +56,27 @@ func redirectToDir(w http.ResponseWriter, name string) {
 	w.WriteHeader(http.StatusMovedPermanently)
 }
 
-// relativeRef is name as a relative URL reference: escaped, and with
-// "./" before a first segment that holds a colon (else "a:b" would read
-// as a scheme).
+// relativeRef is name as a relative URL reference: every byte but RFC
+// 3986's unreserved characters (and the "/" that ends a directory)
+// percent-encoded. A colon left as it is would read as a scheme, and an
+// "&" would need an HTML entity that regex-based link finders (fsspec's)
+// do not decode.
 func relativeRef(name string) string {
-	u := url.URL{Path: name}
-	return u.String()
+	var b strings.Builder
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if isUnreserved(c) || c == '/' && i == len(name)-1 {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteString("%" + strings.ToUpper(hex.EncodeToString([]byte{c})))
+	}
+	return b.String()
+}
+
+func isUnreserved(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+		c == '-' || c == '.' || c == '_' || c == '~'
 }
 
 // index answers a directory: its index page, one link per key and child
@@ -90,12 +106,26 @@ func (g *Gateway) index(w http.ResponseWriter, r *http.Request, ds *dataset, key
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Content-Security-Policy", "default-src 'none'") // names are data, never markup
 	h.Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
 	if r.Method == http.MethodHead {
+		// the length a GET would send: clients (GDAL) that find none in a
+		// HEAD ask again with a GET
+		var n byteCounter
+		writeIndex(&n, r.URL.Path, dir, d)
+		h.Set("Content-Length", strconv.FormatInt(int64(n), 10))
+		w.WriteHeader(http.StatusOK)
 		return nil
 	}
+	w.WriteHeader(http.StatusOK)
 	writeIndex(w, r.URL.Path, dir, d)
 	return nil
+}
+
+// byteCounter counts what is written to it.
+type byteCounter int64
+
+func (c *byteCounter) Write(p []byte) (int, error) {
+	*c += byteCounter(len(p))
+	return len(p), nil
 }
 
 // acceptsJSON reports a client that asks for JSON rather than a page.

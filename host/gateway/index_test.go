@@ -72,7 +72,7 @@ func TestIndexPage(t *testing.T) {
 		t.Errorf("the page's title is not nginx's form:\n%s", page)
 	}
 	hrefs, texts := links(page)
-	wantHrefs := []string{"a/", "b%20c/", "&amp;q", "./x:y", "zarr.json"}
+	wantHrefs := []string{"a/", "b%20c/", "%26q", "x%3Ay", "zarr.json"}
 	wantTexts := []string{"a/", "b c/", "&amp;q", "x:y", "zarr.json"}
 	if !slices.Equal(hrefs, wantHrefs) || !slices.Equal(texts, wantTexts) {
 		t.Errorf("links %q %q, want %q %q", hrefs, texts, wantHrefs, wantTexts)
@@ -81,10 +81,15 @@ func TestIndexPage(t *testing.T) {
 		t.Errorf("the page shows a reserved name or unescaped markup:\n%s", page)
 	}
 	// each link, resolved against the page, is a value or another directory
-	for _, h := range []string{"zarr.json", "x:y"} {
-		if resp, body := tg.do(t, http.MethodGet, "/d/open/g/"+h, ""); resp.StatusCode != http.StatusOK || body != "v" {
+	for _, h := range hrefs {
+		want := http.StatusOK
+		if resp, body := tg.do(t, http.MethodGet, "/d/open/g/"+strings.ReplaceAll(h, "&amp;", "&"), ""); resp.StatusCode != want || !strings.HasSuffix(h, "/") && body != "v" {
 			t.Errorf("GET the link %s: %d %q", h, resp.StatusCode, body)
 		}
+	}
+	head, _ := tg.do(t, http.MethodHead, "/d/open/g/", "")
+	if head.StatusCode != http.StatusOK || head.ContentLength != int64(len(page)) {
+		t.Errorf("HEAD /d/open/g/: %d, Content-Length %d, want 200 and %d", head.StatusCode, head.ContentLength, len(page))
 	}
 	if resp, sub := tg.do(t, http.MethodGet, "/d/open/g/b%20c/", ""); resp.StatusCode != http.StatusOK || !strings.Contains(sub, `<a href="%3Cx%3E.bin">&lt;x&gt;.bin</a>`) {
 		t.Errorf("GET /d/open/g/b%%20c/: %d\n%s", resp.StatusCode, sub)
