@@ -37,7 +37,7 @@ func (g *Gateway) serveKey(w http.ResponseWriter, r *http.Request, ds *dataset, 
 	if !dir {
 		return err
 	}
-	redirectToDir(w, key)
+	redirectToDir(w, ds.name, key)
 	return nil
 }
 
@@ -47,18 +47,27 @@ func hasKeysBelow(ctx context.Context, ds *dataset, dir string) (bool, error) {
 	return page.count() > 0, err
 }
 
-// redirectToDir answers 301 with the slash form of the last segment of
-// name, relative to the request as Go's FileServer writes it, so that a
-// gateway behind a proxy that adds a path prefix redirects correctly.
-func redirectToDir(w http.ResponseWriter, name string) {
-	w.Header().Set("Location", relativeRef(name[strings.LastIndexByte(name, '/')+1:]+"/"))
+// redirectToDir answers 301 with the slash form of the directory key of
+// dataset (key "" is its top level). The location is an absolute path, as
+// Go's http.Redirect and python's http.server write it: aiohttp (under
+// fsspec) joins a relative one only after decoding it, so "co%3Alon/"
+// would turn into the scheme "co:". Behind a proxy that adds a path
+// prefix, the proxy rewrites it (nginx: proxy_redirect).
+func redirectToDir(w http.ResponseWriter, dataset, key string) {
+	loc := "/d/" + relativeRef(dataset) + "/"
+	if key != "" {
+		for _, seg := range strings.Split(key, "/") {
+			loc += relativeRef(seg) + "/"
+		}
+	}
+	w.Header().Set("Location", loc)
 	w.Header().Set("Cache-Control", "no-cache") // a prefix may become a key
 	w.WriteHeader(http.StatusMovedPermanently)
 }
 
-// relativeRef is name as a relative URL reference: every byte but RFC
-// 3986's unreserved characters (and the "/" that ends a directory)
-// percent-encoded. A colon left as it is would read as a scheme, and an
+// relativeRef is name as a relative URL reference (or a path segment):
+// every byte but RFC 3986's unreserved characters (and the "/" that ends a
+// directory) percent-encoded. A colon left as it is would read as a scheme, and an
 // "&" would need an HTML entity that regex-based link finders (fsspec's)
 // do not decode.
 func relativeRef(name string) string {
@@ -87,7 +96,7 @@ func (g *Gateway) index(w http.ResponseWriter, r *http.Request, ds *dataset, key
 		return g.list(w, r, ds, key)
 	}
 	if !strings.HasSuffix(r.URL.EscapedPath(), "/") { // "/d/NAME"
-		redirectToDir(w, ds.name)
+		redirectToDir(w, ds.name, "")
 		return nil
 	}
 	dir := ""

@@ -96,8 +96,8 @@ func TestIndexPage(t *testing.T) {
 	}
 }
 
-// A prefix without its slash redirects to the slash form (301, relative,
-// as nginx and Go's FileServer do), HEAD included; a value is served as
+// A prefix without its slash redirects to the slash form (301, as nginx
+// and Go's FileServer do), HEAD included; a value is served as
 // it is; only a name that is neither is 404.
 func TestDirectoryRedirects(t *testing.T) {
 	tg := newTestGateway(t)
@@ -107,10 +107,10 @@ func TestDirectoryRedirects(t *testing.T) {
 		status       int
 		location     string
 	}{
-		{http.MethodGet, "/d/open/g", http.StatusMovedPermanently, "g/"},
-		{http.MethodHead, "/d/open/g", http.StatusMovedPermanently, "g/"},
-		{http.MethodGet, "/d/open/g/a", http.StatusMovedPermanently, "a/"},
-		{http.MethodGet, "/d/open", http.StatusMovedPermanently, "open/"},
+		{http.MethodGet, "/d/open/g", http.StatusMovedPermanently, "/d/open/g/"},
+		{http.MethodHead, "/d/open/g", http.StatusMovedPermanently, "/d/open/g/"},
+		{http.MethodGet, "/d/open/g/a", http.StatusMovedPermanently, "/d/open/g/a/"},
+		{http.MethodGet, "/d/open", http.StatusMovedPermanently, "/d/open/"},
 		{http.MethodHead, "/d/open/g/", http.StatusOK, ""},
 		{http.MethodHead, "/d/open/g/a/", http.StatusOK, ""},
 		{http.MethodGet, "/d/open/g/a/zarr.json", http.StatusOK, ""},

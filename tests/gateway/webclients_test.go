@@ -3,6 +3,7 @@ package gateway
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"html"
 	"io"
@@ -590,4 +591,63 @@ func checkPrivate(t *testing.T, s *server, fx string) {
 	if r := webDo(t, http.MethodGet, priv+"no-such-prefix/", bearer...); r.status != http.StatusNotFound {
 		t.Errorf("GET /d/priv/no-such-prefix/ with the token: %d, want 404", r.status)
 	}
+}
+
+// oddNames are keys whose names an index page must encode for every
+// client: a colon (a scheme, unless encoded), "&" (an HTML entity, which
+// fsspec's link regex does not decode), "%", "+", "#", "?", spaces and
+// non-ASCII letters.
+var oddNames = []string{"g/co:lon/a:b", "g/amp&x/k&1", "g/pct%41/k", "g/plus+/k+1", "g/hash#/k?q", "g/sp ace/k 1", "g/grüße/λ"}
+
+// rclone's http backend and fsspec's find copy and list keys with odd
+// names exactly, through the index pages' links.
+func TestWebClientsOddNames(t *testing.T) {
+	root := t.TempDir()
+	for _, k := range oddNames {
+		p := filepath.Join(root, "odd", filepath.FromSlash(k))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("value of "+k), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := startServer(t, fmt.Sprintf("store \"fs\" \"odd\" {\n  root = %q\n}\ndataset \"odd\" {\n  store     = store.fs.odd\n  prefix    = \"odd\"\n  read_only = true\n}\n", root))
+	want := fixtureFiles(t, filepath.Join(root, "odd"))
+
+	t.Run("rclone", func(t *testing.T) {
+		const rclone = "/usr/bin/rclone"
+		requireTool(t, rclone, "rclone")
+		tmp := t.TempDir()
+		dst := filepath.Join(tmp, "copy")
+		env := append(clientEnv(tmp), "RCLONE_CONFIG="+filepath.Join(tmp, "rclone.conf"))
+		runClient(t, env, rclone, "copy", "--http-url", s.url+"/d/odd/", ":http:", dst,
+			"--retries", "1", "--low-level-retries", "1", "--stats", "0")
+		compareFiles(t, "rclone copy of keys with odd names", want, fixtureFiles(t, dst))
+	})
+	t.Run("fsspec", func(t *testing.T) {
+		requirePython(t, "python3-fsspec python3-aiohttp", "fsspec", "aiohttp")
+		tmp := t.TempDir()
+		script := `import fsspec, hashlib, json, sys, urllib.parse
+base = sys.argv[1]
+fs = fsspec.filesystem("http")
+out = {}
+for u in fs.find(base):
+    out[urllib.parse.unquote(u[len(base):])] = hashlib.sha256(fs.cat(u)).hexdigest()
+print(json.dumps(out))
+`
+		cmd := exec.Command(python, "-c", script, s.url+"/d/odd/")
+		cmd.Env = clientEnv(tmp)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		stdout, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("fsspec find: %v\n%s", err, stderr.String())
+		}
+		got := map[string]string{}
+		if err := json.Unmarshal(stdout, &got); err != nil {
+			t.Fatalf("fsspec find printed %q: %v", stdout, err)
+		}
+		compareFiles(t, "fsspec find and cat of keys with odd names", want, got)
+	})
 }
