@@ -7,7 +7,10 @@
 // Variable-length elements (strings, bytes) are held as Go strings.
 package dtype
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Kind is the family of an element type.
 type Kind uint8
@@ -19,7 +22,7 @@ const (
 	Uint
 	Float
 	Complex
-	Raw          // v3 r<N>, v2 |V<n>: opaque bytes
+	Raw          // v3 r<N>, v2 |V<n> (v3 raw_bytes): opaque bytes
 	String       // variable-length UTF-8 (v3 "string", v2 |O with an object codec)
 	Bytes        // variable-length bytes (v3 "bytes"/"variable_length_bytes", v2 |O with vlen-bytes)
 	FixedBytes   // v2 |S<n>: NUL-padded bytes
@@ -84,10 +87,19 @@ type DataType struct {
 	Size int
 	// Name is the type's name as written in metadata: the v3 name ("int16",
 	// "string", "r24") or, for types that exist only in v2, the v2 type
-	// string without byte order ("U7", "S7", "O", "M8[ns]").
+	// string without byte order ("U7", "S7", "V3", "O", "M8[ns]").
+	// For Raw it also tells the two v3 forms apart: "r24" is the core
+	// type, "V3" numpy's void, which zarr-python 3 writes as raw_bytes.
 	Name string
 	// Unit is the datetime/timedelta unit ("ns", "s", ...), empty otherwise.
 	Unit string
+}
+
+// NumpyVoid reports whether a Raw type is numpy's void (v2 |V<n>, v3
+// raw_bytes) rather than the v3 core r<N>: the two hold the same bytes but
+// are written differently (base64 fill vs one integer per byte).
+func (d DataType) NumpyVoid() bool {
+	return d.Kind == Raw && strings.HasPrefix(d.Name, "V")
 }
 
 // Variable reports whether elements are variable-length (held as strings).

@@ -101,7 +101,7 @@ func parseFill(dt DataType, v jsonValue, v2 bool) ([]byte, error) {
 	case Complex:
 		return parseComplex(v, dt.Size)
 	case Raw, FixedBytes:
-		return parseFixedBytes(v, dt.Size, dt.Kind == FixedBytes)
+		return parseFixedBytes(v, dt.Size, v2 && dt.Kind == FixedBytes)
 	case FixedUnicode:
 		return parseUnicode(v, dt.Size)
 	case String:
@@ -211,11 +211,18 @@ func formatFill(dt DataType, fill []byte, v2 bool) (string, error) {
 		return "[" + formatFloatBits(getUint(fill[:h]), h, v2) + ", " +
 			formatFloatBits(getUint(fill[h:]), h, v2) + "]", nil
 	case Raw:
-		if v2 {
+		// zarr-python 3 writes raw_bytes as base64 of every byte
+		// (zarr-python d44f9f9, src/zarr/core/dtype/npy/bytes.py:878-898,
+		// RawBytes.to_json_scalar); the core r<N> is one integer per byte.
+		if v2 || dt.NumpyVoid() {
 			return base64String(fill), nil
 		}
 		return intArray(fill), nil
 	case FixedBytes:
+		// numpy's bytes_ scalar drops trailing NULs before zarr-python
+		// encodes it in base64, in v2 and in v3 (null_terminated_bytes:
+		// zarr-python d44f9f9, src/zarr/core/dtype/npy/bytes.py:481-501,
+		// NullTerminatedBytes.to_json_scalar).
 		return base64String(bytes.TrimRight(fill, "\x00")), nil
 	case FixedUnicode:
 		return formatUnicode(fill)

@@ -14,8 +14,11 @@ import (
 // parseFixedBytes reads a fill value for r<N> / |V<n> (raw) and |S<n>
 // (fixed bytes): an array of integers 0..255 (v3 r<N>, one per byte), a
 // base64 string (v2), or the number 0 (old zarr-python: all zero). Shorter
-// values are zero padded, as numpy pads byte strings. For |S a string that
-// is not base64 is taken as its own bytes, as zarr-python 2 does.
+// values are zero padded, as numpy pads byte strings. For v2 |S a string
+// that is not base64 is taken as its own bytes, as zarr-python 2 does; v3
+// null_terminated_bytes has base64 only (zarr-python 3 decodes with
+// base64.standard_b64decode: zarr-python d44f9f9,
+// src/zarr/core/dtype/npy/bytes.py:503-529).
 func parseFixedBytes(v jsonValue, size int, lenientString bool) ([]byte, error) {
 	var b []byte
 	var err error

@@ -96,6 +96,11 @@ func TestParseFill(t *testing.T) {
 		{s4, `""`, true, "00000000"},
 		{s4, "0", true, "00000000"},
 		{s4, `"ab!"`, true, "61622100"}, // not base64: taken as is
+		// v3: null_terminated_bytes and raw_bytes fills are base64 only
+		{s4, `"YWI="`, false, "61620000"},
+		{s4, `""`, false, "00000000"},
+		{v2b, `"AQI="`, false, "0102"},
+		{u3, `"ab"`, false, "610000006200000000000000"},
 		{u3, `"ab"`, true, "610000006200000000000000"},
 		{u3, `"é"`, true, "e90000000000000000000000"},
 		{u3, "0", true, "000000000000000000000000"},
@@ -161,6 +166,8 @@ func TestParseFillErrors(t *testing.T) {
 		{Named("r16"), "[1, 2, 3]", false, "do not fit"},
 		{mustV2(t, "|S2"), `"YWJj"`, true, "do not fit"},
 		{mustV2(t, "<U2"), `"abc"`, true, "do not fit"},
+		{mustV2(t, "<U2"), `"abc"`, false, "do not fit"},
+		{mustV2(t, "|S4"), `"ab!"`, false, "base64"}, // v2 takes it as is
 		{Named("string"), "0", false, "expected a string"},
 		{Named("string"), "{}", false, "expected a string"},
 		{Named("float32"), "{", false, "invalid JSON"},
@@ -218,6 +225,16 @@ func TestFormatFill(t *testing.T) {
 		{Named("r16"), "01ff", false, "[1, 255]"},
 		{mustV2(t, "|V2"), "01ff", true, `"Af8="`},
 		{mustV2(t, "|S4"), "61620000", true, `"YWI="`},
+		// v3 as zarr-python 3 writes them (zarr-python d44f9f9,
+		// src/zarr/core/dtype/npy/bytes.py:481-501 and 878-898,
+		// string.py:310-326): S without its trailing NULs in base64, V
+		// every byte in base64, U the string.
+		{mustV2(t, "|S4"), "61620000", false, `"YWI="`},
+		{mustV2(t, "|S4"), "61006200", false, `"YQBi"`},
+		{mustV2(t, "|S4"), "00000000", false, `""`},
+		{mustV2(t, "|V2"), "0100", false, `"AQA="`},
+		{mustV2(t, "<U3"), "610000006200000000000000", false, `"ab"`},
+		{mustV2(t, "<U3"), "000000000000000000000000", false, `""`},
 		{mustV2(t, "<U3"), "610000006200000000000000", true, `"ab"`},
 		{Named("string"), hex.EncodeToString([]byte("a<b>")), false, `"a<b>"`},
 		{mustV2(t, "<M8[ns]"), "0000000000000080", true, "-9223372036854775808"},

@@ -103,11 +103,11 @@ func ParseV2(typestr string) (DataType, Endian, error) {
 	case 'c':
 		d = v3Core[fmt.Sprintf("complex%d", n*8)]
 	case 'S':
-		d = DataType{Kind: FixedBytes, Size: n, Name: "S" + rest}
+		d = DataType{Kind: FixedBytes, Size: n, Name: "S" + strconv.Itoa(n)}
 	case 'U':
-		d = DataType{Kind: FixedUnicode, Size: 4 * n, Name: "U" + rest}
+		d = DataType{Kind: FixedUnicode, Size: 4 * n, Name: "U" + strconv.Itoa(n)}
 	case 'V':
-		d = DataType{Kind: Raw, Size: n, Name: fmt.Sprintf("r%d", 8*n)}
+		d = DataType{Kind: Raw, Size: n, Name: "V" + strconv.Itoa(n)}
 	case 'M', 'm':
 		if n == 8 {
 			k, name := Datetime, "M8"

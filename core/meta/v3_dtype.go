@@ -38,29 +38,59 @@ func configFields(ext Extension) (fields, error) {
 	return decodeObject(ext.Configuration)
 }
 
+// lengthType reads the three fixed-width extension types of zarr-python 3,
+// each {"name": N, "configuration": {"length_bytes": L}} with L the bytes
+// per element (zarr-python d44f9f9): null_terminated_bytes (numpy S<L>,
+// src/zarr/core/dtype/npy/bytes.py:383-390), raw_bytes (numpy V<L>,
+// bytes.py:784-786) and fixed_length_utf32 (numpy U<L/4>,
+// src/zarr/core/dtype/npy/string.py:249-253). zarr-python silently floors
+// a utf32 length that is not a multiple of 4 (string.py:295); the
+// registry's schema asks for a multiple of 4, at least 4 (zarr-extensions
+// 4da7b37, data-types/fixed_length_utf32/schema.json:11-15), so anything
+// else is refused here. The two bytes types have no registry entry
+// ("not currently defined in an external specification", bytes.py:81).
 func lengthType(ext Extension) (dtype.DataType, error) {
-	f, err := configFields(ext)
+	if ext.Configuration == nil {
+		return dtype.DataType{}, fmt.Errorf("%s: missing configuration (want {\"length_bytes\": N})", ext.Name)
+	}
+	n, err := lengthBytes(ext)
 	if err != nil {
-		return dtype.DataType{}, err
-	}
-	raw, _ := f.take("length_bytes")
-	n, err := parseInt(raw)
-	if err != nil || n <= 0 {
-		return dtype.DataType{}, fmt.Errorf("%s: length_bytes: expected a positive integer, got %s", ext.Name, abbreviate(raw))
-	}
-	if len(f) > 0 {
-		return dtype.DataType{}, fmt.Errorf("%s: unknown configuration key %q", ext.Name, f.sortedKeys()[0])
+		return dtype.DataType{}, fmt.Errorf("%s: configuration: %w", ext.Name, err)
 	}
 	switch ext.Name {
 	case "fixed_length_utf32":
 		if n%4 != 0 {
-			return dtype.DataType{}, fmt.Errorf("%s: length_bytes %d is not a multiple of 4", ext.Name, n)
+			return dtype.DataType{}, fmt.Errorf("%s: configuration: length_bytes %d is not a multiple of 4 (UTF-32 code points)", ext.Name, n)
 		}
 		return dtype.DataType{Kind: dtype.FixedUnicode, Size: n, Name: "U" + strconv.Itoa(n/4)}, nil
 	case "null_terminated_bytes":
 		return dtype.DataType{Kind: dtype.FixedBytes, Size: n, Name: "S" + strconv.Itoa(n)}, nil
 	}
-	return dtype.DataType{Kind: dtype.Raw, Size: n, Name: "r" + strconv.Itoa(8*n)}, nil
+	return dtype.DataType{Kind: dtype.Raw, Size: n, Name: "V" + strconv.Itoa(n)}, nil
+}
+
+// lengthBytes reads length_bytes, the only key of the configuration: a
+// positive integer no larger than the elements zarrgw builds.
+func lengthBytes(ext Extension) (int, error) {
+	f, err := configFields(ext)
+	if err != nil {
+		return 0, err
+	}
+	raw, ok := f.take("length_bytes")
+	if !ok {
+		return 0, fmt.Errorf("missing length_bytes")
+	}
+	if len(f) > 0 {
+		return 0, fmt.Errorf("unknown key %q (only length_bytes)", f.sortedKeys()[0])
+	}
+	n, err := parseInt(raw)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("length_bytes: expected a positive integer, got %s", abbreviate(raw))
+	}
+	if n > dtype.MaxElementSize {
+		return 0, fmt.Errorf("length_bytes %d is larger than the %d bytes per element zarrgw supports", n, dtype.MaxElementSize)
+	}
+	return n, nil
 }
 
 func timeType(ext Extension) (dtype.DataType, error) {
@@ -95,7 +125,9 @@ func timeType(ext Extension) (dtype.DataType, error) {
 }
 
 // marshalV3DataType writes dt as zarr-python 3 does: core types as bare
-// names, numpy-only kinds as their extension objects.
+// names, numpy-only kinds as their extension objects (see lengthType for
+// where zarr-python writes each; numpy void as raw_bytes, the core r<N>
+// as itself).
 func marshalV3DataType(dt dtype.DataType) ([]byte, error) {
 	switch dt.Kind {
 	case dtype.String:
@@ -106,6 +138,9 @@ func marshalV3DataType(dt dtype.DataType) ([]byte, error) {
 		}
 		return quote("bytes"), nil
 	case dtype.Raw:
+		if dt.NumpyVoid() {
+			return lengthObject("raw_bytes", dt.Size), nil
+		}
 		return quote("r" + strconv.Itoa(8*dt.Size)), nil
 	case dtype.FixedUnicode:
 		return lengthObject("fixed_length_utf32", dt.Size), nil

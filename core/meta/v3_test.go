@@ -315,6 +315,7 @@ func TestV3ExtensionDataTypes(t *testing.T) {
 		{`{"name": "null_terminated_bytes", "configuration": {"length_bytes": 4}}`, `"YWI="`, dtype.DataType{Kind: dtype.FixedBytes, Size: 4, Name: "S4"}},
 		{`{"name": "numpy.datetime64", "configuration": {"unit": "ns", "scale_factor": 1}}`, `"NaT"`, dtype.DataType{Kind: dtype.Datetime, Size: 8, Name: "M8[ns]", Unit: "ns"}},
 		{`{"name": "numpy.timedelta64", "configuration": {"unit": "s", "scale_factor": 1}}`, `5`, dtype.DataType{Kind: dtype.Timedelta, Size: 8, Name: "m8[s]", Unit: "s"}},
+		{`{"name": "raw_bytes", "configuration": {"length_bytes": 3}}`, `"AQID"`, dtype.DataType{Kind: dtype.Raw, Size: 3, Name: "V3"}},
 		{`"r24"`, `[1, 2, 3]`, dtype.DataType{Kind: dtype.Raw, Size: 3, Name: "r24"}},
 		{`"string"`, `"x"`, dtype.Named("string")},
 	}
@@ -335,6 +336,35 @@ func TestV3ExtensionDataTypes(t *testing.T) {
 	bad := edit(v3Array, `"float32"`, `{"name": "numpy.datetime64", "configuration": {"unit": "ns", "scale_factor": 10}}`)
 	if _, _, err := ParseV3([]byte(bad)); err == nil || !strings.Contains(err.Error(), "scale_factor") {
 		t.Errorf("scale_factor 10: %v", err)
+	}
+}
+
+// A bad configuration of the fixed-width extension types is an error
+// naming the type and the field, never a panic or a guess.
+func TestV3ExtensionDataTypeErrors(t *testing.T) {
+	tests := map[string]string{
+		`{"name": "null_terminated_bytes"}`:                                              "null_terminated_bytes: missing configuration",
+		`"fixed_length_utf32"`:                                                           "fixed_length_utf32: missing configuration",
+		`{"name": "raw_bytes", "configuration": null}`:                                   "raw_bytes: missing configuration",
+		`{"name": "null_terminated_bytes", "configuration": {}}`:                         "null_terminated_bytes: configuration: missing length_bytes",
+		`{"name": "null_terminated_bytes", "configuration": {"length": 4}}`:              "null_terminated_bytes: configuration: missing length_bytes",
+		`{"name": "raw_bytes", "configuration": {"length_bytes": 2, "x": 1}}`:            `raw_bytes: configuration: unknown key "x"`,
+		`{"name": "null_terminated_bytes", "configuration": {"length_bytes": 0}}`:        "length_bytes: expected a positive integer, got 0",
+		`{"name": "fixed_length_utf32", "configuration": {"length_bytes": 0}}`:           "length_bytes: expected a positive integer, got 0",
+		`{"name": "fixed_length_utf32", "configuration": {"length_bytes": -4}}`:          "length_bytes: expected a positive integer, got -4",
+		`{"name": "fixed_length_utf32", "configuration": {"length_bytes": 4.5}}`:         "length_bytes: expected a positive integer, got 4.5",
+		`{"name": "fixed_length_utf32", "configuration": {"length_bytes": "8"}}`:         `length_bytes: expected a positive integer, got "8"`,
+		`{"name": "fixed_length_utf32", "configuration": {"length_bytes": null}}`:        "length_bytes: expected a positive integer, got null",
+		`{"name": "fixed_length_utf32", "configuration": {"length_bytes": 6}}`:           "fixed_length_utf32: configuration: length_bytes 6 is not a multiple of 4",
+		`{"name": "fixed_length_utf32", "configuration": {"length_bytes": 2}}`:           "length_bytes 2 is not a multiple of 4",
+		`{"name": "raw_bytes", "configuration": {"length_bytes": 99999999999999}}`:       "length_bytes 99999999999999 is larger than",
+		`{"name": "raw_bytes", "configuration": {"length_bytes": 99999999999999999999}}`: "length_bytes: expected a positive integer",
+	}
+	for raw, want := range tests {
+		_, _, err := ParseV3([]byte(edit(v3Array, `"float32"`, raw, `"NaN"`, `""`)))
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "data_type: ") {
+			t.Errorf("%s: error %v, want one naming data_type and saying %q", raw, err, want)
+		}
 	}
 }
 
