@@ -17,9 +17,10 @@ import (
 
 // fixedWidthDoc is a zarr.json as zarr-python 3 (commit d44f9f9) writes an
 // array of 3 elements in chunks of 2: its keys in the order of
-// ArrayV3Metadata.to_dict, data_type and fill_value as the data type's
-// to_json / to_json_scalar give them (see the cases), codecs its
-// default_serializer_v3 (src/zarr/core/array.py:4893-4917) without the
+// ArrayV3Metadata's fields (src/zarr/core/metadata/v3.py:465-476, no
+// dimension_names), data_type and fill_value as the data type's to_json /
+// to_json_scalar give them (see the cases), codecs its
+// default_serializer_v3 (src/zarr/core/array.py:4893-4918) without the
 // zstd compressor, which would only hide the bytes.
 func fixedWidthDoc(dataType, fill, codec string) string {
 	return `{"shape": [3], "data_type": ` + dataType + `,
