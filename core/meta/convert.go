@@ -12,8 +12,13 @@ import (
 // codecs), fill value and attributes; chunk keys in the default encoding
 // (the chunks are rewritten); dimension names from xarray's
 // _ARRAY_DIMENSIONS attribute when the array has none. A v2 fill value of
-// null becomes the data type's zero. Data types with no v3 form (numpy
-// fixed-width strings, datetimes) are refused, naming the type.
+// null becomes the data type's zero. numpy's fixed-width types become
+// zarr-python 3's extension types (S: null_terminated_bytes, U:
+// fixed_length_utf32, V: raw_bytes; see marshalV3DataType), with the
+// bytes codec the v2 metadata already implies: an endian for U, none for
+// S and V, as zarr-python 3's own migration writes it (zarr-python
+// d44f9f9, src/zarr/metadata/migrate_v3.py:200-204). Datetimes are still
+// refused, naming the type.
 func (a *ArrayMeta) ToV3() (*ArrayMeta, error) {
 	if !hasV3Type(a.DataType) {
 		return nil, fmt.Errorf("data type %s (%s) has no Zarr v3 form that zarrgw writes", a.DataType.Name, a.DataType.Kind)
@@ -49,7 +54,8 @@ func (g *GroupMeta) ToV3() *GroupMeta {
 
 func hasV3Type(dt dtype.DataType) bool {
 	switch dt.Kind {
-	case dtype.Bool, dtype.Int, dtype.Uint, dtype.Float, dtype.Complex, dtype.Raw, dtype.String, dtype.Bytes:
+	case dtype.Bool, dtype.Int, dtype.Uint, dtype.Float, dtype.Complex, dtype.Raw, dtype.String, dtype.Bytes,
+		dtype.FixedBytes, dtype.FixedUnicode:
 		return true
 	}
 	return false

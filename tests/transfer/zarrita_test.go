@@ -65,24 +65,20 @@ var originals struct {
 
 // checkZarrita has zarrita.js read every converted array that it reads in
 // the original fixture, and requires the same elements.
-func checkZarrita(t *testing.T, fx, dst string, unconverted map[string]bool) {
+func checkZarrita(t *testing.T, fx, dst string) {
 	t.Helper()
 	exp, err := fixtures.Load(fx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var all, paths []string
+	var paths []string
 	for p := range exp.Arrays {
-		all = append(all, p)
-		if !unconverted[p] {
-			paths = append(paths, p)
-		}
+		paths = append(paths, p)
 	}
 	sort.Strings(paths)
-	sort.Strings(all)
-	originals.once.Do(func() { originals.digests = zarritaDigests(t, fx, all) })
+	originals.once.Do(func() { originals.digests = zarritaDigests(t, fx, paths) })
 	before, after := originals.digests, zarritaDigests(t, dst, paths)
-	same, unread, unknown, defined := 0, 0, 0, 0
+	same, unread, unknown, defined, extType := 0, 0, 0, 0, 0
 	for _, p := range paths {
 		b, a := before[p], after[p]
 		switch {
@@ -90,6 +86,8 @@ func checkZarrita(t *testing.T, fx, dst string, unconverted map[string]bool) {
 			defined++ // a fill value clients read as they choose (expected.json)
 		case b.LocalError == "" && strings.Contains(a.LocalError, "Unknown codec: numcodecs."):
 			unknown++ // zarrita.js knows the codec under its v2 id only
+		case b.LocalError == "" && a.LocalError != "" && extensionType(t, filepath.Join(dst, p)):
+			extType++ // zarrita.js knows v3 data types by bare name only
 		case b.LocalError != "" && a.LocalError == "":
 			unread++ // zarrita reads the converted array only
 			same++
@@ -103,9 +101,30 @@ func checkZarrita(t *testing.T, fx, dst string, unconverted map[string]bool) {
 			same++
 		}
 	}
-	fmt.Printf("cp zarrita: %d converted arrays read by zarrita.js as the originals (%d originals it cannot read, %d with a numcodecs codec zarrita.js 0.7.5 knows only in v2, %d with implementation-defined elements)\n",
-		same, unread, unknown, defined)
+	fmt.Printf("cp zarrita: %d converted arrays read by zarrita.js as the originals (%d originals it cannot read, %d with a numcodecs codec zarrita.js 0.7.5 knows only in v2, %d with a v3 extension data type it cannot read, %d with implementation-defined elements)\n",
+		same, unread, unknown, extType, defined)
 	if same == 0 {
 		t.Error("zarrita.js read no converted array")
 	}
+}
+
+// extensionType reports whether the v3 array in dir has its data_type in
+// object form ({"name": "fixed_length_utf32", ...}, numpy S and U
+// converted): zarrita.js 0.7.5 cannot read those, since it matches the
+// data type as a string (node_modules/zarrita/dist/src/util.js:53-85,
+// getCtr: "dataType.match is not a function").
+func extensionType(t *testing.T, dir string) bool {
+	t.Helper()
+	doc, err := os.ReadFile(filepath.Join(dir, "zarr.json"))
+	if err != nil {
+		return false
+	}
+	var m struct {
+		DataType json.RawMessage `json:"data_type"`
+	}
+	if err := json.Unmarshal(doc, &m); err != nil {
+		t.Errorf("%s: %v", dir, err)
+		return false
+	}
+	return bytes.HasPrefix(bytes.TrimSpace(m.DataType), []byte("{"))
 }
