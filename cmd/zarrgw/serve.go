@@ -103,4 +103,5 @@ func printURLs(w io.Writer, cfg *config.Config, addr string) {
 	for _, ds := range cfg.Datasets {
 		fmt.Fprintf(w, "  %s/d/%s/\n", base, ds.Name)
 	}
+	fmt.Fprintf(w, "zarrgw: pages for a browser at %s/ui/\n", base)
 }

@@ -8,8 +8,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,6 +20,8 @@ import (
 	"github.com/zarrgw/zarrgw/core/dtype"
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/core/meta"
+	"github.com/zarrgw/zarrgw/host/config"
+	"github.com/zarrgw/zarrgw/host/gateway/picture"
 	"github.com/zarrgw/zarrgw/host/gateway/ui"
 	"github.com/zarrgw/zarrgw/host/render"
 )
@@ -42,11 +46,16 @@ func (g *Gateway) servePages(w http.ResponseWriter, r *http.Request, info *reque
 		ui.Static("/ui/static/").ServeHTTP(w, r)
 		return
 	}
+	if name, ok := strings.CutPrefix(r.URL.Path, "/ui/colorbar/"); ok {
+		g.serveColorbar(w, r, info, name)
+		return
+	}
 	principal, known := g.principals.identify(r)
 	info.principal = principal
-	common := ui.Common{Principal: principal}
+	common := ui.Common{Principal: principal, TokenBox: principal != anonymous || g.someNeedToken()}
 	if !known {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="zarrgw", error="invalid_token"`)
+		common.TokenBox = true
 		g.page(w, r, info, http.StatusUnauthorized, "error", ui.ErrorPage{Common: titled(common, "Unknown token"), Status: 401,
 			Message: "The token given is not known.", AskToken: true})
 		return
@@ -68,16 +77,17 @@ func (g *Gateway) servePages(w http.ResponseWriter, r *http.Request, info *reque
 		if ok && principal == anonymous {
 			status, msg = http.StatusUnauthorized, "Dataset "+name+" needs a token."
 			w.Header().Set("WWW-Authenticate", `Bearer realm="zarrgw"`)
+			common.TokenBox = true
 		}
 		g.page(w, r, info, status, "error", ui.ErrorPage{Common: titled(common, "Not found"), Status: status, Message: msg, AskToken: status == 401})
 		return
 	}
 	common.Crumbs = []ui.Link{{Name: name, URL: "/ui/d/" + url.PathEscape(name) + "/"}}
 	if path == "" {
-		g.page(w, r, info, http.StatusOK, "dataset", g.datasetPage(r.Context(), ds, principal, titled(common, name)))
+		g.page(w, r, info, http.StatusOK, "dataset", g.datasetPage(r.Context(), ds, principal, titled(common, name), baseURL(r)))
 		return
 	}
-	p, err := g.nodePage(r.Context(), ds, path, common)
+	p, err := g.nodePage(r.Context(), ds, path, common, r.URL.Query())
 	if err != nil {
 		status := statusOf(err)
 		info.err = err
@@ -85,6 +95,52 @@ func (g *Gateway) servePages(w http.ResponseWriter, r *http.Request, info *reque
 		return
 	}
 	g.page(w, r, info, http.StatusOK, "node", p)
+}
+
+// someNeedToken reports whether some dataset needs a token to be read:
+// otherwise the pages, which only read, offer no token form to anonymous
+// callers.
+func (g *Gateway) someNeedToken() bool {
+	for _, ds := range g.all() {
+		if g.authorize(ds, anonymous, false) != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// serveColorbar answers /ui/colorbar/NAME.png: the colormap NAME as the
+// pictures use it, one row from low to high, for the pages to stretch
+// under a picture.
+func (g *Gateway) serveColorbar(w http.ResponseWriter, r *http.Request, info *requestInfo, file string) {
+	name, ok := strings.CutSuffix(file, ".png")
+	img, err := picture.Colorbar(name)
+	if !ok || err != nil {
+		g.fail(w, info, &requestError{http.StatusNotFound, "no colormap " + file + "; there are " + strings.Join(picture.Colormaps(), ", ")})
+		return
+	}
+	var buf bytes.Buffer
+	if err := picture.EncodePNG(&buf, img); err != nil {
+		g.fail(w, info, err)
+		return
+	}
+	w.Header().Set("Content-Type", "image/png")
+	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.Header().Set("Cache-Control", "public, max-age=3600")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		w.Write(buf.Bytes())
+	}
+}
+
+// baseURL is the gateway's URL as the request reached it.
+func baseURL(r *http.Request) string {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
 }
 
 func titled(c ui.Common, title string) ui.Common {
@@ -173,11 +229,16 @@ func (g *Gateway) datasetView(ds *dataset, principal string) ui.Dataset {
 	return v
 }
 
-// datasetPage lists the dataset's hierarchy, depth first.
-func (g *Gateway) datasetPage(ctx context.Context, ds *dataset, principal string, common ui.Common) ui.DatasetPage {
+// datasetPage lists the dataset's hierarchy, depth first; of an empty
+// dataset it says how to write into it (base is the gateway's URL).
+func (g *Gateway) datasetPage(ctx context.Context, ds *dataset, principal string, common ui.Common, base string) ui.DatasetPage {
 	p := ui.DatasetPage{Common: common, Dataset: g.datasetView(ds, principal)}
 	root, err := hierarchy.Open(ctx, ds.store, "")
 	if err != nil {
+		if (errors.Is(err, hierarchy.ErrNoNode) || isNotFound(err)) && isEmpty(ctx, ds) {
+			p.Empty = g.emptyHelp(ds, base)
+			return p
+		}
 		p.Error = "No Zarr hierarchy at the root of this dataset: " + err.Error()
 		return p
 	}
@@ -194,6 +255,34 @@ func (g *Gateway) datasetPage(ctx context.Context, ds *dataset, principal string
 		p.Error = "Listing stopped: " + err.Error()
 	}
 	return p
+}
+
+// isEmpty reports whether a dataset's store holds no key (the gateway's
+// own reserved keys aside, up to a bound); false when it cannot be
+// listed.
+func isEmpty(ctx context.Context, ds *dataset) bool {
+	seen := 0
+	for k, err := range ds.store.List(ctx, "") {
+		if err != nil || !reserved(k) || seen == maxTreeNodes {
+			return false
+		}
+		seen++
+	}
+	return true
+}
+
+// emptyHelp says how an empty dataset is written into: with the command
+// line and the configuration, or through the gateway's key API.
+func (g *Gateway) emptyHelp(ds *dataset, base string) *ui.Empty {
+	e := &ui.Empty{Name: ds.name, URL: base + "/d/" + url.PathEscape(ds.name) + "/", Config: "zarrgw.hcl", ReadOnly: ds.cfg.ReadOnly}
+	if g.cfg.Filename != "" {
+		e.Config = filepath.Base(g.cfg.Filename)
+	}
+	if !e.ReadOnly && len(ds.cfg.Access.Write) > 0 {
+		e.Writable = true
+		e.Token = !slices.Contains(ds.cfg.Access.Write, config.Anyone)
+	}
+	return e
 }
 
 func (g *Gateway) treeNode(ds *dataset, n hierarchy.Node) ui.TreeNode {
@@ -231,7 +320,7 @@ func escapeSegments(p string) string {
 
 // nodePage describes one node; for arrays also how much is stored and a
 // picture of the default slice.
-func (g *Gateway) nodePage(ctx context.Context, ds *dataset, path string, common ui.Common) (ui.NodePage, error) {
+func (g *Gateway) nodePage(ctx context.Context, ds *dataset, path string, common ui.Common, q url.Values) (ui.NodePage, error) {
 	n, err := hierarchy.Open(ctx, ds.store, path)
 	if err != nil {
 		return ui.NodePage{}, err
@@ -258,7 +347,7 @@ func (g *Gateway) nodePage(ctx context.Context, ds *dataset, path string, common
 		}
 		return p, nil
 	}
-	return g.arrayPage(ctx, ds, n, p)
+	return g.arrayPage(ctx, ds, n, p, q)
 }
 
 // crumbs are the links to a node's ancestors and itself.
@@ -272,7 +361,7 @@ func crumbs(dataset, path string) []ui.Link {
 	return out
 }
 
-func (g *Gateway) arrayPage(ctx context.Context, ds *dataset, n hierarchy.Node, p ui.NodePage) (ui.NodePage, error) {
+func (g *Gateway) arrayPage(ctx context.Context, ds *dataset, n hierarchy.Node, p ui.NodePage, q url.Values) (ui.NodePage, error) {
 	m := n.Array
 	d := render.Describe(m)
 	p.Fields = []ui.Field{
@@ -296,26 +385,137 @@ func (g *Gateway) arrayPage(ctx context.Context, ds *dataset, n hierarchy.Node, 
 	}
 	p.Stored = storedChunks(ctx, ds, a)
 	base := apiURL(ds.name, n.Path)
-	slice := defaultSlice(m.Shape)
 	p.Links = append(p.Links,
 		ui.Link{Name: "chunk keys", URL: "/d/" + url.PathEscape(ds.name) + "/?list&prefix=" + url.QueryEscape(array.ChunkPrefix(m.Format, n.Path))},
 		ui.Link{Name: "first elements as JSON", URL: base + "?format=json&slice=" + url.QueryEscape(firstElements(m.Shape))},
 		ui.Link{Name: "whole array as .npy", URL: base + "?format=npy"},
 	)
+	if len(m.Shape) == 1 && m.Shape[0] > 0 {
+		first := "0:" + strconv.Itoa(min(m.Shape[0], valuesPage))
+		p.Values = &ui.Values{URL: base, First: base + "?format=json&slice=" + url.QueryEscape(first), Size: m.Shape[0], Page: valuesPage}
+	}
 	if drawable(m) {
-		pic := &ui.Picture{Base: base + "?format=png&max_pixels=1048576", Slice: slice}
-		pic.URL = pic.Base + "&slice=" + url.QueryEscape(slice)
-		for i, size := range m.Shape {
-			ax := ui.Axis{Index: i, Size: size, Last: size - 1, Start: size / 2, Image: i >= len(m.Shape)-2}
-			if i < len(m.DimensionNames) && m.DimensionNames[i] != nil {
-				ax.Name = *m.DimensionNames[i]
-			}
-			pic.Axes = append(pic.Axes, ax)
+		p.Picture = pictureView(m, base, q)
+		name := "this picture (PNG)"
+		if p.Picture.Plot {
+			name = "this plot (PNG)"
 		}
-		p.Picture = pic
-		p.Links = append(p.Links, ui.Link{Name: "this picture (PNG)", URL: pic.URL})
+		p.Links = append(p.Links, ui.Link{Name: name, URL: p.Picture.URL})
 	}
 	return p, nil
+}
+
+// valuesPage is how many values a 1-D array's table shows at once.
+const valuesPage = 100
+
+// plotSampleAbove is the number of values above which a page's plot
+// samples one value per pixel column (downsample=stride) instead of
+// streaming every value for each column's least and greatest.
+const plotSampleAbove = 1 << 24
+
+// pictureView is an array's picture (or, of a 1-D array, line plot) as
+// the page's query asks for it: the controls' fields (startI and stopI
+// of the picture's axes, indexI of the others), cmap, vmin and vmax. A
+// query that does not fit the array is said, and the default drawn.
+func pictureView(m *meta.ArrayMeta, base string, q url.Values) *ui.Picture {
+	pic := &ui.Picture{Plot: len(m.Shape) == 1, Booleans: m.DataType.Kind == dtype.Bool,
+		Colormap: picture.DefaultColormap, Colormaps: picture.Colormaps()}
+	pic.Base = base + "?format=png&max_pixels=1048576"
+	if pic.Plot {
+		pic.Base = base + "?format=png&plot=line"
+		pic.SampleAbove = plotSampleAbove
+	}
+	pic.Axes = defaultAxes(m)
+	if err := pageQuery(pic, q); err != nil {
+		pic.Error = err.Error() + "; drawn as by default instead."
+		pic.Axes = defaultAxes(m)
+		pic.Colormap, pic.Vmin, pic.Vmax = picture.DefaultColormap, "", ""
+	}
+	parts := make([]string, len(pic.Axes))
+	for i := range pic.Axes {
+		ax := &pic.Axes[i]
+		ax.Until = ax.To - 1
+		parts[i] = strconv.Itoa(ax.Start)
+		if ax.Image {
+			parts[i] = strconv.Itoa(ax.From) + ":" + strconv.Itoa(ax.To)
+		}
+	}
+	pic.Slice = strings.Join(parts, ",")
+	pic.URL = pic.Base + "&slice=" + url.QueryEscape(pic.Slice)
+	if pic.Plot && pic.Axes[0].To-pic.Axes[0].From > pic.SampleAbove {
+		pic.URL += "&downsample=stride"
+	}
+	if !pic.Plot && !pic.Booleans {
+		pic.URL += "&cmap=" + url.QueryEscape(pic.Colormap)
+	}
+	if pic.Vmin != "" && !pic.Booleans {
+		pic.URL += "&vmin=" + url.QueryEscape(pic.Vmin) + "&vmax=" + url.QueryEscape(pic.Vmax)
+	}
+	return pic
+}
+
+// defaultAxes are the picture's first slice: the picture's axes (the
+// last two, or a 1-D array's only one) whole, the middle of every other.
+func defaultAxes(m *meta.ArrayMeta) []ui.Axis {
+	var axes []ui.Axis
+	for i, size := range m.Shape {
+		ax := ui.Axis{Index: i, Size: size, Last: size - 1, Start: size / 2, To: size, Image: i >= len(m.Shape)-2}
+		if i < len(m.DimensionNames) && m.DimensionNames[i] != nil {
+			ax.Name = *m.DimensionNames[i]
+		}
+		axes = append(axes, ax)
+	}
+	return axes
+}
+
+// pageQuery applies a page's query to its picture's axes, colormap and
+// range.
+func pageQuery(pic *ui.Picture, q url.Values) error {
+	field := func(name string, lo, hi, def int) (int, error) {
+		s := q.Get(name)
+		if s == "" {
+			return def, nil
+		}
+		n, err := strconv.Atoi(s)
+		if err != nil || n < lo || n > hi {
+			return 0, fmt.Errorf("%s must be a whole number from %d to %d", name, lo, hi)
+		}
+		return n, nil
+	}
+	var err error
+	for i := range pic.Axes {
+		ax := &pic.Axes[i]
+		k := strconv.Itoa(ax.Index)
+		if !ax.Image {
+			if ax.Start, err = field("index"+k, 0, ax.Last, ax.Start); err != nil {
+				return err
+			}
+			continue
+		}
+		if ax.From, err = field("start"+k, 0, ax.Size-1, ax.From); err != nil {
+			return err
+		}
+		if ax.To, err = field("stop"+k, ax.From+1, ax.Size, ax.To); err != nil {
+			return err
+		}
+	}
+	if c := q.Get("cmap"); c != "" {
+		if !slices.Contains(pic.Colormaps, c) {
+			return fmt.Errorf("no colormap %q (there are %s)", c, strings.Join(pic.Colormaps, ", "))
+		}
+		pic.Colormap = c
+	}
+	lo, hi := strings.TrimSpace(q.Get("vmin")), strings.TrimSpace(q.Get("vmax"))
+	if lo == "" && hi == "" {
+		return nil
+	}
+	a, err1 := strconv.ParseFloat(lo, 64)
+	b, err2 := strconv.ParseFloat(hi, 64)
+	if err1 != nil || err2 != nil || !(b > a) || math.IsInf(a, 0) || math.IsInf(b, 0) {
+		return errors.New("vmin and vmax must both be numbers, vmin below vmax")
+	}
+	pic.Vmin, pic.Vmax = lo, hi
+	return nil
 }
 
 // codecSources says where each codec of an array runs: bundled, or the
@@ -340,24 +540,11 @@ func (g *Gateway) codecSources(m *meta.ArrayMeta) string {
 	return strings.Join(parts, "; ")
 }
 
-// drawable reports whether an array has a picture: two dimensions or
-// more, of numbers or booleans.
+// drawable reports whether an array has a picture (two dimensions or
+// more) or a line plot (one), of numbers or booleans, not empty.
 func drawable(m *meta.ArrayMeta) bool {
 	k := m.DataType.Kind
-	return len(m.Shape) >= 2 && (k == dtype.Bool || k == dtype.Int || k == dtype.Uint || k == dtype.Float)
-}
-
-// defaultSlice is the picture's first slice: the last two axes whole,
-// the middle of every other.
-func defaultSlice(shape []int) string {
-	parts := make([]string, len(shape))
-	for i, n := range shape {
-		parts[i] = ":"
-		if i < len(shape)-2 {
-			parts[i] = strconv.Itoa(n / 2)
-		}
-	}
-	return strings.Join(parts, ",")
+	return len(m.Shape) >= 1 && !slices.Contains(m.Shape, 0) && (k == dtype.Bool || k == dtype.Int || k == dtype.Uint || k == dtype.Float)
 }
 
 // firstElements selects at most about 100 elements from the start.

@@ -50,11 +50,13 @@ func (g *Gateway) getPicture(w http.ResponseWriter, r *http.Request, ds *dataset
 	}
 	defer res.release()
 	var buf bytes.Buffer
-	if err := drawPicture(r.Context(), &buf, a, sel, opts); err != nil {
+	drawn, err := drawPicture(r.Context(), &buf, a, sel, opts)
+	if err != nil {
 		return err
 	}
 	res.shrink(int64(buf.Cap())) // all but the PNG is garbage now
 	setPictureTag(w, tag)
+	setPictureRange(w.Header(), drawn)
 	w.Header().Set("Content-Type", "image/png")
 	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
 	w.WriteHeader(http.StatusOK)
@@ -62,6 +64,29 @@ func (g *Gateway) getPicture(w http.ResponseWriter, r *http.Request, ds *dataset
 		w.Write(buf.Bytes())
 	}
 	return nil
+}
+
+// Headers of a picture that say how it was drawn: the values at the ends
+// of its colormap (of a plot, at its bottom and top) and the colormap.
+// The limits are those given (vmin, vmax), else those the picture found
+// in the data it drew (2nd and 98th percentiles; a plot's least and
+// greatest value). Pictures of booleans have none. A 304 has none either:
+// a cache keeps them with the picture.
+const (
+	headerVmin     = "X-Zarrgw-Vmin"
+	headerVmax     = "X-Zarrgw-Vmax"
+	headerColormap = "X-Zarrgw-Colormap"
+)
+
+func setPictureRange(h http.Header, d picture.Drawn) {
+	if !d.Scaled {
+		return
+	}
+	h.Set(headerVmin, strconv.FormatFloat(d.Limits.Min, 'g', -1, 64))
+	h.Set(headerVmax, strconv.FormatFloat(d.Limits.Max, 'g', -1, 64))
+	if d.Colormap != "" {
+		h.Set(headerColormap, d.Colormap)
+	}
 }
 
 // setPictureTag sends a picture's tag, if it has one, with the advice to
@@ -127,15 +152,16 @@ func (g *Gateway) fitPicture(ds *dataset, a *array.Array, sel grid.Selection, op
 }
 
 // drawPicture renders sel of a and encodes it as a PNG into buf.
-func drawPicture(ctx context.Context, buf *bytes.Buffer, a *array.Array, sel grid.Selection, opts picture.Options) error {
-	img, err := picture.Render(ctx, a, sel, opts)
+func drawPicture(ctx context.Context, buf *bytes.Buffer, a *array.Array, sel grid.Selection, opts picture.Options) (picture.Drawn, error) {
+	d, err := picture.Draw(ctx, a, sel, opts)
 	if err != nil {
-		return pictureError(err)
+		return d, pictureError(err)
 	}
-	if err := picture.EncodePNG(buf, img); err != nil {
-		return fmt.Errorf("encoding the picture of %s: %w", a.Name(), err)
+	if err := picture.EncodePNG(buf, d.Image); err != nil {
+		return d, fmt.Errorf("encoding the picture of %s: %w", a.Name(), err)
 	}
-	return nil
+	d.Image = nil // encoded: let it go
+	return d, nil
 }
 
 func pictureError(err error) error {
@@ -145,8 +171,10 @@ func pictureError(err error) error {
 	return err
 }
 
-// pictureOptions reads cmap, vmin and vmax (both or neither), max_pixels
-// and downsample=stride|mean.
+// pictureOptions reads cmap, vmin and vmax (both or neither), max_pixels,
+// plot=line (a 1-D selection as a line plot) and downsample=stride|mean
+// (and for plots minmax, their default: every value read, each pixel
+// column from its least to its greatest).
 func pictureOptions(q url.Values) (picture.Options, error) {
 	opts := picture.Options{Colormap: q.Get("cmap")}
 	if opts.Colormap != "" {
@@ -169,12 +197,25 @@ func pictureOptions(q url.Values) (picture.Options, error) {
 		}
 		opts.MaxPixels = n
 	}
+	switch q.Get("plot") {
+	case "":
+	case "line":
+		opts.Plot = true
+	default:
+		return opts, badRequest("plot must be line (a 1-D selection drawn as a line plot)")
+	}
 	switch q.Get("downsample") {
-	case "", "stride":
+	case "":
+	case "stride":
+		opts.Stride = true
 	case "mean":
 		opts.Mean = true
+	case "minmax":
+		if !opts.Plot {
+			return opts, badRequest("downsample=minmax is for line plots (plot=line); a picture downsamples by stride or mean")
+		}
 	default:
-		return opts, badRequest("downsample must be stride or mean")
+		return opts, badRequest("downsample must be stride or mean (or, for a line plot, minmax)")
 	}
 	return opts, nil
 }

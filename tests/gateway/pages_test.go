@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/net/html"
 
@@ -228,4 +229,28 @@ func listedDatasets(doc *html.Node) []string {
 		names = append(names, attr(tr, "data-name"))
 	}
 	return names
+}
+
+// zarrgw serve's start banner (make run's) names the pages' URL, and
+// the pages answer there.
+func TestBannerNamesPages(t *testing.T) {
+	s := startServer(t, `
+store "fs" "local" {
+  root = "`+t.TempDir()+`"
+}
+dataset "d" {
+  store = store.fs.local
+}
+`)
+	want := "zarrgw: pages for a browser at " + s.url + "/ui/\n"
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(s.log.String(), want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the banner does not say %q:\n%s", want, s.log)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if code, body := s.get(t, "/ui/"); code != 200 || !strings.Contains(body, `data-name="d"`) {
+		t.Fatalf("%s/ui/: %d\n%.300s", s.url, code, body)
+	}
 }

@@ -49,6 +49,9 @@ func Estimate(a *array.Array, sel grid.Selection, opts Options) (Cost, error) {
 	if err != nil {
 		return Cost{}, err
 	}
+	if p.plot != nil {
+		return estimatePlot(a, p, opts), nil
+	}
 	h, w := sel[p.d0].Count, sel[p.d1].Count
 	c := Cost{
 		Pixels:   int64(ceilDiv(h, p.f)) * int64(ceilDiv(w, p.f)),
@@ -73,4 +76,27 @@ func streamBudget(o array.StreamOptions) int64 {
 		return o.MemoryBudget
 	}
 	return array.DefaultMemoryBudget
+}
+
+// columnBytes are what a plot holds per pixel column: each column's
+// least and greatest value and the count of its values.
+const columnBytes = 8 + 8 + 4
+
+// estimatePlot is the cost of a plot planned by makePlotPlan.
+func estimatePlot(a *array.Array, p plan, opts Options) Cost {
+	pp := p.plot
+	c := Cost{
+		Pixels:   int64(pp.w) * int64(pp.h),
+		PerPixel: palettedBytes + pngBytes,
+		Fixed:    fixedBytes + int64(pp.w)*columnBytes,
+		Read:     p.read,
+		Streamed: pp.stream,
+	}
+	if pp.stream {
+		c.Fixed += streamBudget(opts.Stream)
+	} else {
+		// the values read, and each as a float64 point
+		c.Fixed += int64(p.read[p.d0].Count) * int64(a.Meta().DataType.Size+8)
+	}
+	return c
 }

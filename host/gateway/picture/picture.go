@@ -1,7 +1,9 @@
 // Package picture renders 2-D selections of arrays as images: numbers
 // through a perceptually uniform colormap, booleans black and white, fill
 // values and NaN transparent, large selections downsampled to a bound on
-// pixels (by striding, or by block means), in bounded memory.
+// pixels (by striding, or by block means), in bounded memory; and 1-D
+// selections as line plots, a pixel column's minimum to maximum drawn
+// (see Options.Plot).
 package picture
 
 import (
@@ -67,8 +69,12 @@ func RobustLimits(g Grid) (Limits, bool) {
 	return Limits{Min: at(0.02), Max: at(0.98)}, true
 }
 
-// Colorize draws a grid through the named colormap between the limits.
-func Colorize(g Grid, cmap string, lim Limits) (*image.Paletted, error) {
+// DefaultColormap is the colormap of pictures that name none.
+const DefaultColormap = "viridis"
+
+// palette is the named colormap as pictures draw it: index 0
+// transparent, 1..levels the colormap from low to high.
+func palette(cmap string) (color.Palette, error) {
 	table, ok := colormaps[cmap]
 	if !ok {
 		return nil, fmt.Errorf("colormap %q: use one of %v", cmap, Colormaps())
@@ -78,6 +84,40 @@ func Colorize(g Grid, cmap string, lim Limits) (*image.Paletted, error) {
 	for j := 1; j <= levels; j++ {
 		c := table[(j-1)*255/(levels-1)]
 		pal[j] = color.NRGBA{c[0], c[1], c[2], 255}
+	}
+	return pal, nil
+}
+
+// Colorbar draws the named colormap as pictures use it, low values on
+// the left: one row of levels pixels, the first the colour of a picture's
+// lower limit, the last that of its upper limit (pages stretch it).
+func Colorbar(cmap string) (*image.Paletted, error) {
+	pal, err := palette(cmap)
+	if err != nil {
+		return nil, err
+	}
+	img := image.NewPaletted(image.Rect(0, 0, levels, 1), pal)
+	for i := range img.Pix {
+		img.Pix[i] = uint8(i + 1)
+	}
+	return img, nil
+}
+
+// Ends are the colours of the two ends of the named colormap: those of
+// values at or beyond a picture's limits.
+func Ends(cmap string) (lo, hi color.NRGBA, err error) {
+	pal, err := palette(cmap)
+	if err != nil {
+		return lo, hi, err
+	}
+	return pal[1].(color.NRGBA), pal[levels].(color.NRGBA), nil
+}
+
+// Colorize draws a grid through the named colormap between the limits.
+func Colorize(g Grid, cmap string, lim Limits) (*image.Paletted, error) {
+	pal, err := palette(cmap)
+	if err != nil {
+		return nil, err
 	}
 	rows, cols := g.Size()
 	img := image.NewPaletted(image.Rect(0, 0, cols, rows), pal)

@@ -20,26 +20,38 @@ const DefaultMaxPixels = 4096 * 4096
 type Options struct {
 	// Colormap names the colormap ("" = viridis).
 	Colormap string
-	// Limits are the values at the ends of the colormap; nil = the robust
-	// limits of the data drawn.
+	// Limits are the values at the ends of the colormap (of a plot, at
+	// its bottom and top); nil = the robust limits of the data drawn (of
+	// a plot, its minimum and maximum).
 	Limits *Limits
 	// MaxPixels bounds the picture (0 = DefaultMaxPixels): a larger
 	// selection is downsampled by the smallest whole factor that fits.
 	MaxPixels int
 	// Mean downsamples by block means (every element read, streamed)
-	// instead of by striding (only the elements drawn read).
+	// instead of by striding (only the elements drawn read). A plot
+	// draws each pixel column's mean.
 	Mean bool
+	// Plot draws a 1-D selection as a line plot (see Plot) instead of a
+	// 2-D selection as a picture.
+	Plot bool
+	// Stride makes a plot of more values than it has pixel columns read
+	// about one value per column (every f-th) instead of every value
+	// (streamed, each column drawn from its minimum to its maximum).
+	// Pictures always stride unless Mean.
+	Stride bool
 	// Stream bounds the memory of a block-mean read.
 	Stream array.StreamOptions
 }
 
 // plan is how a picture is read: the selection read (strided, or whole
-// for block means), its image axes and the downsampling factor.
+// for block means), its image axes and the downsampling factor; for a
+// plot, its axis (d0), its size and whether every value is streamed.
 type plan struct {
 	read   grid.Selection
 	d0, d1 int
 	f      int
 	mean   bool
+	plot   *plotPlan
 }
 
 // makePlan checks a selection and options against an array.
@@ -47,13 +59,16 @@ func makePlan(a *array.Array, sel grid.Selection, opts Options) (plan, error) {
 	if err := sel.Check(a.Meta().Shape); err != nil {
 		return plan{}, fmt.Errorf("array %s: %w", a.Name(), err)
 	}
-	d0, d1, err := imageAxes(sel)
-	if err != nil {
-		return plan{}, err
-	}
 	dt := a.Meta().DataType
 	if _, err := reader(dt, nil); err != nil {
 		return plan{}, fmt.Errorf("array %s: %w", a.Name(), err)
+	}
+	if opts.Plot {
+		return makePlotPlan(sel, opts)
+	}
+	d0, d1, err := imageAxes(sel)
+	if err != nil {
+		return plan{}, err
 	}
 	h, w := sel[d0].Count, sel[d1].Count
 	if h == 0 || w == 0 {
@@ -83,11 +98,38 @@ func ReadSelection(a *array.Array, sel grid.Selection, opts Options) (grid.Selec
 }
 
 // Render draws the selection sel of a, which must leave exactly two
-// dimensions (fix the others with an index).
+// dimensions (fix the others with an index), or one with Options.Plot.
 func Render(ctx context.Context, a *array.Array, sel grid.Selection, opts Options) (*image.Paletted, error) {
-	p, err := makePlan(a, sel, opts)
+	d, err := Draw(ctx, a, sel, opts)
 	if err != nil {
 		return nil, err
+	}
+	return d.Image, nil
+}
+
+// Drawn is a picture and how it was drawn.
+type Drawn struct {
+	Image *image.Paletted
+	// Limits are the values drawn at the two ends of the colormap (the
+	// ones given, else those found in the data); for a plot, the values
+	// at its bottom and top. Scaled is false when there are none: a
+	// picture of booleans, black and white.
+	Limits Limits
+	Scaled bool
+	// Colormap names the colormap of a scaled picture ("" for a plot or
+	// booleans).
+	Colormap string
+}
+
+// Draw draws the selection sel of a as Render does, and says with which
+// limits and colormap: what a colorbar beside the picture shows.
+func Draw(ctx context.Context, a *array.Array, sel grid.Selection, opts Options) (Drawn, error) {
+	p, err := makePlan(a, sel, opts)
+	if err != nil {
+		return Drawn{}, err
+	}
+	if p.plot != nil {
+		return plot(ctx, a, sel, p, opts)
 	}
 	dt := a.Meta().DataType
 	var g Grid
@@ -97,10 +139,10 @@ func Render(ctx context.Context, a *array.Array, sel grid.Selection, opts Option
 		g, err = strided(ctx, a, p)
 	}
 	if err != nil {
-		return nil, err
+		return Drawn{}, err
 	}
 	if dt.Kind == dtype.Bool {
-		return Booleans(g), nil
+		return Drawn{Image: Booleans(g)}, nil
 	}
 	lim := Limits{0, 1}
 	if opts.Limits != nil {
@@ -110,9 +152,13 @@ func Render(ctx context.Context, a *array.Array, sel grid.Selection, opts Option
 	}
 	cmap := opts.Colormap
 	if cmap == "" {
-		cmap = "viridis"
+		cmap = DefaultColormap
 	}
-	return Colorize(g, cmap, lim)
+	img, err := Colorize(g, cmap, lim)
+	if err != nil {
+		return Drawn{}, err
+	}
+	return Drawn{Image: img, Limits: lim, Scaled: true, Colormap: cmap}, nil
 }
 
 // transparent is the value drawn transparent: the fill value, except for
@@ -132,6 +178,9 @@ func imageAxes(sel grid.Selection) (int, int, error) {
 		if !s.Drop {
 			kept = append(kept, d)
 		}
+	}
+	if len(kept) == 1 {
+		return 0, 0, fmt.Errorf("%w: a picture needs a 2-D selection, and 1 dimension is left; draw it as a line plot with plot=line", ErrUnsupported)
 	}
 	if len(kept) != 2 {
 		return 0, 0, fmt.Errorf("%w: a picture needs a 2-D selection, and %d dimensions are left; fix the others with an index (such as slice=5,:,:)", ErrUnsupported, len(kept))

@@ -1,8 +1,10 @@
 // Package ui is the gateway's face for people: server-rendered HTML pages
 // (html/template) and their static files, embedded in the binary. It
-// renders what the gateway gives it and fetches nothing itself; pages work
-// without JavaScript except for the picture controls, and ask for nothing
-// from other hosts.
+// renders what the gateway gives it and fetches nothing itself; pages ask
+// for nothing from other hosts. Without JavaScript they work (the picture
+// controls submit the page again); the script draws pictures in place,
+// labels their colorbar with the range the picture used when none was
+// given, and fills a 1-D array's table of values from the array API.
 package ui
 
 import (
@@ -68,6 +70,9 @@ type Common struct {
 	Principal string // "" for anonymous
 	// Crumbs lead from the dataset list to the page.
 	Crumbs []Link
+	// TokenBox offers the token form: some dataset needs a token to be
+	// read, or the caller gave one (and may forget it).
+	TokenBox bool
 }
 
 // Link is a named URL.
@@ -98,6 +103,22 @@ type DatasetPage struct {
 	Nodes     []TreeNode
 	Truncated bool // more nodes than shown
 	Error     string
+	// Empty, when nothing is stored in the dataset, says how to write
+	// into it.
+	Empty *Empty
+}
+
+// Empty is how to write into an empty dataset.
+type Empty struct {
+	Name string
+	// URL is the dataset's URL in the key API (…/d/NAME/).
+	URL string
+	// Config names the configuration file that declares the dataset
+	// (its base name).
+	Config string
+	// ReadOnly: the gateway takes no writes into it; Writable: the
+	// gateway takes writes from someone (Token: only with a token).
+	ReadOnly, Writable, Token bool
 }
 
 // TreeNode is one node of a hierarchy listing.
@@ -119,26 +140,58 @@ type NodePage struct {
 	Links      []Link
 	Children   []TreeNode
 	Picture    *Picture
+	Values     *Values
 }
 
 // Field is one labelled value of a node's metadata.
 type Field struct{ Label, Value string }
 
-// Picture is an array's picture and the controls to move through it.
+// Picture is an array's picture (a 1-D array's line plot), its colorbar
+// and the controls to move through it.
 type Picture struct {
-	// URL draws the default slice; Base is it without the slice, for the
-	// controls to build others.
+	// URL draws the slice, colormap and range the page was asked for
+	// (by default the middle of every axis but the image's); Base is it
+	// without slice, colormap and range, for the controls to build
+	// others.
 	URL, Base string
 	Slice     string
 	Axes      []Axis
+	// Plot: a line plot of a 1-D array, its values from bottom to top.
+	Plot bool
+	// Booleans are drawn black (false) and white (true): no colormap,
+	// no range.
+	Booleans bool
+	// Colormap is the colormap drawn; Colormaps all there are.
+	Colormap  string
+	Colormaps []string
+	// Vmin and Vmax are the range asked for, "" when the picture takes
+	// it from the data (and says which in its headers).
+	Vmin, Vmax string
+	// SampleAbove is the number of values above which a plot samples one
+	// value per pixel column instead of reading every value (0: never).
+	SampleAbove int
+	// Error says why the page's query was not used.
+	Error string
 }
 
 // Axis is one dimension of an array in the picture controls.
 type Axis struct {
-	Index, Size, Start int
-	Last               int // Size - 1
-	Name               string
-	Image              bool // one of the two image axes
+	Index, Size int
+	// Start is a fixed axis's index; From and To an image axis's window
+	// (To excluded; Until = To - 1, the window's last index).
+	Start, From, To, Until int
+	Last                   int // Size - 1
+	Name                   string
+	Image                  bool // one of the picture's axes
+}
+
+// Values is the table of a 1-D array's values, filled page by page from
+// the array API.
+type Values struct {
+	// URL is the array's URL in the array API; First is its first page
+	// of values as JSON.
+	URL, First string
+	Size, Page int
 }
 
 // ErrorPage explains a failure.
@@ -146,6 +199,6 @@ type ErrorPage struct {
 	Common
 	Status  int
 	Message string
-	// AskToken offers the token form (401).
+	// AskToken says a token is needed (401).
 	AskToken bool
 }
