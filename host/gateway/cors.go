@@ -23,7 +23,7 @@ func (g *Gateway) cors(w http.ResponseWriter, r *http.Request) bool {
 			origin = "" // not allowed: no CORS headers at all
 		}
 		if origin != "" {
-			h.Set("Access-Control-Expose-Headers", "Content-Range, Content-Length, ETag, Accept-Ranges, Zarr-Shape, Zarr-Data-Type")
+			h.Set("Access-Control-Expose-Headers", "Content-Range, Content-Length, ETag, Accept-Ranges, Zarr-Shape, Zarr-Data-Type, X-Zarrgw-Vmin, X-Zarrgw-Vmax, X-Zarrgw-Colormap")
 		}
 	}
 	if r.Method != http.MethodOptions {
