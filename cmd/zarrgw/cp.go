@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -15,7 +16,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/zarrgw/zarrgw/core/meta"
-	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/host/location"
 	"github.com/zarrgw/zarrgw/host/registry"
 	"github.com/zarrgw/zarrgw/host/transfer"
@@ -25,27 +25,101 @@ import (
 type cpFlags struct {
 	config, path, codecs, chunks, shard, inner string
 	toFormat, jobs, perShard                   int
-	consolidate, dryRun, quiet, fresh          bool
+	consolidate, dryRun, quiet, fresh, asJSON  bool
+	overwrite, merge                           bool
 	memory                                     memoryFlag
 }
+
+const cpLong = `Copy a Zarr hierarchy (or the node --path) from SRC to DST, each a
+directory, a URL (s3://, az://, http(s):// for sources) or, with --config,
+a dataset. Without rewrite options keys are copied byte for byte, in
+parallel, each checked at the destination. With --to-format 3, --codecs,
+--chunks, --shard, --inner-chunks or --chunks-per-shard arrays are
+rewritten through the engine, streamed in bounded memory (--memory).
+
+Before writing anything, cp checks every flag, reads the source, builds
+every array's new layout and lists the destination: a mistake in any of
+them leaves no destination behind, not even a directory.
+
+DST may hold nothing, or what this same copy writes (an earlier run of
+it, interrupted: the run goes on). Anything else is refused, and DST is
+left as it is: keys this copy would not write, or metadata documents it
+would write that say something else there (another hierarchy). With a
+--path, what counts is what DST holds below that node; the groups above
+it are created where missing and never changed.
+  --overwrite  erases what DST holds below the node first, then copies:
+               the result is what a copy into an empty DST makes.
+  --merge      keeps what DST holds and adds the copy to it. A node both
+               hold gets the copy's metadata with the attributes of both
+               (the copy's value where both name one); a group keeps its
+               members; consolidated metadata is rebuilt over both. An
+               array and a group, two formats, or two arrays of other
+               shapes, types, chunks or codecs cannot be merged: refused.
+
+A failure of a store itself (no such bucket or container, an invalid
+bucket name, access denied, a full disk) stops the copy at once, with one
+error. A failure of one key alone is counted and the others go on.
+
+Ctrl-C (SIGINT) or SIGTERM stops the copy cleanly: no new key starts,
+those in flight end, the journal is kept, and cp exits 130 (SIGINT) or 143
+(SIGTERM) with the command that resumes it. A copy run again with the
+same arguments skips what it completed (a journal under the user's cache
+directory records it; --fresh starts over).
+
+--dry-run writes nothing and prints the plan: what DST holds and what the
+copy does with it, then per array its format, data type, shape, chunk and
+shard shapes and codecs (before -> after), the keys written and the
+stored bytes read, then the totals. --json prints it as one JSON object:
+  {"source", "destination", "path", "mode": "copy"|"rewrite",
+   "destination_state": {"state": "new"|"empty"|"same_copy"|"overwrite"|"merge",
+     "keys", "foreign_keys", "differing_metadata", "erase_keys",
+     "created_groups_above": [paths], "merged_nodes": [paths]},
+   "arrays": [{"path", "keys", "bytes",
+     "before": {"format", "data_type", "shape", "chunk_shape", "shard_shape", "codecs"},
+     "after": {...the same}}],
+   "groups": [{"path", "format", "keys", "bytes", "created"}],
+   "other_keys": {"keys", "bytes"}, "notes": [...],
+   "totals": {"arrays", "groups", "keys", "bytes"}}
+"bytes" is null where the source cannot list sizes. For a rewrite, "keys"
+counts the chunks (shards) of the new grid that hold stored source values;
+one whose every element is the fill value is not stored, so the run may
+write fewer, never more. Without --dry-run, --json prints the summary:
+{"copied", "skipped", "failed", "bytes", "seconds", "failures"}.`
+
+const cpExamples = `  # a copy byte for byte, checked, resumable
+  zarrgw cp path/to/data.zarr s3://bucket/data.zarr
+
+  # what a rewrite to sharded v3 would write, for a script
+  zarrgw cp --dry-run --json old_v2.zarr new.zarr --to-format 3 --chunks-per-shard 8
+
+  # rewritten: v3, 8 chunks per shard along each dimension
+  zarrgw cp old_v2.zarr new.zarr --to-format 3 --chunks-per-shard 8
+
+  # one array into an existing hierarchy, its attributes merged
+  zarrgw cp --path t2m --merge era5.zarr s3://bucket/climate.zarr
+
+  # replace what a destination holds
+  zarrgw cp --overwrite data.zarr s3://bucket/data.zarr`
 
 func newCp(set registry.Set) *cobra.Command {
 	var f cpFlags
 	cmd := &cobra.Command{
-		Use:   "cp SRC DST",
-		Short: "Copy a hierarchy or node between locations, as it is or rewritten (v3, chunks, codecs, shards), resumably",
-		Long: `Copy a Zarr hierarchy (or the node --path) from SRC to DST, each a
-directory, a URL (s3://, az://, http(s):// for sources) or, with --config,
-a dataset. Without rewrite options keys are copied byte for byte, in
-parallel, each checked at the destination. With --to-format 3, --codecs,
---chunks, --shard or --inner-chunks arrays are rewritten through the
-engine, streamed in bounded memory (--memory).
-
-An interrupted copy run again with the same arguments skips what it
-completed (a journal under the user's cache directory records it; --fresh
-starts over).`,
-		Args: cobra.ExactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error { return runCp(cmd, set, args[0], args[1], f) },
+		Use:     "cp SRC DST",
+		Short:   "Copy a hierarchy or node between locations, as it is or rewritten (v3, chunks, codecs, shards), resumably",
+		Long:    cpLong,
+		Example: cpExamples,
+		Args:    cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			err := runCp(cmd, set, args[0], args[1], f)
+			var stop *interruption
+			if errors.As(err, &stop) {
+				// everything is closed and flushed by now: only the exit
+				// status is left, which main (exit 1 for any error) cannot give
+				fmt.Fprintln(cmd.ErrOrStderr(), stop.Error())
+				os.Exit(stop.ExitCode())
+			}
+			return err
+		},
 	}
 	fl := cmd.Flags()
 	fl.StringVarP(&f.config, "config", "c", "", "configuration file (HCL); SRC and DST may then be its datasets")
@@ -57,9 +131,12 @@ starts over).`,
 	fl.StringVar(&f.inner, "inner-chunks", "", "inner chunk shape of the shards")
 	fl.IntVar(&f.perShard, "chunks-per-shard", 0, "shard every array, of any rank: N chunks along each dimension per shard")
 	fl.BoolVar(&f.consolidate, "consolidate", false, "write consolidated metadata at the destination")
+	fl.BoolVar(&f.overwrite, "overwrite", false, "erase what DST holds below the node first, if it holds anything but this copy's keys")
+	fl.BoolVar(&f.merge, "merge", false, "keep what DST holds and add the copy, merging the metadata of nodes both hold")
 	fl.IntVar(&f.jobs, "jobs", 0, "keys in flight at once (default 16; 64 when either side is in the cloud)")
 	addMemoryFlag(cmd, &f.memory)
-	fl.BoolVar(&f.dryRun, "dry-run", false, "say what would be copied and its size, and copy nothing")
+	fl.BoolVar(&f.dryRun, "dry-run", false, "print the plan (arrays, layouts, keys, bytes) and write nothing")
+	fl.BoolVar(&f.asJSON, "json", false, "print the plan (--dry-run) or the summary as JSON")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress output")
 	fl.BoolVar(&f.fresh, "fresh", false, "ignore what an interrupted run of the same copy completed")
 	return cmd
@@ -67,68 +144,182 @@ starts over).`,
 
 func runCp(cmd *cobra.Command, set registry.Set, srcLoc, dstLoc string, f cpFlags) error {
 	opts, err := f.options()
+	if err == nil {
+		err = f.checkLocations(srcLoc, dstLoc)
+	}
 	if err != nil {
 		return err
 	}
-	ctx := cmd.Context()
-	stderr := cmd.ErrOrStderr()
-	src, err := location.Resolve(ctx, set, f.config, srcLoc, stderr)
-	if err != nil {
-		return err
+	ctx, signals := watchSignals(cmd.Context())
+	defer signals.stop()
+	s, err := copyWith(ctx, cmd, set, srcLoc, dstLoc, f, opts)
+	if err == nil {
+		return nil // done, even if a signal came as it ended
 	}
-	defer src.Close()
-	if f.config == "" && !strings.Contains(dstLoc, "://") && !f.dryRun {
-		if err := os.MkdirAll(dstLoc, 0o755); err != nil {
-			return fmt.Errorf("destination %q: %w", dstLoc, err)
-		}
-	}
-	dst, err := resolveDestination(ctx, set, f, dstLoc, stderr)
-	if err != nil {
-		return err
-	}
-	defer dst.Close()
-	if !f.dryRun {
-		if opts.Journal, err = transfer.Resume(transfer.CopyID(f.config, srcLoc, dstLoc, opts), f.fresh); err != nil {
-			return err
-		}
-		defer opts.Journal.Close()
-		if n := opts.Journal.Resumed(); n > 0 && !f.quiet {
-			fmt.Fprintf(stderr, "cp: resuming: %d entries done before (%s)\n", n, opts.Journal.Path())
-		}
-	}
-	tty := false
-	if file, ok := stderr.(*os.File); ok {
-		tty = isatty.IsTerminal(file.Fd())
-	}
-	opts.Progress = transfer.NewProgress(stderr, tty, f.quiet)
-	s, err := transfer.Run(ctx,
-		transfer.Endpoint{Name: srcLoc, Store: src.Store, Options: src.Options, Remote: location.Remote(srcLoc)},
-		transfer.Endpoint{Name: dstLoc, Store: dst.Store, Options: dst.Options, Remote: location.Remote(dstLoc)}, opts)
-	verb := ""
-	if f.dryRun {
-		verb = "dry run, nothing written: "
-	}
-	fmt.Fprintf(cmd.OutOrStdout(), "cp: %s%s\n", verb, s)
-	for _, msg := range s.Failures {
-		fmt.Fprintf(stderr, "cp: %s\n", msg)
+	if sig := signals.received(ctx); sig != nil {
+		return newInterruption(sig, f.dryRun, s)
 	}
 	return err
 }
 
-// resolveDestination opens DST; a dry run of a copy into a directory that
-// does not exist yet writes nothing, so it needs none.
-func resolveDestination(ctx context.Context, set registry.Set, f cpFlags, loc string, stderr io.Writer) (*location.Target, error) {
-	if f.dryRun && f.config == "" && !strings.Contains(loc, "://") {
-		if _, err := os.Stat(loc); errors.Is(err, fs.ErrNotExist) {
-			return &location.Target{Store: store.ReadOnly(store.NewMemory())}, nil
+// copyWith opens both sides, plans the copy, and prints the plan (dry
+// run) or makes the copy and prints its summary.
+func copyWith(ctx context.Context, cmd *cobra.Command, set registry.Set, srcLoc, dstLoc string, f cpFlags, opts transfer.Options) (*transfer.Summary, error) {
+	stderr := cmd.ErrOrStderr()
+	src, err := location.Resolve(ctx, set, f.config, srcLoc, stderr)
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	srcEnd := transfer.Endpoint{Name: srcLoc, Store: src.Store, Options: src.Options, Remote: location.Remote(srcLoc)}
+	dst, err := openDestination(ctx, set, f, dstLoc, stderr)
+	if err != nil {
+		return nil, err
+	}
+	defer dst.Close()
+	dstEnd := transfer.Endpoint{Name: dstLoc, Store: dst.Store, Options: dst.Options, Remote: location.Remote(dstLoc)}
+	if dst.Store == nil {
+		dstEnd.Options = set.InProcess().ArrayOptions() // what the directory opens with, once made
+	}
+	plan, err := transfer.Prepare(ctx, srcEnd, dstEnd, opts)
+	if err != nil || f.dryRun {
+		if err == nil {
+			err = printPlan(cmd.OutOrStdout(), plan, f.asJSON)
+		}
+		return nil, err
+	}
+	if dst.Store == nil {
+		// checked and planned: only now is the directory made
+		if dst, err = makeDestination(ctx, set, f, dstLoc, stderr); err != nil {
+			return nil, err
+		}
+		defer dst.Close()
+		dstEnd.Store, dstEnd.Options = dst.Store, dst.Options
+	}
+	return runPlan(ctx, cmd, plan, dstEnd, f, opts, srcLoc, dstLoc)
+}
+
+// runPlan makes the copy the plan describes, with its journal, and
+// prints its summary.
+func runPlan(ctx context.Context, cmd *cobra.Command, plan *transfer.Plan, dst transfer.Endpoint, f cpFlags, opts transfer.Options, srcLoc, dstLoc string) (*transfer.Summary, error) {
+	stderr := cmd.ErrOrStderr()
+	// a destination erased first holds nothing the journal could vouch for
+	fresh := f.fresh || plan.Target.State == "overwrite"
+	journal, err := transfer.Resume(transfer.CopyID(f.config, srcLoc, dstLoc, opts), fresh)
+	if err != nil {
+		return nil, err
+	}
+	defer journal.Close()
+	if n := journal.Resumed(); n > 0 && !f.quiet {
+		fmt.Fprintf(stderr, "cp: resuming: %d entries done before (%s)\n", n, journal.Path())
+	}
+	plan.SetJournal(journal)
+	plan.SetProgress(transfer.NewProgress(stderr, isTerminal(stderr), f.quiet))
+	s, err := plan.Run(ctx, dst)
+	if err != nil && ctx.Err() != nil {
+		return &s, err // interrupted: runCp says so
+	}
+	if err2 := printSummary(cmd.OutOrStdout(), s, f.asJSON); err == nil {
+		err = err2
+	}
+	for _, msg := range s.Failures {
+		fmt.Fprintf(stderr, "cp: %s\n", msg)
+	}
+	return &s, err
+}
+
+func isTerminal(w io.Writer) bool {
+	file, ok := w.(*os.File)
+	return ok && isatty.IsTerminal(file.Fd())
+}
+
+// localDir reports a destination that is a directory path (not a URL
+// nor a dataset), and its path.
+func localDir(f cpFlags, loc string) (string, bool) {
+	if f.config != "" {
+		return "", false
+	}
+	if dir, ok := strings.CutPrefix(loc, "file://"); ok {
+		return dir, true
+	}
+	return loc, !strings.Contains(loc, "://")
+}
+
+// openDestination opens DST. A directory that does not exist yet is
+// returned without a store: the copy is planned against an empty
+// destination, and the directory made only once the plan stands.
+func openDestination(ctx context.Context, set registry.Set, f cpFlags, loc string, stderr io.Writer) (*location.Target, error) {
+	if dir, ok := localDir(f, loc); ok {
+		if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+			return &location.Target{}, nil
 		}
 	}
 	return location.Resolve(ctx, set, f.config, loc, stderr)
 }
 
+// makeDestination makes the directory DST names and opens it.
+func makeDestination(ctx context.Context, set registry.Set, f cpFlags, loc string, stderr io.Writer) (*location.Target, error) {
+	dir, _ := localDir(f, loc)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("destination %q: %w", loc, err)
+	}
+	return location.Resolve(ctx, set, f.config, loc, stderr)
+}
+
+// checkLocations refuses, for directories, a copy onto itself or into
+// itself: the destination would be (or hold) the source it reads.
+func (f cpFlags) checkLocations(srcLoc, dstLoc string) error {
+	src, srcOK := localDir(f, srcLoc)
+	dst, dstOK := localDir(f, dstLoc)
+	if !srcOK || !dstOK {
+		return nil
+	}
+	src, _ = filepath.Abs(src)
+	dst, _ = filepath.Abs(dst)
+	for _, pair := range [][2]string{{src, dst}, {dst, src}} {
+		if rel, err := filepath.Rel(pair[0], pair[1]); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+			return fmt.Errorf("SRC %q and DST %q are the same directory, or one holds the other: copy into another directory", srcLoc, dstLoc)
+		}
+	}
+	return nil
+}
+
+// printPlan prints the dry run's plan.
+func printPlan(w io.Writer, plan *transfer.Plan, asJSON bool) error {
+	if asJSON {
+		return plan.WriteJSON(w)
+	}
+	return plan.WriteText(w)
+}
+
+// printSummary prints what the copy did.
+func printSummary(w io.Writer, s transfer.Summary, asJSON bool) error {
+	if !asJSON {
+		_, err := fmt.Fprintf(w, "cp: %s\n", s)
+		return err
+	}
+	failures := s.Failures
+	if failures == nil {
+		failures = []string{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(map[string]any{"copied": s.Copied, "skipped": s.Skipped, "failed": s.Failed, "bytes": s.Bytes,
+		"seconds": s.Took.Seconds(), "failures": failures})
+}
+
 // options turns the flags into transfer options.
 func (f cpFlags) options() (transfer.Options, error) {
-	opts := transfer.Options{Path: f.path, Jobs: f.jobs, Consolidate: f.consolidate, DryRun: f.dryRun, Stream: f.memory.options(), ChunksPerShard: f.perShard}
+	opts := transfer.Options{Path: f.path, Jobs: f.jobs, Consolidate: f.consolidate, Stream: f.memory.options(),
+		ChunksPerShard: f.perShard, DryRun: f.dryRun}
+	switch {
+	case f.overwrite && f.merge:
+		return opts, fmt.Errorf("--overwrite and --merge: give one (replace what DST holds, or add to it)")
+	case f.overwrite:
+		opts.Existing = transfer.Overwrite
+	case f.merge:
+		opts.Existing = transfer.Merge
+	}
 	switch f.toFormat {
 	case 0:
 	case 3:

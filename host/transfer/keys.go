@@ -35,30 +35,33 @@ func listKeys(ctx context.Context, src Endpoint, path string) ([]string, error) 
 	return keys, nil
 }
 
-// copyKeys copies every key below the path, byte for byte, in parallel.
-func copyKeys(ctx context.Context, src, dst Endpoint, opts Options) (Summary, error) {
-	keys, err := listKeys(ctx, src, opts.Path)
-	if err != nil {
-		return Summary{}, err
-	}
-	progress := opts.Progress
-	if progress == nil {
-		progress = silent{}
-	}
+// copyKeys copies the plan's keys, byte for byte, in parallel. A key
+// that fails alone (gone from the source, refused by the destination's
+// key rules, altered on the way) is counted and the others go on; a
+// failure of a store itself (a StoreFault) or the end of ctx stops every
+// worker: no new key starts, those in flight end, and the first such
+// error is returned once.
+func (p *Plan) copyKeys(ctx context.Context, src, dst Endpoint, opts Options) (Summary, error) {
+	progress := opts.progress()
 	var mu sync.Mutex
 	var s Summary
-	progress.Start("keys", int64(len(keys)))
+	progress.Start("keys", int64(len(p.keys)))
 	defer progress.Finish()
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(opts.jobs())
-	for _, key := range keys {
+	for _, key := range p.keys {
+		if gctx.Err() != nil {
+			break
+		}
 		g.Go(func() error {
-			n, skipped, err := copyKey(gctx, src, dst, key, opts)
+			n, skipped, err := p.copyKey(gctx, src, dst, key, opts)
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
 			case gctx.Err() != nil:
 				return gctx.Err()
+			case isFault(err):
+				return err
 			case err != nil:
 				s.Failed++
 				if len(s.Failures) < maxFailures {
@@ -74,12 +77,16 @@ func copyKeys(ctx context.Context, src, dst Endpoint, opts Options) (Summary, er
 			return nil
 		})
 	}
-	return s, g.Wait()
+	err := g.Wait()
+	if err == nil {
+		err = ctx.Err() // stopped before the last key started
+	}
+	return s, err
 }
 
 // copyKey copies one key, unless the journal has it and the destination
 // holds a value of the size recorded; transient failures are retried.
-func copyKey(ctx context.Context, src, dst Endpoint, key string, opts Options) (n int64, skipped bool, err error) {
+func (p *Plan) copyKey(ctx context.Context, src, dst Endpoint, key string, opts Options) (n int64, skipped bool, err error) {
 	if opts.Journal != nil {
 		if size, ok := opts.Journal.Done("k " + key); ok {
 			info, err := dst.Store.Stat(ctx, key)
@@ -88,16 +95,12 @@ func copyKey(ctx context.Context, src, dst Endpoint, key string, opts Options) (
 			}
 		}
 	}
-	if opts.DryRun {
-		info, err := src.Store.Stat(ctx, key)
-		return info.Size, false, err
-	}
 	retries := opts.Retries
 	if retries <= 0 {
 		retries = 3
 	}
 	for attempt := 0; ; attempt++ {
-		n, err = copyOnce(ctx, src, dst, key)
+		n, err = copyOnce(ctx, src, dst, key, p.docs)
 		if err == nil || attempt == retries || !transient(err) {
 			break
 		}
@@ -118,13 +121,13 @@ func copyKey(ctx context.Context, src, dst Endpoint, key string, opts Options) (
 	return n, false, nil
 }
 
-// copyOnce reads a value and writes it, then checks the destination: by
-// the MD5 when its ETag is one (S3 writes of one part), else by the size
-// it reports.
-func copyOnce(ctx context.Context, src, dst Endpoint, key string) (int64, error) {
-	v, err := src.Store.Get(ctx, key, store.ByteRange{})
+// copyOnce reads a value (or takes it from docs, the merged metadata)
+// and writes it, then checks the destination: by the MD5 when its ETag
+// is one (S3 writes of one part), else by the size it reports.
+func copyOnce(ctx context.Context, src, dst Endpoint, key string, docs map[string][]byte) (int64, error) {
+	v, err := readValue(ctx, src, key, docs)
 	if err != nil {
-		return 0, fmt.Errorf("%s: read %s: %w", src.Name, key, err)
+		return 0, err
 	}
 	version, err := dst.Store.Set(ctx, key, v.Data, store.Condition{})
 	if err != nil {
@@ -147,11 +150,24 @@ func copyOnce(ctx context.Context, src, dst Endpoint, key string) (int64, error)
 	return int64(len(v.Data)), nil
 }
 
+func readValue(ctx context.Context, src Endpoint, key string, docs map[string][]byte) (store.Value, error) {
+	if doc, ok := docs[key]; ok {
+		return store.Value{Data: doc}, nil
+	}
+	v, err := src.Store.Get(ctx, key, store.ByteRange{})
+	if err != nil {
+		return v, fmt.Errorf("%s: read %s: %w", src.Name, key, err)
+	}
+	return v, nil
+}
+
 // transient reports a failure worth another try: not a missing or invalid
-// key, not an unsupported operation, not the caller giving up.
+// key, not an unsupported operation or a refusal, not the caller giving
+// up.
 func transient(err error) bool {
 	switch {
 	case errors.Is(err, store.ErrNotFound), errors.Is(err, store.ErrInvalidKey), errors.Is(err, store.ErrUnsupported),
+		errors.Is(err, store.ErrAccessDenied),
 		errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return false
 	}

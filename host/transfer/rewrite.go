@@ -8,91 +8,65 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/array"
 	"github.com/zarrgw/zarrgw/core/codec"
-	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/core/meta"
 	"github.com/zarrgw/zarrgw/core/ndarray"
 	"github.com/zarrgw/zarrgw/core/store"
 )
 
-// rewrite copies every node below the path through the engine: groups
-// get their metadata (converted), arrays are created with the new layout
-// and filled slab by slab from the source.
-func rewrite(ctx context.Context, src, dst Endpoint, opts Options) (Summary, error) {
-	root, err := hierarchy.Open(ctx, src.Store, opts.Path)
-	if err != nil {
-		return Summary{}, fmt.Errorf("%s: %w", src.Name, err)
-	}
-	var nodes []hierarchy.Node
-	if err := hierarchy.Walk(ctx, src.Store, root, func(n hierarchy.Node) error {
-		nodes = append(nodes, n)
-		return nil
-	}); err != nil {
-		return Summary{}, fmt.Errorf("%s: %w", src.Name, err)
-	}
-	progress := opts.Progress
-	if progress == nil {
-		progress = silent{}
-	}
+// rewrite copies the plan's nodes through the engine, parents first:
+// groups get their metadata (converted), arrays are created with their
+// new layout and filled slab by slab from the source. An array that
+// fails is counted and the next one copied, unless the failure is the
+// store's own (a StoreFault) or the copy was stopped: then nothing more
+// is tried.
+func (p *Plan) rewrite(ctx context.Context, src, dst Endpoint, opts Options) (Summary, error) {
 	var total int64
-	for _, n := range nodes {
-		if n.Array != nil {
-			total += int64(ndarray.NumElements(n.Array.Shape))
+	for _, n := range p.nodes {
+		if n.out.Array != nil {
+			total += int64(ndarray.NumElements(n.out.Array.Shape))
 		}
 	}
 	var s Summary
+	progress := opts.progress()
 	progress.Start("elements", total)
 	defer progress.Finish()
-	for _, n := range nodes {
+	for _, n := range p.nodes {
 		if err := ctx.Err(); err != nil {
 			return s, err
 		}
-		if err := rewriteNode(ctx, src, dst, n, opts, &s); err != nil {
+		err := p.rewriteNode(ctx, src, dst, n, opts, &s)
+		switch {
+		case err == nil:
+		case ctx.Err() != nil:
+			return s, ctx.Err() // stopped: what was in flight is not a failure
+		case isFault(err):
+			return s, err
+		default:
 			s.Failed++
 			if len(s.Failures) < maxFailures {
 				s.Failures = append(s.Failures, err.Error())
 			}
 		}
 	}
-	if opts.Consolidate && !opts.DryRun && s.Failed == 0 {
-		at := root.Path // a group copied, else the whole destination
-		if root.Group == nil {
-			at = ""
-			if err := hierarchy.EnsureAncestors(ctx, dst.Store, root.Path, meta.V3); err != nil {
-				return s, fmt.Errorf("%s: %w", dst.Name, err)
-			}
-		}
-		if err := hierarchy.Consolidate(ctx, dst.Store, at); err != nil {
-			return s, fmt.Errorf("%s: consolidate: %w", dst.Name, err)
-		}
-	}
 	return s, nil
 }
 
-func rewriteNode(ctx context.Context, src, dst Endpoint, n hierarchy.Node, opts Options, s *Summary) error {
-	if n.Group != nil {
-		return rewriteGroup(ctx, dst, n, opts, s)
+func (p *Plan) rewriteNode(ctx context.Context, src, dst Endpoint, n *outNode, opts Options, s *Summary) error {
+	if n.out.Group != nil {
+		return writeDocs(ctx, dst, "g "+n.out.Path, opts, s, n.docs)
 	}
-	m, err := newLayout(ctx, n.Array, opts, src.Options.Codecs)
-	if err != nil {
-		return fmt.Errorf("array %s: %w", n.Name(), err)
+	if err := writeDocs(ctx, dst, "m "+n.out.Path, opts, s, n.docs); err != nil {
+		return fmt.Errorf("array %s: %w", n.out.Name(), err)
 	}
-	if opts.DryRun {
-		s.Copied++
-		s.Bytes += int64(ndarray.NumElements(m.Shape) * max(m.DataType.Size, 1))
-		return nil
-	}
-	if err := writeDocs(ctx, dst, "m "+n.Path, opts, s, func() ([]array.Doc, error) { return array.MetadataDocs(m, n.Path) }); err != nil {
-		return fmt.Errorf("array %s: %w", n.Name(), err)
-	}
-	from, err := array.New(ctx, src.Store, n.Path, n.Array, src.Options)
+	from, err := array.New(ctx, src.Store, n.src.Path, n.src.Array, src.Options)
 	if err != nil {
 		return fmt.Errorf("%s: %w", src.Name, err)
 	}
-	to, err := array.New(ctx, dst.Store, n.Path, m, dst.Options)
+	to, err := array.New(ctx, dst.Store, n.out.Path, n.out.Array, dst.Options)
 	if err != nil {
 		return fmt.Errorf("%s: %w", dst.Name, err)
 	}
-	return copyArray(ctx, from, to, n.Path, opts, s)
+	return copyArray(ctx, from, to, n.out.Path, opts, s)
 }
 
 // copyArray fills to from from, skipping the slabs the journal has.
@@ -135,37 +109,16 @@ func (o Options) progress() Progress {
 	return o.Progress
 }
 
-// rewriteGroup writes a group's metadata in the output format.
-func rewriteGroup(ctx context.Context, dst Endpoint, n hierarchy.Node, opts Options, s *Summary) error {
-	g := n.Group
-	if opts.ToFormat == meta.V3 || g.Format == meta.V3Draft {
-		g = g.ToV3()
-	} else {
-		copied := *g
-		copied.Consolidated = nil // rebuilt with --consolidate, else it would describe the old layout
-		g = &copied
-	}
-	if opts.DryRun {
-		s.Copied++
-		return nil
-	}
-	return writeDocs(ctx, dst, "g "+n.Path, opts, s, func() ([]array.Doc, error) { return hierarchy.GroupDocs(g, n.Path) })
-}
-
 // writeDocs stores metadata documents, once per copy (the journal says
 // whether an earlier run did).
-func writeDocs(ctx context.Context, dst Endpoint, entry string, opts Options, s *Summary, docs func() ([]array.Doc, error)) error {
+func writeDocs(ctx context.Context, dst Endpoint, entry string, opts Options, s *Summary, docs []array.Doc) error {
 	if opts.Journal != nil {
 		if _, ok := opts.Journal.Done(entry); ok {
 			s.Skipped++
 			return nil
 		}
 	}
-	ds, err := docs()
-	if err != nil {
-		return err
-	}
-	for _, d := range ds {
+	for _, d := range docs {
 		if _, err := dst.Store.Set(ctx, d.Key, d.Value, store.Condition{}); err != nil {
 			return fmt.Errorf("%s: write %s: %w", dst.Name, d.Key, err)
 		}

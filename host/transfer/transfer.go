@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/zarrgw/zarrgw/core/array"
@@ -28,9 +27,26 @@ type Endpoint struct {
 	Remote bool
 }
 
+// Existing says what a copy does with a destination that holds data it
+// would not write itself (see Prepare).
+type Existing int
+
+const (
+	// Refuse: such a destination is an error, found before anything is
+	// written, and is left as it is.
+	Refuse Existing = iota
+	// Overwrite: what the destination holds below the copied node is
+	// erased first; the result is what a copy into an empty one makes.
+	Overwrite
+	// Merge: what the destination holds is kept, the copy is added to
+	// it, and a node both hold gets its attributes merged (a group keeps
+	// its members, consolidated metadata is rebuilt over both).
+	Merge
+)
+
 // Options say what to copy and how.
 type Options struct {
-	// Path is the node (or key prefix) to copy; "" for everything.
+	// Path is the node to copy; "" for everything.
 	Path string
 	// Rewrite options; with none set, keys are copied as they are.
 	ToFormat    meta.Format      // 0: keep each node's format
@@ -42,12 +58,15 @@ type Options struct {
 	// chunks along each dimension.
 	ChunksPerShard int
 	Consolidate    bool // write consolidated metadata at Path
+	// Existing says what to do with a destination holding other data.
+	Existing Existing
 	// Jobs bounds the keys or chunks in flight (0 = localJobs, or
 	// remoteJobs when either endpoint is Remote).
 	Jobs int
 	// Stream bounds the memory of an array rewrite.
 	Stream array.StreamOptions
-	// DryRun lists what would be done, and writes nothing.
+	// DryRun makes Prepare measure what the copy would write (keys and
+	// sizes per array) and Run write nothing.
 	DryRun bool
 	// Journal, when set, records what is complete and skips what an
 	// earlier run completed.
@@ -56,6 +75,33 @@ type Options struct {
 	Progress Progress
 	// Retries of a key whose copy fails for a transient reason (0 = 3).
 	Retries int
+}
+
+// validate checks the options that need no source to be judged.
+func (o Options) validate() error {
+	switch {
+	case o.Jobs < 0:
+		return fmt.Errorf("--jobs %d: give a positive number (0 for the default)", o.Jobs)
+	case o.ChunksPerShard < 0:
+		return fmt.Errorf("--chunks-per-shard %d: give a positive number", o.ChunksPerShard)
+	case o.ChunksPerShard > 0 && o.Shard != nil:
+		return fmt.Errorf("--shard and --chunks-per-shard both give the shard shape: give one")
+	case o.ToFormat != 0 && o.ToFormat != meta.V3:
+		return fmt.Errorf("--to-format %d: only 3 is supported", o.ToFormat)
+	case o.Existing < Refuse || o.Existing > Merge:
+		return fmt.Errorf("unknown treatment of an existing destination (%d)", o.Existing)
+	}
+	for name, shape := range map[string][]int{"--chunks": o.Chunks, "--shard": o.Shard, "--inner-chunks": o.InnerChunks} {
+		for _, n := range shape {
+			if n < 1 {
+				return fmt.Errorf("%s %v: every length must be positive", name, shape)
+			}
+		}
+	}
+	if _, err := hierarchy.CleanPath(o.Path); err != nil {
+		return fmt.Errorf("--path: %w", err)
+	}
+	return nil
 }
 
 // Rewrites reports whether arrays go through the engine.
@@ -109,47 +155,15 @@ func bytesText(n int64) string {
 // names them).
 var ErrFailed = errors.New("copy incomplete")
 
-// Run copies from src to dst as opts say.
+// Run copies from src to dst as opts say: it plans the copy (Prepare),
+// which checks the source, every conversion and the destination before
+// anything is written, then carries the plan out.
 func Run(ctx context.Context, src, dst Endpoint, opts Options) (Summary, error) {
-	start := time.Now()
-	if opts.Jobs == 0 && (src.Remote || dst.Remote) {
-		opts.Jobs = remoteJobs
+	p, err := Prepare(ctx, src, dst, opts)
+	if err != nil || opts.DryRun {
+		return Summary{}, err
 	}
-	var s Summary
-	var err error
-	if opts.Rewrites() {
-		s, err = rewrite(ctx, src, dst, opts)
-	} else {
-		s, err = copyKeys(ctx, src, dst, opts)
-	}
-	s.Took = time.Since(start)
-	if err == nil && s.Failed > 0 {
-		err = fmt.Errorf("%w: %d failed", ErrFailed, s.Failed)
-	}
-	if err == nil && !opts.DryRun {
-		err = ensureParents(ctx, src, dst, opts)
-	}
-	if err == nil && opts.Journal != nil && !opts.DryRun {
-		err = opts.Journal.Finish()
-	}
-	return s, err
-}
-
-// ensureParents gives a node copied alone the groups above it, in its
-// output format, where the destination has none.
-func ensureParents(ctx context.Context, src, dst Endpoint, opts Options) error {
-	path := strings.Trim(opts.Path, "/")
-	if path == "" {
-		return nil
-	}
-	n, err := hierarchy.Open(ctx, dst.Store, path)
-	if err != nil {
-		return fmt.Errorf("%s: the copied node: %w", dst.Name, err)
-	}
-	if err := hierarchy.EnsureAncestors(ctx, dst.Store, path, n.Format()); err != nil {
-		return fmt.Errorf("%s: the groups above %s: %w", dst.Name, n.Name(), err)
-	}
-	return nil
+	return p.Run(ctx, dst)
 }
 
 // maxFailures bounds the failures a summary names.

@@ -5,7 +5,6 @@ import (
 	"crypto/md5"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -184,9 +183,14 @@ func TestRewrite(t *testing.T) {
 			t.Fatalf("%+v: no consolidated metadata", o)
 		}
 	}
-	s, err := transfer.Run(ctx, endpoint("src", src), endpoint("dst", store.NewMemory()), transfer.Options{Shard: []int{3, 3}})
-	if !errors.Is(err, transfer.ErrFailed) || len(s.Failures) == 0 || !strings.Contains(s.Failures[0], "--to-format 3") {
-		t.Fatalf("sharding a v2 array without --to-format 3: %v %v", err, s.Failures)
+	// found before anything is written, each array named
+	dst := store.NewMemory()
+	_, err := transfer.Run(ctx, endpoint("src", src), endpoint("dst", dst), transfer.Options{Shard: []int{3, 3}, Path: "g"})
+	if err == nil || !strings.Contains(err.Error(), "--to-format 3") || !strings.Contains(err.Error(), "/g/a0") {
+		t.Fatalf("sharding a v2 array without --to-format 3: %v", err)
+	}
+	if keys, _ := store.ListAll(ctx, dst, ""); len(keys) != 0 {
+		t.Fatalf("a refused rewrite wrote %v", keys)
 	}
 }
 

@@ -1,0 +1,378 @@
+package transfer
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/zarrgw/zarrgw/core/array"
+	"github.com/zarrgw/zarrgw/core/grid"
+	"github.com/zarrgw/zarrgw/core/hierarchy"
+	"github.com/zarrgw/zarrgw/core/meta"
+	"github.com/zarrgw/zarrgw/core/store"
+)
+
+// ArrayPlan is one array of a plan.
+type ArrayPlan struct {
+	Path   string `json:"path"`
+	Before Layout `json:"before"`
+	After  Layout `json:"after"`
+	// Keys counts the keys written: metadata and chunks (or shards).
+	Keys int64 `json:"keys"`
+	// Bytes is the stored size of the source values below the array
+	// (metadata and chunks), what the copy reads; nil when the source
+	// cannot list its keys with sizes.
+	Bytes *int64 `json:"bytes"`
+}
+
+// Layout is how an array is stored.
+type Layout struct {
+	Format   string `json:"format"`
+	DataType string `json:"data_type"`
+	Shape    []int  `json:"shape"`
+	// ChunkShape is the shape of the chunks (of a sharded array: of its
+	// inner chunks); ShardShape is nil when the array is not sharded.
+	ChunkShape []int           `json:"chunk_shape"`
+	ShardShape []int           `json:"shard_shape"`
+	Codecs     json.RawMessage `json:"codecs"`
+}
+
+// GroupPlan is one group of a plan.
+type GroupPlan struct {
+	Path   string `json:"path"`
+	Format string `json:"format"`
+	Keys   int64  `json:"keys"`
+	Bytes  *int64 `json:"bytes"`
+	// Created: a group above the copied node that the destination lacks.
+	Created bool `json:"created,omitempty"`
+}
+
+// KeyCount is a number of keys and their stored size.
+type KeyCount struct {
+	Keys  int64  `json:"keys"`
+	Bytes *int64 `json:"bytes"`
+}
+
+// Totals sum a plan: Keys is every key the copy writes (the arrays',
+// the groups', the other keys and the consolidated metadata); Bytes the
+// stored size of what it reads, nil when unknown.
+type Totals struct {
+	Arrays int    `json:"arrays"`
+	Groups int    `json:"groups"`
+	Keys   int64  `json:"keys"`
+	Bytes  *int64 `json:"bytes"`
+}
+
+// sizes are the stored sizes of the source keys below the copied node;
+// nil when the source cannot list them.
+type sizes map[string]int64
+
+// sourceSizes lists the source with sizes.
+func (p *Plan) sourceSizes(ctx context.Context) (sizes, error) {
+	out := sizes{}
+	for e, err := range store.ListInfo(ctx, p.src.Store, p.scope, "") {
+		if errors.Is(err, store.ErrUnsupported) {
+			p.Notes = append(p.Notes, fmt.Sprintf("%s cannot list its keys: sizes are unknown, and every chunk of the new grid is counted", p.src.Name))
+			return nil, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: list: %w", p.src.Name, err)
+		}
+		out[e.Key] = e.Info.Size
+	}
+	return out, nil
+}
+
+// measure fills the plan's report: per array and group, the keys written
+// and the bytes read, and the totals.
+func (p *Plan) measure(ctx context.Context) error {
+	sz, err := p.sourceSizes(ctx)
+	if err != nil {
+		return err
+	}
+	p.Other.Bytes = known(sz)
+	if p.Mode == "copy" {
+		err = p.measureCopy(ctx, sz)
+	} else {
+		p.measureRewrite(sz)
+	}
+	if err != nil {
+		return err
+	}
+	p.measureTotals()
+	p.sortPlans()
+	return nil
+}
+
+// measureCopy attributes each key a byte copy writes to its array, its
+// group, or to neither.
+func (p *Plan) measureCopy(ctx context.Context, sz sizes) error {
+	nodes, err := p.sourceNodes(ctx)
+	if err != nil {
+		return err
+	}
+	arrays, groups := p.nodePlans(nodes, sz)
+	for _, key := range p.keys {
+		size, ok := sz[key]
+		if !ok {
+			size = int64(len(p.docs[key])) // merged metadata: not read, written
+		}
+		keys, bytes := &p.Other.Keys, p.Other.Bytes
+		if a := arrays[arrayOf(arrays, key)]; a != nil {
+			keys, bytes = &a.Keys, a.Bytes
+		} else if g := groups[nodeOfDoc(key)]; g != nil && isMetadataKey(key) {
+			keys, bytes = &g.Keys, g.Bytes
+		}
+		*keys++
+		add(bytes, size)
+	}
+	return nil
+}
+
+// sourceNodes reads the nodes of a byte copy: every node whose metadata
+// document is among its keys. A document that cannot be read is noted,
+// and its keys counted as other keys.
+func (p *Plan) sourceNodes(ctx context.Context) ([]hierarchy.Node, error) {
+	seen := map[string]bool{}
+	var out []hierarchy.Node
+	for _, key := range p.keys {
+		name := nodeOfDoc(key)
+		if !isMetadataKey(key) || seen[name] || strings.HasSuffix(key, ".zattrs") || strings.HasSuffix(key, ".zmetadata") {
+			continue
+		}
+		seen[name] = true
+		n, err := hierarchy.Open(ctx, p.src.Store, name)
+		switch {
+		case errors.Is(err, hierarchy.ErrNoNode):
+		case err != nil:
+			p.Notes = append(p.Notes, fmt.Sprintf("/%s: %v: its keys are copied as they are", name, err))
+		default:
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// nodePlans starts the report of each node, and indexes it by path.
+func (p *Plan) nodePlans(nodes []hierarchy.Node, sz sizes) (map[string]*ArrayPlan, map[string]*GroupPlan) {
+	arrays, groups := map[string]*ArrayPlan{}, map[string]*GroupPlan{}
+	for _, n := range nodes {
+		if n.Array != nil {
+			p.Arrays = append(p.Arrays, ArrayPlan{Path: n.Path, Before: layoutOf(n.Array), After: layoutOf(n.Array), Bytes: known(sz)})
+		} else {
+			p.Groups = append(p.Groups, GroupPlan{Path: n.Path, Format: n.Group.Format.String(), Bytes: known(sz)})
+		}
+	}
+	for i := range p.Arrays {
+		arrays[p.Arrays[i].Path] = &p.Arrays[i]
+	}
+	for i := range p.Groups {
+		groups[p.Groups[i].Path] = &p.Groups[i]
+	}
+	return arrays, groups
+}
+
+// measureRewrite counts, per array, its metadata documents and the
+// chunks (or shards) of its new grid that hold stored source values, and
+// the stored bytes below it in the source.
+func (p *Plan) measureRewrite(sz sizes) {
+	byNode := map[string][]string{} // source keys by their node
+	srcArrays := map[string]bool{}
+	for _, n := range p.nodes {
+		if n.src.Array != nil {
+			srcArrays[n.src.Path] = true
+		}
+	}
+	for key := range sz {
+		node := arrayOf(srcArrays, key)
+		if node == "" && !srcArrays[""] {
+			if !isMetadataKey(key) {
+				continue // below no node: a rewrite does not copy it
+			}
+			node = nodeOfDoc(key)
+		}
+		byNode[node] = append(byNode[node], key)
+	}
+	for _, n := range p.nodes {
+		bytes := sumSizes(sz, byNode[n.src.Path])
+		if n.out.Group != nil {
+			p.Groups = append(p.Groups, GroupPlan{Path: n.out.Path, Format: n.out.Group.Format.String(), Keys: int64(len(n.docs)), Bytes: bytes})
+			continue
+		}
+		chunks := newChunks(n, sz, byNode[n.src.Path])
+		p.Arrays = append(p.Arrays, ArrayPlan{Path: n.out.Path, Before: layoutOf(n.src.Array), After: layoutOf(n.out.Array),
+			Keys: int64(len(n.docs)) + chunks, Bytes: bytes})
+	}
+}
+
+// newChunks counts the chunks of n's new grid that hold elements of a
+// stored source chunk; those are the chunks the rewrite writes (but for
+// any whose every element is the fill value, which are not stored). When
+// the source cannot say which chunks it stores, every chunk counts.
+func newChunks(n *outNode, sz sizes, keys []string) int64 {
+	src, out := n.src.Array, n.out.Array
+	counts := gridCounts(out.Shape, out.ChunkShape)
+	enc, err := grid.NewKeyEncoder(src.ChunkKey)
+	if sz == nil || err != nil || len(src.StorageTransformers) > 0 {
+		return product(counts)
+	}
+	prefix := array.ChunkPrefix(src.Format, n.src.Path)
+	seen := map[int64]bool{}
+	for _, key := range keys {
+		coords, ok := enc.Parse(strings.TrimPrefix(key, prefix), len(src.Shape))
+		if ok && strings.HasPrefix(key, prefix) {
+			markOverlap(seen, coords, src, out, counts)
+		}
+	}
+	return int64(len(seen))
+}
+
+// markOverlap marks the chunks of out's grid that the source chunk at
+// coords overlaps.
+func markOverlap(seen map[int64]bool, coords []int, src, out *meta.ArrayMeta, counts []int) {
+	lo, hi := make([]int, len(coords)), make([]int, len(coords))
+	for i, c := range coords {
+		start := c * src.ChunkShape[i]
+		end := min(start+src.ChunkShape[i], src.Shape[i])
+		if start >= end {
+			return // a chunk outside the array (left by a shrink)
+		}
+		lo[i], hi[i] = start/out.ChunkShape[i], (end-1)/out.ChunkShape[i]
+	}
+	idx := append([]int(nil), lo...)
+	for {
+		var linear int64
+		for i := range idx {
+			linear = linear*int64(counts[i]) + int64(idx[i])
+		}
+		seen[linear] = true
+		d := len(idx) - 1
+		for ; d >= 0 && idx[d] == hi[d]; d-- {
+			idx[d] = lo[d]
+		}
+		if d < 0 {
+			return
+		}
+		idx[d]++
+	}
+}
+
+// measureTotals sums the report, adding the groups created above the
+// copied node and a consolidated metadata document not written otherwise.
+func (p *Plan) measureTotals() {
+	written := map[string]bool{}
+	for _, d := range p.ancestors {
+		written[d.Key] = true
+	}
+	for _, a := range p.Target.Ancestors {
+		g := GroupPlan{Path: strings.TrimPrefix(a, "/"), Format: p.rootFormat().String(), Bytes: new(int64), Created: true}
+		for _, d := range p.ancestors {
+			if nodeOfDoc(d.Key) == g.Path {
+				g.Keys++
+			}
+		}
+		p.Groups = append(p.Groups, g)
+	}
+	t := Totals{Arrays: len(p.Arrays), Groups: len(p.Groups), Keys: p.Other.Keys, Bytes: p.Other.Bytes}
+	for _, a := range p.Arrays {
+		t.Keys += a.Keys
+		t.Bytes = addPtr(t.Bytes, a.Bytes)
+	}
+	for _, g := range p.Groups {
+		t.Keys += g.Keys
+		t.Bytes = addPtr(t.Bytes, g.Bytes)
+	}
+	if key := p.consolidatedKey(); key != "" && !written[key] && !p.writes(key) && p.docs[key] == nil {
+		t.Keys++
+	}
+	p.Totals = t
+}
+
+// consolidatedKey is the document consolidation writes, "" for none.
+func (p *Plan) consolidatedKey() string {
+	if p.consolidate == nil {
+		return ""
+	}
+	if p.rootFormat() == meta.V2 {
+		return array.V2ConsolidatedKey(*p.consolidate)
+	}
+	return array.V3MetaKey(*p.consolidate)
+}
+
+// arrayOf is the path of the array below which key lies, "" for none (or
+// the root array); draft keys (data/root/..., meta/root/...) included.
+func arrayOf[T any](arrays map[string]T, key string) string {
+	if rest, ok := strings.CutPrefix(key, "data/root/"); ok {
+		key = rest
+	} else if rest, ok := strings.CutPrefix(key, "meta/root/"); ok && strings.HasSuffix(key, ".array.json") {
+		return strings.TrimSuffix(rest, ".array.json")
+	}
+	for dir := key; dir != ""; {
+		dir = parentDir(dir)
+		if _, ok := arrays[dir]; ok {
+			return dir
+		}
+	}
+	return ""
+}
+
+// layoutOf describes how an array is stored.
+func layoutOf(m *meta.ArrayMeta) Layout {
+	l := Layout{Format: m.Format.String(), DataType: m.DataType.Name, Shape: m.Shape, ChunkShape: m.ChunkShape}
+	if len(m.Codecs) == 1 && m.Codecs[0].Name == "sharding_indexed" {
+		if inner, _, err := innerLayout(m); err == nil {
+			l.ChunkShape, l.ShardShape = inner, m.ChunkShape
+		}
+	}
+	l.Codecs, _ = meta.MarshalExtensions(m.Codecs)
+	return l
+}
+
+func known(sz sizes) *int64 {
+	if sz == nil {
+		return nil
+	}
+	return new(int64)
+}
+
+func add(total *int64, n int64) {
+	if total != nil {
+		*total += n
+	}
+}
+
+func addPtr(total, n *int64) *int64 {
+	if total == nil || n == nil {
+		return nil
+	}
+	sum := *total + *n
+	return &sum
+}
+
+func sumSizes(sz sizes, keys []string) *int64 {
+	if sz == nil {
+		return nil
+	}
+	var n int64
+	for _, k := range keys {
+		n += sz[k]
+	}
+	return &n
+}
+
+func product(counts []int) int64 {
+	n := int64(1)
+	for _, c := range counts {
+		n *= int64(c)
+	}
+	return n
+}
+
+// sortPlans orders the report by path.
+func (p *Plan) sortPlans() {
+	sort.Slice(p.Arrays, func(i, j int) bool { return p.Arrays[i].Path < p.Arrays[j].Path })
+	sort.Slice(p.Groups, func(i, j int) bool { return p.Groups[i].Path < p.Groups[j].Path })
+}

@@ -1,0 +1,244 @@
+package transfer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/zarrgw/zarrgw/core/array"
+	"github.com/zarrgw/zarrgw/core/hierarchy"
+	"github.com/zarrgw/zarrgw/core/meta"
+)
+
+// Plan is what a copy will do, found out before it writes anything: the
+// source is listed and read, every array's new layout is built and
+// checked, and the destination is examined. Its exported fields are the
+// dry run's report (zarrgw cp --dry-run --json prints them).
+type Plan struct {
+	Source      string `json:"source"`
+	Destination string `json:"destination"`
+	// Path is the node copied, "" for the whole hierarchy.
+	Path string `json:"path"`
+	// Mode is "copy" (keys byte for byte) or "rewrite" (arrays through
+	// the engine).
+	Mode   string      `json:"mode"`
+	Target Target      `json:"destination_state"`
+	Arrays []ArrayPlan `json:"arrays"`
+	Groups []GroupPlan `json:"groups"`
+	// Other counts the keys below no node (a byte copy copies them too).
+	Other KeyCount `json:"other_keys"`
+	// Notes say what the plan could not describe (unreadable metadata
+	// copied as it is, sizes a store does not give).
+	Notes  []string `json:"notes,omitempty"`
+	Totals Totals   `json:"totals"`
+
+	src   Endpoint
+	opts  Options
+	scope string          // the key prefix of the copied node
+	root  *hierarchy.Node // the node at Path in the source; nil when there is none (a directory of hierarchies)
+	// keys are the keys a byte copy writes, sorted: the source's, and
+	// those of merged metadata.
+	keys []string
+	// nodes are a rewrite's nodes, parents first, each with what it
+	// becomes.
+	nodes []*outNode
+	// docs are metadata documents written as given rather than copied:
+	// every rewritten node's, and those of nodes merged.
+	docs map[string][]byte
+	// ancestors are the group documents created above Path.
+	ancestors []array.Doc
+	// erase: Overwrite found other data, removed before the copy.
+	erase bool
+	// consolidate: where metadata is consolidated at the end (nil: not).
+	consolidate *string
+	// mergeConsolidated: a merge into a group whose metadata the
+	// destination or the source had consolidated.
+	mergeConsolidated bool
+}
+
+// outNode is a node of the source and what a rewrite writes for it.
+type outNode struct {
+	src  hierarchy.Node
+	out  hierarchy.Node // the node as written: its new layout, its converted format
+	docs []array.Doc
+}
+
+// Target is what the destination held, and what the copy does about it.
+type Target struct {
+	// State is "new" (no such directory yet), "empty", "same_copy" (it
+	// holds only keys this copy writes, with the same metadata: an
+	// earlier run of it, which a rerun resumes), "overwrite" (other data,
+	// erased first) or "merge" (other data, kept).
+	State string `json:"state"`
+	// Keys counts the keys found below the copied node.
+	Keys int64 `json:"keys"`
+	// Foreign counts those this copy would not write, and Differing the
+	// metadata documents it would write with other content.
+	Foreign   int64 `json:"foreign_keys"`
+	Differing int64 `json:"differing_metadata"`
+	// Erase counts the keys --overwrite removes first.
+	Erase int64 `json:"erase_keys"`
+	// Ancestors are the groups created above the copied node.
+	Ancestors []string `json:"created_groups_above"`
+	// Merged are the nodes whose metadata --merge merges.
+	Merged []string `json:"merged_nodes,omitempty"`
+}
+
+// Prepare plans the copy of src to dst, as opts say, and writes nothing.
+// It fails on an option that cannot apply, a source that cannot be read,
+// an array that cannot be converted, and a destination holding data this
+// copy would not write (a ForeignError) unless opts.Existing allows it.
+// A dst with no Store stands for a destination that does not exist yet.
+func Prepare(ctx context.Context, src, dst Endpoint, opts Options) (*Plan, error) {
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	path, _ := hierarchy.CleanPath(opts.Path)
+	opts.Path = path
+	p := &Plan{Source: src.Name, Destination: dst.Name, Path: path, Mode: "copy", src: src, opts: opts,
+		scope: keyPrefix(path), docs: map[string][]byte{}}
+	plan := p.planCopy
+	if opts.Rewrites() {
+		p.Mode, plan = "rewrite", p.planRewrite
+	}
+	if err := plan(ctx, dst); err != nil {
+		return nil, err
+	}
+	if err := p.checkDestination(ctx, dst); err != nil {
+		return nil, err
+	}
+	if err := p.planConsolidation(); err != nil {
+		return nil, err
+	}
+	if opts.DryRun {
+		if err := p.measure(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// rootFormat is the format the node at Path is written in.
+func (p *Plan) rootFormat() meta.Format {
+	if len(p.nodes) > 0 {
+		return p.nodes[0].out.Format()
+	}
+	return p.root.Format()
+}
+
+// rootIsGroup reports whether the copied node is a group.
+func (p *Plan) rootIsGroup() bool {
+	if len(p.nodes) > 0 {
+		return p.nodes[0].out.Group != nil
+	}
+	return p.root != nil && p.root.Group != nil
+}
+
+// planConsolidation decides where metadata is consolidated at the end:
+// with --consolidate, at the group copied (or, for an array, at the
+// root above it); after a merge into a group whose metadata either side
+// had consolidated, there, as it must then list the members of both.
+func (p *Plan) planConsolidation() error {
+	if !p.opts.Consolidate && !p.mergeConsolidated {
+		return nil
+	}
+	at := p.Path
+	switch {
+	case p.rootIsGroup():
+	case p.Path != "":
+		at = "" // an array copied alone: the root above it
+	case p.opts.Consolidate:
+		return fmt.Errorf("--consolidate: %s has no group at / to consolidate", p.Source)
+	}
+	p.consolidate = &at
+	return nil
+}
+
+// Run carries the plan out into dst: the destination Prepare examined,
+// or, when Prepare was given one that did not exist, the one made since.
+func (p *Plan) Run(ctx context.Context, dst Endpoint) (Summary, error) {
+	start := time.Now()
+	src, opts := p.src, p.opts
+	if opts.Jobs == 0 && (src.Remote || dst.Remote) {
+		opts.Jobs = remoteJobs
+	}
+	src.Store, dst.Store = watchFaults(src.Store), watchFaults(dst.Store)
+	var s Summary
+	var err error
+	if p.erase {
+		if err = dst.Store.ErasePrefix(ctx, p.scope); err != nil {
+			return s, fmt.Errorf("%s: --overwrite: erase %q: %w", dst.Name, p.scope, err)
+		}
+	}
+	if p.Mode == "rewrite" {
+		s, err = p.rewrite(ctx, src, dst, opts)
+	} else {
+		s, err = p.copyKeys(ctx, src, dst, opts)
+	}
+	s.Took = time.Since(start)
+	if isFault(err) {
+		err = fmt.Errorf("copy stopped, as every other key would fail the same way (a rerun resumes): %w", err)
+	}
+	if err == nil && s.Failed > 0 {
+		err = fmt.Errorf("%w: %d failed", ErrFailed, s.Failed)
+	}
+	if err == nil {
+		err = p.finish(ctx, dst)
+	}
+	if err == nil && opts.Journal != nil {
+		err = opts.Journal.Finish()
+	}
+	return s, err
+}
+
+// finish gives a node copied alone the groups above it and consolidates
+// metadata where the plan says.
+func (p *Plan) finish(ctx context.Context, dst Endpoint) error {
+	if len(p.ancestors) > 0 {
+		if err := hierarchy.EnsureAncestors(ctx, dst.Store, p.Path, p.rootFormat()); err != nil {
+			return fmt.Errorf("%s: the groups above /%s: %w", dst.Name, p.Path, err)
+		}
+	}
+	if p.consolidate == nil {
+		return nil
+	}
+	if err := hierarchy.Consolidate(ctx, dst.Store, *p.consolidate); err != nil {
+		return fmt.Errorf("%s: consolidate /%s: %w", dst.Name, *p.consolidate, err)
+	}
+	return nil
+}
+
+// openNode returns the node at path in e, nil when there is none.
+func openNode(ctx context.Context, e Endpoint, path string) (*hierarchy.Node, error) {
+	n, err := hierarchy.Open(ctx, e.Store, path)
+	if errors.Is(err, hierarchy.ErrNoNode) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: /%s: %w", e.Name, path, err)
+	}
+	return &n, nil
+}
+
+// ancestorsOf lists the paths above path, the root first.
+func ancestorsOf(path string) []string {
+	if path == "" {
+		return nil
+	}
+	parts := strings.Split(path, "/")
+	out := make([]string, 0, len(parts))
+	for i := range parts {
+		out = append(out, strings.Join(parts[:i], "/"))
+	}
+	return out
+}
+
+// SetJournal gives the copy its journal: opened once the plan has said
+// whether what an earlier run recorded still stands (not after
+// --overwrite erased it).
+func (p *Plan) SetJournal(j *Journal) { p.opts.Journal = j }
+
+// SetProgress gives the copy what it reports its progress to.
+func (p *Plan) SetProgress(pr Progress) { p.opts.Progress = pr }
