@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/zarrgw/zarrgw/core/array"
 	"github.com/zarrgw/zarrgw/core/grid"
-	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/host/location"
 	"github.com/zarrgw/zarrgw/host/registry"
 	"github.com/zarrgw/zarrgw/host/render"
@@ -17,16 +17,24 @@ func newCat(set registry.Set) *cobra.Command {
 	var path, format, slice, configFile string
 	var memory memoryFlag
 	cmd := &cobra.Command{
-		Use:   "cat LOCATION",
+		Use:   "cat LOCATION --path PATH [--slice SEL] [--format json|npy|raw]",
 		Short: "Print an array's contents (or a selection) as JSON, .npy or raw bytes, streamed",
-		Args:  cobra.ExactArgs(1),
+		Example: `  zarrgw cat data.zarr --path t2m
+  zarrgw cat data.zarr --path t2m --slice 0:10,5 --format npy > t2m.npy
+  zarrgw cat s3://bucket/data.zarr --path t2m --slice ::10,::10 --format raw | od -f
+  zarrgw cat -c zarrgw.hcl era5 --path t2m --memory 256MiB`,
+		Args: oneLocation,
 		RunE: onLocation(set, &configFile, func(cmd *cobra.Command, t *location.Target) error {
 			f, err := render.ParseFormat(format)
 			if err != nil {
 				return err
 			}
 			ctx := cmd.Context()
-			a, err := hierarchy.OpenArray(ctx, t.Store, path, t.Options)
+			n, err := openNode(ctx, t, path, true)
+			if err != nil {
+				return err
+			}
+			a, err := array.New(ctx, t.Store, n.Path, n.Array, t.Options)
 			if err != nil {
 				return err
 			}

@@ -26,13 +26,21 @@ func newInit(set registry.Set) *cobra.Command {
 	var upgrade bool
 	cmd := &cobra.Command{
 		Use:   "init -c FILE [-upgrade]",
-		Short: "Install the plugins a configuration gives by version, and record them in " + config.LockFileName,
+		Short: "Install the plugins a configuration gives by version, and record them in its lock file (NAME.lock.hcl)",
 		Long: `Installs each plugin whose block gives a version constraint: the version the lock file
 pins, or with -upgrade (or when it pins none) the newest that meets the constraint, from the
 installation sources of the CLI configuration ($` + cliconfig.FileEnv + `), through its plugin
 cache. Each package is checked against the hashes its source states and the lock file records,
 unpacked into .zarrgw/plugins beside the configuration, and started once to ask what it serves.
-A plugin the CLI configuration's dev_overrides names is skipped: its development build runs as it is.`,
+A plugin the CLI configuration's dev_overrides names is skipped: its development build runs as it is.
+
+Each configuration file has a lock file of its own beside it: NAME.hcl's is NAME.lock.hcl
+(zarrgw.hcl's, zarrgw.lock.hcl), so configurations sharing a directory lock independently. A
+configuration without one yet reads the directory's zarrgw.lock.hcl, which earlier versions
+shared, and init then writes its own, leaving that file as it is.`,
+		Example: `  zarrgw init -c zarrgw.hcl
+  zarrgw init -c zarrgw.hcl -upgrade
+  ZARRGW_CLI_CONFIG_FILE=$PWD/cli.hcl zarrgw init -c prefix.hcl   # writes prefix.lock.hcl`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			file, err := configPath(path, args)
@@ -76,20 +84,20 @@ func loadForLock(cmd *cobra.Command, set registry.Set, file string, opts config.
 	if diags.HasErrors() {
 		return nil, nil, fmt.Errorf("%s: %s", file, diags.Errs()[0])
 	}
-	return cfg, install.New(cli, progress(cmd.OutOrStdout()), pluginLaunch(cmd.ErrOrStderr())), nil
+	return cfg, install.New(cli, progress(cmd.OutOrStdout(), cfg.LockSource()), pluginLaunch(cmd.ErrOrStderr())), nil
 }
 
 // progress prints a line to out for each step of the installer that a
 // user follows: versions chosen, packages installed, downloaded, hashed
 // and mirrored, and plugins skipped.
-func progress(out io.Writer) install.Events {
+func progress(out io.Writer, lockFile string) install.Events {
 	say := func(format string, args ...any) { fmt.Fprintf(out, format+"\n", args...) }
 	return install.Events{
 		OverrideSkipped: func(source, cliFile, dir string) {
 			say("- Skipping %s: dev_overrides in %s names a development build (%s), which runs without installation or lock entry", source, cliFile, dir)
 		},
 		LockedVersion: func(a pluginpkg.Address, v *version.Version) {
-			say("- Using %s v%s, as %s pins it", a, v, config.LockFileName)
+			say("- Using %s v%s, as %s pins it", a, v, lockFile)
 		},
 		QueryPackagesBegin: func(a pluginpkg.Address, constraint string) {
 			say("- Finding %s versions matching %q...", a, constraint)
@@ -147,10 +155,23 @@ func writeLock(out io.Writer, cfg *config.Config, lock *config.Lock) error {
 		return err
 	}
 	after, _ := os.ReadFile(path)
+	if cfg.SharedLock() {
+		fmt.Fprintf(out, "%s: %d plugins locked. %s has a lock file of its own now; %s, which earlier versions shared between the configurations of %s, is left as it is: remove it once no configuration reads it.\n",
+			path, len(lock.Plugins), cfg.Filename, cfg.LockSource(), dirName(cfg.Dir))
+		return nil
+	}
 	if bytes.Equal(before, after) {
 		fmt.Fprintf(out, "%s: %d plugins locked, unchanged\n", path, len(lock.Plugins))
 		return nil
 	}
 	fmt.Fprintf(out, "%s: %d plugins locked. zarrgw has changed the versions, hashes or names recorded there:\nreview the changes and commit them with the configuration.\n", path, len(lock.Plugins))
 	return nil
+}
+
+// dirName names a directory in messages ("." as "this directory").
+func dirName(dir string) string {
+	if dir == "." || dir == "" {
+		return "this directory"
+	}
+	return dir
 }

@@ -47,12 +47,12 @@ func TestInitProgressLines(t *testing.T) {
 			"- Mirrored example.org/acme/bitshave v1.3.0 for linux_amd64 (filesystem mirror /srv/mirror)"},
 	} {
 		var out strings.Builder
-		c.step(progress(&out))
+		c.step(progress(&out, "zarrgw.lock.hcl"))
 		if got := strings.TrimSuffix(out.String(), "\n"); got != c.want || strings.Count(out.String(), "\n") != min(1, len(c.want)) {
 			t.Errorf("printed %q, want %q", out.String(), c.want)
 		}
 	}
-	quiet := progress(nil)
+	quiet := progress(nil, "zarrgw.lock.hcl")
 	for name, set := range map[string]bool{
 		"QueryPackagesSuccess": quiet.QueryPackagesSuccess != nil, "QueryPackagesFailure": quiet.QueryPackagesFailure != nil,
 		"AlreadyInstalled": quiet.AlreadyInstalled != nil, "InstallPackageFailure": quiet.InstallPackageFailure != nil,

@@ -3,6 +3,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -25,7 +26,17 @@ func main() {
 	root := newRoot(registry.Bundled())
 	root.SetArgs(goStyleFlags(root, os.Args[1:]))
 	if err := root.ExecuteContext(ctx); err != nil {
-		fmt.Fprintf(os.Stderr, "zarrgw: %v\n", err)
+		var quiet exitCode
+		if !errors.As(err, &quiet) {
+			fmt.Fprintf(os.Stderr, "zarrgw: %v\n", err)
+		}
 		os.Exit(1)
 	}
 }
+
+// exitCode is the error of a command that has said what went wrong in its
+// output already (a JSON document with the diagnostics): zarrgw exits 1
+// without a line of its own.
+type exitCode struct{}
+
+func (exitCode) Error() string { return "failed (see the output)" }

@@ -21,11 +21,14 @@ import (
 // people run plugins through a host, never by hand.
 func newPluginServe(set registry.Set) *cobra.Command {
 	var kind string
-	cmd := &cobra.Command{Use: "plugin", Short: "Run as a plugin (used by zarrgw itself)", Hidden: true}
+	cmd := &cobra.Command{Use: "plugin", Short: "Run as a plugin (used by zarrgw itself)", Hidden: true,
+		Example: "  zarrgw plugin serve zstd   # what a plugin block's args run; never by hand"}
 	serve := &cobra.Command{
 		Use:   "serve [--kind KIND] NAME",
 		Short: "Serve one bundled codec, store or transformer as a plugin over stdin/stdout handshake",
-		Args:  cobra.ExactArgs(1),
+		Example: `  # in a configuration, a bundled codec run out of process:
+  #   plugin "zarrgw.dev/builtin/zstd" { path = "/usr/local/bin/zarrgw", args = ["plugin", "serve", "zstd"] }`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return set.Serve(extension.Kind(kind), args[0])
 		},
@@ -41,10 +44,20 @@ func newPluginServe(set registry.Set) *cobra.Command {
 func newPluginsList(set registry.Set) *cobra.Command {
 	var binaries []string
 	var file string
+	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "list [--config FILE] [--plugin PATH[@SHA256]]...",
+		Use:   "list [--config FILE] [--plugin PATH[@SHA256]]... [--json]",
 		Short: "List bundled extensions and what a configuration's plugins and the given plugin binaries serve",
-		Args:  cobra.NoArgs,
+		Long: `List bundled extensions and what a configuration's plugins and the given plugin binaries serve,
+starting each plugin to ask it. A plugin that cannot say makes the exit status 1.
+
+With --json, one JSON document: format_version, extensions (name, kind, version, aliases, uris,
+bundled, plugin, state, pid, restarts, error, overridden_by) and resolution.`,
+		Example: `  zarrgw plugins list
+  zarrgw plugins list -c zarrgw.hcl
+  zarrgw plugins list --plugin ./bin/zarrgw-codec-xor
+  zarrgw plugins list --json | jq -r '.extensions[] | select(.kind == "codec") | .name'`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// Plugin logs matter here only when something goes wrong.
 			logger := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
@@ -59,7 +72,11 @@ func newPluginsList(set registry.Set) *cobra.Command {
 				}
 			}
 			entries := set.List(cmd.Context(), l)
-			if err := launcher.WriteTable(cmd.OutOrStdout(), entries); err != nil {
+			write := launcher.WriteTable
+			if asJSON {
+				write = launcher.WriteJSON
+			}
+			if err := write(cmd.OutOrStdout(), entries); err != nil {
 				return err
 			}
 			return failedPlugins(entries)
@@ -67,6 +84,7 @@ func newPluginsList(set registry.Set) *cobra.Command {
 	}
 	cmd.Flags().StringArrayVar(&binaries, "plugin", nil, "a plugin binary to start and list, pinned as PATH@SHA256 (without a checksum, the file's current one is used)")
 	addConfigFlag(cmd, &file)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON document (see above)")
 	return cmd
 }
 
@@ -91,7 +109,8 @@ func addConfigured(cmd *cobra.Command, set registry.Set, l *launcher.Launcher, f
 	if err != nil {
 		return err
 	}
-	opts.Probe = nil // listing starts them anyway
+	opts.Probe = nil             // listing starts them anyway
+	opts.IgnoreStoreRoots = true // and opens no store
 	cfg, err := config.Check(file, opts, cmd.ErrOrStderr())
 	if err != nil {
 		return err

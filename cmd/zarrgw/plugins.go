@@ -18,6 +18,10 @@ func newPlugins(set registry.Set) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "plugins",
 		Short: "Manage the plugins a configuration declares",
+		Example: `  zarrgw plugins list -c zarrgw.hcl
+  zarrgw plugins lock -c zarrgw.hcl
+  zarrgw plugins mirror -c zarrgw.hcl ./mirror
+  zarrgw plugins package --address example.org/acme/xor --version 1.0.0 --mirror ./mirror bin/zarrgw-codec-xor`,
 	}
 	cmd.AddCommand(newPluginsLock(set), newPluginsMirror(set), newPluginsPackage())
 	return cmd
@@ -59,11 +63,17 @@ func withPlatforms(cmd *cobra.Command, what string, fileArg bool, run func(cmd *
 func newPluginsLock(set registry.Set) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "lock -c FILE [-platform=OS_ARCH]...",
-		Short: "Record in " + config.LockFileName + " each plugin binary's SHA-256 and names, and the package hashes of installed plugins",
+		Short: "Record in the configuration's lock file (NAME.lock.hcl) each plugin binary's SHA-256 and names, and the package hashes of installed plugins",
 		Long: `For each plugin given by path, starts its binary once, pinned to its SHA-256, to ask what it
 serves, and records both. For each plugin given by version, records the hashes of its packages
 for each -platform, fetched from the installation sources (not installed), so that the lock
-file vouches for machines of other platforms.`,
+file vouches for machines of other platforms.
+
+Each configuration file has a lock file of its own beside it: NAME.hcl's is NAME.lock.hcl
+(zarrgw.hcl's, zarrgw.lock.hcl). Locking one configuration never changes another's.`,
+		Example: `  zarrgw plugins lock -c zarrgw.hcl                 # writes zarrgw.lock.hcl
+  zarrgw plugins lock -c prefix.hcl                 # writes prefix.lock.hcl
+  zarrgw plugins lock -c zarrgw.hcl -platform=linux_amd64 -platform=darwin_arm64`,
 		Args: cobra.MaximumNArgs(1),
 	}
 	withPlatforms(cmd, "platform to record installed plugins' package hashes for", true,
@@ -111,6 +121,8 @@ file pins, else the newest that meet the constraints) for each -platform into DI
 layout of a filesystem mirror, and writes the index.json and VERSION.json documents of the
 network mirror protocol beside them: DIR is then a filesystem mirror, and served by any static
 HTTP server, a network mirror. Mirroring several configurations into one DIR merges them.`,
+		Example: `  zarrgw plugins mirror -c zarrgw.hcl ./mirror
+  zarrgw plugins mirror -c zarrgw.hcl -platform=linux_amd64 -platform=linux_arm64 /srv/plugins`,
 		Args: cobra.ExactArgs(1),
 	}
 	withPlatforms(cmd, "platform to mirror packages for", false,
@@ -119,9 +131,9 @@ HTTP server, a network mirror. Mirroring several configurations into one DIR mer
 			if err != nil {
 				return err
 			}
-			lock, diags := config.LoadLock(cfg.LockPath())
+			lock, diags := config.LoadLock(cfg.LockSource())
 			if diags.HasErrors() {
-				return fmt.Errorf("%s: %w", cfg.LockPath(), diags)
+				return fmt.Errorf("%s: %w", cfg.LockSource(), diags)
 			}
 			return in.Mirror(cmd.Context(), cfg, lock, args[0], platforms)
 		})
@@ -136,6 +148,8 @@ func newPluginsPackage() *cobra.Command {
 		Long: `Writes zarrgw-plugin-TYPE_VERSION_OS_ARCH.zip, holding BINARY as zarrgw-plugin-TYPE_vVERSION,
 into --output (default: the current directory), or with --mirror into that mirror directory, in the
 packed layout, with its network mirror documents updated: what "zarrgw init" installs from.`,
+		Example: `  zarrgw plugins package --address example.org/acme/xor --version 1.0.0 bin/zarrgw-codec-xor
+  zarrgw plugins package --address example.org/acme/xor --version 1.0.0 --platform linux_arm64 --mirror ./mirror build/linux_arm64/zarrgw-codec-xor`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			plat := pluginpkg.Current()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -14,10 +15,21 @@ import (
 
 func newValidate(set registry.Set) *cobra.Command {
 	var path string
+	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "validate --config FILE",
+		Use:   "validate --config FILE [--json]",
 		Short: "Check a configuration file without serving: syntax, references, extension names and their configuration",
-		Args:  cobra.MaximumNArgs(1),
+		Long: `Check a configuration file without serving: syntax, references, extension names and their
+configuration (pinned plugins present here are started once to ask them), plugin binaries against
+their pins, and the roots of fs stores (a root that does not exist is an error unless the store
+block says create_root = true).
+
+With --json, one JSON document on standard output instead of diagnostics on standard error:
+format_version, file, valid, error_count, warning_count, diagnostics (severity, summary, detail,
+range), lock_file, datasets, stores and plugins; the exit status is 1 when it is not valid.`,
+		Example: `  zarrgw validate -c zarrgw.hcl
+  zarrgw validate -c zarrgw.hcl --json | jq -r '.diagnostics[] | "\(.range.filename):\(.range.start.line): \(.summary)"'`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			file, err := configPath(path, args)
 			if err != nil {
@@ -30,6 +42,19 @@ func newValidate(set registry.Set) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if asJSON {
+				cfg, diags := config.CheckDiagnostics(file, opts)
+				report := config.NewReport(cfg, diags)
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(report); err != nil {
+					return err
+				}
+				if !report.Valid {
+					return exitCode{}
+				}
+				return nil
+			}
 			cfg, err := config.Check(file, opts, cmd.ErrOrStderr())
 			if err != nil {
 				return err
@@ -40,6 +65,7 @@ func newValidate(set registry.Set) *cobra.Command {
 		},
 	}
 	addConfigFlag(cmd, &path)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as one JSON document (see above)")
 	return cmd
 }
 

@@ -9,7 +9,6 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/array"
 	"github.com/zarrgw/zarrgw/core/grid"
-	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/core/ndarray"
 	"github.com/zarrgw/zarrgw/host/location"
 	"github.com/zarrgw/zarrgw/host/registry"
@@ -22,10 +21,21 @@ func newWrite(set registry.Set) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "write LOCATION --path PATH [--slice SEL] [--from FILE.npy]",
 		Short: "Write a .npy document or raw elements (from a file or standard input) into an array or a selection of it, streamed",
-		Args:  cobra.ExactArgs(1),
+		Example: `  zarrgw write data.zarr --path t2m --slice 0:90,0:180 --from block.npy
+  python3 -c 'import numpy, sys; numpy.save(sys.stdout.buffer, numpy.ones((90, 180), "<f4"))' | zarrgw write data.zarr --path t2m --slice 0:90,0:180
+  printf 'abcd' | zarrgw write data.zarr --path t --format raw
+  zarrgw write -c zarrgw.hcl era5 --path t2m --from t2m.npy`,
+		Args: oneLocation,
 		RunE: onLocation(set, &configFile, func(cmd *cobra.Command, t *location.Target) error {
 			ctx := cmd.Context()
-			a, err := hierarchy.OpenArray(ctx, t.Store, path, t.Options)
+			if err := readOnly(t); err != nil {
+				return err
+			}
+			n, err := openNode(ctx, t, path, true)
+			if err != nil {
+				return err
+			}
+			a, err := array.New(ctx, t.Store, n.Path, n.Array, t.Options)
 			if err != nil {
 				return err
 			}
@@ -43,7 +53,7 @@ func newWrite(set registry.Set) *cobra.Command {
 				return err
 			}
 			if err := a.WriteStream(ctx, sel, memory.options(), body.Fill); err != nil {
-				return err
+				return writeError(t, err)
 			}
 			if err := body.Finish(); err != nil {
 				return err

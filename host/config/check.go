@@ -12,18 +12,29 @@ import (
 )
 
 // Check loads the configuration at path and verifies the plugin binaries
-// present against their checksums, as "zarrgw validate" does. It prints
+// present against their checksums and the fs stores' roots
+// (VerifyStores), as "zarrgw validate" does. It prints
 // every diagnostic to w and returns an error naming the first error and
 // its position when there is one.
 func Check(path string, opts Options, w io.Writer) (*Config, error) {
-	cfg, diags := LoadWith(path, opts)
-	if !diags.HasErrors() {
-		diags = append(diags, VerifyPlugins(cfg)...)
-	}
+	cfg, diags := CheckDiagnostics(path, opts)
 	if err := cfg.WriteDiagnostics(w, diags); err != nil {
 		return cfg, err
 	}
 	return cfg, diagError(diags)
+}
+
+// CheckDiagnostics is Check returning the diagnostics instead of
+// printing them.
+func CheckDiagnostics(path string, opts Options) (*Config, hcl.Diagnostics) {
+	cfg, diags := LoadWith(path, opts)
+	if !diags.HasErrors() {
+		diags = append(diags, VerifyPlugins(cfg)...)
+		if !opts.IgnoreStoreRoots {
+			diags = append(diags, VerifyStores(cfg)...)
+		}
+	}
+	return cfg, diags
 }
 
 // VerifyPlugins compares each pinned plugin's binary with its checksum. A
@@ -47,15 +58,15 @@ func VerifyPlugins(cfg *Config) hcl.Diagnostics {
 		case sum != p.SHA256:
 			diags = append(diags, diagf(p.DeclRange, "Plugin binary does not match its checksum",
 				"Plugin %q: %s has SHA-256 %s, but %s pins %s. %s",
-				p.Source, p.Path, sum, pinPlace(p), p.SHA256, relockAdvice(cfg, p, sum)))
+				p.Source, p.Path, sum, pinPlace(cfg, p), p.SHA256, relockAdvice(cfg, p, sum)))
 		}
 	}
 	return cfg.redact.apply(diags)
 }
 
-func pinPlace(p Plugin) string {
+func pinPlace(cfg *Config, p Plugin) string {
 	if p.PinnedBy == PinLock {
-		return LockFileName
+		return cfg.lockName()
 	}
 	return "the plugin block"
 }
@@ -116,8 +127,29 @@ func (p Plugin) Locked() LockedPlugin {
 	return LockedPlugin{SHA256: p.SHA256, Serves: p.Serves}
 }
 
-// LockPath is the lock file of the configuration.
-func (c *Config) LockPath() string { return filepath.Join(c.Dir, LockFileName) }
+// LockPath is the configuration's own lock file, the one "zarrgw init" and
+// "zarrgw plugins lock" write: NAME.lock.hcl beside NAME.hcl (LockPathFor).
+func (c *Config) LockPath() string { return filepath.Join(c.Dir, lockName(c.Filename)) }
+
+// LockSource is the lock file the configuration's pins are read from: its
+// own (LockPath) or, while that does not exist, the zarrgw.lock.hcl that
+// earlier versions shared between the configurations of a directory.
+func (c *Config) LockSource() string {
+	if c.lockSource != "" {
+		return c.lockSource
+	}
+	return lockSource(c.Dir, lockName(c.Filename))
+}
+
+// SharedLock reports whether the pins come from the directory's shared
+// zarrgw.lock.hcl of earlier versions, the configuration having no lock
+// file of its own yet.
+func (c *Config) SharedLock() bool {
+	return filepath.Clean(c.LockSource()) != filepath.Clean(c.LockPath())
+}
+
+// lockName names the lock file the pins come from, in messages.
+func (c *Config) lockName() string { return c.LockSource() }
 
 // diagError summarises the errors among diags as one error, with the
 // position of the first, or returns nil when there are none.

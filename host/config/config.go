@@ -39,6 +39,8 @@ type Config struct {
 	// redact hides the sensitive variables' values in diagnostics made
 	// after decoding (VerifyPlugins); nil when there are none.
 	redact *redactor
+	// lockSource is the lock file read (LockSource), once LoadWith chose it.
+	lockSource string
 }
 
 // Variable is a resolved variable.
@@ -144,6 +146,17 @@ type Store struct {
 	Ref StoreRef
 	// Extension is the store type with its configuration.
 	Extension Extension
+	// Root is the directory of a bundled fs store, absolute: a root written
+	// relative is taken relative to the configuration file's directory (and
+	// Extension.Config holds it so resolved). "" for other stores.
+	Root string
+	// CreateRoot is the fs store's create_root: a Root that does not exist
+	// is created on first use instead of being an error (VerifyStores).
+	CreateRoot bool
+	// RootRange is the root attribute, for messages about the directory.
+	RootRange hcl.Range
+	// rootWritten is the root as the block gives it.
+	rootWritten string
 }
 
 // Dataset is a stack served under one name: transformers (outermost
@@ -160,6 +173,9 @@ type Dataset struct {
 	// dataset, in pipeline order.
 	Codecs []Extension
 	Access Access
+	// ReadOnlyRange is the read_only attribute, for messages about writes
+	// refused; zero unless ReadOnly.
+	ReadOnlyRange hcl.Range
 	// Consolidated serves consolidated metadata built on the fly when the
 	// dataset stores none (.zmetadata for v2, inline in the root zarr.json
 	// for v3).
@@ -259,3 +275,6 @@ func (c *Config) WriteDiagnostics(w io.Writer, diags hcl.Diagnostics) error {
 	}
 	return nil
 }
+
+// At is a position as messages give it: FILE:LINE.
+func At(r hcl.Range) string { return fmt.Sprintf("%s:%d", r.Filename, r.Start.Line) }

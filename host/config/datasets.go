@@ -79,6 +79,9 @@ func (d *decoder) dataset(b *hcl.Block) (Dataset, hcl.Diagnostics) {
 	ro, ok, more := d.evalAttr(attrs, "read_only", cty.Bool)
 	diags = append(diags, more...)
 	ds.ReadOnly = ok && ro.True()
+	if ds.ReadOnly {
+		ds.ReadOnlyRange = attrs["read_only"].Range
+	}
 	cons, ok, more := d.evalAttr(attrs, "consolidated", cty.Bool)
 	diags = append(diags, more...)
 	ds.Consolidated = ok && cons.True()

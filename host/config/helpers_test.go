@@ -16,7 +16,7 @@ import (
 func testCatalog() *extension.Catalog {
 	return extension.NewCatalog(
 		extension.Manifest{Kind: extension.Store, Name: "fs", ConfigSchema: json.RawMessage(`{"type":"object","required":["root"],"properties":{
-			"root":{"type":"string"},"dir_sync":{"type":"boolean"}}}`)},
+			"root":{"type":"string"},"dir_sync":{"type":"boolean"},"create_root":{"type":"boolean"}}}`)},
 		extension.Manifest{Kind: extension.Store, Name: "s3", ConfigSchema: json.RawMessage(`{"type":"object","required":["bucket"],"properties":{
 			"bucket":{"type":"string"},"region":{"type":"string"},"endpoint":{"type":"string"},
 			"secret_access_key":{"type":"string","writeOnly":true}}}`)},

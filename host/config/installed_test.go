@@ -33,7 +33,7 @@ func TestInstalledPluginBlocks(t *testing.T) {
 		{"sha256 with version", `plugin "example.org/acme/x" {
   version = "1.2.0"
   sha256  = "` + sumA + `"
-}`, 3, []string{"sha256 of an installed plugin", config.LockFileName}},
+}`, 3, []string{"sha256 of an installed plugin", "/etc/zarrgw/test.lock.hcl"}},
 		{"not installed", `plugin "example.org/acme/x" {
   version = "~> 1.2"
 }`, 1, []string{`Plugin "example.org/acme/x" is not installed`, "zarrgw init -c /etc/zarrgw/test.hcl"}},

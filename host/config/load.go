@@ -16,9 +16,10 @@ import (
 // Options tune LoadWith and ParseWith.
 type Options struct {
 	Catalog *extension.Catalog
-	// Lock pins plugin checksums. When nil, LoadWith reads the lock file
-	// next to the configuration (a missing one is empty) and ParseWith uses
-	// none.
+	// Lock pins plugin checksums. When nil, LoadWith reads the
+	// configuration's lock file, NAME.lock.hcl beside NAME.hcl, or while
+	// that does not exist the directory's shared zarrgw.lock.hcl of
+	// earlier versions (a missing one is empty), and ParseWith uses none.
 	Lock *Lock
 	// Probe launches a pinned plugin and returns the manifests it reports,
 	// so that the names it provides are checked against their schemas.
@@ -41,6 +42,9 @@ type Options struct {
 	// package against those hashes. host/plugins/install provides it; without it,
 	// installed plugins cannot be used.
 	Installed func(Plugin) (Located, error)
+	// IgnoreStoreRoots leaves the fs stores' roots unchecked by Check, for a
+	// command that opens no store ("plugins list").
+	IgnoreStoreRoots bool
 	// Override finds a development build of a plugin, which then runs
 	// without lock or installation (the CLI configuration's
 	// dev_overrides); ok is false for a plugin not overridden.
@@ -81,7 +85,8 @@ func LoadWith(path string, opts Options) (*Config, hcl.Diagnostics) {
 		return cfg, diags
 	}
 	if opts.Lock == nil {
-		lock, lockDiags := parseLockFile(p, cfg.LockPath())
+		cfg.lockSource = cfg.LockSource()
+		lock, lockDiags := parseLockFile(p, cfg.lockSource)
 		diags = append(diags, lockDiags...)
 		opts.Lock = lock
 	}

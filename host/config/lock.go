@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -20,8 +21,51 @@ import (
 	"github.com/zarrgw/zarrgw/host/plugins/pluginpkg"
 )
 
-// LockFileName is the lock file kept next to a configuration file.
+// LockFileName is the lock file of a configuration file named zarrgw.hcl.
+// Before each configuration had a lock file of its own it was the lock
+// file of every configuration of its directory: a configuration whose own
+// lock file does not exist still reads it (LockSource).
 const LockFileName = "zarrgw.lock.hcl"
+
+// LockPathFor is the lock file of the configuration file at path: NAME.hcl
+// is locked in NAME.lock.hcl beside it (zarrgw.hcl in zarrgw.lock.hcl), so
+// that configurations sharing a directory never share pins, as each has
+// plugins of its own. A name not ending in .hcl gets .lock.hcl appended.
+func LockPathFor(path string) string {
+	return filepath.Join(filepath.Dir(path), lockName(path))
+}
+
+// lockName is the file name of the lock file of the configuration file
+// at path.
+func lockName(path string) string {
+	base := filepath.Base(path)
+	if path == "" || base == "." || base == string(filepath.Separator) {
+		return LockFileName
+	}
+	return strings.TrimSuffix(base, ".hcl") + ".lock.hcl"
+}
+
+// LockSourceFor is the lock file a configuration at path reads: its own
+// when it exists, else the directory's zarrgw.lock.hcl when that exists
+// (the shared lock file of earlier versions), else its own (missing, so
+// empty).
+func LockSourceFor(path string) string {
+	return lockSource(filepath.Dir(path), lockName(path))
+}
+
+func lockSource(dir, name string) string {
+	own := filepath.Join(dir, name)
+	if _, err := os.Stat(own); err == nil {
+		return own
+	}
+	shared := filepath.Join(dir, LockFileName)
+	if shared != own {
+		if _, err := os.Stat(shared); err == nil {
+			return shared
+		}
+	}
+	return own
+}
 
 // Lock pins plugin binaries to checksums, like Terraform's provider lock
 // file, so the configuration itself need not carry them.

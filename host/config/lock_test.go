@@ -122,7 +122,7 @@ func TestLockPlugins(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
 	want := fileSum(t, binPath)
-	if lockPath != filepath.Join(dir, config.LockFileName) || lock.Plugins["example.org/acme/codec"].SHA256 != want {
+	if lockPath != filepath.Join(dir, "config.lock.hcl") || lock.Plugins["example.org/acme/codec"].SHA256 != want {
 		t.Errorf("lock %v at %s, want %s", lock, lockPath, want)
 	}
 

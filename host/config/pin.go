@@ -2,6 +2,8 @@ package config
 
 import (
 	"fmt"
+	"path/filepath"
+	"strings"
 
 	"github.com/hashicorp/go-version"
 	"github.com/hashicorp/hcl/v2"
@@ -47,8 +49,8 @@ func (d *decoder) pin(p *Plugin, inline *hcl.Attribute) hcl.Diagnostics {
 		p.SHA256, p.PinnedBy = locked.SHA256, PinLock
 	case p.SHA256 == "":
 		return hcl.Diagnostics{diagf(p.DeclRange, fmt.Sprintf("Plugin %q is not pinned", p.Source),
-			"A plugin runs only when its binary matches a recorded checksum. Record it, and the names it serves, with:\n  %s",
-			d.lockCommand())}
+			"A plugin runs only when its binary matches a recorded checksum, and %s records none for it%s. Record it, and the names it serves, with:\n  %s",
+			d.lockWhere(), d.elsewhere(p.Source), d.lockCommand())}
 	}
 	if locked != nil && locked.SHA256 == p.SHA256 {
 		p.Serves = locked.Serves
@@ -72,7 +74,7 @@ func (d *decoder) override(p *Plugin) (hcl.Diagnostics, bool) {
 	p.Path, p.SHA256, p.PinnedBy = loc.Path, loc.SHA256, PinOverride
 	return hcl.Diagnostics{warnf(p.DeclRange, fmt.Sprintf("Development override for plugin %q", p.Source),
 		"%s names a development build of this plugin: %s runs as it is, without installation, version or checksum checks, and %s is not consulted for it. Remove the override when you are done.",
-		loc.From, loc.Path, LockFileName)}, true
+		loc.From, loc.Path, d.cfg.lockName())}, true
 }
 
 // installed pins a plugin installed by "zarrgw init" to its installed
@@ -102,7 +104,7 @@ func (d *decoder) fromLock(p *Plugin, locked *LockedPlugin) hcl.Diagnostics {
 			return nil
 		}
 		return hcl.Diagnostics{diagf(p.DeclRange, fmt.Sprintf("Plugin %q is not installed", p.Source),
-			"%s records no version of this plugin. Install it, and record the version, with:\n  %s", LockFileName, InitCommand(d.cfg.Filename, false))}
+			"%s records no version of this plugin%s. Install it, and record the version, with:\n  %s", d.lockWhere(), d.elsewhere(p.Source), InitCommand(d.cfg.Filename, false))}
 	}
 	p.Version, p.Hashes, p.Serves = locked.Version, locked.Hashes, locked.Serves
 	c, err := version.NewConstraint(p.Constraints)
@@ -113,7 +115,7 @@ func (d *decoder) fromLock(p *Plugin, locked *LockedPlugin) hcl.Diagnostics {
 		}
 		return hcl.Diagnostics{diagf(p.DeclRange, "Locked version does not meet the constraint",
 			"Plugin %q: %s pins version %s, which does not meet version = %q. Choose a version that does, and record it, with:\n  %s",
-			p.Source, LockFileName, locked.Version, p.Constraints, InitCommand(d.cfg.Filename, true))}
+			p.Source, d.cfg.lockName(), locked.Version, p.Constraints, InitCommand(d.cfg.Filename, true))}
 	}
 	return nil
 }
@@ -150,3 +152,47 @@ func (d *decoder) lockCommand() string { return LockCommand(d.cfg.Filename) }
 // LockCommand is the command that writes the lock file of the
 // configuration file named filename.
 func LockCommand(filename string) string { return "zarrgw plugins lock -c " + filename }
+
+// lockWhere names the lock file the configuration's pins were read from
+// and whose it is, for messages about a missing entry.
+func (d *decoder) lockWhere() string {
+	c := d.cfg
+	if c.SharedLock() {
+		return fmt.Sprintf("%s (the lock file earlier versions shared between the configurations of a directory, read while %s, the lock file of %s, does not exist)",
+			c.LockSource(), c.LockPath(), c.Filename)
+	}
+	return fmt.Sprintf("%s, the lock file of %s,", c.LockPath(), c.Filename)
+}
+
+// elsewhere says which other lock files of the configuration's directory
+// have an entry for source: those of other configurations, which do not
+// pin this one's plugins.
+func (d *decoder) elsewhere(source string) string {
+	others := otherLocks(d.cfg, source)
+	if len(others) == 0 {
+		return ""
+	}
+	if len(others) == 1 {
+		return fmt.Sprintf(" (%s has one, but each configuration has a lock file of its own, and that is another's)", others[0])
+	}
+	return fmt.Sprintf(" (%s and %s have one, but each configuration has a lock file of its own, and those are others')",
+		strings.Join(others[:len(others)-1], ", "), others[len(others)-1])
+}
+
+// otherLocks lists the lock files beside the configuration, other than
+// the one it read, that have an entry for source.
+func otherLocks(c *Config, source string) []string {
+	paths, _ := filepath.Glob(filepath.Join(c.Dir, "*.lock.hcl"))
+	var out []string
+	for _, path := range paths {
+		if filepath.Clean(path) == filepath.Clean(c.LockSource()) {
+			continue
+		}
+		if l, diags := LoadLock(path); !diags.HasErrors() {
+			if _, ok := l.Plugins[source]; ok {
+				out = append(out, path)
+			}
+		}
+	}
+	return out
+}

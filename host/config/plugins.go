@@ -173,7 +173,7 @@ func (d *decoder) pluginVersion(p *Plugin, b *hcl.Block, attrs hcl.Attributes) h
 			"Plugin %q: a plugin is either a binary given by path or installed by version, not both.", p.Source))
 	case attrs["sha256"] != nil:
 		return append(diags, diagf(attrs["sha256"].Expr.Range(), "sha256 of an installed plugin",
-			"Plugin %q: sha256 pins a binary given by path; the hashes of an installed plugin are in %s.", p.Source, LockFileName))
+			"Plugin %q: sha256 pins a binary given by path; the hashes of an installed plugin are in %s.", p.Source, d.cfg.LockPath()))
 	}
 	if _, err := version.NewConstraint(v.AsString()); err != nil {
 		return append(diags, diagf(attrs["version"].Expr.Range(), "Invalid version constraint",

@@ -43,7 +43,9 @@ func (d *decoder) store(b *hcl.Block) hcl.Diagnostics {
 	}
 	ext, diags := d.extension(extension.Store, ref.Type, b.LabelRanges[0], b)
 	if !diags.HasErrors() {
-		d.cfg.Stores = append(d.cfg.Stores, Store{Ref: ref, Extension: ext})
+		st := Store{Ref: ref, Extension: ext}
+		diags = append(diags, d.fsRoot(&st, b)...)
+		d.cfg.Stores = append(d.cfg.Stores, st)
 	}
 	return diags
 }

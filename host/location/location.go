@@ -12,6 +12,7 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -77,7 +78,13 @@ type Target struct {
 	Options array.Options
 	// Codecs are the dataset's codec overrides; nil for a directory.
 	Codecs []meta.Extension
-	close  func() error
+	// Where says what was opened, for messages: a directory made absolute,
+	// a URL, or a dataset with its declaration and, over an fs store, its
+	// directory.
+	Where string
+	// Dataset is the dataset's declaration; nil without a configuration.
+	Dataset *config.Dataset
+	close   func() error
 }
 
 // Close releases the store and ends any plugin processes.
@@ -103,7 +110,7 @@ func Resolve(ctx context.Context, set registry.Set, configFile, loc string, diag
 		}
 		opts := parts.ArrayOptions()
 		opts.Codecs = bundledOnly{opts.Codecs}
-		return &Target{Store: s, Options: opts, close: s.Close}, nil
+		return &Target{Store: s, Options: opts, Where: where(loc), close: s.Close}, nil
 	}
 	logger := slog.New(slog.NewTextHandler(diag, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	opts, err := stack.Options(ctx, set, configFile, logger)
@@ -122,7 +129,35 @@ func Resolve(ctx context.Context, set registry.Set, configFile, loc string, diag
 	if err != nil {
 		return nil, errors.Join(err, h.Close())
 	}
-	return &Target{Store: ds.Store, Options: h.ArrayOptions(), Codecs: ds.Codecs(), close: h.Close}, nil
+	return &Target{Store: ds.Store, Options: h.ArrayOptions(), Codecs: ds.Codecs(),
+		Where: datasetWhere(cfg, ds.Config), Dataset: ds.Config, close: h.Close}, nil
+}
+
+// where describes a LOCATION: a directory as an absolute path, a URL as
+// it is.
+func where(loc string) string {
+	dir := loc
+	if strings.Contains(loc, "://") {
+		u, err := url.Parse(loc)
+		if err != nil || u.Scheme != "file" {
+			return loc
+		}
+		dir = u.Host + u.Path
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		return abs
+	}
+	return dir
+}
+
+// datasetWhere describes a dataset: its name and declaration, and over an
+// fs store the directory its keys are in.
+func datasetWhere(cfg *config.Config, ds *config.Dataset) string {
+	out := fmt.Sprintf("dataset %q (%s)", ds.Name, config.At(ds.DeclRange))
+	if st, ok := cfg.Store(ds.Store); ok && st.Root != "" {
+		out += " at " + filepath.Join(st.Root, filepath.FromSlash(ds.Prefix))
+	}
+	return out
 }
 
 // bundledOnly resolves codecs without a configuration: only the bundled

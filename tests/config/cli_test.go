@@ -100,9 +100,11 @@ func TestValidateExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The example ships no credentials: the environment gives them.
+	// and the fs store's root, a directory that exists.
 	env := []string{
 		"ZARRGW_INGEST_TOKEN_SHA256=d6d21e6d4a9c969670e67b5ea4b746242a23ad9ec2e8eb78c8d36f577f00581e",
 		"ZARRGW_INGEST_S3_SECRET=an-ingest-secret",
+		"ZARRGW_DATA_ROOT=" + t.TempDir(),
 	}
 	stdout, stderr, code := runEnv(t, t.TempDir(), env, "validate", "-c", example)
 	// the fs, s3, azure and http stores, each checked against its schema
@@ -159,7 +161,7 @@ func TestPluginsLock(t *testing.T) {
 	if stdout, stderr, code := run(t, dir, "plugins", "lock", "-c", "config.hcl"); code != 0 || !strings.Contains(stdout, "1 plugins locked") {
 		t.Fatalf("lock: exit %d\n%s%s", code, stdout, stderr)
 	}
-	lock, err := os.ReadFile(filepath.Join(dir, "zarrgw.lock.hcl"))
+	lock, err := os.ReadFile(filepath.Join(dir, "config.lock.hcl")) // config.hcl's own lock file
 	sum := sha256.Sum256(exe)
 	if err != nil || !strings.Contains(string(lock), `plugin "example.org/acme/zstd"`) || !strings.Contains(string(lock), hex.EncodeToString(sum[:])) {
 		t.Fatalf("lock file: %v\n%s", err, lock)

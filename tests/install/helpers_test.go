@@ -72,7 +72,8 @@ func project(t *testing.T, constraint string) string {
 }
 
 store "fs" "local" {
-  root = "./data"
+  root        = "./data"
+  create_root = true
 }
 
 dataset "lab" {

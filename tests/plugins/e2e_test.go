@@ -160,7 +160,7 @@ func TestExternalCodecThroughHCL(t *testing.T) {
 		t.Fatalf("mismatched checksum: %v\n%s", err, out)
 	}
 	bad = writeBitshaveConfig(t, dir, sum, 99)
-	if out, err := run(nil, "validate", "-c", bad); err == nil || !strings.Contains(out, "line 12") || !strings.Contains(out, "keepbits") {
+	if out, err := run(nil, "validate", "-c", bad); err == nil || !strings.Contains(out, "line 13") || !strings.Contains(out, "keepbits") {
 		t.Fatalf("keepbits = 99 accepted or not pointed at: %v\n%s", err, out)
 	}
 }
@@ -174,7 +174,8 @@ func writeBitshaveConfig(t *testing.T, dir, sum string, keepbits int) string {
   sha256 = %q
 }
 store "fs" "local" {
-  root = "./data"
+  root        = "./data"
+  create_root = true
 }
 dataset "lab" {
   store  = store.fs.local

@@ -36,7 +36,8 @@ const gatedConfig = `plugin "example.org/test/gate-plugin" {
 }
 
 store "fs" "local" {
-  root = "./data"
+  root        = "./data"
+  create_root = true
 }
 
 dataset "lab" {

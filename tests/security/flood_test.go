@@ -46,7 +46,8 @@ const budgetLines = `expensive_memory = "512MiB"`
 // configFor is a configuration with one public dataset in root.
 func configFor(root string) string {
 	return fmt.Sprintf(`store "fs" "local" {
-  root = %q
+  root        = %q
+  create_root = true
 }
 dataset "public" {
   store = store.fs.local

@@ -66,9 +66,9 @@ func New(cli *cliconfig.Config, events Events, launch launcher.Options) *Install
 // configuration overrides for development, are kept as they are; those of
 // plugins no longer declared are dropped.
 func (in *Installer) Init(ctx context.Context, cfg *config.Config, upgrade bool) (*config.Lock, error) {
-	old, diags := config.LoadLock(cfg.LockPath())
+	old, diags := config.LoadLock(cfg.LockSource())
 	if diags.HasErrors() {
-		return nil, fmt.Errorf("%s: %w", cfg.LockPath(), diags)
+		return nil, fmt.Errorf("%s: %w", cfg.LockSource(), diags)
 	}
 	lock := &config.Lock{Plugins: map[string]config.LockedPlugin{}}
 	var errs []error
@@ -147,7 +147,7 @@ func (in *Installer) installVersion(ctx context.Context, cfg *config.Config, p c
 		got, err = in.obtain(ctx, root, a, v, locked)
 		if errors.Is(err, errNotLocked) {
 			return obtained{}, config.Served{}, fmt.Errorf("plugin %s %s: %w. If the new package is the one to trust, delete the plugin's block from %s and run: %s",
-				a, v, err, config.LockFileName, config.InitCommand(cfg.Filename, false))
+				a, v, err, cfg.LockSource(), config.InitCommand(cfg.Filename, false))
 		}
 		if err != nil {
 			return obtained{}, config.Served{}, fmt.Errorf("plugin %s %s: %w", a, v, err)
@@ -188,11 +188,11 @@ func (in *Installer) choose(ctx context.Context, cfg *config.Config, a pluginpkg
 	if prev != nil && prev.Version != "" && !upgrade {
 		v, err := version.NewVersion(prev.Version)
 		if err != nil {
-			return nil, fmt.Errorf("plugin %s: %s pins version %q: %w", a, config.LockFileName, prev.Version, err)
+			return nil, fmt.Errorf("plugin %s: %s pins version %q: %w", a, cfg.LockSource(), prev.Version, err)
 		}
 		if !cons.Check(v) {
 			return nil, fmt.Errorf("plugin %s: %s pins version %s, which does not meet version = %q. Choose a version that does with: %s",
-				a, config.LockFileName, v, constraint, config.InitCommand(cfg.Filename, true))
+				a, cfg.LockSource(), v, constraint, config.InitCommand(cfg.Filename, true))
 		}
 		if f := in.Events.LockedVersion; f != nil {
 			f(a, v)

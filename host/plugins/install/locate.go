@@ -5,7 +5,8 @@
 // version through the plugin cache, verifies it against the hashes the
 // source states and the lock file records, unpacks it into .zarrgw/plugins
 // beside the configuration, starts it once to learn what it serves, and
-// records version, constraint, hashes and names in zarrgw.lock.hcl.
+// records version, constraint, hashes and names in the configuration's
+// lock file (NAME.lock.hcl beside NAME.hcl, config.LockPathFor).
 //
 // Every other command only locates what is installed (Locator): a plugin
 // whose package no longer matches the lock file never starts. The launcher
@@ -79,7 +80,7 @@ func (l Locator) Installed(p config.Plugin) (config.Located, error) {
 	}
 	if !slices.Contains(p.Hashes, h1) {
 		return config.Located{}, fmt.Errorf("plugin %s %s: the installed package %s has %s, but %s records %s: it changed after it was installed; not started. Reinstall it with: %s",
-			p.Source, v, dir, h1, config.LockFileName, strings.Join(p.Hashes, ", "), config.InitCommand(l.ConfigFile, false))
+			p.Source, v, dir, h1, config.LockSourceFor(l.ConfigFile), strings.Join(p.Hashes, ", "), config.InitCommand(l.ConfigFile, false))
 	}
 	return config.Located{Path: filepath.Join(dir, exe), SHA256: sum}, nil
 }

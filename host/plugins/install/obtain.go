@@ -13,7 +13,6 @@ import (
 
 	"github.com/hashicorp/go-version"
 
-	"github.com/zarrgw/zarrgw/host/config"
 	"github.com/zarrgw/zarrgw/host/plugins/pluginpkg"
 	"github.com/zarrgw/zarrgw/host/plugins/pluginsource"
 )
@@ -129,7 +128,7 @@ func (in *Installer) fetch(ctx context.Context, pkg pluginsource.Package, dst st
 	}
 	if len(locked) > 0 && len(pluginpkg.Matching(hashes, locked)) == 0 {
 		return nil, fmt.Errorf("the package from %s has %s, but %s records %s for this version: %w; not installed",
-			pkg.Source, strings.Join(hashes, ", "), config.LockFileName, strings.Join(locked, ", "), errNotLocked)
+			pkg.Source, strings.Join(hashes, ", "), "the lock file", strings.Join(locked, ", "), errNotLocked)
 	}
 	if err := replaceDir(unpacked, dst); err != nil {
 		return nil, err

@@ -19,17 +19,22 @@ var Registration = store.Registration{
 		Name: Name,
 		ConfigSchema: json.RawMessage(`{"type":"object","required":["root"],"properties":{
 	"root":{"type":"string","description":"directory holding the keys"},
-	"dir_sync":{"type":"boolean","default":true,"description":"fsync the directory after each write"}}}`),
+	"dir_sync":{"type":"boolean","default":true,"description":"fsync the directory after each write"},
+	"create_root":{"type":"boolean","default":false,"description":"create the root directory, and its parents, when it does not exist; otherwise a configuration naming a root that does not exist is refused"}}}`),
 	},
 	New:     open,
 	Schemes: []string{"file"},
 	FromURL: fromURL,
 }
 
-// config is the store's configuration.
+// config is the store's configuration. CreateRoot is checked by the
+// host, which refuses a configuration whose root does not exist unless it
+// is set (host/config.VerifyStores); the store itself, like New, makes
+// its root when it opens.
 type config struct {
-	Root    string `json:"root"`
-	DirSync *bool  `json:"dir_sync"`
+	Root       string `json:"root"`
+	DirSync    *bool  `json:"dir_sync"`
+	CreateRoot bool   `json:"create_root,omitempty"`
 }
 
 // Config is the configuration of a store rooted at root.
