@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -48,11 +49,48 @@ func TestVersion(t *testing.T) {
 			t.Errorf("version lacks %q:\n%s", want, text)
 		}
 	}
-	// Built in a git checkout, the binary knows its commit.
-	if head, err := exec.Command("git", "-C", repoRoot(), "rev-parse", "HEAD").Output(); err == nil && len(head) > 0 {
-		if !regexp.MustCompile(`^[0-9a-f]{40}$`).MatchString(v.Commit) || v.CommitTime == "" || !strings.Contains(text, v.Commit) {
-			t.Errorf("built in a checkout, version --json says commit %q at %q:\n%s", v.Commit, v.CommitTime, text)
-		}
+	// The commit is the VCS revision the toolchain recorded, if any.
+	if rev := recordedRevision(t, binary); v.Commit != rev || rev == "" && !strings.Contains(text, "commit: unknown") {
+		t.Errorf("version --json says commit %q, the binary records %q:\n%s", v.Commit, rev, text)
+	}
+}
+
+// recordedRevision is the vcs.revision go version -m finds in exe.
+func recordedRevision(t *testing.T, exe string) string {
+	t.Helper()
+	out, err := exec.Command("go", "version", "-m", exe).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := regexp.MustCompile(`(?m)^\s*build\s+vcs\.revision=(\S+)$`).FindSubmatch(out); m != nil {
+		return string(m[1])
+	}
+	return ""
+}
+
+// Built in a git checkout with VCS stamping (-buildvcs, which GOFLAGS may
+// turn off), the binary knows its commit and when it was made.
+func TestVersionFromVCS(t *testing.T) {
+	if err := exec.Command("git", "-C", repoRoot(), "rev-parse", "HEAD").Run(); err != nil {
+		t.Skipf("not a git checkout: %v", err)
+	}
+	exe := filepath.Join(t.TempDir(), "zarrgw")
+	build := exec.Command("go", "build", "-buildvcs=true", "-o", exe, "./cmd/zarrgw")
+	build.Dir = repoRoot()
+	// git status, which stamping runs, then leaves the index alone for
+	// whoever is committing in this checkout.
+	build.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	out, _, _ := runBinary(t, exe, "", "version", "--json")
+	var v versionJSON
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatal(err)
+	}
+	rev := recordedRevision(t, exe)
+	if !regexp.MustCompile(`^[0-9a-f]{40}$`).MatchString(v.Commit) || v.Commit != rev || v.CommitTime == "" {
+		t.Errorf("version --json: %+v; the binary records revision %q", v, rev)
 	}
 }
 
