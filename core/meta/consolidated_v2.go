@@ -159,7 +159,7 @@ func addConsolidatedEntries(entries map[string]json.RawMessage, haveRoot bool, c
 		if err != nil {
 			return fmt.Errorf("%q: %w", p, err)
 		}
-		attrs, err := attributesOrEmpty(a.Attributes)
+		attrs, err := a.v2Attributes()
 		if err != nil {
 			return fmt.Errorf("%q: %w", p, err)
 		}

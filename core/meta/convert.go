@@ -10,8 +10,16 @@ import (
 // ToV3 returns an array's metadata as Zarr v3: the same shape, chunking,
 // data type, codecs (v2 and draft arrays already hold theirs as v3
 // codecs), fill value and attributes; chunk keys in the default encoding
-// (the chunks are rewritten); dimension names from xarray's
-// _ARRAY_DIMENSIONS attribute when the array has none. A v2 fill value of
+// (the chunks are rewritten). xarray's _ARRAY_DIMENSIONS attribute becomes
+// dimension_names when the array has none, and leaves the attributes (it
+// stays when it says something else than dimension_names), as xarray
+// itself writes v3 (see XarrayDimensionsKey); ToV2 puts it back. This is
+// where ToV3 parts from zarr-python 3's migration, which keeps the
+// attributes as they are and writes no dimension_names (zarr-python
+// 11148be, src/zarr/metadata/migrate_v3.py, _convert_array_metadata:
+// "attributes=metadata_v2.attributes, dimension_names=None"), so that
+// xarray, which reads v3 names from dimension_names only, fails on its
+// output ("missing the `dimension_names` metadata"). A v2 fill value of
 // null becomes the data type's zero. numpy's fixed-width types become
 // zarr-python 3's extension types (S: null_terminated_bytes, U:
 // fixed_length_utf32, V: raw_bytes; see marshalV3DataType), with the
@@ -33,8 +41,9 @@ func (a *ArrayMeta) ToV3() (*ArrayMeta, error) {
 	if m.FillValue == nil {
 		m.FillValue = make([]byte, a.DataType.Size)
 	}
-	if m.DimensionNames == nil {
-		m.DimensionNames = xarrayDimensions(a.Attributes, len(a.Shape))
+	if names, ok := xarrayDimensions(a.Attributes, len(a.Shape)); ok && (m.DimensionNames == nil || sameNames(names, m.DimensionNames)) {
+		m.DimensionNames = names
+		m.Attributes, _ = withoutMember(a.Attributes, XarrayDimensionsKey)
 	}
 	if len(m.Attributes) == 0 {
 		m.Attributes = json.RawMessage(`{}`)
@@ -59,20 +68,4 @@ func hasV3Type(dt dtype.DataType) bool {
 		return true
 	}
 	return false
-}
-
-// xarrayDimensions reads _ARRAY_DIMENSIONS (xarray's names of a v2
-// array's dimensions) when it names each dimension.
-func xarrayDimensions(attrs json.RawMessage, rank int) []*string {
-	var a struct {
-		Dims []string `json:"_ARRAY_DIMENSIONS"`
-	}
-	if json.Unmarshal(attrs, &a) != nil || len(a.Dims) != rank || rank == 0 {
-		return nil
-	}
-	out := make([]*string, rank)
-	for i := range a.Dims {
-		out[i] = &a.Dims[i]
-	}
-	return out
 }

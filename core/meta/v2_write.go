@@ -15,9 +15,12 @@ import (
 // V2FromCodecs, so arrays created in another format (or with a.V2 nil) are
 // written from their codec chain. zattrs is always returned, "{}" when
 // there are no attributes, so that rewriting a node never leaves stale
-// attributes behind; storage transformers, dimension names and v3 Extra
-// fields have no v2 form (an array with storage transformers is an error;
-// dimension names are not written). The chunk key encoding must be "v2".
+// attributes behind. Dimension names are written as xarray's
+// _ARRAY_DIMENSIONS attribute (the first; an attribute of that name that
+// says otherwise is an error); storage transformers and v3 Extra fields
+// have no v2 form (an array with storage transformers is an error). The
+// chunk key encoding must be "v2". ToV2 converts an array of another
+// format into one MarshalV2 writes.
 func (a *ArrayMeta) MarshalV2() (zarray, zattrs []byte, err error) {
 	doc, err := a.zarrayCompact()
 	if err != nil {
@@ -26,10 +29,24 @@ func (a *ArrayMeta) MarshalV2() (zarray, zattrs []byte, err error) {
 	if zarray, err = indent(asciiJSON(doc), "    "); err != nil {
 		return nil, nil, err
 	}
-	if zattrs, err = attrsV2(a.Attributes); err != nil {
+	attrs, err := a.v2Attributes()
+	if err != nil {
+		return nil, nil, err
+	}
+	if zattrs, err = indent(asciiJSON(attrs), "    "); err != nil {
 		return nil, nil, err
 	}
 	return zarray, zattrs, nil
+}
+
+// v2Attributes is the array's .zattrs, compact: its attributes ("{}" when
+// none) with its dimension names as _ARRAY_DIMENSIONS.
+func (a *ArrayMeta) v2Attributes() (json.RawMessage, error) {
+	attrs, err := attributesOrEmpty(a.Attributes)
+	if err != nil {
+		return nil, err
+	}
+	return withXarrayDimensions(attrs, a.DimensionNames)
 }
 
 func attrsV2(attrs json.RawMessage) ([]byte, error) {
