@@ -137,10 +137,8 @@ func registerCompletions(root *cobra.Command, set registry.Set) {
 			if f := c.Flags().Lookup("path"); f != nil {
 				c.RegisterFlagCompletionFunc("path", completeNodes(set, false))
 			}
-		case "validate", "serve", "init", "version", "completion", "help":
-			if c.ValidArgsFunction == nil && c.Name() != "help" && c.Name() != "completion" {
-				c.ValidArgsFunction = cobra.NoFileCompletions
-			}
+		case "validate", "serve", "init", "version":
+			c.ValidArgsFunction = cobra.NoFileCompletions // their file is -c's
 		}
 	}
 }

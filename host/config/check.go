@@ -66,7 +66,7 @@ func VerifyPlugins(cfg *Config) hcl.Diagnostics {
 
 func pinPlace(cfg *Config, p Plugin) string {
 	if p.PinnedBy == PinLock {
-		return cfg.lockName()
+		return cfg.LockSource()
 	}
 	return "the plugin block"
 }
@@ -147,9 +147,6 @@ func (c *Config) LockSource() string {
 func (c *Config) SharedLock() bool {
 	return filepath.Clean(c.LockSource()) != filepath.Clean(c.LockPath())
 }
-
-// lockName names the lock file the pins come from, in messages.
-func (c *Config) lockName() string { return c.LockSource() }
 
 // diagError summarises the errors among diags as one error, with the
 // position of the first, or returns nil when there are none.

@@ -74,7 +74,7 @@ func (d *decoder) override(p *Plugin) (hcl.Diagnostics, bool) {
 	p.Path, p.SHA256, p.PinnedBy = loc.Path, loc.SHA256, PinOverride
 	return hcl.Diagnostics{warnf(p.DeclRange, fmt.Sprintf("Development override for plugin %q", p.Source),
 		"%s names a development build of this plugin: %s runs as it is, without installation, version or checksum checks, and %s is not consulted for it. Remove the override when you are done.",
-		loc.From, loc.Path, d.cfg.lockName())}, true
+		loc.From, loc.Path, d.cfg.LockSource())}, true
 }
 
 // installed pins a plugin installed by "zarrgw init" to its installed
@@ -115,7 +115,7 @@ func (d *decoder) fromLock(p *Plugin, locked *LockedPlugin) hcl.Diagnostics {
 		}
 		return hcl.Diagnostics{diagf(p.DeclRange, "Locked version does not meet the constraint",
 			"Plugin %q: %s pins version %s, which does not meet version = %q. Choose a version that does, and record it, with:\n  %s",
-			p.Source, d.cfg.lockName(), locked.Version, p.Constraints, InitCommand(d.cfg.Filename, true))}
+			p.Source, d.cfg.LockSource(), locked.Version, p.Constraints, InitCommand(d.cfg.Filename, true))}
 	}
 	return nil
 }
