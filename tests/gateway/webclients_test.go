@@ -558,8 +558,8 @@ func checkPrivate(t *testing.T, s *server, fx string) {
 	}
 
 	// with the token: the redirect, and the index pages list
-	if r := webDo(t, http.MethodGet, priv+sub, bearer...); r.status != http.StatusMovedPermanently || r.header.Get("Location") != sub+"/" {
-		t.Errorf("GET /d/priv/%s with the token: %d Location %q, want 301 to %q", sub, r.status, r.header.Get("Location"), sub+"/")
+	if r := webDo(t, http.MethodGet, priv+sub, bearer...); r.status != http.StatusMovedPermanently || r.header.Get("Location") != "/d/priv/"+sub+"/" {
+		t.Errorf("GET /d/priv/%s with the token: %d Location %q, want 301 to %q", sub, r.status, r.header.Get("Location"), "/d/priv/"+sub+"/")
 	}
 	for _, p := range []string{"", sub + "/", sub + "/array_gzip_C.zarr/"} {
 		r := webDo(t, http.MethodGet, priv+p, bearer...)
