@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the tests need beyond Go: Debian's python3-zarr and
 # python3-numcodecs (foreign v2 client and blosc oracle), python3-fsspec
-# and python3-aiohttp (zarr-python reading over HTTP), zarrita.js (foreign
+# and python3-aiohttp (zarr-python reading over HTTP), python3-xarray
+# (xarray.open_zarr of the samples through the gateway), zarrita.js (foreign
 # v3 client) with a Float16Array polyfill for node 20, chromium (the
 # browser test of the gateway's pages), the S3 clients the S3 API is
 # tested with (awscli, python3-boto3, s3cmd, rclone, and gdal-bin for
@@ -17,7 +18,7 @@ cd "$(dirname "$0")/.."
 
 need_apt=()
 for pkg in python3-zarr python3-numcodecs python3-fsspec python3-aiohttp python3-requests chromium \
-  awscli python3-boto3 s3cmd rclone gdal-bin python3-gdal wget; do
+  awscli python3-boto3 s3cmd rclone gdal-bin python3-gdal wget python3-xarray; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
 done
 if [ ${#need_apt[@]} -gt 0 ]; then
