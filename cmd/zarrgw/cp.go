@@ -124,7 +124,7 @@ func newCp(set registry.Set) *cobra.Command {
 	fl := cmd.Flags()
 	fl.StringVarP(&f.config, "config", "c", "", "configuration file (HCL); SRC and DST may then be its datasets")
 	fl.StringVar(&f.path, "path", "", "the node to copy (default: the whole hierarchy)")
-	fl.IntVar(&f.toFormat, "to-format", 0, "rewrite metadata as this Zarr format (3)")
+	fl.IntVar(&f.toFormat, "to-format", 0, "rewrite metadata as this Zarr format: 3, or 2 (dimension names become xarray's _ARRAY_DIMENSIONS; arrays v2 cannot hold, such as sharded ones, are refused)")
 	fl.StringVar(&f.codecs, "codecs", "", `new codec chain, as zarr.json writes it (e.g. '[{"name":"bytes"},{"name":"zstd"}]')`)
 	fl.StringVar(&f.chunks, "chunks", "", "new chunk shape, e.g. 100,100")
 	fl.StringVar(&f.shard, "shard", "", "shard shape: shards of this shape holding the (new) chunks")
@@ -322,10 +322,12 @@ func (f cpFlags) options() (transfer.Options, error) {
 	}
 	switch f.toFormat {
 	case 0:
+	case 2:
+		opts.ToFormat = meta.V2
 	case 3:
 		opts.ToFormat = meta.V3
 	default:
-		return opts, fmt.Errorf("--to-format %d: only 3 is supported", f.toFormat)
+		return opts, fmt.Errorf("--to-format %d: give 2 or 3", f.toFormat)
 	}
 	if f.codecs != "" {
 		codecs, err := meta.ParseExtensions(json.RawMessage(f.codecs))

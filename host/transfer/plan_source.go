@@ -112,7 +112,10 @@ func (p *Plan) outNode(ctx context.Context, n hierarchy.Node, dst Endpoint) (*ou
 // metadata is left out: it would describe the old layout (--consolidate
 // rebuilds it).
 func convertGroup(g *meta.GroupMeta, opts Options) *meta.GroupMeta {
-	if opts.ToFormat == meta.V3 || g.Format == meta.V3Draft {
+	switch {
+	case opts.ToFormat == meta.V2:
+		g = g.ToV2()
+	case opts.ToFormat == meta.V3 || g.Format == meta.V3Draft:
 		g = g.ToV3()
 	}
 	copied := *g

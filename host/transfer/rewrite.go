@@ -131,23 +131,14 @@ func writeDocs(ctx context.Context, dst Endpoint, entry string, opts Options, s 
 }
 
 // newLayout is an array's metadata in the output format and layout:
-// converted to v3 when asked (draft arrays always are), its codecs then
-// named as v3 registers them (resolved through r), with the new chunk
-// shape, codecs and sharding.
+// converted to v3 when asked (draft arrays always are, unless v2 is
+// asked), its codecs then named as v3 registers them (resolved through
+// r), or to v2 (an array v2 cannot hold is refused: meta.ErrNoV2Form);
+// with the new chunk shape, codecs and sharding.
 func newLayout(ctx context.Context, src *meta.ArrayMeta, opts Options, r codec.Resolver) (*meta.ArrayMeta, error) {
-	m := src
-	var err error
-	if opts.ToFormat == meta.V3 || src.Format == meta.V3Draft {
-		if m, err = src.ToV3(); err != nil {
-			return nil, err
-		}
-		if src.Format != meta.V3 {
-			if m.Codecs, err = canonicalCodecs(ctx, r, m); err != nil {
-				return nil, err
-			}
-		}
-	} else if opts.ToFormat != 0 && opts.ToFormat != src.Format {
-		return nil, fmt.Errorf("conversion to %s is not supported (only to v3)", opts.ToFormat)
+	m, err := convertArray(ctx, src, opts, r)
+	if err != nil {
+		return nil, err
 	}
 	out := *m
 	sharded := opts.Shard != nil || opts.InnerChunks != nil || opts.ChunksPerShard > 0
@@ -172,6 +163,29 @@ func newLayout(ctx context.Context, src *meta.ArrayMeta, opts Options, r codec.R
 		}
 	}
 	return &out, nil
+}
+
+// convertArray is an array's metadata in the output format.
+func convertArray(ctx context.Context, src *meta.ArrayMeta, opts Options, r codec.Resolver) (*meta.ArrayMeta, error) {
+	m := src
+	var err error
+	if opts.ToFormat == meta.V3 || src.Format == meta.V3Draft {
+		if m, err = src.ToV3(); err != nil {
+			return nil, err
+		}
+		if src.Format != meta.V3 {
+			if m.Codecs, err = canonicalCodecs(ctx, r, m); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if opts.ToFormat == meta.V2 {
+		// the chunk keys lose v3's "c" segment when the engine writes them
+		// under the v2 encoding ToV2 gives; _ARRAY_DIMENSIONS carries the
+		// dimension names
+		return m.ToV2()
+	}
+	return m, nil
 }
 
 // shard makes the array's chunks shards: of shape --shard (else its chunk

@@ -86,8 +86,8 @@ func (o Options) validate() error {
 		return fmt.Errorf("--chunks-per-shard %d: give a positive number", o.ChunksPerShard)
 	case o.ChunksPerShard > 0 && o.Shard != nil:
 		return fmt.Errorf("--shard and --chunks-per-shard both give the shard shape: give one")
-	case o.ToFormat != 0 && o.ToFormat != meta.V3:
-		return fmt.Errorf("--to-format %d: only 3 is supported", o.ToFormat)
+	case o.ToFormat != 0 && o.ToFormat != meta.V3 && o.ToFormat != meta.V2:
+		return fmt.Errorf("--to-format %d: give 2 or 3", o.ToFormat)
 	case o.Existing < Refuse || o.Existing > Merge:
 		return fmt.Errorf("unknown treatment of an existing destination (%d)", o.Existing)
 	}

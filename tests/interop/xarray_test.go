@@ -27,9 +27,8 @@ import (
 
 // xarrayDatasets are the hierarchies TestXarrayOpensSamples serves: the
 // make-run samples as examples/mksample writes them (v3 and v2), the v2
-// sample taken to v3 and back (meta's ToV3 then ToV2, the chunks copied
-// by the engine, as `zarrgw cp` copies them), and the v3 sample taken to
-// v2 (ToV2). consolidated is the gateway's setting (.zmetadata built on
+// sample taken to v3 and back (`zarrgw cp --to-format 3`, then
+// `--to-format 2`), and the v3 sample taken to v2 (`--to-format 2`). consolidated is the gateway's setting (.zmetadata built on
 // the fly); the v2 ones are opened both with and without it.
 var xarrayDatasets = []struct {
 	name, prefix string
@@ -65,7 +64,8 @@ type xarrayResult struct {
 // as zarrgw's engine reads them from the stored chunks; the arrays named
 // after their one dimension are coordinates. The same holds for the v2
 // sample after a v2 -> v3 -> v2 round trip and for the v3 sample
-// converted to v2, whose names reach xarray only through ToV2. The v3
+// converted to v2 by zarrgw cp, whose names reach xarray only through
+// the conversion. The v3
 // sample is opened too when the python zarr is zarr-python 3 (Debian's
 // 2.13 reads v2 only: counted as not run).
 func TestXarrayOpensSamples(t *testing.T) {
@@ -78,14 +78,17 @@ func TestXarrayOpensSamples(t *testing.T) {
 			t.Fatalf("mksample: %v\n%s", err, out)
 		}
 	}
-	convertCopy(t, filepath.Join(data, "sample_v2.zarr"), filepath.Join(data, "roundtrip_v2.zarr"), func(m *meta.ArrayMeta) (*meta.ArrayMeta, error) {
-		v3, err := m.ToV3()
-		if err != nil {
-			return nil, err
+	zarrgw, remove := bin.Build()
+	t.Cleanup(remove)
+	cp := func(src, dst string, format int) {
+		args := []string{"cp", "-q", filepath.Join(data, src), filepath.Join(data, dst), "--to-format", fmt.Sprint(format)}
+		if out, err := exec.Command(zarrgw, args...).CombinedOutput(); err != nil {
+			t.Fatalf("zarrgw %q: %v\n%s", args, err, out)
 		}
-		return v3.ToV2()
-	})
-	convertCopy(t, filepath.Join(data, "sample.zarr"), filepath.Join(data, "from_v3.zarr"), (*meta.ArrayMeta).ToV2)
+	}
+	cp("sample_v2.zarr", "roundtrip_v3.zarr", 3)
+	cp("roundtrip_v3.zarr", "roundtrip_v2.zarr", 2)
+	cp("sample.zarr", "from_v3.zarr", 2)
 
 	expected := map[string]map[string]xarrayVariable{}
 	for _, d := range xarrayDatasets {
@@ -101,7 +104,7 @@ func TestXarrayOpensSamples(t *testing.T) {
 		}
 	}
 
-	url := serveSamples(t, data)
+	url := serveSamples(t, zarrgw, data)
 	type xcase struct {
 		Name         string `json:"name"`
 		URL          string `json:"url"`
@@ -333,57 +336,13 @@ func jsonSame(x, y json.RawMessage) bool {
 	return string(bx) == string(by)
 }
 
-// convertCopy copies the hierarchy in src into dst through the engine,
-// each array's metadata converted by conv and groups to v2, as `zarrgw
-// cp --to-format 2` is to do: metadata written by hierarchy.CreateGroup /
-// CreateArray (.zgroup, .zarray, .zattrs), chunks re-encoded under their
-// v2 keys by CopyFrom.
-func convertCopy(t *testing.T, src, dst string, conv func(*meta.ArrayMeta) (*meta.ArrayMeta, error)) {
-	t.Helper()
-	ctx := context.Background()
-	if err := os.MkdirAll(dst, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	from, to := openDir(t, src), openDir(t, dst)
-	opts := array.Options{Codecs: registry.Codecs()}
-	root, err := hierarchy.Open(ctx, from, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = hierarchy.Walk(ctx, from, root, func(n hierarchy.Node) error {
-		if n.Group != nil {
-			g := n.Group.ToV2()
-			_, err := hierarchy.CreateGroup(ctx, to, n.Path, g.Format, g.Attributes)
-			return err
-		}
-		m, err := conv(n.Array)
-		if err != nil {
-			return fmt.Errorf("array %s: %w", n.Name(), err)
-		}
-		out, err := hierarchy.CreateArray(ctx, to, n.Path, m, opts)
-		if err != nil {
-			return err
-		}
-		in, err := array.New(ctx, from, n.Path, n.Array, opts)
-		if err != nil {
-			return err
-		}
-		return out.CopyFrom(ctx, in, array.CopyOptions{})
-	})
-	if err != nil {
-		t.Fatalf("convert %s to %s: %v", src, dst, err)
-	}
-}
-
 var xarrayServing = regexp.MustCompile(`zarrgw: serving \d+ datasets at (http://[0-9.:]+)/d/`)
 
-// serveSamples runs `zarrgw serve` (built for this test) on the datasets
+// serveSamples runs `zarrgw serve` on the datasets
 // of xarrayDatasets below data until the test ends, and returns its base
 // URL.
-func serveSamples(t *testing.T, data string) string {
+func serveSamples(t *testing.T, zarrgw, data string) string {
 	t.Helper()
-	zarrgw, remove := bin.Build()
-	t.Cleanup(remove)
 	var c strings.Builder
 	fmt.Fprintf(&c, "store \"fs\" \"local\" {\n  root = %q\n}\n", data)
 	for _, d := range xarrayDatasets {
