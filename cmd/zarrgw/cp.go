@@ -113,10 +113,9 @@ func newCp(set registry.Set) *cobra.Command {
 			err := runCp(cmd, set, args[0], args[1], f)
 			var stop *interruption
 			if errors.As(err, &stop) {
-				// everything is closed and flushed by now: only the exit
-				// status is left, which main (exit 1 for any error) cannot give
+				// said in cp's own words (how to resume); main exits 130/143
 				fmt.Fprintln(cmd.ErrOrStderr(), stop.Error())
-				os.Exit(stop.ExitCode())
+				return exitCode{stop.ExitCode()}
 			}
 			return err
 		},

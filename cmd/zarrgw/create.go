@@ -25,7 +25,8 @@ import (
 const defaultCodecs = `[{"name":"bytes","configuration":{"endian":"little"}},{"name":"zstd","configuration":{"level":0,"checksum":false}}]`
 
 func newCreate(set registry.Set) *cobra.Command {
-	var configFile, path, shape, chunks, dt, fill, codecs string
+	var configFile, path, codecs string
+	var spec arraySpec
 	cmd := &cobra.Command{
 		Use:   "create LOCATION --path PATH --shape N,... --chunks N,... --dtype TYPE",
 		Short: "Create a Zarr v3 array (and its parent groups); its codecs come from --codecs, else the dataset's codec blocks, else bytes+zstd",
@@ -36,11 +37,12 @@ create_root = true).`,
 		Example: `  zarrgw create data.zarr --path t2m --shape 720,1440 --chunks 90,180 --dtype float32
   zarrgw create data.zarr --path obs/count --shape 1000000 --chunks 65536 --dtype uint32 --fill-value 0
   zarrgw create data.zarr --path t --shape 100,100 --dtype int16 --codecs '[{"name":"bytes"},{"name":"gzip","configuration":{"level":5}}]'
+  zarrgw create data.zarr --path t2m --shape 24,720,1440 --chunks 1,720,1440 --dtype float32 --dimension-names time,lat,lon --attrs '{"units":"K"}'
   zarrgw create -c zarrgw.hcl era5 --path t2m --shape 100,100 --dtype float32`,
 		Args: oneLocation,
 		PreRunE: func(cmd *cobra.Command, args []string) error {
 			// Checked before anything is created.
-			if _, err := newArrayMeta(shape, chunks, dt, fill); err != nil {
+			if _, err := newArrayMeta(spec); err != nil {
 				return err
 			}
 			return makeDirectory(configFile, args[0])
@@ -50,7 +52,7 @@ create_root = true).`,
 			if err := readOnly(t); err != nil {
 				return err
 			}
-			m, err := newArrayMeta(shape, chunks, dt, fill)
+			m, err := newArrayMeta(spec)
 			if err != nil {
 				return err
 			}
@@ -77,10 +79,12 @@ create_root = true).`,
 	addLocationFlags(cmd, &configFile)
 	f := cmd.Flags()
 	f.StringVar(&path, "path", "", "node path of the new array inside the hierarchy")
-	f.StringVar(&shape, "shape", "", "shape, comma-separated")
-	f.StringVar(&chunks, "chunks", "", "chunk shape, comma-separated (default: the shape)")
-	f.StringVar(&dt, "dtype", "", "data type, as named in v3 metadata: "+strings.Join(createTypes, ", ")+", or rN (N bits of raw bytes)")
-	f.StringVar(&fill, "fill-value", "", "fill value as JSON, as in zarr.json (default: zero)")
+	f.StringVar(&spec.shape, "shape", "", "shape, comma-separated")
+	f.StringVar(&spec.chunks, "chunks", "", "chunk shape, comma-separated (default: the shape)")
+	f.StringVar(&spec.dims, "dimension-names", "", "a name per dimension, comma-separated (v3 dimension_names; xarray's dimensions)")
+	f.StringVar(&spec.attrs, "attrs", "", `attributes as a JSON object, e.g. '{"units":"K"}'`)
+	f.StringVar(&spec.dtype, "dtype", "", "data type, as named in v3 metadata: "+strings.Join(createTypes, ", ")+", or rN (N bits of raw bytes)")
+	f.StringVar(&spec.fill, "fill-value", "", "fill value as JSON, as in zarr.json (default: zero)")
 	f.StringVar(&codecs, "codecs", "", "codec chain as the JSON list of zarr.json")
 	for _, name := range []string{"path", "shape", "dtype"} {
 		cmd.MarkFlagRequired(name)
@@ -88,32 +92,69 @@ create_root = true).`,
 	return cmd
 }
 
-func newArrayMeta(shape, chunks, name, fill string) (*meta.ArrayMeta, error) {
-	dt, err := dtype.ParseV3(name)
+// arraySpec is the new array as create's flags give it.
+type arraySpec struct {
+	shape, chunks, dtype, fill, dims, attrs string
+}
+
+func newArrayMeta(spec arraySpec) (*meta.ArrayMeta, error) {
+	dt, err := dtype.ParseV3(spec.dtype)
 	if err != nil || dt.Variable() {
-		return nil, dtypeError(name)
+		return nil, dtypeError(spec.dtype)
 	}
-	s, err := parseDims("--shape", shape)
+	s, err := parseDims("--shape", spec.shape)
 	if err != nil {
 		return nil, err
 	}
 	c := s
-	if chunks != "" {
-		if c, err = parseDims("--chunks", chunks); err != nil {
+	if spec.chunks != "" {
+		if c, err = parseDims("--chunks", spec.chunks); err != nil {
 			return nil, err
 		}
 	}
 	fv := dtype.DefaultFill(dt)
-	if fill != "" {
-		if fv, err = dtype.ParseFill(dt, json.RawMessage(fill), false); err != nil {
+	if spec.fill != "" {
+		if fv, err = dtype.ParseFill(dt, json.RawMessage(spec.fill), false); err != nil {
 			return nil, fmt.Errorf("--fill-value: %w", err)
 		}
 	}
-	return &meta.ArrayMeta{
+	m := &meta.ArrayMeta{
 		Format: meta.V3, Shape: s, ChunkShape: c, DataType: dt, FillValue: fv,
 		ChunkKey:   meta.ChunkKeyEncoding{Name: "default", Separator: "/"},
 		Attributes: json.RawMessage(`{}`),
-	}, nil
+	}
+	if m.DimensionNames, err = dimensionNames(spec.dims, len(s)); err != nil {
+		return nil, err
+	}
+	if spec.attrs != "" {
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(spec.attrs), &obj); err != nil || obj == nil {
+			return nil, fmt.Errorf("--attrs %q: want a JSON object, such as '{\"units\":\"K\"}'", spec.attrs)
+		}
+		m.Attributes = json.RawMessage(spec.attrs)
+	}
+	return m, nil
+}
+
+// dimensionNames parses --dimension-names: one non-empty name per
+// dimension, or none at all.
+func dimensionNames(flag string, rank int) ([]*string, error) {
+	if flag == "" {
+		return nil, nil
+	}
+	names := strings.Split(flag, ",")
+	if len(names) != rank {
+		return nil, fmt.Errorf("--dimension-names %q: %d names for %d dimensions", flag, len(names), rank)
+	}
+	out := make([]*string, rank)
+	for i, n := range names {
+		n = strings.TrimSpace(n)
+		if n == "" {
+			return nil, fmt.Errorf("--dimension-names %q: name %d is empty", flag, i+1)
+		}
+		out[i] = &n
+	}
+	return out, nil
 }
 
 func chooseCodecs(flag string, dataset []meta.Extension) ([]meta.Extension, error) {

@@ -30,13 +30,21 @@ func main() {
 		if !errors.As(err, &quiet) {
 			fmt.Fprintf(os.Stderr, "zarrgw: %v\n", err)
 		}
-		os.Exit(1)
+		os.Exit(quiet.code())
 	}
 }
 
 // exitCode is the error of a command that has said what went wrong in its
-// output already (a JSON document with the diagnostics): zarrgw exits 1
+// output already (a JSON document with the diagnostics, cp's line on an
+// interruption): zarrgw exits with its status (1 when it gives none)
 // without a line of its own.
-type exitCode struct{}
+type exitCode struct{ status int }
 
 func (exitCode) Error() string { return "failed (see the output)" }
+
+func (e exitCode) code() int {
+	if e.status == 0 {
+		return 1
+	}
+	return e.status
+}

@@ -109,3 +109,47 @@ dataset "fresh" {
 		t.Errorf("a root written ./data is not the configuration's directory's data: %v", err)
 	}
 }
+
+// create --dimension-names and --attrs write v3's dimension_names and the
+// attributes; cp --to-format 2 turns the names into xarray's
+// _ARRAY_DIMENSIONS. A count of names that does not match the rank, or
+// attributes that are not a JSON object, are refused before anything is
+// made.
+func TestCreateDimensionNamesAndAttrs(t *testing.T) {
+	dir := t.TempDir()
+	must(t, dir, "create", "d.zarr", "--path", "t2m", "--shape", "4,6", "--chunks", "2,3", "--dtype", "float32",
+		"--dimension-names", "time,lat", "--attrs", `{"units":"K","long_name":"2 m temperature"}`)
+	var v3 struct {
+		DimensionNames []string          `json:"dimension_names"`
+		Attributes     map[string]string `json:"attributes"`
+	}
+	readJSON(t, filepath.Join(dir, "d.zarr/t2m/zarr.json"), &v3)
+	if strings.Join(v3.DimensionNames, ",") != "time,lat" || v3.Attributes["units"] != "K" || v3.Attributes["long_name"] != "2 m temperature" {
+		t.Errorf("zarr.json: dimension_names %q, attributes %v", v3.DimensionNames, v3.Attributes)
+	}
+	must(t, dir, "cp", "-q", "d.zarr", "v2.zarr", "--to-format", "2")
+	var zattrs struct {
+		Dims  []string `json:"_ARRAY_DIMENSIONS"`
+		Units string   `json:"units"`
+	}
+	readJSON(t, filepath.Join(dir, "v2.zarr/t2m/.zattrs"), &zattrs)
+	if strings.Join(zattrs.Dims, ",") != "time,lat" || zattrs.Units != "K" {
+		t.Errorf(".zattrs after cp --to-format 2: %+v", zattrs)
+	}
+	fails(t, dir, []string{"create", "e.zarr", "--path", "t", "--shape", "4", "--dtype", "int8", "--dimension-names", "a,b"}, "--dimension-names", "2 names for 1 dimensions")
+	fails(t, dir, []string{"create", "e.zarr", "--path", "t", "--shape", "4", "--dtype", "int8", "--attrs", "[1]"}, "--attrs", "JSON object")
+	if _, err := os.Stat(filepath.Join(dir, "e.zarr")); err == nil {
+		t.Error("a refused create made its directory")
+	}
+}
+
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("%s: %v\n%s", path, err, b)
+	}
+}
