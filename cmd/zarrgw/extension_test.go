@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	bin "github.com/zarrgw/zarrgw/tests/support/binary"
 	"log/slog"
 	"net/url"
 	"os"
@@ -84,16 +85,7 @@ func runDemo(t *testing.T, dir string, args ...string) (stdout, stderr string, c
 	}
 	cmd := exec.Command(self, args...)
 	cmd.Dir, cmd.Env = dir, append(os.Environ(), "ZARRGW_TEST_CLI=1")
-	var o, e strings.Builder
-	cmd.Stdout, cmd.Stderr = &o, &e
-	if err := cmd.Run(); err != nil {
-		ee, ok := err.(*exec.ExitError)
-		if !ok {
-			t.Fatal(err)
-		}
-		code = ee.ExitCode()
-	}
-	return o.String(), e.String(), code
+	return bin.Run(t, cmd)
 }
 
 // Adding a store is one package and one line in the list: a test-only

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	bin "github.com/zarrgw/zarrgw/tests/support/binary"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -42,15 +43,7 @@ func runWithInput(t *testing.T, stdin []byte, args ...string) (stdout, stderr st
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
-	var o, e bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &o, &e
-	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return o.String(), e.String(), code
+	return bin.Run(t, cmd)
 }
 
 func TestCatJSONMatchesFixture(t *testing.T) {

@@ -3,10 +3,9 @@
 package config_test
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
+	bin "github.com/zarrgw/zarrgw/tests/support/binary"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -47,16 +46,7 @@ func runEnv(t *testing.T, dir string, env []string, args ...string) (stdout, std
 	// A clean environment: variables of the example must come from defaults
 	// or from env.
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}, env...)
-	var o, e bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &o, &e
-	err := cmd.Run()
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		code = exit.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return o.String(), e.String(), code
+	return bin.Run(t, cmd)
 }
 
 const badConfig = `store "fs" "local" {

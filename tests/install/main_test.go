@@ -6,7 +6,6 @@
 package install
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -110,15 +109,7 @@ func (m *machine) run(dir string, args ...string) (stdout, stderr string, code i
 	cmd := exec.Command(zarrgwBin, args...)
 	cmd.Dir = dir
 	cmd.Env = m.env
-	var o, e bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &o, &e
-	err := cmd.Run()
-	if exit, ok := err.(*exec.ExitError); ok {
-		code = exit.ExitCode()
-	} else if err != nil {
-		m.t.Fatal(err)
-	}
-	return o.String(), e.String(), code
+	return bin.Run(m.t, cmd)
 }
 
 // must runs zarrgw and fails the test unless it succeeds.

@@ -1,7 +1,7 @@
 package plugins
 
 import (
-	"bytes"
+	bin "github.com/zarrgw/zarrgw/tests/support/binary"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,15 +19,7 @@ func zarrgw(t *testing.T, dir string, stdin string, args ...string) (stdout, std
 	cmd := exec.Command(zarrgwBin, args...)
 	cmd.Dir = dir
 	cmd.Stdin = strings.NewReader(stdin)
-	var o, e bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &o, &e
-	err := cmd.Run()
-	if exit, ok := err.(*exec.ExitError); ok {
-		code = exit.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return o.String(), e.String(), code
+	return bin.Run(t, cmd)
 }
 
 const gatedConfig = `plugin "example.org/test/gate-plugin" {

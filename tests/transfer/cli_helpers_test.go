@@ -1,12 +1,12 @@
 package transfer
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	bin "github.com/zarrgw/zarrgw/tests/support/binary"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -100,15 +100,7 @@ func zarrgwIn(t *testing.T, cache string, args ...string) (stdout, stderr string
 	t.Helper()
 	cmd := exec.Command(zarrgw, args...)
 	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cache)
-	var o, e bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &o, &e
-	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return o.String(), e.String(), code
+	return bin.Run(t, cmd)
 }
 
 // signalAt sends sig to c's process once reached says so (asked with the

@@ -2,6 +2,7 @@ package transfer
 
 import (
 	"bytes"
+	bin "github.com/zarrgw/zarrgw/tests/support/binary"
 	"os"
 	"os/exec"
 	"strings"
@@ -28,16 +29,7 @@ func zarrgwEnv(t *testing.T, env []string, args ...string) (string, string, int)
 	t.Helper()
 	cmd := exec.Command(zarrgw, args...)
 	cmd.Env = append(append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir()), env...)
-	var o, e bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &o, &e
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return o.String(), e.String(), code
+	return bin.Run(t, cmd)
 }
 
 // Every fixture copied fs -> S3 -> Azure -> fs arrives byte for byte, and

@@ -5,10 +5,8 @@
 package transfer
 
 import (
-	"bytes"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,17 +22,7 @@ func TestMain(m *testing.M) { bin.Main(m, &zarrgw) }
 // cache directory of the test's own.
 func cp(t *testing.T, cache string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	cmd := exec.Command(zarrgw, append([]string{"cp"}, args...)...)
-	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cache)
-	var o, e bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &o, &e
-	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return o.String(), e.String(), code
+	return zarrgwIn(t, cache, append([]string{"cp"}, args...)...)
 }
 
 // hierarchyRoots lists the top-most directories below dir that hold a

@@ -3,6 +3,8 @@
 package binary
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -62,4 +64,20 @@ func Stop(t testing.TB, cmd *exec.Cmd, log fmt.Stringer) error {
 		t.Errorf("zarrgw did not stop within a minute of SIGTERM; its output:\n%s", log)
 		return err
 	}
+}
+
+// Run runs cmd to its end and returns its standard output, standard error
+// and exit code; a command that cannot be started ends the test.
+func Run(t testing.TB, cmd *exec.Cmd) (stdout, stderr string, code int) {
+	t.Helper()
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		code = exit.ExitCode()
+	} else if err != nil {
+		t.Fatalf("%s: %v", cmd.Path, err)
+	}
+	return o.String(), e.String(), code
 }
