@@ -19,23 +19,10 @@ try:
     import numpy as np
     import xarray as xr
     import zarr
+    from values import scalar
 except ImportError as e:  # reported by the Go test with what to install
     print("import failed: %s" % e, file=sys.stderr)
     sys.exit(3)
-
-
-def scalar(v):
-    if isinstance(v, (bytes, np.bytes_)):
-        return bytes(v).hex()
-    if isinstance(v, (str, np.str_)):
-        return str(v)
-    if isinstance(v, (bool, np.bool_)):
-        return bool(v)
-    if isinstance(v, (int, np.integer)):
-        return str(int(v))
-    if isinstance(v, (float, np.floating)):
-        return repr(float(v))
-    return repr(v)
 
 
 def plain(v):
