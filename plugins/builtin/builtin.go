@@ -34,6 +34,7 @@ import (
 	"github.com/zarrgw/zarrgw/plugins/stores/fs"
 	httpstore "github.com/zarrgw/zarrgw/plugins/stores/http"
 	s3store "github.com/zarrgw/zarrgw/plugins/stores/s3"
+	"github.com/zarrgw/zarrgw/plugins/transformers/cache"
 	"github.com/zarrgw/zarrgw/plugins/transformers/shardtransformer"
 )
 
@@ -85,6 +86,7 @@ func Stores() []store.Registration {
 func Transformers() []transformer.Registration {
 	return []transformer.Registration{
 		shardtransformer.Registration,
+		cache.Registration,
 	}
 }
 
