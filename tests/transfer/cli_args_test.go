@@ -23,7 +23,7 @@ func TestCLIArgumentErrorsLeaveNoDestination(t *testing.T) {
 		say  string // in the error
 	}{
 		{[]string{"--chunks-per-shard", "8"}, "--to-format 3"}, // v2 arrays: found reading the source
-		{[]string{"--to-format", "2"}, "only 3"},
+		{[]string{"--to-format", "4"}, "give 2 or 3"},
 		{[]string{"--to-format", "3", "--codecs", `[{"name":"nosuch"}]`}, "nosuch"},
 		{[]string{"--to-format", "3", "--codecs", `[{"name":`}, "--codecs"},
 		{[]string{"--to-format", "3", "--shard", "20,20,20"}, "dimensions"},
