@@ -3,6 +3,7 @@ package config
 import (
 	"slices"
 
+	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hcldec"
 	"github.com/zclconf/go-cty/cty"
 
@@ -58,11 +59,20 @@ func ctyType(s *extension.Schema) cty.Type {
 }
 
 // bodySpec is the hcldec specification of a block body holding an object
-// of s: one attribute per property, and no blocks.
-func bodySpec(s *extension.Schema) hcldec.ObjectSpec {
+// of s: one attribute per property, except that a property whose schema
+// is an object with properties may be written as a nested block, as HCL
+// writers expect (`disk { path = "..." }`), or as an attribute holding an
+// object (`disk = { path = "..." }`): body says which it is.
+func bodySpec(s *extension.Schema, body hcl.Body) hcldec.ObjectSpec {
+	blocks := nestedBlocks(s, body)
 	spec := hcldec.ObjectSpec{}
 	for name, p := range s.Properties {
-		spec[name] = &hcldec.AttrSpec{Name: name, Type: ctyType(p), Required: slices.Contains(s.Required, name)}
+		required := slices.Contains(s.Required, name)
+		if blocks[name] {
+			spec[name] = &hcldec.BlockSpec{TypeName: name, Nested: bodySpec(p, nil), Required: required}
+			continue
+		}
+		spec[name] = &hcldec.AttrSpec{Name: name, Type: ctyType(p), Required: required}
 	}
 	for _, name := range s.Required {
 		if _, ok := spec[name]; !ok {
@@ -70,4 +80,28 @@ func bodySpec(s *extension.Schema) hcldec.ObjectSpec {
 		}
 	}
 	return spec
+}
+
+// nestedBlocks names the object properties of s that body writes as
+// blocks. Diagnostics are left to the decoding (two blocks, or a block
+// and an attribute of one name, are reported there).
+func nestedBlocks(s *extension.Schema, body hcl.Body) map[string]bool {
+	if body == nil {
+		return nil
+	}
+	var schema hcl.BodySchema
+	for name, p := range s.Properties {
+		if p.Single() == "object" && len(p.Properties) > 0 {
+			schema.Blocks = append(schema.Blocks, hcl.BlockHeaderSchema{Type: name})
+		}
+	}
+	if len(schema.Blocks) == 0 {
+		return nil
+	}
+	content, _, _ := body.PartialContent(&schema)
+	found := map[string]bool{}
+	for _, b := range content.Blocks {
+		found[b.Type] = true
+	}
+	return found
 }

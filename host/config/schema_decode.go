@@ -13,7 +13,7 @@ import (
 // decodeBody decodes a block body against s and checks what types alone do
 // not: integers, enums, bounds and secrets.
 func (d *decoder) decodeBody(body hcl.Body, s *extension.Schema) (cty.Value, hcl.Diagnostics) {
-	spec := bodySpec(s)
+	spec := bodySpec(s, body)
 	diags := d.checkRefs(hcldec.Variables(body, spec))
 	if diags.HasErrors() {
 		return cty.NilVal, diags

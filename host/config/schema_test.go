@@ -43,6 +43,9 @@ func TestConfigJSON(t *testing.T) {
 		{`{"type":"object","properties":{"l":{"type":"array","items":{"type":"string"}}}}`, `l = []`, `{"l":[]}`},
 		{`{"type":"object","properties":{"o":{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"boolean"}}}}}`,
 			`o = { a = 1 }`, `{"o":{"a":1}}`},
+		// the same object written as a nested block, as HCL writers expect
+		{`{"type":"object","properties":{"o":{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"boolean"}}}}}`,
+			"o {\n      a = 1\n      b = true\n    }", `{"o":{"a":1,"b":true}}`},
 		{`{"type":"object","properties":{"any":{}}}`, `any = [1, "two", { three = 3 }]`, `{"any":[1,"two",{"three":3}]}`},
 		{`{"type":"object","properties":{"u":{"type":["string","integer"]}}}`, `u = "x"`, `{"u":"x"}`},
 		{`{"type":"object","properties":{"u":{"type":["string","integer"]}}}`, `u = 7`, `{"u":7}`},
@@ -72,6 +75,8 @@ func TestSchemaRefuses(t *testing.T) {
 		{`{"type":"object","properties":{"e":{"enum":[1,2]}}}`, `e = 3`, "e must be one of 1 or 2"},
 		{`{"type":"object","additionalProperties":true,"properties":{"n":{"type":"integer"}}}`, `n = "x"`, `attribute "n"`},
 		{`{"type":"object","properties":{"n":{"type":"integer"}}}`, `m = 1`, `"m" is not expected here`},
+		{`{"type":"object","properties":{"o":{"type":"object","properties":{"a":{"type":"integer"}}}}}`, `o { c = 1 }`, `"c" is not expected here`},
+		{`{"type":"object","properties":{"o":{"type":"object","properties":{"a":{"type":"integer","minimum":2}}}}}`, `o { a = 1 }`, `o.a`},
 	}
 	for _, c := range cases {
 		_, cfg, diags := codecConfig(t, c.schema, c.body)

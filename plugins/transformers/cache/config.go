@@ -28,7 +28,10 @@ import (
 //	  memory           = "512MiB"
 //	  revalidate_after = "30s"
 //	  negative_ttl     = "2s"
-//	  disk = { path = "/var/cache/zarrgw", size = "50GiB" }
+//	  disk {                     // or disk = { path = ..., size = ... }
+//	    path = "/var/cache/zarrgw"
+//	    size = "50GiB"
+//	  }
 //	}
 var Registration = transformer.Registration{
 	Manifest: extension.Manifest{
