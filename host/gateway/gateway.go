@@ -27,6 +27,7 @@ import (
 	"github.com/zarrgw/zarrgw/host/config"
 	"github.com/zarrgw/zarrgw/host/gateway/cache"
 	"github.com/zarrgw/zarrgw/host/stack"
+	cachetransformer "github.com/zarrgw/zarrgw/plugins/transformers/cache"
 )
 
 // Options are a gateway's settings beyond its configuration.
@@ -123,6 +124,8 @@ func New(ctx context.Context, cfg *config.Config, host *stack.Host, opts Options
 
 // open opens a declared dataset's stack behind the gateway's caches.
 func (g *Gateway) open(ctx context.Context, dc *config.Dataset) (*dataset, error) {
+	g.metrics.caches.drop(dc.Name) // a dataset opened again counts afresh
+	ctx = cachetransformer.OnOpen(ctx, func(c *cachetransformer.Cache) { g.metrics.caches.add(dc.Name, c) })
 	opened, err := g.host.Open(ctx, dc)
 	if err != nil {
 		return nil, err

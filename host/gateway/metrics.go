@@ -25,6 +25,8 @@ type metrics struct {
 	storeErr  *prometheus.CounterVec
 	hits      *prometheus.CounterVec
 	misses    *prometheus.CounterVec
+	// caches are the cache transformers of the datasets' stacks
+	caches *storeCaches
 }
 
 func newMetrics() *metrics {
@@ -49,7 +51,8 @@ func newMetrics() *metrics {
 		misses: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "zarrgw_cache_misses_total",
 			Help: "Cache misses by cache."}, []string{"cache"}),
 	}
-	m.reg.MustRegister(m.requests, m.latency, m.bytesIn, m.bytesOut, m.storeCall, m.storeErr, m.hits, m.misses,
+	m.caches = &storeCaches{}
+	m.reg.MustRegister(m.requests, m.latency, m.bytesIn, m.bytesOut, m.storeCall, m.storeErr, m.hits, m.misses, m.caches,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
