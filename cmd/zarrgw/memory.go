@@ -2,11 +2,11 @@ package main
 
 import (
 	"fmt"
+	"github.com/zarrgw/zarrgw/core/size"
 
 	"github.com/spf13/cobra"
 
 	"github.com/zarrgw/zarrgw/core/array"
-	"github.com/zarrgw/zarrgw/host/config"
 )
 
 // memoryFlag is a --memory value: a size such as "64MiB".
@@ -20,7 +20,7 @@ func (m *memoryFlag) String() string {
 }
 
 func (m *memoryFlag) Set(s string) error {
-	n, err := config.ParseSize(s)
+	n, err := size.Parse(s)
 	if err != nil {
 		return err
 	}

@@ -2,11 +2,10 @@ package config
 
 import (
 	"fmt"
-	"math"
+	"github.com/zarrgw/zarrgw/core/size"
 	"net"
 	"regexp"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
@@ -179,47 +178,14 @@ func checkListen(addr string) error {
 	return nil
 }
 
-var sizeUnits = []struct {
-	suffix string
-	factor int64
-}{
-	{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40},
-	{"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"B", 1},
-}
-
 // parseSize reads a number of bytes or a string such as "64MiB" or "1.5GB".
 func parseSize(v cty.Value) (int64, error) {
 	switch v.Type() {
 	case cty.Number:
 		f, _ := v.AsBigFloat().Float64()
-		return wholeBytes(f)
+		return size.Whole(f)
 	case cty.String:
-		return ParseSize(v.AsString())
+		return size.Parse(v.AsString())
 	}
 	return 0, fmt.Errorf("got %s", v.Type().FriendlyName())
-}
-
-// ParseSize reads a positive number of bytes, bare or with a unit, such as
-// "1048576", "64MiB" or "1.5GB".
-func ParseSize(text string) (int64, error) {
-	s := strings.TrimSpace(text)
-	factor := int64(1)
-	for _, u := range sizeUnits {
-		if num, ok := strings.CutSuffix(s, u.suffix); ok {
-			s, factor = strings.TrimSpace(num), u.factor
-			break
-		}
-	}
-	n, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return 0, fmt.Errorf("%q is not a size", text)
-	}
-	return wholeBytes(n * float64(factor))
-}
-
-func wholeBytes(f float64) (int64, error) {
-	if f < 1 || f > math.MaxInt64 || f != math.Trunc(f) {
-		return 0, fmt.Errorf("%v bytes is not a positive whole number", f)
-	}
-	return int64(f), nil
 }

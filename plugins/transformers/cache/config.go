@@ -6,10 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/zarrgw/zarrgw/core/size"
 	"math"
 	"path/filepath"
 	"reflect"
-	"strconv"
 	"strings"
 	"time"
 
@@ -188,19 +188,9 @@ func unwrapShown(s store.Store) store.Store {
 	}
 }
 
-// sizeUnits are those of the configuration's sizes elsewhere (server
-// limits, host/config's ParseSize), which plugins do not import.
-var sizeUnits = []struct {
-	suffix string
-	factor int64
-}{
-	{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40},
-	{"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"B", 1},
-}
-
 // parseSize reads a positive number of bytes: a JSON number, or a string
-// such as "1048576", "512MiB" or "1.5GB", as configuration sizes are
-// written everywhere else.
+// such as "1048576", "512MiB" or "1.5GB", read by core/size as every
+// size of the configuration is.
 func parseSize(raw json.RawMessage) (int64, error) {
 	var n json.Number
 	if err := json.Unmarshal(raw, &n); err == nil {
@@ -208,38 +198,13 @@ func parseSize(raw json.RawMessage) (int64, error) {
 		if err != nil {
 			return 0, fmt.Errorf("%s is not a size", n)
 		}
-		return wholeBytes(f)
+		return size.Whole(f)
 	}
 	var text string
 	if err := json.Unmarshal(raw, &text); err != nil {
 		return 0, fmt.Errorf("%s is neither a number of bytes nor a size such as \"512MiB\"", raw)
 	}
-	return ParseSize(text)
-}
-
-// ParseSize reads a positive number of bytes, bare or with a unit, such
-// as "1048576", "64MiB" or "1.5GB" (the grammar of host/config's).
-func ParseSize(text string) (int64, error) {
-	s := strings.TrimSpace(text)
-	factor := int64(1)
-	for _, u := range sizeUnits {
-		if num, ok := strings.CutSuffix(s, u.suffix); ok {
-			s, factor = strings.TrimSpace(num), u.factor
-			break
-		}
-	}
-	n, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return 0, fmt.Errorf("%q is not a size (a number of bytes, or one with a unit such as \"512MiB\")", text)
-	}
-	return wholeBytes(n * float64(factor))
-}
-
-func wholeBytes(f float64) (int64, error) {
-	if f < 1 || f > math.MaxInt64 || f != math.Trunc(f) {
-		return 0, fmt.Errorf("%v bytes is not a positive whole number", f)
-	}
-	return int64(f), nil
+	return size.Parse(text)
 }
 
 // parseDuration reads a duration: a string as Go writes them ("30s",

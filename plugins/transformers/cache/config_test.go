@@ -12,7 +12,6 @@ import (
 	"github.com/zarrgw/zarrgw/core/extension"
 	"github.com/zarrgw/zarrgw/core/meta"
 	"github.com/zarrgw/zarrgw/core/store"
-	"github.com/zarrgw/zarrgw/host/config"
 	"github.com/zarrgw/zarrgw/plugins/transformers/cache"
 	"github.com/zarrgw/zarrgw/plugins/transformers/shardtransformer"
 )
@@ -105,18 +104,6 @@ func TestSchema(t *testing.T) {
 	for _, cfg := range []string{`{"memroy":"1GiB"}`, `{"disk":{"path":"/x"}}`, `{"disk":{"path":"/x","size":"1GiB","extra":1}}`} {
 		if errs, err := extension.ValidateConfig(schema, json.RawMessage(cfg)); err != nil || len(errs) == 0 {
 			t.Errorf("%s accepted by the schema", cfg)
-		}
-	}
-}
-
-// Sizes read as the rest of the configuration reads them.
-func TestParseSizeAgreesWithConfig(t *testing.T) {
-	for _, s := range []string{"1", "1048576", "64MiB", "1.5GB", " 2 GiB ", "512KiB", "1TB", "3B", "0", "-1", "1.5B",
-		"12XB", "", "MiB", "1e3", "0.5KiB", "9999999999TiB"} {
-		want, werr := config.ParseSize(s)
-		got, gerr := cache.ParseSize(s)
-		if got != want || (werr == nil) != (gerr == nil) {
-			t.Errorf("ParseSize(%q) = %d, %v; the configuration's gives %d, %v", s, got, gerr, want, werr)
 		}
 	}
 }
