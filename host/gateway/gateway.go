@@ -249,6 +249,9 @@ func (g *Gateway) fail(w http.ResponseWriter, info *requestInfo, err error) {
 	case status == http.StatusNotFound && !errors.As(err, &re):
 		// a store's error names its type and root: the log has it
 		msg = "not found: " + info.key
+	case status == http.StatusPreconditionFailed && !errors.As(err, &re):
+		// the store refused a conditional write: said without its words
+		msg = "precondition failed: the store holds another version of " + info.key + " (If-Match), or holds it already (If-None-Match: *)"
 	case status >= 500:
 		msg = http.StatusText(status) + ": " + msg
 	}

@@ -26,7 +26,9 @@ import (
 // neither is 404.
 func (g *Gateway) serveKey(w http.ResponseWriter, r *http.Request, ds *dataset, key string) error {
 	err := g.serveValue(w, r, ds, key)
-	if !isNotFound(err) || r.URL.RawQuery != "" {
+	if !isNotFound(err) || r.URL.RawQuery != "" || isMetaKey(key) {
+		// a metadata document's name is never a directory: Zarr clients
+		// probing for one (zarr.json, .zarray, .zgroup) pay no listing
 		return err
 	}
 	dir, lerr := hasKeysBelow(r.Context(), ds, key+"/")

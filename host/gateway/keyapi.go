@@ -257,6 +257,9 @@ func (g *Gateway) storeValue(r *http.Request, ds *dataset, key string, data []by
 		return "", false, err
 	}
 	version, err := ds.store.Set(r.Context(), key, data, cond)
+	if errors.Is(err, store.ErrConflict) {
+		return "", false, conflict(r, cond)
+	}
 	if err != nil {
 		return "", false, err
 	}
@@ -315,6 +318,12 @@ func (g *Gateway) condition(r *http.Request, ds *dataset, key string) (store.Con
 		}
 		return store.Condition{IfNoneMatch: true}, nil
 	}
+	if v, ok := ds.versionOf(im); ok {
+		// The store decides, against what it holds: a Stat through the
+		// stack may answer from a cache, and refuse a write the store
+		// would take (another replica wrote the version named).
+		return store.Condition{IfMatch: v}, nil
+	}
 	info, err := ds.store.Stat(r.Context(), key)
 	if errors.Is(err, store.ErrNotFound) {
 		return store.Condition{}, &requestError{http.StatusPreconditionFailed, "If-Match: the key does not exist"}
@@ -361,6 +370,31 @@ func (ds *dataset) etag(version string) string {
 		return `"v` + v + `"`
 	}
 	return etag(v)
+}
+
+// conflict is the 412 of a conditional write the store refused, in the
+// words of the header that asked for it.
+func conflict(r *http.Request, cond store.Condition) error {
+	msg := "If-None-Match: * but the key exists"
+	if cond.IfMatch != "" {
+		msg = "If-Match: the value's ETag is not " + r.Header.Get("If-Match")
+	}
+	return &requestError{http.StatusPreconditionFailed, msg}
+}
+
+// versionOf is the store version an If-Match header names, when it names
+// exactly one strong entity tag (quoted or bare, as matchStrong takes
+// them): the inverse of etag. "*", lists and weak tags are not one.
+func (ds *dataset) versionOf(header string) (string, bool) {
+	t := strings.TrimSpace(header)
+	if t == "" || t == "*" || strings.Contains(t, ",") || strings.HasPrefix(t, "W/") {
+		return "", false
+	}
+	v := unquote(t)
+	if m, ok := strings.CutPrefix(v, "v"); ok && !ds.md5Versions && store.IsMD5Hex(m) {
+		v = m // the mark etag puts on a version that only looks like an MD5
+	}
+	return v, v != ""
 }
 
 // contentETag tags a value of a store without versions by its content.
