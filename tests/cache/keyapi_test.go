@@ -130,8 +130,8 @@ func TestSecondPassNoStoreGets(t *testing.T) {
 }
 
 // 32 clients GET one key no one has read, at once: one store GET. The
-// proxy holds that GET until every client has sent its request (and a
-// moment more for the gateway to take them in), so the readers overlap
+// proxy holds that GET until the gateway has taken in every client's
+// request (its metrics count the readers waiting), so the readers overlap
 // it; readers that reach the cache after it was answered are hits, so
 // the count is exactly one either way, and a cache that does not
 // coalesce makes up to 32.
@@ -173,11 +173,13 @@ func TestConcurrentReadersOneGet(t *testing.T) {
 		t.Fatal("no store GET reached the proxy within 60s")
 	}
 	sent.Wait()
-	// The clients' requests are on the wire; give the gateway a moment to
-	// read them (more store GETs arriving now are what a cache that does
-	// not coalesce would make). Not a timing assertion: the count below is
-	// exact however long this is.
-	time.Sleep(300 * time.Millisecond)
+	// The clients' requests are on the wire; the store GET is held until
+	// the gateway has taken every one of them in: the other 31 wait for
+	// the first one's call (a cache that does not coalesce never gets
+	// there, and makes its own GETs meanwhile).
+	waitFor(t, "the other readers waiting for the first one's store GET", 60*time.Second, 10*time.Millisecond, func() bool {
+		return g.cacheReads(t, "d").since(c0)["coalesced"] >= clients-1
+	})
 	release()
 	done.Wait()
 	close(errs)

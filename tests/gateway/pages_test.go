@@ -243,7 +243,7 @@ dataset "d" {
 }
 `)
 	want := "zarrgw: pages for a browser at " + s.url + "/ui/\n"
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(60 * time.Second) // only a hang: the line follows the start
 	for !strings.Contains(s.log.String(), want) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the banner does not say %q:\n%s", want, s.log)

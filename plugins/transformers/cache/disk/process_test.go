@@ -14,15 +14,25 @@ import (
 )
 
 // The child processes of these tests are this test binary, run with one
-// of these variables set, running TestChild.
+// of these variables set, running runChild.
 const (
 	holdEnv = "ZARRGW_DISK_TEST_HOLD" // open the tier in it, say HELD, wait for stdin to close
 	tryEnv  = "ZARRGW_DISK_TEST_TRY"  // open the tier in it and say how it went
 )
 
-// TestChild is the child process of the tests below; on its own it does
-// nothing.
-func TestChild(t *testing.T) {
+// TestMain runs the child process of the tests below when the
+// environment names its part, and the tests otherwise.
+func TestMain(m *testing.M) {
+	if os.Getenv(holdEnv) != "" || os.Getenv(tryEnv) != "" {
+		runChild()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// runChild holds the tier named by holdEnv until its standard input ends,
+// or opens the one named by tryEnv, and says how it went.
+func runChild() {
 	if dir := os.Getenv(holdEnv); dir != "" {
 		d, err := Open(dir, 1<<20)
 		if err != nil {
@@ -50,7 +60,7 @@ func TestChild(t *testing.T) {
 }
 
 func child(env string) *exec.Cmd {
-	cmd := exec.Command(os.Args[0], "-test.run=^TestChild$", "-test.count=1")
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), env)
 	return cmd
 }
@@ -152,7 +162,7 @@ func TestNotWritable(t *testing.T) {
 	t.Run("proc", func(t *testing.T) {
 		// procfs refuses new directories, even to root.
 		if _, err := os.Stat("/proc/self"); err != nil {
-			t.Skip("no /proc")
+			unavailable(t, "no /proc: %v", err)
 		}
 		dir := "/proc/self/zarrgw-cache"
 		_, err := Open(dir, 1<<20)
@@ -227,14 +237,14 @@ func openAsNobody(t *testing.T, top, dir string) string {
 			os.Chmod(p, 0o755) // searchable, still not writable by nobody
 		}
 	}
-	cmd := exec.Command(exe, "-test.run=^TestChild$", "-test.count=1")
+	cmd := exec.Command(exe, "-test.run=^$")
 	cmd.Env = append(os.Environ(), tryEnv+"="+dir)
 	cmd.Dir = "/"
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		if errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EACCES) {
-			t.Skipf("cannot run a child process as nobody: %v", err)
+			unavailable(t, "cannot run a child process as nobody: %v", err)
 		}
 		t.Fatalf("child: %v\n%s", err, out)
 	}
@@ -242,4 +252,14 @@ func openAsNobody(t *testing.T, top, dir string) string {
 		t.Fatalf("child opened a read-only directory:\n%s", out)
 	}
 	return string(out)
+}
+
+// unavailable ends a test that cannot run on this machine: a failure
+// under CI=true (CI's machine has what it needs), else a loud skip.
+func unavailable(t *testing.T, format string, args ...any) {
+	t.Helper()
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("cannot run under CI=true: "+format, args...)
+	}
+	t.Skipf("NOT RUN: "+format, args...)
 }
