@@ -24,7 +24,10 @@ type Config struct {
 	Stores     []Store
 	Datasets   []Dataset
 	Principals []Principal
-	Server     Server
+	// IdentityProviders are the OpenID Connect providers principals may
+	// be defined by.
+	IdentityProviders []IdentityProvider
+	Server            Server
 
 	// Catalog resolves extension names: the bundled extensions
 	// (Options.Catalog) and the manifests of the probed plugins, a plugin's
@@ -215,6 +218,9 @@ type Server struct {
 	CacheTTL                  time.Duration
 	// S3 is the S3 API listener; nil when the server block has none.
 	S3 *S3Listener
+	// AnonymousRateLimit bounds the traffic of each client address
+	// without credentials; nil = no bound.
+	AnonymousRateLimit *RateLimit
 	// Safeguards bound what clients can make the gateway spend (safeguards.go).
 	Safeguards
 }

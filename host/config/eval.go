@@ -40,10 +40,15 @@ func (d *decoder) evalContext() *hcl.EvalContext {
 	if err != nil {
 		dir = d.cfg.Dir
 	}
+	providers := map[string]cty.Value{}
+	for name := range d.providers {
+		providers[name] = cty.StringVal(identityPrefix + "." + name)
+	}
 	return &hcl.EvalContext{Variables: map[string]cty.Value{
-		"var":   cty.ObjectVal(vars),
-		"store": cty.ObjectVal(stores),
-		"path":  cty.ObjectVal(map[string]cty.Value{"config": cty.StringVal(dir)}),
+		"var":          cty.ObjectVal(vars),
+		"store":        cty.ObjectVal(stores),
+		"path":         cty.ObjectVal(map[string]cty.Value{"config": cty.StringVal(dir)}),
+		identityPrefix: cty.ObjectVal(providers),
 	}}
 }
 
@@ -83,13 +88,21 @@ func (d *decoder) checkRefs(traversals []hcl.Traversal) hcl.Diagnostics {
 				diags = append(diags, diagf(rng, "Reference to undeclared store",
 					"No store %q %q is declared.%s", typ, name, knownList("Declared stores", declared, ref.String())))
 			}
+		case identityPrefix:
+			name, ok := attrStep(t, 1)
+			if !ok || len(t) != 2 {
+				diags = append(diags, diagf(rng, "Invalid identity provider reference", "Refer to an identity provider as identity_provider.NAME."))
+			} else if d.providers[name] == nil {
+				diags = append(diags, diagf(rng, "Reference to undeclared identity provider",
+					"No identity_provider %q is declared.%s", name, knownList("Declared", sortedKeys(blockNames(d.providers)), name)))
+			}
 		case "path":
 			if name, ok := attrStep(t, 1); !ok || name != "config" || len(t) != 2 {
 				diags = append(diags, diagf(rng, "Invalid path reference", "path.config, the configuration file's directory, is the only path value."))
 			}
 		default:
 			diags = append(diags, diagf(rng, "Unknown reference",
-				"%q is not defined here; only var.NAME, store.TYPE.NAME and path.config may be referred to.", t.RootName()))
+				"%q is not defined here; only var.NAME, store.TYPE.NAME, identity_provider.NAME and path.config may be referred to.", t.RootName()))
 		}
 	}
 	return diags
@@ -193,4 +206,12 @@ func stringListVal(ss []string) cty.Value {
 		vals[i] = cty.StringVal(s)
 	}
 	return cty.ListVal(vals)
+}
+
+func blockNames(m map[string]*hcl.Block) map[string]bool {
+	out := make(map[string]bool, len(m))
+	for k := range m {
+		out[k] = true
+	}
+	return out
 }

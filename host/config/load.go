@@ -138,6 +138,7 @@ var topSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{
 	{Type: "dataset", LabelNames: []string{"name"}},
 	{Type: "server"},
 	{Type: "principal", LabelNames: []string{"name"}},
+	{Type: "identity_provider", LabelNames: []string{"name"}},
 }}
 
 // decoder carries what later blocks need from earlier ones.
@@ -168,6 +169,8 @@ type decoder struct {
 	// and buckets_prefix are valid, for the overlap check (buckets.go).
 	keysAt        map[string]hcl.Range
 	bucketsFromAt *hcl.Range
+	// providers maps every valid identity_provider name to its block.
+	providers map[string]*hcl.Block
 }
 
 func decode(cfg *Config, body hcl.Body, opts Options) hcl.Diagnostics {
@@ -188,6 +191,7 @@ func decode(cfg *Config, body hcl.Body, opts Options) hcl.Diagnostics {
 	// Phase one: variables, which may refer to nothing.
 	diags = append(diags, d.variables(byType["variable"])...)
 	diags = append(diags, d.indexStores(byType["store"])...)
+	diags = append(diags, d.indexIdentityProviders(byType["identity_provider"])...)
 	d.ctx = d.evalContext()
 	// Phase two: everything else, with var.* and store.* in scope.
 	diags = append(diags, d.plugins(byType["plugin"])...)
@@ -195,6 +199,7 @@ func decode(cfg *Config, body hcl.Body, opts Options) hcl.Diagnostics {
 	for _, b := range byType["store"] {
 		diags = append(diags, d.store(b)...)
 	}
+	diags = append(diags, d.identityProviders(byType["identity_provider"])...)
 	diags = append(diags, d.principals(byType["principal"])...)
 	diags = append(diags, d.datasets(byType["dataset"])...)
 	diags = append(diags, d.checkAccess()...)

@@ -19,14 +19,22 @@ type Principal struct {
 	// S3AccessKeyID and S3SecretAccessKey sign the principal's requests
 	// to the S3 API (from variables; "" when it has none).
 	S3AccessKeyID, S3SecretAccessKey string
-	DeclRange                        hcl.Range
+	// IdentityProvider names the identity_provider whose tokens identify
+	// the principal when they carry Claims ("" for none): every listed
+	// claim must match (identity/oidc.Match says how).
+	IdentityProvider string
+	Claims           map[string]string
+	// RateLimit bounds the principal's traffic; nil = no bound.
+	RateLimit *RateLimit
+	DeclRange hcl.Range
 }
 
 // Anyone is the principal name that grants access without a token.
 const Anyone = "*"
 
 var principalSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "token_sha256"},
-	{Name: "s3_access_key_id"}, {Name: "s3_secret_access_key"}}}
+	{Name: "s3_access_key_id"}, {Name: "s3_secret_access_key"}, {Name: "identity_provider"}, {Name: "claims"}},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "rate_limit"}}}
 
 func (d *decoder) principals(blocks []*hcl.Block) hcl.Diagnostics {
 	var diags hcl.Diagnostics
@@ -56,12 +64,16 @@ func (d *decoder) principal(b *hcl.Block) (Principal, hcl.Diagnostics) {
 	p := Principal{Name: b.Labels[0], DeclRange: b.DefRange}
 	content, diags := b.Body.Content(principalSchema)
 	diags = append(diags, d.principalS3(content.Attributes, &p)...)
+	diags = append(diags, d.principalClaims(b, content.Attributes, &p)...)
+	var more hcl.Diagnostics
+	p.RateLimit, more = d.rateLimitBlocks(content.Blocks, "rate_limit", fmt.Sprintf("Principal %q: rate_limit", p.Name), false)
+	diags = append(diags, more...)
 	v, ok, more := d.evalAttr(content.Attributes, "token_sha256", cty.String)
 	diags = append(diags, more...)
 	if !ok {
-		if p.S3AccessKeyID == "" && !diags.HasErrors() {
+		if p.S3AccessKeyID == "" && p.IdentityProvider == "" && !diags.HasErrors() {
 			diags = append(diags, diagf(b.DefRange, "Principal without credentials",
-				"Principal %q needs token_sha256, S3 credentials, or both.", p.Name))
+				"Principal %q needs token_sha256, S3 credentials, an identity provider with claims, or several of these.", p.Name))
 		}
 		return p, diags
 	}

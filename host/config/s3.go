@@ -33,13 +33,15 @@ type S3Listener struct {
 	// MaxObjectSize bounds what a multipart upload or a copy makes (the
 	// gateway assembles it in memory, as stores take whole values).
 	MaxObjectSize int64
-	DeclRange     hcl.Range
+	// STS answers AssumeRoleWithWebIdentity; nil when the block has none.
+	STS       *STS
+	DeclRange hcl.Range
 }
 
 var s3Schema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{{Name: "listen", Required: true}, {Name: "region"}, {Name: "domain"},
 		{Name: "buckets_from"}, {Name: "buckets_prefix"}, {Name: "multipart_max_age"}, {Name: "max_object_size"}},
-	Blocks: []hcl.BlockHeaderSchema{{Type: "bucket_access"}},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "bucket_access"}, {Type: "sts"}},
 }
 
 var (
@@ -81,6 +83,16 @@ func (d *decoder) s3Listener(b *hcl.Block) hcl.Diagnostics {
 	}
 	diags = append(diags, d.sizeAttr(attrs, "max_object_size", &l.MaxObjectSize, true)...)
 	for _, blk := range content.Blocks {
+		if blk.Type == "sts" {
+			if l.STS != nil {
+				diags = append(diags, duplicate("sts block", blk.DefRange, l.STS.DeclRange))
+				continue
+			}
+			var more hcl.Diagnostics
+			l.STS, more = d.sts(blk)
+			diags = append(diags, more...)
+			continue
+		}
 		var ds Dataset
 		ds.Name = "(buckets made by CreateBucket)"
 		diags = append(diags, d.access(blk, &ds)...)

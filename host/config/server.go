@@ -12,7 +12,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 )
 
-var serverSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "s3"}, {Type: "metrics"}}, Attributes: []hcl.AttributeSchema{
+var serverSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "s3"}, {Type: "metrics"}, {Type: "anonymous_rate_limit"}}, Attributes: []hcl.AttributeSchema{
 	{Name: "listen", Required: true},
 	{Name: "read_header_timeout"}, {Name: "read_timeout"}, {Name: "write_timeout"},
 	{Name: "idle_timeout"}, {Name: "shutdown_timeout"},
@@ -109,9 +109,14 @@ func (d *decoder) serverBlocks(blocks hcl.Blocks, s *Server) hcl.Diagnostics {
 			continue
 		}
 		first[blk.Type] = blk
-		if blk.Type == "s3" {
+		switch blk.Type {
+		case "s3":
 			diags = append(diags, d.s3Listener(blk)...)
-		} else {
+		case "anonymous_rate_limit":
+			l, more := d.rateLimit(blk, "anonymous_rate_limit", true)
+			diags = append(diags, more...)
+			s.AnonymousRateLimit = l
+		default:
 			diags = append(diags, d.metrics(blk, &s.Safeguards)...)
 		}
 	}
