@@ -11,7 +11,9 @@
 # and the servers the cloud stores
 # are tested against: versitygw (S3, built with go install into
 # $(go env GOPATH)/bin, about 2 minutes once) and Azurite (Azure Blob, npm,
-# into tests/support/servers/js).
+# into tests/support/servers/js); and Dex, the OpenID Connect provider of
+# the identity tests (built from scripts/dex into $(go env GOPATH)/bin,
+# about 3 minutes once).
 # Idempotent: installs only what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -47,6 +49,28 @@ if ! command -v versitygw >/dev/null 2>&1 && [ ! -x "$gobin/versitygw" ]; then
   echo "setup: building versitygw $VERSITYGW_VERSION (go install, about 2 minutes)"
   GOFLAGS= go install "github.com/versity/versitygw/cmd/versitygw@$VERSITYGW_VERSION"
 fi
+
+# Dex (the OpenID Connect provider the identity tests start): where
+# tests/support/servers looks for it (PATH, or GOPATH/bin). Dex cannot be
+# go installed at a version (its go.mod has a replace directive), so it is
+# built as a dependency of the module in scripts/dex, which pins it (and
+# everything it needs, in go.sum), from a copy in a scratch directory. It
+# needs cgo, for sqlite. DEX_VERSION names the release for `dex version`;
+# scripts/dex/go.mod pins it (as the pseudo-version the proxy serves).
+DEX_VERSION=v2.45.1
+if ! command -v dex >/dev/null 2>&1 && [ ! -x "$gobin/dex" ]; then
+  echo "setup: building Dex $DEX_VERSION (go build, about 3 minutes)"
+  dexmod=$(mktemp -d)
+  trap 'rm -rf "$dexmod"' EXIT
+  cp scripts/dex/go.mod scripts/dex/go.sum scripts/dex/tools.go "$dexmod/"
+  mkdir -p "$gobin"
+  (cd "$dexmod" && CGO_ENABLED=1 GOFLAGS=-mod=readonly GOWORK=off \
+    go build -ldflags "-X main.version=$DEX_VERSION" -o "$gobin/dex" github.com/dexidp/dex/cmd/dex)
+fi
+# The tests hash the Dex users' passwords with scripts/dex/passwordhash
+# (go run): building it here fetches what it needs while the network is
+# there, and leaves it in the build cache.
+(cd scripts/dex && GOFLAGS=-mod=readonly GOWORK=off go build -o /dev/null ./passwordhash)
 
 # Azurite, pinned in tests/support/servers/js/package.json.
 if [ ! -x tests/support/servers/js/node_modules/.bin/azurite-blob ]; then
