@@ -1,62 +1,90 @@
 package gateway
 
 import (
-	"crypto/sha256"
-	"crypto/subtle"
+	"errors"
+	"fmt"
+	"math"
 	"net/http"
-	"slices"
+	"strconv"
 	"strings"
+	"time"
 
-	"github.com/zarrgw/zarrgw/host/config"
+	"github.com/zarrgw/zarrgw/host/identity"
 )
-
-// principals knows the bearer tokens of a configuration by their SHA-256.
-type principals struct {
-	list []config.Principal
-}
-
-// anonymous is the principal of a request without a token.
-const anonymous = ""
 
 // tokenCookie carries the token of the browser pages (set by their script
 // from session storage). It counts for reads only, so that a page of
 // another site cannot write with it.
 const tokenCookie = "zarrgw_token"
 
-// identify returns the principal whose token the request carries
-// (anonymous without one) and false when it carries a token nobody has
-// or an Authorization header that is not a bearer token. Every known
-// digest is compared, in constant time, so timing tells nothing of which.
-func (p principals) identify(r *http.Request) (string, bool) {
+// errNotBearer is an Authorization header of another scheme.
+var errNotBearer = &identity.Failure{Reason: "not_bearer", Status: http.StatusUnauthorized,
+	Msg: "the Authorization header is not a bearer token"}
+
+// identify returns who a request of the key and array APIs, the pages or
+// /metrics acts as: the bearer token of its Authorization header (a
+// static token or an identity provider's JWT), or for reads the pages'
+// cookie; anonymous without either. A failure is an *identity.Failure.
+func (g *Gateway) identify(r *http.Request) (identity.Caller, error) {
 	h := r.Header.Get("Authorization")
 	if h == "" {
 		if c, err := r.Cookie(tokenCookie); err == nil && c.Value != "" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
-			return p.byToken(c.Value)
+			return g.ids.Bearer(r.Context(), c.Value)
 		}
-		return anonymous, true
+		return identity.Caller{Method: identity.Anonymous}, nil
 	}
 	scheme, token, ok := strings.Cut(h, " ")
 	token = strings.TrimSpace(token)
 	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
-		return anonymous, false
+		return identity.Caller{}, errNotBearer
 	}
-	return p.byToken(token)
+	return g.ids.Bearer(r.Context(), token)
 }
 
-// byToken finds the principal of a token.
-func (p principals) byToken(token string) (string, bool) {
-	sum := sha256.Sum256([]byte(token))
-	found := ""
-	for _, pr := range p.list {
-		if pr.HasToken && subtle.ConstantTimeCompare(sum[:], pr.TokenSHA256[:]) == 1 {
-			found = pr.Name
-		}
+// who identifies and admits a request: false when it has been answered
+// (401 for credentials not recognised, 503 when the identity provider
+// cannot be reached, 429 over a rate limit).
+func (g *Gateway) who(w http.ResponseWriter, r *http.Request, info *requestInfo) (identity.Caller, bool) {
+	c, err := g.identify(r)
+	if err != nil {
+		g.authFailed(w, info, err)
+		return c, false
 	}
-	return found, found != ""
+	info.caller = c
+	return c, g.admitRate(w, r, info, c)
 }
 
-// allowed reports whether list (of an access block) admits principal:
-// "*" admits anyone, a name admits the caller with that name's token.
-func allowed(list []string, principal string) bool {
-	return slices.Contains(list, config.Anyone) || principal != anonymous && slices.Contains(list, principal)
+// authFailed answers a failed authentication and counts it by reason.
+func (g *Gateway) authFailed(w http.ResponseWriter, info *requestInfo, err error) {
+	g.metrics.authFailure(identity.ReasonOf(err))
+	var f *identity.Failure
+	if errors.As(err, &f) && f.Status == http.StatusServiceUnavailable {
+		g.fail(w, info, &requestError{http.StatusServiceUnavailable, f.Msg})
+		return
+	}
+	g.unauthorized(w, info, `error="invalid_token"`, err.Error())
+}
+
+// admitRate applies the caller's rate limits: over one, the request is
+// answered 429 with Retry-After; within them, the response is written at
+// the caller's byte rates (if any).
+func (g *Gateway) admitRate(w http.ResponseWriter, r *http.Request, info *requestInfo, c identity.Caller) bool {
+	d := g.limits.Admit(c, r.RemoteAddr)
+	if !d.OK {
+		g.metrics.limited(d.Limiter)
+		w.Header().Set("Retry-After", retryAfterSeconds(d.Retry))
+		g.fail(w, info, &requestError{http.StatusTooManyRequests,
+			fmt.Sprintf("over the rate limit of %s: retry after %s seconds", d.Limiter, retryAfterSeconds(d.Retry))})
+		return false
+	}
+	if rw, ok := w.(*response); ok && len(d.Bytes) > 0 {
+		rw.throttle, rw.ctx = d.Bytes, r.Context()
+	}
+	return true
+}
+
+// retryAfterSeconds is a wait in whole seconds, at least one, as Retry-After
+// gives it.
+func retryAfterSeconds(d time.Duration) string {
+	return strconv.Itoa(int(max(1, math.Ceil(d.Seconds()))))
 }

@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/zarrgw/zarrgw/host/identity"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -42,15 +43,16 @@ type Options struct {
 
 // Gateway serves the datasets of one configuration over HTTP.
 type Gateway struct {
-	cfg        *config.Config
-	host       *stack.Host
-	log        *slog.Logger
-	principals principals
-	metrics    *metrics
-	budget     *budget // of expensive requests (pictures, slices)
-	ready      *readiness
-	chunks     *cache.Cache[*ndarray.Array]
-	started    time.Time
+	cfg     *config.Config
+	host    *stack.Host
+	log     *slog.Logger
+	ids     *identity.Directory
+	limits  *identity.Limits
+	metrics *metrics
+	budget  *budget // of expensive requests (pictures, slices)
+	ready   *readiness
+	chunks  *cache.Cache[*ndarray.Array]
+	started time.Time
 	// s3 is the S3 API, nil without an s3 block.
 	s3 *s3API
 
@@ -90,10 +92,14 @@ func New(ctx context.Context, cfg *config.Config, host *stack.Host, opts Options
 	}
 	g := &Gateway{
 		cfg: cfg, host: host, log: opts.Logger,
-		principals: principals{list: cfg.Principals},
-		datasets:   map[string]*dataset{},
-		metrics:    newMetrics(),
-		budget:     newBudget(cfg.Server.Safeguards),
+		limits:   identity.NewLimits(cfg),
+		datasets: map[string]*dataset{},
+		metrics:  newMetrics(),
+		budget:   newBudget(cfg.Server.Safeguards),
+	}
+	var err error
+	if g.ids, err = identity.New(cfg, nil); err != nil {
+		return nil, err
 	}
 	limit := store.Limit(cfg.Server.StoreConcurrency)
 	host.WrapStores(func(ref config.StoreRef, s store.Store) store.Store {
@@ -114,7 +120,6 @@ func New(ctx context.Context, cfg *config.Config, host *stack.Host, opts Options
 	}
 	g.ready = newReadiness(g)
 	if cfg.Server.S3 != nil {
-		var err error
 		if g.s3, err = newS3API(ctx, g, cfg.Server.S3); err != nil {
 			return nil, err
 		}
@@ -222,10 +227,11 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // requestInfo is what the access log says of a request beyond its line.
 type requestInfo struct {
-	op                      string // the operation, from the route tables ("" before routing)
-	dataset, key, principal string
-	err                     error
-	body                    *requestBody // nil without one
+	op           string // the operation, from the route tables ("" before routing)
+	dataset, key string
+	caller       identity.Caller
+	err          error
+	body         *requestBody // nil without one
 }
 
 // writeText answers with a short plain-text reason.

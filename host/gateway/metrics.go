@@ -27,6 +27,10 @@ type metrics struct {
 	misses    *prometheus.CounterVec
 	// caches are the cache transformers of the datasets' stacks
 	caches *storeCaches
+	// authFailures counts failed authentications by reason; limitedReqs
+	// the requests refused by a rate limit, by whose limit.
+	authFailures *prometheus.CounterVec
+	limitedReqs  *prometheus.CounterVec
 }
 
 func newMetrics() *metrics {
@@ -52,6 +56,11 @@ func newMetrics() *metrics {
 			Help: "Cache misses by cache."}, []string{"cache"}),
 	}
 	m.caches = &storeCaches{}
+	m.authFailures = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "zarrgw_auth_failures_total",
+		Help: "Failed authentications by reason (unknown_token, expired, signature, audience, issuer, unknown_key, session_expired, ...)."}, []string{"reason"})
+	m.limitedReqs = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "zarrgw_rate_limited_total",
+		Help: "Requests refused by a rate limit, by the principal whose limit refused them (\"anonymous\" for client addresses)."}, []string{"limiter"})
+	m.reg.MustRegister(m.authFailures, m.limitedReqs)
 	m.reg.MustRegister(m.requests, m.latency, m.bytesIn, m.bytesOut, m.storeCall, m.storeErr, m.hits, m.misses, m.caches,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
@@ -102,3 +111,9 @@ func methodLabel(m string) string {
 	}
 	return "other"
 }
+
+// authFailure counts a failed authentication.
+func (m *metrics) authFailure(reason string) { m.authFailures.WithLabelValues(reason).Inc() }
+
+// limited counts a request refused by limiter's rate limit.
+func (m *metrics) limited(limiter string) { m.limitedReqs.WithLabelValues(limiter).Inc() }

@@ -21,14 +21,12 @@ func (g *Gateway) serveMetrics(w http.ResponseWriter, r *http.Request, info *req
 		g.metrics.handler().ServeHTTP(w, r)
 		return
 	}
-	principal, known := g.principals.identify(r)
-	info.principal = principal
+	caller, ok := g.who(w, r, info)
 	switch {
-	case !known:
-		g.unauthorized(w, info, `error="invalid_token"`, "the bearer token is not known")
-	case allowed(access.Read, principal):
+	case !ok:
+	case caller.Allowed(access.Read):
 		g.metrics.handler().ServeHTTP(w, r)
-	case principal == anonymous:
+	case caller.Anonymous():
 		g.unauthorized(w, info, "", "/metrics needs a token")
 	default:
 		g.fail(w, info, &requestError{http.StatusForbidden, "no read access to /metrics"})

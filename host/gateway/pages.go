@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/zarrgw/zarrgw/host/identity"
 	"math"
 	"net/http"
 	"net/url"
@@ -50,19 +51,28 @@ func (g *Gateway) servePages(w http.ResponseWriter, r *http.Request, info *reque
 		g.serveColorbar(w, r, info, name)
 		return
 	}
-	principal, known := g.principals.identify(r)
-	info.principal = principal
-	common := ui.Common{Principal: principal, TokenBox: principal != anonymous || g.someNeedToken()}
-	if !known {
+	caller, err := g.identify(r)
+	info.caller = caller
+	common := ui.Common{Principal: displayName(caller), TokenBox: !caller.Anonymous() || g.someNeedToken()}
+	if err != nil {
+		g.metrics.authFailure(identity.ReasonOf(err))
 		w.Header().Set("WWW-Authenticate", `Bearer realm="zarrgw", error="invalid_token"`)
 		common.TokenBox = true
-		g.page(w, r, info, http.StatusUnauthorized, "error", ui.ErrorPage{Common: titled(common, "Unknown token"), Status: 401,
-			Message: "The token given is not known.", AskToken: true})
+		status := http.StatusUnauthorized
+		if f := (*identity.Failure)(nil); errors.As(err, &f) && f.Status == http.StatusServiceUnavailable {
+			status = f.Status
+		}
+		info.err = err
+		g.page(w, r, info, status, "error", ui.ErrorPage{Common: titled(common, "Unknown token"), Status: status,
+			Message: "The token given is not accepted: " + err.Error() + ".", AskToken: true})
+		return
+	}
+	if !g.admitRate(w, r, info, caller) {
 		return
 	}
 	rest, _ := strings.CutPrefix(r.URL.Path, "/ui")
 	if rest == "" || rest == "/" {
-		g.page(w, r, info, http.StatusOK, "datasets", ui.DatasetsPage{Common: titled(common, "Datasets"), Datasets: g.datasetViews(principal)})
+		g.page(w, r, info, http.StatusOK, "datasets", ui.DatasetsPage{Common: titled(common, "Datasets"), Datasets: g.datasetViews(caller)})
 		return
 	}
 	name, path, err := splitDatasetPath(r.URL.EscapedPath()[len("/ui"):])
@@ -72,9 +82,9 @@ func (g *Gateway) servePages(w http.ResponseWriter, r *http.Request, info *reque
 	}
 	info.dataset, info.key = name, path
 	ds, ok := g.dataset(name)
-	if !ok || g.authorize(ds, principal, false) != nil {
+	if !ok || g.authorize(ds, caller, false) != nil {
 		status, msg := http.StatusNotFound, "No dataset "+name+" that you may read."
-		if ok && principal == anonymous {
+		if ok && caller.Anonymous() {
 			status, msg = http.StatusUnauthorized, "Dataset "+name+" needs a token."
 			w.Header().Set("WWW-Authenticate", `Bearer realm="zarrgw"`)
 			common.TokenBox = true
@@ -84,7 +94,7 @@ func (g *Gateway) servePages(w http.ResponseWriter, r *http.Request, info *reque
 	}
 	common.Crumbs = []ui.Link{{Name: name, URL: "/ui/d/" + url.PathEscape(name) + "/"}}
 	if path == "" {
-		g.page(w, r, info, http.StatusOK, "dataset", g.datasetPage(r.Context(), ds, principal, titled(common, name), baseURL(r)))
+		g.page(w, r, info, http.StatusOK, "dataset", g.datasetPage(r.Context(), ds, caller, titled(common, name), baseURL(r)))
 		return
 	}
 	p, err := g.nodePage(r.Context(), ds, path, common, r.URL.Query())
@@ -102,7 +112,7 @@ func (g *Gateway) servePages(w http.ResponseWriter, r *http.Request, info *reque
 // callers.
 func (g *Gateway) someNeedToken() bool {
 	for _, ds := range g.all() {
-		if g.authorize(ds, anonymous, false) != nil {
+		if g.authorize(ds, identity.Caller{Method: identity.Anonymous}, false) != nil {
 			return true
 		}
 	}
@@ -192,21 +202,21 @@ func (b *pageBuffer) WriteHeader(status int)      { b.status = status }
 
 // datasetViews describes the datasets principal may read: store type and
 // name, prefix, transformers, plugins; never store settings or secrets.
-func (g *Gateway) datasetViews(principal string) []ui.Dataset {
+func (g *Gateway) datasetViews(caller identity.Caller) []ui.Dataset {
 	var out []ui.Dataset
 	for _, ds := range g.all() {
-		if g.authorize(ds, principal, false) != nil {
+		if g.authorize(ds, caller, false) != nil {
 			continue
 		}
-		out = append(out, g.datasetView(ds, principal))
+		out = append(out, g.datasetView(ds, caller))
 	}
 	return out
 }
 
-func (g *Gateway) datasetView(ds *dataset, principal string) ui.Dataset {
+func (g *Gateway) datasetView(ds *dataset, caller identity.Caller) ui.Dataset {
 	c := ds.cfg
 	v := ui.Dataset{Name: ds.name, Store: fmt.Sprintf("%s %q", c.Store.Type, c.Store.Name), Prefix: c.Prefix,
-		ReadOnly: c.ReadOnly, Writable: g.authorize(ds, principal, true) == nil, Consolidated: c.Consolidated}
+		ReadOnly: c.ReadOnly, Writable: g.authorize(ds, caller, true) == nil, Consolidated: c.Consolidated}
 	plugins := map[string]bool{}
 	if st, ok := g.cfg.Store(c.Store); ok && st.Extension.Plugin != "" {
 		plugins[st.Extension.Plugin] = true
@@ -231,8 +241,8 @@ func (g *Gateway) datasetView(ds *dataset, principal string) ui.Dataset {
 
 // datasetPage lists the dataset's hierarchy, depth first; of an empty
 // dataset it says how to write into it (base is the gateway's URL).
-func (g *Gateway) datasetPage(ctx context.Context, ds *dataset, principal string, common ui.Common, base string) ui.DatasetPage {
-	p := ui.DatasetPage{Common: common, Dataset: g.datasetView(ds, principal)}
+func (g *Gateway) datasetPage(ctx context.Context, ds *dataset, caller identity.Caller, common ui.Common, base string) ui.DatasetPage {
+	p := ui.DatasetPage{Common: common, Dataset: g.datasetView(ds, caller)}
 	root, err := hierarchy.Open(ctx, ds.store, "")
 	if err != nil {
 		if (errors.Is(err, hierarchy.ErrNoNode) || isNotFound(err)) && isEmpty(ctx, ds) {
@@ -596,4 +606,13 @@ func storedChunks(ctx context.Context, ds *dataset, a *array.Array) string {
 		pct = 100 * float64(stored) / float64(total)
 	}
 	return fmt.Sprintf("%d of %d %s stored (%.1f%%).", stored, total, word, pct)
+}
+
+// displayName is who the pages say the caller is: its principals, else
+// the subject of its identity provider's token.
+func displayName(c identity.Caller) string {
+	if n := c.Name(); n != "" || c.Subject == "" {
+		return n
+	}
+	return c.Subject + " (" + c.Provider + ")"
 }

@@ -1,6 +1,9 @@
 package gateway
 
 import (
+	"context"
+	"github.com/zarrgw/zarrgw/host/identity"
+	"golang.org/x/time/rate"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -26,6 +29,10 @@ type response struct {
 	status  int
 	written int64
 	wrote   bool
+	// throttle are the caller's byte-rate buckets (none without a byte
+	// rate); writes wait for them under ctx, the request's.
+	throttle []*rate.Limiter
+	ctx      context.Context
 }
 
 func (r *response) WriteHeader(status int) {
@@ -39,6 +46,9 @@ func (r *response) Write(b []byte) (int, error) {
 	r.wrote = true
 	n, err := r.ResponseWriter.Write(b)
 	r.written += int64(n)
+	if len(r.throttle) > 0 && n > 0 && err == nil {
+		err = identity.Throttle(r.ctx, r.throttle, n)
+	}
 	return n, err
 }
 
@@ -66,8 +76,11 @@ func (g *Gateway) finish(rw *response, r *http.Request, info *requestInfo, took 
 	if info.dataset != "" {
 		attrs = append(attrs, slog.String("dataset", info.dataset), slog.String("key", info.key))
 	}
-	if info.principal != "" {
-		attrs = append(attrs, slog.String("principal", info.principal))
+	if c := info.caller; !c.Anonymous() {
+		attrs = append(attrs, slog.String("principal", c.Name()), slog.String("auth", string(c.Method)))
+		if c.Subject != "" {
+			attrs = append(attrs, slog.String("subject", c.Subject), slog.String("identity_provider", c.Provider))
+		}
 	}
 	level := slog.LevelInfo
 	if info.err != nil {

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"encoding/json"
+	"github.com/zarrgw/zarrgw/host/identity"
 	"net/http"
 	"strings"
 )
@@ -27,10 +28,8 @@ func (g *Gateway) serveDataset(w http.ResponseWriter, r *http.Request, info *req
 		g.fail(w, info, &requestError{http.StatusNotFound, "no dataset " + name})
 		return
 	}
-	principal, known := g.principals.identify(r)
-	info.principal = principal
-	if !known {
-		g.unauthorized(w, info, `error="invalid_token"`, "the bearer token is not known")
+	caller, ok := g.who(w, r, info)
+	if !ok {
 		return
 	}
 	rt, allowedMethods := findKeyRoute(r, key, dir)
@@ -38,8 +37,8 @@ func (g *Gateway) serveDataset(w http.ResponseWriter, r *http.Request, info *req
 	if rt != nil {
 		info.op, need = rt.op, rt.access
 	}
-	if err := g.authorize(ds, principal, need == accessWrite); err != nil {
-		if principal == anonymous && !(need == accessWrite && ds.cfg.ReadOnly) {
+	if err := g.authorize(ds, caller, need == accessWrite); err != nil {
+		if caller.Anonymous() && !(need == accessWrite && ds.cfg.ReadOnly) {
 			g.unauthorized(w, info, "", err.Error())
 			return
 		}
@@ -61,13 +60,13 @@ func (g *Gateway) serveDataset(w http.ResponseWriter, r *http.Request, info *req
 
 // authorize checks a principal's scope on a dataset; writes to a
 // read-only dataset are refused whoever asks.
-func (g *Gateway) authorize(ds *dataset, principal string, write bool) error {
+func (g *Gateway) authorize(ds *dataset, caller identity.Caller, write bool) error {
 	switch {
 	case write && ds.cfg.ReadOnly:
 		return &requestError{http.StatusForbidden, "dataset " + ds.name + " is read-only"}
-	case write && !allowed(ds.cfg.Access.Write, principal):
+	case write && !caller.Allowed(ds.cfg.Access.Write):
 		return &requestError{http.StatusForbidden, "no write access to dataset " + ds.name}
-	case !write && !allowed(ds.cfg.Access.Read, principal):
+	case !write && !caller.Allowed(ds.cfg.Access.Read):
 		return &requestError{http.StatusForbidden, "no read access to dataset " + ds.name}
 	}
 	return nil
@@ -99,10 +98,8 @@ func (g *Gateway) serveDatasetList(w http.ResponseWriter, r *http.Request, info 
 		http.Redirect(w, r, "/ui/", http.StatusSeeOther)
 		return
 	}
-	principal, known := g.principals.identify(r)
-	info.principal = principal
-	if !known {
-		g.unauthorized(w, info, `error="invalid_token"`, "the bearer token is not known")
+	caller, ok := g.who(w, r, info)
+	if !ok {
 		return
 	}
 	type entry struct {
@@ -115,10 +112,10 @@ func (g *Gateway) serveDatasetList(w http.ResponseWriter, r *http.Request, info 
 	}{Datasets: []entry{}}
 	for _, ds := range g.all() {
 		name := ds.name
-		if g.authorize(ds, principal, false) != nil {
+		if g.authorize(ds, caller, false) != nil {
 			continue
 		}
-		out.Datasets = append(out.Datasets, entry{Name: name, ReadOnly: ds.cfg.ReadOnly, Writable: g.authorize(ds, principal, true) == nil})
+		out.Datasets = append(out.Datasets, entry{Name: name, ReadOnly: ds.cfg.ReadOnly, Writable: g.authorize(ds, caller, true) == nil})
 	}
 	writeJSON(w, http.StatusOK, out)
 }

@@ -7,6 +7,9 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"fmt"
+	"github.com/zarrgw/zarrgw/host/identity"
+	"github.com/zarrgw/zarrgw/host/identity/sts"
 	"net"
 	"net/http"
 	"net/url"
@@ -29,6 +32,9 @@ type s3API struct {
 	g        *Gateway
 	listener *config.S3Listener
 	verifier *sigv4.Verifier
+	// issuer seals and opens session credentials; nil without an sts
+	// block.
+	issuer *sts.Issuer
 	// assembling bounds the memory of multipart uploads being completed.
 	assembling *semaphore.Weighted
 	stop       chan struct{}
@@ -44,6 +50,11 @@ func newS3API(ctx context.Context, g *Gateway, l *config.S3Listener) (*s3API, er
 		}
 		return p.S3SecretAccessKey, true
 	}}
+	var err error
+	if api.issuer, err = newIssuer(l.STS); err != nil {
+		return nil, err
+	}
+	api.verifier.Sessions = api.openSession
 	if err := api.loadBuckets(ctx); err != nil {
 		return nil, err
 	}
@@ -68,15 +79,15 @@ func (g *Gateway) S3Handler() http.Handler {
 
 // s3Request is one S3 request on its way.
 type s3Request struct {
-	w         http.ResponseWriter
-	r         *http.Request
-	info      *requestInfo
-	id        string
-	bucket    string
-	key       string
-	principal string
-	signed    *sigv4.Request // nil for anonymous requests
-	q         url.Values     // the query, parsed once (see query)
+	w      http.ResponseWriter
+	r      *http.Request
+	info   *requestInfo
+	id     string
+	bucket string
+	key    string
+	caller identity.Caller
+	signed *sigv4.Request // nil for anonymous requests
+	q      url.Values     // the query, parsed once (see query)
 }
 
 // query is the request's query, parsed on first use: a presigned URL's is
@@ -96,6 +107,10 @@ func (api *s3API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	req := &s3Request{w: rw, r: r, info: info, id: requestID()}
 	rw.Header().Set("X-Amz-Request-Id", req.id)
 	rw.Header().Set("Server", "zarrgw")
+	if sts.IsSTSRequest(r) {
+		api.assumeRole(req)
+		return
+	}
 	if err := api.serve(req); err != nil {
 		api.fail(req, err)
 	}
@@ -114,9 +129,19 @@ func (api *s3API) serve(req *s3Request) error {
 		req.w.Header().Set("X-Amz-Bucket-Region", api.listener.Region) // clients find a bucket's region this way, allowed or not
 	}
 	if err := api.authenticate(req); err != nil {
+		api.g.metrics.authFailure(s3FailureReason(err))
 		return err
 	}
-	req.info.principal = req.principal
+	req.info.caller = req.caller
+	if d := api.g.limits.Admit(req.caller, req.r.RemoteAddr); !d.OK {
+		api.g.metrics.limited(d.Limiter)
+		req.w.Header().Set("Retry-After", retryAfterSeconds(d.Retry))
+		e := s3wire.Errorf(s3wire.SlowDown, "Please reduce your request rate.")
+		e.Detail = fmt.Sprintf("over the rate limit of %s", d.Limiter)
+		return e
+	} else if rw, ok := req.w.(*response); ok && len(d.Bytes) > 0 {
+		rw.throttle, rw.ctx = d.Bytes, req.r.Context()
+	}
 	rt, err := findS3Route(req)
 	if err != nil {
 		return err
@@ -187,22 +212,34 @@ func routeKey(escaped string) (string, error) {
 	return key, nil
 }
 
-// authenticate verifies the signature (anonymous requests act as "*").
+// authenticate verifies the signature (anonymous requests act as "*"):
+// a session's credentials act as its principal, a principal's key as
+// that principal.
 func (api *s3API) authenticate(req *s3Request) error {
+	req.caller = identity.Caller{Method: identity.Anonymous}
 	if !sigv4.Signed(req.r) {
 		return nil
 	}
-	signed, err := api.verifier.VerifyQuery(req.r, req.query())
+	r, slot := withSessionSlot(req.r)
+	signed, err := api.verifier.VerifyQuery(r, req.query())
 	if err != nil {
 		return signatureError(err)
 	}
+	req.signed = signed
+	if s := slot.s; s != nil {
+		req.caller = identity.Caller{Principals: []string{s.Principal}, Method: identity.Session, Subject: s.Subject, Provider: s.Provider}
+		return nil
+	}
 	p, _ := api.g.cfg.PrincipalByAccessKey(signed.Credential.AccessKeyID)
-	req.principal, req.signed = p.Name, signed
+	req.caller = identity.Caller{Principals: []string{p.Name}, Method: identity.SigV4}
 	return nil
 }
 
 // signatureError maps a signature failure onto its S3 error code.
 func signatureError(err error) error {
+	if se := (*sessionError)(nil); errors.As(err, &se) {
+		return se.e
+	}
 	code := s3wire.AccessDenied
 	switch {
 	case errors.Is(err, sigv4.ErrUnknownKey):

@@ -54,9 +54,9 @@ func (api *s3API) headBucket(req *s3Request, _ *dataset) error {
 // listBuckets answers ListBuckets: the datasets the principal may read.
 func (api *s3API) listBuckets(req *s3Request, _ *dataset) error {
 	out := s3wire.ListAllMyBucketsResult{Xmlns: s3wire.Namespace,
-		Owner: s3wire.Owner{ID: req.principal, DisplayName: req.principal}}
+		Owner: s3wire.Owner{ID: req.caller.Name(), DisplayName: req.caller.Name()}}
 	for _, ds := range api.g.all() {
-		if api.g.authorize(ds, req.principal, false) != nil {
+		if api.g.authorize(ds, req.caller, false) != nil {
 			continue
 		}
 		created := ds.created
@@ -83,7 +83,7 @@ func (api *s3API) createBucket(req *s3Request, _ *dataset) error {
 		return s3wire.Errorf(s3wire.BucketAlreadyExists, "the bucket "+req.bucket+" would share keys with the dataset "+name)
 	}
 	if ds, ok := api.g.dataset(req.bucket); ok {
-		if ds.created.IsZero() || !allowed(ds.cfg.Access.Write, req.principal) {
+		if ds.created.IsZero() || !req.caller.Allowed(ds.cfg.Access.Write) {
 			return s3wire.Errorf(s3wire.BucketAlreadyExists, "the bucket "+req.bucket+" exists")
 		}
 		return s3wire.Errorf(s3wire.BucketAlreadyOwnedByYou, "you made the bucket "+req.bucket+" already")

@@ -100,7 +100,7 @@ func (api *s3API) copySource(req *s3Request, rangeHeader string) (copiedFrom, []
 	if !ok {
 		return copiedFrom{}, nil, s3wire.Errorf(s3wire.NoSuchBucket, "the copy source's bucket "+bucket+" does not exist")
 	}
-	if err := api.g.authorize(ds, req.principal, false); err != nil {
+	if err := api.g.authorize(ds, req.caller, false); err != nil {
 		return copiedFrom{}, nil, s3wire.Errorf(s3wire.AccessDenied, err.Error())
 	}
 	ctx := req.r.Context()

@@ -144,7 +144,7 @@ func (api *s3API) authorizeRoute(req *s3Request, rt *s3Route) (*dataset, error) 
 		if api.listener.BucketsFrom == nil {
 			return nil, s3wire.Errorf(s3wire.AccessDenied, "this gateway makes no buckets: its datasets are declared in its configuration (s3 buckets_from is not set)")
 		}
-		if !allowed(api.listener.BucketAccess.Write, req.principal) {
+		if !req.caller.Allowed(api.listener.BucketAccess.Write) {
 			return nil, s3wire.Errorf(s3wire.AccessDenied, "no write access to the buckets this gateway makes")
 		}
 		return nil, nil
@@ -153,7 +153,7 @@ func (api *s3API) authorizeRoute(req *s3Request, rt *s3Route) (*dataset, error) 
 	if !ok {
 		return nil, s3wire.Errorf(s3wire.NoSuchBucket, "the bucket "+req.bucket+" does not exist")
 	}
-	if err := api.g.authorize(ds, req.principal, rt.access == accessWrite); err != nil {
+	if err := api.g.authorize(ds, req.caller, rt.access == accessWrite); err != nil {
 		return nil, s3wire.Errorf(s3wire.AccessDenied, err.Error())
 	}
 	return ds, nil

@@ -54,6 +54,7 @@ const (
 	BucketNotEmpty                    = "BucketNotEmpty"
 	EntityTooLarge                    = "EntityTooLarge"
 	EntityTooSmall                    = "EntityTooSmall"
+	ExpiredToken                      = "ExpiredToken"
 	InternalError                     = "InternalError"
 	InvalidAccessKeyID                = "InvalidAccessKeyId"
 	InvalidArgument                   = "InvalidArgument"
@@ -63,6 +64,7 @@ const (
 	InvalidPartOrder                  = "InvalidPartOrder"
 	InvalidRange                      = "InvalidRange"
 	InvalidRequest                    = "InvalidRequest"
+	InvalidToken                      = "InvalidToken"
 	KeyTooLongError                   = "KeyTooLongError"
 	MalformedXML                      = "MalformedXML"
 	MethodNotAllowed                  = "MethodNotAllowed"
@@ -88,7 +90,7 @@ var statuses = map[string]int{
 	InvalidRange: 416, InvalidRequest: 400, KeyTooLongError: 400, MalformedXML: 400, MethodNotAllowed: 405, MissingContentLength: 411,
 	NoSuchBucket: 404, NoSuchKey: 404, NoSuchUpload: 404, NotImplemented: 501, PreconditionFailed: 412,
 	RequestTimeTooSkewed: 403, RequestTimeout: 400, ServiceUnavailable: 503, SignatureDoesNotMatch: 403, SlowDown: 503,
-	XAmzContentSHA256Mismatch: 400,
+	XAmzContentSHA256Mismatch: 400, ExpiredToken: 400, InvalidToken: 400,
 }
 
 // messages are S3's texts for the codes it always answers with one text.
@@ -104,6 +106,8 @@ var messages = map[string]string{
 	BucketNotEmpty:            "The bucket you tried to delete is not empty.",
 	EntityTooLarge:            "Your proposed upload exceeds the maximum allowed size",
 	EntityTooSmall:            "Your proposed upload is smaller than the minimum allowed size",
+	ExpiredToken:              "The provided token has expired.",
+	InvalidToken:              "The provided token is malformed or otherwise invalid.",
 	InternalError:             "We encountered an internal error. Please try again.",
 	InvalidAccessKeyID:        "The AWS Access Key Id you provided does not exist in our records.",
 	InvalidBucketName:         "The specified bucket is not valid.",

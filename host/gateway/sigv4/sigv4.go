@@ -126,6 +126,11 @@ type Secrets func(accessKeyID string) (string, bool)
 type Verifier struct {
 	Region  string
 	Secrets Secrets
+	// Sessions, when set, finds the secret of temporary credentials: a
+	// request carrying a session token (X-Amz-Security-Token) is handled
+	// by it (handled true), its error returned as the request's; others
+	// go to Secrets.
+	Sessions func(r *http.Request, accessKeyID string) (secret string, handled bool, err error)
 	// Now is the clock (time.Now when nil), for tests.
 	Now func() time.Time
 
@@ -215,7 +220,7 @@ func (v *Verifier) VerifyQuery(r *http.Request, q url.Values) (*Request, error) 
 		return nil, ErrSkewed
 	}
 	canonical := canonicalRequest(r, signed, canonicalQuery(q, ""), req.PayloadHash)
-	return v.check(req, cred, date, canonical, sig)
+	return v.check(r, req, cred, date, canonical, sig)
 }
 
 // verifyPresigned checks a signature in the query: the payload is
@@ -270,17 +275,17 @@ func (v *Verifier) verifyPresigned(r *http.Request, q url.Values) (*Request, err
 		req.PayloadHash = ph
 	}
 	canonical := canonicalRequest(r, signed, canonicalQuery(q, "X-Amz-Signature"), UnsignedPayload)
-	return v.check(req, cred, date, canonical, sig)
+	return v.check(r, req, cred, date, canonical, sig)
 }
 
 // check compares the signature of the canonical request with sig.
-func (v *Verifier) check(req *Request, cred Credential, date, canonical, sig string) (*Request, error) {
+func (v *Verifier) check(r *http.Request, req *Request, cred Credential, date, canonical, sig string) (*Request, error) {
 	if !strings.HasPrefix(date, cred.Date) {
 		return nil, malformed(false, "Invalid credential date. Date is not the same as X-Amz-Date.")
 	}
-	secret, ok := v.Secrets(cred.AccessKeyID)
-	if !ok {
-		return nil, &UnknownKey{ID: cred.AccessKeyID}
+	secret, err := v.secret(r, cred.AccessKeyID)
+	if err != nil {
+		return nil, err
 	}
 	key := v.keys.get(secret, cred)
 	want := hex.EncodeToString(hmacSHA256(key, stringToSign(date, cred, canonical)))
@@ -289,6 +294,21 @@ func (v *Verifier) check(req *Request, cred Credential, date, canonical, sig str
 	}
 	req.signingKey = key
 	return req, nil
+}
+
+// secret finds the secret an access key ID signs with: a session's, or a
+// principal's.
+func (v *Verifier) secret(r *http.Request, id string) (string, error) {
+	if v.Sessions != nil {
+		if secret, handled, err := v.Sessions(r, id); handled || err != nil {
+			return secret, err
+		}
+	}
+	secret, ok := v.Secrets(id)
+	if !ok {
+		return "", &UnknownKey{ID: id}
+	}
+	return secret, nil
 }
 
 // allAmzSigned refuses a request carrying an x-amz-* header its signature

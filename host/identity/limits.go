@@ -1,0 +1,193 @@
+package identity
+
+import (
+	"context"
+	"io"
+	"math"
+	"net"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/zarrgw/zarrgw/host/config"
+)
+
+// Limits holds the token buckets of the principals' rate limits and of
+// anonymous client addresses. Anonymous traffic is limited per client
+// address (the connection's, not a header a client could forge), so one
+// scraper cannot starve other anonymous readers; behind a load balancer
+// that is the balancer's address, one bucket for all of them.
+type Limits struct {
+	byPrincipal map[string]*config.RateLimit
+	anonymous   *config.RateLimit
+
+	mu      sync.Mutex
+	buckets map[string]*buckets
+	made    int // buckets made since the last sweep
+}
+
+// buckets are the request and byte buckets of one key.
+type buckets struct {
+	requests *rate.Limiter
+	bytes    *rate.Limiter // nil without a byte rate
+}
+
+// sweepEvery is how many buckets are made between sweeps of the full
+// ones, which keeps the map as large as the callers seen recently.
+const sweepEvery = 1024
+
+// NewLimits returns the limits of cfg, or nil when it sets none.
+func NewLimits(cfg *config.Config) *Limits {
+	l := &Limits{byPrincipal: map[string]*config.RateLimit{}, anonymous: cfg.Server.AnonymousRateLimit, buckets: map[string]*buckets{}}
+	for _, p := range cfg.Principals {
+		if p.RateLimit != nil {
+			l.byPrincipal[p.Name] = p.RateLimit
+		}
+	}
+	if len(l.byPrincipal) == 0 && l.anonymous == nil {
+		return nil
+	}
+	return l
+}
+
+// Decision is what Admit decided: Retry is how long to wait when the
+// request is refused, Limiter names whose limit refused it (a principal,
+// or "anonymous"), Bytes are the byte buckets the request's bodies go
+// through (none without byte rates).
+type Decision struct {
+	OK      bool
+	Retry   time.Duration
+	Limiter string
+	Bytes   []*rate.Limiter
+}
+
+// Admit takes one request from every bucket the caller falls under: each
+// of its principals' limits (all must have room, or none is charged), or
+// its client address's when anonymous. A caller authenticated but acting
+// as no principal counts as anonymous here.
+func (l *Limits) Admit(c Caller, remoteAddr string) Decision {
+	if l == nil {
+		return Decision{OK: true}
+	}
+	now := time.Now()
+	type hold struct {
+		name string
+		b    *buckets
+	}
+	var holds []hold
+	l.mu.Lock()
+	for _, p := range c.Principals {
+		if lim := l.byPrincipal[p]; lim != nil {
+			key := p
+			if lim.PerSubject {
+				key += "\x00" + c.Subject
+			}
+			holds = append(holds, hold{p, l.bucketsLocked("p\x00"+key, lim)})
+		}
+	}
+	if len(c.Principals) == 0 && l.anonymous != nil {
+		holds = append(holds, hold{"anonymous", l.bucketsLocked("a\x00"+clientIP(remoteAddr), l.anonymous)})
+	}
+	l.mu.Unlock()
+	d := Decision{OK: true}
+	var taken []*rate.Reservation
+	for _, h := range holds {
+		r := h.b.requests.ReserveN(now, 1)
+		if wait := r.DelayFrom(now); !r.OK() || wait > 0 {
+			r.CancelAt(now)
+			if wait > d.Retry || d.OK {
+				d.Retry, d.Limiter = wait, h.name
+			}
+			d.OK = false
+			continue
+		}
+		taken = append(taken, r)
+		if h.b.bytes != nil {
+			d.Bytes = append(d.Bytes, h.b.bytes)
+		}
+	}
+	if !d.OK {
+		for _, r := range taken {
+			r.CancelAt(now) // refused by another bucket: charge none
+		}
+		d.Bytes = nil
+	}
+	return d
+}
+
+// bucketsLocked returns the buckets of key, made on first use.
+func (l *Limits) bucketsLocked(key string, lim *config.RateLimit) *buckets {
+	if b, ok := l.buckets[key]; ok {
+		return b
+	}
+	if l.made++; l.made >= sweepEvery {
+		l.sweepLocked()
+	}
+	b := &buckets{requests: rate.NewLimiter(rate.Limit(lim.RequestsPerSecond), lim.Burst)}
+	if lim.BytesPerSecond > 0 {
+		b.bytes = rate.NewLimiter(rate.Limit(lim.BytesPerSecond), int(min(lim.BytesPerSecond, math.MaxInt32)))
+	}
+	l.buckets[key] = b
+	return b
+}
+
+// sweepLocked forgets buckets that are full again: a new one would be the
+// same.
+func (l *Limits) sweepLocked() {
+	now := time.Now()
+	for k, b := range l.buckets {
+		full := b.requests.TokensAt(now) >= float64(b.requests.Burst())
+		if full && (b.bytes == nil || b.bytes.TokensAt(now) >= float64(b.bytes.Burst())) {
+			delete(l.buckets, k)
+		}
+	}
+	l.made = 0
+}
+
+// Size is the number of buckets kept (for tests and metrics).
+func (l *Limits) Size() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.buckets)
+}
+
+func clientIP(remoteAddr string) string {
+	host, _, err := net.SplitHostPort(remoteAddr)
+	if err != nil {
+		return remoteAddr
+	}
+	return host
+}
+
+// Throttle waits until every limiter has room for n bytes, in steps no
+// larger than a limiter's burst.
+func Throttle(ctx context.Context, lims []*rate.Limiter, n int) error {
+	for _, lim := range lims {
+		for left := n; left > 0; {
+			step := min(left, lim.Burst())
+			if err := lim.WaitN(ctx, step); err != nil {
+				return err
+			}
+			left -= step
+		}
+	}
+	return nil
+}
+
+// ThrottledReader is a request body read at the caller's byte rates.
+type ThrottledReader struct {
+	Ctx  context.Context
+	R    io.Reader
+	Lims []*rate.Limiter
+}
+
+func (t *ThrottledReader) Read(p []byte) (int, error) {
+	n, err := t.R.Read(p)
+	if n > 0 {
+		if werr := Throttle(t.Ctx, t.Lims, n); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	return n, err
+}

@@ -1,0 +1,102 @@
+package identity_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/zarrgw/zarrgw/host/config"
+	"github.com/zarrgw/zarrgw/host/identity"
+)
+
+func limitsOf(t *testing.T, anon *config.RateLimit, ps ...config.Principal) *identity.Limits {
+	t.Helper()
+	cfg := &config.Config{Principals: ps}
+	cfg.Server.AnonymousRateLimit = anon
+	return identity.NewLimits(cfg)
+}
+
+// A principal over its burst is refused with a wait; another principal
+// and the anonymous are not affected.
+func TestLimitsPerPrincipal(t *testing.T) {
+	slow := &config.RateLimit{RequestsPerSecond: 0.001, Burst: 3}
+	l := limitsOf(t, nil, config.Principal{Name: "a", RateLimit: slow}, config.Principal{Name: "b"})
+	a := identity.Caller{Principals: []string{"a"}, Method: identity.Token}
+	for i := range 3 {
+		if d := l.Admit(a, "127.0.0.1:1"); !d.OK {
+			t.Fatalf("request %d of the burst refused", i)
+		}
+	}
+	d := l.Admit(a, "127.0.0.1:1")
+	if d.OK || d.Limiter != "a" || d.Retry <= 0 {
+		t.Fatalf("over the burst: %+v", d)
+	}
+	for range 100 {
+		if !l.Admit(identity.Caller{Principals: []string{"b"}, Method: identity.Token}, "127.0.0.1:1").OK ||
+			!l.Admit(identity.Caller{}, "127.0.0.1:1").OK {
+			t.Fatal("a principal without a limit, or the anonymous without one, was refused")
+		}
+	}
+}
+
+// A caller acting as two principals needs room in both, and a refusal by
+// one charges neither.
+func TestLimitsAllPrincipalsCharged(t *testing.T) {
+	l := limitsOf(t, nil,
+		config.Principal{Name: "a", RateLimit: &config.RateLimit{RequestsPerSecond: 0.001, Burst: 1}},
+		config.Principal{Name: "b", RateLimit: &config.RateLimit{RequestsPerSecond: 0.001, Burst: 2}})
+	both := identity.Caller{Principals: []string{"a", "b"}, Method: identity.JWT}
+	if !l.Admit(both, "").OK {
+		t.Fatal("first refused")
+	}
+	if d := l.Admit(both, ""); d.OK || d.Limiter != "a" {
+		t.Fatalf("second: %+v", d)
+	}
+	// b was charged once only: one request left for it alone
+	if !l.Admit(identity.Caller{Principals: []string{"b"}}, "").OK {
+		t.Fatal("b was charged for a refused request")
+	}
+}
+
+// Anonymous callers are limited per client address, and per = "subject"
+// gives each subject its own bucket.
+func TestLimitsPerAddressAndSubject(t *testing.T) {
+	one := &config.RateLimit{RequestsPerSecond: 0.001, Burst: 1}
+	l := limitsOf(t, one, config.Principal{Name: "g", RateLimit: &config.RateLimit{RequestsPerSecond: 0.001, Burst: 1, PerSubject: true}})
+	if !l.Admit(identity.Caller{}, "10.0.0.1:5").OK || l.Admit(identity.Caller{}, "10.0.0.1:6").OK {
+		t.Fatal("an address's bucket: first must pass, second (another port, same address) be refused")
+	}
+	if !l.Admit(identity.Caller{}, "10.0.0.2:5").OK {
+		t.Fatal("another address was refused")
+	}
+	for i := range 3 {
+		c := identity.Caller{Principals: []string{"g"}, Method: identity.JWT, Subject: fmt.Sprint("user", i)}
+		if !l.Admit(c, "").OK {
+			t.Fatalf("subject %d refused", i)
+		}
+		if l.Admit(c, "").OK {
+			t.Fatalf("subject %d not limited", i)
+		}
+	}
+}
+
+// Buckets of callers gone quiet are forgotten: the map stays bounded by
+// the callers seen recently.
+func TestLimitsBounded(t *testing.T) {
+	l := limitsOf(t, &config.RateLimit{RequestsPerSecond: 1e6, Burst: 1})
+	for i := range 10000 {
+		l.Admit(identity.Caller{}, fmt.Sprintf("10.%d.%d.%d:1", i>>16, (i>>8)&255, i&255))
+	}
+	if n := l.Size(); n > 2048 {
+		t.Fatalf("%d buckets kept for 10000 addresses refilled at once", n)
+	}
+}
+
+func TestNoLimits(t *testing.T) {
+	if l := limitsOf(t, nil, config.Principal{Name: "a"}); l != nil {
+		t.Fatal("limits without any rate_limit")
+	}
+	var l *identity.Limits
+	if !l.Admit(identity.Caller{}, "").OK {
+		t.Fatal("nil limits refused")
+	}
+}

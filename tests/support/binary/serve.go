@@ -1,0 +1,99 @@
+package binary
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/zarrgw/zarrgw/tests/support/servers"
+)
+
+// Gateway is a `zarrgw serve` the test started: its key API's URL, its
+// S3 API's (when the configuration has an s3 block listening on port 0 or
+// any), and everything it wrote to standard error.
+type Gateway struct {
+	URL, S3URL string
+	Log        *servers.Log
+	bin, file  string
+	env        []string
+	cmd        *exec.Cmd
+}
+
+var (
+	servingLine = regexp.MustCompile(`zarrgw: serving \d+ datasets at (http://[0-9.:]+)/d/`)
+	s3Line      = regexp.MustCompile(`zarrgw: S3 API at (http://[0-9.:]+) `)
+)
+
+// Serve starts `zarrgw serve -c file --listen 127.0.0.1:0` with env added
+// to the test's environment, waits (by its log, bounded against a hang)
+// until it serves, and stops it when the test ends.
+func Serve(t testing.TB, bin, file string, env ...string) *Gateway {
+	t.Helper()
+	g := &Gateway{bin: bin, file: file, env: env}
+	g.Start(t)
+	return g
+}
+
+// Start starts the gateway again after Stop, with the same file and
+// environment (new ports).
+func (g *Gateway) Start(t testing.TB) {
+	t.Helper()
+	cmd := exec.Command(g.bin, "serve", "-c", g.file, "--listen", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), g.env...)
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	g.cmd, g.Log, g.URL, g.S3URL = cmd, &servers.Log{}, "", ""
+	serving, s3 := make(chan string, 1), make(chan string, 1)
+	ended := make(chan struct{})
+	go func(log *servers.Log) {
+		defer close(ended)
+		sc := bufio.NewScanner(pipe)
+		sc.Buffer(make([]byte, 1<<16), 1<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			fmt.Fprintln(log, line)
+			for re, ch := range map[*regexp.Regexp]chan string{servingLine: serving, s3Line: s3} {
+				if m := re.FindStringSubmatch(line); m != nil {
+					select {
+					case ch <- m[1]:
+					default:
+					}
+				}
+			}
+		}
+	}(g.Log)
+	t.Cleanup(func() { g.Stop(t) })
+	select {
+	case g.URL = <-serving:
+	case <-ended:
+		g.Stop(t)
+		t.Fatalf("zarrgw serve ended before serving; its log:\n%s", g.Log)
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("zarrgw serve did not start within 2 minutes; its log:\n%s", g.Log)
+	}
+	// the S3 API's line comes before the key API's, when there is one
+	select {
+	case g.S3URL = <-s3:
+	default:
+	}
+}
+
+// Stop ends the gateway (SIGTERM; see binary.Stop); stopping one that
+// ended is nothing.
+func (g *Gateway) Stop(t testing.TB) {
+	if g.cmd == nil || g.cmd.ProcessState != nil {
+		return
+	}
+	if err := Stop(t, g.cmd, g.Log); err != nil {
+		t.Logf("zarrgw serve ended: %v", err)
+	}
+}
