@@ -21,6 +21,7 @@ type Gateway struct {
 	bin, file  string
 	env        []string
 	cmd        *exec.Cmd
+	withS3     bool
 }
 
 var (
@@ -34,6 +35,15 @@ var (
 func Serve(t testing.TB, bin, file string, env ...string) *Gateway {
 	t.Helper()
 	g := &Gateway{bin: bin, file: file, env: env}
+	g.Start(t)
+	return g
+}
+
+// ServeS3 is Serve for a configuration with an s3 block: it waits for the
+// S3 API's address too.
+func ServeS3(t testing.TB, bin, file string, env ...string) *Gateway {
+	t.Helper()
+	g := &Gateway{bin: bin, file: file, env: env, withS3: true}
 	g.Start(t)
 	return g
 }
@@ -80,10 +90,16 @@ func (g *Gateway) Start(t testing.TB) {
 	case <-time.After(2 * time.Minute):
 		t.Fatalf("zarrgw serve did not start within 2 minutes; its log:\n%s", g.Log)
 	}
-	// the S3 API's line comes before the key API's, when there is one
+	if !g.withS3 {
+		return
+	}
+	// the S3 API's line comes after the key API's
 	select {
 	case g.S3URL = <-s3:
-	default:
+	case <-ended:
+		t.Fatalf("zarrgw serve ended before serving S3; its log:\n%s", g.Log)
+	case <-time.After(time.Minute):
+		t.Fatalf("zarrgw serve printed no S3 API address within a minute; its log:\n%s", g.Log)
 	}
 }
 

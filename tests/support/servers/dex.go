@@ -31,6 +31,7 @@ type Dex struct {
 	ClientID, ClientSecret string
 
 	bin, dir string
+	opts     DexOptions
 	users    []DexUser
 	hashes   []string
 	userIDs  []string // kept across restarts: "sub" derives from them
@@ -48,6 +49,12 @@ type DexOptions struct {
 	ClientID string
 	// ClientSecret is its client's secret; "" means one made up for it.
 	ClientSecret string
+	// OtherClients are more client IDs (with the same secret), for tokens
+	// of another audience (TokenFor).
+	OtherClients []string
+	// IDTokenExpiry is how long its ID tokens last, as Dex's expiry
+	// idTokens reads it ("30s"); "" is Dex's default (24h).
+	IDTokenExpiry string
 }
 
 // DexUser is a static user of a Dex.
@@ -147,7 +154,7 @@ func StartDex(t testing.TB, opts DexOptions) *Dex {
 	if err != nil {
 		Unavailable(t, "%v", err)
 	}
-	d := &Dex{ClientID: opts.ClientID, ClientSecret: opts.ClientSecret, bin: bin, dir: t.TempDir(),
+	d := &Dex{ClientID: opts.ClientID, ClientSecret: opts.ClientSecret, bin: bin, dir: t.TempDir(), opts: opts,
 		users: opts.Users, hashes: hashes, userIDs: make([]string, len(opts.Users))}
 	for i := range d.userIDs {
 		d.userIDs[i] = fmt.Sprintf("user-%d-%s", i, randomHex(4))
@@ -268,10 +275,10 @@ func (d *Dex) config(addr, issuer string) []byte {
 		},
 		"enablePasswordDB": true,
 		"staticPasswords":  users,
-		"staticClients": []map[string]any{{
-			"id": d.ClientID, "secret": d.ClientSecret, "name": d.ClientID,
-			"redirectURIs": []string{"http://127.0.0.1/callback"},
-		}},
+		"staticClients": d.clients(),
+	}
+	if d.opts.IDTokenExpiry != "" {
+		cfg["expiry"] = map[string]any{"idTokens": d.opts.IDTokenExpiry}
 	}
 	b, err := json.MarshalIndent(cfg, "", "  ")
 	if err != nil {
@@ -314,6 +321,27 @@ func dexReady(issuer string) func(context.Context) error {
 	}
 }
 
+// clients are Dex's static clients: the options' client and the others.
+func (d *Dex) clients() []map[string]any {
+	var out []map[string]any
+	for _, id := range append([]string{d.ClientID}, d.opts.OtherClients...) {
+		out = append(out, map[string]any{"id": id, "secret": d.ClientSecret, "name": id,
+			"redirectURIs": []string{"http://127.0.0.1/callback"}})
+	}
+	return out
+}
+
+// TokenFor is Token for another of its clients (an audience of
+// DexOptions.OtherClients).
+func (d *Dex) TokenFor(t testing.TB, client, user, password string) string {
+	t.Helper()
+	tok, err := d.tokenFor(client, user, password, nil)
+	if err != nil {
+		t.Fatalf("Dex token of client %s for %s: %v", client, user, err)
+	}
+	return tok
+}
+
 // Token logs user in by the password grant and returns the ID token.
 // user is the email (or the username of one of the options' users);
 // scopes default to openid, email, profile and groups.
@@ -327,6 +355,10 @@ func (d *Dex) Token(t testing.TB, user, password string, scopes ...string) strin
 }
 
 func (d *Dex) token(user, password string, scopes []string) (string, error) {
+	return d.tokenFor(d.ClientID, user, password, scopes)
+}
+
+func (d *Dex) tokenFor(client, user, password string, scopes []string) (string, error) {
 	for _, u := range d.users {
 		if u.Username != "" && u.Username == user {
 			user = u.Email
@@ -344,7 +376,7 @@ func (d *Dex) token(user, password string, scopes []string) (string, error) {
 		return "", err
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.SetBasicAuth(url.QueryEscape(d.ClientID), url.QueryEscape(d.ClientSecret))
+	req.SetBasicAuth(url.QueryEscape(client), url.QueryEscape(d.ClientSecret))
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return "", err
