@@ -210,10 +210,16 @@ c = sts.assume_role_with_web_identity(RoleArn="arn:aws:iam::000000000000:role/" 
                                       RoleSessionName="boto", WebIdentityToken=token, DurationSeconds=900)["Credentials"]
 s3 = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1",
                   aws_access_key_id=c["AccessKeyId"], aws_secret_access_key=c["SecretAccessKey"],
-                  aws_session_token=c["SessionToken"], config=Config(s3={"addressing_style": "path"}, retries={"max_attempts": 1}))
+                  aws_session_token=c["SessionToken"], config=Config(signature_version="s3v4", s3={"addressing_style": "path"}, retries={"max_attempts": 1}))
 out = {"secret": c["SecretAccessKey"], "session": c["SessionToken"]}
 out["keys"] = [o["Key"] for o in s3.list_objects_v2(Bucket="climate", Prefix="t/").get("Contents", [])]
 out["get"] = s3.get_object(Bucket="climate", Key="t/zarr.json")["Body"].read().decode()
+import urllib.request
+url = s3.generate_presigned_url("get_object", Params={"Bucket": "climate", "Key": "t/zarr.json"}, ExpiresIn=300)
+try:
+    out["presigned"] = urllib.request.urlopen(url).read().decode()
+except urllib.error.HTTPError as e:
+    out["presigned"] = "%d %s" % (e.code, e.read().decode())
 try:
     s3.put_object(Bucket="climate", Key="t/c/0", Body=b"\x06\x06\x06\x06")
     out["put"] = "ok"
@@ -246,6 +252,9 @@ print(json.dumps(out))
 	ana := run("analysts", w.token(t, w.corp, analyst))
 	if keys, _ := json.Marshal(ana["keys"]); !strings.Contains(string(keys), "t/zarr.json") || !strings.Contains(ana["get"].(string), "uint8") {
 		t.Fatalf("boto3 as an analyst: %v", ana)
+	}
+	if p, _ := ana["presigned"].(string); !strings.Contains(p, "uint8") {
+		t.Fatalf("a presigned URL of the session: %v", ana["presigned"])
 	}
 	if ana["put"] != "AccessDenied" {
 		t.Fatalf("boto3 as an analyst put: %v, want AccessDenied", ana["put"])
