@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -136,7 +137,14 @@ func (b *batcher) remove(it *batchItem) {
 // given up, so one caller's deadline does not fail the others.
 func (b *batcher) send(batch []*batchItem) {
 	defer func() { <-b.slots }()
-	ctx, cancel := context.WithCancel(context.Background())
+	// The call belongs to no one caller, but a span has one parent: it
+	// joins the trace of the first (alone, the usual case, it is that
+	// caller's call).
+	base := context.Background()
+	if sc := trace.SpanContextFromContext(batch[0].ctx); sc.IsValid() {
+		base = trace.ContextWithSpanContext(base, sc)
+	}
+	ctx, cancel := context.WithCancel(base)
 	defer cancel()
 	var left atomic.Int64
 	left.Store(int64(len(batch)))

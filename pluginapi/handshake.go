@@ -6,6 +6,8 @@ import (
 
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
+
+	"github.com/zarrgw/zarrgw/pluginapi/telemetry"
 )
 
 // Handshake is shared by zarrgw and every plugin. The cookie only keeps a
@@ -64,9 +66,11 @@ const (
 
 // ServerOptions are the gRPC options of every server speaking the
 // protocol: the plugin's and the one on which the host serves the store
-// below a transformer.
+// below a transformer. When tracing is on (telemetry.Enabled) they take
+// the caller's trace context from each call's metadata and make the
+// call's span its child.
 func ServerOptions() []grpc.ServerOption {
-	return []grpc.ServerOption{
+	return append([]grpc.ServerOption{
 		grpc.MaxRecvMsgSize(maxMessage),
 		grpc.MaxSendMsgSize(maxMessage),
 		grpc.InitialWindowSize(streamWindow),
@@ -74,19 +78,21 @@ func ServerOptions() []grpc.ServerOption {
 		grpc.ReadBufferSize(ioBuffer),
 		grpc.WriteBufferSize(ioBuffer),
 		grpc.MaxConcurrentStreams(math.MaxUint32),
-	}
+	}, telemetry.ServerOptions()...)
 }
 
 // DialOptions are the gRPC options of every client of the protocol.
 // The idle timeout is off: an idle channel would close its connection, and
-// a plugin takes a closed host connection as the host having gone.
+// a plugin takes a closed host connection as the host having gone. When
+// tracing is on (telemetry.Enabled) each call has a span and carries the
+// trace context in its metadata, so the other side's spans join the trace.
 func DialOptions() []grpc.DialOption {
-	return []grpc.DialOption{
+	return append([]grpc.DialOption{
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxMessage), grpc.MaxCallSendMsgSize(maxMessage)),
 		grpc.WithInitialWindowSize(streamWindow),
 		grpc.WithInitialConnWindowSize(connWindow),
 		grpc.WithReadBufferSize(ioBuffer),
 		grpc.WithWriteBufferSize(ioBuffer),
 		grpc.WithIdleTimeout(0),
-	}
+	}, telemetry.DialOptions()...)
 }

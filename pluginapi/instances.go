@@ -12,6 +12,7 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/core/transformer"
+	"github.com/zarrgw/zarrgw/pluginapi/telemetry"
 	pb "github.com/zarrgw/zarrgw/pluginapi/zarrgwv1"
 )
 
@@ -51,7 +52,14 @@ func (si *storeInstances) open(ctx context.Context, ref *pb.StoreRef) (store.Sto
 		si.m[key] = inst
 	}
 	si.mu.Unlock()
-	inst.once.Do(func() { inst.st, inst.next, inst.err = si.build(ctx, ref) })
+	inst.once.Do(func() {
+		inst.st, inst.next, inst.err = si.build(ctx, ref)
+		if inst.err == nil && telemetry.Enabled() {
+			// The plugin's own span for each operation, below the span of
+			// the call that asked for it.
+			inst.st = telemetry.Store(inst.st, ref.GetName())
+		}
+	})
 	if inst.err != nil {
 		si.mu.Lock()
 		if si.m[key] == inst {

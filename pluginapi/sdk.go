@@ -38,13 +38,30 @@ func ServeTransformer(ts ...transformer.Registration) { Serve(Extensions{Transfo
 
 // Serve serves any mix of extensions until the host ends the plugin (or
 // its connection to the host closes: the host died). It exits the process
-// with status 1 if ext is inconsistent.
+// with status 1 if ext is inconsistent, or if an OTEL_* variable asks for
+// traces in a way it cannot follow (the variable is named). When they ask
+// for traces (see telemetry.Setup), the plugin exports its own spans: one
+// per call of the protocol, the child of the host's span that made it,
+// and one per store and codec operation below it.
 func Serve(ext Extensions) {
 	srv, err := newServer(ext)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "zarrgw plugin: %v\n", err)
 		os.Exit(1)
 	}
+	endTelemetry, err := startTelemetry()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "zarrgw plugin: %v\n", err)
+		os.Exit(1)
+	}
+	// The host closing its connection ends the process at once (hostWatch):
+	// the spans left go first.
+	exit := srv.watch.exit
+	srv.watch.exit = func() {
+		endTelemetry()
+		exit()
+	}
+	defer endTelemetry()
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig:  Handshake,
 		VersionedPlugins: versionedSets(srv),

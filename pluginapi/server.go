@@ -11,6 +11,7 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/codec"
 	"github.com/zarrgw/zarrgw/core/extension"
+	"github.com/zarrgw/zarrgw/pluginapi/telemetry"
 	pb "github.com/zarrgw/zarrgw/pluginapi/zarrgwv1"
 )
 
@@ -104,6 +105,9 @@ func (s *server) codec(ctx context.Context, ref *pb.CodecRef) (codec.Codec, erro
 	c, err := reg.New(ctx, json.RawMessage(ref.GetConfiguration()), s.resolver)
 	if err != nil {
 		return nil, fmt.Errorf("codec %s: %w", ref.GetName(), err)
+	}
+	if telemetry.Enabled() {
+		c = telemetry.Codec(c) // a span per encode and decode, batched ones too
 	}
 	s.built.put(key, c)
 	return c, nil
