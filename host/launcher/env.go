@@ -7,16 +7,27 @@ import (
 
 // InheritedEnv names the host's environment variables every plugin gets (a
 // name ending in "*" is a prefix): what a program needs to run, find its
-// files and format text, none of them a secret. go-plugin adds its own
-// (the handshake cookie, protocol versions, the TLS certificate), and the
-// launcher the log level. Anything else, such as cloud credentials, reaches
-// a plugin only through its Spec's Env, or with Spec.InheritEnv.
+// files and format text, and the OpenTelemetry variables, so that a
+// plugin exports its spans where the host exports its own. go-plugin adds
+// its own (the handshake cookie, protocol versions, the TLS certificate),
+// and the launcher the log level and the plugin's OTEL_SERVICE_NAME.
+// Anything else, such as cloud credentials, reaches a plugin only through
+// its Spec's Env, or with Spec.InheritEnv.
+//
+// Of these only OTEL_EXPORTER_OTLP_HEADERS (and its _TRACES_ form) may be
+// a secret: it may carry a collector's API key, which every plugin then
+// gets too, as it must to export.
 var InheritedEnv = []string{
 	"PATH", "HOME", "USER", "TMPDIR", "TZ", "LANG", "LANGUAGE", "LC_*",
 	"SSL_CERT_FILE", "SSL_CERT_DIR",
 	"GOTRACEBACK", "GODEBUG", "GOMAXPROCS", "GOMEMLIMIT", "GOGC",
+	"OTEL_*",
 	"SYSTEMROOT", "TEMP", "TMP", // Windows
 }
+
+// serviceNameEnv names a process in its spans; the host's own value would
+// name the plugin's spans after the host.
+const serviceNameEnv = "OTEL_SERVICE_NAME"
 
 // inherited returns the entries of environ ("NAME=value") whose names
 // InheritedEnv lists.
@@ -41,14 +52,15 @@ func allowedEnv(name string) bool {
 }
 
 // environment is a plugin's environment: the inherited variables (or the
-// host's whole environment), then the log level, then spec's own, which
-// win over both.
+// host's whole environment), then the log level and the plugin's name as
+// the service its spans come from, then spec's own, which win over all
+// (exec takes the last of a name).
 func (p *Plugin) environment() []string {
 	env := inherited(os.Environ())
 	if p.spec.InheritEnv {
 		env = os.Environ()
 	}
-	env = append(env, pluginapiLogLevel(p))
+	env = append(env, pluginapiLogLevel(p), serviceNameEnv+"="+p.spec.Name)
 	for k, v := range p.spec.Env {
 		env = append(env, k+"="+v)
 	}
