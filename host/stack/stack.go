@@ -24,6 +24,7 @@ import (
 	"github.com/zarrgw/zarrgw/host/plugins/install"
 	"github.com/zarrgw/zarrgw/host/plugins/pluginpkg"
 	"github.com/zarrgw/zarrgw/host/registry"
+	"github.com/zarrgw/zarrgw/host/telemetry"
 )
 
 // Host holds the plugins and stores of one configuration. Plugins start
@@ -95,7 +96,14 @@ func Probe(ctx context.Context, logger *slog.Logger) func(config.Plugin) ([]exte
 
 // ArrayOptions resolves codecs and storage transformers named in array
 // metadata: bundled ones in process, the rest in the configured plugins.
-func (h *Host) ArrayOptions() array.Options { return h.parts.ArrayOptions() }
+// With traces on, each codec call and each transformer's store call has a
+// span.
+func (h *Host) ArrayOptions() array.Options {
+	if telemetry.Enabled() {
+		return telemetry.ArrayOptions(h.parts.ArrayOptions())
+	}
+	return h.parts.ArrayOptions()
+}
 
 // Launcher is the host's plugin launcher, for listing plugin states.
 func (h *Host) Launcher() *launcher.Launcher { return h.launcher }
@@ -184,6 +192,11 @@ func (h *Host) store(ctx context.Context, ref config.StoreRef) (store.Store, err
 	if h.wrap != nil {
 		s = h.wrap(ref, s)
 	}
+	if telemetry.Enabled() {
+		// Outside the gateway's wrapper: the span lasts as long as the
+		// caller waits, a place under the store's concurrency bound included.
+		s = telemetry.Store(s, extName(ext))
+	}
 	h.stores[ref] = s
 	return s, nil
 }
@@ -192,6 +205,9 @@ func (h *Host) transformer(ctx context.Context, ext config.Extension, next store
 	s, err := h.parts.NewTransformer(ctx, extName(ext), ext.Config, next)
 	if err != nil {
 		return nil, fmt.Errorf("transformer %q (%s): %w", ext.Name, ext.DeclRange, err)
+	}
+	if telemetry.Enabled() {
+		s = telemetry.Store(s, extName(ext)) // its calls, with its store's below
 	}
 	return s, nil
 }
