@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/sync/errgroup"
@@ -14,6 +15,7 @@ import (
 	"github.com/zarrgw/zarrgw/host/gateway"
 	"github.com/zarrgw/zarrgw/host/registry"
 	"github.com/zarrgw/zarrgw/host/stack"
+	"github.com/zarrgw/zarrgw/host/telemetry"
 )
 
 func newServe(set registry.Set) *cobra.Command {
@@ -41,6 +43,12 @@ func newServe(set registry.Set) *cobra.Command {
 // request, goes to stderr.
 func serve(ctx context.Context, set registry.Set, file, listen, s3Listen string, stderr io.Writer) error {
 	logger := slog.New(slog.NewJSONHandler(stderr, nil))
+	// traces first: plugins started from here on inherit the OTEL_* setup
+	shutdown, err := telemetry.Setup(ctx, "zarrgw")
+	if err != nil {
+		return err
+	}
+	defer flushTraces(shutdown, logger)
 	opts, err := stack.Options(ctx, set, file, logger)
 	if err != nil {
 		return err
@@ -87,6 +95,16 @@ func serve(ctx context.Context, set registry.Set, file, listen, s3Listen string,
 	grp.Go(func() error { return g.Serve(gctx, ln) })
 	grp.Go(func() error { return g.ServeS3(gctx, s3ln) })
 	return grp.Wait()
+}
+
+// flushTraces sends the spans still batched, within a bound: a collector
+// that is down must not hold the shutdown.
+func flushTraces(shutdown func(context.Context) error, logger *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := shutdown(ctx); err != nil {
+		logger.Warn("sending the last traces", "error", err)
+	}
 }
 
 func scheme(cfg *config.Config) string {

@@ -1,8 +1,10 @@
 package gateway
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"github.com/zarrgw/zarrgw/host/telemetry"
 	"io"
 	"net/http"
 	"os"
@@ -68,17 +70,23 @@ func (b *requestBody) pace() bool {
 }
 
 // begin starts a request on either API: the 100 Continue an empty body
-// needs, the recording response, the counted and paced body and the log
-// record.
-func begin(w http.ResponseWriter, r *http.Request, s config.Server) (*response, *requestInfo) {
+// needs, the recording response, the counted and paced body, the log
+// record, and when traces are on the request's span, whose context the
+// returned request carries.
+func begin(w http.ResponseWriter, r *http.Request, s config.Server) (*response, *http.Request, *requestInfo) {
 	continueEmptyBody(w, r)
 	info := &requestInfo{}
+	if telemetry.Enabled() {
+		var ctx context.Context
+		ctx, info.span = telemetry.StartRequest(r)
+		r = r.WithContext(ctx)
+	}
 	if r.Body != nil && r.Body != http.NoBody {
 		info.body = &requestBody{ReadCloser: r.Body, rc: http.NewResponseController(w), start: time.Now(),
 			idle: s.BodyReadTimeout, rate: s.MinUploadRate}
 		r.Body = info.body
 	}
-	return &response{ResponseWriter: w, status: http.StatusOK}, info
+	return &response{ResponseWriter: w, status: http.StatusOK}, r, info
 }
 
 // bytesIn is how many body bytes the request's handler read.

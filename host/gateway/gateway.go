@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/zarrgw/zarrgw/host/identity"
+	"go.opentelemetry.io/otel/trace"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -209,7 +210,7 @@ func chainHooks(hooks ...store.Hook) store.Hook {
 
 // ServeHTTP routes a request, then logs and counts it.
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	rw, info := begin(w, r, g.cfg.Server)
+	rw, r, info := begin(w, r, g.cfg.Server)
 	start := time.Now()
 	defer func() { g.finish(rw, r, info, time.Since(start)) }()
 	if g.cors(rw, r) {
@@ -232,6 +233,7 @@ type requestInfo struct {
 	caller       identity.Caller
 	err          error
 	body         *requestBody // nil without one
+	span         trace.Span   // nil when traces are off
 }
 
 // writeText answers with a short plain-text reason.

@@ -3,6 +3,8 @@ package gateway
 import (
 	"context"
 	"github.com/zarrgw/zarrgw/host/identity"
+	"github.com/zarrgw/zarrgw/host/telemetry"
+	"go.opentelemetry.io/otel/attribute"
 	"golang.org/x/time/rate"
 	"log/slog"
 	"net/http"
@@ -90,6 +92,25 @@ func (g *Gateway) finish(rw *response, r *http.Request, info *requestInfo, took 
 		}
 	}
 	g.log.LogAttrs(r.Context(), level, "request", attrs...)
+	if info.span != nil {
+		endSpan(info, rw.status)
+	}
+}
+
+// endSpan names a request's span after its operation and ends it.
+func endSpan(info *requestInfo, status int) {
+	if info.op != "" {
+		info.span.SetName(info.op)
+	}
+	attrs := []attribute.KeyValue{}
+	if info.dataset != "" {
+		attrs = append(attrs, attribute.String("zarrgw.dataset", info.dataset), attribute.String("zarrgw.key", info.key))
+	}
+	if c := info.caller; !c.Anonymous() {
+		attrs = append(attrs, attribute.String("zarrgw.principal", c.Name()), attribute.String("zarrgw.auth", string(c.Method)))
+	}
+	info.span.SetAttributes(attrs...)
+	telemetry.EndRequest(info.span, status)
 }
 
 // metricLabel is the dataset label of a request's metrics: its dataset's

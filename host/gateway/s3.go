@@ -101,7 +101,7 @@ func (req *s3Request) query() url.Values {
 
 func (api *s3API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	g := api.g
-	rw, info := begin(w, r, g.cfg.Server)
+	rw, r, info := begin(w, r, g.cfg.Server)
 	start := time.Now()
 	defer func() { g.finish(rw, r, info, time.Since(start)) }()
 	req := &s3Request{w: rw, r: r, info: info, id: requestID()}
