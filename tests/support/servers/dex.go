@@ -275,7 +275,7 @@ func (d *Dex) config(addr, issuer string) []byte {
 		},
 		"enablePasswordDB": true,
 		"staticPasswords":  users,
-		"staticClients": d.clients(),
+		"staticClients":    d.clients(),
 	}
 	if d.opts.IDTokenExpiry != "" {
 		cfg["expiry"] = map[string]any{"idTokens": d.opts.IDTokenExpiry}
