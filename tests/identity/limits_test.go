@@ -65,7 +65,7 @@ func TestRateLimitPerPrincipal(t *testing.T) {
 			t.Fatalf("S3 request %d of the steady principal: %v", i, err)
 		}
 	}
-	if code, body, _ := w.call(t, "GET", w.gw.URL+"/metrics", ""); code != 200 || !strings.Contains(body, `zarrgw_rate_limited_total{limiter="limited"}`) {
+	if code, body := w.bearer(t, w.gw.URL+"/metrics", w.steadyToken); code != 200 || !strings.Contains(body, `zarrgw_rate_limited_total{limiter="limited"}`) {
 		t.Errorf("/metrics does not count the refusals by limiter")
 	}
 }

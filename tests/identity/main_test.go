@@ -173,6 +173,9 @@ dataset "climate" {
 
 server {
   listen = "127.0.0.1:0"
+  metrics {
+    read = ["analysts", "steady"]
+  }
   s3 {
     listen = "127.0.0.1:0"
     sts {

@@ -47,6 +47,12 @@ func TestJWTReadsWhereTokensRead(t *testing.T) {
 	if code, _ := w.bearer(t, d+"/", ana); code != 200 {
 		t.Fatalf("index page with the analyst's token: %d", code)
 	}
+	if code, body := w.bearer(t, w.gw.URL+"/metrics", ana); code != 200 || !strings.Contains(body, "zarrgw_http_requests_total") {
+		t.Fatalf("/metrics, open to the analysts, with the analyst's token: %d", code)
+	}
+	if code, _ := w.bearer(t, w.gw.URL+"/metrics", vic); code != http.StatusForbidden {
+		t.Errorf("/metrics with a visitor's token: %d, want 403", code)
+	}
 
 	for _, u := range []string{d + "/t/zarr.json", d + "/t?slice=0:4&format=json"} {
 		if code, body := w.bearer(t, u, vic); code != http.StatusForbidden {
@@ -177,7 +183,7 @@ func sliceData(t *testing.T, body string) string {
 // authFailures reads zarrgw_auth_failures_total by reason.
 func (w *world) authFailures(t *testing.T) map[string]int {
 	t.Helper()
-	code, body, _ := w.call(t, "GET", w.gw.URL+"/metrics", "")
+	code, body, _ := w.call(t, "GET", w.gw.URL+"/metrics", "", "Authorization", "Bearer "+w.steadyToken)
 	if code != 200 {
 		t.Fatalf("/metrics: %d", code)
 	}
