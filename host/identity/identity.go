@@ -20,6 +20,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/zarrgw/zarrgw/host/config"
 	"github.com/zarrgw/zarrgw/host/identity/oidc"
@@ -98,6 +100,7 @@ type Directory struct {
 	principals []config.Principal
 	providers  map[string]*oidc.Provider
 	byIssuer   map[string]string // issuer -> provider name
+	verified   verifiedTokens
 }
 
 // New builds the directory of cfg. Identity providers are not contacted
@@ -131,17 +134,69 @@ func (d *Directory) HasBearer() bool {
 // (every digest compared in constant time), then an ID token of the
 // identity provider its issuer names.
 func (d *Directory) Bearer(ctx context.Context, token string) (Caller, error) {
-	if name, ok := d.byToken(token); ok {
+	sum := sha256.Sum256([]byte(token))
+	if name, ok := d.byToken(sum); ok {
 		return Caller{Principals: []string{name}, Method: Token}, nil
 	}
 	if len(d.providers) == 0 || !oidc.LooksLikeJWT(token) {
 		return Caller{}, &Failure{Reason: "unknown_token", Status: http.StatusUnauthorized, Msg: "the bearer token is not known"}
 	}
+	if c, ok := d.verified.get(sum, time.Now(), d.keysGeneration); ok {
+		return c, nil
+	}
 	id, err := d.verify(ctx, token)
 	if err != nil {
 		return Caller{}, err
 	}
-	return Caller{Principals: d.matching(id), Method: JWT, Subject: id.Subject, Provider: id.Provider}, nil
+	c := Caller{Principals: d.matching(id), Method: JWT, Subject: id.Subject, Provider: id.Provider}
+	d.verified.put(sum, c, id.Expiry, d.keysGeneration(id.Provider))
+	return c, nil
+}
+
+// keysGeneration is the generation of a provider's keys (see
+// oidc.Provider.KeysGeneration).
+func (d *Directory) keysGeneration(provider string) uint64 {
+	return d.providers[provider].KeysGeneration()
+}
+
+// verifiedTokens remembers the callers of JWTs verified already, by the
+// token's SHA-256, until the token's expiry: a client sends the same token
+// with every request, and a signature check costs more than the rest of a
+// small read. A JWT cannot be revoked before its expiry, so keeping the
+// answer that long changes nothing of what is accepted, as long as the
+// provider's keys are the same: once they are fetched again (a rotation),
+// every token is verified again, and one of a key withdrawn is refused.
+type verifiedTokens struct {
+	mu sync.Mutex
+	m  map[[32]byte]verifiedToken
+}
+
+type verifiedToken struct {
+	caller     Caller
+	until      time.Time
+	generation uint64 // of the provider's keys it was verified with
+}
+
+// maxVerified bounds the tokens kept; when full, the map starts again.
+const maxVerified = 8192
+
+func (v *verifiedTokens) get(sum [32]byte, now time.Time, generation func(provider string) uint64) (Caller, bool) {
+	v.mu.Lock()
+	e, ok := v.m[sum]
+	v.mu.Unlock()
+	if !ok || !now.Before(e.until) || generation(e.caller.Provider) != e.generation {
+		return Caller{}, false
+	}
+	return e.caller, true
+}
+
+func (v *verifiedTokens) put(sum [32]byte, c Caller, until time.Time, generation uint64) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.m == nil || len(v.m) >= maxVerified {
+		v.m = map[[32]byte]verifiedToken{}
+	}
+	v.m[sum] = verifiedToken{caller: c, until: until, generation: generation}
 }
 
 // verify checks a JWT with the provider whose issuer it claims (read
@@ -200,9 +255,8 @@ func (d *Directory) WebIdentity(ctx context.Context, principal, token string) (*
 	return id, nil
 }
 
-// byToken finds the principal of a static token.
-func (d *Directory) byToken(token string) (string, bool) {
-	sum := sha256.Sum256([]byte(token))
+// byToken finds the principal of a static token by its SHA-256.
+func (d *Directory) byToken(sum [32]byte) (string, bool) {
 	found := ""
 	for _, pr := range d.principals {
 		if pr.HasToken && subtle.ConstantTimeCompare(sum[:], pr.TokenSHA256[:]) == 1 {

@@ -38,6 +38,9 @@ type keySet struct {
 	fetched  time.Time         // when the last fetch ended; zero before the first
 	lastErr  error             // that fetch's error
 	inflight *fetch            // the fetch under way, which callers share
+	// generation counts the fetches that replaced the keys, so that a
+	// caller remembering tokens verified under older keys can tell.
+	generation uint64
 }
 
 // fetch is one fetch of the keys, which every caller that asks while it
@@ -185,6 +188,7 @@ func (k *keySet) run(f *fetch, jwksURL string) {
 	k.fetched, k.lastErr = time.Now(), err
 	if err == nil {
 		k.keys, k.jwksURL = keys, jwksURL
+		k.generation++
 	} else {
 		// The keys may have moved: the next fetch discovers them
 		// again. Keys already cached stay, and keep verifying.

@@ -317,3 +317,12 @@ func numericDate(claims map[string]any, name string) (t time.Time, ok bool, err 
 	sec, frac := math.Modf(f)
 	return time.Unix(int64(sec), int64(frac*1e9)), true, nil
 }
+
+// KeysGeneration changes whenever the provider's keys are fetched again:
+// a token verified under an earlier generation may be signed by a key the
+// provider no longer publishes, and is to be verified again.
+func (p *Provider) KeysGeneration() uint64 {
+	p.keys.mu.Lock()
+	defer p.keys.mu.Unlock()
+	return p.keys.generation
+}
