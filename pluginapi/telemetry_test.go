@@ -4,6 +4,7 @@ import (
 	"net"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/propagation"
@@ -60,13 +61,21 @@ func servedWithOptions(t *testing.T, ext Extensions) *Client {
 }
 
 // spanNamed returns the ended span of that name and kind; the test fails
-// if there is not exactly one.
+// if there is not exactly one. A server span ends after its reply is
+// sent, so it may end after the client has its answer: the spans are
+// awaited (bounded against a hang), never assumed ended.
 func spanNamed(t *testing.T, rec *tracetest.SpanRecorder, name string, kind trace.SpanKind) sdktrace.ReadOnlySpan {
 	t.Helper()
 	var found []sdktrace.ReadOnlySpan
-	for _, s := range rec.Ended() {
-		if s.Name() == name && s.SpanKind() == kind {
-			found = append(found, s)
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		found = found[:0]
+		for _, s := range rec.Ended() {
+			if s.Name() == name && s.SpanKind() == kind {
+				found = append(found, s)
+			}
+		}
+		if len(found) > 0 || time.Now().After(deadline) {
+			break
 		}
 	}
 	if len(found) != 1 {
