@@ -37,8 +37,9 @@ type IdentityProvider struct {
 type RateLimit struct {
 	RequestsPerSecond float64
 	Burst             int
-	// BytesPerSecond bounds request and response bodies together; 0 = no
-	// bound.
+	// BytesPerSecond paces response bodies (what the principal reads);
+	// 0 = no bound. Request bodies are not paced: min_upload_rate would
+	// refuse an upload paced below it.
 	BytesPerSecond int64
 	// PerSubject gives each subject (a JWT's "sub", a session's subject)
 	// acting as the principal a bucket of its own, instead of one for the
@@ -102,16 +103,26 @@ func (d *decoder) indexIdentityProviders(blocks []*hcl.Block) hcl.Diagnostics {
 	return diags
 }
 
-// identityProviders decodes the blocks indexIdentityProviders kept.
+// identityProviders decodes the blocks indexIdentityProviders kept. Two
+// providers may not share an issuer: a token is verified by the provider
+// its issuer names, so the second would never see one (list both
+// audiences in one block instead).
 func (d *decoder) identityProviders(blocks []*hcl.Block) hcl.Diagnostics {
 	var diags hcl.Diagnostics
+	byIssuer := map[string]IdentityProvider{}
 	for _, b := range blocks {
 		if d.providers[b.Labels[0]] != b {
 			continue // invalid or duplicate: reported by the index
 		}
 		p, more := d.identityProvider(b)
 		diags = append(diags, more...)
+		if first, ok := byIssuer[p.Issuer]; ok && !more.HasErrors() {
+			diags = append(diags, diagf(p.DeclRange, "Issuer of two identity providers",
+				"identity_provider %q has the issuer of identity_provider %q (%s); a token goes to the provider of its issuer, so declare one provider and list both audiences in its audience.", p.Name, first.Name, At(first.DeclRange)))
+			continue
+		}
 		if !more.HasErrors() {
+			byIssuer[p.Issuer] = p
 			d.cfg.IdentityProviders = append(d.cfg.IdentityProviders, p)
 		}
 	}

@@ -46,12 +46,31 @@ func (r *response) WriteHeader(status int) {
 
 func (r *response) Write(b []byte) (int, error) {
 	r.wrote = true
+	if len(r.throttle) > 0 {
+		return r.paced(b)
+	}
 	n, err := r.ResponseWriter.Write(b)
 	r.written += int64(n)
-	if len(r.throttle) > 0 && n > 0 && err == nil {
-		err = identity.Throttle(r.ctx, r.throttle, n)
-	}
 	return n, err
+}
+
+// paced writes b at the caller's byte rates: each step waits for its
+// bytes before they are sent.
+func (r *response) paced(b []byte) (int, error) {
+	done := 0
+	for done < len(b) {
+		step := identity.Step(r.throttle, len(b)-done)
+		if err := identity.Throttle(r.ctx, r.throttle, step); err != nil {
+			return done, err
+		}
+		n, err := r.ResponseWriter.Write(b[done : done+step])
+		done += n
+		r.written += int64(n)
+		if err != nil {
+			return done, err
+		}
+	}
+	return done, nil
 }
 
 // Unwrap lets http.ResponseController reach the connection (flushes,

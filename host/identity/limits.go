@@ -2,7 +2,7 @@ package identity
 
 import (
 	"context"
-	"io"
+	"errors"
 	"math"
 	"net"
 	"sync"
@@ -160,34 +160,54 @@ func clientIP(remoteAddr string) string {
 	return host
 }
 
-// Throttle waits until every limiter has room for n bytes, in steps no
-// larger than a limiter's burst.
-func Throttle(ctx context.Context, lims []*rate.Limiter, n int) error {
+// MaxThrottleWait bounds how long one step of a paced response waits for
+// its bytes: beyond it the principal's concurrent requests have taken
+// more than that much of its rate already, and the response ends instead
+// of holding its buffer in a queue that only grows.
+const MaxThrottleWait = 30 * time.Second
+
+// ErrThrottled is a response step that would wait past MaxThrottleWait.
+var ErrThrottled = errors.New("over the byte rate of the caller's rate_limit")
+
+// Step is the most a paced writer sends before waiting again: one
+// second of the slowest limiter, and at least one byte.
+func Step(lims []*rate.Limiter, n int) int {
 	for _, lim := range lims {
-		for left := n; left > 0; {
-			step := min(left, lim.Burst())
-			if err := lim.WaitN(ctx, step); err != nil {
-				return err
+		n = min(n, max(1, lim.Burst()))
+	}
+	return n
+}
+
+// Throttle waits until every limiter has room for n bytes (n at most
+// Step's), before they are sent; a wait longer than MaxThrottleWait is
+// ErrThrottled, and charges nothing.
+func Throttle(ctx context.Context, lims []*rate.Limiter, n int) error {
+	now := time.Now()
+	var wait time.Duration
+	taken := make([]*rate.Reservation, 0, len(lims))
+	for _, lim := range lims {
+		r := lim.ReserveN(now, n)
+		taken = append(taken, r)
+		if !r.OK() || r.DelayFrom(now) > MaxThrottleWait {
+			for _, t := range taken {
+				t.CancelAt(now)
 			}
-			left -= step
+			return ErrThrottled
 		}
+		wait = max(wait, r.DelayFrom(now))
 	}
-	return nil
-}
-
-// ThrottledReader is a request body read at the caller's byte rates.
-type ThrottledReader struct {
-	Ctx  context.Context
-	R    io.Reader
-	Lims []*rate.Limiter
-}
-
-func (t *ThrottledReader) Read(p []byte) (int, error) {
-	n, err := t.R.Read(p)
-	if n > 0 {
-		if werr := Throttle(t.Ctx, t.Lims, n); werr != nil && err == nil {
-			err = werr
+	if wait == 0 {
+		return nil
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return nil
+	case <-ctx.Done():
+		for _, t := range taken {
+			t.Cancel()
 		}
+		return ctx.Err()
 	}
-	return n, err
 }

@@ -1,8 +1,12 @@
 package identity_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"testing"
+
+	"golang.org/x/time/rate"
 
 	"github.com/zarrgw/zarrgw/host/config"
 	"github.com/zarrgw/zarrgw/host/identity"
@@ -98,5 +102,32 @@ func TestNoLimits(t *testing.T) {
 	var l *identity.Limits
 	if !l.Admit(identity.Caller{}, "").OK {
 		t.Fatal("nil limits refused")
+	}
+}
+
+// A paced step waits for its bytes before they are sent; a step that
+// would wait past MaxThrottleWait is refused at once and charges nothing,
+// and a waiting step whose request ends gives its bytes back.
+func TestThrottle(t *testing.T) {
+	slow := rate.NewLimiter(0.1, 10) // 10 bytes now, then one every 10s
+	lims := []*rate.Limiter{slow}
+	if n := identity.Step(lims, 1<<20); n != 10 {
+		t.Fatalf("step %d, want the burst (10)", n)
+	}
+	if err := identity.Throttle(context.Background(), lims, 10); err != nil {
+		t.Fatalf("the burst: %v", err)
+	}
+	if err := identity.Throttle(context.Background(), lims, 10); !errors.Is(err, identity.ErrThrottled) {
+		t.Fatalf("100s of waiting: %v, want ErrThrottled", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	mid := rate.NewLimiter(1, 5)
+	identity.Throttle(context.Background(), []*rate.Limiter{mid}, 5)
+	if err := identity.Throttle(ctx, []*rate.Limiter{mid}, 5); !errors.Is(err, context.Canceled) {
+		t.Fatalf("an ended request's step: %v", err)
+	}
+	if tokens := mid.Tokens(); tokens < -0.5 {
+		t.Fatalf("an ended request's step kept its bytes: %.1f tokens left", tokens)
 	}
 }
