@@ -81,6 +81,11 @@ func TestIdentityErrors(t *testing.T) {
 		{"seal key in the file", `seal_keys    = [var.seal]`, `seal_keys = ["0123456789abcdef0123456789abcdef"]`, []string{"Seal key in the file"}},
 		{"duration too short", `max_duration = "2h"`, `max_duration = "1m"`, []string{"Invalid max_duration"}},
 		{"default past max", `max_duration = "2h"`, `max_duration = "30m"`, []string{"default_duration (1h0m0s) is longer than max_duration"}},
+		{"two providers of one issuer", `principal "analysts" {`, `identity_provider "again" {
+  issuer   = "https://login.example.org/realms/x"
+  audience = "cli"
+}
+principal "analysts" {`, []string{"Issuer of two identity providers", "list both audiences"}},
 		{"audience empty", `audience = ["zarrgw", "zarrgw-cli"]`, `audience = []`, []string{"Invalid audience"}},
 	}
 	for _, c := range cases {

@@ -47,22 +47,30 @@ func (g *Gateway) identify(r *http.Request) (identity.Caller, error) {
 func (g *Gateway) who(w http.ResponseWriter, r *http.Request, info *requestInfo) (identity.Caller, bool) {
 	c, err := g.identify(r)
 	if err != nil {
-		g.authFailed(w, info, err)
+		g.authFailed(w, r, info, err)
 		return c, false
 	}
 	info.caller = c
 	return c, g.admitRate(w, r, info, c)
 }
 
-// authFailed answers a failed authentication and counts it by reason.
-func (g *Gateway) authFailed(w http.ResponseWriter, info *requestInfo, err error) {
+// authFailed answers a failed authentication and counts it by reason. It
+// is charged to the client address's anonymous bucket (when there is an
+// anonymous_rate_limit): made-up tokens cost a signature check each, and
+// must not come for free. The client is told the reason, the log the
+// cause too.
+func (g *Gateway) authFailed(w http.ResponseWriter, r *http.Request, info *requestInfo, err error) {
 	g.metrics.authFailure(identity.ReasonOf(err))
+	if !g.admitRate(w, r, info, identity.Caller{Method: identity.Anonymous}) {
+		return
+	}
 	var f *identity.Failure
 	if errors.As(err, &f) && f.Status == http.StatusServiceUnavailable {
 		g.fail(w, info, &requestError{http.StatusServiceUnavailable, f.Msg})
-		return
+	} else {
+		g.unauthorized(w, info, `error="invalid_token"`, err.Error())
 	}
-	g.unauthorized(w, info, `error="invalid_token"`, err.Error())
+	info.err = identity.Detailed(err)
 }
 
 // admitRate applies the caller's rate limits: over one, the request is

@@ -62,7 +62,7 @@ func (g *Gateway) servePages(w http.ResponseWriter, r *http.Request, info *reque
 		if f := (*identity.Failure)(nil); errors.As(err, &f) && f.Status == http.StatusServiceUnavailable {
 			status = f.Status
 		}
-		info.err = err
+		info.err = identity.Detailed(err)
 		g.page(w, r, info, status, "error", ui.ErrorPage{Common: titled(common, "Unknown token"), Status: status,
 			Message: "The token given is not accepted: " + err.Error() + ".", AskToken: true})
 		return

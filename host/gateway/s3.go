@@ -130,15 +130,16 @@ func (api *s3API) serve(req *s3Request) error {
 	}
 	if err := api.authenticate(req); err != nil {
 		api.g.metrics.authFailure(s3FailureReason(err))
+		// charged to the address's anonymous bucket: a bad signature
+		// costs as much as a good one
+		if d := api.g.limits.Admit(identity.Caller{Method: identity.Anonymous}, req.r.RemoteAddr); !d.OK {
+			return api.slowDown(req, d)
+		}
 		return err
 	}
 	req.info.caller = req.caller
 	if d := api.g.limits.Admit(req.caller, req.r.RemoteAddr); !d.OK {
-		api.g.metrics.limited(d.Limiter)
-		req.w.Header().Set("Retry-After", retryAfterSeconds(d.Retry))
-		e := s3wire.Errorf(s3wire.SlowDown, "Please reduce your request rate.")
-		e.Detail = fmt.Sprintf("over the rate limit of %s", d.Limiter)
-		return e
+		return api.slowDown(req, d)
 	} else if rw, ok := req.w.(*response); ok && len(d.Bytes) > 0 {
 		rw.throttle, rw.ctx = d.Bytes, req.r.Context()
 	}
@@ -155,6 +156,15 @@ func (api *s3API) serve(req *s3Request) error {
 		return api.directoryOp(req)
 	}
 	return rt.handle(api, req, ds)
+}
+
+// slowDown answers a request over a rate limit: S3's SlowDown.
+func (api *s3API) slowDown(req *s3Request, d identity.Decision) error {
+	api.g.metrics.limited(d.Limiter)
+	req.w.Header().Set("Retry-After", retryAfterSeconds(d.Retry))
+	e := s3wire.Errorf(s3wire.SlowDown, "Please reduce your request rate.")
+	e.Detail = fmt.Sprintf("over the rate limit of %s", d.Limiter)
+	return e
 }
 
 // route finds the bucket and key: from the host name when it is
@@ -230,7 +240,10 @@ func (api *s3API) authenticate(req *s3Request) error {
 		req.caller = identity.Caller{Principals: []string{s.Principal}, Method: identity.Session, Subject: s.Subject, Provider: s.Provider}
 		return nil
 	}
-	p, _ := api.g.cfg.PrincipalByAccessKey(signed.Credential.AccessKeyID)
+	p, ok := api.g.cfg.PrincipalByAccessKey(signed.Credential.AccessKeyID)
+	if !ok { // the verifier found its secret, so it has one
+		return s3wire.Errorf(s3wire.InvalidAccessKeyID, "The AWS Access Key Id you provided does not exist in our records.")
+	}
 	req.caller = identity.Caller{Principals: []string{p.Name}, Method: identity.SigV4}
 	return nil
 }

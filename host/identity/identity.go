@@ -81,9 +81,37 @@ type Failure struct {
 	Reason string
 	Status int
 	Msg    string
+	// Err is the cause, for the log only: it may name the identity
+	// provider's addresses or configured audiences, which callers have no
+	// need to learn.
+	Err error
 }
 
 func (f *Failure) Error() string { return f.Msg }
+
+func (f *Failure) Unwrap() error { return f.Err }
+
+// Detailed returns err with a Failure's cause in its text, for the log.
+func Detailed(err error) error {
+	var f *Failure
+	if errors.As(err, &f) && f.Err != nil {
+		return fmt.Errorf("%s (%w)", f.Msg, f.Err)
+	}
+	return err
+}
+
+// publicText is what a caller is told of a refused JWT, by reason.
+var publicText = map[string]string{
+	"malformed":            "the token is not a well-formed JWT",
+	"algorithm":            "the token's signature algorithm is not accepted",
+	"unknown_key":          "the token is signed with a key the identity provider does not publish",
+	"signature":            "the token's signature does not verify",
+	"issuer":               "the token's issuer is not a configured identity provider",
+	"audience":             "the token is not for this gateway's audience",
+	"expired":              "the token has expired",
+	"not_yet_valid":        "the token is not valid yet",
+	"provider_unavailable": "the identity provider cannot be reached; try again later",
+}
 
 // ReasonOf returns the reason of a Failure in err's chain, or "error".
 func ReasonOf(err error) string {
@@ -214,7 +242,11 @@ func (d *Directory) verify(ctx context.Context, token string) (*oidc.Identity, e
 		if reason == "provider_unavailable" {
 			status = http.StatusServiceUnavailable
 		}
-		return nil, &Failure{Reason: reason, Status: status, Msg: err.Error()}
+		msg, ok := publicText[reason]
+		if !ok {
+			msg = "the token is not accepted"
+		}
+		return nil, &Failure{Reason: reason, Status: status, Msg: msg, Err: err}
 	}
 	return id, nil
 }
