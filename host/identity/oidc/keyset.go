@@ -67,6 +67,9 @@ const (
 	fetchTimeout = 30 * time.Second
 	// maxDocument bounds a discovery document or a key set.
 	maxDocument = 1 << 20
+	// maxKeyAge is how long keys are used without asking the provider
+	// again.
+	maxKeyAge = time.Hour
 )
 
 // VerifySignature verifies the signature of jwt with the provider's keys
@@ -94,8 +97,15 @@ func (k *keySet) verify(ctx context.Context, jwt string) ([]byte, *Error) {
 	header := jws.Signatures[0].Header
 	kid, alg := header.KeyID, header.Algorithm
 	k.mu.Lock()
-	cached := k.keys
+	cached, stale := k.keys, !k.fetched.IsZero() && time.Since(k.fetched) > maxKeyAge
 	k.mu.Unlock()
+	if stale {
+		// a key the provider withdrew must not verify forever: once an
+		// hour the keys are fetched again (a failed fetch keeps them)
+		if keys, err := k.refresh(ctx); err == nil {
+			cached = keys
+		}
+	}
 	payload, known := verifyWith(jws, cached, kid, alg)
 	if payload != nil {
 		return payload, nil
@@ -219,6 +229,10 @@ func (k *keySet) discover(ctx context.Context) (string, error) {
 	u, err := url.Parse(doc.JWKSURI)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return "", fmt.Errorf("discovery: the document at %s has no http or https jwks_uri", where)
+	}
+	// keys decide who is who: an https issuer's keys come over https
+	if u.Scheme == "http" && strings.HasPrefix(k.issuer, "https:") {
+		return "", fmt.Errorf("discovery: the document at %s names keys over plain http (%s) for an https issuer", where, doc.JWKSURI)
 	}
 	return doc.JWKSURI, nil
 }

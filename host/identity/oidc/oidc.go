@@ -173,9 +173,13 @@ func New(cfg Config) (*Provider, error) {
 	if minRefetch == 0 {
 		minRefetch = defaultMinRefetch
 	}
-	client := cfg.HTTPClient
-	if client == nil {
-		client = &http.Client{Timeout: defaultTimeout}
+	client := &http.Client{Timeout: defaultTimeout, CheckRedirect: noDowngrade}
+	if cfg.HTTPClient != nil {
+		c := *cfg.HTTPClient
+		if c.CheckRedirect == nil {
+			c.CheckRedirect = noDowngrade
+		}
+		client = &c
 	}
 	p := &Provider{
 		name:     cfg.Name,
@@ -325,4 +329,17 @@ func (p *Provider) KeysGeneration() uint64 {
 	p.keys.mu.Lock()
 	defer p.keys.mu.Unlock()
 	return p.keys.generation
+}
+
+// noDowngrade follows redirects (at most 10, as net/http does), never from
+// https to plain http: the discovery document and the keys decide who is
+// who.
+func noDowngrade(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	if req.URL.Scheme != "https" && via[0].URL.Scheme == "https" {
+		return fmt.Errorf("refused a redirect from https to %s", req.URL.Scheme)
+	}
+	return nil
 }

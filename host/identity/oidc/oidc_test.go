@@ -717,3 +717,43 @@ func TestLooksLikeJWT(t *testing.T) {
 		}
 	}
 }
+
+// An https issuer's keys come over https: a discovery document naming
+// plain-http keys, or keys redirected to plain http, are refused (the
+// provider is unavailable until that is fixed), never fetched.
+func TestKeysNeverOverPlainHTTP(t *testing.T) {
+	s := newSigner(t, jose.RS256)
+	var plainFetches atomic.Int64
+	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		plainFetches.Add(1)
+		writeJSON(w, jose.JSONWebKeySet{Keys: []jose.JSONWebKey{s.public()}})
+	}))
+	t.Cleanup(plain.Close)
+	for _, redirect := range []bool{false, true} {
+		var tls *httptest.Server
+		tls = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch r.URL.Path {
+			case "/.well-known/openid-configuration":
+				jwks := plain.URL + "/keys"
+				if redirect {
+					jwks = tls.URL + "/keys"
+				}
+				writeJSON(w, map[string]any{"issuer": tls.URL, "jwks_uri": jwks})
+			case "/keys":
+				http.Redirect(w, r, plain.URL+"/keys", http.StatusFound)
+			}
+		}))
+		p, err := oidc.New(oidc.Config{Name: "corp", Issuer: tls.URL, Audience: []string{"zarrgw"}, HTTPClient: tls.Client()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok := s.sign(t, map[string]any{"iss": tls.URL, "aud": "zarrgw", "sub": "a", "exp": time.Now().Add(time.Hour).Unix()})
+		if _, err := p.Verify(context.Background(), tok); oidc.Reason(err) != oidc.ReasonProviderUnavailable {
+			t.Errorf("redirect %v: %v, want provider_unavailable", redirect, err)
+		}
+		tls.Close()
+	}
+	if n := plainFetches.Load(); n != 0 {
+		t.Errorf("keys fetched over plain http %d times", n)
+	}
+}
