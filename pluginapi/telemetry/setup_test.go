@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"context"
+	"go.opentelemetry.io/otel/attribute"
 	"net"
 	"os"
 	"strings"
@@ -170,4 +171,35 @@ func (c *collector) names() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return append([]string(nil), c.spans...)
+}
+
+// Attribute values, which requests choose (paths, user agents), are cut
+// at 1 KiB unless the OTEL_* span limits say otherwise.
+func TestSetupBoundsAttributeValues(t *testing.T) {
+	for _, c := range []struct {
+		limit string
+		want  int
+	}{{"", 1024}, {"100", 100}} {
+		clearOTEL(t)
+		recv := servers.StartOTLP(t)
+		t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", recv.Endpoint)
+		t.Setenv("OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT", c.limit)
+		shutdown, err := Setup(t.Context(), Options{ServiceName: "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, span := tracer().Start(t.Context(), "work")
+		span.SetAttributes(attribute.String("long", strings.Repeat("x", 64<<10)))
+		span.End()
+		if err := shutdown(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		spans := recv.Spans()
+		if len(spans) != 1 {
+			t.Fatalf("limit %q: %d spans received", c.limit, len(spans))
+		}
+		if got, _ := spans[0].Attributes["long"].(string); len(got) != c.want {
+			t.Errorf("limit %q: a 64 KiB attribute arrived as %d bytes, want %d", c.limit, len(got), c.want)
+		}
+	}
 }

@@ -119,7 +119,14 @@ func Setup(ctx context.Context, o Options) (shutdown func(context.Context) error
 	if o.Errors != nil {
 		otel.SetErrorHandler(otel.ErrorHandlerFunc(o.Errors))
 	}
-	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
+	// Attribute values come from requests (paths, user agents): each is
+	// cut at 1 KiB unless OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT or
+	// OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT says otherwise.
+	limits := sdktrace.NewSpanLimits()
+	if limits.AttributeValueLengthLimit < 0 {
+		limits.AttributeValueLengthLimit = 1024
+	}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res), sdktrace.WithRawSpanLimits(limits))
 	restore := Enable(tp, propagators(cfg.Propagators))
 	return func(ctx context.Context) error {
 		restore()
