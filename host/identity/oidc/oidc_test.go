@@ -45,7 +45,7 @@ type idpServer struct {
 	jwksFetches atomic.Int64
 }
 
-func newIdP(t *testing.T) *idpServer {
+func newIdP(t testing.TB) *idpServer {
 	t.Helper()
 	p := &idpServer{}
 	mux := http.NewServeMux()
@@ -106,7 +106,7 @@ func (p *idpServer) set(f func(p *idpServer)) {
 }
 
 // provider is a Provider of the server's issuer for audience "zarrgw".
-func (p *idpServer) provider(t *testing.T, mod func(*oidc.Config)) *oidc.Provider {
+func (p *idpServer) provider(t testing.TB, mod func(*oidc.Config)) *oidc.Provider {
 	t.Helper()
 	cfg := oidc.Config{Name: "corp", Issuer: p.issuer, Audience: []string{"zarrgw"}, HTTPClient: p.srv.Client()}
 	if mod != nil {
@@ -126,7 +126,7 @@ type signer struct {
 	kid string // "" signs without a key ID
 }
 
-func newSigner(t *testing.T, alg jose.SignatureAlgorithm) *signer {
+func newSigner(t testing.TB, alg jose.SignatureAlgorithm) *signer {
 	t.Helper()
 	var key crypto.Signer
 	var err error
@@ -158,7 +158,7 @@ func (s *signer) public() jose.JSONWebKey {
 
 // sign makes a token of claims, with this signer's key ID (kid, if not
 // "", overrides it).
-func (s *signer) sign(t *testing.T, claims map[string]any, kid ...string) string {
+func (s *signer) sign(t testing.TB, claims map[string]any, kid ...string) string {
 	t.Helper()
 	id := s.kid
 	if len(kid) > 0 {
@@ -175,7 +175,7 @@ func (s *signer) sign(t *testing.T, claims map[string]any, kid ...string) string
 	return compact(t, sig, claims)
 }
 
-func compact(t *testing.T, sig jose.Signer, claims map[string]any) string {
+func compact(t testing.TB, sig jose.Signer, claims map[string]any) string {
 	t.Helper()
 	payload, err := json.Marshal(claims)
 	if err != nil {
@@ -755,5 +755,32 @@ func TestKeysNeverOverPlainHTTP(t *testing.T) {
 	}
 	if n := plainFetches.Load(); n != 0 {
 		t.Errorf("keys fetched over plain http %d times", n)
+	}
+}
+
+// What verifying a token costs, by algorithm, its keys cached: what a
+// request with a JWT the gateway has not seen yet pays (the gateway
+// then knows the token by its SHA-256 until it expires).
+//
+//	go test -run '^$' -bench Verify -benchmem ./host/identity/oidc
+func BenchmarkVerify(b *testing.B) {
+	for _, alg := range []jose.SignatureAlgorithm{jose.RS256, jose.ES256, jose.EdDSA} {
+		b.Run(string(alg), func(b *testing.B) {
+			idp := newIdP(b)
+			s := newSigner(b, alg)
+			idp.publish(s)
+			p := idp.provider(b, nil)
+			tok := s.sign(b, idp.claims(nil))
+			if _, err := p.Verify(context.Background(), tok); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				if _, err := p.Verify(context.Background(), tok); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
