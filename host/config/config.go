@@ -201,6 +201,11 @@ type Server struct {
 	WriteTimeout      time.Duration
 	IdleTimeout       time.Duration
 	ShutdownTimeout   time.Duration
+	// DrainDelay is how long, on a shutdown, the gateway keeps serving
+	// while /readyz fails and every response closes its connection, before
+	// it stops taking connections: time for a load balancer to stop
+	// sending. 0 stops taking them at once.
+	DrainDelay time.Duration
 	// MaxRequestSize bounds request bodies, in bytes.
 	MaxRequestSize int64
 	// TLSCertFile and TLSKeyFile (absolute) serve HTTPS; both or neither.

@@ -15,7 +15,7 @@ import (
 var serverSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "s3"}, {Type: "metrics"}, {Type: "anonymous_rate_limit"}}, Attributes: []hcl.AttributeSchema{
 	{Name: "listen", Required: true},
 	{Name: "read_header_timeout"}, {Name: "read_timeout"}, {Name: "write_timeout"},
-	{Name: "idle_timeout"}, {Name: "shutdown_timeout"},
+	{Name: "idle_timeout"}, {Name: "shutdown_timeout"}, {Name: "drain_delay"},
 	{Name: "max_request_size"},
 	{Name: "tls_cert_file"}, {Name: "tls_key_file"},
 	{Name: "cors_origins"}, {Name: "store_concurrency"},
@@ -55,6 +55,7 @@ func (d *decoder) serverBlock(b *hcl.Block) hcl.Diagnostics {
 	for name, dst := range map[string]*time.Duration{
 		"read_header_timeout": &s.ReadHeaderTimeout, "read_timeout": &s.ReadTimeout, "write_timeout": &s.WriteTimeout,
 		"idle_timeout": &s.IdleTimeout, "shutdown_timeout": &s.ShutdownTimeout, "cache_ttl": &s.CacheTTL,
+		"drain_delay":       &s.DrainDelay,
 		"body_read_timeout": &s.BodyReadTimeout,
 	} {
 		v, ok, more := d.evalAttr(attrs, name, cty.String)

@@ -20,6 +20,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/zarrgw/zarrgw/core/array"
@@ -56,6 +57,12 @@ type Gateway struct {
 	started time.Time
 	// s3 is the S3 API, nil without an s3 block.
 	s3 *s3API
+
+	// draining is set when a shutdown begins (drain): /readyz fails from
+	// then on; drainEnd is when the listeners stop taking connections.
+	draining  atomic.Bool
+	drainOnce sync.Once
+	drainEnd  time.Time
 
 	mu       sync.RWMutex
 	datasets map[string]*dataset

@@ -21,6 +21,10 @@ func newReadiness(g *Gateway) *readiness { return &readiness{g: g} }
 const probeKey = "zarrgw.readiness.probe"
 
 func (rd *readiness) serve(w http.ResponseWriter, r *http.Request) {
+	if rd.g.draining.Load() {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"ready": false, "draining": true})
+		return
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 	defer cancel()
 	problems := map[string]string{}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"time"
 )
 
 // Serve answers requests on ln until ctx ends, then stops taking new ones
@@ -48,6 +49,12 @@ func (g *Gateway) serve(ctx context.Context, ln net.Listener, h http.Handler) er
 		return fmt.Errorf("serving %s: %w", ln.Addr(), err)
 	case <-ctx.Done():
 	}
+	// Drain first: /readyz fails and every response closes its
+	// connection, while requests are still served, so that a load
+	// balancer stops sending here before the listener closes (a request
+	// sent to a closed listener is an error the balancer may not retry).
+	srv.SetKeepAlivesEnabled(false)
+	g.drain(s.DrainDelay)
 	g.log.Info("shutting down", "timeout", s.ShutdownTimeout.String())
 	sctx, cancel := context.WithTimeout(context.Background(), s.ShutdownTimeout)
 	defer cancel()
@@ -58,4 +65,17 @@ func (g *Gateway) serve(ctx context.Context, ln net.Listener, h http.Handler) er
 	}
 	<-done // http.ErrServerClosed
 	return err
+}
+
+// drain marks the gateway as draining and waits until delay has passed
+// since the first listener began to drain (both listeners drain together).
+func (g *Gateway) drain(delay time.Duration) {
+	g.drainOnce.Do(func() {
+		g.drainEnd = time.Now().Add(delay)
+		g.draining.Store(true)
+		if delay > 0 {
+			g.log.Info("draining: /readyz fails while requests are still served", "drain_delay", delay.String())
+		}
+	})
+	time.Sleep(time.Until(g.drainEnd))
 }
