@@ -4,7 +4,7 @@ GOTEST  ?= $(GO) test -p 2
 FUZZTIME ?= 10s
 BIN     := bin/zarrgw
 # Example plugins, each a Go module of its own beside the bundled extensions.
-EXAMPLES := plugins/codecs/bitshave plugins/stores/zipstore plugins/transformers/keyprefix
+EXAMPLES := plugins/codecs/bitshave plugins/stores/zipstore plugins/transformers/keyprefix examples/kubernetes
 
 .PHONY: run build test unit fuzz setup vet bench clean
 
