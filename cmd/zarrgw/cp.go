@@ -204,9 +204,14 @@ func runPlan(ctx context.Context, cmd *cobra.Command, plan *transfer.Plan, dst t
 	stderr := cmd.ErrOrStderr()
 	// a destination erased first holds nothing the journal could vouch for
 	fresh := f.fresh || plan.Target.State == "overwrite"
-	journal, err := transfer.Resume(transfer.CopyID(f.config, srcLoc, dstLoc, opts), fresh)
+	waiting := func(path string) {
+		if !f.quiet {
+			fmt.Fprintf(stderr, "cp: another run of this copy holds its journal (%s): waiting for it to end, to go on from what it did\n", path)
+		}
+	}
+	journal, err := transfer.Resume(ctx, transfer.CopyID(f.config, srcLoc, dstLoc, opts), fresh, waiting)
 	if err != nil {
-		return nil, err
+		return nil, err // interrupted while waiting: runCp says so
 	}
 	defer journal.Close()
 	if n := journal.Resumed(); n > 0 && !f.quiet {

@@ -1,15 +1,18 @@
 package transfer
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Journal records what a copy completed, in a file that survives the
@@ -26,37 +29,98 @@ type Journal struct {
 }
 
 // OpenJournal opens (or creates) the journal of the copy identified by id
-// in dir, reading what an earlier run recorded.
-func OpenJournal(dir, id string) (*Journal, error) {
+// in dir, reading what an earlier run recorded. One process holds a
+// journal at a time, by a lock the kernel ends with the process: a second
+// run of the same copy at once (a partition started twice on one
+// machine) calls waiting and waits until the first ends, or ctx does. It
+// then goes on from what the first recorded, even when the first
+// finished and removed the journal: the first's work is not done again.
+func OpenJournal(ctx context.Context, dir, id string, waiting func(path string)) (*Journal, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
-	j := &Journal{path: filepath.Join(dir, id+".journal"), done: map[string]string{}}
-	if err := j.load(); err != nil {
-		return nil, err
+	path := filepath.Join(dir, id+".journal")
+	carried := map[string]string{} // what runs that ended while we waited recorded
+	told := false
+	for {
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o644)
+		if err != nil {
+			return nil, fmt.Errorf("journal: %w", err)
+		}
+		locked, err := tryLock(f)
+		for err == nil && !locked {
+			if !told && waiting != nil {
+				waiting(path)
+				told = true
+			}
+			select {
+			case <-ctx.Done():
+				err = ctx.Err()
+			case <-time.After(lockPoll):
+				locked, err = tryLock(f)
+			}
+		}
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("journal %s: %w", path, err)
+		}
+		if !isAt(f, path) {
+			// the run waited for finished and removed its journal (or
+			// another has made a new one since): keep what it recorded,
+			// and take the journal at path
+			err = readEntries(f, carried)
+			f.Close()
+			if err != nil {
+				return nil, fmt.Errorf("journal %s: %w", path, err)
+			}
+			continue
+		}
+		j := &Journal{path: path, f: f, done: map[string]string{}}
+		if err := readEntries(f, j.done); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("journal %s: %w", path, err)
+		}
+		for entry, detail := range carried {
+			if _, ok := j.done[entry]; !ok {
+				if err := j.Record(entry, detail); err != nil {
+					f.Close()
+					return nil, err
+				}
+			}
+		}
+		return j, nil
 	}
-	f, err := os.OpenFile(j.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("journal: %w", err)
-	}
-	j.f = f
-	return j, nil
 }
 
-// load reads the entries of an earlier run; a last line cut short by a
-// crash is ignored.
-func (j *Journal) load() error {
-	b, err := os.ReadFile(j.path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
+// lockPoll is how often a run waiting for a journal tries its lock
+// again: polled rather than blocked on, so that Ctrl-C ends the wait.
+const lockPoll = 200 * time.Millisecond
+
+// isAt reports whether f is still the file at path.
+func isAt(f *os.File, path string) bool {
+	fi, err := f.Stat()
 	if err != nil {
-		return fmt.Errorf("journal: %w", err)
+		return false
+	}
+	at, err := os.Stat(path)
+	return err == nil && os.SameFile(fi, at)
+}
+
+// readEntries adds the entries recorded in f to done; a last line cut
+// short by a crash is ignored.
+func readEntries(f *os.File, done map[string]string) error {
+	info, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	b, err := io.ReadAll(io.NewSectionReader(f, 0, info.Size()))
+	if err != nil {
+		return err
 	}
 	for _, line := range strings.Split(string(b), "\n") {
 		entry, detail, ok := strings.Cut(line, "\t")
 		if ok && strings.HasSuffix(detail, "\t.") {
-			j.done[entry] = strings.TrimSuffix(detail, "\t.")
+			done[entry] = strings.TrimSuffix(detail, "\t.")
 		}
 	}
 	return nil
@@ -107,12 +171,27 @@ func (j *Journal) Close() error {
 
 // Finish removes the journal of a copy that completed.
 func (j *Journal) Finish() error {
-	if err := j.Close(); err != nil {
-		return err
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.f == nil {
+		return nil
 	}
-	if err := os.Remove(j.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	err := removeHeld(j.path, j.f)
+	j.f = nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("journal: %w", err)
 	}
+	return nil
+}
+
+// forget empties the journal, which this run holds.
+func (j *Journal) forget() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if err := j.f.Truncate(0); err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	j.done = map[string]string{}
 	return nil
 }
 
@@ -129,16 +208,18 @@ func JournalDir() string {
 
 // Resume opens, in JournalDir, the journal of the copy that id names (see
 // CopyID), with what an interrupted run of it completed; fresh forgets
-// that, and the copy starts over.
-func Resume(id string, fresh bool) (*Journal, error) {
-	j, err := OpenJournal(JournalDir(), id)
+// that, and the copy starts over. A run of the same copy holding the
+// journal is waited for (see OpenJournal).
+func Resume(ctx context.Context, id string, fresh bool, waiting func(path string)) (*Journal, error) {
+	j, err := OpenJournal(ctx, JournalDir(), id, waiting)
 	if err != nil || !fresh {
 		return j, err
 	}
-	if err := j.Finish(); err != nil {
+	if err := j.forget(); err != nil {
+		j.Close()
 		return nil, err
 	}
-	return OpenJournal(JournalDir(), id)
+	return j, nil
 }
 
 // CopyID names a copy by everything that decides what it writes: the
