@@ -244,5 +244,10 @@ func CopyID(configFile, src, dst string, opts Options) string {
 	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%d\x00%v\x00%v\x00%v\x00%v\x00%d\x00%t\x00%d",
 		configFile, abs(src), abs(dst), opts.Path, opts.ToFormat, opts.Codecs, opts.Chunks, opts.Shard, opts.InnerChunks,
 		opts.ChunksPerShard, opts.Consolidate, opts.Stream.MemoryBudget)
+	if opts.Partition.set() {
+		// each partition its own journal; added only then, so that the
+		// journals of copies begun before partitions existed still match
+		fmt.Fprintf(h, "\x00partition %s", opts.Partition)
+	}
 	return hex.EncodeToString(h.Sum(nil)[:12])
 }

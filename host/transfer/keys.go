@@ -35,21 +35,22 @@ func listKeys(ctx context.Context, src Endpoint, path string) ([]string, error) 
 	return keys, nil
 }
 
-// copyKeys copies the plan's keys, byte for byte, in parallel. A key
+// copyKeys copies keys (the plan's, or a partition's), byte for byte, in
+// parallel. A key
 // that fails alone (gone from the source, refused by the destination's
 // key rules, altered on the way) is counted and the others go on; a
 // failure of a store itself (a StoreFault) or the end of ctx stops every
 // worker: no new key starts, those in flight end, and the first such
 // error is returned once.
-func (p *Plan) copyKeys(ctx context.Context, src, dst Endpoint, opts Options) (Summary, error) {
+func (p *Plan) copyKeys(ctx context.Context, src, dst Endpoint, opts Options, keys []string) (Summary, error) {
 	progress := opts.progress()
 	var mu sync.Mutex
 	var s Summary
-	progress.Start("keys", int64(len(p.keys)))
+	progress.Start("keys", int64(len(keys)))
 	defer progress.Finish()
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(opts.jobs())
-	for _, key := range p.keys {
+	for _, key := range keys {
 		if gctx.Err() != nil {
 			break
 		}

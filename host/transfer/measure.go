@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/zarrgw/zarrgw/core/array"
-	"github.com/zarrgw/zarrgw/core/grid"
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/core/meta"
 	"github.com/zarrgw/zarrgw/core/store"
@@ -86,10 +85,24 @@ func (p *Plan) sourceSizes(ctx context.Context) (sizes, error) {
 	return out, nil
 }
 
+// sizes lists the source with sizes, once: measure and the partitions'
+// weights need them.
+func (p *Plan) sizes(ctx context.Context) (sizes, error) {
+	if p.sized {
+		return p.sz, nil
+	}
+	sz, err := p.sourceSizes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p.sz, p.sized = sz, true
+	return sz, nil
+}
+
 // measure fills the plan's report: per array and group, the keys written
 // and the bytes read, and the totals.
 func (p *Plan) measure(ctx context.Context) error {
-	sz, err := p.sourceSizes(ctx)
+	sz, err := p.sizes(ctx)
 	if err != nil {
 		return err
 	}
@@ -179,7 +192,24 @@ func (p *Plan) nodePlans(nodes []hierarchy.Node, sz sizes) (map[string]*ArrayPla
 // chunks (or shards) of its new grid that hold stored source values, and
 // the stored bytes below it in the source.
 func (p *Plan) measureRewrite(sz sizes) {
-	byNode := map[string][]string{} // source keys by their node
+	byNode := p.sourceKeysByNode(sz)
+	for _, n := range p.nodes {
+		bytes := sumSizes(sz, byNode[n.src.Path])
+		if n.out.Group != nil {
+			p.Groups = append(p.Groups, GroupPlan{Path: n.out.Path, Format: n.out.Group.Format.String(), Keys: int64(len(n.docs)), Bytes: bytes})
+			continue
+		}
+		chunks := newChunks(n, sz, byNode[n.src.Path])
+		p.Arrays = append(p.Arrays, ArrayPlan{Path: n.out.Path, Before: layoutOf(n.src.Array), After: layoutOf(n.out.Array),
+			Keys: int64(len(n.docs)) + chunks, Bytes: bytes})
+	}
+}
+
+// sourceKeysByNode sorts the source's keys by the node of a rewrite they
+// are below: an array's chunks and documents by the array, a group's
+// documents by the group.
+func (p *Plan) sourceKeysByNode(sz sizes) map[string][]string {
+	byNode := map[string][]string{}
 	srcArrays := map[string]bool{}
 	for _, n := range p.nodes {
 		if n.src.Array != nil {
@@ -196,16 +226,7 @@ func (p *Plan) measureRewrite(sz sizes) {
 		}
 		byNode[node] = append(byNode[node], key)
 	}
-	for _, n := range p.nodes {
-		bytes := sumSizes(sz, byNode[n.src.Path])
-		if n.out.Group != nil {
-			p.Groups = append(p.Groups, GroupPlan{Path: n.out.Path, Format: n.out.Group.Format.String(), Keys: int64(len(n.docs)), Bytes: bytes})
-			continue
-		}
-		chunks := newChunks(n, sz, byNode[n.src.Path])
-		p.Arrays = append(p.Arrays, ArrayPlan{Path: n.out.Path, Before: layoutOf(n.src.Array), After: layoutOf(n.out.Array),
-			Keys: int64(len(n.docs)) + chunks, Bytes: bytes})
-	}
+	return byNode
 }
 
 // newChunks counts the chunks of n's new grid that hold elements of a
@@ -213,51 +234,10 @@ func (p *Plan) measureRewrite(sz sizes) {
 // any whose every element is the fill value, which are not stored). When
 // the source cannot say which chunks it stores, every chunk counts.
 func newChunks(n *outNode, sz sizes, keys []string) int64 {
-	src, out := n.src.Array, n.out.Array
-	counts := gridCounts(out.Shape, out.ChunkShape)
-	enc, err := grid.NewKeyEncoder(src.ChunkKey)
-	if sz == nil || err != nil || len(src.StorageTransformers) > 0 {
-		return product(counts)
+	if w := chunkWeights(n, sz, keys); w != nil {
+		return int64(len(w))
 	}
-	prefix := array.ChunkPrefix(src.Format, n.src.Path)
-	seen := map[int64]bool{}
-	for _, key := range keys {
-		coords, ok := enc.Parse(strings.TrimPrefix(key, prefix), len(src.Shape))
-		if ok && strings.HasPrefix(key, prefix) {
-			markOverlap(seen, coords, src, out, counts)
-		}
-	}
-	return int64(len(seen))
-}
-
-// markOverlap marks the chunks of out's grid that the source chunk at
-// coords overlaps.
-func markOverlap(seen map[int64]bool, coords []int, src, out *meta.ArrayMeta, counts []int) {
-	lo, hi := make([]int, len(coords)), make([]int, len(coords))
-	for i, c := range coords {
-		start := c * src.ChunkShape[i]
-		end := min(start+src.ChunkShape[i], src.Shape[i])
-		if start >= end {
-			return // a chunk outside the array (left by a shrink)
-		}
-		lo[i], hi[i] = start/out.ChunkShape[i], (end-1)/out.ChunkShape[i]
-	}
-	idx := append([]int(nil), lo...)
-	for {
-		var linear int64
-		for i := range idx {
-			linear = linear*int64(counts[i]) + int64(idx[i])
-		}
-		seen[linear] = true
-		d := len(idx) - 1
-		for ; d >= 0 && idx[d] == hi[d]; d-- {
-			idx[d] = lo[d]
-		}
-		if d < 0 {
-			return
-		}
-		idx[d]++
-	}
+	return product(gridCounts(n.out.Array.Shape, n.out.Array.ChunkShape))
 }
 
 // measureTotals sums the report, adding the groups created above the

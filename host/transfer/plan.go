@@ -33,6 +33,9 @@ type Plan struct {
 	// copied as it is, sizes a store does not give).
 	Notes  []string `json:"notes,omitempty"`
 	Totals Totals   `json:"totals"`
+	// Partition is what this partition writes (--partition), its keys
+	// listed in a dry run; nil for the whole copy.
+	Partition *PartitionPlan `json:"partition,omitempty"`
 
 	src   Endpoint
 	opts  Options
@@ -56,6 +59,16 @@ type Plan struct {
 	// mergeConsolidated: a merge into a group whose metadata the
 	// destination or the source had consolidated.
 	mergeConsolidated bool
+	// sz are the source's sizes once listed (sized), nil when it
+	// cannot list them.
+	sz    sizes
+	sized bool
+	// objs are the destination objects partitions are cut from, once
+	// listed.
+	objs *objects
+	// share is what this partition writes (--partition); nil for the
+	// whole copy.
+	share *share
 }
 
 // outNode is a node of the source and what a rewrite writes for it.
@@ -111,6 +124,15 @@ func Prepare(ctx context.Context, src, dst Endpoint, opts Options) (*Plan, error
 	}
 	if err := p.planConsolidation(); err != nil {
 		return nil, err
+	}
+	if opts.Partition.set() {
+		sh, err := p.shareOf(ctx, opts.Partition)
+		if err != nil {
+			return nil, err
+		}
+		p.share = sh
+		report := sh.report(p.objs, opts.DryRun) // the keys only for a dry run's report
+		p.Partition = &report
 	}
 	if opts.DryRun {
 		if err := p.measure(ctx); err != nil {
@@ -172,10 +194,15 @@ func (p *Plan) Run(ctx context.Context, dst Endpoint) (Summary, error) {
 			return s, fmt.Errorf("%s: --overwrite: erase %q: %w", dst.Name, p.scope, err)
 		}
 	}
-	if p.Mode == "rewrite" {
+	switch {
+	case p.share != nil && p.Mode == "rewrite":
+		s, err = p.rewriteShare(ctx, src, dst, opts)
+	case p.share != nil:
+		s, err = p.copyKeys(ctx, src, dst, opts, p.shareKeys(p.share))
+	case p.Mode == "rewrite":
 		s, err = p.rewrite(ctx, src, dst, opts)
-	} else {
-		s, err = p.copyKeys(ctx, src, dst, opts)
+	default:
+		s, err = p.copyKeys(ctx, src, dst, opts, p.keys)
 	}
 	s.Took = time.Since(start)
 	if isFault(err) {
@@ -184,7 +211,8 @@ func (p *Plan) Run(ctx context.Context, dst Endpoint) (Summary, error) {
 	if err == nil && s.Failed > 0 {
 		err = fmt.Errorf("%w: %d failed", ErrFailed, s.Failed)
 	}
-	if err == nil {
+	if err == nil && (p.share == nil || p.share.metadata) {
+		// a partition's documents are partition 0's: it ends them
 		err = p.finish(ctx, dst)
 	}
 	if err == nil && opts.Journal != nil {

@@ -63,6 +63,9 @@ func (p *Plan) WriteText(w io.Writer) error {
 	for _, n := range p.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
+	if p.Partition != nil {
+		fmt.Fprintf(w, "%s\n", p.Partition.Describe())
+	}
 	_, err := fmt.Fprintf(w, "cp: dry run, nothing written: %d arrays, %d groups, %d keys to write, %s to read\n",
 		p.Totals.Arrays, p.Totals.Groups, p.Totals.Keys, sizeText(p.Totals.Bytes))
 	return err
@@ -141,4 +144,17 @@ func sizeText(n *int64) string {
 		return "unknown size"
 	}
 	return bytesText(*n)
+}
+
+// Describe says in a line what the partition writes of the copy.
+func (pp PartitionPlan) Describe() string {
+	if pp.Objects == 0 {
+		return fmt.Sprintf("partition %d/%d: nothing to write; the copy's %d objects are in other partitions", pp.Index, pp.Count, pp.CopyObjects)
+	}
+	what := ""
+	if pp.Metadata && pp.Count > 1 {
+		what = ", the metadata documents among them"
+	}
+	return fmt.Sprintf("partition %d/%d: %d of the copy's %d objects%s, about %s of %s", pp.Index, pp.Count, pp.Objects, pp.CopyObjects,
+		what, bytesText(pp.Bytes), bytesText(pp.CopyBytes))
 }

@@ -75,6 +75,13 @@ type Options struct {
 	Progress Progress
 	// Retries of a key whose copy fails for a transient reason (0 = 3).
 	Retries int
+	// Partition, when set, makes the run the Index-th of Count disjoint
+	// parts of the copy (see Partition).
+	Partition Partition
+
+	// verifying: the options of Verify, which plans the copy to compare
+	// with it and never writes.
+	verifying bool
 }
 
 // validate checks the options that need no source to be judged.
@@ -90,6 +97,13 @@ func (o Options) validate() error {
 		return fmt.Errorf("--to-format %d: give 2 or 3", o.ToFormat)
 	case o.Existing < Refuse || o.Existing > Merge:
 		return fmt.Errorf("unknown treatment of an existing destination (%d)", o.Existing)
+	case o.Partition.set() && o.Existing == Overwrite && !o.verifying:
+		// no partition can tell whether the others have begun
+		return fmt.Errorf("--partition and --overwrite: each partition would erase what the others had written; " +
+			"empty DST first, then run the partitions without --overwrite")
+	}
+	if err := o.Partition.check(); err != nil {
+		return err
 	}
 	for name, shape := range map[string][]int{"--chunks": o.Chunks, "--shard": o.Shard, "--inner-chunks": o.InnerChunks} {
 		for _, n := range shape {

@@ -1,0 +1,228 @@
+package transfer
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/zarrgw/zarrgw/core/array"
+	"github.com/zarrgw/zarrgw/core/grid"
+	"github.com/zarrgw/zarrgw/core/ndarray"
+)
+
+// rewriteShare makes a partition's part of a rewrite: partition 0's
+// metadata documents first, then the chunks of its part, each whole
+// (read from the source, encoded, written once), in parallel, each
+// recorded in the journal when written. A chunk that fails is counted
+// and the others go on; a failure of a store itself (a StoreFault) or
+// the end of ctx stops the run.
+func (p *Plan) rewriteShare(ctx context.Context, src, dst Endpoint, opts Options) (Summary, error) {
+	var s Summary
+	sh := p.share
+	var total int64
+	for _, run := range sh.chunks {
+		run.each(func(idx int64) bool {
+			total += int64(ndarray.NumElements(chunkBox(run.a.node.out.Array, coordsOf(idx, run.a.counts)).Counts()))
+			return true
+		})
+	}
+	progress := opts.progress()
+	progress.Start("elements", total)
+	defer progress.Finish()
+	fail := func(err error) error {
+		switch {
+		case ctx.Err() != nil:
+			return ctx.Err() // stopped: what was in flight is not a failure
+		case isFault(err):
+			return err
+		}
+		s.Failed++
+		if len(s.Failures) < maxFailures {
+			s.Failures = append(s.Failures, err.Error())
+		}
+		return nil
+	}
+	if sh.metadata {
+		for _, n := range p.nodes {
+			entry := "g " + n.out.Path
+			if n.out.Array != nil {
+				entry = "m " + n.out.Path
+			}
+			if err := writeDocs(ctx, dst, entry, opts, &s, n.docs); err != nil {
+				if err := fail(fmt.Errorf("node %s: %w", n.out.Name(), err)); err != nil {
+					return s, err
+				}
+			}
+		}
+	}
+	for _, run := range sh.chunks {
+		if err := ctx.Err(); err != nil {
+			return s, err
+		}
+		c, err := newChunkCopier(ctx, src, dst, run.a.node, opts)
+		if err == nil {
+			err = c.copyRun(ctx, run, opts, &s)
+		}
+		if err != nil {
+			if err := fail(err); err != nil {
+				return s, err
+			}
+		}
+	}
+	return s, nil
+}
+
+// chunkCopier copies whole chunks of an array's new grid from the source
+// array, in bounded memory.
+type chunkCopier struct {
+	from, to *array.Array
+	// inner is the shape of the new chunks' inner chunks when sharded: a
+	// chunk too large for memory is written in pieces cut at them.
+	inner []int
+	// elem is an element's bytes in memory; piece bounds a piece's.
+	elem, piece int64
+	// inFlight bounds the chunks copied at once: as many as the memory
+	// budget holds (each read, then encoded), at most the jobs.
+	inFlight int
+}
+
+func newChunkCopier(ctx context.Context, src, dst Endpoint, n *outNode, opts Options) (*chunkCopier, error) {
+	from, err := array.New(ctx, src.Store, n.src.Path, n.src.Array, src.Options)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", src.Name, err)
+	}
+	to, err := array.New(ctx, dst.Store, n.out.Path, n.out.Array, dst.Options)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dst.Name, err)
+	}
+	budget := opts.Stream.MemoryBudget
+	if budget <= 0 {
+		budget = array.DefaultMemoryBudget
+	}
+	c := &chunkCopier{from: from, to: to, inner: to.InnerChunkShape(), elem: to.ElemBytes(), piece: max(budget/2, 1)}
+	chunk := int64(ndarray.NumElements(n.out.Array.ChunkShape)) * c.elem
+	perChunk := 2 * max(min(chunk, c.piece), 1) // its elements read, and its bytes encoded
+	c.inFlight = int(min(max(budget/perChunk, 1), int64(opts.jobs())))
+	return c, nil
+}
+
+// copyRun copies the chunks of run that the journal does not have.
+func (c *chunkCopier) copyRun(ctx context.Context, run *chunkRun, opts Options, s *Summary) error {
+	out := run.a.node.out
+	var mu sync.Mutex
+	progress := opts.progress()
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(c.inFlight)
+	run.each(func(idx int64) bool {
+		coords := coordsOf(idx, run.a.counts)
+		box := chunkBox(out.Array, coords)
+		elems := int64(ndarray.NumElements(box.Counts()))
+		entry := "c " + out.Path + " " + strconv.FormatInt(idx, 10)
+		if opts.Journal != nil {
+			if _, ok := opts.Journal.Done(entry); ok {
+				mu.Lock()
+				s.Skipped++
+				mu.Unlock()
+				progress.Add(elems, 0)
+				return true
+			}
+		}
+		if gctx.Err() != nil {
+			return false
+		}
+		g.Go(func() error {
+			err := c.copy(gctx, box)
+			if err == nil && opts.Journal != nil {
+				err = opts.Journal.Record(entry, strconv.FormatInt(elems, 10))
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case gctx.Err() != nil:
+				return gctx.Err()
+			case isFault(err):
+				return err
+			case err != nil:
+				s.Failed++
+				if len(s.Failures) < maxFailures {
+					s.Failures = append(s.Failures, fmt.Sprintf("array %s: chunk %s: %v", out.Name(), c.to.ChunkKey(coords), err))
+				}
+			default:
+				s.Copied++
+				s.Bytes += elems * int64(max(out.Array.DataType.Size, 1))
+				progress.Add(elems, elems*int64(max(out.Array.DataType.Size, 1)))
+			}
+			return nil
+		})
+		return true
+	})
+	err := g.Wait()
+	if err == nil {
+		err = ctx.Err() // stopped before the last chunk started
+	}
+	return err
+}
+
+// copy reads the chunk's box from the source and writes it: at once, or
+// in pieces when larger than half the memory budget (each piece then
+// updates the part of the chunk it holds).
+func (c *chunkCopier) copy(ctx context.Context, box grid.Selection) error {
+	for _, piece := range pieces(box, c.inner, c.elem, c.piece) {
+		data, err := c.from.Read(ctx, piece)
+		if err != nil {
+			return err
+		}
+		if err := c.to.Write(ctx, piece, data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pieces cuts box into selections of at most maxBytes (an element taking
+// elem), box itself when it fits: ranges along the outermost dimension
+// along which one index fits, each index of the dimensions before it
+// alone. Along that dimension a piece holds whole inner chunks (inner,
+// when the array is sharded) where it can, so that none is encoded twice.
+func pieces(box grid.Selection, inner []int, elem, maxBytes int64) []grid.Selection {
+	counts := box.Counts()
+	total := int64(ndarray.NumElements(counts)) * elem
+	if total <= maxBytes || len(box) == 0 {
+		return []grid.Selection{box}
+	}
+	level, row := 0, total/int64(counts[0]) // row: the bytes of one index along level
+	for row > maxBytes && level < len(box)-1 {
+		level++
+		row /= int64(counts[level])
+	}
+	rows := int(max(maxBytes/max(row, 1), 1))
+	if inner != nil && rows >= inner[level] {
+		rows -= rows % inner[level] // box starts at a chunk's start: a multiple of inner
+	}
+	var out []grid.Selection
+	idx := make([]int, level) // the index of each dimension before level
+	for {
+		for lo := 0; lo < counts[level]; lo += rows {
+			sub := make(grid.Selection, len(box))
+			copy(sub, box)
+			for d, i := range idx {
+				sub[d] = grid.Dim{Start: box[d].Start + i, Step: 1, Count: 1}
+			}
+			sub[level] = grid.Dim{Start: box[level].Start + lo, Step: 1, Count: min(rows, counts[level]-lo)}
+			out = append(out, sub)
+		}
+		d := level - 1
+		for ; d >= 0; d-- {
+			if idx[d]++; idx[d] < counts[d] {
+				break
+			}
+			idx[d] = 0
+		}
+		if d < 0 {
+			return out
+		}
+	}
+}
