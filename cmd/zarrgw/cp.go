@@ -24,9 +24,10 @@ import (
 // cpFlags are the options of zarrgw cp as given.
 type cpFlags struct {
 	config, path, codecs, chunks, shard, inner string
+	partition                                  string
 	toFormat, jobs, perShard                   int
 	consolidate, dryRun, quiet, fresh, asJSON  bool
-	overwrite, merge                           bool
+	overwrite, merge, verify                   bool
 	memory                                     memoryFlag
 }
 
@@ -66,6 +67,32 @@ those in flight end, the journal is kept, and cp exits 130 (SIGINT) or 143
 same arguments skips what it completed (a journal under the user's cache
 directory records it; --fresh starts over).
 
+--partition I/N does the I-th of N disjoint parts of the copy (counted
+from 0), so that N processes, on one machine or many, make it together
+with nothing exchanged between them: each computes the same split from
+the source. The parts are whole objects of DST (keys of a byte copy,
+chunks of the new grid of a rewrite: whole shards when sharded), never
+one object in two parts, cut in one order into runs of about equal
+bytes (the source's stored sizes; elements where it cannot list them).
+Partition 0 also writes every metadata document, the groups above --path
+and the consolidated metadata, so the partitions may run in any order,
+at once or one after another; a part with no objects says so and ends.
+Each partition has its own journal and resumes alone; the same partition
+started twice on one machine waits for the first, then skips what it
+did (on two machines both write the same bytes). --partition cannot be
+given with --overwrite: empty DST first.
+
+--verify writes nothing: it compares DST with what this copy (the same
+SRC, DST and flags) makes there and lists what is missing or different,
+one per line, exiting 1 if anything is: the metadata documents (as JSON;
+byte for byte for a byte copy), the consolidated metadata against the
+documents below it, a byte copy's keys byte for byte, and a rewrite's
+arrays chunk by chunk of the new grid, their decoded values against the
+source's, in bounded memory (--memory). Run it once all partitions have
+ended; with --partition it checks that partition's objects only.
+--json prints {"checked", "missing", "different", "failed", "problems",
+"foreign_keys", "partition"}.
+
 --dry-run writes nothing and prints the plan: what DST holds and what the
 copy does with it, then per array its format, data type, shape, chunk and
 shard shapes and codecs (before -> after), the keys written and the
@@ -79,7 +106,10 @@ stored bytes read, then the totals. --json prints it as one JSON object:
      "after": {...the same}}],
    "groups": [{"path", "format", "keys", "bytes", "created"}],
    "other_keys": {"keys", "bytes"}, "notes": [...],
-   "totals": {"arrays", "groups", "keys", "bytes"}}
+   "totals": {"arrays", "groups", "keys", "bytes"},
+   "partition": {"index", "count", "metadata", "objects", "estimated_bytes",
+     "copy_objects", "copy_estimated_bytes", "keys": [its objects]}}
+("partition" with --partition only.)
 "bytes" is null where the source cannot list sizes. For a rewrite, "keys"
 counts the chunks (shards) of the new grid that hold stored source values;
 one whose every element is the fill value is not stored, so the run may
@@ -99,7 +129,11 @@ const cpExamples = `  # a copy byte for byte, checked, resumable
   zarrgw cp --path t2m --merge era5.zarr s3://bucket/climate.zarr
 
   # replace what a destination holds
-  zarrgw cp --overwrite data.zarr s3://bucket/data.zarr`
+  zarrgw cp --overwrite data.zarr s3://bucket/data.zarr
+
+  # a rewrite in four parts, one per machine (or pod), then checked whole
+  zarrgw cp --partition 2/4 --chunks-per-shard 8 --to-format 3 old.zarr s3://bucket/new.zarr
+  zarrgw cp --verify --chunks-per-shard 8 --to-format 3 old.zarr s3://bucket/new.zarr`
 
 func newCp(set registry.Set) *cobra.Command {
 	var f cpFlags
@@ -138,6 +172,8 @@ func newCp(set registry.Set) *cobra.Command {
 	fl.BoolVar(&f.asJSON, "json", false, "print the plan (--dry-run) or the summary as JSON")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress output")
 	fl.BoolVar(&f.fresh, "fresh", false, "ignore what an interrupted run of the same copy completed")
+	fl.StringVar(&f.partition, "partition", "", "do the I-th of N disjoint parts of the copy, e.g. 0/4 (partition 0 also writes the metadata)")
+	fl.BoolVar(&f.verify, "verify", false, "write nothing: compare DST with what this copy makes there, listing what is missing or different")
 	return cmd
 }
 
@@ -151,6 +187,13 @@ func runCp(cmd *cobra.Command, set registry.Set, srcLoc, dstLoc string, f cpFlag
 	}
 	ctx, signals := watchSignals(cmd.Context())
 	defer signals.stop()
+	if f.verify {
+		err := verifyWith(ctx, cmd, set, srcLoc, dstLoc, f, opts)
+		if sig := signals.received(ctx); err != nil && sig != nil {
+			return fmt.Errorf("cp --verify: interrupted by %s; nothing was written", signalName(sig))
+		}
+		return err
+	}
 	s, err := copyWith(ctx, cmd, set, srcLoc, dstLoc, f, opts)
 	if err == nil {
 		return nil // done, even if a signal came as it ended
@@ -213,6 +256,10 @@ func runPlan(ctx context.Context, cmd *cobra.Command, plan *transfer.Plan, dst t
 	if err != nil {
 		return nil, err // interrupted while waiting: runCp says so
 	}
+	if p := plan.Partition; p != nil && (!f.quiet || p.Objects == 0) {
+		// an empty part is said even when quiet: it is the run's result
+		fmt.Fprintf(stderr, "cp: %s\n", p.Describe())
+	}
 	defer journal.Close()
 	if n := journal.Resumed(); n > 0 && !f.quiet {
 		fmt.Fprintf(stderr, "cp: resuming: %d entries done before (%s)\n", n, journal.Path())
@@ -223,7 +270,7 @@ func runPlan(ctx context.Context, cmd *cobra.Command, plan *transfer.Plan, dst t
 	if err != nil && ctx.Err() != nil {
 		return &s, err // interrupted: runCp says so
 	}
-	if err2 := printSummary(cmd.OutOrStdout(), s, f.asJSON); err == nil {
+	if err2 := printSummary(cmd.OutOrStdout(), s, f.asJSON, opts.Partition); err == nil {
 		err = err2
 	}
 	for _, msg := range s.Failures {
@@ -297,25 +344,47 @@ func printPlan(w io.Writer, plan *transfer.Plan, asJSON bool) error {
 }
 
 // printSummary prints what the copy did.
-func printSummary(w io.Writer, s transfer.Summary, asJSON bool) error {
+func printSummary(w io.Writer, s transfer.Summary, asJSON bool, part transfer.Partition) error {
 	if !asJSON {
-		_, err := fmt.Fprintf(w, "cp: %s\n", s)
+		of := ""
+		if part.Count > 0 {
+			of = "partition " + part.String() + ": "
+		}
+		_, err := fmt.Fprintf(w, "cp: %s%s\n", of, s)
 		return err
 	}
 	failures := s.Failures
 	if failures == nil {
 		failures = []string{}
 	}
+	out := map[string]any{"copied": s.Copied, "skipped": s.Skipped, "failed": s.Failed, "bytes": s.Bytes,
+		"seconds": s.Took.Seconds(), "failures": failures}
+	if part.Count > 0 {
+		out["partition"] = part.String()
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(map[string]any{"copied": s.Copied, "skipped": s.Skipped, "failed": s.Failed, "bytes": s.Bytes,
-		"seconds": s.Took.Seconds(), "failures": failures})
+	return enc.Encode(out)
 }
 
 // options turns the flags into transfer options.
 func (f cpFlags) options() (transfer.Options, error) {
 	opts := transfer.Options{Path: f.path, Jobs: f.jobs, Consolidate: f.consolidate, Stream: f.memory.options(),
 		ChunksPerShard: f.perShard, DryRun: f.dryRun}
+	if f.partition != "" {
+		part, err := transfer.ParsePartition(f.partition)
+		if err != nil {
+			return opts, err
+		}
+		opts.Partition = part
+	}
+	switch {
+	case f.verify && f.dryRun:
+		return opts, fmt.Errorf("--verify and --dry-run: give one (--verify checks a copy made, --dry-run plans one)")
+	case f.overwrite && f.partition != "" && !f.verify:
+		return opts, fmt.Errorf("--partition and --overwrite: each partition would erase what the others had written; " +
+			"empty DST first, then run the partitions without --overwrite")
+	}
 	switch {
 	case f.overwrite && f.merge:
 		return opts, fmt.Errorf("--overwrite and --merge: give one (replace what DST holds, or add to it)")

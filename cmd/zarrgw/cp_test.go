@@ -12,13 +12,14 @@ import (
 )
 
 // cp's help shows examples, both treatments of an existing destination,
-// and the dry run's JSON schema.
+// the dry run's JSON schema, partitions and --verify.
 func TestCpHelpExamples(t *testing.T) {
 	out, errOut, code := run(t, "cp", "--help")
 	if code != 0 {
 		t.Fatalf("cp --help: exit %d\n%s", code, errOut)
 	}
-	for _, want := range []string{"Examples:", "zarrgw cp --dry-run --json", "--overwrite", "--merge", `"destination_state"`, "exits 130"} {
+	for _, want := range []string{"Examples:", "zarrgw cp --dry-run --json", "--overwrite", "--merge", `"destination_state"`, "exits 130",
+		"--partition 2/4", "Partition 0 also writes every metadata document", "cp --verify", `"problems"`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("cp --help does not say %q", want)
 		}
