@@ -248,9 +248,8 @@ func runPlan(ctx context.Context, cmd *cobra.Command, plan *transfer.Plan, dst t
 	// a destination erased first holds nothing the journal could vouch for
 	fresh := f.fresh || plan.Target.State == "overwrite"
 	waiting := func(path string) {
-		if !f.quiet {
-			fmt.Fprintf(stderr, "cp: another run of this copy holds its journal (%s): waiting for it to end, to go on from what it did\n", path)
-		}
+		// said even when quiet: a run that seems to hang says why
+		fmt.Fprintf(stderr, "cp: another run of this copy holds its journal (%s): waiting for it to end, to go on from what it did\n", path)
 	}
 	journal, err := transfer.Resume(ctx, transfer.CopyID(f.config, srcLoc, dstLoc, opts), fresh, waiting)
 	if err != nil {
