@@ -465,3 +465,45 @@ func TestPartitionCopyIDs(t *testing.T) {
 		t.Errorf("journals %v", keys)
 	}
 }
+
+// Partitions of a merge make what one whole merge makes: partition 0
+// writes the merged documents and rebuilds the consolidated metadata the
+// destination had; the others add their chunks beside the other
+// hierarchy's, which stay. Where the destination holds the copied array
+// already, its chunks the source does not store are replaced by fill
+// values (removed), as a whole merge does: merged arrays are written
+// whole.
+func TestPartitionsMerge(t *testing.T) {
+	ctx := context.Background()
+	holdsTheArray := func(t *testing.T) store.Store {
+		s := source(t)
+		s.Set(ctx, "elsewhere", []byte("kept"), store.Condition{})
+		v, _ := s.Get(ctx, "g/a0/0.0", store.ByteRange{})
+		s.Set(ctx, "g/a0/7.0", v.Data, store.Condition{}) // rows 35 and 36: not stored in the source
+		return s
+	}
+	for _, c := range []struct {
+		o   transfer.Options
+		dst func(*testing.T) store.Store
+	}{
+		{transfer.Options{Existing: transfer.Merge}, func(t *testing.T) store.Store { return other(t, true) }},
+		{transfer.Options{Existing: transfer.Merge, Chunks: []int{10, 10}, Path: "g/a0"}, func(t *testing.T) store.Store { return other(t, true) }},
+		{transfer.Options{Existing: transfer.Merge, ToFormat: meta.V2}, holdsTheArray},
+	} {
+		o := c.o
+		whole := c.dst(t)
+		if _, err := transfer.Run(ctx, endpoint("src", source(t)), endpoint("dst", whole), o); err != nil {
+			t.Fatalf("%+v: %v", o, err)
+		}
+		dst := c.dst(t)
+		runPartitions(t, source(t), dst, o, 3, []int{2, 0, 1})
+		if !maps.Equal(snapshot(t, whole), snapshot(t, dst)) {
+			t.Fatalf("%+v: the partitions of a merge made other keys or bytes than the whole merge:\n%v\n%v", o,
+				slices.Sorted(maps.Keys(snapshot(t, dst))), slices.Sorted(maps.Keys(snapshot(t, whole))))
+		}
+		// the other hierarchy's keys below the copied node are counted, not checked
+		if r, err := transfer.Verify(ctx, endpoint("src", source(t)), endpoint("dst", dst), o); err != nil || (r.Foreign == 0) != (o.Path != "") {
+			t.Fatalf("%+v: verify of the merge: %+v %v", o, r, err)
+		}
+	}
+}
