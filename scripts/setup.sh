@@ -8,7 +8,8 @@
 # tested with (awscli, python3-boto3, s3cmd, rclone, and gdal-bin for
 # GDAL's Zarr driver over /vsis3/ and /vsicurl/), the web clients the
 # directory pages are tested with (wget; rclone's http backend, fsspec),
-# and the servers the cloud stores
+# nginx (the load balancer of the scale-out tests, which start their
+# own), and the servers the cloud stores
 # are tested against: versitygw (S3, built with go install into
 # $(go env GOPATH)/bin, about 2 minutes once) and Azurite (Azure Blob, npm,
 # into tests/support/servers/js); and Dex, the OpenID Connect provider of
@@ -20,7 +21,7 @@ cd "$(dirname "$0")/.."
 
 need_apt=()
 for pkg in python3-zarr python3-numcodecs python3-fsspec python3-aiohttp python3-requests chromium \
-  awscli python3-boto3 s3cmd rclone gdal-bin python3-gdal wget python3-xarray; do
+  awscli python3-boto3 s3cmd rclone gdal-bin python3-gdal wget python3-xarray nginx; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
 done
 if [ ${#need_apt[@]} -gt 0 ]; then
