@@ -28,7 +28,7 @@ vet:
 
 # Tests that build zarrgw or plugin binaries and run them: the test cache
 # cannot see those binaries' sources, so these always run afresh.
-BINTESTS := ./cmd/zarrgw ./tests/cli ./tests/config ./tests/plugins ./tests/gateway ./tests/cloud ./tests/transfer ./tests/s3 ./tests/install ./tests/security ./tests/cache ./tests/identity ./tests/telemetry
+BINTESTS := ./cmd/zarrgw ./tests/cli ./tests/config ./tests/plugins ./tests/gateway ./tests/cloud ./tests/transfer ./tests/s3 ./tests/install ./tests/security ./tests/cache ./tests/identity ./tests/telemetry ./tests/scaleout
 # the same as grep patterns, to leave them out of the cached run
 BINPATTERNS := $(patsubst ./%,-e '.*/%',$(BINTESTS))
 
