@@ -3,7 +3,7 @@ GO      ?= go
 GOTEST  ?= $(GO) test -p 2
 FUZZTIME ?= 10s
 BIN     := bin/zarrgw
-# Example plugins, each a Go module of its own beside the bundled extensions.
+# Example plugins and the Kubernetes examples, each a Go module of its own.
 EXAMPLES := plugins/codecs/bitshave plugins/stores/zipstore plugins/transformers/keyprefix examples/kubernetes
 
 .PHONY: run build test unit fuzz setup vet bench clean
@@ -35,7 +35,7 @@ BINPATTERNS := $(patsubst ./%,-e '.*/%',$(BINTESTS))
 unit:
 	$(GOTEST) $$($(GO) list ./... | grep -v -x $(BINPATTERNS))
 	$(GOTEST) -count=1 $(BINTESTS)
-	@# the example plugins are modules of their own
+	@# the example modules (plugins, Kubernetes manifests) are modules of their own
 	for m in $(EXAMPLES); do (cd $$m && $(GOTEST) ./...) || exit 1; done
 	@# the summary lines (results come from the test cache, nothing runs twice)
 	@$(GOTEST) -v -run 'TestConformance' ./tests/conformance/ | grep -E '^conformance' || true
