@@ -27,14 +27,11 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -124,37 +121,10 @@ func (c *cluster) addrs() []string {
 	return out
 }
 
-// kill ends replica i with SIGKILL, by its PID (the process listening
-// on its port), and returns once it has exited.
+// kill ends replica i with SIGKILL and returns once it has exited.
 func (c *cluster) kill(t *testing.T, i int) {
 	t.Helper()
-	addr := strings.TrimPrefix(c.replicas[i].URL, "http://")
-	pid, err := listenerPID(addr)
-	if err != nil {
-		t.Fatalf("replica %d (%s): %v", i, addr, err)
-	}
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-		t.Fatalf("SIGKILL replica %d (PID %d): %v", i, pid, err)
-	}
-	// Reap it: Wait4 returns once it has exited (SIGKILL cannot be
-	// caught); bounded against a hang.
-	reaped := make(chan error, 1)
-	go func() {
-		var ws syscall.WaitStatus
-		_, err := syscall.Wait4(pid, &ws, 0, nil)
-		if err == nil && !ws.Signaled() {
-			err = fmt.Errorf("it exited with %v, not by the signal", ws.ExitStatus())
-		}
-		reaped <- err
-	}()
-	select {
-	case err := <-reaped:
-		if err != nil {
-			t.Fatalf("replica %d (PID %d) after SIGKILL: %v", i, pid, err)
-		}
-	case <-time.After(time.Minute):
-		t.Fatalf("replica %d (PID %d) still runs a minute after SIGKILL", i, pid)
-	}
+	c.replicas[i].Kill(t)
 }
 
 // start starts replica i again, on a new port (nginx is not told).
@@ -184,59 +154,6 @@ func (c *cluster) stopTogether(t *testing.T) {
 		}
 		wg.Wait()
 	})
-}
-
-// listenerPID is the PID of this process's child that listens on addr
-// (127.0.0.1:PORT): the socket's inode from /proc/net/tcp, found among
-// the children's file descriptors.
-func listenerPID(addr string) (int, error) {
-	_, portText, err := net.SplitHostPort(addr)
-	if err != nil {
-		return 0, err
-	}
-	port, err := strconv.Atoi(portText)
-	if err != nil {
-		return 0, err
-	}
-	table, err := os.ReadFile("/proc/net/tcp")
-	if err != nil {
-		return 0, err
-	}
-	local := fmt.Sprintf("0100007F:%04X", port)
-	inode := ""
-	for _, line := range strings.Split(string(table), "\n") {
-		// sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
-		f := strings.Fields(line)
-		if len(f) >= 10 && f[1] == local && f[3] == "0A" { // 0A: LISTEN
-			inode = f[9]
-		}
-	}
-	if inode == "" {
-		return 0, fmt.Errorf("nothing listens on %s", addr)
-	}
-	stats, err := filepath.Glob("/proc/[0-9]*/stat")
-	if err != nil {
-		return 0, err
-	}
-	me := strconv.Itoa(os.Getpid())
-	for _, stat := range stats {
-		b, err := os.ReadFile(stat)
-		if err != nil {
-			continue
-		}
-		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-		if len(f) < 2 || f[1] != me {
-			continue
-		}
-		dir := filepath.Dir(stat)
-		fds, _ := filepath.Glob(filepath.Join(dir, "fd", "*"))
-		for _, fd := range fds {
-			if target, err := os.Readlink(fd); err == nil && target == "socket:["+inode+"]" {
-				return strconv.Atoi(filepath.Base(dir))
-			}
-		}
-	}
-	return 0, fmt.Errorf("no child of this process listens on %s", addr)
 }
 
 // httpClient is the clients' HTTP client: keep-alive connections to

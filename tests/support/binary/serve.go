@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"syscall"
 	"testing"
 	"time"
 
@@ -111,5 +112,27 @@ func (g *Gateway) Stop(t testing.TB) {
 	}
 	if err := Stop(t, g.cmd, g.Log); err != nil {
 		t.Logf("zarrgw serve ended: %v", err)
+	}
+}
+
+// Kill ends the gateway with SIGKILL, as a crash would (no drain, nothing
+// flushed), and returns once it has exited; Start starts it again.
+func (g *Gateway) Kill(t testing.TB) {
+	t.Helper()
+	if g.cmd == nil || g.cmd.ProcessState != nil {
+		t.Fatalf("zarrgw serve is not running")
+	}
+	if err := g.cmd.Process.Kill(); err != nil {
+		t.Fatalf("SIGKILL zarrgw serve (PID %d): %v", g.cmd.Process.Pid, err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- g.cmd.Wait() }()
+	select {
+	case err := <-done:
+		if ws, ok := g.cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() {
+			t.Fatalf("zarrgw serve after SIGKILL: %v (not ended by the signal)", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatalf("zarrgw serve (PID %d) still runs a minute after SIGKILL", g.cmd.Process.Pid)
 	}
 }
