@@ -93,3 +93,35 @@ func testConditionsUnsupported(t *testing.T, s store.Store) {
 		}
 	}
 }
+
+// LostAnswerIsNotAConflict shows that a store tells a conditional write
+// whose answer was lost apart from a conflict: direct and lossy are the
+// same store, lossy reached through a proxy that applies the first
+// conditional write and cuts its answer (cut reports that it did). The
+// store's retry then finds the condition no longer holding, because of
+// its own first attempt: that must be an error other than
+// store.ErrConflict (a conflict would tell a compare-and-swap writer its
+// write failed when it took effect). A plain stale condition afterwards
+// is still a conflict.
+func LostAnswerIsNotAConflict(t *testing.T, direct, lossy store.Store, cut func() bool) {
+	t.Helper()
+	ctx := t.Context()
+	v1, err := direct.Set(ctx, "k", []byte("one"), store.Condition{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = lossy.Set(ctx, "k", []byte("two"), store.Condition{IfMatch: v1})
+	if err == nil || errors.Is(err, store.ErrConflict) {
+		t.Fatalf("a conditional write whose answer was lost: %v, want an unknown outcome, not a conflict", err)
+	}
+	if !cut() {
+		t.Fatal("no answer was cut: the check checked nothing")
+	}
+	got, err := direct.Get(ctx, "k", store.ByteRange{})
+	if err != nil || string(got.Data) != "two" {
+		t.Fatalf("the lost attempt was applied, so the store holds %q (%v), want two", got.Data, err)
+	}
+	if _, err := lossy.Set(ctx, "k", []byte("three"), store.Condition{IfMatch: v1}); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("a stale If-Match: %v, want a conflict", err)
+	}
+}

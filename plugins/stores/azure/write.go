@@ -40,7 +40,7 @@ func (s *Store) Set(ctx context.Context, key string, data []byte, cond store.Con
 	if int64(len(data)) > s.blockSize {
 		etag, err = s.staged(ctx, key, bc, data, cond, access)
 	} else {
-		etag, err = s.upload(ctx, bc, data, access)
+		etag, err = s.upload(ctx, bc, data, cond, access)
 	}
 	if err != nil && conflict(err, cond) {
 		return "", remote.Conflict(s.space.Name, key, cond)
@@ -60,9 +60,9 @@ func accessConditions(cond store.Condition) *blob.AccessConditions {
 	return &blob.AccessConditions{ModifiedAccessConditions: m}
 }
 
-func (s *Store) upload(ctx context.Context, bc *blockblob.Client, data []byte, access *blob.AccessConditions) (string, error) {
+func (s *Store) upload(ctx context.Context, bc *blockblob.Client, data []byte, cond store.Condition, access *blob.AccessConditions) (string, error) {
 	var etag string
-	err := s.do(ctx, func(ctx context.Context) error {
+	err := s.doConditional(ctx, cond, func(ctx context.Context) error {
 		resp, err := bc.Upload(ctx, streaming.NopCloser(bytes.NewReader(data)), &blockblob.UploadOptions{AccessConditions: access})
 		if err == nil {
 			etag = etagOf(resp.ETag)
@@ -84,7 +84,7 @@ func (s *Store) staged(ctx context.Context, key string, bc *blockblob.Client, da
 			return "", err
 		}
 		var etag string
-		err = s.do(ctx, func(ctx context.Context) error {
+		err = s.doConditional(ctx, cond, func(ctx context.Context) error {
 			resp, err := bc.CommitBlockList(ctx, ids, &blockblob.CommitBlockListOptions{AccessConditions: access})
 			if err == nil {
 				etag = etagOf(resp.ETag)
@@ -99,6 +99,17 @@ func (s *Store) staged(ctx context.Context, key string, bc *blockblob.Client, da
 		}
 	}
 	return "", fmt.Errorf("blocks discarded by concurrent writers %d times: %w", stagedAttempts, err)
+}
+
+// doConditional is do for a write under cond (see retry.DoConditional:
+// a conflict after an attempt that may have been applied is an unknown
+// outcome, never a conflict).
+func (s *Store) doConditional(ctx context.Context, cond store.Condition, op func(context.Context) error) error {
+	if cond.IfMatch == "" && !cond.IfNoneMatch {
+		return s.do(ctx, op)
+	}
+	isConflict := func(err error) bool { return conflict(err, cond) }
+	return s.policy.DoConditional(ctx, transient, isConflict, status, op)
 }
 
 // holds reports whether cond holds for key now.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 
 	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go"
@@ -38,18 +37,6 @@ var throttles = map[string]bool{
 	"SlowDown": true, "Throttling": true, "ThrottlingException": true,
 	"RequestLimitExceeded": true, "TooManyRequests": true, "RequestTimeout": true,
 	"InternalError": true, "ServiceUnavailable": true,
-}
-
-// rejectedUnapplied reports whether a failed request surely changed
-// nothing: an answer of the 4xx kind or S3's throttling (503 Slow Down),
-// or a connection that was never made. Other failures (a connection cut
-// after the request was sent, a timeout, a 500) leave it unknown.
-func rejectedUnapplied(err error) bool {
-	if st := status(err); st != 0 {
-		return st < 500 || st == 503
-	}
-	var op *net.OpError
-	return errors.As(err, &op) && op.Op == "dial"
 }
 
 // transient reports whether a failed request may succeed if sent again.

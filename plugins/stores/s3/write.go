@@ -70,32 +70,15 @@ func (s *Store) put(ctx context.Context, obj string, data []byte, cond store.Con
 	return etag, err
 }
 
-// errOutcomeUnknown is a conditional write whose outcome cannot be told:
-// an attempt was sent and its answer lost, and the retry found the
-// condition no longer holding, which that attempt may itself have caused.
-// Answering a conflict would tell the caller its write failed when it
-// may have taken effect; answering success could hide another writer's.
-var errOutcomeUnknown = errors.New("the outcome of the conditional write is unknown: an attempt's answer was lost, and the retry found the condition no longer holding (the lost attempt may have been applied); read the value again")
-
-// doConditional is do for a write under cond: when a retry's answer is a
-// conflict after an attempt that may have been applied, the result is
-// errOutcomeUnknown, never a conflict.
+// doConditional is do for a write under cond (see retry.DoConditional:
+// a conflict after an attempt that may have been applied is an unknown
+// outcome, never a conflict).
 func (s *Store) doConditional(ctx context.Context, cond store.Condition, op func(context.Context) error) error {
 	if cond.IfMatch == "" && !cond.IfNoneMatch {
 		return s.do(ctx, op)
 	}
-	mayHaveApplied := false
-	return s.do(ctx, func(ctx context.Context) error {
-		err := op(ctx)
-		switch {
-		case err == nil:
-		case conflict(err, cond) && mayHaveApplied:
-			return errOutcomeUnknown
-		case !rejectedUnapplied(err):
-			mayHaveApplied = true
-		}
-		return err
-	})
+	isConflict := func(err error) bool { return conflict(err, cond) }
+	return s.policy.DoConditional(ctx, transient, isConflict, status, op)
 }
 
 // multipart uploads data in parts, at most s.workers at a time, each read

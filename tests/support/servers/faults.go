@@ -119,3 +119,41 @@ func (f *Front) OnPath(part string, a Answer) {
 
 // Requests is how many requests reached the front.
 func (f *Front) Requests() int64 { return f.requests.Load() }
+
+// LostAnswer is an HTTP proxy in front of a server that sends the first
+// request matching on to it, so that it is applied, and then cuts the
+// client's connection before the answer reaches it, as a network failure
+// after the request was sent does. Other requests pass.
+type LostAnswer struct {
+	// URL is the proxy's, http://127.0.0.1:PORT.
+	URL string
+	cut atomic.Bool
+}
+
+// LoseAnswer starts a LostAnswer in front of upstream (a base URL) until
+// the test ends.
+func LoseAnswer(t testing.TB, upstream string, match func(*http.Request) bool) *LostAnswer {
+	t.Helper()
+	target, err := url.Parse(upstream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	l := &LostAnswer{}
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if match(r) && l.cut.CompareAndSwap(false, true) {
+			proxy.ServeHTTP(httptest.NewRecorder(), r) // applied upstream
+			if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+				conn.Close() // its answer lost
+			}
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+	l.URL = front.URL
+	return l
+}
+
+// Cut reports whether an answer was lost.
+func (l *LostAnswer) Cut() bool { return l.cut.Load() }
