@@ -6,6 +6,9 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -76,6 +79,7 @@ func serve(ctx context.Context, set registry.Set, file, listen, s3Listen string,
 		return err
 	}
 	defer g.Close()
+	defer hurryOnSecondSignal(ctx, g)()
 	ln, err := net.Listen("tcp", cfg.Server.Listen)
 	if err != nil {
 		return fmt.Errorf("server: %w", err)
@@ -95,6 +99,29 @@ func serve(ctx context.Context, set registry.Set, file, listen, s3Listen string,
 	grp.Go(func() error { return g.Serve(gctx, ln) })
 	grp.Go(func() error { return g.ServeS3(gctx, s3ln) })
 	return grp.Wait()
+}
+
+// hurryOnSecondSignal has a signal after the one that began the shutdown
+// (ctx ended) end the drain at once. It returns the function that stops
+// listening.
+func hurryOnSecondSignal(ctx context.Context, g *gateway.Gateway) (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-done:
+			return
+		}
+		again := make(chan os.Signal, 1)
+		signal.Notify(again, os.Interrupt, syscall.SIGTERM)
+		defer signal.Stop(again)
+		select {
+		case <-again:
+			g.Hurry()
+		case <-done:
+		}
+	}()
+	return func() { close(done) }
 }
 
 // flushTraces sends the spans still batched, within a bound: a collector

@@ -3,7 +3,6 @@ package gateway_test
 import (
 	"context"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -11,25 +10,20 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/zarrgw/zarrgw/host/config"
-	"github.com/zarrgw/zarrgw/host/gateway"
-	"github.com/zarrgw/zarrgw/host/registry"
-	"github.com/zarrgw/zarrgw/host/stack"
 )
 
 // On a shutdown with drain_delay, the gateway first drains: /readyz
 // fails and every response closes its connection, while requests are
-// still served and new connections still accepted; only then does the
-// listener close. Without the drain, a load balancer's next request would
-// meet a closed port.
+// still served and new connections still accepted; only then (here when
+// Hurry ends the hour's drain, as a second signal does) does the listener
+// close. Without the drain, a load balancer's next request would meet a
+// closed port.
 func TestDrainBeforeTheListenerCloses(t *testing.T) {
-	t.Parallel()
 	root := t.TempDir()
 	if err := os.WriteFile(filepath.Join(root, "v"), []byte("value"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg, diags := config.Parse([]byte(`store "fs" "d" {
+	g := configGateway(t, `store "fs" "d" {
   root = "`+root+`"
 }
 dataset "d" {
@@ -37,22 +31,9 @@ dataset "d" {
 }
 server {
   listen      = "127.0.0.1:0"
-  drain_delay = "20s"
+  drain_delay = "1h"
 }
-`), "/tmp/drain.hcl", registry.Bundled().Catalog())
-	if diags.HasErrors() {
-		t.Fatal(diags.Error())
-	}
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	host, err := stack.Start(cfg, registry.Bundled(), quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { host.Close() })
-	g, err := gateway.New(context.Background(), cfg, host, gateway.Options{Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
+`, "/tmp/drain.hcl")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -101,8 +82,14 @@ server {
 		t.Fatalf("Serve returned during the drain: %v", err)
 	default:
 	}
-	if err := <-served; err != nil {
-		t.Fatalf("Serve after the drain: %v", err)
+	g.Hurry()
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Fatalf("Serve after the drain: %v", err)
+		}
+	case <-time.After(time.Minute): // against a hang: Hurry ends the drain at once
+		t.Fatal("Serve did not return within a minute of Hurry")
 	}
 	if _, err := get("/readyz"); err == nil {
 		t.Error("the listener still answers after the shutdown")

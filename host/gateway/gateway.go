@@ -63,6 +63,9 @@ type Gateway struct {
 	draining  atomic.Bool
 	drainOnce sync.Once
 	drainEnd  time.Time
+	// hurry, closed by Hurry, ends a drain before drain_delay has passed.
+	hurry     chan struct{}
+	hurryOnce sync.Once
 
 	mu       sync.RWMutex
 	datasets map[string]*dataset
@@ -101,6 +104,7 @@ func New(ctx context.Context, cfg *config.Config, host *stack.Host, opts Options
 	g := &Gateway{
 		cfg: cfg, host: host, log: opts.Logger,
 		limits:   identity.NewLimits(cfg),
+		hurry:    make(chan struct{}),
 		datasets: map[string]*dataset{},
 		metrics:  newMetrics(),
 		budget:   newBudget(cfg.Server.Safeguards),

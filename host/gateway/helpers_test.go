@@ -188,6 +188,22 @@ func (tg *testGateway) put(t testing.TB, path, value string, headers ...string) 
 // listener until the test ends, and returns its address.
 func serveConfig(t *testing.T, src, filename string) string {
 	t.Helper()
+	g := configGateway(t, src, filename)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- g.Serve(ctx, ln) }()
+	t.Cleanup(func() { cancel(); <-served })
+	return ln.Addr().String()
+}
+
+// configGateway is the gateway of a configuration, its plugins and stores
+// closed when the test ends; its log is discarded.
+func configGateway(t *testing.T, src, filename string) *gateway.Gateway {
+	t.Helper()
 	cfg, diags := config.Parse([]byte(src), filename, registry.Bundled().Catalog())
 	if diags.HasErrors() {
 		t.Fatal(diags.Error())
@@ -202,13 +218,5 @@ func serveConfig(t *testing.T, src, filename string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- g.Serve(ctx, ln) }()
-	t.Cleanup(func() { cancel(); <-served })
-	return ln.Addr().String()
+	return g
 }

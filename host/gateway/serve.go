@@ -77,5 +77,17 @@ func (g *Gateway) drain(delay time.Duration) {
 			g.log.Info("draining: /readyz fails while requests are still served", "drain_delay", delay.String())
 		}
 	})
-	time.Sleep(time.Until(g.drainEnd))
+	timer := time.NewTimer(time.Until(g.drainEnd))
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+	case <-g.hurry:
+	}
+}
+
+// Hurry ends a drain now (a second SIGTERM or Ctrl-C does it: whoever
+// sends it does not want to wait out drain_delay); requests in flight
+// still get shutdown_timeout. Calling it again does nothing.
+func (g *Gateway) Hurry() {
+	g.hurryOnce.Do(func() { close(g.hurry) })
 }

@@ -136,3 +136,28 @@ func (g *Gateway) Kill(t testing.TB) {
 		t.Fatalf("zarrgw serve (PID %d) still runs a minute after SIGKILL", g.cmd.Process.Pid)
 	}
 }
+
+// Signal sends the gateway a signal (SIGTERM begins its shutdown).
+func (g *Gateway) Signal(t testing.TB, sig os.Signal) {
+	t.Helper()
+	if err := g.cmd.Process.Signal(sig); err != nil {
+		t.Fatalf("signal %v to zarrgw serve: %v", sig, err)
+	}
+}
+
+// Wait waits for the gateway to exit by itself and returns what Wait
+// returned; still running after bound (against a hang) is a failure.
+func (g *Gateway) Wait(t testing.TB, bound time.Duration) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- g.cmd.Wait() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(bound):
+		g.cmd.Process.Kill()
+		<-done
+		t.Fatalf("zarrgw serve still ran %v later; its log:\n%s", bound, g.Log)
+		return nil
+	}
+}
