@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"github.com/zarrgw/zarrgw/tests/support/servers"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -72,10 +73,7 @@ func recordedRevision(t *testing.T, exe string) string {
 // turn off), the binary knows its commit and when it was made.
 func TestVersionFromVCS(t *testing.T) {
 	if err := exec.Command("git", "-C", repoRoot(), "rev-parse", "HEAD").Run(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI checks out the repository with git, but git rev-parse fails: %v", err)
-		}
-		t.Skipf("NOT RUN: not a git checkout: %v", err)
+		servers.Unavailable(t, "not a git checkout (CI checks the repository out with git): %v", err)
 	}
 	exe := filepath.Join(t.TempDir(), "zarrgw")
 	build := exec.Command("go", "build", "-buildvcs=true", "-o", exe, "./cmd/zarrgw")

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/zarrgw/zarrgw/tests/support/servers"
 	"io"
 	"os"
 	"os/exec"
@@ -162,7 +163,7 @@ func TestNotWritable(t *testing.T) {
 	t.Run("proc", func(t *testing.T) {
 		// procfs refuses new directories, even to root.
 		if _, err := os.Stat("/proc/self"); err != nil {
-			unavailable(t, "no /proc: %v", err)
+			servers.Unavailable(t, "no /proc: %v", err)
 		}
 		dir := "/proc/self/zarrgw-cache"
 		_, err := Open(dir, 1<<20)
@@ -244,7 +245,7 @@ func openAsNobody(t *testing.T, top, dir string) string {
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		if errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EACCES) {
-			unavailable(t, "cannot run a child process as nobody: %v", err)
+			servers.Unavailable(t, "cannot run a child process as nobody: %v", err)
 		}
 		t.Fatalf("child: %v\n%s", err, out)
 	}
@@ -252,14 +253,4 @@ func openAsNobody(t *testing.T, top, dir string) string {
 		t.Fatalf("child opened a read-only directory:\n%s", out)
 	}
 	return string(out)
-}
-
-// unavailable ends a test that cannot run on this machine: a failure
-// under CI=true (CI's machine has what it needs), else a loud skip.
-func unavailable(t *testing.T, format string, args ...any) {
-	t.Helper()
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("cannot run under CI=true: "+format, args...)
-	}
-	t.Skipf("NOT RUN: "+format, args...)
 }
