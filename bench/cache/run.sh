@@ -27,19 +27,9 @@ rounds="${ROUNDS:-5}"
 latency="${LATENCY:-50ms}"
 zipf_seconds="${ZIPF_SECONDS:-15}"
 
-vgw=$(command -v versitygw || echo "$(go env GOPATH)/bin/versitygw")
-[ -x "$vgw" ] || { echo "versitygw missing: run bash scripts/setup.sh" >&2; exit 1; }
-
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_http() { for _ in $(seq 200); do curl -s -o /dev/null "$1" && return 0; sleep 0.05; done; echo "no answer from $1" >&2; exit 1; }
+. bench/lib.sh
+versitygw_bin >/dev/null
+bench_init
 
 go build -o "$work/zarrgw" ./cmd/zarrgw
 go build -o "$work/cachebench" ./bench/cache/cachebench
@@ -47,13 +37,9 @@ zarrgw="$work/zarrgw"
 cb="$work/cachebench"
 
 # S3, and the latency proxy in front of it
-s3_port=$(free_port)
+start_versitygw
+unset AWS_ENDPOINT_URL # each command here names its endpoint: S3 itself, or the latency proxy
 mkdir -p "$work/s3/bench"
-export AWS_ACCESS_KEY_ID=bench AWS_SECRET_ACCESS_KEY=bench-secret-key AWS_REGION=us-east-1
-ROOT_ACCESS_KEY_ID=$AWS_ACCESS_KEY_ID ROOT_SECRET_ACCESS_KEY=$AWS_SECRET_ACCESS_KEY \
-  "$vgw" --port "127.0.0.1:$s3_port" --region us-east-1 --quiet posix "$work/s3" >"$work/versitygw.log" 2>&1 &
-pids+=($!)
-wait_http "http://127.0.0.1:$s3_port/"
 proxy_port=$(free_port)
 "$cb" proxy -listen "127.0.0.1:$proxy_port" -upstream "127.0.0.1:$s3_port" -latency "$latency" >"$work/proxy.log" 2>&1 &
 pids+=($!)

@@ -16,40 +16,14 @@ size_mib="${SIZE_MIB:-1024}"
 rounds="${ROUNDS:-3}"
 
 [ -x /usr/bin/time ] || { echo "/usr/bin/time missing (apt-get install time)" >&2; exit 1; }
-vgw=$(command -v versitygw || echo "$(go env GOPATH)/bin/versitygw")
-[ -x "$vgw" ] || { echo "versitygw missing: run bash scripts/setup.sh" >&2; exit 1; }
-
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+. bench/lib.sh
+versitygw_bin >/dev/null
+bench_init
 
 go build -o "$work/zarrgw" ./cmd/zarrgw
 src="$work/src/a.zarr"
-mkdir -p "$src/c"
-cat > "$src/zarr.json" <<JSON
-{"zarr_format":3,"node_type":"array","shape":[$((size_mib << 20))],"data_type":"uint8",
- "chunk_grid":{"name":"regular","configuration":{"chunk_shape":[1048576]}},
- "chunk_key_encoding":{"name":"default","configuration":{"separator":"/"}},
- "fill_value":0,"codecs":[{"name":"bytes"}],"attributes":{}}
-JSON
-head -c $((size_mib << 20)) /dev/urandom | split -b 1048576 -a 5 -d - "$src/c/x"
-i=0; for f in "$src"/c/x*; do mv "$f" "$src/c/$i"; i=$((i + 1)); done
-
-port=$(free_port)
-mkdir -p "$work/s3"
-export AWS_ACCESS_KEY_ID=bench AWS_SECRET_ACCESS_KEY=bench-secret-key AWS_REGION=us-east-1
-ROOT_ACCESS_KEY_ID=$AWS_ACCESS_KEY_ID ROOT_SECRET_ACCESS_KEY=$AWS_SECRET_ACCESS_KEY \
-  "$vgw" --port "127.0.0.1:$port" --region us-east-1 --quiet posix "$work/s3" >"$work/versitygw.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
-export AWS_ENDPOINT_URL="http://127.0.0.1:$port"
-unset AWS_CA_BUNDLE
+random_array "$src" "$size_mib"
+start_versitygw
 export XDG_CACHE_HOME="$work/cache" # the journals, gone with the run
 
 # one MODE N: N partitions (0 for whole) into a fresh bucket at once;
