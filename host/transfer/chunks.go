@@ -32,19 +32,7 @@ func (p *Plan) rewriteShare(ctx context.Context, src, dst Endpoint, opts Options
 	progress := opts.progress()
 	progress.Start("elements", total)
 	defer progress.Finish()
-	fail := func(err error) error {
-		switch {
-		case ctx.Err() != nil:
-			return ctx.Err() // stopped: what was in flight is not a failure
-		case isFault(err):
-			return err
-		}
-		s.Failed++
-		if len(s.Failures) < maxFailures {
-			s.Failures = append(s.Failures, err.Error())
-		}
-		return nil
-	}
+	fail := func(err error) error { return s.failure(ctx, err) }
 	if sh.metadata {
 		for _, n := range p.nodes {
 			entry := "g " + n.out.Path
@@ -142,14 +130,9 @@ func (c *chunkCopier) copyRun(ctx context.Context, run *chunkRun, opts Options, 
 			defer mu.Unlock()
 			switch {
 			case gctx.Err() != nil:
-				return gctx.Err()
-			case isFault(err):
-				return err
+				return gctx.Err() // stopped: what was in flight is not a failure
 			case err != nil:
-				s.Failed++
-				if len(s.Failures) < maxFailures {
-					s.Failures = append(s.Failures, fmt.Sprintf("array %s: chunk %s: %v", out.Name(), c.to.ChunkKey(coords), err))
-				}
+				return s.failure(gctx, fmt.Errorf("array %s: chunk %s: %w", out.Name(), c.to.ChunkKey(coords), err))
 			default:
 				s.Copied++
 				s.Bytes += elems * int64(max(out.Array.DataType.Size, 1))

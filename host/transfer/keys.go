@@ -60,14 +60,9 @@ func (p *Plan) copyKeys(ctx context.Context, src, dst Endpoint, opts Options, ke
 			defer mu.Unlock()
 			switch {
 			case gctx.Err() != nil:
-				return gctx.Err()
-			case isFault(err):
-				return err
+				return gctx.Err() // stopped: what was in flight is not a failure
 			case err != nil:
-				s.Failed++
-				if len(s.Failures) < maxFailures {
-					s.Failures = append(s.Failures, err.Error())
-				}
+				return s.failure(gctx, err)
 			case skipped:
 				s.Skipped++
 			default:

@@ -35,16 +35,9 @@ func (p *Plan) rewrite(ctx context.Context, src, dst Endpoint, opts Options) (Su
 			return s, err
 		}
 		err := p.rewriteNode(ctx, src, dst, n, opts, &s)
-		switch {
-		case err == nil:
-		case ctx.Err() != nil:
-			return s, ctx.Err() // stopped: what was in flight is not a failure
-		case isFault(err):
-			return s, err
-		default:
-			s.Failed++
-			if len(s.Failures) < maxFailures {
-				s.Failures = append(s.Failures, err.Error())
+		if err != nil {
+			if err := s.failure(ctx, err); err != nil {
+				return s, err
 			}
 		}
 	}

@@ -146,6 +146,24 @@ type Summary struct {
 	Failures []string
 }
 
+// failure counts err as one failure of the copy, naming it among the
+// first few, and returns nil: the copy goes on. When the copy must stop
+// instead, it returns why: ctx ended (what was in flight then is not a
+// failure), or err is a fault of a store itself (StoreFault).
+func (s *Summary) failure(ctx context.Context, err error) error {
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case isFault(err):
+		return err
+	}
+	s.Failed++
+	if len(s.Failures) < maxFailures {
+		s.Failures = append(s.Failures, err.Error())
+	}
+	return nil
+}
+
 func (s Summary) String() string {
 	rate := ""
 	if s.Took > 0 && s.Bytes > 0 {
