@@ -124,7 +124,7 @@ func TestDiskTier(t *testing.T) {
 		key := fmt.Sprintf("disk/k%d", i)
 		v := make([]byte, 48<<10) // more than half the memory tier
 		rand.Read(v)
-		put(t, g.url+"/d/w/"+key, v)
+		put(t, g.URL+"/d/w/"+key, v)
 		keys, want[key] = append(keys, key), v
 	}
 	// read reads keys through d, checking the bytes, and returns what
@@ -132,7 +132,7 @@ func TestDiskTier(t *testing.T) {
 	read := func(g *gateway, keys ...string) (calls, snapshot) {
 		t.Helper()
 		m0, p0 := g.slowCalls(t), b.count.snapshot()
-		readAll(t, g.url+"/d/d", keys, want, 1)
+		readAll(t, g.URL+"/d/d", keys, want, 1)
 		return g.slowCalls(t).since(m0), b.count.snapshot().since(p0)
 	}
 	m, p := read(g, keys...)
@@ -144,8 +144,8 @@ func TestDiskTier(t *testing.T) {
 	}
 
 	// a restart: the reads come from disk
-	g.stop(t)
-	g.start(t)
+	g.Stop(t)
+	g.Start(t)
 	m, p = read(g, keys...)
 	c := g.cacheReads(t, "d")
 	t.Logf("after a restart, %d keys read: store calls %v; at the proxy: %s; the cache's reads: %v", n, m, p, c)
@@ -181,7 +181,7 @@ func TestDiskTier(t *testing.T) {
 	}
 
 	// garbage and a cut while the gateway is stopped
-	g.stop(t)
+	g.Stop(t)
 	garbage(t, entryFile(t, dir, keys[5]), false)
 	garbage(t, entryFile(t, dir, keys[6]), true)
 	cut := entryFile(t, dir, keys[7])
@@ -190,7 +190,7 @@ func TestDiskTier(t *testing.T) {
 	} else if err := os.Truncate(cut, fi.Size()/2); err != nil {
 		t.Fatal(err)
 	}
-	g.start(t)
+	g.Start(t)
 	m, p = read(g, keys...)
 	c = g.cacheReads(t, "d")
 	t.Logf("after damaging 3 files while stopped, a restart and %d keys read: store calls %v; at the proxy: %s; the cache's reads: %v",
@@ -204,13 +204,13 @@ func TestDiskTier(t *testing.T) {
 
 	// a value replaced in S3 while the gateway was stopped: its disk entry
 	// is never served (the HEAD after the restart finds another version)
-	g.stop(t)
+	g.Stop(t)
 	replaced := keys[4]
 	want[replaced] = bytes.Repeat([]byte("replaced while stopped "), 2000)
 	direct := startGateway(t, file, b.env()) // on the same disk directory, stopped before g starts
-	put(t, direct.url+"/d/w/"+replaced, want[replaced])
-	direct.stop(t)
-	g.start(t)
+	put(t, direct.URL+"/d/w/"+replaced, want[replaced])
+	direct.Stop(t)
+	g.Start(t)
 	m, p = read(g, replaced)
 	t.Logf("%s replaced in S3 while stopped, read after a restart: store calls %v; at the proxy: %s", replaced, m, p)
 	if m.gets() != 1 {
@@ -252,7 +252,7 @@ func startFails(t *testing.T, file string, env []string) (string, int) {
 		sc := bufio.NewScanner(pipe)
 		for sc.Scan() {
 			out.WriteString(sc.Text() + "\n")
-			if servingLine.MatchString(sc.Text()) {
+			if strings.HasPrefix(sc.Text(), "zarrgw: serving ") {
 				served = true
 				cmd.Process.Kill()
 			}

@@ -96,18 +96,18 @@ func readAll(t *testing.T, base string, keys []string, want map[string][]byte, w
 func TestSecondPassNoStoreGets(t *testing.T) {
 	b := newBackend(t)
 	g := startGateway(t, writeConfig(t, keyDatasets(b)), b.env())
-	writeArray(t, g.url+"/d/w", "a", plainMeta, [2]int{256, 256}, ramp(256*256, 3))
+	writeArray(t, g.URL+"/d/w", "a", plainMeta, [2]int{256, 256}, ramp(256*256, 3))
 	keys := chunkKeys("a", 16)
 	want := map[string][]byte{}
 	for _, k := range keys {
-		want[k] = get(t, g.url+"/d/w/"+k)
+		want[k] = get(t, g.URL+"/d/w/"+k)
 		if len(want[k]) != 512 {
 			t.Fatalf("chunk %s holds %d bytes, want 512", k, len(want[k]))
 		}
 	}
 	pass := func() (calls, snapshot) {
 		m0, p0 := g.slowCalls(t), b.count.snapshot()
-		readAll(t, g.url+"/d/d", keys, want, 8)
+		readAll(t, g.URL+"/d/d", keys, want, 8)
 		return g.slowCalls(t).since(m0), b.count.snapshot().since(p0)
 	}
 	m1, p1 := pass()
@@ -139,7 +139,7 @@ func TestConcurrentReadersOneGet(t *testing.T) {
 	b := newBackend(t)
 	g := startGateway(t, writeConfig(t, keyDatasets(b)), b.env())
 	value := bytes.Repeat([]byte("one value, 32 readers "), 100)
-	put(t, g.url+"/d/w/one/key", value)
+	put(t, g.URL+"/d/w/one/key", value)
 
 	release := b.count.hold("one/key")
 	defer release()
@@ -152,7 +152,7 @@ func TestConcurrentReadersOneGet(t *testing.T) {
 		done.Go(func() {
 			var once sync.Once
 			trace := &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { once.Do(sent.Done) }}
-			req, _ := http.NewRequestWithContext(httptrace.WithClientTrace(t.Context(), trace), http.MethodGet, g.url+"/d/d/one/key", nil)
+			req, _ := http.NewRequestWithContext(httptrace.WithClientTrace(t.Context(), trace), http.MethodGet, g.URL+"/d/d/one/key", nil)
 			resp, err := client.Do(req)
 			once.Do(sent.Done)
 			if err != nil {
@@ -204,13 +204,13 @@ func TestFailedReadNotKept(t *testing.T) {
 	b := newBackend(t)
 	g := startGateway(t, writeConfig(t, keyDatasets(b)), b.env())
 	value := []byte("the value")
-	put(t, g.url+"/d/w/f/key", value)
+	put(t, g.URL+"/d/w/f/key", value)
 	stopFailing := b.count.fail("f/key", http.StatusForbidden,
 		`<Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>`)
 	const clients = 8
 	codes := make([]int, clients)
 	forEach(t, clients, clients, func(i int) error {
-		code, _, _, err := tryDo(http.MethodGet, g.url+"/d/d/f/key", nil)
+		code, _, _, err := tryDo(http.MethodGet, g.URL+"/d/d/f/key", nil)
 		codes[i] = code
 		return err
 	})
@@ -220,7 +220,7 @@ func TestFailedReadNotKept(t *testing.T) {
 		}
 	}
 	stopFailing()
-	got := get(t, g.url+"/d/d/f/key")
+	got := get(t, g.URL+"/d/d/f/key")
 	if !bytes.Equal(got, value) {
 		t.Fatalf("after the failure: %q, want %q", got, value)
 	}
@@ -245,7 +245,7 @@ dataset "d" {
   }
 }
 `), b.env())
-	u := g.url + "/d/d/own/k"
+	u := g.URL + "/d/d/own/k"
 	put(t, u, []byte("first"))
 	for range 2 {
 		if got := get(t, u); string(got) != "first" {

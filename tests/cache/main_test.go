@@ -15,7 +15,6 @@
 package cache
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -25,7 +24,6 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -230,15 +228,7 @@ func (c *counter) fail(key string, status int, body string) (stop func()) {
 }
 
 // gateway is a running `zarrgw serve` on a free loopback port.
-type gateway struct {
-	url  string
-	file string // its configuration file
-	env  []string
-	cmd  *exec.Cmd
-	log  *servers.Log
-}
-
-var servingLine = regexp.MustCompile(`zarrgw: serving \d+ datasets at (http://[0-9.:]+)/d/`)
+type gateway struct{ *bin.Gateway }
 
 // writeConfig writes a configuration file into a fresh directory.
 func writeConfig(t *testing.T, config string) string {
@@ -251,63 +241,10 @@ func writeConfig(t *testing.T, config string) string {
 }
 
 // startGateway serves the configuration file until the test ends (or
-// stop), on a free port.
+// Stop), on a free port.
 func startGateway(t *testing.T, file string, env []string) *gateway {
 	t.Helper()
-	g := &gateway{file: file, env: env}
-	g.start(t)
-	return g
-}
-
-func (g *gateway) start(t *testing.T) {
-	t.Helper()
-	cmd := exec.Command(zarrgwBin, "serve", "-c", g.file, "--listen", "127.0.0.1:0")
-	cmd.Env = append(os.Environ(), g.env...)
-	pipe, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	g.cmd, g.log, g.url = cmd, &servers.Log{}, ""
-	found := make(chan string, 1)
-	ended := make(chan struct{})
-	log := g.log
-	go func() {
-		defer close(ended)
-		sc := bufio.NewScanner(pipe)
-		sc.Buffer(make([]byte, 1<<16), 1<<20)
-		for sc.Scan() {
-			line := sc.Text()
-			fmt.Fprintln(log, line)
-			if m := servingLine.FindStringSubmatch(line); m != nil {
-				select {
-				case found <- m[1]:
-				default:
-				}
-			}
-		}
-	}()
-	t.Cleanup(func() { g.stop(t) })
-	select {
-	case g.url = <-found:
-	case <-ended:
-		g.stop(t)
-		t.Fatalf("zarrgw serve ended before serving; its log:\n%s", g.log)
-	case <-time.After(60 * time.Second):
-		t.Fatalf("zarrgw serve did not start within 60s; its log:\n%s", g.log)
-	}
-}
-
-// stop ends the gateway: SIGTERM, and SIGKILL (an error) past a minute.
-func (g *gateway) stop(t *testing.T) {
-	if g.cmd == nil || g.cmd.ProcessState != nil {
-		return
-	}
-	if err := bin.Stop(t, g.cmd, g.log); err != nil {
-		t.Logf("zarrgw serve ended: %v", err)
-	}
+	return &gateway{bin.Serve(t, zarrgwBin, file, env...)}
 }
 
 // client is the tests' HTTP client; every request has a deadline against
@@ -382,7 +319,7 @@ var (
 func (g *gateway) metrics(t testing.TB) []sample {
 	t.Helper()
 	var out []sample
-	for _, line := range strings.Split(string(get(t, g.url+"/metrics")), "\n") {
+	for _, line := range strings.Split(string(get(t, g.URL+"/metrics")), "\n") {
 		m := sampleLine.FindStringSubmatch(line)
 		if m == nil {
 			continue

@@ -102,11 +102,11 @@ func TestShardedSecondReadNoStoreCall(t *testing.T) {
 	b := newBackend(t)
 	g := startGateway(t, writeConfig(t, shardedDatasets(b)), b.env())
 	data := ramp(128*128, 5)
-	writeArray(t, g.url+"/d/w", "sh", shardedMeta, [2]int{128, 128}, data)
-	if got := get(t, g.url+"/d/w/sh?format=raw"); !bytes.Equal(got, data) {
+	writeArray(t, g.URL+"/d/w", "sh", shardedMeta, [2]int{128, 128}, data)
+	if got := get(t, g.URL+"/d/w/sh?format=raw"); !bytes.Equal(got, data) {
 		t.Fatal("the array read straight from S3 is not what was written")
 	}
-	region := get(t, g.url+"/d/w/sh?format=raw&slice=5:77,9:100")
+	region := get(t, g.URL+"/d/w/sh?format=raw&slice=5:77,9:100")
 	for _, read := range []struct{ name, query string }{
 		{"region", "?format=raw&slice=5:77,9:100"},
 		{"whole array", "?format=raw"},
@@ -117,7 +117,7 @@ func TestShardedSecondReadNoStoreCall(t *testing.T) {
 		}
 		once := func() (calls, snapshot) {
 			m0, p0 := g.slowCalls(t), b.count.snapshot()
-			if got := get(t, g.url+"/d/d/sh"+read.query); !bytes.Equal(got, want) {
+			if got := get(t, g.URL+"/d/d/sh"+read.query); !bytes.Equal(got, want) {
 				t.Fatalf("the %s read through the cache is not what was written", read.name)
 			}
 			return g.slowCalls(t).since(m0), b.count.snapshot().since(p0)
@@ -143,23 +143,23 @@ func TestShardingTransformerSecondPassNoStoreCall(t *testing.T) {
 	b := newBackend(t)
 	g := startGateway(t, writeConfig(t, shardedDatasets(b)), b.env())
 	data := ramp(128*128, 9)
-	writeArray(t, g.url+"/d/ws", "t", smallChunksMeta, [2]int{128, 128}, data)
+	writeArray(t, g.URL+"/d/ws", "t", smallChunksMeta, [2]int{128, 128}, data)
 	keys := chunkKeys("t", 8)
 	want := map[string][]byte{}
 	for _, k := range keys {
-		want[k] = get(t, g.url+"/d/ws/"+k)
+		want[k] = get(t, g.URL+"/d/ws/"+k)
 	}
 	// the shards are what S3 holds: a 4 x 4 grid of them (chunk c/i/j
 	// is in shard c/(i/2)/(j/2))
-	if code, _, _ := do(t, http.MethodGet, g.url+"/d/raw/transformer/t/c/7/7", nil); code != http.StatusNotFound {
+	if code, _, _ := do(t, http.MethodGet, g.URL+"/d/raw/transformer/t/c/7/7", nil); code != http.StatusNotFound {
 		t.Fatalf("t/c/7/7 is a key of S3 (%d): the transformer did not shard the array", code)
 	}
-	if shard := get(t, g.url+"/d/raw/transformer/t/c/3/3"); len(shard) <= 4*512 {
+	if shard := get(t, g.URL+"/d/raw/transformer/t/c/3/3"); len(shard) <= 4*512 {
 		t.Fatalf("shard t/c/3/3 holds %d bytes, not 4 chunks of 512 and an index", len(shard))
 	}
 	pass := func() (calls, snapshot) {
 		m0, p0 := g.slowCalls(t), b.count.snapshot()
-		readAll(t, g.url+"/d/ds", keys, want, 8)
+		readAll(t, g.URL+"/d/ds", keys, want, 8)
 		return g.slowCalls(t).since(m0), b.count.snapshot().since(p0)
 	}
 	m1, p1 := pass()

@@ -102,24 +102,6 @@ func s3Env(s3 *servers.S3, endpoint, cache string) []string {
 		"AWS_SECRET_ACCESS_KEY="+s3.SecretKey, "AWS_REGION="+s3.Region, "XDG_CACHE_HOME="+cache)
 }
 
-// syncBuffer is an output buffer read while a process writes to it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // writeV2Noisy writes below dir a v2 root group and a float32 array "a"
 // of shape, in zlib-compressed chunks, every element distinct (chunks
 // hardly compress), and a small int32 array "b".
@@ -260,10 +242,10 @@ func TestPartitionsRewriteToS3(t *testing.T) {
 	}
 	part := func(i int) string { return fmt.Sprintf("--partition=%d/%d", i, n) }
 	logs := map[string]*putLog{}
-	start := func(name string, i int) (*exec.Cmd, *syncBuffer) {
+	start := func(name string, i int) (*exec.Cmd, *servers.Log) {
 		logs[name] = newPutLog(t, s3.Endpoint, bucket)
 		c := run(logs[name].url, caches[i], "-q", part(i), src, dst)
-		out := &syncBuffer{}
+		out := &servers.Log{}
 		c.Stdout, c.Stderr = out, out
 		if err := c.Start(); err != nil {
 			t.Fatal(err)
@@ -273,10 +255,10 @@ func TestPartitionsRewriteToS3(t *testing.T) {
 	type ended struct {
 		name string
 		err  error
-		out  *syncBuffer
+		out  *servers.Log
 	}
 	done := make(chan ended, n+1)
-	wait := func(name string, c *exec.Cmd, out *syncBuffer) {
+	wait := func(name string, c *exec.Cmd, out *servers.Log) {
 		go func() { done <- ended{name, c.Wait(), out} }()
 	}
 	// partition 1 is begun, and stopped (SIGSTOP) once it has written a
