@@ -85,10 +85,16 @@ func (g *Gateway) admitRate(w http.ResponseWriter, r *http.Request, info *reques
 			fmt.Sprintf("over the rate limit of %s: retry after %s seconds", d.Limiter, retryAfterSeconds(d.Retry))})
 		return false
 	}
+	pace(w, r, d)
+	return true
+}
+
+// pace has the response to r written at the byte rates of the limits
+// that admitted it (none without bytes_per_second).
+func pace(w http.ResponseWriter, r *http.Request, d identity.Decision) {
 	if rw, ok := w.(*response); ok && len(d.Bytes) > 0 {
 		rw.throttle, rw.ctx = d.Bytes, r.Context()
 	}
-	return true
 }
 
 // retryAfterSeconds is a wait in whole seconds, at least one, as Retry-After

@@ -138,11 +138,11 @@ func (api *s3API) serve(req *s3Request) error {
 		return err
 	}
 	req.info.caller = req.caller
-	if d := api.g.limits.Admit(req.caller, req.r.RemoteAddr); !d.OK {
+	d := api.g.limits.Admit(req.caller, req.r.RemoteAddr)
+	if !d.OK {
 		return api.slowDown(req, d)
-	} else if rw, ok := req.w.(*response); ok && len(d.Bytes) > 0 {
-		rw.throttle, rw.ctx = d.Bytes, req.r.Context()
 	}
+	pace(req.w, req.r, d)
 	rt, err := findS3Route(req)
 	if err != nil {
 		return err
@@ -230,13 +230,18 @@ func (api *s3API) authenticate(req *s3Request) error {
 	if !sigv4.Signed(req.r) {
 		return nil
 	}
-	r, slot := withSessionSlot(req.r)
+	// only a request with a session token needs a place for its session
+	// (the common signed request pays nothing for sessions)
+	r, slot := req.r, (*sessionSlot)(nil)
+	if req.r.Header.Get("X-Amz-Security-Token") != "" || req.query().Has("X-Amz-Security-Token") {
+		r, slot = withSessionSlot(req.r)
+	}
 	signed, err := api.verifier.VerifyQuery(r, req.query())
 	if err != nil {
 		return signatureError(err)
 	}
 	req.signed = signed
-	if s := slot.s; s != nil {
+	if s := sessionIn(slot); s != nil {
 		req.caller = identity.Caller{Principals: []string{s.Principal}, Method: identity.Session, Subject: s.Subject, Provider: s.Provider}
 		return nil
 	}

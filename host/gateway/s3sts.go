@@ -188,3 +188,11 @@ func firstAudience(claims map[string]any) string {
 	}
 	return ""
 }
+
+// sessionIn is the session a slot holds; nil without a slot or session.
+func sessionIn(slot *sessionSlot) *sts.Session {
+	if slot == nil {
+		return nil
+	}
+	return slot.s
+}
