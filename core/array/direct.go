@@ -15,11 +15,11 @@ import (
 // its own C order (chunks spanning whole rows, read in full). The chunk can
 // then be read or decoded straight into the output.
 func (a *Array) directTarget(out *ndarray.Array, p grid.Projection) ([]byte, bool) {
-	// Only stored bytes that are the elements themselves go straight into
-	// the output. Decompressing into a recycled, cache-warm scratch buffer
-	// and copying is faster than decompressing into cold output memory
-	// (measured: zstd 2.3 GB/s against 1.4 GB/s, bench/array).
-	if _, raw := a.pipe.Direct(); !raw {
+	// A compressed chunk is decompressed straight into the output too: a
+	// scratch buffer would save nothing but cost a second pass over every
+	// byte (the output's pages are touched either way, and a stream's slab
+	// buffers are recycled, so they are warm after the first two slabs).
+	if ok, _ := a.pipe.Direct(); !ok {
 		return nil, false
 	}
 	cs := a.meta.ChunkShape

@@ -38,16 +38,29 @@ func (a *Array) readInto(ctx context.Context, sel grid.Selection, out *ndarray.A
 // readProjections reads each chunk's part of a selection into out, in
 // parallel.
 func (a *Array) readProjections(ctx context.Context, projections []grid.Projection, out *ndarray.Array) error {
+	read := a.chunkReader(projections)
+	return forEach(ctx, len(projections), a.opts.concurrency(), func(ctx context.Context, i int) error {
+		return read(ctx, out, projections[i])
+	})
+}
+
+// chunkRead reads one chunk's part of a selection into out.
+type chunkRead func(ctx context.Context, out *ndarray.Array, p grid.Projection) error
+
+// chunkReader picks how the chunks of a read of these projections are
+// read: through the chunk cache (small reads), the partial decoder
+// (sharding), straight into the output (a chunk that is one contiguous
+// run of it), through a recycled scratch buffer, or decoded whole and
+// copied. Each call of the result is independent of the others, so a
+// stream can run the chunks of several slabs at once.
+func (a *Array) chunkReader(projections []grid.Projection) chunkRead {
 	if a.cacheable(projections) {
-		return forEach(ctx, len(projections), a.opts.concurrency(), func(ctx context.Context, i int) error {
-			return a.readCached(ctx, out, projections[i])
-		})
+		return a.readCached
 	}
 	if pd := a.partialDecoder(); pd != nil {
-		return a.readPartial(ctx, pd, out, projections)
+		return a.partialReader(pd)
 	}
-	return forEach(ctx, len(projections), a.opts.concurrency(), func(ctx context.Context, i int) error {
-		p := projections[i]
+	return func(ctx context.Context, out *ndarray.Array, p grid.Projection) error {
 		if dst, ok := a.directTarget(out, p); ok {
 			return a.readDirect(ctx, p.Chunk, dst)
 		}
@@ -63,7 +76,7 @@ func (a *Array) readProjections(ctx context.Context, projections []grid.Projecti
 			return nil
 		}
 		return ndarray.CopyRegion(out, p.Out, chunk, p.InChunk)
-	})
+	}
 }
 
 // ReadAll returns the whole array.
@@ -120,12 +133,11 @@ func (a *Array) readOnePart(ctx context.Context, pd codec.PartialDecoder, sel gr
 	return part, nil
 }
 
-// readPartial reads each chunk's selected region through the partial
+// partialReader reads a chunk's selected region through the partial
 // decoder, which fetches only the byte ranges it needs.
-func (a *Array) readPartial(ctx context.Context, pd codec.PartialDecoder, out *ndarray.Array, projections []grid.Projection) error {
+func (a *Array) partialReader(pd codec.PartialDecoder) chunkRead {
 	spec := a.pipe.Spec()
-	return forEach(ctx, len(projections), a.opts.concurrency(), func(ctx context.Context, i int) error {
-		p := projections[i]
+	return func(ctx context.Context, out *ndarray.Array, p grid.Projection) error {
 		key := a.ChunkKey(p.Chunk)
 		if pdi, ok := pd.(codec.PartialDecoderInto); ok {
 			err := pdi.DecodeRegionInto(ctx, spec, newChunkRanges(a.data, key), p.InChunk, out, p.Out)
@@ -147,7 +159,7 @@ func (a *Array) readPartial(ctx context.Context, pd codec.PartialDecoder, out *n
 			return fmt.Errorf("array %s: chunk %s: %w", a.Name(), key, err)
 		}
 		return ndarray.CopyRegion(out, p.Out, part, wholeSpans(part.Shape))
-	})
+	}
 }
 
 func wholeSpans(shape []int) []grid.Span {

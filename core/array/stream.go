@@ -83,13 +83,7 @@ func (a *Array) Stream(ctx context.Context, sel grid.Selection, opts StreamOptio
 		return fmt.Errorf("array %s: %w", a.Name(), err)
 	}
 	plan := a.planSlabs(sel, opts)
-	return pipeSlabs(ctx, a.slabBuffers(plan), plan, nil,
-		func(ctx context.Context, _ int, sub grid.Selection, slab *ndarray.Array) error {
-			return a.readInto(ctx, sub, slab)
-		},
-		func(_ context.Context, _ int, _ grid.Selection, slab *ndarray.Array) error {
-			return emit(slab)
-		})
+	return a.readSlabs(ctx, plan, a.slabBuffers(plan), emit)
 }
 
 // WriteStream writes the selected elements slab by slab: fill is called

@@ -1,0 +1,141 @@
+package array
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+
+	"github.com/zarrgw/zarrgw/core/grid"
+	"github.com/zarrgw/zarrgw/core/ndarray"
+)
+
+// slabBuffersInFlight is how many slab buffers a streaming read holds: one
+// being emitted (or waiting to be) while the chunks of the next are read.
+// StreamOptions' budget is sized for two.
+const slabBuffersInFlight = 2
+
+// readSlabs reads the slabs of plan and calls emit with each, in order.
+// Unlike pipeSlabs, it does not read one slab at a time: one set of
+// workers takes chunks from a queue that runs across slab boundaries, so
+// every core decodes from the first chunk on, the next slab's chunks start
+// while the last chunks of this one finish (no core waits at the end of a
+// slab), and a slab is emitted as soon as its last chunk is in. The slab
+// buffers bound how far the reading runs ahead of emit.
+func (a *Array) readSlabs(parent context.Context, plan slabPlan, alloc func() *ndarray.Array, emit func(*ndarray.Array) error) error {
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
+	var (
+		failOnce sync.Once
+		failure  error
+	)
+	fail := func(err error) {
+		failOnce.Do(func() { failure = err })
+		cancel()
+	}
+
+	type slab struct {
+		buf  *ndarray.Array
+		left atomic.Int64 // chunks not yet read
+		done chan struct{}
+	}
+	type task struct {
+		s    *slab
+		p    grid.Projection
+		read chunkRead
+	}
+	// A queue deep enough that workers rarely find it empty while the
+	// producer shapes the next slab.
+	tasks := make(chan task, 4*a.opts.concurrency())
+	slabs := make(chan *slab, slabBuffersInFlight)
+	free := make(chan *ndarray.Array, slabBuffersInFlight)
+
+	var workers sync.WaitGroup
+	for range a.opts.concurrency() {
+		workers.Add(1)
+		go func() {
+			defer workers.Done()
+			for t := range tasks {
+				if ctx.Err() == nil {
+					if err := safeCall(ctx, 0, func(ctx context.Context, _ int) error {
+						return t.read(ctx, t.s.buf, t.p)
+					}); err != nil {
+						fail(err)
+					}
+				}
+				if t.s.left.Add(-1) == 0 {
+					close(t.s.done)
+				}
+			}
+		}()
+	}
+
+	var producer sync.WaitGroup
+	producer.Add(1)
+	go func() {
+		defer producer.Done()
+		defer close(tasks)
+		defer close(slabs)
+		allocated := 0
+		plan.each(func(sub grid.Selection) bool {
+			var buf *ndarray.Array
+			select {
+			case buf = <-free:
+			default:
+				if allocated < slabBuffersInFlight {
+					allocated++
+					buf = alloc()
+				} else {
+					select {
+					case buf = <-free:
+					case <-ctx.Done():
+						return false
+					}
+				}
+			}
+			shapeSlab(buf, sub.Counts())
+			projections := a.grid.Project(sub)
+			s := &slab{buf: buf, done: make(chan struct{})}
+			s.left.Store(int64(len(projections)))
+			if len(projections) == 0 {
+				close(s.done)
+			}
+			// slabs has room for every buffer, so this never waits
+			slabs <- s
+			read := a.chunkReader(projections)
+			for _, p := range projections {
+				select {
+				case tasks <- task{s, p, read}:
+				case <-ctx.Done():
+					return false
+				}
+			}
+			return true
+		})
+	}()
+
+	for s := range slabs {
+		if ctx.Err() != nil {
+			break
+		}
+		select {
+		case <-s.done:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		if err := emit(s.buf); err != nil {
+			fail(err)
+			break
+		}
+		free <- s.buf
+	}
+	cancel()
+	// Nothing may write into the slab buffers once we return.
+	producer.Wait()
+	workers.Wait()
+	if failure != nil {
+		return failure
+	}
+	return parent.Err()
+}
