@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -183,4 +184,56 @@ func TestFramesRecordContentSize(t *testing.T) {
 			t.Errorf("%d-byte input: frame content size recorded=%v value=%d", n, h.HasFCS, h.FrameContentSize)
 		}
 	}
+}
+
+// The shared decoders serve chunks of every size, one after another and
+// at once, into buffers of exactly the decoded size; each decode gets its
+// own bytes, and a buffer of the wrong size is refused, not overrun.
+func TestDecoderReuseAcrossSizes(t *testing.T) {
+	c := newCodec(t, `{"level":1}`)
+	data := benchData()
+	var sizes = []int{1 << 20, 10, 300 << 10, 1, 4 << 10, 1<<20 - 1, 77777}
+	encoded := make([][]byte, len(sizes))
+	for i, n := range sizes {
+		var err error
+		if encoded[i], err = c.EncodeBytes(t.Context(), codectest.BytesSpec(int64(n), int64(n)), data[len(data)-n:]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	into := c.(codec.DecoderInto)
+	done := make(chan error)
+	for g := range 4 {
+		go func() {
+			var err error
+			defer func() { done <- err }()
+			dst := make([]byte, 1<<20)
+			for round := range 20 {
+				i := (g + round) % len(sizes)
+				n := sizes[i]
+				want := data[len(data)-n:]
+				if err = into.DecodeBytesInto(t.Context(), codectest.BytesSpec(int64(n), int64(n)), encoded[i], dst[:n]); err != nil {
+					return
+				}
+				if !bytes.Equal(dst[:n], want) {
+					err = fmt.Errorf("size %d: decoded bytes differ", n)
+					return
+				}
+				out, derr := c.DecodeBytes(t.Context(), codectest.BytesSpec(int64(n), int64(n)), encoded[i])
+				if derr != nil || !bytes.Equal(out, want) {
+					err = fmt.Errorf("size %d: DecodeBytes: %v", n, derr)
+					return
+				}
+			}
+		}()
+	}
+	for range 4 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	dst := make([]byte, 300<<10+1)
+	err := into.DecodeBytesInto(t.Context(), codectest.BytesSpec(-1, 0), encoded[2], dst[:300<<10-1])
+	codectest.MustCorrupt(t, err, "buffer one byte short")
+	err = into.DecodeBytesInto(t.Context(), codectest.BytesSpec(-1, 0), encoded[2], dst)
+	codectest.MustCorrupt(t, err, "buffer one byte long")
 }
