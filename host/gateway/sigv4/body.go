@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"crypto/sha1"
 	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
@@ -265,10 +266,22 @@ func (c *chunked) trailers() error {
 // verify checks one chunk's (or the trailer's) signature, chained from
 // the previous one.
 func (c *chunked) verify(kind, sig, tail string) error {
-	cred := c.req.Credential
-	toSign := kind + "\n" + c.req.Time.Format(timeFormat) + "\n" + cred.scope() + "\n" + c.prev + "\n" + tail
-	want := hex.EncodeToString(hmacSHA256(c.req.signingKey, []byte(toSign)))
-	if want != sig {
+	if c.req.key == nil {
+		return ErrSignature // a Request the verifier did not make has no key
+	}
+	s := getScratch()
+	defer putScratch(s)
+	b := append(s.buf[:0], kind...)
+	b = append(b, '\n')
+	b = c.req.Time.AppendFormat(b, timeFormat)
+	b = append(b, '\n')
+	b = append(b, c.req.Credential.scope()...)
+	b = append(b, '\n')
+	b = append(b, c.prev...)
+	b = append(b, '\n')
+	s.buf = append(b, tail...)
+	c.req.key.sum(s.mac[:0], s.buf)
+	if !decodeSignature(&s.sent, sig) || subtle.ConstantTimeCompare(s.mac[:], s.sent[:]) != 1 {
 		return ErrSignature
 	}
 	c.prev = sig

@@ -1,0 +1,6 @@
+//go:build race
+
+package sigv4
+
+// raceEnabled is set when the race detector is on.
+const raceEnabled = true
