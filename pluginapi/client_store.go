@@ -8,6 +8,10 @@ import (
 	"io"
 	"iter"
 	"runtime"
+	"sync/atomic"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/zarrgw/zarrgw/core/store"
 	pb "github.com/zarrgw/zarrgw/pluginapi/zarrgwv1"
@@ -82,6 +86,9 @@ type remoteStore struct {
 	// optional is what it shows of the optional interfaces it implements
 	optional store.Optional
 	cleanup  runtime.Cleanup
+	// noEraseMany: the plugin has no EraseMany (an older SDK's), so
+	// batches are erased key by key
+	noEraseMany atomic.Bool
 }
 
 // shown is s with the optional interfaces it has for its plugin's store.
@@ -302,6 +309,60 @@ func (s *remoteStore) Erase(ctx context.Context, key string) error {
 		return s.c.fail(ctx, conn, err)
 	}
 	return nil
+}
+
+// eraseManyBytes bounds the keys of one EraseMany message, well below
+// gRPC's 4 MiB default: a batch of a million keys goes in several calls.
+const eraseManyBytes = 1 << 20
+
+// EraseMany sends the keys in one call (or a few, for very many keys),
+// which the plugin's store turns into its batch delete. A plugin built
+// before EraseMany answers Unimplemented, and the keys are then erased
+// one Erase call each, as before. Erasing is idempotent (missing keys are
+// not errors), so a call the plugin's crash broke off is made again.
+func (s *remoteStore) EraseMany(ctx context.Context, keys []string) error {
+	for len(keys) > 0 && !s.noEraseMany.Load() {
+		n, size := 0, 0
+		for n < len(keys) && (n == 0 || size+len(keys[n]) <= eraseManyBytes) {
+			size += len(keys[n])
+			n++
+		}
+		req := &pb.EraseManyRequest{Keys: keysToPB(keys[:n])}
+		err := retried(ctx, func() error {
+			client, conn, ref, err := s.begin(ctx)
+			if err != nil {
+				return err
+			}
+			req.Store = ref
+			_, err = client.EraseMany(ctx, req)
+			if methodMissing(err) {
+				s.noEraseMany.Store(true)
+				return nil
+			}
+			if err != nil {
+				return s.c.fail(ctx, conn, err)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if !s.noEraseMany.Load() {
+			keys = keys[n:]
+		}
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	return store.EraseEach(ctx, s, keys, store.DefaultParallelism)
+}
+
+// methodMissing reports whether a call failed because the plugin has no
+// such method (built with an older SDK): Unimplemented without the error
+// detail that a store's own ErrUnsupported travels with.
+func methodMissing(err error) bool {
+	st, ok := status.FromError(err)
+	return ok && st.Code() == codes.Unimplemented && len(st.Details()) == 0
 }
 
 func (s *remoteStore) ErasePrefix(ctx context.Context, prefix string) error {

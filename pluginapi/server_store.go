@@ -146,6 +146,14 @@ func (s *storeService) Erase(ctx context.Context, req *pb.StoreRequest) (*pb.Emp
 	return &pb.Empty{}, toStatus(st.Erase(ctx, string(req.Key)))
 }
 
+func (s *storeService) EraseMany(ctx context.Context, req *pb.EraseManyRequest) (*pb.Empty, error) {
+	st, err := s.open(ctx, req.Store)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return &pb.Empty{}, toStatus(st.EraseMany(ctx, keysFromPB(req.Keys)))
+}
+
 func (s *storeService) ErasePrefix(ctx context.Context, req *pb.StoreRequest) (*pb.Empty, error) {
 	st, err := s.open(ctx, req.Store)
 	if err != nil {

@@ -59,7 +59,9 @@ func (a *Array) dropOutside(ctx context.Context, old, next grid.Grid) error {
 		}
 		return true
 	})
-	if err := store.EraseMany(ctx, a.data, erase, a.opts.concurrency()); err != nil {
+	// One batch: a store with a batch delete (S3's DeleteObjects, 1000
+	// keys a call) sends a few requests, not one per chunk.
+	if err := a.data.EraseMany(ctx, erase); err != nil {
 		return fmt.Errorf("array %s: erase chunks outside the new shape: %w", a.Name(), err)
 	}
 	return forEach(ctx, len(straddle), a.opts.concurrency(), func(ctx context.Context, i int) error {

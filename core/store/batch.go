@@ -44,9 +44,11 @@ func GetMany(ctx context.Context, s Store, reqs []Request, parallelism int) []Re
 	return results
 }
 
-// EraseMany erases keys with at most parallelism concurrent Erases. Missing
-// keys are not errors; every failure is reported, joined.
-func EraseMany(ctx context.Context, s Store, keys []string, parallelism int) error {
+// EraseEach erases keys with at most parallelism concurrent Erases: the
+// EraseMany of stores that have no batch delete of their own. Missing
+// keys are not errors; every failure is reported, joined (each Erase's
+// error names its key).
+func EraseEach(ctx context.Context, s Store, keys []string, parallelism int) error {
 	errs := make([]error, len(keys))
 	forEach(len(keys), parallelism, func(i int) {
 		if err := ctx.Err(); err != nil {

@@ -88,16 +88,16 @@ func TestGetManyCancelled(t *testing.T) {
 	}
 }
 
-func TestEraseManyJoinsFailures(t *testing.T) {
+func TestEraseEachJoinsFailures(t *testing.T) {
 	s := seeded(t, "a", "b", "c", "d")
 	s.failErase = "c"
-	err := EraseMany(t.Context(), s, []string{"a", "b", "c", "d", "missing"}, 2)
-	if err == nil || !strings.Contains(err.Error(), "disk on fire") {
-		t.Fatalf("EraseMany = %v, want the failure for c", err)
+	err := EraseEach(t.Context(), s, []string{"a", "b", "c", "d", "missing"}, 2)
+	if err == nil || !strings.Contains(err.Error(), `"c": disk on fire`) {
+		t.Fatalf("EraseEach = %v, want the failure for c, named", err)
 	}
 	keys, err := ListAll(t.Context(), s, "")
 	if err != nil || !slices.Equal(keys, []string{"c"}) {
-		t.Fatalf("keys after EraseMany = %q, %v; want [c]", keys, err)
+		t.Fatalf("keys after EraseEach = %q, %v; want [c]", keys, err)
 	}
 	if p := s.peak.Load(); p > 2 {
 		t.Fatalf("%d Erases in flight with parallelism 2", p)

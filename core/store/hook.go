@@ -6,8 +6,9 @@ import (
 )
 
 // Hook runs around every call to a store wrapped by WithHook: op names the
-// call ("get", "get_into", "stat", "set", "erase", "erase_prefix", "list",
-// "list_dir"), key is its key (or prefix), and call performs it with the
+// call ("get", "get_into", "stat", "set", "erase", "erase_many",
+// "erase_prefix", "list", "list_dir"), key is its key (or prefix; for
+// "erase_many" its first key, the batch being one call), and call performs it with the
 // context it is given. A hook may wait before calling (to bound
 // concurrency), time the call, or refuse it by returning an error without
 // calling.
@@ -60,6 +61,16 @@ func (h *hooked) Set(ctx context.Context, key string, data []byte, cond Conditio
 
 func (h *hooked) Erase(ctx context.Context, key string) error {
 	return h.hook(ctx, "erase", key, func(ctx context.Context) error { return h.next.Erase(ctx, key) })
+}
+
+// EraseMany runs the hook once around the batch: a hook that bounds
+// concurrency counts the batch as the one call to the store it is.
+func (h *hooked) EraseMany(ctx context.Context, keys []string) error {
+	first := ""
+	if len(keys) > 0 {
+		first = keys[0]
+	}
+	return h.hook(ctx, "erase_many", first, func(ctx context.Context) error { return h.next.EraseMany(ctx, keys) })
 }
 
 func (h *hooked) ErasePrefix(ctx context.Context, prefix string) error {

@@ -133,6 +133,25 @@ func (m *Memory) Erase(ctx context.Context, key string) error {
 	return nil
 }
 
+// EraseMany removes keys under one lock; missing keys are not errors. An
+// invalid key fails the call before anything is erased.
+func (m *Memory) EraseMany(ctx context.Context, keys []string) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("memory: erase %d keys: %w", len(keys), err)
+	}
+	for _, key := range keys {
+		if err := ValidateKey(key); err != nil {
+			return fmt.Errorf("memory: %w", err)
+		}
+	}
+	m.mu.Lock()
+	for _, key := range keys {
+		delete(m.values, key)
+	}
+	m.mu.Unlock()
+	return nil
+}
+
 // ErasePrefix removes every key starting with prefix ("" removes all).
 func (m *Memory) ErasePrefix(ctx context.Context, prefix string) error {
 	if err := ctx.Err(); err != nil {

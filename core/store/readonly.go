@@ -28,6 +28,10 @@ func (r readOnly) Erase(_ context.Context, key string) error {
 	return fmt.Errorf("erase %q: read-only store: %w", key, ErrUnsupported)
 }
 
+func (r readOnly) EraseMany(_ context.Context, keys []string) error {
+	return fmt.Errorf("erase %d keys: read-only store: %w", len(keys), ErrUnsupported)
+}
+
 func (r readOnly) ErasePrefix(_ context.Context, prefix string) error {
 	return fmt.Errorf("erase prefix %q: read-only store: %w", prefix, ErrUnsupported)
 }

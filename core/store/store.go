@@ -192,6 +192,15 @@ type Store interface {
 	Set(ctx context.Context, key string, data []byte, cond Condition) (string, error)
 	// Erase removes a key; erasing a missing key is not an error.
 	Erase(ctx context.Context, key string) error
+	// EraseMany removes keys, in as few calls to the service as it has
+	// (S3's DeleteObjects takes 1000 keys a call): array resizes and
+	// deletions drop thousands of chunks at once. Missing keys are not
+	// errors; a failure names the keys that failed. A store without a
+	// batch delete of its own implements it with EraseEach. It is part of
+	// Store, not an optional interface, so that the compiler makes every
+	// wrapper forward it: one that did not would turn a batch back into a
+	// request per key.
+	EraseMany(ctx context.Context, keys []string) error
 	// ErasePrefix removes every key starting with prefix.
 	ErasePrefix(ctx context.Context, prefix string) error
 	// List yields every key starting with prefix, in no particular order.

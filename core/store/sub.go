@@ -89,6 +89,18 @@ func (s *sub) Erase(ctx context.Context, key string) error {
 	return s.next.Erase(ctx, k)
 }
 
+func (s *sub) EraseMany(ctx context.Context, keys []string) error {
+	ks := make([]string, len(keys))
+	for i, key := range keys {
+		k, err := s.key(key)
+		if err != nil {
+			return err
+		}
+		ks[i] = k
+	}
+	return s.next.EraseMany(ctx, ks)
+}
+
 func (s *sub) ErasePrefix(ctx context.Context, prefix string) error {
 	p, err := s.dir(prefix)
 	if err != nil {

@@ -135,6 +135,15 @@ func (c *metaCache) Erase(ctx context.Context, key string) error {
 	return c.next.Erase(ctx, key)
 }
 
+func (c *metaCache) EraseMany(ctx context.Context, keys []string) error {
+	defer func() {
+		for _, key := range keys {
+			c.docs.Drop(key)
+		}
+	}()
+	return c.next.EraseMany(ctx, keys)
+}
+
 func (c *metaCache) ErasePrefix(ctx context.Context, prefix string) error {
 	defer c.docs.DropPrefix(prefix)
 	return c.next.ErasePrefix(ctx, prefix)

@@ -15,7 +15,7 @@ import (
 // they name chunks and metadata documents, never secrets.
 const (
 	AttrStoreLayer      = "zarrgw.store.layer"       // the store type or transformer ("fs", "sharding")
-	AttrStoreKey        = "zarrgw.store.key"         // the key of a Get, Stat, Set or Erase
+	AttrStoreKey        = "zarrgw.store.key"         // the key of a Get, Stat, Set or Erase (an EraseMany's first)
 	AttrStorePrefix     = "zarrgw.store.prefix"      // the prefix of a listing or ErasePrefix
 	AttrStoreStartAfter = "zarrgw.store.start_after" // where a sorted listing starts
 	AttrStoreRange      = "zarrgw.store.range"       // the byte range of a GetRange ("bytes=0-99")
@@ -24,14 +24,14 @@ const (
 	AttrStoreFound      = "zarrgw.store.found"       // false: the key does not exist (not an error)
 	AttrStoreConflict   = "zarrgw.store.conflict"    // true: a conditional Set found another version (not an error)
 	AttrStoreCondition  = "zarrgw.store.condition"   // "if-match" or "if-none-match" on a conditional Set
-	AttrStoreKeys       = "zarrgw.store.keys"        // keys a listing yielded
+	AttrStoreKeys       = "zarrgw.store.keys"        // keys a listing yielded, or an EraseMany erases
 	AttrStorePrefixes   = "zarrgw.store.prefixes"    // child prefixes a ListDir returned
 )
 
 // Store returns next with a span around each of its calls, a child of the
 // span in the call's context: "store.Get" (a whole value, and GetInto as
 // "store.GetInto"), "store.GetRange" (a Get with a byte range),
-// "store.Stat", "store.Set", "store.Erase", "store.ErasePrefix",
+// "store.Stat", "store.Set", "store.Erase", "store.EraseMany", "store.ErasePrefix",
 // "store.List", "store.ListSorted", "store.ListInfo" and "store.ListDir".
 // layer names the part of the stack (the store type, or the
 // transformer), so a request shows its transformers' calls and their
@@ -125,6 +125,17 @@ func (s *tracedStore) Set(ctx context.Context, key string, data []byte, cond sto
 func (s *tracedStore) Erase(ctx context.Context, key string) error {
 	ctx, span := s.start(ctx, "store.Erase", attribute.String(AttrStoreKey, key))
 	err := s.next.Erase(ctx, key)
+	end(span, err)
+	return err
+}
+
+func (s *tracedStore) EraseMany(ctx context.Context, keys []string) error {
+	attrs := []attribute.KeyValue{attribute.Int(AttrStoreKeys, len(keys))}
+	if len(keys) > 0 {
+		attrs = append(attrs, attribute.String(AttrStoreKey, keys[0]))
+	}
+	ctx, span := s.start(ctx, "store.EraseMany", attrs...)
+	err := s.next.EraseMany(ctx, keys)
 	end(span, err)
 	return err
 }

@@ -190,6 +190,58 @@ func (x *StoreRequest) GetKey() []byte {
 	return nil
 }
 
+type EraseManyRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Store         *StoreRef              `protobuf:"bytes,1,opt,name=store,proto3" json:"store,omitempty"`
+	Keys          [][]byte               `protobuf:"bytes,2,rep,name=keys,proto3" json:"keys,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EraseManyRequest) Reset() {
+	*x = EraseManyRequest{}
+	mi := &file_zarrgw_v1_store_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EraseManyRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EraseManyRequest) ProtoMessage() {}
+
+func (x *EraseManyRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_zarrgw_v1_store_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EraseManyRequest.ProtoReflect.Descriptor instead.
+func (*EraseManyRequest) Descriptor() ([]byte, []int) {
+	return file_zarrgw_v1_store_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *EraseManyRequest) GetStore() *StoreRef {
+	if x != nil {
+		return x.Store
+	}
+	return nil
+}
+
+func (x *EraseManyRequest) GetKeys() [][]byte {
+	if x != nil {
+		return x.Keys
+	}
+	return nil
+}
+
 type ByteRange struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Kind          RangeKind              `protobuf:"varint,1,opt,name=kind,proto3,enum=zarrgw.v1.RangeKind" json:"kind,omitempty"`
@@ -201,7 +253,7 @@ type ByteRange struct {
 
 func (x *ByteRange) Reset() {
 	*x = ByteRange{}
-	mi := &file_zarrgw_v1_store_proto_msgTypes[2]
+	mi := &file_zarrgw_v1_store_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -213,7 +265,7 @@ func (x *ByteRange) String() string {
 func (*ByteRange) ProtoMessage() {}
 
 func (x *ByteRange) ProtoReflect() protoreflect.Message {
-	mi := &file_zarrgw_v1_store_proto_msgTypes[2]
+	mi := &file_zarrgw_v1_store_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -226,7 +278,7 @@ func (x *ByteRange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ByteRange.ProtoReflect.Descriptor instead.
 func (*ByteRange) Descriptor() ([]byte, []int) {
-	return file_zarrgw_v1_store_proto_rawDescGZIP(), []int{2}
+	return file_zarrgw_v1_store_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *ByteRange) GetKind() RangeKind {
@@ -263,7 +315,7 @@ type GetRequest struct {
 
 func (x *GetRequest) Reset() {
 	*x = GetRequest{}
-	mi := &file_zarrgw_v1_store_proto_msgTypes[3]
+	mi := &file_zarrgw_v1_store_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -275,7 +327,7 @@ func (x *GetRequest) String() string {
 func (*GetRequest) ProtoMessage() {}
 
 func (x *GetRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_zarrgw_v1_store_proto_msgTypes[3]
+	mi := &file_zarrgw_v1_store_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -288,7 +340,7 @@ func (x *GetRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetRequest.ProtoReflect.Descriptor instead.
 func (*GetRequest) Descriptor() ([]byte, []int) {
-	return file_zarrgw_v1_store_proto_rawDescGZIP(), []int{3}
+	return file_zarrgw_v1_store_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *GetRequest) GetStore() *StoreRef {
@@ -336,7 +388,7 @@ type DataFrame struct {
 
 func (x *DataFrame) Reset() {
 	*x = DataFrame{}
-	mi := &file_zarrgw_v1_store_proto_msgTypes[4]
+	mi := &file_zarrgw_v1_store_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -348,7 +400,7 @@ func (x *DataFrame) String() string {
 func (*DataFrame) ProtoMessage() {}
 
 func (x *DataFrame) ProtoReflect() protoreflect.Message {
-	mi := &file_zarrgw_v1_store_proto_msgTypes[4]
+	mi := &file_zarrgw_v1_store_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -361,7 +413,7 @@ func (x *DataFrame) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DataFrame.ProtoReflect.Descriptor instead.
 func (*DataFrame) Descriptor() ([]byte, []int) {
-	return file_zarrgw_v1_store_proto_rawDescGZIP(), []int{4}
+	return file_zarrgw_v1_store_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *DataFrame) GetVersion() string {
@@ -415,7 +467,7 @@ type SetHeader struct {
 
 func (x *SetHeader) Reset() {
 	*x = SetHeader{}
-	mi := &file_zarrgw_v1_store_proto_msgTypes[5]
+	mi := &file_zarrgw_v1_store_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -427,7 +479,7 @@ func (x *SetHeader) String() string {
 func (*SetHeader) ProtoMessage() {}
 
 func (x *SetHeader) ProtoReflect() protoreflect.Message {
-	mi := &file_zarrgw_v1_store_proto_msgTypes[5]
+	mi := &file_zarrgw_v1_store_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -440,7 +492,7 @@ func (x *SetHeader) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetHeader.ProtoReflect.Descriptor instead.
 func (*SetHeader) Descriptor() ([]byte, []int) {
-	return file_zarrgw_v1_store_proto_rawDescGZIP(), []int{5}
+	return file_zarrgw_v1_store_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *SetHeader) GetStore() *StoreRef {
@@ -496,7 +548,7 @@ type SetFrame struct {
 
 func (x *SetFrame) Reset() {
 	*x = SetFrame{}
-	mi := &file_zarrgw_v1_store_proto_msgTypes[6]
+	mi := &file_zarrgw_v1_store_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -508,7 +560,7 @@ func (x *SetFrame) String() string {
 func (*SetFrame) ProtoMessage() {}
 
 func (x *SetFrame) ProtoReflect() protoreflect.Message {
-	mi := &file_zarrgw_v1_store_proto_msgTypes[6]
+	mi := &file_zarrgw_v1_store_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -521,7 +573,7 @@ func (x *SetFrame) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetFrame.ProtoReflect.Descriptor instead.
 func (*SetFrame) Descriptor() ([]byte, []int) {
-	return file_zarrgw_v1_store_proto_rawDescGZIP(), []int{6}
+	return file_zarrgw_v1_store_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *SetFrame) GetHeader() *SetHeader {
@@ -547,7 +599,7 @@ type SetResponse struct {
 
 func (x *SetResponse) Reset() {
 	*x = SetResponse{}
-	mi := &file_zarrgw_v1_store_proto_msgTypes[7]
+	mi := &file_zarrgw_v1_store_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -559,7 +611,7 @@ func (x *SetResponse) String() string {
 func (*SetResponse) ProtoMessage() {}
 
 func (x *SetResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_zarrgw_v1_store_proto_msgTypes[7]
+	mi := &file_zarrgw_v1_store_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -572,7 +624,7 @@ func (x *SetResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetResponse.ProtoReflect.Descriptor instead.
 func (*SetResponse) Descriptor() ([]byte, []int) {
-	return file_zarrgw_v1_store_proto_rawDescGZIP(), []int{7}
+	return file_zarrgw_v1_store_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *SetResponse) GetVersion() string {
@@ -595,7 +647,7 @@ type StatResponse struct {
 
 func (x *StatResponse) Reset() {
 	*x = StatResponse{}
-	mi := &file_zarrgw_v1_store_proto_msgTypes[8]
+	mi := &file_zarrgw_v1_store_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -607,7 +659,7 @@ func (x *StatResponse) String() string {
 func (*StatResponse) ProtoMessage() {}
 
 func (x *StatResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_zarrgw_v1_store_proto_msgTypes[8]
+	mi := &file_zarrgw_v1_store_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -620,7 +672,7 @@ func (x *StatResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatResponse.ProtoReflect.Descriptor instead.
 func (*StatResponse) Descriptor() ([]byte, []int) {
-	return file_zarrgw_v1_store_proto_rawDescGZIP(), []int{8}
+	return file_zarrgw_v1_store_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *StatResponse) GetSize() int64 {
@@ -664,7 +716,7 @@ type ListRequest struct {
 
 func (x *ListRequest) Reset() {
 	*x = ListRequest{}
-	mi := &file_zarrgw_v1_store_proto_msgTypes[9]
+	mi := &file_zarrgw_v1_store_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -676,7 +728,7 @@ func (x *ListRequest) String() string {
 func (*ListRequest) ProtoMessage() {}
 
 func (x *ListRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_zarrgw_v1_store_proto_msgTypes[9]
+	mi := &file_zarrgw_v1_store_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -689,7 +741,7 @@ func (x *ListRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRequest.ProtoReflect.Descriptor instead.
 func (*ListRequest) Descriptor() ([]byte, []int) {
-	return file_zarrgw_v1_store_proto_rawDescGZIP(), []int{9}
+	return file_zarrgw_v1_store_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ListRequest) GetStore() *StoreRef {
@@ -739,7 +791,7 @@ type ListResponse struct {
 
 func (x *ListResponse) Reset() {
 	*x = ListResponse{}
-	mi := &file_zarrgw_v1_store_proto_msgTypes[10]
+	mi := &file_zarrgw_v1_store_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -751,7 +803,7 @@ func (x *ListResponse) String() string {
 func (*ListResponse) ProtoMessage() {}
 
 func (x *ListResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_zarrgw_v1_store_proto_msgTypes[10]
+	mi := &file_zarrgw_v1_store_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -764,7 +816,7 @@ func (x *ListResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListResponse.ProtoReflect.Descriptor instead.
 func (*ListResponse) Descriptor() ([]byte, []int) {
-	return file_zarrgw_v1_store_proto_rawDescGZIP(), []int{10}
+	return file_zarrgw_v1_store_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ListResponse) GetKeys() [][]byte {
@@ -795,7 +847,7 @@ type KeyInfo struct {
 
 func (x *KeyInfo) Reset() {
 	*x = KeyInfo{}
-	mi := &file_zarrgw_v1_store_proto_msgTypes[11]
+	mi := &file_zarrgw_v1_store_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -807,7 +859,7 @@ func (x *KeyInfo) String() string {
 func (*KeyInfo) ProtoMessage() {}
 
 func (x *KeyInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_zarrgw_v1_store_proto_msgTypes[11]
+	mi := &file_zarrgw_v1_store_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -820,7 +872,7 @@ func (x *KeyInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeyInfo.ProtoReflect.Descriptor instead.
 func (*KeyInfo) Descriptor() ([]byte, []int) {
-	return file_zarrgw_v1_store_proto_rawDescGZIP(), []int{11}
+	return file_zarrgw_v1_store_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *KeyInfo) GetSize() int64 {
@@ -854,7 +906,7 @@ type ListDirResponse struct {
 
 func (x *ListDirResponse) Reset() {
 	*x = ListDirResponse{}
-	mi := &file_zarrgw_v1_store_proto_msgTypes[12]
+	mi := &file_zarrgw_v1_store_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -866,7 +918,7 @@ func (x *ListDirResponse) String() string {
 func (*ListDirResponse) ProtoMessage() {}
 
 func (x *ListDirResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_zarrgw_v1_store_proto_msgTypes[12]
+	mi := &file_zarrgw_v1_store_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -879,7 +931,7 @@ func (x *ListDirResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDirResponse.ProtoReflect.Descriptor instead.
 func (*ListDirResponse) Descriptor() ([]byte, []int) {
-	return file_zarrgw_v1_store_proto_rawDescGZIP(), []int{12}
+	return file_zarrgw_v1_store_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ListDirResponse) GetKeys() [][]byte {
@@ -920,7 +972,7 @@ type StoreCapabilities struct {
 
 func (x *StoreCapabilities) Reset() {
 	*x = StoreCapabilities{}
-	mi := &file_zarrgw_v1_store_proto_msgTypes[13]
+	mi := &file_zarrgw_v1_store_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -932,7 +984,7 @@ func (x *StoreCapabilities) String() string {
 func (*StoreCapabilities) ProtoMessage() {}
 
 func (x *StoreCapabilities) ProtoReflect() protoreflect.Message {
-	mi := &file_zarrgw_v1_store_proto_msgTypes[13]
+	mi := &file_zarrgw_v1_store_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -945,7 +997,7 @@ func (x *StoreCapabilities) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StoreCapabilities.ProtoReflect.Descriptor instead.
 func (*StoreCapabilities) Descriptor() ([]byte, []int) {
-	return file_zarrgw_v1_store_proto_rawDescGZIP(), []int{13}
+	return file_zarrgw_v1_store_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *StoreCapabilities) GetRead() bool {
@@ -1026,7 +1078,7 @@ type Empty struct {
 
 func (x *Empty) Reset() {
 	*x = Empty{}
-	mi := &file_zarrgw_v1_store_proto_msgTypes[14]
+	mi := &file_zarrgw_v1_store_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1038,7 +1090,7 @@ func (x *Empty) String() string {
 func (*Empty) ProtoMessage() {}
 
 func (x *Empty) ProtoReflect() protoreflect.Message {
-	mi := &file_zarrgw_v1_store_proto_msgTypes[14]
+	mi := &file_zarrgw_v1_store_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1051,7 +1103,7 @@ func (x *Empty) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Empty.ProtoReflect.Descriptor instead.
 func (*Empty) Descriptor() ([]byte, []int) {
-	return file_zarrgw_v1_store_proto_rawDescGZIP(), []int{14}
+	return file_zarrgw_v1_store_proto_rawDescGZIP(), []int{15}
 }
 
 var File_zarrgw_v1_store_proto protoreflect.FileDescriptor
@@ -1065,7 +1117,10 @@ const file_zarrgw_v1_store_proto_rawDesc = "" +
 	"\x04next\x18\x03 \x01(\rR\x04next\"K\n" +
 	"\fStoreRequest\x12)\n" +
 	"\x05store\x18\x01 \x01(\v2\x13.zarrgw.v1.StoreRefR\x05store\x12\x10\n" +
-	"\x03key\x18\x02 \x01(\fR\x03key\"e\n" +
+	"\x03key\x18\x02 \x01(\fR\x03key\"Q\n" +
+	"\x10EraseManyRequest\x12)\n" +
+	"\x05store\x18\x01 \x01(\v2\x13.zarrgw.v1.StoreRefR\x05store\x12\x12\n" +
+	"\x04keys\x18\x02 \x03(\fR\x04keys\"e\n" +
 	"\tByteRange\x12(\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x14.zarrgw.v1.RangeKindR\x04kind\x12\x16\n" +
 	"\x06offset\x18\x02 \x01(\x03R\x06offset\x12\x16\n" +
@@ -1134,14 +1189,15 @@ const file_zarrgw_v1_store_proto_rawDesc = "" +
 	"\x10RANGE_KIND_WHOLE\x10\x00\x12\x16\n" +
 	"\x12RANGE_KIND_BOUNDED\x10\x01\x12\x1a\n" +
 	"\x16RANGE_KIND_FROM_OFFSET\x10\x02\x12\x15\n" +
-	"\x11RANGE_KIND_SUFFIX\x10\x032\x91\x04\n" +
+	"\x11RANGE_KIND_SUFFIX\x10\x032\xcd\x04\n" +
 	"\x05Store\x12E\n" +
 	"\fCapabilities\x12\x17.zarrgw.v1.StoreRequest\x1a\x1c.zarrgw.v1.StoreCapabilities\x124\n" +
 	"\x03Get\x12\x15.zarrgw.v1.GetRequest\x1a\x14.zarrgw.v1.DataFrame0\x01\x128\n" +
 	"\x04Stat\x12\x17.zarrgw.v1.StoreRequest\x1a\x17.zarrgw.v1.StatResponse\x124\n" +
 	"\x03Set\x12\x13.zarrgw.v1.SetFrame\x1a\x16.zarrgw.v1.SetResponse(\x01\x122\n" +
 	"\x05Erase\x12\x17.zarrgw.v1.StoreRequest\x1a\x10.zarrgw.v1.Empty\x128\n" +
-	"\vErasePrefix\x12\x17.zarrgw.v1.StoreRequest\x1a\x10.zarrgw.v1.Empty\x129\n" +
+	"\vErasePrefix\x12\x17.zarrgw.v1.StoreRequest\x1a\x10.zarrgw.v1.Empty\x12:\n" +
+	"\tEraseMany\x12\x1b.zarrgw.v1.EraseManyRequest\x1a\x10.zarrgw.v1.Empty\x129\n" +
 	"\x04List\x12\x16.zarrgw.v1.ListRequest\x1a\x17.zarrgw.v1.ListResponse0\x01\x12>\n" +
 	"\aListDir\x12\x17.zarrgw.v1.StoreRequest\x1a\x1a.zarrgw.v1.ListDirResponse\x122\n" +
 	"\x05Close\x12\x17.zarrgw.v1.StoreRequest\x1a\x10.zarrgw.v1.EmptyB6Z4github.com/zarrgw/zarrgw/pluginapi/zarrgwv1;zarrgwv1b\x06proto3"
@@ -1159,61 +1215,65 @@ func file_zarrgw_v1_store_proto_rawDescGZIP() []byte {
 }
 
 var file_zarrgw_v1_store_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_zarrgw_v1_store_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
+var file_zarrgw_v1_store_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
 var file_zarrgw_v1_store_proto_goTypes = []any{
 	(RangeKind)(0),            // 0: zarrgw.v1.RangeKind
 	(*StoreRef)(nil),          // 1: zarrgw.v1.StoreRef
 	(*StoreRequest)(nil),      // 2: zarrgw.v1.StoreRequest
-	(*ByteRange)(nil),         // 3: zarrgw.v1.ByteRange
-	(*GetRequest)(nil),        // 4: zarrgw.v1.GetRequest
-	(*DataFrame)(nil),         // 5: zarrgw.v1.DataFrame
-	(*SetHeader)(nil),         // 6: zarrgw.v1.SetHeader
-	(*SetFrame)(nil),          // 7: zarrgw.v1.SetFrame
-	(*SetResponse)(nil),       // 8: zarrgw.v1.SetResponse
-	(*StatResponse)(nil),      // 9: zarrgw.v1.StatResponse
-	(*ListRequest)(nil),       // 10: zarrgw.v1.ListRequest
-	(*ListResponse)(nil),      // 11: zarrgw.v1.ListResponse
-	(*KeyInfo)(nil),           // 12: zarrgw.v1.KeyInfo
-	(*ListDirResponse)(nil),   // 13: zarrgw.v1.ListDirResponse
-	(*StoreCapabilities)(nil), // 14: zarrgw.v1.StoreCapabilities
-	(*Empty)(nil),             // 15: zarrgw.v1.Empty
-	(*ArenaSpan)(nil),         // 16: zarrgw.v1.ArenaSpan
+	(*EraseManyRequest)(nil),  // 3: zarrgw.v1.EraseManyRequest
+	(*ByteRange)(nil),         // 4: zarrgw.v1.ByteRange
+	(*GetRequest)(nil),        // 5: zarrgw.v1.GetRequest
+	(*DataFrame)(nil),         // 6: zarrgw.v1.DataFrame
+	(*SetHeader)(nil),         // 7: zarrgw.v1.SetHeader
+	(*SetFrame)(nil),          // 8: zarrgw.v1.SetFrame
+	(*SetResponse)(nil),       // 9: zarrgw.v1.SetResponse
+	(*StatResponse)(nil),      // 10: zarrgw.v1.StatResponse
+	(*ListRequest)(nil),       // 11: zarrgw.v1.ListRequest
+	(*ListResponse)(nil),      // 12: zarrgw.v1.ListResponse
+	(*KeyInfo)(nil),           // 13: zarrgw.v1.KeyInfo
+	(*ListDirResponse)(nil),   // 14: zarrgw.v1.ListDirResponse
+	(*StoreCapabilities)(nil), // 15: zarrgw.v1.StoreCapabilities
+	(*Empty)(nil),             // 16: zarrgw.v1.Empty
+	(*ArenaSpan)(nil),         // 17: zarrgw.v1.ArenaSpan
 }
 var file_zarrgw_v1_store_proto_depIdxs = []int32{
 	1,  // 0: zarrgw.v1.StoreRequest.store:type_name -> zarrgw.v1.StoreRef
-	0,  // 1: zarrgw.v1.ByteRange.kind:type_name -> zarrgw.v1.RangeKind
-	1,  // 2: zarrgw.v1.GetRequest.store:type_name -> zarrgw.v1.StoreRef
-	3,  // 3: zarrgw.v1.GetRequest.range:type_name -> zarrgw.v1.ByteRange
-	16, // 4: zarrgw.v1.GetRequest.output:type_name -> zarrgw.v1.ArenaSpan
-	16, // 5: zarrgw.v1.DataFrame.arena:type_name -> zarrgw.v1.ArenaSpan
-	1,  // 6: zarrgw.v1.SetHeader.store:type_name -> zarrgw.v1.StoreRef
-	16, // 7: zarrgw.v1.SetHeader.arena:type_name -> zarrgw.v1.ArenaSpan
-	6,  // 8: zarrgw.v1.SetFrame.header:type_name -> zarrgw.v1.SetHeader
-	1,  // 9: zarrgw.v1.ListRequest.store:type_name -> zarrgw.v1.StoreRef
-	12, // 10: zarrgw.v1.ListResponse.infos:type_name -> zarrgw.v1.KeyInfo
-	2,  // 11: zarrgw.v1.Store.Capabilities:input_type -> zarrgw.v1.StoreRequest
-	4,  // 12: zarrgw.v1.Store.Get:input_type -> zarrgw.v1.GetRequest
-	2,  // 13: zarrgw.v1.Store.Stat:input_type -> zarrgw.v1.StoreRequest
-	7,  // 14: zarrgw.v1.Store.Set:input_type -> zarrgw.v1.SetFrame
-	2,  // 15: zarrgw.v1.Store.Erase:input_type -> zarrgw.v1.StoreRequest
-	2,  // 16: zarrgw.v1.Store.ErasePrefix:input_type -> zarrgw.v1.StoreRequest
-	10, // 17: zarrgw.v1.Store.List:input_type -> zarrgw.v1.ListRequest
-	2,  // 18: zarrgw.v1.Store.ListDir:input_type -> zarrgw.v1.StoreRequest
-	2,  // 19: zarrgw.v1.Store.Close:input_type -> zarrgw.v1.StoreRequest
-	14, // 20: zarrgw.v1.Store.Capabilities:output_type -> zarrgw.v1.StoreCapabilities
-	5,  // 21: zarrgw.v1.Store.Get:output_type -> zarrgw.v1.DataFrame
-	9,  // 22: zarrgw.v1.Store.Stat:output_type -> zarrgw.v1.StatResponse
-	8,  // 23: zarrgw.v1.Store.Set:output_type -> zarrgw.v1.SetResponse
-	15, // 24: zarrgw.v1.Store.Erase:output_type -> zarrgw.v1.Empty
-	15, // 25: zarrgw.v1.Store.ErasePrefix:output_type -> zarrgw.v1.Empty
-	11, // 26: zarrgw.v1.Store.List:output_type -> zarrgw.v1.ListResponse
-	13, // 27: zarrgw.v1.Store.ListDir:output_type -> zarrgw.v1.ListDirResponse
-	15, // 28: zarrgw.v1.Store.Close:output_type -> zarrgw.v1.Empty
-	20, // [20:29] is the sub-list for method output_type
-	11, // [11:20] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	1,  // 1: zarrgw.v1.EraseManyRequest.store:type_name -> zarrgw.v1.StoreRef
+	0,  // 2: zarrgw.v1.ByteRange.kind:type_name -> zarrgw.v1.RangeKind
+	1,  // 3: zarrgw.v1.GetRequest.store:type_name -> zarrgw.v1.StoreRef
+	4,  // 4: zarrgw.v1.GetRequest.range:type_name -> zarrgw.v1.ByteRange
+	17, // 5: zarrgw.v1.GetRequest.output:type_name -> zarrgw.v1.ArenaSpan
+	17, // 6: zarrgw.v1.DataFrame.arena:type_name -> zarrgw.v1.ArenaSpan
+	1,  // 7: zarrgw.v1.SetHeader.store:type_name -> zarrgw.v1.StoreRef
+	17, // 8: zarrgw.v1.SetHeader.arena:type_name -> zarrgw.v1.ArenaSpan
+	7,  // 9: zarrgw.v1.SetFrame.header:type_name -> zarrgw.v1.SetHeader
+	1,  // 10: zarrgw.v1.ListRequest.store:type_name -> zarrgw.v1.StoreRef
+	13, // 11: zarrgw.v1.ListResponse.infos:type_name -> zarrgw.v1.KeyInfo
+	2,  // 12: zarrgw.v1.Store.Capabilities:input_type -> zarrgw.v1.StoreRequest
+	5,  // 13: zarrgw.v1.Store.Get:input_type -> zarrgw.v1.GetRequest
+	2,  // 14: zarrgw.v1.Store.Stat:input_type -> zarrgw.v1.StoreRequest
+	8,  // 15: zarrgw.v1.Store.Set:input_type -> zarrgw.v1.SetFrame
+	2,  // 16: zarrgw.v1.Store.Erase:input_type -> zarrgw.v1.StoreRequest
+	2,  // 17: zarrgw.v1.Store.ErasePrefix:input_type -> zarrgw.v1.StoreRequest
+	3,  // 18: zarrgw.v1.Store.EraseMany:input_type -> zarrgw.v1.EraseManyRequest
+	11, // 19: zarrgw.v1.Store.List:input_type -> zarrgw.v1.ListRequest
+	2,  // 20: zarrgw.v1.Store.ListDir:input_type -> zarrgw.v1.StoreRequest
+	2,  // 21: zarrgw.v1.Store.Close:input_type -> zarrgw.v1.StoreRequest
+	15, // 22: zarrgw.v1.Store.Capabilities:output_type -> zarrgw.v1.StoreCapabilities
+	6,  // 23: zarrgw.v1.Store.Get:output_type -> zarrgw.v1.DataFrame
+	10, // 24: zarrgw.v1.Store.Stat:output_type -> zarrgw.v1.StatResponse
+	9,  // 25: zarrgw.v1.Store.Set:output_type -> zarrgw.v1.SetResponse
+	16, // 26: zarrgw.v1.Store.Erase:output_type -> zarrgw.v1.Empty
+	16, // 27: zarrgw.v1.Store.ErasePrefix:output_type -> zarrgw.v1.Empty
+	16, // 28: zarrgw.v1.Store.EraseMany:output_type -> zarrgw.v1.Empty
+	12, // 29: zarrgw.v1.Store.List:output_type -> zarrgw.v1.ListResponse
+	14, // 30: zarrgw.v1.Store.ListDir:output_type -> zarrgw.v1.ListDirResponse
+	16, // 31: zarrgw.v1.Store.Close:output_type -> zarrgw.v1.Empty
+	22, // [22:32] is the sub-list for method output_type
+	12, // [12:22] is the sub-list for method input_type
+	12, // [12:12] is the sub-list for extension type_name
+	12, // [12:12] is the sub-list for extension extendee
+	0,  // [0:12] is the sub-list for field type_name
 }
 
 func init() { file_zarrgw_v1_store_proto_init() }
@@ -1228,7 +1288,7 @@ func file_zarrgw_v1_store_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_zarrgw_v1_store_proto_rawDesc), len(file_zarrgw_v1_store_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   15,
+			NumMessages:   16,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

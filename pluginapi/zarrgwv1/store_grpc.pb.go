@@ -25,6 +25,7 @@ const (
 	Store_Set_FullMethodName          = "/zarrgw.v1.Store/Set"
 	Store_Erase_FullMethodName        = "/zarrgw.v1.Store/Erase"
 	Store_ErasePrefix_FullMethodName  = "/zarrgw.v1.Store/ErasePrefix"
+	Store_EraseMany_FullMethodName    = "/zarrgw.v1.Store/EraseMany"
 	Store_List_FullMethodName         = "/zarrgw.v1.Store/List"
 	Store_ListDir_FullMethodName      = "/zarrgw.v1.Store/ListDir"
 	Store_Close_FullMethodName        = "/zarrgw.v1.Store/Close"
@@ -48,6 +49,11 @@ type StoreClient interface {
 	Set(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[SetFrame, SetResponse], error)
 	Erase(ctx context.Context, in *StoreRequest, opts ...grpc.CallOption) (*Empty, error)
 	ErasePrefix(ctx context.Context, in *StoreRequest, opts ...grpc.CallOption) (*Empty, error)
+	// EraseMany removes keys in one call, which the plugin's store turns
+	// into as few requests as it can (S3's DeleteObjects takes 1000 keys).
+	// Missing keys are not errors. A plugin that predates it answers
+	// Unimplemented (with no error detail), and the host erases key by key.
+	EraseMany(ctx context.Context, in *EraseManyRequest, opts ...grpc.CallOption) (*Empty, error)
 	// List streams the keys under a prefix in batches: in no particular
 	// order, or in byte order after a key, with or without their sizes (see
 	// ListRequest; the host asks for order and sizes only of a store whose
@@ -138,6 +144,16 @@ func (c *storeClient) ErasePrefix(ctx context.Context, in *StoreRequest, opts ..
 	return out, nil
 }
 
+func (c *storeClient) EraseMany(ctx context.Context, in *EraseManyRequest, opts ...grpc.CallOption) (*Empty, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Empty)
+	err := c.cc.Invoke(ctx, Store_EraseMany_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *storeClient) List(ctx context.Context, in *ListRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ListResponse], error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	stream, err := c.cc.NewStream(ctx, &Store_ServiceDesc.Streams[2], Store_List_FullMethodName, cOpts...)
@@ -195,6 +211,11 @@ type StoreServer interface {
 	Set(grpc.ClientStreamingServer[SetFrame, SetResponse]) error
 	Erase(context.Context, *StoreRequest) (*Empty, error)
 	ErasePrefix(context.Context, *StoreRequest) (*Empty, error)
+	// EraseMany removes keys in one call, which the plugin's store turns
+	// into as few requests as it can (S3's DeleteObjects takes 1000 keys).
+	// Missing keys are not errors. A plugin that predates it answers
+	// Unimplemented (with no error detail), and the host erases key by key.
+	EraseMany(context.Context, *EraseManyRequest) (*Empty, error)
 	// List streams the keys under a prefix in batches: in no particular
 	// order, or in byte order after a key, with or without their sizes (see
 	// ListRequest; the host asks for order and sizes only of a store whose
@@ -230,6 +251,9 @@ func (UnimplementedStoreServer) Erase(context.Context, *StoreRequest) (*Empty, e
 }
 func (UnimplementedStoreServer) ErasePrefix(context.Context, *StoreRequest) (*Empty, error) {
 	return nil, status.Error(codes.Unimplemented, "method ErasePrefix not implemented")
+}
+func (UnimplementedStoreServer) EraseMany(context.Context, *EraseManyRequest) (*Empty, error) {
+	return nil, status.Error(codes.Unimplemented, "method EraseMany not implemented")
 }
 func (UnimplementedStoreServer) List(*ListRequest, grpc.ServerStreamingServer[ListResponse]) error {
 	return status.Error(codes.Unimplemented, "method List not implemented")
@@ -351,6 +375,24 @@ func _Store_ErasePrefix_Handler(srv interface{}, ctx context.Context, dec func(i
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Store_EraseMany_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(EraseManyRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(StoreServer).EraseMany(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Store_EraseMany_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(StoreServer).EraseMany(ctx, req.(*EraseManyRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _Store_List_Handler(srv interface{}, stream grpc.ServerStream) error {
 	m := new(ListRequest)
 	if err := stream.RecvMsg(m); err != nil {
@@ -420,6 +462,10 @@ var Store_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ErasePrefix",
 			Handler:    _Store_ErasePrefix_Handler,
+		},
+		{
+			MethodName: "EraseMany",
+			Handler:    _Store_EraseMany_Handler,
 		},
 		{
 			MethodName: "ListDir",

@@ -3,6 +3,7 @@ package storetest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"slices"
@@ -27,6 +28,12 @@ type ForwardOptions struct {
 	// Lacks are those it never has, since it cannot do what they promise
 	// (a store that cannot list has no sorted listing).
 	Lacks store.Optional
+	// OwnErase says the wrapper erases by its own means (the sharding
+	// transformer rewrites the shards holding the keys), so its EraseMany
+	// need not reach the inner store's. Every other wrapper that can
+	// erase must pass a batch on as one batch: one that erased key by key
+	// would turn S3's 1000-key DeleteObjects back into 1000 DELETEs.
+	OwnErase bool
 }
 
 // RunForwarding checks wrap over an inner store of every combination of
@@ -71,7 +78,30 @@ func ForwardingProblems(t testing.TB, wrap Wrapper, o store.Optional, opts Forwa
 	if forwarded.Info {
 		problems = append(problems, checkInfo(t.Context(), w, inner)...)
 	}
+	if w.Capabilities().Erase && !opts.OwnErase {
+		problems = append(problems, checkEraseMany(t.Context(), w, inner)...)
+	}
 	return problems
+}
+
+// checkEraseMany erases two of forwardKeys through w: they must go, in
+// one EraseMany of the inner store and no Erase.
+func checkEraseMany(ctx context.Context, w store.Store, inner *counting) []string {
+	inner.reset()
+	keys := forwardKeys[:2]
+	if err := w.EraseMany(ctx, append(slices.Clone(keys), "missing")); err != nil {
+		return []string{fmt.Sprintf("EraseMany(%q + a missing key): %v", keys, err)}
+	}
+	var out []string
+	for _, k := range keys {
+		if _, err := w.Get(ctx, k, store.ByteRange{}); !errors.Is(err, store.ErrNotFound) {
+			out = append(out, fmt.Sprintf("Get(%q) after EraseMany: %v, want ErrNotFound", k, err))
+		}
+	}
+	if inner.many.Load() != 1 || inner.erase.Load() > 0 {
+		out = append(out, fmt.Sprintf("EraseMany(%q) did not reach the inner store as one EraseMany (%s)", keys, inner))
+	}
+	return out
 }
 
 // claimProblems compares what a wrapper shows with what it should.
@@ -175,11 +205,11 @@ func keysAfter(after string) []string {
 // plugin's server).
 type counting struct {
 	*store.Memory
-	into, sorted, info, stat, dir, get atomic.Int64
+	into, sorted, info, stat, dir, get, erase, many atomic.Int64
 }
 
 func (c *counting) reset() {
-	for _, n := range []*atomic.Int64{&c.into, &c.sorted, &c.info, &c.stat, &c.dir, &c.get} {
+	for _, n := range []*atomic.Int64{&c.into, &c.sorted, &c.info, &c.stat, &c.dir, &c.get, &c.erase, &c.many} {
 		n.Store(0)
 	}
 }
@@ -192,8 +222,18 @@ func (c *counting) listedSorted() bool {
 }
 
 func (c *counting) String() string {
-	return fmt.Sprintf("it saw %d GetInto, %d ListSorted, %d ListInfo, %d Stat, %d ListDir, %d Get",
-		c.into.Load(), c.sorted.Load(), c.info.Load(), c.stat.Load(), c.dir.Load(), c.get.Load())
+	return fmt.Sprintf("it saw %d GetInto, %d ListSorted, %d ListInfo, %d Stat, %d ListDir, %d Get, %d Erase, %d EraseMany",
+		c.into.Load(), c.sorted.Load(), c.info.Load(), c.stat.Load(), c.dir.Load(), c.get.Load(), c.erase.Load(), c.many.Load())
+}
+
+func (c *counting) Erase(ctx context.Context, key string) error {
+	c.erase.Add(1)
+	return c.Memory.Erase(ctx, key)
+}
+
+func (c *counting) EraseMany(ctx context.Context, keys []string) error {
+	c.many.Add(1)
+	return c.Memory.EraseMany(ctx, keys)
 }
 
 func (c *counting) Get(ctx context.Context, key string, r store.ByteRange) (store.Value, error) {

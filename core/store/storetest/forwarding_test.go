@@ -41,6 +41,9 @@ func TestForwardingCatchesMutants(t *testing.T) {
 		"intoByGet": {func(_ testing.TB, in store.Store) store.Store {
 			return store.ForwardOptional(&intoByGet{pass{in}}, in)
 		}, "never reached the inner store's GetInto"},
+		"erasesEach": {func(_ testing.TB, in store.Store) store.Store {
+			return store.ForwardOptional(&erasesEach{pass{in}}, in)
+		}, "did not reach the inner store as one EraseMany"},
 		"losesStartAfter": {func(_ testing.TB, in store.Store) store.Store {
 			return store.ForwardOptional(&losesStartAfter{pass{in}}, in)
 		}, `ListSorted("", "a/b") = ["a/b" "a/c" "d"]`},
@@ -107,4 +110,12 @@ type losesStartAfter struct{ pass }
 
 func (p *losesStartAfter) ListSorted(ctx context.Context, prefix, _ string) iter.Seq2[string, error] {
 	return store.ListSorted(ctx, p.Store, prefix, "")
+}
+
+// erasesEach erases a batch key by key, as every wrapper did before
+// EraseMany was part of Store.
+type erasesEach struct{ pass }
+
+func (e *erasesEach) EraseMany(ctx context.Context, keys []string) error {
+	return store.EraseEach(ctx, e.Store, keys, 0)
 }

@@ -76,7 +76,7 @@ func testUnsupported(t *testing.T, s store.Store) {
 		errs = append(errs, err)
 	}
 	if !caps.Erase {
-		errs = append(errs, s.Erase(ctx, "k"), s.ErasePrefix(ctx, "p/"))
+		errs = append(errs, s.Erase(ctx, "k"), s.EraseMany(ctx, []string{"k", "l"}), s.ErasePrefix(ctx, "p/"))
 	}
 	if !caps.List {
 		_, err := store.ListAll(ctx, s, "")

@@ -31,13 +31,14 @@ var mutants = map[string]expect{
 		may: []string{"ConcurrentIncrements"}},
 	"suffixFromStart":  {must: []string{"LargeValue", "SuffixRanges", "RangeEdges"}},
 	"noClipping":       {must: []string{"EmptyValue", "Ranges", "RangeEdges", "ConditionalRace"}},
-	"acceptsBadKeys":   {must: []string{"InvalidKeys"}},
+	"acceptsBadKeys":   {must: []string{"InvalidKeys", "EraseManyInvalid"}},
 	"stalePrefixes":    {must: []string{"ListDirAfterErase", "ManyKeys", "ErasePrefix"}},
 	"sharesBuffers":    {must: []string{"Ownership"}},
 	"cancelIsNotFound": {must: []string{"CancelledRead"}},
 	"silentConditions": {must: []string{"ConditionsUnsupported"}},
 	"listUnsupported": {must: []string{"EraseMissing", "UnusualKeys", "UnusualPrefixes", "PrefixKeys", "List",
-		"ListEarlyBreak", "ListSorted", "ListDir", "ListDirAfterErase", "ManyKeys", "ErasePrefix", "EraseAll", "InvalidKeys", "InvalidPrefixes"}},
+		"ListEarlyBreak", "ListSorted", "ListDir", "ListDirAfterErase", "ManyKeys", "ErasePrefix", "EraseAll", "InvalidKeys", "InvalidPrefixes",
+		"EraseMany"}},
 	// Defects of remote stores: a listing or an erase that stops after its
 	// first page, '+' taken for a space, a prefix that is not cut at a
 	// segment, a multipart upload that keeps its first part only or drops
@@ -51,7 +52,11 @@ var mutants = map[string]expect{
 	"largeTruncated":         {must: []string{"LargeValue", "ConditionalLargeValue"}},
 	"largeIgnoresConditions": {must: []string{"ConditionalLargeValue"}},
 	"emptyRangeFails":        {must: []string{"EmptyValue", "Ranges", "SuffixRanges", "RangeEdges", "ConditionalRace"}},
-	"eraseMissingFails":      {must: []string{"NotFound", "Erase", "EraseMissing"}},
+	"eraseMissingFails":      {must: []string{"NotFound", "Erase", "EraseMissing", "EraseMany"}},
+	// a batch erase that sends its first batch of 1000 keys only, and one
+	// that takes a key it cannot erase for a missing one
+	"eraseManyOneBatch":     {must: []string{"EraseMany"}},
+	"eraseManySkipsInvalid": {must: []string{"EraseManyInvalid"}},
 	// versions claimed to be MD5s that are not
 	"claimsMD5": {must: []string{"MD5Versions"}},
 }
@@ -354,6 +359,17 @@ func (m *mutant) Erase(ctx context.Context, key string) error {
 		}
 	}
 	return m.Store.Erase(ctx, key)
+}
+
+// EraseMany erases through Erase, so that Erase's defects show in it too.
+func (m *mutant) EraseMany(ctx context.Context, keys []string) error {
+	switch m.defect {
+	case "eraseManyOneBatch":
+		keys = keys[:min(len(keys), onePage)]
+	case "eraseManySkipsInvalid":
+		keys = slices.DeleteFunc(slices.Clone(keys), func(k string) bool { return store.ValidateKey(k) != nil })
+	}
+	return store.EraseEach(ctx, m, keys, 0)
 }
 
 func (m *mutant) ErasePrefix(ctx context.Context, prefix string) error {

@@ -49,6 +49,10 @@ func (s *readVia) Set(ctx context.Context, key string, data []byte, cond store.C
 
 func (s *readVia) Erase(ctx context.Context, key string) error { return s.w.Erase(ctx, key) }
 
+func (s *readVia) EraseMany(ctx context.Context, keys []string) error {
+	return s.w.EraseMany(ctx, keys)
+}
+
 func (s *readVia) ErasePrefix(ctx context.Context, prefix string) error {
 	return s.w.ErasePrefix(ctx, prefix)
 }

@@ -89,6 +89,8 @@ func checks(opts Options) []check {
 		{"PrefixIsNotValue", readWrite, testPrefixIsNotValue},
 		{"Erase", readWriteErase, testErase},
 		{"EraseMissing", readWriteErase, testEraseMissing},
+		{"EraseMany", readWriteErase, testEraseMany},
+		{"EraseManyInvalid", readWriteErase, testEraseManyInvalid},
 		{"EmptyValue", readWrite, testEmptyValue},
 		{"UnusualKeys", readWrite, testUnusualKeys},
 		{"UnusualPrefixes", readWriteListErase, testUnusualPrefixes},

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/zarrgw/zarrgw/core/store"
 )
 
 // Erase removes a key under its directory's lock (so it cannot slip
@@ -31,6 +33,12 @@ func (s *Store) Erase(ctx context.Context, key string) error {
 		return fmt.Errorf("fs: erase %q: %w", key, err)
 	}
 	return nil
+}
+
+// EraseMany erases each key as Erase does, several at once: a directory
+// has no batch delete, and each key takes its directory's lock.
+func (s *Store) EraseMany(ctx context.Context, keys []string) error {
+	return store.EraseEach(ctx, s, keys, 0)
 }
 
 // unlink removes base from dir and reports whether there was a value.

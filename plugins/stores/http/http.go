@@ -138,6 +138,11 @@ func (s *Store) Set(_ context.Context, key string, _ []byte, _ store.Condition) 
 // Erase is not supported: the store is read-only.
 func (s *Store) Erase(_ context.Context, key string) error { return s.unsupported("erase", key) }
 
+// EraseMany is not supported: the store is read-only.
+func (s *Store) EraseMany(_ context.Context, keys []string) error {
+	return s.unsupported("erase", fmt.Sprintf("%d keys", len(keys)))
+}
+
 // ErasePrefix is not supported: the store is read-only.
 func (s *Store) ErasePrefix(_ context.Context, prefix string) error {
 	return s.unsupported("erase prefix", prefix)

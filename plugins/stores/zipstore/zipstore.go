@@ -133,6 +133,10 @@ func (s *Store) Erase(_ context.Context, key string) error {
 	return fmt.Errorf("%s: erase %q: a zip file is read only: %w", Name, key, store.ErrUnsupported)
 }
 
+func (s *Store) EraseMany(_ context.Context, keys []string) error {
+	return fmt.Errorf("%s: erase %d keys: a zip file is read only: %w", Name, len(keys), store.ErrUnsupported)
+}
+
 func (s *Store) ErasePrefix(_ context.Context, prefix string) error {
 	return fmt.Errorf("%s: erase %q: a zip file is read only: %w", Name, prefix, store.ErrUnsupported)
 }

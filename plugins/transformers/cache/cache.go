@@ -584,6 +584,16 @@ func (c *Cache) Erase(ctx context.Context, key string) error {
 	return err
 }
 
+// EraseMany erases through to the next store in one batch, then drops
+// every entry of each key, in both tiers, as Erase does.
+func (c *Cache) EraseMany(ctx context.Context, keys []string) error {
+	err := c.next.EraseMany(ctx, keys)
+	for _, key := range keys {
+		c.invalidate(key)
+	}
+	return err
+}
+
 // ErasePrefix erases through to the next store, then drops the entries of
 // every key under prefix that the memory tier knows of. Disk entries of
 // keys it does not know stay, and are never served: a disk entry needs a

@@ -86,6 +86,17 @@ func (s *Prefixed) Erase(ctx context.Context, key string) error {
 	return s.next.Erase(ctx, s.prefix+key)
 }
 
+func (s *Prefixed) EraseMany(ctx context.Context, keys []string) error {
+	full := make([]string, len(keys))
+	for i, key := range keys {
+		if err := store.ValidateKey(key); err != nil {
+			return err
+		}
+		full[i] = s.prefix + key
+	}
+	return s.next.EraseMany(ctx, full)
+}
+
 func (s *Prefixed) ErasePrefix(ctx context.Context, prefix string) error {
 	if err := store.ValidatePrefix(prefix); err != nil {
 		return err

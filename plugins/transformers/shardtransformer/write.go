@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/zarrgw/zarrgw/core/shard"
 	"github.com/zarrgw/zarrgw/core/store"
 )
@@ -64,6 +66,84 @@ func (s *Store) Erase(ctx context.Context, key string) error {
 		return wrap("erase", key, sk, err)
 	}
 	return nil
+}
+
+// EraseMany removes chunks shard by shard. A shard every chunk of which
+// goes is erased whole, with the keys that are not chunks, in one
+// EraseMany of the store below (S3 then deletes a thousand shards a
+// call), where writes are conditional: a writer of the shard in between
+// finds its version gone and starts again on nothing, so no chunk it
+// wrote vanishes and no erased chunk comes back. Where they are not, and
+// for shards that keep chunks, each shard has one read-modify-write
+// clearing all its chunks given, queued with this store's other updates
+// of that shard.
+func (s *Store) EraseMany(ctx context.Context, keys []string) error {
+	var plain []string
+	byShard := map[string]map[int]string{} // shard -> position -> a key
+	var shards []string
+	for _, key := range keys {
+		sk, pos, ok := s.locate(key)
+		if !ok {
+			plain = append(plain, key)
+			continue
+		}
+		if byShard[sk] == nil {
+			byShard[sk] = map[int]string{}
+			shards = append(shards, sk)
+		}
+		byShard[sk][pos] = key
+	}
+	var edited []string
+	if s.next.Capabilities().ConditionalWrite {
+		for _, sk := range shards {
+			if len(byShard[sk]) == s.format.N() {
+				plain = append(plain, sk)
+				continue
+			}
+			edited = append(edited, sk)
+		}
+	} else {
+		edited = shards
+	}
+	errs := make([]error, len(edited)+1)
+	if len(plain) > 0 {
+		err := s.next.EraseMany(ctx, plain)
+		for _, k := range plain {
+			s.reader.Cache.Forget(k) // a shard's layout, should k be one
+		}
+		if err != nil {
+			errs[len(edited)] = fmt.Errorf("%s: %w", Name, err)
+		}
+	}
+	var g errgroup.Group
+	g.SetLimit(store.DefaultParallelism)
+	for i, sk := range edited {
+		g.Go(func() error {
+			positions := byShard[sk]
+			_, err := s.update(ctx, sk, func(chunks [][]byte, _ string) (bool, error) {
+				changed := false
+				for pos := range positions {
+					changed = changed || chunks[pos] != nil
+					chunks[pos] = nil
+				}
+				return changed, nil
+			})
+			if err != nil {
+				errs[i] = fmt.Errorf("%d chunks: %w", len(positions), wrap("erase", anyKey(positions), sk, err))
+			}
+			return nil
+		})
+	}
+	g.Wait()
+	return errors.Join(errs...)
+}
+
+// anyKey is one key of a shard's batch, to name in an error.
+func anyKey(m map[int]string) string {
+	for _, k := range m {
+		return k
+	}
+	return ""
 }
 
 // readShard reads a whole shard and splits it into its chunks.
