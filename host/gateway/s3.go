@@ -3,13 +3,12 @@ package gateway
 import (
 	"context"
 	"crypto/md5"
-	"crypto/rand"
 	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"github.com/zarrgw/zarrgw/host/identity"
 	"github.com/zarrgw/zarrgw/host/identity/sts"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
@@ -37,24 +36,45 @@ type s3API struct {
 	issuer *sts.Issuer
 	// assembling bounds the memory of multipart uploads being completed.
 	assembling *semaphore.Weighted
-	stop       chan struct{}
-	stopped    sync.WaitGroup
+	// keys are the principals' access keys: each one's secret, and the
+	// caller its requests act as (made once, not per request)
+	keys    map[string]s3Key
+	stop    chan struct{}
+	stopped sync.WaitGroup
+}
+
+// s3Key is a principal's access key.
+type s3Key struct {
+	secret string
+	caller identity.Caller
 }
 
 func newS3API(ctx context.Context, g *Gateway, l *config.S3Listener) (*s3API, error) {
-	api := &s3API{g: g, listener: l, stop: make(chan struct{}), assembling: semaphore.NewWeighted(2 * l.MaxObjectSize)}
-	api.verifier = &sigv4.Verifier{Region: l.Region, Secrets: func(id string) (string, bool) {
-		p, ok := g.cfg.PrincipalByAccessKey(id)
-		if !ok {
-			return "", false
+	api := &s3API{g: g, listener: l, stop: make(chan struct{}), assembling: semaphore.NewWeighted(2 * l.MaxObjectSize),
+		keys: map[string]s3Key{}}
+	for _, p := range g.cfg.Principals {
+		if _, seen := api.keys[p.S3AccessKeyID]; p.S3AccessKeyID != "" && !seen { // the first, as PrincipalByAccessKey finds
+			api.keys[p.S3AccessKeyID] = s3Key{secret: p.S3SecretAccessKey,
+				caller: identity.Caller{Principals: []string{p.Name}, Method: identity.SigV4}}
 		}
-		return p.S3SecretAccessKey, true
+	}
+	api.verifier = &sigv4.Verifier{Region: l.Region, Secrets: func(id string) (string, bool) {
+		k, ok := api.keys[id]
+		return k.secret, ok
 	}}
 	var err error
 	if api.issuer, err = newIssuer(l.STS); err != nil {
 		return nil, err
 	}
-	api.verifier.Sessions = api.openSession
+	// only a request carrying a session token has a slot for its session
+	// (see authenticate): others are signed by a principal's key, and
+	// openSession need not look for a token in them again
+	api.verifier.Sessions = func(r *http.Request, id string) (string, bool, error) {
+		if _, ok := r.Context().Value(sessionKey{}).(*sessionSlot); !ok {
+			return "", false, nil
+		}
+		return api.openSession(r, id)
+	}
 	if err := api.loadBuckets(ctx); err != nil {
 		return nil, err
 	}
@@ -91,13 +111,20 @@ type s3Request struct {
 }
 
 // query is the request's query, parsed on first use: a presigned URL's is
-// long, and several steps read it.
+// long, and several steps read it. Its readers only read it.
 func (req *s3Request) query() url.Values {
 	if req.q == nil {
-		req.q = req.r.URL.Query()
+		if req.r.URL.RawQuery == "" {
+			req.q = noQuery // most GETs: no map to make
+		} else {
+			req.q = req.r.URL.Query()
+		}
 	}
 	return req.q
 }
+
+// noQuery is every request's query that has none; never written.
+var noQuery = url.Values{}
 
 func (api *s3API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	g := api.g
@@ -105,8 +132,12 @@ func (api *s3API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	defer func() { g.finish(rw, r, info, time.Since(start)) }()
 	req := &s3Request{w: rw, r: r, info: info, id: requestID()}
-	rw.Header().Set("X-Amz-Request-Id", req.id)
-	rw.Header().Set("Server", "zarrgw")
+	// both headers' values in one slice (Header.Set makes one per value);
+	// each capped, so an Add to either copies rather than writes over the
+	// other
+	vals := []string{req.id, "zarrgw"}
+	h := rw.Header()
+	h["X-Amz-Request-Id"], h["Server"] = vals[0:1:1], vals[1:2:2]
 	if sts.IsSTSRequest(r) {
 		api.assumeRole(req)
 		return
@@ -202,14 +233,10 @@ func routeKey(escaped string) (string, error) {
 		return "", nil
 	}
 	dir := strings.HasSuffix(escaped, "/")
-	segs := strings.Split(strings.TrimSuffix(escaped, "/"), "/")
-	for i, seg := range segs {
-		var err error
-		if segs[i], err = decodeSegment(seg); err != nil {
-			return "", s3wire.Errorf(s3wire.InvalidArgument, keyProblem(err))
-		}
+	key, err := decodeKey(strings.TrimSuffix(escaped, "/"))
+	if err != nil {
+		return "", s3wire.Errorf(s3wire.InvalidArgument, keyProblem(err))
 	}
-	key := strings.Join(segs, "/")
 	switch err := checkWhole(key); {
 	case errors.Is(err, errKeyTooLong):
 		return "", s3wire.Errorf(s3wire.KeyTooLongError, keyProblem(err))
@@ -222,6 +249,30 @@ func routeKey(escaped string) (string, error) {
 	return key, nil
 }
 
+// decodeKey decodes and checks each segment of an escaped key. A key with
+// nothing escaped (most) is its own decoding: its segments are checked in
+// place rather than split and joined again.
+func decodeKey(escaped string) (string, error) {
+	if !strings.Contains(escaped, "%") {
+		for rest, more := escaped, true; more; {
+			var seg string
+			seg, rest, more = strings.Cut(rest, "/")
+			if err := checkSegment(seg); err != nil {
+				return "", err
+			}
+		}
+		return escaped, nil
+	}
+	segs := strings.Split(escaped, "/")
+	for i, seg := range segs {
+		var err error
+		if segs[i], err = decodeSegment(seg); err != nil {
+			return "", err
+		}
+	}
+	return strings.Join(segs, "/"), nil
+}
+
 // authenticate verifies the signature (anonymous requests act as "*"):
 // a session's credentials act as its principal, a principal's key as
 // that principal.
@@ -231,9 +282,11 @@ func (api *s3API) authenticate(req *s3Request) error {
 		return nil
 	}
 	// only a request with a session token needs a place for its session
-	// (the common signed request pays nothing for sessions)
+	// (the common signed request pays nothing for sessions): a token in
+	// the header or the query, even an empty one, as sts.SecurityToken
+	// finds them (two different tokens are refused there)
 	r, slot := req.r, (*sessionSlot)(nil)
-	if req.r.Header.Get("X-Amz-Security-Token") != "" || req.query().Has("X-Amz-Security-Token") {
+	if len(req.r.Header["X-Amz-Security-Token"]) > 0 || req.query().Has("X-Amz-Security-Token") {
 		r, slot = withSessionSlot(req.r)
 	}
 	signed, err := api.verifier.VerifyQuery(r, req.query())
@@ -245,11 +298,11 @@ func (api *s3API) authenticate(req *s3Request) error {
 		req.caller = identity.Caller{Principals: []string{s.Principal}, Method: identity.Session, Subject: s.Subject, Provider: s.Provider}
 		return nil
 	}
-	p, ok := api.g.cfg.PrincipalByAccessKey(signed.Credential.AccessKeyID)
+	k, ok := api.keys[signed.Credential.AccessKeyID]
 	if !ok { // the verifier found its secret, so it has one
 		return s3wire.Errorf(s3wire.InvalidAccessKeyID, "The AWS Access Key Id you provided does not exist in our records.")
 	}
-	req.caller = identity.Caller{Principals: []string{p.Name}, Method: identity.SigV4}
+	req.caller = k.caller // shared by its requests: Principals is never written
 	return nil
 }
 
@@ -401,10 +454,18 @@ func s3Error(err error) *s3wire.Error {
 	return e
 }
 
+// requestID is 16 upper-case hex digits, random: it tells requests apart
+// in logs and errors and guards nothing, so it comes from the runtime's
+// generator (per thread, no system call) rather than crypto/rand.
 func requestID() string {
-	var b [8]byte
-	rand.Read(b[:])
-	return strings.ToUpper(hex.EncodeToString(b[:]))
+	const digits = "0123456789ABCDEF"
+	n := rand.Uint64()
+	var id [16]byte
+	for i := range id {
+		id[i] = digits[n>>60]
+		n <<= 4
+	}
+	return string(id[:])
 }
 
 // methodNotAllowed is S3's answer to a method a resource does not take,

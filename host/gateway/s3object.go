@@ -177,20 +177,27 @@ func copyConditions(r *http.Request, tag string, mod time.Time) error {
 // overrides applies GetObject's response-* query parameters (content
 // type, disposition, ...) to the headers of the answer.
 func overrides(w http.ResponseWriter, q url.Values) http.ResponseWriter {
-	set := map[string]string{}
-	for param, header := range map[string]string{
-		"response-content-type": "Content-Type", "response-content-language": "Content-Language",
-		"response-expires": "Expires", "response-cache-control": "Cache-Control",
-		"response-content-disposition": "Content-Disposition", "response-content-encoding": "Content-Encoding",
-	} {
-		if q.Has(param) {
-			set[header] = q.Get(param)
+	var set map[string]string // made for the few requests that override
+	for _, o := range responseOverrides {
+		if q.Has(o.param) {
+			if set == nil {
+				set = map[string]string{}
+			}
+			set[o.header] = q.Get(o.param)
 		}
 	}
 	if len(set) == 0 {
 		return w
 	}
 	return &overriding{ResponseWriter: w, set: set}
+}
+
+// responseOverrides are the parameters of a GET that set a header of
+// its response.
+var responseOverrides = [...]struct{ param, header string }{
+	{"response-content-type", "Content-Type"}, {"response-content-language", "Content-Language"},
+	{"response-expires", "Expires"}, {"response-cache-control", "Cache-Control"},
+	{"response-content-disposition", "Content-Disposition"}, {"response-content-encoding", "Content-Encoding"},
 }
 
 // overriding sets headers just before the status is written.
