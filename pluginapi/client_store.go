@@ -147,8 +147,9 @@ func (s *remoteStore) Get(ctx context.Context, key string, r store.ByteRange) (s
 	return v, err
 }
 
-// GetInto implements store.ReaderInto: where the plugin's store reads into
-// a buffer, the value goes from the file into shared memory into dst.
+// GetInto implements store.ReaderInto: the plugin reads the value with one
+// Get into shared memory (when a slot is free and it fits), and it is
+// copied from there into dst, the one copy between the processes.
 func (s *remoteStore) GetInto(ctx context.Context, key string, dst []byte) (bool, error) {
 	_, ok, err := s.get(ctx, key, store.ByteRange{}, dst)
 	return ok, err

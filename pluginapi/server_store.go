@@ -42,20 +42,21 @@ func (s *storeService) Capabilities(ctx context.Context, req *pb.StoreRequest) (
 	return capsToPB(st.Capabilities(), store.OptionalOf(st)), nil
 }
 
+// Get reads with one call of the store, whole value or range alike, and
+// places the value in the host's shared memory when a slot was lent and
+// it fits, in frames otherwise. A whole value is never Stat-ed first to
+// read it into the slot with GetInto: for a cloud store that is a HEAD
+// before every GET, a second round trip per read.
 func (s *storeService) Get(req *pb.GetRequest, stream pb.Store_GetServer) error {
 	st, err := s.open(stream.Context(), req.Store)
 	if err != nil {
-		return toStatus(err)
-	}
-	out := s.arenas.region(req.Output)
-	if done, err := s.getInto(stream, st, req, out); done || err != nil {
 		return toStatus(err)
 	}
 	v, err := st.Get(stream.Context(), string(req.Key), rangeFromPB(req.Range))
 	if err != nil {
 		return toStatus(err)
 	}
-	if dst, sp, ok := out.alloc(len(v.Data)); ok && len(v.Data) > 0 {
+	if dst, sp, ok := s.arenas.region(req.Output).alloc(len(v.Data)); ok && len(v.Data) > 0 {
 		copy(dst, v.Data)
 		return stream.Send(&pb.DataFrame{Version: v.Version, Size: int64(len(v.Data)), Arena: sp, ModTimeUnixNano: timeToPB(v.ModTime)})
 	}
@@ -69,29 +70,6 @@ func (s *storeService) Get(req *pb.GetRequest, stream pb.Store_GetServer) error 
 		}
 	}
 	return nil
-}
-
-// getInto reads a whole value straight into the host's shared memory when
-// the store can read into a buffer: no buffer of the plugin's own, no
-// copy. The version comes from a Stat just before; should the value change
-// in between, the version is older than the data, which a conditional
-// write then refuses (it never accepts data older than its version).
-func (s *storeService) getInto(stream pb.Store_GetServer, st store.Store, req *pb.GetRequest, out *outRegion) (bool, error) {
-	into, ok := st.(store.ReaderInto)
-	if !ok || out == nil || req.GetRange().GetKind() != pb.RangeKind_RANGE_KIND_WHOLE {
-		return false, nil
-	}
-	ctx, key := stream.Context(), string(req.Key)
-	info, err := st.Stat(ctx, key)
-	if err != nil || info.Size <= 0 || info.Size > int64(len(out.mem)) {
-		return false, nil // Get says what is wrong, or sends it in frames
-	}
-	dst, sp, _ := out.alloc(int(info.Size))
-	if got, err := into.GetInto(ctx, key, dst); err != nil || !got {
-		out.used.Store(0) // changed size (or vanished): Get has the answer
-		return false, nil
-	}
-	return true, stream.Send(&pb.DataFrame{Version: info.Version, Size: info.Size, Arena: sp, ModTimeUnixNano: timeToPB(info.ModTime)})
 }
 
 func (s *storeService) Stat(ctx context.Context, req *pb.StoreRequest) (*pb.StatResponse, error) {

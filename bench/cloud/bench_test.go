@@ -190,20 +190,11 @@ func BenchmarkStore(b *testing.B) {
 }
 
 // BenchmarkStoreOutOfProcess is the zarrgw s3 store served by a plugin;
-// the host reads through Get (which the plugin serves into shared memory
-// with a Stat and a GetInto).
+// the host reads through Get (which the plugin serves with one GET, into
+// shared memory when a slot is free).
 func BenchmarkStoreOutOfProcess(b *testing.B) {
 	f := setup(b)
 	s := pluginStore(b, f, s3.Name)
-	run(b, storeGet(s, f))
-}
-
-// BenchmarkStoreOutOfProcessGetOnly is the same with the store's GetInto
-// hidden from the plugin, which then serves each Get with one GET and a
-// copy into shared memory instead of a HEAD and a GET into it.
-func BenchmarkStoreOutOfProcessGetOnly(b *testing.B) {
-	f := setup(b)
-	s := pluginStore(b, f, "s3-get-only")
 	run(b, storeGet(s, f))
 }
 
