@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	pb "github.com/zarrgw/zarrgw/pluginapi/zarrgwv1"
 )
@@ -18,10 +19,20 @@ import (
 // HTTP/2 framing, which together cost more than the work of a fast codec.
 // The socket still carries every call, so ordering, deadlines, errors and
 // crash detection work as for any call.
+//
+// There is a slot for each of as many calls as a reader keeps in flight
+// (core/array and bench/cloud read 256 values at once): a call that finds
+// no free slot sends its value in frames, which costs the reader of 1 MiB
+// values more than half its throughput. The arena is only address space
+// until a slot is written: memory is used by as many slots as have been
+// in use at once, and slots beyond arenaWarmSlots that stay free for
+// arenaIdle give theirs back to the system.
 const (
-	arenaSlotSize = 4 << 20
-	arenaSlots    = 16
-	arenaAlign    = 64
+	arenaSlotSize  = 4 << 20
+	arenaSlots     = 256
+	arenaAlign     = 64
+	arenaWarmSlots = 16
+	arenaIdle      = 10 * time.Second
 )
 
 var arenaIDs atomic.Uint32
@@ -31,8 +42,12 @@ type arena struct {
 	mem  []byte
 	mu   sync.Mutex
 	free []int // a stack: the slot used last is warm and already resident
-	refs int
-	gone bool // released: unmap when the last borrower returns
+	// used is when each slot was last given back, zero once its memory
+	// was given back to the system (or never used)
+	used     []time.Time
+	trimming bool // a trim is scheduled
+	refs     int
+	gone     bool // released: unmap when the last borrower returns
 }
 
 // newArena creates an arena and has the plugin on cc map it.
@@ -44,15 +59,21 @@ func newArena(ctx context.Context, client pb.PluginClient) (*arena, error) {
 	}
 	// The name only has to work until the plugin has mapped the memory.
 	defer done()
-	a := &arena{id: arenaIDs.Add(1), mem: mem}
-	for i := arenaSlots - 1; i >= 0; i-- {
-		a.free = append(a.free, i)
-	}
+	a := arenaOver(arenaIDs.Add(1), mem)
 	if _, err := client.MapArena(ctx, &pb.MapArenaRequest{Id: a.id, Path: path, Size: uint64(size)}); err != nil {
 		unmapShared(mem)
 		return nil, err
 	}
 	return a, nil
+}
+
+// arenaOver cuts mem into free slots.
+func arenaOver(id uint32, mem []byte) *arena {
+	a := &arena{id: id, mem: mem, used: make([]time.Time, arenaSlots)}
+	for i := arenaSlots - 1; i >= 0; i-- {
+		a.free = append(a.free, i)
+	}
+	return a
 }
 
 // slot is a borrowed slot of an arena.
@@ -86,9 +107,44 @@ func (s *slot) giveBack(abandoned bool) {
 	defer a.mu.Unlock()
 	if !abandoned {
 		a.free = append(a.free, s.i)
+		a.used[s.i] = time.Now()
+		if len(a.free) > arenaWarmSlots && !a.trimming && !a.gone {
+			a.trimming = true
+			time.AfterFunc(arenaIdle, a.trim)
+		}
 	}
 	a.refs--
 	a.unmapIfDone()
+}
+
+// trim gives the memory of free slots idle for arenaIdle back to the
+// system, but for the arenaWarmSlots at the top of the free stack, which
+// the next calls take; it looks again later while other slots beyond
+// those still hold memory. A trimmed slot reads as zeros and is
+// allocated again when next written.
+func (a *arena) trim() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.trimming = false
+	if a.gone || a.mem == nil {
+		return
+	}
+	now, pending := time.Now(), false
+	for _, i := range a.free[:max(0, len(a.free)-arenaWarmSlots)] {
+		switch t := a.used[i]; {
+		case t.IsZero():
+		case now.Sub(t) >= arenaIdle:
+			off := i * arenaSlotSize
+			_ = trimShared(a.mem[off : off+arenaSlotSize]) // where it fails, the memory stays in use, as before
+			a.used[i] = time.Time{}
+		default:
+			pending = true
+		}
+	}
+	if pending {
+		a.trimming = true
+		time.AfterFunc(arenaIdle, a.trim)
+	}
 }
 
 // release gives the arena up; it is unmapped once no slot is lent.

@@ -14,10 +14,7 @@ func testArena(t *testing.T) *arena {
 		t.Skip("no shared memory:", err)
 	}
 	done()
-	a := &arena{id: 7, mem: mem}
-	for i := arenaSlots - 1; i >= 0; i-- {
-		a.free = append(a.free, i)
-	}
+	a := arenaOver(7, mem)
 	t.Cleanup(a.release)
 	return a
 }
@@ -111,4 +108,38 @@ func TestOutRegionAlloc(t *testing.T) {
 	if len(taken) != (1<<16)/1024 {
 		t.Errorf("%d pieces of 1000 bytes in 64 KiB", len(taken))
 	}
+}
+
+// Free slots idle for long give their memory back (they read as zeros
+// after), but for the warm ones the next calls take; slots in use and
+// slots given back recently keep theirs.
+func TestArenaTrimsIdleSlots(t *testing.T) {
+	a := testArena(t)
+	var lent []*slot
+	for range arenaWarmSlots + 8 {
+		s, ok := a.borrow()
+		if !ok {
+			t.Fatal("no slot")
+		}
+		s.mem[0], s.mem[arenaSlotSize-1] = 0xAA, 0xAA
+		lent = append(lent, s)
+	}
+	busy := lent[len(lent)-1]
+	for _, s := range lent[:len(lent)-1] {
+		s.giveBack(false)
+	}
+	// the first 4 given back went idle long ago; the others just now
+	a.mu.Lock()
+	for _, s := range lent[:4] {
+		a.used[s.i] = a.used[s.i].Add(-2 * arenaIdle)
+	}
+	a.mu.Unlock()
+	a.trim()
+	for n, s := range lent {
+		trimmed := n < 4
+		if got := s.mem[0] == 0 && s.mem[arenaSlotSize-1] == 0; got != trimmed {
+			t.Errorf("slot %d (given back %d of %d): trimmed %v, want %v", s.i, n, len(lent), got, trimmed)
+		}
+	}
+	busy.giveBack(false)
 }

@@ -26,3 +26,8 @@ func createShared(size int) (path string, mem []byte, done func(), err error) {
 	}
 	return fmt.Sprintf("/proc/%d/fd/%d", os.Getpid(), fd), mem, func() { unix.Close(fd) }, nil
 }
+
+// trimShared gives the pages of mem, a part of an arena, back to the
+// system: the memfd's pages are freed (MADV_REMOVE punches a hole in it),
+// and both processes read zeros there until it is written again.
+func trimShared(mem []byte) error { return unix.Madvise(mem, unix.MADV_REMOVE) }
