@@ -4,11 +4,14 @@
 // and runs it.
 //
 // Every request is a plain HTTP request of one shared Go client: for an
-// S3 endpoint through a URL presigned with aws-sdk-go-v2 (signed once per
-// key, before the clock starts, so the client's signing is not measured;
-// the server verifies each one), for the key API as it is. PUTs are also
-// made through the SDK's PutObject with its defaults (payload hash and
-// checksum computed by the client, the same for every S3 endpoint).
+// S3 endpoint either through a URL presigned with aws-sdk-go-v2 (kind s3)
+// or with the SDK's signature in the Authorization header (kind s3h, the
+// form SDKs and CLIs send), each signed once per key and round before the
+// clock starts, so the client's signing is not measured (the server
+// verifies every request); for the key API and unsigned S3 requests as
+// they are. PUTs are also made through the SDK's PutObject with its
+// defaults (payload hash and checksum computed by the client, the same
+// for every S3 endpoint).
 package main
 
 import (
@@ -26,6 +29,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 )
@@ -33,15 +37,25 @@ import (
 // endpoint is a server under test.
 type endpoint struct {
 	name   string
-	s3     *s3.Client        // nil for the key API
-	pre    *s3.PresignClient // nil for the key API
-	base   string            // the key API's /d/DATASET/ URL
+	s3     *s3.Client        // nil for the key API and unsigned S3
+	pre    *s3.PresignClient // presigned URLs (kind s3)
+	header bool              // signed in the Authorization header (kind s3h)
+	base   string            // the key API's /d/DATASET/ URL, the bucket's URL unsigned, or the S3 endpoint
 	bucket string
+	creds  aws.Credentials
+	region string
+}
+
+// request is a prepared request: its URL and, signed in the header, the
+// headers to send.
+type request struct {
+	url    string
+	header http.Header
 }
 
 func main() {
 	var (
-		targets  = flag.String("targets", "", "comma-separated NAME=s3:URL, NAME=keys:URL/d/DATASET/ (the key API) or NAME=anon:URL/BUCKET/ (unsigned S3 requests)")
+		targets  = flag.String("targets", "", "comma-separated NAME=s3:URL (presigned), NAME=s3h:URL (signed in the header), NAME=keys:URL/d/DATASET/ (the key API) or NAME=anon:URL/BUCKET/ (unsigned S3 requests)")
 		bucket   = flag.String("bucket", "bench", "the bucket of the S3 endpoints")
 		keyID    = flag.String("key-id", "", "S3 access key ID")
 		secret   = flag.String("secret", "", "S3 secret access key")
@@ -52,22 +66,24 @@ func main() {
 		bigN     = flag.Int("big-n", 4, "64 MiB transfers in a round")
 		rounds   = flag.Int("rounds", 5, "rounds; each endpoint's best is kept")
 		what     = flag.String("what", "small-get,big-get,big-put,big-put-sdk", "what to measure")
+		ratios   = flag.String("ratios", "", "comma-separated A/B: the ratios of endpoints' best results to print (each endpoint over the first when empty)")
 	)
 	flag.Parse()
 	var eps []*endpoint
 	for _, t := range strings.Split(*targets, ",") {
 		name, spec, _ := strings.Cut(t, "=")
 		kind, url, _ := strings.Cut(spec, ":")
-		ep := &endpoint{name: name, bucket: *bucket}
+		ep := &endpoint{name: name, bucket: *bucket, base: url, region: *region,
+			creds: aws.Credentials{AccessKeyID: *keyID, SecretAccessKey: *secret}}
 		switch kind {
-		case "s3":
+		case "s3", "s3h":
 			ep.s3 = s3.New(s3.Options{Region: *region, BaseEndpoint: aws.String(url), UsePathStyle: true,
 				Credentials: credentials.NewStaticCredentialsProvider(*keyID, *secret, "")})
 			ep.pre = s3.NewPresignClient(ep.s3)
+			ep.header = kind == "s3h"
 		case "keys", "anon":
-			ep.base = url
 		default:
-			fail("target %q: want NAME=s3:URL, NAME=keys:URL or NAME=anon:URL", t)
+			fail("target %q: want NAME=s3:URL, NAME=s3h:URL, NAME=keys:URL or NAME=anon:URL", t)
 		}
 		eps = append(eps, ep)
 	}
@@ -97,14 +113,14 @@ func main() {
 				case "big-put":
 					v = bigPuts(client, ep, big, *bigN)
 				case "big-put-sdk":
-					if ep.s3 == nil {
-						continue
+					if ep.s3 == nil || ep.header {
+						continue // the SDK signs in the header itself: measured once per server
 					}
 					v = sdkPuts(ep, big, *bigN)
 				default:
 					fail("unknown measurement %q", w)
 				}
-				fmt.Printf("round %d %-11s %-10s %10.1f %s\n", r, w, ep.name, v, unit(w))
+				fmt.Printf("round %d %-11s %-19s %10.1f %s\n", r, w, ep.name, v, unit(w))
 				keep(w, ep.name, v)
 			}
 		}
@@ -118,10 +134,19 @@ func main() {
 			}
 		}
 		fmt.Printf("best %-11s %s %s\n", w, strings.Join(parts, ", "), unit(w))
-		first := eps[0].name
-		for _, ep := range eps[1:] {
-			if v, ok := best[w][ep.name]; ok && v > 0 {
-				fmt.Printf("ratio %-11s %s / %s = %.2f\n", w, first, ep.name, best[w][first]/v)
+		pairs := strings.Split(*ratios, ",")
+		if *ratios == "" {
+			pairs = nil
+			for _, ep := range eps[1:] {
+				pairs = append(pairs, eps[0].name+"/"+ep.name)
+			}
+		}
+		for _, p := range pairs {
+			a, b, _ := strings.Cut(p, "/")
+			va, oka := best[w][a]
+			vb, okb := best[w][b]
+			if oka && okb && vb > 0 {
+				fmt.Printf("ratio %-11s %s / %s = %.2f\n", w, a, b, va/vb)
 			}
 		}
 	}
@@ -137,6 +162,35 @@ func unit(w string) string {
 func fail(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "s3bench: "+format+"\n", args...)
 	os.Exit(1)
+}
+
+// emptySHA256 is the payload hash of a request without a body.
+const emptySHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+// request prepares a request for key: presigned for method, or signed in
+// its headers, on an S3 endpoint; plain on the key API and unsigned S3.
+// A header signature holds for the 15 minutes S3 allows a request's
+// date to be from the clock, longer than a round.
+func (ep *endpoint) request(method, key string) request {
+	if !ep.header {
+		return request{url: ep.url(method, key)}
+	}
+	u := strings.TrimSuffix(ep.base, "/") + "/" + ep.bucket + "/" + key
+	r, err := http.NewRequest(method, u, nil)
+	if err != nil {
+		fail("%v", err)
+	}
+	payload := emptySHA256
+	if method == http.MethodPut {
+		payload = "UNSIGNED-PAYLOAD" // as the SDK sends a body over TLS; the body is not hashed by either side
+	}
+	r.Header.Set("X-Amz-Content-Sha256", payload)
+	// as S3 clients sign: the path as it is sent, not escaped again
+	signer := v4.NewSigner(func(o *v4.SignerOptions) { o.DisableURIPathEscaping = true })
+	if err := signer.SignHTTP(context.Background(), ep.creds, r, payload, "s3", ep.region, time.Now()); err != nil {
+		fail("sign %s %s: %v", method, key, err)
+	}
+	return request{url: u, header: r.Header}
 }
 
 // url of a key: presigned for method on an S3 endpoint, plain on the key
@@ -158,26 +212,29 @@ func (ep *endpoint) url(method, key string) string {
 }
 
 // do sends a request and reads the answer, failing unless it is 2xx.
-func do(client *http.Client, method, url string, body []byte) int64 {
+func do(client *http.Client, method string, pr request, body []byte) int64 {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
 	}
-	req, err := http.NewRequest(method, url, rd)
+	req, err := http.NewRequest(method, pr.url, rd)
 	if err != nil {
 		fail("%v", err)
+	}
+	if pr.header != nil {
+		req.Header = pr.header // only read by the client: shared by the requests of the key
 	}
 	if body != nil {
 		req.ContentLength = int64(len(body))
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		fail("%s %s: %v", method, url, err)
+		fail("%s %s: %v", method, pr.url, err)
 	}
 	n, err := io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	if err != nil || resp.StatusCode/100 != 2 {
-		fail("%s %s: %d %v", method, url, resp.StatusCode, err)
+		fail("%s %s: %d %v", method, pr.url, resp.StatusCode, err)
 	}
 	return n
 }
@@ -185,9 +242,9 @@ func do(client *http.Client, method, url string, body []byte) int64 {
 // smallGets GETs the small objects round-robin from conns goroutines for
 // d and returns the requests per second.
 func smallGets(client *http.Client, ep *endpoint, n, conns int, d time.Duration) float64 {
-	urls := make([]string, n)
-	for i := range urls {
-		urls[i] = ep.url(http.MethodGet, fmt.Sprintf("small/k%d", i))
+	reqs := make([]request, n)
+	for i := range reqs {
+		reqs[i] = ep.request(http.MethodGet, fmt.Sprintf("small/k%d", i))
 	}
 	var count atomic.Int64
 	var wg sync.WaitGroup
@@ -198,7 +255,7 @@ func smallGets(client *http.Client, ep *endpoint, n, conns int, d time.Duration)
 		go func() {
 			defer wg.Done()
 			for i := c; time.Now().Before(deadline); i += conns {
-				if do(client, http.MethodGet, urls[i%n], nil) != 4096 {
+				if do(client, http.MethodGet, reqs[i%n], nil) != 4096 {
 					fail("%s: small/k%d is not 4096 bytes", ep.name, i%n)
 				}
 				count.Add(1)
@@ -211,21 +268,21 @@ func smallGets(client *http.Client, ep *endpoint, n, conns int, d time.Duration)
 
 // bigGets GETs big/obj (64 MiB) n times in a row; MB/s.
 func bigGets(client *http.Client, ep *endpoint, n int) float64 {
-	u := ep.url(http.MethodGet, "big/obj")
+	pr := ep.request(http.MethodGet, "big/obj")
 	start := time.Now()
 	var total int64
 	for range n {
-		total += do(client, http.MethodGet, u, nil)
+		total += do(client, http.MethodGet, pr, nil)
 	}
 	return float64(total) / 1e6 / time.Since(start).Seconds()
 }
 
 // bigPuts PUTs 64 MiB n times in a row under the endpoint's own key; MB/s.
 func bigPuts(client *http.Client, ep *endpoint, data []byte, n int) float64 {
-	u := ep.url(http.MethodPut, "big/put-"+ep.name)
+	pr := ep.request(http.MethodPut, "big/put-"+ep.name)
 	start := time.Now()
 	for range n {
-		do(client, http.MethodPut, u, data)
+		do(client, http.MethodPut, pr, data)
 	}
 	return float64(n*len(data)) / 1e6 / time.Since(start).Seconds()
 }

@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # The S3 API on loopback, bounded in time: small-object GETs (1000 values
 # of 4 KiB, CONNECTIONS at once, DURATION a round) and 64 MiB GETs and PUTs
-# through zarrgw's S3 listener, through versitygw (posix backend) serving
-# the same directory, through the gateway's own key API, and through the
-# S3 listener unsigned (anonymous, the bucket being open: the S3 path
-# without SigV4), with one client (bench/s3/main.go: presigned URLs on one
-# Go HTTP client, and the SDK's PutObject), ROUNDS rounds in rotating
-# order, the best of each kept. Prints the ratios; bench/RESULTS.md
-# records them.
+# through zarrgw's S3 listener signed in the Authorization header (as SDKs
+# and CLIs sign) and presigned, through versitygw (posix backend) serving
+# the same directory in both forms, through the gateway's own key API, and
+# through the S3 listener unsigned (anonymous, the bucket being open: the
+# S3 path without SigV4), with one client (bench/s3/main.go: one Go HTTP
+# client, every request signed before the clock starts; and the SDK's
+# PutObject), ROUNDS rounds in rotating order, the best of each kept.
+# Prints the best of each (req/s, MB/s) and the ratios; bench/RESULTS.md
+# records them. WHAT narrows what is measured.
 #   bash bench/s3/run.sh
 #   DURATION=5s CONNECTIONS=64 ROUNDS=5 bash bench/s3/run.sh
+#   WHAT=small-get ROUNDS=3 bash bench/s3/run.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 duration="${DURATION:-10s}"
@@ -86,5 +89,11 @@ wait_port "$gw_s3_port"; wait_port "$gw_port"; wait_port "$vgw_port"
 
 echo "zarrgw $(git rev-parse --short HEAD), versitygw $("$versitygw" --version 2>/dev/null | head -1 || true)"
 echo "small GETs: 1000 x 4 KiB, $conns connections, $duration a round; big: 64 MiB x 4 a round; best of $rounds rounds; load: $(cut -d' ' -f1-3 /proc/loadavg)"
-"$work/s3bench" -targets "zarrgw-s3=s3:http://127.0.0.1:$gw_s3_port,versitygw=s3:http://127.0.0.1:$vgw_port,key-api=keys:http://127.0.0.1:$gw_port/d/bench/,zarrgw-anon=anon:http://127.0.0.1:$gw_s3_port/bench/" \
+gw_s3="http://127.0.0.1:$gw_s3_port"; vgw="http://127.0.0.1:$vgw_port"
+targets="zarrgw-header=s3h:$gw_s3,zarrgw-presigned=s3:$gw_s3,zarrgw-unsigned=anon:$gw_s3/bench/,key-api=keys:http://127.0.0.1:$gw_port/d/bench/"
+targets="$targets,versitygw-header=s3h:$vgw,versitygw-presigned=s3:$vgw"
+ratios="zarrgw-header/key-api,zarrgw-presigned/key-api,zarrgw-unsigned/key-api"
+ratios="$ratios,zarrgw-header/zarrgw-unsigned,zarrgw-presigned/zarrgw-unsigned"
+ratios="$ratios,zarrgw-header/versitygw-header,zarrgw-presigned/versitygw-presigned"
+"$work/s3bench" -targets "$targets" -ratios "$ratios" -what "${WHAT:-small-get,big-get,big-put,big-put-sdk}" \
   -key-id "$key_id" -secret "$secret" -conns "$conns" -duration "$duration" -rounds "$rounds" -big-n 4
