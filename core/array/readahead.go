@@ -69,6 +69,14 @@ func (a *Array) readSlabs(parent context.Context, plan slabPlan, alloc func() *n
 		}()
 	}
 
+	// A partial decoder (sharding) reads a shard's index once and keeps
+	// it: a slab that shares a shard with the one before waits for that
+	// one's reads to finish, so that it finds the index kept instead of
+	// reading it again at the same time.
+	shared := a.partialDecoder() != nil
+	var prev *slab
+	var prevChunks map[string]bool
+
 	var producer sync.WaitGroup
 	producer.Add(1)
 	go func() {
@@ -101,6 +109,23 @@ func (a *Array) readSlabs(parent context.Context, plan slabPlan, alloc func() *n
 			}
 			// slabs has room for every buffer, so this never waits
 			slabs <- s
+			if shared {
+				chunks := make(map[string]bool, len(projections))
+				wait := false
+				for _, p := range projections {
+					k := a.ChunkKey(p.Chunk)
+					chunks[k] = true
+					wait = wait || prevChunks[k]
+				}
+				if wait {
+					select {
+					case <-prev.done:
+					case <-ctx.Done():
+						return false
+					}
+				}
+				prev, prevChunks = s, chunks
+			}
 			read := a.chunkReader(projections)
 			for _, p := range projections {
 				select {
