@@ -44,22 +44,33 @@ func (s *storeService) Capabilities(ctx context.Context, req *pb.StoreRequest) (
 
 // Get reads with one call of the store, whole value or range alike, and
 // places the value in the host's shared memory when a slot was lent and
-// it fits, in frames otherwise. A whole value is never Stat-ed first to
-// read it into the slot with GetInto: for a cloud store that is a HEAD
-// before every GET, a second round trip per read.
+// it fits, in frames otherwise: a store.BufferReader reads a whole value
+// straight into the slot, any other store with Get and a copy. A whole
+// value is never Stat-ed first to read it into the slot with GetInto: for
+// a cloud store that is a HEAD before every GET, a round trip per read.
 func (s *storeService) Get(req *pb.GetRequest, stream pb.Store_GetServer) error {
 	st, err := s.open(stream.Context(), req.Store)
 	if err != nil {
 		return toStatus(err)
 	}
+	out := s.arenas.region(req.Output)
+	if done, err := s.getBuffer(stream, st, req, out); done || err != nil {
+		return err
+	}
 	v, err := st.Get(stream.Context(), string(req.Key), rangeFromPB(req.Range))
 	if err != nil {
 		return toStatus(err)
 	}
-	if dst, sp, ok := s.arenas.region(req.Output).alloc(len(v.Data)); ok && len(v.Data) > 0 {
+	if dst, sp, ok := out.alloc(len(v.Data)); ok && len(v.Data) > 0 {
 		copy(dst, v.Data)
 		return stream.Send(&pb.DataFrame{Version: v.Version, Size: int64(len(v.Data)), Arena: sp, ModTimeUnixNano: timeToPB(v.ModTime)})
 	}
+	return sendFrames(stream, v)
+}
+
+// sendFrames sends a value in frames: the first one carries its version,
+// size and time.
+func sendFrames(stream pb.Store_GetServer, v store.Value) error {
 	for i, part := range split(v.Data) {
 		f := &pb.DataFrame{Data: part}
 		if i == 0 {
@@ -70,6 +81,29 @@ func (s *storeService) Get(req *pb.GetRequest, stream pb.Store_GetServer) error 
 		}
 	}
 	return nil
+}
+
+// getBuffer serves a whole-value Get of a store.BufferReader: its one
+// read lands in the slot the host lent, when the value fits, with no copy
+// in this process; a value that does not fit goes in frames.
+func (s *storeService) getBuffer(stream pb.Store_GetServer, st store.Store, req *pb.GetRequest, out *outRegion) (bool, error) {
+	br, ok := st.(store.BufferReader)
+	if !ok || out == nil || req.GetRange().GetKind() != pb.RangeKind_RANGE_KIND_WHOLE {
+		return false, nil
+	}
+	buf, sp, ok := out.alloc(len(out.mem))
+	if !ok {
+		return false, nil
+	}
+	v, err := br.GetBuffer(stream.Context(), string(req.Key), buf)
+	if err != nil {
+		return true, toStatus(err)
+	}
+	if len(v.Data) > 0 && &v.Data[0] == &buf[0] {
+		sp.Length = uint64(len(v.Data))
+		return true, stream.Send(&pb.DataFrame{Version: v.Version, Size: int64(len(v.Data)), Arena: sp, ModTimeUnixNano: timeToPB(v.ModTime)})
+	}
+	return true, sendFrames(stream, v)
 }
 
 func (s *storeService) Stat(ctx context.Context, req *pb.StoreRequest) (*pb.StatResponse, error) {

@@ -15,6 +15,17 @@ import (
 // Get reads the value or the part r selects with one GET (ranges, open
 // ranges and suffixes alike); the version is the whole object's ETag.
 func (s *Store) Get(ctx context.Context, key string, r store.ByteRange) (store.Value, error) {
+	return s.get(ctx, key, r, nil)
+}
+
+// GetBuffer implements store.BufferReader: one GET, whose body goes
+// straight into buf when its length fits (a plugin's shared memory).
+func (s *Store) GetBuffer(ctx context.Context, key string, buf []byte) (store.Value, error) {
+	return s.get(ctx, key, store.ByteRange{}, buf)
+}
+
+// get is Get reading the body into buf when it fits (buf non-nil).
+func (s *Store) get(ctx context.Context, key string, r store.ByteRange, buf []byte) (store.Value, error) {
 	obj, err := s.space.Object("get", key)
 	if err != nil {
 		return store.Value{}, err
@@ -37,7 +48,12 @@ func (s *Store) Get(ctx context.Context, key string, r store.ByteRange) (store.V
 			return err
 		}
 		defer out.Body.Close()
-		data, err := remote.ReadBody(out.Body, remote.Length(out.ContentLength))
+		var data []byte
+		if buf != nil {
+			data, err = remote.ReadBodyIn(out.Body, remote.Length(out.ContentLength), buf)
+		} else {
+			data, err = remote.ReadBody(out.Body, remote.Length(out.ContentLength))
+		}
 		if err != nil {
 			return err
 		}

@@ -82,6 +82,19 @@ func ReadBody(body io.Reader, length int64) ([]byte, error) {
 	return data, nil
 }
 
+// ReadBodyIn reads a body of the announced length into buf when it fits,
+// into a buffer of its own otherwise (or when the length is unknown).
+func ReadBodyIn(body io.Reader, length int64, buf []byte) ([]byte, error) {
+	if length < 0 || length > int64(len(buf)) {
+		return ReadBody(body, length)
+	}
+	data := buf[:length]
+	if _, err := io.ReadFull(body, data); err != nil {
+		return nil, fmt.Errorf("read body: %w", err)
+	}
+	return data, nil
+}
+
 // EmptyPart answers a Get of a range with no bytes in it (HTTP cannot ask
 // for one, and answers one past the end with 416): ErrNotFound, or no
 // bytes with the value's version.
