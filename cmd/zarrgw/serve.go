@@ -16,6 +16,7 @@ import (
 
 	"github.com/zarrgw/zarrgw/host/config"
 	"github.com/zarrgw/zarrgw/host/gateway"
+	"github.com/zarrgw/zarrgw/host/logbatch"
 	"github.com/zarrgw/zarrgw/host/registry"
 	"github.com/zarrgw/zarrgw/host/stack"
 	"github.com/zarrgw/zarrgw/host/telemetry"
@@ -43,8 +44,13 @@ func newServe(set registry.Set) *cobra.Command {
 
 // serve runs the gateway until ctx ends (SIGINT or SIGTERM), then drains
 // requests in flight and ends the plugins. Its log, one JSON record per
-// request, goes to stderr.
+// request, goes to stderr in batches (every line written while the
+// previous write was under way goes out in the next), and so does all
+// else it prints, in order.
 func serve(ctx context.Context, set registry.Set, file, listen, s3Listen string, stderr io.Writer) error {
+	lines := logbatch.New(stderr, 0)
+	defer lines.Close() // deferred first: the last to run, after every log line
+	stderr = lines
 	logger := slog.New(slog.NewJSONHandler(stderr, nil))
 	// traces first: plugins started from here on inherit the OTEL_* setup
 	shutdown, err := telemetry.Setup(ctx, "zarrgw")
