@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"os"
 	"testing"
 
 	"github.com/zarrgw/zarrgw/core/store"
@@ -11,19 +12,27 @@ import (
 // WithOptional shows exactly the interfaces asked for, and a store that
 // already shows them is returned as it is.
 func TestWithOptional(t *testing.T) {
-	m := store.NewMemory()
+	m := filesToo{store.NewMemory()}
 	for _, o := range store.EveryOptional() {
 		if got := store.OptionalOf(store.WithOptional(m, o)); got != o {
 			t.Errorf("WithOptional(memory, %s) shows %s", o, got)
 		}
 	}
-	all := store.Optional{Into: true, Sorted: true, Info: true}
+	all := store.Optional{Into: true, Sorted: true, Info: true, File: true}
 	if store.WithOptional(m, all) != store.Store(m) {
 		t.Error("WithOptional(memory, all) is not the memory store itself")
 	}
 	if got := store.OptionalOf(store.WithOptional(store.WithOptional(m, store.Optional{}), all)); got != (store.Optional{}) {
 		t.Errorf("WithOptional claimed %s of a store without any", got)
 	}
+}
+
+// filesToo is a memory store with every optional interface: it claims
+// FileOpener too (never called here).
+type filesToo struct{ *store.Memory }
+
+func (filesToo) OpenFile(context.Context, string) (*os.File, store.Info, error) {
+	return nil, store.Info{}, store.ErrUnsupported
 }
 
 // Every wrapper of this package keeps exactly the optional interfaces of
@@ -46,6 +55,6 @@ func TestWrappersForward(t *testing.T) {
 		"ReadOnly": func(_ testing.TB, inner store.Store) store.Store { return store.ReadOnly(inner) },
 	}
 	for name, wrap := range wrappers {
-		t.Run(name, func(t *testing.T) { storetest.RunForwarding(t, wrap, storetest.ForwardOptions{}) })
+		t.Run(name, func(t *testing.T) { storetest.RunForwarding(t, wrap, storetest.ForwardOptions{KeepsBytes: true}) })
 	}
 }

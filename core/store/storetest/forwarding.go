@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
+	"os"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -34,10 +36,16 @@ type ForwardOptions struct {
 	// erase must pass a batch on as one batch: one that erased key by key
 	// would turn S3's 1000-key DeleteObjects back into 1000 DELETEs.
 	OwnErase bool
+	// KeepsBytes says the wrapper passes its store's bytes through
+	// unchanged, so it must show FileOpener where its store does (a key
+	// mapping, a hook, a read-only view). Other wrappers may drop it, and
+	// must, where their bytes differ from the store's: a value read
+	// through a file would skip them.
+	KeepsBytes bool
 }
 
 // RunForwarding checks wrap over an inner store of every combination of
-// optional interfaces (ReaderInto, SortedLister, InfoLister), one subtest
+// optional interfaces (ReaderInto, SortedLister, InfoLister, FileOpener), one subtest
 // each: ForwardingProblems must find nothing.
 func RunForwarding(t *testing.T, wrap Wrapper, opts ForwardOptions) {
 	t.Helper()
@@ -61,7 +69,11 @@ func ForwardingProblems(t testing.TB, wrap Wrapper, o store.Optional, opts Forwa
 	w := wrap(t, store.WithOptional(inner, o))
 	defer w.Close()
 	want := o.Minus(opts.Lacks).Or(opts.Own)
-	problems := claimProblems(store.OptionalOf(w), want)
+	got := store.OptionalOf(w)
+	if !opts.KeepsBytes {
+		want.File = want.File && got.File // dropping it is allowed
+	}
+	problems := claimProblems(got, want)
 	if len(problems) > 0 {
 		return problems // what it shows is wrong: its calls would mislead
 	}
@@ -78,7 +90,10 @@ func ForwardingProblems(t testing.TB, wrap Wrapper, o store.Optional, opts Forwa
 	if forwarded.Info {
 		problems = append(problems, checkInfo(t.Context(), w, inner)...)
 	}
-	if w.Capabilities().Erase && !opts.OwnErase {
+	if forwarded.File {
+		problems = append(problems, checkFile(t.Context(), w, inner)...)
+	}
+	if w.Capabilities().Erase && !opts.OwnErase { // last: it erases the keys
 		problems = append(problems, checkEraseMany(t.Context(), w, inner)...)
 	}
 	return problems
@@ -131,6 +146,26 @@ func seed(ctx context.Context, w store.Store, inner store.Store) error {
 		if _, err := target.Set(ctx, k, []byte(k), store.Condition{}); err != nil {
 			return fmt.Errorf("set %q: %w", k, err)
 		}
+	}
+	return nil
+}
+
+// checkFile reads a key through the wrapper's OpenFile: the inner
+// store's file, with the key's bytes.
+func checkFile(ctx context.Context, w store.Store, inner *counting) []string {
+	inner.reset()
+	key := forwardKeys[0]
+	f, info, err := store.OpenFile(ctx, w, key)
+	if err != nil {
+		return []string{fmt.Sprintf("OpenFile(%q): %v", key, err)}
+	}
+	defer f.Close()
+	data, err := io.ReadAll(f)
+	switch {
+	case err != nil || !bytes.Equal(data, []byte(key)) || info.Size != int64(len(key)):
+		return []string{fmt.Sprintf("OpenFile(%q) read %q (size %d), %v: want %q", key, data, info.Size, err, key)}
+	case inner.file.Load() == 0:
+		return []string{fmt.Sprintf("OpenFile(%q) never reached the inner store's OpenFile (%s)", key, inner)}
 	}
 	return nil
 }
@@ -205,11 +240,11 @@ func keysAfter(after string) []string {
 // plugin's server).
 type counting struct {
 	*store.Memory
-	into, sorted, info, stat, dir, get, erase, many atomic.Int64
+	into, sorted, info, stat, dir, get, erase, many, file atomic.Int64
 }
 
 func (c *counting) reset() {
-	for _, n := range []*atomic.Int64{&c.into, &c.sorted, &c.info, &c.stat, &c.dir, &c.get, &c.erase, &c.many} {
+	for _, n := range []*atomic.Int64{&c.into, &c.sorted, &c.info, &c.stat, &c.dir, &c.get, &c.erase, &c.many, &c.file} {
 		n.Store(0)
 	}
 }
@@ -222,8 +257,8 @@ func (c *counting) listedSorted() bool {
 }
 
 func (c *counting) String() string {
-	return fmt.Sprintf("it saw %d GetInto, %d ListSorted, %d ListInfo, %d Stat, %d ListDir, %d Get, %d Erase, %d EraseMany",
-		c.into.Load(), c.sorted.Load(), c.info.Load(), c.stat.Load(), c.dir.Load(), c.get.Load(), c.erase.Load(), c.many.Load())
+	return fmt.Sprintf("it saw %d GetInto, %d ListSorted, %d ListInfo, %d Stat, %d ListDir, %d Get, %d Erase, %d EraseMany, %d OpenFile",
+		c.into.Load(), c.sorted.Load(), c.info.Load(), c.stat.Load(), c.dir.Load(), c.get.Load(), c.erase.Load(), c.many.Load(), c.file.Load())
 }
 
 func (c *counting) Erase(ctx context.Context, key string) error {
@@ -234,6 +269,30 @@ func (c *counting) Erase(ctx context.Context, key string) error {
 func (c *counting) EraseMany(ctx context.Context, keys []string) error {
 	c.many.Add(1)
 	return c.Memory.EraseMany(ctx, keys)
+}
+
+// OpenFile hands out the value as a file of its own, as the fs store
+// does: a copy in a temporary file, removed once open.
+func (c *counting) OpenFile(ctx context.Context, key string) (*os.File, store.Info, error) {
+	c.file.Add(1)
+	v, err := c.Memory.Get(ctx, key, store.ByteRange{})
+	if err != nil {
+		return nil, store.Info{}, err
+	}
+	f, err := os.CreateTemp("", "storetest-file-")
+	if err != nil {
+		return nil, store.Info{}, err
+	}
+	os.Remove(f.Name())
+	if _, err := f.Write(v.Data); err != nil {
+		f.Close()
+		return nil, store.Info{}, err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		f.Close()
+		return nil, store.Info{}, err
+	}
+	return f, store.Info{Size: int64(len(v.Data)), Version: v.Version, ModTime: v.ModTime}, nil
 }
 
 func (c *counting) Get(ctx context.Context, key string, r store.ByteRange) (store.Value, error) {
