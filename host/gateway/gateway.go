@@ -91,6 +91,9 @@ type dataset struct {
 	// consolidated holds metadata consolidated on the fly, when the
 	// dataset asks for it.
 	consolidated *consolidated
+	// files: the store hands out values as open files (store.FileOpener),
+	// sent with sendfile.
+	files bool
 }
 
 // New opens every dataset of cfg through host (plugins start when first
@@ -113,13 +116,9 @@ func New(ctx context.Context, cfg *config.Config, host *stack.Host, opts Options
 	if g.ids, err = identity.New(cfg, nil); err != nil {
 		return nil, err
 	}
-	limit := store.Limit(cfg.Server.StoreConcurrency)
 	host.WrapStores(func(ref config.StoreRef, s store.Store) store.Store {
-		hooks := []store.Hook{g.metrics.storeHook(ref.String()), limit}
-		if opts.StoreHook != nil {
-			hooks = append(hooks, opts.StoreHook)
-		}
-		return store.WithHook(s, chainHooks(hooks...))
+		slots := make(chan struct{}, max(1, cfg.Server.StoreConcurrency)) // each store its own
+		return store.WithHook(s, g.metrics.storeHook(ref.String(), slots, opts.StoreHook))
 	})
 	g.chunks = cache.New[*ndarray.Array](cfg.Server.ChunkCache, cfg.Server.CacheTTL)
 	g.started = time.Now()
@@ -150,6 +149,7 @@ func (g *Gateway) open(ctx context.Context, dc *config.Dataset) (*dataset, error
 	cached, mc := withMetaCache(opened.Store, g.cfg.Server.MetadataCache, g.cfg.Server.CacheTTL, g.metrics.cache("metadata"))
 	ds := &dataset{name: dc.Name, cfg: dc, store: cached, meta: mc, opts: g.host.ArrayOptions(),
 		md5Versions: opened.Store.Capabilities().MD5Versions}
+	_, ds.files = cached.(store.FileOpener)
 	if g.chunks.Enabled() {
 		ds.chunks = &chunkCache{all: g.chunks, prefix: dc.Name + "\x00", count: g.metrics.cache("chunks")}
 		ds.opts.Chunks = ds.chunks
@@ -204,18 +204,6 @@ func (g *Gateway) all() []*dataset {
 func (g *Gateway) Close() {
 	if g.s3 != nil {
 		g.s3.close()
-	}
-}
-
-// chainHooks runs hooks outermost first.
-func chainHooks(hooks ...store.Hook) store.Hook {
-	return func(ctx context.Context, op, key string, call func(context.Context) error) error {
-		next := call
-		for i := len(hooks) - 1; i >= 0; i-- {
-			h, inner := hooks[i], next
-			next = func(ctx context.Context) error { return h(ctx, op, key, inner) }
-		}
-		return next(ctx)
 	}
 }
 

@@ -27,6 +27,9 @@ func (g *Gateway) serveValue(w http.ResponseWriter, r *http.Request, ds *dataset
 	rs, ranged := parseRange(r.Header.Get("Range"))
 	conditional := r.Header.Get("If-Match") != "" || r.Header.Get("If-None-Match") != "" ||
 		r.Header.Get("If-Modified-Since") != "" || r.Header.Get("If-Unmodified-Since") != ""
+	if done, err := g.serveFile(w, r, ds, key, rs, ranged); done || err != nil {
+		return err
+	}
 	if !ranged && !conditional && r.Method == http.MethodGet {
 		done, err := g.getSmall(w, r, ds, key)
 		if done || err != nil {
@@ -72,17 +75,29 @@ func (g *Gateway) serveFromStat(w http.ResponseWriter, r *http.Request, ds *data
 	if err != nil {
 		return err
 	}
-	tag := ds.etag(info.Version)
-	if done, err := preconditions(w, r, tag, info.ModTime); done || err != nil {
+	start, end, status, done, err := valueResponse(w, r, ds, key, info, rs, ranged)
+	if done || err != nil || r.Method == http.MethodHead {
 		return err
 	}
+	return g.sendPieces(w, r, ds, key, info.Version, start, end, status)
+}
+
+// valueResponse decides the answer to a read of a value described by
+// info: the conditional headers (412, or a 304 it writes, reporting
+// done), then the range, then the headers; it returns the part to send
+// and the status, not yet written (for HEAD, written).
+func valueResponse(w http.ResponseWriter, r *http.Request, ds *dataset, key string, info store.Info, rs rangeSpec, ranged bool) (start, end int64, status int, done bool, err error) {
+	tag := ds.etag(info.Version)
+	if done, err := preconditions(w, r, tag, info.ModTime); done || err != nil {
+		return 0, 0, 0, done, err
+	}
 	ranged = ranged && rangeStillValid(r.Header.Get("If-Range"), tag, info.ModTime)
-	start, end, status := int64(0), info.Size, http.StatusOK
+	start, end, status = 0, info.Size, http.StatusOK
 	if ranged {
 		var ok bool
 		if start, end, ok = rs.resolve(info.Size); !ok {
 			w.Header().Set("Content-Range", fmt.Sprintf("bytes */%d", info.Size))
-			return &requestError{http.StatusRequestedRangeNotSatisfiable, fmt.Sprintf("range not satisfiable: the value holds %d bytes", info.Size)}
+			return 0, 0, 0, false, &requestError{http.StatusRequestedRangeNotSatisfiable, fmt.Sprintf("range not satisfiable: the value holds %d bytes", info.Size)}
 		}
 		if end > start || info.Size > 0 {
 			status = http.StatusPartialContent
@@ -93,9 +108,8 @@ func (g *Gateway) serveFromStat(w http.ResponseWriter, r *http.Request, ds *data
 	lastModified(w, info.ModTime)
 	if r.Method == http.MethodHead {
 		w.WriteHeader(status)
-		return nil
 	}
-	return g.sendPieces(w, r, ds, key, info.Version, start, end, status)
+	return start, end, status, false, nil
 }
 
 // rangeStillValid reports whether a Range applies under If-Range (RFC
@@ -123,8 +137,12 @@ func rangeStillValid(ifRange, tag string, mod time.Time) bool {
 // x-amz-copy-source- prefix.
 func evalConditions(get func(name string) string, tag string, mod time.Time) (failed, notModified string) {
 	since := func(name string) (time.Time, bool) {
-		t, err := http.ParseTime(get(name))
-		return t, err == nil && !mod.IsZero()
+		h := get(name)
+		if h == "" || mod.IsZero() {
+			return time.Time{}, false
+		}
+		t, err := http.ParseTime(h)
+		return t, err == nil
 	}
 	modified := func(t time.Time) bool { return mod.Truncate(time.Second).After(t) }
 	if h := get("If-Match"); h != "" {
@@ -211,18 +229,30 @@ func lastModified(w http.ResponseWriter, t time.Time) {
 	}
 }
 
-// valueHeaders sets the headers of a stored value.
+// Header values every value response sends, shared: net/http only reads
+// them, and a later Set or Add replaces or copies them (len == cap).
+var (
+	jsonType   = []string{"application/json"}
+	bytesType  = []string{"application/octet-stream"}
+	rangeBytes = []string{"bytes"}
+)
+
+// valueHeaders sets the headers of a stored value: in canonical form
+// straight into the map, and the two that vary in one allocation.
 func valueHeaders(w http.ResponseWriter, key, tag string, length int64) {
 	h := w.Header()
 	if isMetaKey(key) {
-		h.Set("Content-Type", "application/json")
+		h["Content-Type"] = jsonType
 	} else {
-		h.Set("Content-Type", "application/octet-stream")
+		h["Content-Type"] = bytesType
 	}
-	h.Set("Accept-Ranges", "bytes")
-	h.Set("Content-Length", strconv.FormatInt(length, 10))
+	h["Accept-Ranges"] = rangeBytes
+	vary := make([]string, 2)
+	vary[0] = strconv.FormatInt(length, 10)
+	h["Content-Length"] = vary[0:1:1]
 	if tag != "" {
-		h.Set("ETag", tag)
+		vary[1] = tag
+		h["Etag"] = vary[1:2:2]
 	}
 }
 

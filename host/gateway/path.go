@@ -28,13 +28,9 @@ func splitDatasetPath(escaped string) (dataset, key string, err error) {
 	if rawKey == "" {
 		return dataset, "", nil
 	}
-	segs := strings.Split(rawKey, "/")
-	for i, seg := range segs {
-		if segs[i], err = decodeSegment(seg); err != nil {
-			return "", "", err
-		}
+	if key, err = decodeKey(rawKey); err != nil {
+		return "", "", err
 	}
-	key = strings.Join(segs, "/")
 	if err := checkWhole(key); err != nil {
 		return "", "", err
 	}

@@ -85,7 +85,10 @@ var keyRoutes = []keyRoute{
 // findKeyRoute is the row for a request, or nil with the methods its
 // shape takes.
 func findKeyRoute(r *http.Request, key string, dir bool) (*keyRoute, []string) {
-	q := r.URL.Query()
+	var q url.Values // nil, read as empty, for the usual request without a query
+	if r.URL.RawQuery != "" {
+		q = r.URL.Query()
+	}
 	shape := shapeOf(q, key, dir)
 	var allowed []string
 	for i := range keyRoutes {
