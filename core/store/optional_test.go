@@ -31,7 +31,7 @@ func TestWithOptional(t *testing.T) {
 // FileOpener too (never called here).
 type filesToo struct{ *store.Memory }
 
-func (filesToo) OpenFile(context.Context, string) (*os.File, store.Info, error) {
+func (filesToo) OpenFile(context.Context, string, []byte) (*os.File, store.Info, error) {
 	return nil, store.Info{}, store.ErrUnsupported
 }
 

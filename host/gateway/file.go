@@ -12,27 +12,28 @@ import (
 	"github.com/zarrgw/zarrgw/core/store"
 )
 
-// fileSmall is the largest value sent from a file by reading it into a
-// pooled buffer and writing it; larger values go to the kernel
-// (sendfile), with no buffer at all. Below it a copy costs less than the
-// sendfile setup net/http does (a read of the first 512 bytes, a flush).
+// fileSmall is the largest value read into a pooled buffer and written;
+// larger values go to the kernel from their file (sendfile), with no
+// buffer at all. Below it a copy costs less than a file's setup (os.File
+// asks the kernel twice about the descriptor) and net/http's sendfile
+// preamble (a read of the first 512 bytes, a flush).
 const fileSmall = 64 << 10
 
 var smallBuffers = sync.Pool{New: func() any { b := make([]byte, fileSmall); return &b }}
 
 // OpenFile opens the files of the store below for every key the
 // metadata cache does not keep: a document it keeps is served from there.
-func (c *metaCache) OpenFile(ctx context.Context, key string) (*os.File, store.Info, error) {
+func (c *metaCache) OpenFile(ctx context.Context, key string, buf []byte) (*os.File, store.Info, error) {
 	if c.caching(key) {
 		return nil, store.Info{}, fmt.Errorf("open %q as a file: kept by the metadata cache: %w", key, store.ErrUnsupported)
 	}
-	return store.OpenFile(ctx, c.next, key)
+	return store.OpenFile(ctx, c.next, key, buf)
 }
 
 // serveFile answers a GET or HEAD from the value's open file, where the
 // dataset's store has files (the fs store, through wrappers that keep its
 // bytes): one open gives the version, the size and the bytes of that
-// version, so no Stat comes first and no later write can splice another
+// version (read into a pooled buffer when small), so no Stat comes first and no later write can splice another
 // version in. It reports false, having written nothing, where the store
 // has no file for the key, the key is served from consolidated metadata,
 // or the response is paced (paced bytes go through Write).
@@ -44,21 +45,27 @@ func (g *Gateway) serveFile(w http.ResponseWriter, r *http.Request, ds *dataset,
 	if _, ok, err := ds.consolidatedFor(ctx, key); ok || err != nil {
 		return false, err
 	}
-	f, info, err := store.OpenFile(ctx, ds.store, key)
+	bp := smallBuffers.Get().(*[]byte)
+	defer smallBuffers.Put(bp)
+	f, info, err := store.OpenFile(ctx, ds.store, key, *bp)
 	if errors.Is(err, store.ErrUnsupported) {
 		return false, nil
 	}
 	if err != nil {
 		return true, err
 	}
-	defer f.Close()
+	if f != nil {
+		defer f.Close()
+	}
 	start, end, status, done, err := valueResponse(w, r, ds, key, info, rs, ranged)
 	if done || err != nil || r.Method == http.MethodHead {
 		return true, err
 	}
 	n := end - start
-	if n <= fileSmall {
-		return true, sendSmall(w, f, key, start, n, status)
+	if f == nil {
+		w.WriteHeader(status)
+		w.Write((*bp)[start:end])
+		return true, nil
 	}
 	if _, err := f.Seek(start, io.SeekStart); err != nil {
 		return true, fmt.Errorf("get %q: %w", key, err)
@@ -71,20 +78,6 @@ func (g *Gateway) serveFile(w http.ResponseWriter, r *http.Request, ds *dataset,
 	}
 	g.metrics.fileResponses.Inc()
 	return true, nil
-}
-
-// sendSmall reads [start, start+n) of f into a pooled buffer and writes
-// it, after the status: a read error before the status is still one.
-func sendSmall(w http.ResponseWriter, f *os.File, key string, start, n int64, status int) error {
-	bp := smallBuffers.Get().(*[]byte)
-	defer smallBuffers.Put(bp)
-	buf := (*bp)[:n]
-	if _, err := f.ReadAt(buf, start); err != nil {
-		return fmt.Errorf("get %q: %w", key, err)
-	}
-	w.WriteHeader(status)
-	w.Write(buf)
-	return nil
 }
 
 // paced reports whether w sends at a caller's byte rate.

@@ -100,3 +100,20 @@ func BenchmarkListDir1000(b *testing.B) {
 		}
 	}
 }
+
+// A 4 KiB value read by OpenFile into the caller's buffer (the gateway's
+// small-value path), against BenchmarkGet4KiB's Get.
+func BenchmarkOpenFile4K(b *testing.B) {
+	s := benchStore(b)
+	if _, err := s.Set(b.Context(), "a/c/0/0", make([]byte, 4096), store.Condition{}); err != nil {
+		b.Fatal(err)
+	}
+	buf := make([]byte, 4096)
+	b.ReportAllocs()
+	for b.Loop() {
+		f, info, err := s.OpenFile(b.Context(), "a/c/0/0", buf)
+		if err != nil || f != nil || info.Size != 4096 {
+			b.Fatalf("OpenFile: %v, %v, %d", f, err, info.Size)
+		}
+	}
+}
