@@ -110,10 +110,23 @@ func (g *Gateway) finish(rw *response, r *http.Request, info *requestInfo, took 
 			level = slog.LevelWarn
 		}
 	}
-	g.log.LogAttrs(r.Context(), level, "request", attrs...)
+	accessRecord(r.Context(), g.log.Handler(), level, attrs)
 	if info.span != nil {
 		endSpan(info, rw.status)
 	}
+}
+
+// accessRecord hands the access log record straight to the handler, as
+// Logger.LogAttrs would but without the caller's program counter, which
+// costs a stack walk per request and which the gateway's handlers never
+// print (no AddSource).
+func accessRecord(ctx context.Context, h slog.Handler, level slog.Level, attrs []slog.Attr) {
+	if !h.Enabled(ctx, level) {
+		return
+	}
+	rec := slog.NewRecord(time.Now(), level, "request", 0)
+	rec.AddAttrs(attrs...)
+	h.Handle(ctx, rec)
 }
 
 // endSpan names a request's span after its operation and ends it.
