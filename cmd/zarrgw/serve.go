@@ -80,7 +80,7 @@ func serve(ctx context.Context, set registry.Set, file, listen, s3Listen string,
 		return err
 	}
 	defer host.Close()
-	g, err := gateway.New(ctx, cfg, host, gateway.Options{Logger: logger})
+	g, err := gateway.New(ctx, cfg, host, gateway.Options{Logger: logger, AccessLog: lines})
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"github.com/zarrgw/zarrgw/host/identity"
 	"go.opentelemetry.io/otel/trace"
+	"io"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -41,20 +42,27 @@ type Options struct {
 	// StoreHook, when set, runs around every store call, inside the
 	// concurrency bound (to audit or trace calls).
 	StoreHook store.Hook
+	// AccessLog, when set, receives the access log records, one JSON line
+	// a Write in the form of slog's JSON handler (Logger's level still
+	// decides which are written); nil sends them through Logger. The
+	// gateway writes them itself, faster than a slog handler formats them.
+	AccessLog io.Writer
 }
 
 // Gateway serves the datasets of one configuration over HTTP.
 type Gateway struct {
-	cfg     *config.Config
-	host    *stack.Host
-	log     *slog.Logger
-	ids     *identity.Directory
-	limits  *identity.Limits
-	metrics *metrics
-	budget  *budget // of expensive requests (pictures, slices)
-	ready   *readiness
-	chunks  *cache.Cache[*ndarray.Array]
-	started time.Time
+	cfg  *config.Config
+	host *stack.Host
+	log  *slog.Logger
+	// accessLog is Options.AccessLog
+	accessLog io.Writer
+	ids       *identity.Directory
+	limits    *identity.Limits
+	metrics   *metrics
+	budget    *budget // of expensive requests (pictures, slices)
+	ready     *readiness
+	chunks    *cache.Cache[*ndarray.Array]
+	started   time.Time
 	// s3 is the S3 API, nil without an s3 block.
 	s3 *s3API
 
@@ -105,7 +113,7 @@ func New(ctx context.Context, cfg *config.Config, host *stack.Host, opts Options
 		opts.Logger = slog.Default()
 	}
 	g := &Gateway{
-		cfg: cfg, host: host, log: opts.Logger,
+		cfg: cfg, host: host, log: opts.Logger, accessLog: opts.AccessLog,
 		limits:   identity.NewLimits(cfg),
 		hurry:    make(chan struct{}),
 		datasets: map[string]*dataset{},

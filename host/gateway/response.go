@@ -82,51 +82,18 @@ func (r *response) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 func (g *Gateway) finish(rw *response, r *http.Request, info *requestInfo, took time.Duration) {
 	in := info.bytesIn()
 	g.metrics.request(g.metricLabel(info.dataset), info.op, r.Method, rw.status, in, rw.written, took)
-	attrs := []slog.Attr{
-		slog.String("operation", info.op),
-		slog.String("method", r.Method),
-		slog.String("path", r.URL.Path),
-		slog.Int("status", rw.status),
-		slog.Int64("bytes_out", rw.written),
-		slog.Float64("duration_ms", float64(took.Microseconds())/1000),
-		slog.String("remote", r.RemoteAddr),
-	}
-	if in > 0 {
-		attrs = append(attrs, slog.Int64("bytes_in", in))
-	}
-	if info.dataset != "" {
-		attrs = append(attrs, slog.String("dataset", info.dataset), slog.String("key", info.key))
-	}
-	if c := info.caller; !c.Anonymous() {
-		attrs = append(attrs, slog.String("principal", c.Name()), slog.String("auth", string(c.Method)))
-		if c.Subject != "" {
-			attrs = append(attrs, slog.String("subject", c.Subject), slog.String("identity_provider", c.Provider))
-		}
-	}
-	level := slog.LevelInfo
+	e := accessEntry{op: info.op, method: r.Method, path: r.URL.Path, status: rw.status, out: rw.written, in: in,
+		took: took, remote: r.RemoteAddr, dataset: info.dataset, key: info.key, caller: info.caller, level: slog.LevelInfo}
 	if info.err != nil {
-		attrs = append(attrs, slog.String("error", info.err.Error()))
+		e.err = info.err.Error()
 		if rw.status >= 500 {
-			level = slog.LevelWarn
+			e.level = slog.LevelWarn
 		}
 	}
-	accessRecord(r.Context(), g.log.Handler(), level, attrs)
+	g.logAccess(r.Context(), &e)
 	if info.span != nil {
 		endSpan(info, rw.status)
 	}
-}
-
-// accessRecord hands the access log record straight to the handler, as
-// Logger.LogAttrs would but without the caller's program counter, which
-// costs a stack walk per request and which the gateway's handlers never
-// print (no AddSource).
-func accessRecord(ctx context.Context, h slog.Handler, level slog.Level, attrs []slog.Attr) {
-	if !h.Enabled(ctx, level) {
-		return
-	}
-	rec := slog.NewRecord(time.Now(), level, "request", 0)
-	rec.AddAttrs(attrs...)
-	h.Handle(ctx, rec)
 }
 
 // endSpan names a request's span after its operation and ends it.
