@@ -47,12 +47,16 @@ func (s *sub) OpenFile(ctx context.Context, key string, buf []byte) (*os.File, I
 // OpenFile opens the file inside the hook, as a "get": it counts and
 // waits as a read does. The bytes are sent after the hook returns, as a
 // value read by Get is.
-func (h *hooked) OpenFile(ctx context.Context, key string, buf []byte) (f *os.File, info Info, err error) {
-	err = h.hook(ctx, "get", key, func(ctx context.Context) error {
-		f, info, err = OpenFile(ctx, h.next, key, buf)
+func (h *hooked) OpenFile(ctx context.Context, key string, buf []byte) (*os.File, Info, error) {
+	var out struct { // one allocation for what the call returns
+		f    *os.File
+		info Info
+	}
+	err := h.hook(ctx, "get", key, func(ctx context.Context) (err error) {
+		out.f, out.info, err = OpenFile(ctx, h.next, key, buf)
 		return err
 	})
-	return f, info, err
+	return out.f, out.info, err
 }
 
 // OpenFile reads as the store below does: reading is what a read-only

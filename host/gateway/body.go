@@ -75,7 +75,12 @@ func (b *requestBody) pace() bool {
 // returned request carries.
 func begin(w http.ResponseWriter, r *http.Request, s config.Server) (*response, *http.Request, *requestInfo) {
 	continueEmptyBody(w, r)
-	info := &requestInfo{}
+	// one allocation for both: every request has them
+	both := &struct {
+		rw   response
+		info requestInfo
+	}{rw: response{ResponseWriter: w, status: http.StatusOK}}
+	info := &both.info
 	if telemetry.Enabled() {
 		var ctx context.Context
 		ctx, info.span = telemetry.StartRequest(r)
@@ -86,7 +91,7 @@ func begin(w http.ResponseWriter, r *http.Request, s config.Server) (*response, 
 			idle: s.BodyReadTimeout, rate: s.MinUploadRate}
 		r.Body = info.body
 	}
-	return &response{ResponseWriter: w, status: http.StatusOK}, r, info
+	return &both.rw, r, info
 }
 
 // bytesIn is how many body bytes the request's handler read.
