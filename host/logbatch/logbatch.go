@@ -4,9 +4,11 @@
 // second otherwise pays one write system call per access-log line, as
 // much as reading the value it serves.
 //
-// Nothing waits for a batch to fill: a line arriving when no write is
-// under way goes out at once, so a quiet server's log is as prompt as an
-// unbuffered one, and lines keep their order. What a process killed
+// A batch is never held for long: the writing goroutine, woken by a line,
+// gathers for a millisecond (or until 16 KiB wait) before it writes, so a
+// quiet server's line is out within a millisecond, and one serving ten
+// thousand requests a second writes ten lines a call rather than one.
+// Lines keep their order. What a process killed
 // outright had not yet written is lost, at most the lines of one batch;
 // Close writes everything first.
 package logbatch
@@ -14,12 +16,20 @@ package logbatch
 import (
 	"io"
 	"sync"
+	"time"
 )
 
 // DefaultLimit bounds the bytes waiting to be written: past it, writers
 // wait for the output (as they would without batching), so a log that
 // cannot keep up slows the server instead of growing without bound.
 const DefaultLimit = 256 << 10
+
+// gather is how long the writing goroutine lets lines gather after the
+// first arrives, unless gatherBytes of them are waiting already.
+const (
+	gather      = time.Millisecond
+	gatherBytes = 16 << 10
+)
 
 // Writer batches the lines written to it; each Write is one whole line
 // (or record), never split between batches. It is safe for concurrent use.
@@ -86,6 +96,11 @@ func (w *Writer) run() {
 		if len(w.waiting) == 0 {
 			w.ended = true
 			return
+		}
+		if len(w.waiting) < gatherBytes && !w.closed {
+			w.mu.Unlock()
+			time.Sleep(gather)
+			w.mu.Lock()
 		}
 		batch := w.waiting
 		w.waiting = w.spare[:0]
