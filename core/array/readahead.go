@@ -85,20 +85,9 @@ func (a *Array) readSlabs(parent context.Context, plan slabPlan, alloc func() *n
 		defer close(slabs)
 		allocated := 0
 		plan.each(func(sub grid.Selection) bool {
-			var buf *ndarray.Array
-			select {
-			case buf = <-free:
-			default:
-				if allocated < slabBuffersInFlight {
-					allocated++
-					buf = alloc()
-				} else {
-					select {
-					case buf = <-free:
-					case <-ctx.Done():
-						return false
-					}
-				}
+			buf, ok := slabBuffer(ctx, free, &allocated, slabBuffersInFlight, alloc)
+			if !ok {
+				return false
 			}
 			shapeSlab(buf, sub.Counts())
 			projections := a.grid.Project(sub)
@@ -163,4 +152,25 @@ func (a *Array) readSlabs(parent context.Context, plan slabPlan, alloc func() *n
 		return failure
 	}
 	return parent.Err()
+}
+
+// slabBuffer takes a recycled slab buffer from free, allocates a new one
+// while fewer than max exist, or else waits for one to come back; false
+// when ctx ends first. Slabs are large: never more than max at once.
+func slabBuffer(ctx context.Context, free <-chan *ndarray.Array, allocated *int, max int, alloc func() *ndarray.Array) (*ndarray.Array, bool) {
+	select {
+	case buf := <-free:
+		return buf, true
+	default:
+	}
+	if *allocated < max {
+		*allocated++
+		return alloc(), true
+	}
+	select {
+	case buf := <-free:
+		return buf, true
+	case <-ctx.Done():
+		return nil, false
+	}
 }

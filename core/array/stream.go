@@ -182,20 +182,9 @@ func pipeSlabs(ctx context.Context, alloc func() *ndarray.Array, plan slabPlan, 
 			if skip != nil && skip(i) {
 				return ctx.Err() == nil
 			}
-			var buf *ndarray.Array
-			select {
-			case buf = <-free:
-			default:
-				if allocated < 2 {
-					allocated++
-					buf = alloc()
-				} else {
-					select {
-					case buf = <-free:
-					case <-ctx.Done():
-						return false
-					}
-				}
+			buf, ok := slabBuffer(ctx, free, &allocated, 2, alloc)
+			if !ok {
+				return false
 			}
 			shapeSlab(buf, sub.Counts())
 			err := first(ctx, i, sub, buf)
