@@ -1,6 +1,0 @@
-//go:build race
-
-package sigv4
-
-// raceEnabled is set when the race detector is on.
-const raceEnabled = true
