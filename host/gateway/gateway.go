@@ -125,8 +125,8 @@ func New(ctx context.Context, cfg *config.Config, host *stack.Host, opts Options
 		return nil, err
 	}
 	host.WrapStores(func(ref config.StoreRef, s store.Store) store.Store {
-		slots := make(chan struct{}, max(1, cfg.Server.StoreConcurrency)) // each store its own
-		return store.WithHook(s, g.metrics.storeHook(ref.String(), slots, opts.StoreHook))
+		limit := store.Limit(max(1, cfg.Server.StoreConcurrency)) // each store its own
+		return store.WithHook(s, g.metrics.storeHook(ref.String(), limit, opts.StoreHook))
 	})
 	g.chunks = cache.New[*ndarray.Array](cfg.Server.ChunkCache, cfg.Server.CacheTTL)
 	g.started = time.Now()

@@ -116,12 +116,11 @@ func (m *metrics) request(dataset, op, method string, status int, in, out int64,
 // series once per store rather than looked up per call.
 var storeOps = []string{"get", "get_into", "stat", "set", "erase", "erase_many", "erase_prefix", "list", "list_dir"}
 
-// storeHook runs around every call of one store: it waits for one of the
-// slots shared by all stores (server.store_concurrency), runs the call
-// (through extra, a test's hook, when there is one) and times it, the
-// wait included. One function, not a chain of hooks: a small read makes
-// no closures here.
-func (m *metrics) storeHook(name string, slots chan struct{}, extra store.Hook) store.Hook {
+// storeHook runs around every call of one store: it waits for room under
+// limit (server.store_concurrency, store.Limit), runs the call (through
+// extra, a test's hook, when there is one) and times it, the wait
+// included. One hook, not a chain: a small read makes no closures here.
+func (m *metrics) storeHook(name string, limit, extra store.Hook) store.Hook {
 	latency := make(map[string]prometheus.Observer, len(storeOps))
 	failed := make(map[string]prometheus.Counter, len(storeOps))
 	for _, op := range storeOps {
@@ -130,7 +129,11 @@ func (m *metrics) storeHook(name string, slots chan struct{}, extra store.Hook) 
 	}
 	return func(ctx context.Context, op, key string, call func(context.Context) error) error {
 		start := time.Now()
-		err := m.limitedCall(ctx, op, key, call, slots, extra)
+		inner := call
+		if extra != nil {
+			inner = func(ctx context.Context) error { return extra(ctx, op, key, call) }
+		}
+		err := limit(ctx, op, key, inner)
 		if o, ok := latency[op]; ok {
 			o.Observe(time.Since(start).Seconds())
 		} else {
@@ -145,21 +148,6 @@ func (m *metrics) storeHook(name string, slots chan struct{}, extra store.Hook) 
 		}
 		return err
 	}
-}
-
-// limitedCall runs call in one of the slots, waiting for one no longer
-// than ctx lasts.
-func (m *metrics) limitedCall(ctx context.Context, op, key string, call func(context.Context) error, slots chan struct{}, extra store.Hook) error {
-	select {
-	case slots <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	defer func() { <-slots }()
-	if extra != nil {
-		return extra(ctx, op, key, call)
-	}
-	return call(ctx)
 }
 
 // cacheCounters counts one cache's hits and misses.
