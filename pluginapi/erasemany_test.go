@@ -34,19 +34,7 @@ func (p *olderPlugin) GRPCServer(broker *plugin.GRPCBroker, g *grpc.Server) erro
 // inProcessOlder is inProcess with a plugin of the older SDK.
 func inProcessOlder(t testing.TB, ext Extensions) *Client {
 	t.Helper()
-	srv, err := newServer(ext)
-	if err != nil {
-		t.Fatal(err)
-	}
-	client, _ := plugin.TestPluginGRPCConn(t, false, map[string]plugin.Plugin{PluginName: &olderPlugin{grpcPlugin{srv: srv}}})
-	t.Cleanup(func() { client.Close() })
-	raw, err := client.Dispense(PluginName)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn := raw.(*Conn)
-	t.Cleanup(conn.Release)
-	return NewClient(staticConnector{name: "older", conn: conn})
+	return inProcessAs(t, "older", ext, func(srv *server) plugin.Plugin { return &olderPlugin{grpcPlugin{srv: srv}} })
 }
 
 // opCounts counts the calls a hooked store saw, by operation.

@@ -20,13 +20,20 @@ import (
 // seconds.
 func inProcess(t testing.TB, ext Extensions) *Client {
 	t.Helper()
+	return inProcessAs(t, "in-process", ext, func(srv *server) plugin.Plugin { return &grpcPlugin{srv: srv} })
+}
+
+// inProcessAs is inProcess with the plugin side made by as (a plugin of
+// an older SDK, say), its client named name.
+func inProcessAs(t testing.TB, name string, ext Extensions, as func(*server) plugin.Plugin) *Client {
+	t.Helper()
 	srv, err := newServer(ext)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Closing the client stops the server too (go-plugin's Shutdown call);
 	// stopping it here as well would race with that.
-	client, _ := plugin.TestPluginGRPCConn(t, false, map[string]plugin.Plugin{PluginName: &grpcPlugin{srv: srv}})
+	client, _ := plugin.TestPluginGRPCConn(t, false, map[string]plugin.Plugin{PluginName: as(srv)})
 	t.Cleanup(func() { client.Close() })
 	raw, err := client.Dispense(PluginName)
 	if err != nil {
@@ -34,7 +41,7 @@ func inProcess(t testing.TB, ext Extensions) *Client {
 	}
 	conn := raw.(*Conn)
 	t.Cleanup(conn.Release)
-	return NewClient(staticConnector{name: "in-process", conn: conn})
+	return NewClient(staticConnector{name: name, conn: conn})
 }
 
 // storeExtension serves the store build returns, one per configuration.
