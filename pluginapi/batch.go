@@ -96,7 +96,7 @@ func (b *batcher) result(ctx context.Context, it *batchItem) (*pb.Payload, []byt
 		return nil, nil, it.err
 	}
 	if e := it.res.Error; e != nil {
-		if codes.Code(e.Code) == codes.ResourceExhausted && e.Message == tooLargeForBatch {
+		if codes.Code(e.Code) == codes.ResourceExhausted && (e.Message == tooLargeForBatch || e.Message == notBatched) {
 			return b.c.run(ctx, it.frame.Call, it.frame.Payload, it.frame.Data, it.dst)
 		}
 		return nil, nil, fmt.Errorf("plugin %s: %w", b.c.Name(), errorFromPB(e))
@@ -177,6 +177,9 @@ func (b *batcher) call(ctx context.Context, req *pb.BatchRequest, batch []*batch
 	if err != nil {
 		return nil, err
 	}
+	if !conn.features(ctx).Batch {
+		return notBatchedResponse(len(req.Items)), nil
+	}
 	var lent *slot
 	if a := conn.sharedArena(ctx); a != nil {
 		lent, _ = a.borrow()
@@ -200,6 +203,19 @@ func (b *batcher) call(ctx context.Context, req *pb.BatchRequest, batch []*batch
 		}
 	}
 	return resp, nil
+}
+
+// notBatched marks the results of a batch the plugin cannot take (its
+// features say it has no Codec.Batch): each caller makes its call on a
+// stream of its own instead, as for an output too large for a batch.
+const notBatched = "the plugin does not batch"
+
+func notBatchedResponse(n int) *pb.BatchResponse {
+	resp := &pb.BatchResponse{Results: make([]*pb.BatchResult, n)}
+	for i := range resp.Results {
+		resp.Results[i] = &pb.BatchResult{Error: &pb.Error{Code: uint32(codes.ResourceExhausted), Message: notBatched}}
+	}
+	return resp
 }
 
 // packInputs moves the inputs that fit in half the slot into it and lends

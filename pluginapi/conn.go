@@ -2,6 +2,7 @@ package pluginapi
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,6 +25,9 @@ type Conn struct {
 	// checking is set while a liveness check runs (see suspect).
 	checking atomic.Bool
 
+	featuresOnce sync.Once
+	feats        *pb.Features
+
 	arenaMu  sync.Mutex
 	arena    *arena
 	noArena  bool // the plugin or the system cannot share memory
@@ -44,7 +48,11 @@ func (c *Conn) sharedArena(ctx context.Context) *arena {
 	}
 	c.creating = true
 	c.arenaMu.Unlock()
-	a, err := newArena(ctx, pb.NewPluginClient(c.cc))
+	var a *arena
+	err := errNoSharedMemory
+	if c.features(ctx).SharedMemory {
+		a, err = newArena(ctx, pb.NewPluginClient(c.cc))
+	}
 	c.arenaMu.Lock()
 	defer c.arenaMu.Unlock()
 	c.creating = false
@@ -60,6 +68,32 @@ func (c *Conn) sharedArena(ctx context.Context) *arena {
 	}
 	c.arena = a
 	return a
+}
+
+// errNoSharedMemory is a plugin's answer, by its features, that it maps no
+// arenas.
+var errNoSharedMemory = errors.New("the plugin does not share memory")
+
+// features returns what optional parts of the protocol the plugin serves,
+// asked once per process (connection). A plugin that does not say (built
+// before features were declared) serves them all; one whose answer does
+// not come gets the plain path (frames, one call per stream), which every
+// plugin serves.
+func (c *Conn) features(ctx context.Context) *pb.Features {
+	c.featuresOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), PingTimeout)
+		defer cancel()
+		resp, err := pb.NewPluginClient(c.cc).Info(ctx, &pb.InfoRequest{})
+		switch {
+		case err != nil:
+			c.feats = &pb.Features{}
+		case resp.Features == nil:
+			c.feats = &pb.Features{Batch: true, SharedMemory: true}
+		default:
+			c.feats = resp.Features
+		}
+	})
+	return c.feats
 }
 
 // Release frees the shared memory the host holds for this connection once

@@ -144,7 +144,11 @@ type pluginService struct {
 }
 
 func (p *pluginService) Info(context.Context, *pb.InfoRequest) (*pb.InfoResponse, error) {
-	return &pb.InfoResponse{Manifests: p.srv.manifests, ProtocolVersion: uint32(ProtocolVersions[len(ProtocolVersions)-1])}, nil
+	return &pb.InfoResponse{
+		Manifests:       p.srv.manifests,
+		ProtocolVersion: uint32(ProtocolVersions[len(ProtocolVersions)-1]),
+		Features:        &pb.Features{Batch: true, SharedMemory: true},
+	}, nil
 }
 
 func (p *pluginService) Validate(ctx context.Context, req *pb.ValidateRequest) (*pb.ValidateResponse, error) {

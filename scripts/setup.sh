@@ -9,7 +9,10 @@
 # GDAL's Zarr driver over /vsis3/ and /vsicurl/), the web clients the
 # directory pages are tested with (wget; rclone's http backend, fsspec),
 # nginx (the load balancer of the scale-out tests, which start their
-# own), and the servers the cloud stores
+# own), the Python plugin SDK's packages (python3-grpcio, python3-protobuf,
+# python3-cryptography; protoc and grpc_python_plugin to check its
+# generated code) and python3-zfpy (a numcodecs codec zarrgw does not
+# bundle, served through the numcodecs bridge), and the servers the cloud stores
 # are tested against: versitygw (S3, built with go install into
 # $(go env GOPATH)/bin, about 2 minutes once) and Azurite (Azure Blob, npm,
 # into tests/support/servers/js); and Dex, the OpenID Connect provider of
@@ -21,7 +24,8 @@ cd "$(dirname "$0")/.."
 
 need_apt=()
 for pkg in python3-zarr python3-numcodecs python3-fsspec python3-aiohttp python3-requests chromium \
-  awscli python3-boto3 s3cmd rclone gdal-bin python3-gdal wget python3-xarray nginx; do
+  awscli python3-boto3 s3cmd rclone gdal-bin python3-gdal wget python3-xarray nginx \
+  python3-grpcio python3-protobuf python3-cryptography python3-zfpy protobuf-compiler protobuf-compiler-grpc; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
 done
 if [ ${#need_apt[@]} -gt 0 ]; then

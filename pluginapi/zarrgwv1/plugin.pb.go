@@ -212,8 +212,12 @@ type InfoResponse struct {
 	// ProtocolVersion is the version the plugin negotiated (go-plugin's
 	// handshake already checked it; it is repeated here for listings).
 	ProtocolVersion uint32 `protobuf:"varint,2,opt,name=protocol_version,json=protocolVersion,proto3" json:"protocol_version,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// Features says which optional parts of the protocol the plugin serves;
+	// the host uses the plain path for the others. Absent in plugins built
+	// before it was declared, which serve all of them.
+	Features      *Features `protobuf:"bytes,3,opt,name=features,proto3" json:"features,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *InfoResponse) Reset() {
@@ -260,6 +264,70 @@ func (x *InfoResponse) GetProtocolVersion() uint32 {
 	return 0
 }
 
+func (x *InfoResponse) GetFeatures() *Features {
+	if x != nil {
+		return x.Features
+	}
+	return nil
+}
+
+// Features are the optional parts of the protocol. A plugin without them
+// still works: codec calls go one by one on Codec.Run streams, payloads in
+// frames.
+type Features struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Batch: Codec.Batch, many small codec calls in one round trip.
+	Batch bool `protobuf:"varint,1,opt,name=batch,proto3" json:"batch,omitempty"`
+	// SharedMemory: Plugin.MapArena, and payloads in the arenas it maps.
+	SharedMemory  bool `protobuf:"varint,2,opt,name=shared_memory,json=sharedMemory,proto3" json:"shared_memory,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Features) Reset() {
+	*x = Features{}
+	mi := &file_zarrgw_v1_plugin_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Features) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Features) ProtoMessage() {}
+
+func (x *Features) ProtoReflect() protoreflect.Message {
+	mi := &file_zarrgw_v1_plugin_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Features.ProtoReflect.Descriptor instead.
+func (*Features) Descriptor() ([]byte, []int) {
+	return file_zarrgw_v1_plugin_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *Features) GetBatch() bool {
+	if x != nil {
+		return x.Batch
+	}
+	return false
+}
+
+func (x *Features) GetSharedMemory() bool {
+	if x != nil {
+		return x.SharedMemory
+	}
+	return false
+}
+
 // Manifest is core/extension.Manifest.
 type Manifest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -279,7 +347,7 @@ type Manifest struct {
 
 func (x *Manifest) Reset() {
 	*x = Manifest{}
-	mi := &file_zarrgw_v1_plugin_proto_msgTypes[4]
+	mi := &file_zarrgw_v1_plugin_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -291,7 +359,7 @@ func (x *Manifest) String() string {
 func (*Manifest) ProtoMessage() {}
 
 func (x *Manifest) ProtoReflect() protoreflect.Message {
-	mi := &file_zarrgw_v1_plugin_proto_msgTypes[4]
+	mi := &file_zarrgw_v1_plugin_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -304,7 +372,7 @@ func (x *Manifest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Manifest.ProtoReflect.Descriptor instead.
 func (*Manifest) Descriptor() ([]byte, []int) {
-	return file_zarrgw_v1_plugin_proto_rawDescGZIP(), []int{4}
+	return file_zarrgw_v1_plugin_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *Manifest) GetKind() string {
@@ -367,7 +435,7 @@ type ValidateRequest struct {
 
 func (x *ValidateRequest) Reset() {
 	*x = ValidateRequest{}
-	mi := &file_zarrgw_v1_plugin_proto_msgTypes[5]
+	mi := &file_zarrgw_v1_plugin_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -379,7 +447,7 @@ func (x *ValidateRequest) String() string {
 func (*ValidateRequest) ProtoMessage() {}
 
 func (x *ValidateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_zarrgw_v1_plugin_proto_msgTypes[5]
+	mi := &file_zarrgw_v1_plugin_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -392,7 +460,7 @@ func (x *ValidateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValidateRequest.ProtoReflect.Descriptor instead.
 func (*ValidateRequest) Descriptor() ([]byte, []int) {
-	return file_zarrgw_v1_plugin_proto_rawDescGZIP(), []int{5}
+	return file_zarrgw_v1_plugin_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ValidateRequest) GetKind() string {
@@ -425,7 +493,7 @@ type ValidateResponse struct {
 
 func (x *ValidateResponse) Reset() {
 	*x = ValidateResponse{}
-	mi := &file_zarrgw_v1_plugin_proto_msgTypes[6]
+	mi := &file_zarrgw_v1_plugin_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -437,7 +505,7 @@ func (x *ValidateResponse) String() string {
 func (*ValidateResponse) ProtoMessage() {}
 
 func (x *ValidateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_zarrgw_v1_plugin_proto_msgTypes[6]
+	mi := &file_zarrgw_v1_plugin_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -450,7 +518,7 @@ func (x *ValidateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValidateResponse.ProtoReflect.Descriptor instead.
 func (*ValidateResponse) Descriptor() ([]byte, []int) {
-	return file_zarrgw_v1_plugin_proto_rawDescGZIP(), []int{6}
+	return file_zarrgw_v1_plugin_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ValidateResponse) GetErrors() []*FieldError {
@@ -470,10 +538,14 @@ const file_zarrgw_v1_plugin_proto_rawDesc = "" +
 	"\x04path\x18\x02 \x01(\tR\x04path\x12\x12\n" +
 	"\x04size\x18\x03 \x01(\x04R\x04size\"\x12\n" +
 	"\x10MapArenaResponse\"\r\n" +
-	"\vInfoRequest\"l\n" +
+	"\vInfoRequest\"\x9d\x01\n" +
 	"\fInfoResponse\x121\n" +
 	"\tmanifests\x18\x01 \x03(\v2\x13.zarrgw.v1.ManifestR\tmanifests\x12)\n" +
-	"\x10protocol_version\x18\x02 \x01(\rR\x0fprotocolVersion\"\xd4\x01\n" +
+	"\x10protocol_version\x18\x02 \x01(\rR\x0fprotocolVersion\x12/\n" +
+	"\bfeatures\x18\x03 \x01(\v2\x13.zarrgw.v1.FeaturesR\bfeatures\"E\n" +
+	"\bFeatures\x12\x14\n" +
+	"\x05batch\x18\x01 \x01(\bR\x05batch\x12#\n" +
+	"\rshared_memory\x18\x02 \x01(\bR\fsharedMemory\"\xd4\x01\n" +
 	"\bManifest\x12\x12\n" +
 	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x18\n" +
@@ -512,33 +584,35 @@ func file_zarrgw_v1_plugin_proto_rawDescGZIP() []byte {
 }
 
 var file_zarrgw_v1_plugin_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_zarrgw_v1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_zarrgw_v1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 var file_zarrgw_v1_plugin_proto_goTypes = []any{
 	(CodecKind)(0),           // 0: zarrgw.v1.CodecKind
 	(*MapArenaRequest)(nil),  // 1: zarrgw.v1.MapArenaRequest
 	(*MapArenaResponse)(nil), // 2: zarrgw.v1.MapArenaResponse
 	(*InfoRequest)(nil),      // 3: zarrgw.v1.InfoRequest
 	(*InfoResponse)(nil),     // 4: zarrgw.v1.InfoResponse
-	(*Manifest)(nil),         // 5: zarrgw.v1.Manifest
-	(*ValidateRequest)(nil),  // 6: zarrgw.v1.ValidateRequest
-	(*ValidateResponse)(nil), // 7: zarrgw.v1.ValidateResponse
-	(*FieldError)(nil),       // 8: zarrgw.v1.FieldError
+	(*Features)(nil),         // 5: zarrgw.v1.Features
+	(*Manifest)(nil),         // 6: zarrgw.v1.Manifest
+	(*ValidateRequest)(nil),  // 7: zarrgw.v1.ValidateRequest
+	(*ValidateResponse)(nil), // 8: zarrgw.v1.ValidateResponse
+	(*FieldError)(nil),       // 9: zarrgw.v1.FieldError
 }
 var file_zarrgw_v1_plugin_proto_depIdxs = []int32{
-	5, // 0: zarrgw.v1.InfoResponse.manifests:type_name -> zarrgw.v1.Manifest
-	0, // 1: zarrgw.v1.Manifest.codec_kind:type_name -> zarrgw.v1.CodecKind
-	8, // 2: zarrgw.v1.ValidateResponse.errors:type_name -> zarrgw.v1.FieldError
-	3, // 3: zarrgw.v1.Plugin.Info:input_type -> zarrgw.v1.InfoRequest
-	6, // 4: zarrgw.v1.Plugin.Validate:input_type -> zarrgw.v1.ValidateRequest
-	1, // 5: zarrgw.v1.Plugin.MapArena:input_type -> zarrgw.v1.MapArenaRequest
-	4, // 6: zarrgw.v1.Plugin.Info:output_type -> zarrgw.v1.InfoResponse
-	7, // 7: zarrgw.v1.Plugin.Validate:output_type -> zarrgw.v1.ValidateResponse
-	2, // 8: zarrgw.v1.Plugin.MapArena:output_type -> zarrgw.v1.MapArenaResponse
-	6, // [6:9] is the sub-list for method output_type
-	3, // [3:6] is the sub-list for method input_type
-	3, // [3:3] is the sub-list for extension type_name
-	3, // [3:3] is the sub-list for extension extendee
-	0, // [0:3] is the sub-list for field type_name
+	6, // 0: zarrgw.v1.InfoResponse.manifests:type_name -> zarrgw.v1.Manifest
+	5, // 1: zarrgw.v1.InfoResponse.features:type_name -> zarrgw.v1.Features
+	0, // 2: zarrgw.v1.Manifest.codec_kind:type_name -> zarrgw.v1.CodecKind
+	9, // 3: zarrgw.v1.ValidateResponse.errors:type_name -> zarrgw.v1.FieldError
+	3, // 4: zarrgw.v1.Plugin.Info:input_type -> zarrgw.v1.InfoRequest
+	7, // 5: zarrgw.v1.Plugin.Validate:input_type -> zarrgw.v1.ValidateRequest
+	1, // 6: zarrgw.v1.Plugin.MapArena:input_type -> zarrgw.v1.MapArenaRequest
+	4, // 7: zarrgw.v1.Plugin.Info:output_type -> zarrgw.v1.InfoResponse
+	8, // 8: zarrgw.v1.Plugin.Validate:output_type -> zarrgw.v1.ValidateResponse
+	2, // 9: zarrgw.v1.Plugin.MapArena:output_type -> zarrgw.v1.MapArenaResponse
+	7, // [7:10] is the sub-list for method output_type
+	4, // [4:7] is the sub-list for method input_type
+	4, // [4:4] is the sub-list for extension type_name
+	4, // [4:4] is the sub-list for extension extendee
+	0, // [0:4] is the sub-list for field type_name
 }
 
 func init() { file_zarrgw_v1_plugin_proto_init() }
@@ -553,7 +627,7 @@ func file_zarrgw_v1_plugin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_zarrgw_v1_plugin_proto_rawDesc), len(file_zarrgw_v1_plugin_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   7,
+			NumMessages:   8,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

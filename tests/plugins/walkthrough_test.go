@@ -30,8 +30,15 @@ func readmeBlocks(t *testing.T) []walkthrough.Block {
 // directory.
 func runWalkthrough(t *testing.T, name string) string {
 	t.Helper()
+	return runWalkthroughOf(t, "pluginapi/README.md", name)
+}
+
+// runWalkthroughOf runs the walk-through name of the Markdown file doc
+// (relative to the repository root), as runWalkthrough does.
+func runWalkthroughOf(t *testing.T, doc, name string) string {
+	t.Helper()
 	dir := t.TempDir()
-	blocks, err := walkthrough.Prepare(repoRoot(), "pluginapi/README.md", name, dir)
+	blocks, err := walkthrough.Prepare(repoRoot(), doc, name, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
