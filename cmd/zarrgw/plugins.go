@@ -143,14 +143,26 @@ HTTP server, a network mirror. Mirroring several configurations into one DIR mer
 func newPluginsPackage() *cobra.Command {
 	var address, ver, platformName, output, mirror string
 	cmd := &cobra.Command{
-		Use:   "package --address HOST/NAMESPACE/TYPE --version VERSION [--platform OS_ARCH] [--output DIR | --mirror DIR] BINARY",
-		Short: "Build a plugin's package (zarrgw-plugin-TYPE_VERSION_OS_ARCH.zip) from its binary",
-		Long: `Writes zarrgw-plugin-TYPE_VERSION_OS_ARCH.zip, holding BINARY as zarrgw-plugin-TYPE_vVERSION,
-into --output (default: the current directory), or with --mirror into that mirror directory, in the
-packed layout, with its network mirror documents updated: what "zarrgw init" installs from.`,
+		Use:   "package --address HOST/NAMESPACE/TYPE --version VERSION [--platform OS_ARCH] [--output DIR | --mirror DIR] ENTRY [FILE_OR_DIR...]",
+		Short: "Build a plugin's package (zarrgw-plugin-TYPE_VERSION_OS_ARCH.zip) from its executable and the files it needs",
+		Long: `Writes zarrgw-plugin-TYPE_VERSION_OS_ARCH.zip, holding ENTRY as the executable
+zarrgw-plugin-TYPE_vVERSION, into --output (default: the current directory), or with --mirror into
+that mirror directory, in the packed layout, with its network mirror documents updated: what
+"zarrgw init" installs from.
+
+ENTRY is the plugin's binary or, for a plugin in an interpreted language, its entry script (with a
+#! line, such as #!/usr/bin/python3). Each FILE_OR_DIR is packed beside it: a file under its base
+name, a directory under its base name with everything under it, where the script finds them (a
+Python script imports the modules and packages beside it). Files keep whether they are executable.
+Python's bytecode caches (__pycache__, *.pyc) are left out. Refused: two files or directories of one
+name, or one named as the executable; a symbolic link inside a directory that leads out of it;
+anything but files and directories. The lock file's h1: hash covers every file, so an installed
+plugin whose script or modules changed is refused like a changed binary.`,
 		Example: `  zarrgw plugins package --address example.org/acme/xor --version 1.0.0 bin/zarrgw-codec-xor
-  zarrgw plugins package --address example.org/acme/xor --version 1.0.0 --platform linux_arm64 --mirror ./mirror build/linux_arm64/zarrgw-codec-xor`,
-		Args: cobra.ExactArgs(1),
+  zarrgw plugins package --address example.org/acme/xor --version 1.0.0 --platform linux_arm64 --mirror ./mirror build/linux_arm64/zarrgw-codec-xor
+  # a Python plugin: its script, its module, and the SDK package it imports
+  zarrgw plugins package --address example.org/acme/xorpy --version 1.0.0 xorpy/plugin.py xorpy/xor_codec.py zarrgw/pluginapi/python/zarrgw_plugin`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			plat := pluginpkg.Current()
 			if platformName != "" {
@@ -166,7 +178,7 @@ packed layout, with its network mirror documents updated: what "zarrgw init" ins
 			if toMirror {
 				dir = mirror
 			}
-			zipPath, hashes, err := install.Package(args[0], address, ver, plat, dir, toMirror)
+			zipPath, hashes, err := install.Package(args[0], address, ver, plat, dir, toMirror, args[1:]...)
 			if err != nil {
 				return err
 			}
@@ -176,7 +188,7 @@ packed layout, with its network mirror documents updated: what "zarrgw init" ins
 	}
 	cmd.Flags().StringVar(&address, "address", "", "the plugin's source address, HOST/NAMESPACE/TYPE")
 	cmd.Flags().StringVar(&ver, "version", "", "the plugin's version, such as 1.2.0")
-	cmd.Flags().StringVar(&platformName, "platform", "", "the platform BINARY was built for, OS_ARCH (default: this machine's, "+pluginpkg.Current().String()+")")
+	cmd.Flags().StringVar(&platformName, "platform", "", "the platform ENTRY was built for, OS_ARCH (default: this machine's, "+pluginpkg.Current().String()+")")
 	cmd.Flags().StringVar(&output, "output", ".", "the directory to write the package to")
 	cmd.Flags().StringVar(&mirror, "mirror", "", "a mirror directory to publish the package into instead")
 	return cmd

@@ -72,10 +72,12 @@ func (in *Installer) mirrorPackage(ctx context.Context, a pluginpkg.Address, v *
 
 // Package builds the package of a plugin binary, as "zarrgw plugins
 // package" does: zarrgw-plugin-TYPE_VERSION_OS_ARCH.zip holding the
-// executable zarrgw-plugin-TYPE_vVERSION, written into outDir or, when
-// mirror is set, into that mirror directory with its network mirror
-// documents updated. It returns the zip's path and hashes.
-func Package(bin, address, ver string, plat pluginpkg.Platform, outDir string, mirror bool) (string, []string, error) {
+// executable zarrgw-plugin-TYPE_vVERSION and beside it files, the files
+// and directories it needs (a Python plugin's modules; pluginpkg.Build
+// says how they are packed), written into outDir or, when mirror is set,
+// into that mirror directory with its network mirror documents updated.
+// It returns the zip's path and hashes.
+func Package(bin, address, ver string, plat pluginpkg.Platform, outDir string, mirror bool, files ...string) (string, []string, error) {
 	a, err := pluginpkg.ParseAddress(address)
 	if err != nil {
 		return "", nil, err
@@ -92,8 +94,8 @@ func Package(bin, address, ver string, plat pluginpkg.Platform, outDir string, m
 		defer os.RemoveAll(dst)
 	}
 	zipPath := filepath.Join(dst, pluginpkg.FileName(a.Type, v, plat))
-	if err := pluginpkg.Build(zipPath, bin, pluginpkg.Executable(a.Type, v, plat)); err != nil {
-		return "", nil, err
+	if err := pluginpkg.Build(zipPath, bin, pluginpkg.Executable(a.Type, v, plat), files...); err != nil {
+		return "", nil, fmt.Errorf("package %s %s: %w", a, v, err)
 	}
 	if mirror {
 		if err := pluginsource.Publish(outDir, a, v, plat, zipPath); err != nil {

@@ -14,9 +14,26 @@ import (
 )
 
 // Build writes the package of the plugin executable bin to zipPath: a zip
-// holding it alone, named as Executable says, executable.
-func Build(zipPath, bin, executable string) error {
-	return writeZip(zipPath, []member{{name: executable, path: bin, mode: 0o755}})
+// holding it, named as Executable says, executable, and beside it each of
+// files, the files an interpreted plugin imports (a Python plugin's
+// script finds its modules beside it): a file under its base name, a
+// directory under its base name with everything under it. Files keep
+// whether they are executable. Python's bytecode caches (__pycache__,
+// *.pyc) are left out of directories. Refused: two members of one name
+// (letter case aside, as on the file systems that fold it), a member
+// named as the executable, a symbolic link inside a directory that leads
+// out of it, anything but regular files and directories.
+func Build(zipPath, bin, executable string, files ...string) error {
+	ms := members{
+		list:  []member{{name: executable, path: bin, mode: 0o755}},
+		names: map[string]string{strings.ToLower(executable): "the executable " + bin},
+	}
+	for _, f := range files {
+		if err := ms.add(f); err != nil {
+			return err
+		}
+	}
+	return writeZip(zipPath, ms.list)
 }
 
 // Pack writes the files of the unpacked package dir to zipPath.
