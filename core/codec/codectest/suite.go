@@ -38,6 +38,11 @@ type Case struct {
 	// Detects says that a corrupted encoding never decodes silently to
 	// wrong data (a checksum, or a structure that notices any change).
 	Detects bool
+	// Unframed says that the encoding does not record its own length (zfp
+	// streams end with bits the decoder never reads): a prefix of it may
+	// decode without an error, but only to exactly the chunk the whole
+	// encoding decodes to, never to other data.
+	Unframed bool
 	// Values makes a chunk of spec in; nil: random elements.
 	Values func(rng *rand.Rand, in codec.Spec) *ndarray.Array
 }
