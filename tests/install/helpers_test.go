@@ -136,6 +136,28 @@ func lockOf(t *testing.T, dir string) config.LockedPlugin {
 	return e
 }
 
+// everyCommandRefuses runs every command that starts the project's
+// plugins (writing from the file in) and checks that each fails with a
+// message holding every one of wants; what names the damage.
+func everyCommandRefuses(t *testing.T, m *machine, dir, in, what string, wants ...string) {
+	t.Helper()
+	for _, args := range [][]string{
+		{"cat", "-c", "zarrgw.hcl", "lab", "--path", "t"},
+		{"validate", "-c", "zarrgw.hcl"},
+		{"serve", "-c", "zarrgw.hcl", "--listen", "127.0.0.1:0"},
+		{"write", "-c", "zarrgw.hcl", "lab", "--path", "t", "--format", "raw", "--from", in},
+		{"cp", "-c", "zarrgw.hcl", "lab", t.TempDir()},
+	} {
+		_, stderr, code := m.run(dir, args...)
+		flat := strings.Join(strings.Fields(stderr), " ")
+		for _, want := range wants {
+			if code == 0 || !strings.Contains(flat, want) {
+				t.Fatalf("%s with %s: exit %d, the message lacks %q:\n%s", args[0], what, code, want, stderr)
+			}
+		}
+	}
+}
+
 // installed is where version v of the plugin is installed in a project.
 func installed(dir, v string) string {
 	return filepath.Join(dir, ".zarrgw", "plugins", filepath.FromSlash(address), v, here)

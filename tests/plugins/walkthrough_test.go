@@ -79,18 +79,7 @@ func TestCodecWalkthrough(t *testing.T) {
 	if diags.HasErrors() || !ok || strings.Join(entry.Serves.Codecs, ",") != "xor" || entry.SHA256 == "" {
 		t.Fatalf("lock file: %+v %v", lock.Plugins, diags)
 	}
-	got := catJSON(t, dir, "-c", "zarrgw.hcl", "lab", "--path", "t")
-	for i, c := range "abcdefghijklmnop" {
-		if i >= len(got) || got[i] != float64(c) {
-			t.Fatalf("read %v, want the bytes of abcdefghijklmnop", got)
-		}
-	}
-	// Chunk 0/0 holds rows 0-1, columns 0-1: "ab" and "ef", XORed with 42
-	// and then compressed by zstd.
-	chunk, err := os.ReadFile(filepath.Join(dir, "data", "lab.zarr", "t", "c", "0", "0"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	chunk := readXorWalkthrough(t, dir)
 	dec, err := zstd.NewReader(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -100,10 +89,32 @@ func TestCodecWalkthrough(t *testing.T) {
 	if err != nil {
 		t.Fatalf("chunk 0/0 is not zstd: %v", err)
 	}
-	if want := []byte{'a' ^ 42, 'b' ^ 42, 'e' ^ 42, 'f' ^ 42}; string(raw) != string(want) {
+	if want := xoredChunk00; string(raw) != string(want) {
 		t.Fatalf("chunk 0/0 holds % x, want % x", raw, want)
 	}
 }
+
+// readXorWalkthrough checks that a xor walk-through's dataset reads
+// "abcdefghijklmnop" (written into a 4x4 uint8 array of 2x2 chunks) and
+// returns its stored chunk 0/0.
+func readXorWalkthrough(t *testing.T, dir string) []byte {
+	t.Helper()
+	got := catJSON(t, dir, "-c", "zarrgw.hcl", "lab", "--path", "t")
+	for i, c := range "abcdefghijklmnop" {
+		if i >= len(got) || got[i] != float64(c) {
+			t.Fatalf("read %v, want the bytes of abcdefghijklmnop", got)
+		}
+	}
+	chunk, err := os.ReadFile(filepath.Join(dir, "data", "lab.zarr", "t", "c", "0", "0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return chunk
+}
+
+// xoredChunk00 is chunk 0/0 of the xor walk-throughs before compression:
+// rows 0-1, columns 0-1, "ab" and "ef", XORed with 42.
+var xoredChunk00 = []byte{'a' ^ 42, 'b' ^ 42, 'e' ^ 42, 'f' ^ 42}
 
 // The store walk-through: the zipstore example serves the zipped sample
 // hierarchy, read through a dataset exactly as the directory reads.
