@@ -156,8 +156,10 @@ def _input_dtype(codec, a):
     return a.dtype
 
 
-class BytesBytes(zp.BytesBytesCodec):
-    """A numcodecs compressor (or bytes filter) as a bytes->bytes codec."""
+class _Numcodec:
+    """What every bridged codec holds: the numcodecs codec of its id
+    (a class attribute of each registration's class), built from the
+    configuration, which it reports as numcodecs normalises it."""
 
     codec_id = None
 
@@ -166,6 +168,10 @@ class BytesBytes(zp.BytesBytesCodec):
 
     def configuration(self):
         return _config_of(self.codec)
+
+
+class BytesBytes(_Numcodec, zp.BytesBytesCodec):
+    """A numcodecs compressor (or bytes filter) as a bytes->bytes codec."""
 
     def encode(self, data, spec):
         buf = np.frombuffer(data, dtype=np.uint8)
@@ -180,16 +186,8 @@ class BytesBytes(zp.BytesBytesCodec):
         return _as_uint8(_decode_any(self.codec_id, self.codec, data, spec))
 
 
-class ArrayBytes(zp.ArrayBytesCodec):
+class ArrayBytes(_Numcodec, zp.ArrayBytesCodec):
     """A numcodecs codec serialising arrays (zfpy under its v3 name)."""
-
-    codec_id = None
-
-    def __init__(self, config):
-        self.codec = _build(self.codec_id, config)
-
-    def configuration(self):
-        return _config_of(self.codec)
 
     def encode(self, array, spec):
         return _as_uint8(self.codec.encode(np.ascontiguousarray(array)))
@@ -200,17 +198,12 @@ class ArrayBytes(zp.ArrayBytesCodec):
                        and spec.dtype.itemsize != 1 else out, spec)
 
 
-class ArrayArray(zp.ArrayArrayCodec):
+class ArrayArray(_Numcodec, zp.ArrayArrayCodec):
     """A numcodecs filter as an array->array codec."""
 
-    codec_id = None
-
     def __init__(self, config):
-        self.codec = _build(self.codec_id, config)
+        super().__init__(config)
         self._specs = {}
-
-    def configuration(self):
-        return _config_of(self.codec)
 
     def encode(self, array, spec):
         a = _to_dtype(array, _input_dtype(self.codec, array))
