@@ -252,13 +252,17 @@ class CodecService(codec_pb2_grpc.CodecServicer):
     def Run(self, request_iterator, context):
         try:
             first = next(request_iterator)
-            parts, got = [first.data], len(first.data)
+            # Each read of a bytes field copies it (protobuf's C++
+            # messages make a new bytes object every time): read once.
+            data = first.data
+            parts, got = [data], len(data)
             size = first.payload.size
             for f in request_iterator:
-                got += len(f.data)
+                data = f.data
+                got += len(data)
                 if got > size:
                     raise CorruptError("more payload data than announced")
-                parts.append(f.data)
+                parts.append(data)
             data = parts[0] if len(parts) == 1 else b"".join(parts)
             data = self.arenas.input(first.payload, data)
             payload, out = self.apply(first.call, first.payload, data)
