@@ -117,7 +117,15 @@ class Blocks(xor_codec.Xor):
             time.sleep(3600)
 
 
-ALL = [Raises, Corrupt, DiesOnce, DiesAlways, Chatty, Blocks]
+class Exits(xor_codec.Xor):
+    """Calls sys.exit in decode, as some libraries do on what they cannot handle."""
+    manifest = _manifest("pyfail.exits")
+
+    def decode(self, data, spec):
+        sys.exit("pyfail.exits: giving up on %d bytes" % len(data))
+
+
+ALL = [Raises, Corrupt, DiesOnce, DiesAlways, Chatty, Blocks, Exits]
 `
 
 // pyHandshakeTee keeps a copy of the handshake line the SDK writes to the
@@ -608,4 +616,32 @@ func parentOf(t *testing.T, pid int) int {
 		t.Fatal(err)
 	}
 	return ppid
+}
+
+// A Python codec that calls sys.exit in decode (SystemExit, which is no
+// Exception) fails the call like any other exception: the read fails
+// naming the codec, the exception and the chunk, instead of waiting for
+// an answer that never comes. It fails (at the read's bound) if the SDK
+// lets SystemExit end the worker thread without answering the call.
+func TestPythonCodecExits(t *testing.T) {
+	dir := pyFailures(t)
+	for _, mode := range pyModes {
+		t.Run(mode.name, func(t *testing.T) {
+			l, _, p := startPyFail(t, dir, mode.entry)
+			a := pyArray(t, l, "pyfail.exits")
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			got, err := a.ReadAll(ctx)
+			if err == nil {
+				t.Fatalf("read %q through a codec that calls sys.exit", got.Data)
+			}
+			if errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("the call to a codec that called sys.exit was never answered: %v", err)
+			}
+			wantErr(t, err, "array /a: chunk a/c/0: ", "plugin "+pyFailName, "codec pyfail.exits: decode: SystemExit: pyfail.exits: giving up on 8 bytes")
+			if st := p.Status(); st.Restarts != 0 {
+				t.Fatalf("status %+v: the plugin process ended", st)
+			}
+		})
+	}
 }

@@ -60,7 +60,12 @@ class Failure(Exception):
 
 def failure(err, what, log):
     """The Failure describing err, raised while doing what (which names the
-    codec and the operation)."""
+    codec and the operation).
+
+    Calls catch BaseException, not Exception: a codec (or its library)
+    calling sys.exit raises SystemExit, which escaping the handler would
+    end its worker without an answer, leaving the host waiting forever.
+    """
     if isinstance(err, Failure):
         return err
     detail = types_pb2.ErrorDetail()
@@ -198,7 +203,7 @@ class PluginService(plugin_pb2_grpc.PluginServicer):
             failure(e, "validate", self.codecs.log).abort(context)
         except ConfigError as e:
             resp.errors.add(path=e.path, message=str(e))
-        except Exception as e:  # the constructor refused it in its own way
+        except BaseException as e:  # the constructor refused it in its own way
             resp.errors.add(path="", message="%s: %s" % (type(e).__name__, e))
         return resp
 
@@ -228,7 +233,7 @@ class CodecService(codec_pb2_grpc.CodecServicer):
                 name=self.codecs.registration(ref.name).manifest.name,
                 kind=_KINDS[kind_of(c)], configuration=config_json(c.configuration()),
                 sized=callable(getattr(c, "encoded_size", None)))
-        except Exception as e:
+        except BaseException as e:
             self._abort(context, e, "codec %s" % ref.name)
 
     def OutputSpec(self, request, context):
@@ -237,7 +242,7 @@ class CodecService(codec_pb2_grpc.CodecServicer):
             if kind_of(c) != "array_to_array":
                 raise PluginError("codec %s is not array->array" % request.codec.name)
             return spec_to_pb(c.output_spec(spec_from_pb(request.spec)))
-        except Exception as e:
+        except BaseException as e:
             self._abort(context, e, "codec %s: output spec" % request.codec.name)
 
     def EncodedSize(self, request, context):
@@ -246,7 +251,7 @@ class CodecService(codec_pb2_grpc.CodecServicer):
             f = getattr(c, "encoded_size", None)
             n = f(spec_from_pb(request.spec), request.decoded_size) if callable(f) else None
             return codec_pb2.EncodedSizeResponse(size=-1 if n is None else n, ok=n is not None)
-        except Exception as e:
+        except BaseException as e:
             self._abort(context, e, "codec %s: encoded size" % request.codec.name)
 
     def Run(self, request_iterator, context):
@@ -266,7 +271,7 @@ class CodecService(codec_pb2_grpc.CodecServicer):
             data = parts[0] if len(parts) == 1 else b"".join(parts)
             data = self.arenas.input(first.payload, data)
             payload, out = self.apply(first.call, first.payload, data)
-        except Exception as e:
+        except BaseException as e:
             self._abort(context, e, self._what(first.call if "first" in locals() else None))
             return
         out = as_bytes(out)
@@ -300,7 +305,7 @@ class CodecService(codec_pb2_grpc.CodecServicer):
             try:
                 data = self.arenas.input(item.payload, item.data)
                 payload, result = self.apply(item.call, item.payload, data)
-            except Exception as e:
+            except BaseException as e:
                 r.error.CopyFrom(failure(e, self._what(item.call), self.log).to_pb())
                 continue
             result = as_bytes(result)
