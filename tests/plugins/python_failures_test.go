@@ -125,7 +125,17 @@ class Exits(xor_codec.Xor):
         sys.exit("pyfail.exits: giving up on %d bytes" % len(data))
 
 
-ALL = [Raises, Corrupt, DiesOnce, DiesAlways, Chatty, Blocks, Exits]
+class Burst(xor_codec.Xor):
+    """Prints more lines at once than the stdio stream carries at once."""
+    manifest = _manifest("pyfail.burst")
+
+    def decode(self, data, spec):
+        for i in range(3000):
+            print("burst line %d" % i)
+        return super().decode(data, spec)
+
+
+ALL = [Raises, Corrupt, DiesOnce, DiesAlways, Chatty, Blocks, Exits, Burst]
 `
 
 // pyHandshakeTee keeps a copy of the handshake line the SDK writes to the
@@ -530,6 +540,34 @@ func TestPythonPluginOutputReachesHostLog(t *testing.T) {
 		}
 	}
 	wantMTLS(t, dir)
+}
+
+// Lines a Python plugin prints faster than the stdio stream sends them
+// all arrive, in order, once each. It fails if the SDK drops what does not
+// fit its queue while the host reads (it lost about 2,500 of these 3,000
+// lines), or splits a line's text from its newline.
+func TestPythonPluginPrintBurst(t *testing.T) {
+	dir := pyFailures(t)
+	l, logs, _ := startPyFail(t, dir, "pyfail.py")
+	a := pyArray(t, l, "pyfail.burst")
+	if got, err := readAll(a); err != nil || string(got.Data) != "abcdefgh" {
+		t.Fatalf("read through the burst codec: %v", err)
+	}
+	wantLog(t, logs, "last printed line", func(r map[string]any) bool { return str(r, "msg") == "burst line 2999" })
+	var lines []string
+	for _, r := range logRecords(t, logs.String()) {
+		if m := str(r, "msg"); strings.Contains(m, "burst line") {
+			lines = append(lines, m)
+		}
+	}
+	if len(lines) != 3000 {
+		t.Fatalf("%d of 3000 printed lines in the host log", len(lines))
+	}
+	for i, m := range lines {
+		if m != "burst line "+strconv.Itoa(i) {
+			t.Fatalf("printed line %d arrived as %q", i, m)
+		}
+	}
 }
 
 // Ending the launcher ends a Python plugin: it gets the host's Shutdown

@@ -193,26 +193,35 @@ class _Stdio:
     """What the plugin writes to sys.stdout and sys.stderr after the
     handshake, queued for the host's stdio stream."""
 
+    # How long a write waits for room while the host reads the stream.
+    WAIT = 5
+
     def __init__(self):
         self.queue = queue.Queue(maxsize=1024)
+        # Set while the host's stream is open and being fed.
+        self.reading = threading.Event()
 
     def writer(self, channel):
-        return _StdioWriter(self.queue, channel)
+        return _StdioWriter(self, channel)
 
 
 class _StdioWriter:
     encoding = "utf-8"
 
-    def __init__(self, q, channel):
-        self.q, self.channel = q, channel
+    def __init__(self, stdio, channel):
+        self.stdio, self.channel = stdio, channel
 
     def write(self, s):
         if s:
             data = s.encode("utf-8", "replace") if isinstance(s, str) else bytes(s)
+            # A burst faster than the stream waits for room while the host
+            # reads (dropping it lost most of a few thousand lines printed
+            # at once); with no reader, output is dropped rather than
+            # blocking the codec.
             try:
-                self.q.put_nowait((self.channel, data))
+                self.stdio.queue.put((self.channel, data), block=self.stdio.reading.is_set(), timeout=self.stdio.WAIT)
             except queue.Full:
-                pass  # nobody reads the stream: drop rather than block the codec
+                pass
         return len(s)
 
     def flush(self):
@@ -230,12 +239,17 @@ class _StdioService(go_plugin_pb2_grpc.GRPCStdioServicer):
         # The host holds this stream open for as long as it holds the
         # connection: when it ends without a Shutdown, the host is gone.
         context.add_callback(self.done.set)
-        while not self.done.is_set():
-            try:
-                channel, data = self.stdio.queue.get(timeout=0.5)
-            except queue.Empty:
-                continue
-            yield go_plugin_pb2.StdioData(channel=channel, data=data)
+        context.add_callback(self.stdio.reading.clear)
+        self.stdio.reading.set()
+        try:
+            while not self.done.is_set():
+                try:
+                    channel, data = self.stdio.queue.get(timeout=0.5)
+                except queue.Empty:
+                    continue
+                yield go_plugin_pb2.StdioData(channel=channel, data=data)
+        finally:
+            self.stdio.reading.clear()
 
 
 class _Broker(go_plugin_pb2_grpc.GRPCBrokerServicer):
