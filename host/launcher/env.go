@@ -17,6 +17,12 @@ import (
 // Of these only OTEL_EXPORTER_OTLP_HEADERS (and its _TRACES_ form) may be
 // a secret: it may carry a collector's API key, which every plugin then
 // gets too, as it must to export.
+//
+// A plugin written in Python finds its modules beside its script, in its
+// installed package, and nowhere else: PYTHONPATH and PYTHONHOME are not
+// inherited (the host's would put a user's modules, or another Python's
+// library, before the package's, so that the plugin would run code its
+// lock file's h1: does not cover), and every plugin gets pythonEnv.
 var InheritedEnv = []string{
 	"PATH", "HOME", "USER", "TMPDIR", "TZ", "LANG", "LANGUAGE", "LC_*",
 	"SSL_CERT_FILE", "SSL_CERT_DIR",
@@ -24,6 +30,16 @@ var InheritedEnv = []string{
 	"OTEL_*",
 	"SYSTEMROOT", "TEMP", "TMP", // Windows
 }
+
+// pythonEnv is given to every plugin, before its Spec's Env (which may
+// override it). PYTHONDONTWRITEBYTECODE: Python would otherwise write
+// __pycache__ into the installed package beside the modules it imports,
+// changing the package's h1: so that the next command refuses the plugin
+// as changed since it was installed. PYTHONNOUSERSITE: a user's
+// site-packages (~/.local/lib/pythonX.Y) would otherwise come before what
+// the package and the system hold. Programs in other languages ignore
+// both.
+var pythonEnv = []string{"PYTHONDONTWRITEBYTECODE=1", "PYTHONNOUSERSITE=1"}
 
 // serviceNameEnv names a process in its spans; the host's own value would
 // name the plugin's spans after the host.
@@ -52,14 +68,15 @@ func allowedEnv(name string) bool {
 }
 
 // environment is a plugin's environment: the inherited variables (or the
-// host's whole environment), then the log level and the plugin's name as
-// the service its spans come from, then spec's own, which win over all
-// (exec takes the last of a name).
+// host's whole environment), then pythonEnv, the log level and the
+// plugin's name as the service its spans come from, then spec's own,
+// which win over all (exec takes the last of a name).
 func (p *Plugin) environment() []string {
 	env := inherited(os.Environ())
 	if p.spec.InheritEnv {
 		env = os.Environ()
 	}
+	env = append(env, pythonEnv...)
 	env = append(env, pluginapiLogLevel(p), serviceNameEnv+"="+p.spec.Name)
 	for k, v := range p.spec.Env {
 		env = append(env, k+"="+v)

@@ -1,6 +1,9 @@
 package launcher
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -45,5 +48,82 @@ func TestPluginEnvironmentCarriesTelemetry(t *testing.T) {
 	env = envMap(newPlugin(l, Spec{Name: "p", Env: map[string]string{"OTEL_SERVICE_NAME": "chosen"}}).environment())
 	if env["OTEL_SERVICE_NAME"] != "chosen" {
 		t.Errorf("the plugin block's OTEL_SERVICE_NAME lost: %q", env["OTEL_SERVICE_NAME"])
+	}
+}
+
+// Every plugin runs Python without writing bytecode into its installed
+// package (whose h1: it would change) and without a user's site-packages,
+// and without the host's PYTHONPATH and PYTHONHOME; a plugin block's env
+// may still set any of them.
+func TestPluginEnvironmentForPython(t *testing.T) {
+	t.Setenv("PYTHONPATH", "/home/me/lib/python")
+	t.Setenv("PYTHONHOME", "/opt/other-python")
+	t.Setenv("PYTHONDONTWRITEBYTECODE", "")
+	t.Setenv("PYTHONNOUSERSITE", "")
+	for _, name := range []string{"PYTHONPATH", "PYTHONHOME"} {
+		if allowedEnv(name) {
+			t.Errorf("InheritedEnv lists %s", name)
+		}
+	}
+	l := New(Options{})
+	env := envMap(newPlugin(l, Spec{Name: "example.org/acme/xorpy"}).environment())
+	for name, want := range map[string]string{"PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1"} {
+		if env[name] != want {
+			t.Errorf("plugin's %s = %q, want %q", name, env[name], want)
+		}
+	}
+	for _, name := range []string{"PYTHONPATH", "PYTHONHOME"} {
+		if v, ok := env[name]; ok {
+			t.Errorf("the host's %s reached the plugin: %q", name, v)
+		}
+	}
+	// with the host's whole environment, Python still writes no bytecode
+	env = envMap(newPlugin(l, Spec{Name: "p", InheritEnv: true}).environment())
+	if env["PYTHONDONTWRITEBYTECODE"] != "1" || env["PYTHONNOUSERSITE"] != "1" {
+		t.Errorf("with InheritEnv: PYTHONDONTWRITEBYTECODE %q, PYTHONNOUSERSITE %q", env["PYTHONDONTWRITEBYTECODE"], env["PYTHONNOUSERSITE"])
+	}
+	spec := Spec{Name: "p", Env: map[string]string{"PYTHONNOUSERSITE": "", "PYTHONPATH": "/srv/lib"}}
+	env = envMap(newPlugin(l, spec).environment())
+	if env["PYTHONNOUSERSITE"] != "" || env["PYTHONPATH"] != "/srv/lib" {
+		t.Errorf("the plugin block's env lost: PYTHONNOUSERSITE %q, PYTHONPATH %q", env["PYTHONNOUSERSITE"], env["PYTHONPATH"])
+	}
+}
+
+// Python itself, run as a plugin's script is (the system's python3, with
+// the plugin's environment), writes no __pycache__ beside the module the
+// script imports and leaves the user's site-packages out; with the same
+// environment less pythonEnv, it writes one, so the check can fail.
+func TestPluginEnvironmentKeepsPythonFromWriting(t *testing.T) {
+	const python = "/usr/bin/python3"
+	if _, err := os.Stat(python); err != nil {
+		t.Skipf("SKIP: no %s (%v): the run of Python under a plugin's environment is not checked", python, err)
+	}
+	run := func(env []string) (pycache bool, out string) {
+		t.Helper()
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "plugin.py"), []byte("import site, xor_codec\nprint(site.ENABLE_USER_SITE)\n"), 0o755)
+		os.WriteFile(filepath.Join(dir, "xor_codec.py"), []byte("KEY = 0x5a\n"), 0o644)
+		cmd := exec.Command(python, filepath.Join(dir, "plugin.py"))
+		cmd.Env = env
+		b, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: %v: %s", python, err, b)
+		}
+		_, err = os.Stat(filepath.Join(dir, "__pycache__"))
+		return err == nil, strings.TrimSpace(string(b))
+	}
+	env := newPlugin(New(Options{}), Spec{Name: "example.org/acme/xorpy"}).environment()
+	if pycache, userSite := run(env); pycache || userSite != "False" {
+		t.Errorf("under the plugin's environment: __pycache__ written %v, user site-packages enabled %s", pycache, userSite)
+	}
+	var without []string
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if name != "PYTHONDONTWRITEBYTECODE" && name != "PYTHONNOUSERSITE" {
+			without = append(without, kv)
+		}
+	}
+	if pycache, userSite := run(without); !pycache || userSite != "True" {
+		t.Errorf("without pythonEnv: __pycache__ written %v, user site-packages enabled %s; want both, else the check proves nothing", pycache, userSite)
 	}
 }
