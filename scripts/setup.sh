@@ -12,7 +12,9 @@
 # own), the Python plugin SDK's packages (python3-grpcio, python3-protobuf,
 # python3-cryptography; protoc and grpc_python_plugin to check its
 # generated code) and python3-zfpy (a numcodecs codec zarrgw does not
-# bundle, served through the numcodecs bridge), and the servers the cloud stores
+# bundle, served through the numcodecs bridge), python3-netcdf4 and
+# python3-h5py (NetCDF4/HDF5 files and their chunk indexes, for the
+# references store's tests), and the servers the cloud stores
 # are tested against: versitygw (S3, built with go install into
 # $(go env GOPATH)/bin, about 2 minutes once) and Azurite (Azure Blob, npm,
 # into tests/support/servers/js); and Dex, the OpenID Connect provider of
@@ -25,7 +27,8 @@ cd "$(dirname "$0")/.."
 need_apt=()
 for pkg in python3-zarr python3-numcodecs python3-fsspec python3-aiohttp python3-requests chromium \
   awscli python3-boto3 s3cmd rclone gdal-bin python3-gdal wget python3-xarray nginx \
-  python3-grpcio python3-protobuf python3-cryptography python3-zfpy protobuf-compiler protobuf-compiler-grpc; do
+  python3-grpcio python3-protobuf python3-cryptography python3-zfpy protobuf-compiler protobuf-compiler-grpc \
+  python3-h5py python3-netcdf4; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
 done
 if [ ${#need_apt[@]} -gt 0 ]; then
