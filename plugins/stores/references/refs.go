@@ -1,0 +1,341 @@
+// Package references is a read-only store over a kerchunk reference set:
+// each Zarr key is inline data or a byte range of another file (a NetCDF4
+// or HDF5 file in a bucket, on a web server, on disk), so that archives in
+// those formats serve as Zarr without a byte copied.
+package references
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Ref is where one key's value is: inline (Data, URL empty), or in the
+// file at URL: Length bytes from Offset, or the whole file (Length < 0).
+type Ref struct {
+	Data   []byte
+	URL    string
+	Offset int64
+	Length int64
+}
+
+// Inline reports whether the value is held in the reference set itself.
+func (r Ref) Inline() bool { return r.URL == "" }
+
+// Set is a parsed reference set: every key's Ref.
+type Set struct {
+	refs map[string]Ref
+}
+
+// Lookup returns the Ref of key.
+func (s *Set) Lookup(key string) (Ref, bool) {
+	r, ok := s.refs[key]
+	return r, ok
+}
+
+// Keys returns every key, sorted.
+func (s *Set) Keys() []string {
+	keys := make([]string, 0, len(s.refs))
+	for k := range s.refs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// Len is the number of keys.
+func (s *Set) Len() int { return len(s.refs) }
+
+// ParseJSON reads a reference set in kerchunk's JSON forms: version 0, a
+// plain mapping of keys to values, and version 1 ({"version": 1,
+// "templates", "gen", "refs"}). Values are inline strings ("base64:"
+// for binary data), [url] for a whole file or [url, offset, length].
+// Every error names the key (or gen entry) at fault.
+func ParseJSON(doc []byte) (*Set, error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(doc, &top); err != nil {
+		return nil, fmt.Errorf("reference set: not a JSON object: %w", err)
+	}
+	rawVersion, ok := top["version"]
+	if !ok {
+		return parseRefs(top, nil)
+	}
+	var version int
+	if err := json.Unmarshal(rawVersion, &version); err != nil || version != 1 {
+		return nil, fmt.Errorf("reference set: version %s: only versions 0 (no \"version\") and 1 exist", rawVersion)
+	}
+	var v1 struct {
+		Templates map[string]string          `json:"templates"`
+		Gen       []genEntry                 `json:"gen"`
+		Refs      map[string]json.RawMessage `json:"refs"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	if err := dec.Decode(&v1); err != nil {
+		return nil, fmt.Errorf("reference set (version 1): %w", err)
+	}
+	vars := make(map[string]value, len(v1.Templates))
+	for name, t := range v1.Templates {
+		vars[name] = strValue(t)
+	}
+	set, err := parseRefs(v1.Refs, vars)
+	if err != nil {
+		return nil, err
+	}
+	for i, g := range v1.Gen {
+		if err := g.expand(set, vars); err != nil {
+			return nil, fmt.Errorf("reference set: gen entry %d (key %q): %w", i, g.Key, err)
+		}
+	}
+	return set, nil
+}
+
+func parseRefs(raw map[string]json.RawMessage, vars map[string]value) (*Set, error) {
+	set := &Set{refs: make(map[string]Ref, len(raw))}
+	for key, v := range raw {
+		if err := checkKey(key); err != nil {
+			return nil, fmt.Errorf("reference set: key %q: %w", key, err)
+		}
+		r, err := parseValue(v, vars)
+		if err != nil {
+			return nil, fmt.Errorf("reference set: key %q: %w", key, err)
+		}
+		set.refs[key] = r
+	}
+	return set, nil
+}
+
+// checkKey refuses keys no Zarr store holds: empty, absolute, or with
+// empty, "." or ".." segments.
+func checkKey(key string) error {
+	if key == "" || strings.HasPrefix(key, "/") {
+		return fmt.Errorf("not a store key")
+	}
+	for _, seg := range strings.Split(key, "/") {
+		if seg == "" || seg == "." || seg == ".." {
+			return fmt.Errorf("not a store key (segment %q)", seg)
+		}
+	}
+	return nil
+}
+
+// parseValue reads one value: a string (inline) or a reference array.
+func parseValue(raw json.RawMessage, vars map[string]value) (Ref, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return Ref{}, fmt.Errorf("empty value")
+	}
+	switch raw[0] {
+	case '"':
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return Ref{}, err
+		}
+		return inline(s)
+	case '[':
+		var parts []json.RawMessage
+		if err := json.Unmarshal(raw, &parts); err != nil {
+			return Ref{}, err
+		}
+		return parseTarget(parts, vars)
+	}
+	return Ref{}, fmt.Errorf("malformed entry %.60s: want a string or [url], [url, offset, length]", raw)
+}
+
+// inline is an inline value: "base64:" data decoded, other strings as
+// their UTF-8 bytes (metadata documents, mostly).
+func inline(s string) (Ref, error) {
+	if b64, ok := strings.CutPrefix(s, "base64:"); ok {
+		data, err := base64.StdEncoding.DecodeString(b64)
+		if err != nil {
+			return Ref{}, fmt.Errorf("inline base64 data: %w", err)
+		}
+		return Ref{Data: data}, nil
+	}
+	return Ref{Data: []byte(s)}, nil
+}
+
+func parseTarget(parts []json.RawMessage, vars map[string]value) (Ref, error) {
+	if len(parts) != 1 && len(parts) != 3 {
+		return Ref{}, fmt.Errorf("malformed entry: %d elements, want [url] or [url, offset, length]", len(parts))
+	}
+	var url string
+	if err := json.Unmarshal(parts[0], &url); err != nil || url == "" {
+		return Ref{}, fmt.Errorf("malformed entry: the url %s is not a non-empty string", parts[0])
+	}
+	url, err := expand(url, vars)
+	if err != nil {
+		return Ref{}, err
+	}
+	r := Ref{URL: url, Length: -1}
+	if len(parts) == 1 {
+		return r, nil
+	}
+	if r.Offset, err = jsonInt(parts[1], "offset"); err != nil {
+		return Ref{}, err
+	}
+	if r.Length, err = jsonInt(parts[2], "length"); err != nil {
+		return Ref{}, err
+	}
+	return r, checkRange(r)
+}
+
+func jsonInt(raw json.RawMessage, what string) (int64, error) {
+	n, err := strconv.ParseInt(string(bytes.TrimSpace(raw)), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("malformed entry: %s %s is not an integer", what, raw)
+	}
+	return n, nil
+}
+
+func checkRange(r Ref) error {
+	if r.Offset < 0 || r.Length < 0 || r.Offset > (1<<62)-r.Length {
+		return fmt.Errorf("malformed entry: range %d+%d of %s", r.Offset, r.Length, r.URL)
+	}
+	return nil
+}
+
+// genEntry is a version 1 "gen" entry: references made for every
+// combination of its dimensions' values, key, url, offset and length being
+// templates over them.
+type genEntry struct {
+	Key        string                     `json:"key"`
+	URL        string                     `json:"url"`
+	Offset     json.RawMessage            `json:"offset"`
+	Length     json.RawMessage            `json:"length"`
+	Dimensions map[string]json.RawMessage `json:"dimensions"`
+}
+
+// maxGenerated bounds what one gen entry may make, so that a hostile
+// reference set cannot ask for endless references.
+const maxGenerated = 100_000_000
+
+func (g genEntry) expand(set *Set, vars map[string]value) error {
+	if g.Key == "" || g.URL == "" {
+		return fmt.Errorf("needs a key and a url")
+	}
+	names := make([]string, 0, len(g.Dimensions))
+	for name := range g.Dimensions {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	values := make([][]int64, len(names))
+	total := int64(1)
+	for i, name := range names {
+		vs, err := dimensionValues(g.Dimensions[name])
+		if err != nil {
+			return fmt.Errorf("dimension %q: %w", name, err)
+		}
+		values[i] = vs
+		if total *= int64(len(vs)); total > maxGenerated {
+			return fmt.Errorf("makes more than %d references", maxGenerated)
+		}
+	}
+	local := make(map[string]value, len(vars)+len(names))
+	for k, v := range vars {
+		local[k] = v
+	}
+	idx := make([]int, len(names))
+	for n := int64(0); n < total; n++ {
+		for i, name := range names {
+			local[name] = intValue(values[i][idx[i]])
+		}
+		if err := g.one(set, local); err != nil {
+			return err
+		}
+		for i := len(idx) - 1; i >= 0; i-- { // the next combination, last name fastest
+			if idx[i]++; idx[i] < len(values[i]) {
+				break
+			}
+			idx[i] = 0
+		}
+	}
+	return nil
+}
+
+func (g genEntry) one(set *Set, vars map[string]value) error {
+	key, err := expand(g.Key, vars)
+	if err != nil {
+		return err
+	}
+	if err := checkKey(key); err != nil {
+		return fmt.Errorf("key %q: %w", key, err)
+	}
+	url, err := expand(g.URL, vars)
+	if err != nil {
+		return err
+	}
+	r := Ref{URL: url, Length: -1}
+	if g.Offset != nil || g.Length != nil {
+		if r.Offset, err = templateInt(g.Offset, vars, "offset"); err != nil {
+			return fmt.Errorf("key %q: %w", key, err)
+		}
+		if r.Length, err = templateInt(g.Length, vars, "length"); err != nil {
+			return fmt.Errorf("key %q: %w", key, err)
+		}
+		if err := checkRange(r); err != nil {
+			return fmt.Errorf("key %q: %w", key, err)
+		}
+	}
+	set.refs[key] = r
+	return nil
+}
+
+// templateInt is an offset or length of a gen entry: an integer, or a
+// string template that expands to one.
+func templateInt(raw json.RawMessage, vars map[string]value, what string) (int64, error) {
+	if raw == nil {
+		return 0, fmt.Errorf("%s missing", what)
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return jsonInt(raw, what)
+	}
+	out, err := expand(s, vars)
+	if err != nil {
+		return 0, err
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(out), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%s %q expands to %q, not an integer", what, s, out)
+	}
+	return n, nil
+}
+
+// dimensionValues reads a gen dimension: {"start", "stop", "step"} as
+// Python's range (start 0 and step 1 by default), or a list of integers.
+func dimensionValues(raw json.RawMessage) ([]int64, error) {
+	var list []int64
+	if json.Unmarshal(raw, &list) == nil {
+		return list, nil
+	}
+	var r struct {
+		Start *int64 `json:"start"`
+		Stop  *int64 `json:"stop"`
+		Step  *int64 `json:"step"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil || r.Stop == nil {
+		return nil, fmt.Errorf("want {\"stop\": N} (with optional start and step) or a list of integers, got %.60s", raw)
+	}
+	start, step := int64(0), int64(1)
+	if r.Start != nil {
+		start = *r.Start
+	}
+	if r.Step != nil {
+		step = *r.Step
+	}
+	if step <= 0 {
+		return nil, fmt.Errorf("step %d: must be positive", step)
+	}
+	if *r.Stop > start && (*r.Stop-start)/step > maxGenerated {
+		return nil, fmt.Errorf("more than %d values", maxGenerated)
+	}
+	var out []int64
+	for v := start; v < *r.Stop; v += step {
+		out = append(out, v)
+	}
+	return out, nil
+}

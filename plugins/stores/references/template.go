@@ -1,0 +1,218 @@
+package references
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// expand substitutes the {{ expression }} parts of s, as kerchunk's
+// version 1 renders its templates and gen entries with jinja2. vars holds
+// the template strings and a gen entry's dimension values; an expression
+// is integer arithmetic over them (+ - * // %, parentheses, unary minus)
+// or a variable's name. Anything else jinja could say is refused rather
+// than guessed, naming the expression.
+func expand(s string, vars map[string]value) (string, error) {
+	if !strings.Contains(s, "{{") {
+		return s, nil
+	}
+	var b strings.Builder
+	for {
+		start := strings.Index(s, "{{")
+		if start < 0 {
+			b.WriteString(s)
+			return b.String(), nil
+		}
+		end := strings.Index(s[start:], "}}")
+		if end < 0 {
+			return "", fmt.Errorf("template %q: {{ without }}", s)
+		}
+		b.WriteString(s[:start])
+		expr := s[start+2 : start+end]
+		v, err := evaluate(expr, vars)
+		if err != nil {
+			return "", fmt.Errorf("template %q: %w", s, err)
+		}
+		b.WriteString(v.String())
+		s = s[start+end+2:]
+	}
+}
+
+// value is a template variable or the result of an expression: an
+// integer or a string.
+type value struct {
+	isInt bool
+	n     int64
+	s     string
+}
+
+func intValue(n int64) value  { return value{isInt: true, n: n} }
+func strValue(s string) value { return value{s: s} }
+
+func (v value) String() string {
+	if v.isInt {
+		return strconv.FormatInt(v.n, 10)
+	}
+	return v.s
+}
+
+// evaluate parses and computes one expression.
+func evaluate(expr string, vars map[string]value) (value, error) {
+	p := &parser{toks: tokenize(expr), vars: vars}
+	v, err := p.sum()
+	if err != nil {
+		return value{}, fmt.Errorf("{{%s}}: %w", expr, err)
+	}
+	if p.pos != len(p.toks) {
+		return value{}, fmt.Errorf("{{%s}}: unexpected %q", expr, p.toks[p.pos])
+	}
+	return v, nil
+}
+
+func tokenize(s string) []string {
+	var toks []string
+	for i := 0; i < len(s); {
+		c := rune(s[i])
+		switch {
+		case unicode.IsSpace(c):
+			i++
+		case unicode.IsDigit(c) || unicode.IsLetter(c) || c == '_':
+			j := i
+			for j < len(s) && (unicode.IsDigit(rune(s[j])) || unicode.IsLetter(rune(s[j])) || s[j] == '_') {
+				j++
+			}
+			toks = append(toks, s[i:j])
+			i = j
+		case strings.HasPrefix(s[i:], "//"):
+			toks = append(toks, "//")
+			i += 2
+		default:
+			toks = append(toks, s[i:i+1])
+			i++
+		}
+	}
+	return toks
+}
+
+type parser struct {
+	toks []string
+	pos  int
+	vars map[string]value
+}
+
+func (p *parser) peek() string {
+	if p.pos < len(p.toks) {
+		return p.toks[p.pos]
+	}
+	return ""
+}
+
+// sum := product (("+" | "-") product)*
+func (p *parser) sum() (value, error) {
+	v, err := p.product()
+	for err == nil && (p.peek() == "+" || p.peek() == "-") {
+		op := p.toks[p.pos]
+		p.pos++
+		var w value
+		if w, err = p.product(); err == nil {
+			v, err = arith(op, v, w)
+		}
+	}
+	return v, err
+}
+
+// product := unary (("*" | "//" | "%") unary)*
+func (p *parser) product() (value, error) {
+	v, err := p.unary()
+	for err == nil && (p.peek() == "*" || p.peek() == "//" || p.peek() == "%" || p.peek() == "/") {
+		op := p.toks[p.pos]
+		p.pos++
+		var w value
+		if w, err = p.unary(); err == nil {
+			v, err = arith(op, v, w)
+		}
+	}
+	return v, err
+}
+
+// unary := "-" unary | primary
+func (p *parser) unary() (value, error) {
+	if p.peek() == "-" {
+		p.pos++
+		v, err := p.unary()
+		if err != nil {
+			return v, err
+		}
+		if !v.isInt {
+			return value{}, fmt.Errorf("minus of the string %q", v.s)
+		}
+		return intValue(-v.n), nil
+	}
+	return p.primary()
+}
+
+// primary := integer | name | "(" sum ")"
+func (p *parser) primary() (value, error) {
+	t := p.peek()
+	p.pos++
+	switch {
+	case t == "":
+		return value{}, fmt.Errorf("expression ends early")
+	case t == "(":
+		v, err := p.sum()
+		if err == nil && p.peek() != ")" {
+			err = fmt.Errorf("( without )")
+		}
+		p.pos++
+		return v, err
+	case unicode.IsDigit(rune(t[0])):
+		n, err := strconv.ParseInt(t, 10, 64)
+		if err != nil {
+			return value{}, fmt.Errorf("number %q: %w", t, err)
+		}
+		return intValue(n), nil
+	case unicode.IsLetter(rune(t[0])) || t[0] == '_':
+		v, ok := p.vars[t]
+		if !ok {
+			return value{}, fmt.Errorf("%q is neither a template nor a dimension", t)
+		}
+		return v, nil
+	}
+	return value{}, fmt.Errorf("unexpected %q", t)
+}
+
+// arith applies an operator to two integers; strings only concatenate.
+func arith(op string, a, b value) (value, error) {
+	if !a.isInt || !b.isInt {
+		if op == "+" && !a.isInt && !b.isInt {
+			return strValue(a.s + b.s), nil
+		}
+		return value{}, fmt.Errorf("%q between %q and %q: arithmetic needs integers", op, a, b)
+	}
+	switch op {
+	case "+":
+		return intValue(a.n + b.n), nil
+	case "-":
+		return intValue(a.n - b.n), nil
+	case "*":
+		return intValue(a.n * b.n), nil
+	case "//", "%", "/":
+		if b.n == 0 {
+			return value{}, fmt.Errorf("division by zero")
+		}
+		q, r := a.n/b.n, a.n%b.n
+		if r != 0 && (r < 0) != (b.n < 0) { // Python floors
+			q--
+			r += b.n
+		}
+		switch {
+		case op == "%":
+			return intValue(r), nil
+		case op == "/" && r != 0:
+			return value{}, fmt.Errorf("%d / %d is not a whole number (jinja's / divides into floats)", a.n, b.n)
+		}
+		return intValue(q), nil
+	}
+	return value{}, fmt.Errorf("unknown operator %q", op)
+}
