@@ -1,0 +1,164 @@
+package references
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"iter"
+	"sort"
+	"strings"
+
+	"github.com/zarrgw/zarrgw/core/store"
+)
+
+// Store serves a reference set read-only: inline values from the set,
+// the others read from their target files through targets.
+type Store struct {
+	set     *Set
+	keys    []string // sorted, for listings
+	targets store.URLOpener
+}
+
+// New returns the store over set, reaching target files through targets.
+func New(set *Set, targets store.URLOpener) *Store {
+	return &Store{set: set, keys: set.Keys(), targets: targets}
+}
+
+func (s *Store) Capabilities() store.Capabilities {
+	return store.Capabilities{Read: true, List: true, Ranges: true, SuffixRanges: true}
+}
+
+func (s *Store) lookup(key string) (Ref, error) {
+	r, ok := s.set.Lookup(key)
+	if !ok {
+		return Ref{}, fmt.Errorf("references: key %q: %w", key, store.ErrNotFound)
+	}
+	return r, nil
+}
+
+// Get reads a value or part of it. A target that is missing, or shorter
+// than the range the reference names, is an error naming the key and the
+// target: never store.ErrNotFound, which readers take for fill values.
+func (s *Store) Get(ctx context.Context, key string, br store.ByteRange) (store.Value, error) {
+	r, err := s.lookup(key)
+	if err != nil {
+		return store.Value{}, err
+	}
+	if r.Inline() {
+		start, end, err := br.Resolve(int64(len(r.Data)))
+		if err != nil {
+			return store.Value{}, fmt.Errorf("references: key %q: %w", key, err)
+		}
+		return store.Value{Data: r.Data[start:end:end], Version: inlineVersion(r.Data)}, nil
+	}
+	target, tkey, err := s.targets.OpenURL(ctx, r.URL)
+	if err != nil {
+		return store.Value{}, targetError(key, r, err)
+	}
+	if r.Length < 0 { // the whole file
+		v, err := target.Get(ctx, tkey, br)
+		if err != nil {
+			return store.Value{}, targetError(key, r, err)
+		}
+		return v, nil
+	}
+	start, end, err := br.Resolve(r.Length)
+	if err != nil {
+		return store.Value{}, fmt.Errorf("references: key %q: %w", key, err)
+	}
+	v, err := target.Get(ctx, tkey, store.Range(r.Offset+start, end-start))
+	if err != nil {
+		return store.Value{}, targetError(key, r, err)
+	}
+	if int64(len(v.Data)) != end-start {
+		return store.Value{}, fmt.Errorf("references: key %q: target %s: bytes %d-%d are past its end (%d of %d bytes read)",
+			key, r.URL, r.Offset+start, r.Offset+end-1, len(v.Data), end-start)
+	}
+	if v.Version != "" {
+		v.Version = fmt.Sprintf("%s@%d+%d", v.Version, r.Offset, r.Length)
+	}
+	return v, nil
+}
+
+// targetError names the key and its target; a missing target loses the
+// identity of store.ErrNotFound (the key exists: its data is missing).
+func targetError(key string, r Ref, err error) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("references: key %q: target %s is missing: %v", key, r.URL, err)
+	}
+	return fmt.Errorf("references: key %q: target %s: %w", key, r.URL, err)
+}
+
+// inlineVersion is an inline value's version: its content's hash, so
+// that a reference set rewritten with other data gives other versions.
+func inlineVersion(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:16])
+}
+
+func (s *Store) Stat(ctx context.Context, key string) (store.Info, error) {
+	r, err := s.lookup(key)
+	if err != nil {
+		return store.Info{}, err
+	}
+	switch {
+	case r.Inline():
+		return store.Info{Size: int64(len(r.Data)), Version: inlineVersion(r.Data)}, nil
+	case r.Length >= 0:
+		return store.Info{Size: r.Length}, nil
+	}
+	target, tkey, err := s.targets.OpenURL(ctx, r.URL)
+	if err != nil {
+		return store.Info{}, targetError(key, r, err)
+	}
+	info, err := target.Stat(ctx, tkey)
+	if err != nil {
+		return store.Info{}, targetError(key, r, err)
+	}
+	return info, nil
+}
+
+var errReadOnly = fmt.Errorf("a reference set is read-only: %w", store.ErrUnsupported)
+
+func (s *Store) Set(_ context.Context, key string, _ []byte, _ store.Condition) (string, error) {
+	return "", fmt.Errorf("references: set %q: %w", key, errReadOnly)
+}
+
+func (s *Store) Erase(_ context.Context, key string) error {
+	return fmt.Errorf("references: erase %q: %w", key, errReadOnly)
+}
+
+func (s *Store) EraseMany(_ context.Context, keys []string) error {
+	return fmt.Errorf("references: erase %d keys: %w", len(keys), errReadOnly)
+}
+
+func (s *Store) ErasePrefix(_ context.Context, prefix string) error {
+	return fmt.Errorf("references: erase prefix %q: %w", prefix, errReadOnly)
+}
+
+// List yields the keys under prefix, sorted.
+func (s *Store) List(ctx context.Context, prefix string) iter.Seq2[string, error] {
+	return func(yield func(string, error) bool) {
+		if err := store.ValidatePrefix(prefix); err != nil {
+			yield("", err)
+			return
+		}
+		for i := sort.SearchStrings(s.keys, prefix); i < len(s.keys) && strings.HasPrefix(s.keys[i], prefix); i++ {
+			if err := ctx.Err(); err != nil {
+				yield("", err)
+				return
+			}
+			if !yield(s.keys[i], nil) {
+				return
+			}
+		}
+	}
+}
+
+func (s *Store) ListDir(ctx context.Context, prefix string) (store.Dir, error) {
+	return store.ListDirFromList(ctx, s, prefix)
+}
+
+func (s *Store) Close() error { return nil }
