@@ -1,0 +1,124 @@
+package references_test
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/zarrgw/zarrgw/core/array"
+	"github.com/zarrgw/zarrgw/core/hierarchy"
+	"github.com/zarrgw/zarrgw/core/store"
+	"github.com/zarrgw/zarrgw/host/registry"
+	"github.com/zarrgw/zarrgw/plugins/stores/fs"
+	"github.com/zarrgw/zarrgw/plugins/stores/references"
+	"github.com/zarrgw/zarrgw/tests/support/servers"
+)
+
+const python = "/usr/bin/python3"
+
+// mkrefs runs tests/references/testdata/mkrefs.py with args.
+func mkrefs(t *testing.T, args ...string) []byte {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	script := filepath.Join(filepath.Dir(file), "..", "..", "..", "tests", "references", "testdata", "mkrefs.py")
+	out, err := exec.Command(python, append([]string{script}, args...)...).Output()
+	if err != nil {
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("mkrefs.py %v: %v\n%s", args, err, stderr)
+	}
+	return out
+}
+
+// localFiles opens absolute paths, each file's directory as an fs store.
+type localFiles struct {
+	mu     sync.Mutex
+	stores map[string]store.Store
+}
+
+func (l *localFiles) OpenURL(_ context.Context, url string) (store.Store, string, error) {
+	if !filepath.IsAbs(url) {
+		return nil, "", fmt.Errorf("%s is not a local path", url)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	dir := filepath.Dir(url)
+	s, ok := l.stores[dir]
+	if !ok {
+		var err error
+		if s, err = fs.New(dir); err != nil {
+			return nil, "", err
+		}
+		l.stores[dir] = s
+	}
+	return s, filepath.Base(url), nil
+}
+
+// NetCDF4 files written by netCDF4-python, referenced from h5py's chunk
+// index in kerchunk's JSON forms (version 0 for one file and for three
+// joined along time, version 1 with templates and gen), read through the
+// references store: every variable equals what netCDF4-python reads
+// (fill values as stored, scale not applied), the big-endian, the
+// contiguous and the gen-made variables and a chunk the file lacks among
+// them.
+func TestNetCDFReferencesReadAsNetCDF4(t *testing.T) {
+	if out, err := exec.Command(python, "-c", "import netCDF4, h5py, numpy").CombinedOutput(); err != nil {
+		servers.Unavailable(t, "Debian's python3-netcdf4 and python3-h5py are needed (%v: %s): run scripts/setup.sh", err, out)
+	}
+	dir := t.TempDir()
+	files, refs := filepath.Join(dir, "nc"), filepath.Join(dir, "refs")
+	mkrefs(t, "files", files)
+	mkrefs(t, "refs", files, files+string(filepath.Separator), refs)
+	opener := &localFiles{stores: map[string]store.Store{}}
+	for _, tc := range []struct{ set, expected string }{
+		{"single-v0.json", "expected-single.json"},
+		{"joined-v0.json", "expected.json"},
+		{"joined-v1.json", "expected.json"},
+	} {
+		t.Run(strings.TrimSuffix(tc.set, ".json"), func(t *testing.T) {
+			doc, err := os.ReadFile(filepath.Join(refs, tc.set))
+			if err != nil {
+				t.Fatal(err)
+			}
+			set, err := references.ParseJSON(doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want map[string]struct {
+				Hex   string
+				Shape []int
+			}
+			raw, err := os.ReadFile(filepath.Join(refs, tc.expected))
+			if err != nil || json.Unmarshal(raw, &want) != nil || len(want) < 5 {
+				t.Fatalf("expected values: %v (%d arrays)", err, len(want))
+			}
+			s := references.New(set, opener)
+			ctx := context.Background()
+			for name, w := range want {
+				a, err := hierarchy.OpenArray(ctx, s, name, array.Options{Codecs: registry.Codecs()})
+				if err != nil {
+					t.Errorf("%s: %v", name, err)
+					continue
+				}
+				got, err := a.ReadAll(ctx)
+				if err != nil {
+					t.Errorf("%s: %v", name, err)
+					continue
+				}
+				if h := hex.EncodeToString(got.Data); h != w.Hex {
+					t.Errorf("%s %v: read %.40s…, netCDF4-python reads %.40s…", name, got.Shape, h, w.Hex)
+				}
+			}
+		})
+	}
+}
