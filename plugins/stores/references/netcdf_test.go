@@ -16,7 +16,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/array"
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/core/store"
-	"github.com/zarrgw/zarrgw/host/registry"
+	"github.com/zarrgw/zarrgw/plugins/builtin"
 	"github.com/zarrgw/zarrgw/plugins/stores/fs"
 	"github.com/zarrgw/zarrgw/plugins/stores/references"
 	"github.com/zarrgw/zarrgw/tests/support/servers"
@@ -105,7 +105,7 @@ func TestNetCDFReferencesReadAsNetCDF4(t *testing.T) {
 			s := references.New(set, opener)
 			ctx := context.Background()
 			for name, w := range want {
-				a, err := hierarchy.OpenArray(ctx, s, name, array.Options{Codecs: registry.Codecs()})
+				a, err := hierarchy.OpenArray(ctx, s, name, array.Options{Codecs: builtin.Registry()})
 				if err != nil {
 					t.Errorf("%s: %v", name, err)
 					continue
