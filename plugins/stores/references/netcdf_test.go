@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/zarrgw/zarrgw/core/array"
@@ -40,28 +39,14 @@ func mkrefs(t *testing.T, args ...string) []byte {
 	return out
 }
 
-// localFiles opens absolute paths, each file's directory as an fs store.
-type localFiles struct {
-	mu     sync.Mutex
-	stores map[string]store.Store
-}
+// localFiles opens absolute directory paths as fs stores.
+type localFiles struct{}
 
-func (l *localFiles) OpenURL(_ context.Context, url string) (store.Store, string, error) {
+func (localFiles) OpenURL(_ context.Context, url string) (store.Store, error) {
 	if !filepath.IsAbs(url) {
-		return nil, "", fmt.Errorf("%s is not a local path", url)
+		return nil, fmt.Errorf("%s is not a local path", url)
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	dir := filepath.Dir(url)
-	s, ok := l.stores[dir]
-	if !ok {
-		var err error
-		if s, err = fs.New(dir); err != nil {
-			return nil, "", err
-		}
-		l.stores[dir] = s
-	}
-	return s, filepath.Base(url), nil
+	return fs.New(url)
 }
 
 // NetCDF4 files written by netCDF4-python, referenced from h5py's chunk
@@ -79,7 +64,6 @@ func TestNetCDFReferencesReadAsNetCDF4(t *testing.T) {
 	files, refs := filepath.Join(dir, "nc"), filepath.Join(dir, "refs")
 	mkrefs(t, "files", files)
 	mkrefs(t, "refs", files, files+string(filepath.Separator), refs)
-	opener := &localFiles{stores: map[string]store.Store{}}
 	for _, tc := range []struct{ set, expected string }{
 		{"single-v0.json", "expected-single.json"},
 		{"joined-v0.json", "expected.json"},
@@ -102,7 +86,8 @@ func TestNetCDFReferencesReadAsNetCDF4(t *testing.T) {
 			if err != nil || json.Unmarshal(raw, &want) != nil || len(want) < 5 {
 				t.Fatalf("expected values: %v (%d arrays)", err, len(want))
 			}
-			s := references.New(set, opener)
+			s := references.New(set, localFiles{}, "")
+			defer s.Close()
 			ctx := context.Background()
 			for name, w := range want {
 				a, err := hierarchy.OpenArray(ctx, s, name, array.Options{Codecs: builtin.Registry()})

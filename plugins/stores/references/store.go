@@ -6,24 +6,61 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/zarrgw/zarrgw/core/store"
 )
 
 // Store serves a reference set read-only: inline values from the set,
-// the others read from their target files through targets.
+// the others read from their target files, each file's directory opened
+// once through the host's opener.
 type Store struct {
 	set     *Set
 	keys    []string // sorted, for listings
-	targets store.URLOpener
+	opener  store.URLOpener
+	base    string // where relative target URLs are resolved
+	mu      sync.Mutex
+	dirs    map[string]store.Store // by directory URL
+	closers []io.Closer
 }
 
-// New returns the store over set, reaching target files through targets.
-func New(set *Set, targets store.URLOpener) *Store {
-	return &Store{set: set, keys: set.Keys(), targets: targets}
+// New returns the store over set, reaching target files through opener;
+// relative target URLs are taken relative to base (the directory URL of
+// the reference set, "" for none).
+func New(set *Set, opener store.URLOpener, base string) *Store {
+	return &Store{set: set, keys: set.Keys(), opener: opener, base: base, dirs: map[string]store.Store{}}
+}
+
+// target returns the store holding url's file (its directory, opened once)
+// and the file's key there.
+func (s *Store) target(ctx context.Context, url string) (store.Store, string, error) {
+	if !strings.Contains(url, "://") && !strings.HasPrefix(url, "/") {
+		if s.base == "" {
+			return nil, "", fmt.Errorf("a relative target needs the reference set's location")
+		}
+		url = s.base + strings.TrimPrefix(url, "./")
+	}
+	i := strings.LastIndexByte(url, '/')
+	if i < 0 || i == len(url)-1 {
+		return nil, "", fmt.Errorf("%q names no file", url)
+	}
+	dir, key := url[:i+1], url[i+1:]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d, ok := s.dirs[dir]; ok {
+		return d, key, nil
+	}
+	d, err := s.opener.OpenURL(ctx, dir)
+	if err != nil {
+		return nil, "", err
+	}
+	s.dirs[dir] = d
+	s.closers = append(s.closers, d)
+	return d, key, nil
 }
 
 func (s *Store) Capabilities() store.Capabilities {
@@ -53,7 +90,7 @@ func (s *Store) Get(ctx context.Context, key string, br store.ByteRange) (store.
 		}
 		return store.Value{Data: r.Data[start:end:end], Version: inlineVersion(r.Data)}, nil
 	}
-	target, tkey, err := s.targets.OpenURL(ctx, r.URL)
+	target, tkey, err := s.target(ctx, r.URL)
 	if err != nil {
 		return store.Value{}, targetError(key, r, err)
 	}
@@ -109,7 +146,7 @@ func (s *Store) Stat(ctx context.Context, key string) (store.Info, error) {
 	case r.Length >= 0:
 		return store.Info{Size: r.Length}, nil
 	}
-	target, tkey, err := s.targets.OpenURL(ctx, r.URL)
+	target, tkey, err := s.target(ctx, r.URL)
 	if err != nil {
 		return store.Info{}, targetError(key, r, err)
 	}
@@ -161,4 +198,14 @@ func (s *Store) ListDir(ctx context.Context, prefix string) (store.Dir, error) {
 	return store.ListDirFromList(ctx, s, prefix)
 }
 
-func (s *Store) Close() error { return nil }
+// Close closes the target directories' stores.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var errs []error
+	for _, c := range s.closers {
+		errs = append(errs, c.Close())
+	}
+	s.closers, s.dirs = nil, map[string]store.Store{}
+	return errors.Join(errs...)
+}

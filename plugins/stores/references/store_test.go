@@ -11,16 +11,20 @@ import (
 	"github.com/zarrgw/zarrgw/core/store"
 )
 
-// memTargets serves URLs "mem://NAME/KEY" from memory stores by NAME.
-type memTargets map[string]store.Store
+// memTargets serves directory URLs "mem://NAME/" from memory stores by
+// NAME, counting the opens.
+type memTargets struct {
+	stores map[string]store.Store
+	opened int
+}
 
-func (m memTargets) OpenURL(_ context.Context, url string) (store.Store, string, error) {
-	rest, ok := strings.CutPrefix(url, "mem://")
-	name, key, _ := strings.Cut(rest, "/")
-	if s, found := m[name]; ok && found {
-		return s, key, nil
+func (m *memTargets) OpenURL(_ context.Context, url string) (store.Store, error) {
+	m.opened++
+	name, ok := strings.CutPrefix(url, "mem://")
+	if s, found := m.stores[strings.TrimSuffix(name, "/")]; ok && found {
+		return s, nil
 	}
-	return nil, "", fmt.Errorf("no store for %s", url)
+	return nil, fmt.Errorf("no store for %s", url)
 }
 
 func newTestStore(t *testing.T) (*Store, *store.Memory) {
@@ -44,7 +48,7 @@ func newTestStore(t *testing.T) (*Store, *store.Memory) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return New(set, memTargets{"files": files}), files
+	return New(set, &memTargets{stores: map[string]store.Store{"files": nopClose{files}}}, ""), files
 }
 
 func TestGetReadsInlineAndTargets(t *testing.T) {
@@ -89,7 +93,7 @@ func TestGetFailuresNameKeyAndTarget(t *testing.T) {
 	for key, want := range map[string]string{
 		"v/3": `key "v/3": target mem://files/gone.nc is missing`,
 		"v/4": `key "v/4": target mem://files/a.nc: bytes 16-25 are past its end (4 of 10 bytes read)`,
-		"v/5": `key "v/5": target mem://elsewhere/a.nc: no store for mem://elsewhere/a.nc`,
+		"v/5": `key "v/5": target mem://elsewhere/a.nc: no store for mem://elsewhere/`,
 	} {
 		_, err := s.Get(ctx, key, store.ByteRange{})
 		if err == nil || errors.Is(err, store.ErrNotFound) || !strings.Contains(err.Error(), want) {
@@ -132,5 +136,41 @@ func TestListingsAndReadOnly(t *testing.T) {
 	}
 	if c := s.Capabilities(); c.Write || c.Erase || !c.Read || !c.List || !c.Ranges {
 		t.Errorf("capabilities %+v", c)
+	}
+}
+
+// nopClose keeps a shared memory store open when a references store closes
+// the directories it opened.
+type nopClose struct{ store.Store }
+
+func (nopClose) Close() error { return nil }
+
+// Each target directory is opened once, however many keys read from it;
+// relative targets are found beside the reference set.
+func TestTargetsOpenedOnceAndRelative(t *testing.T) {
+	files := store.NewMemory()
+	ctx := context.Background()
+	if _, err := files.Set(ctx, "a.nc", []byte("0123456789"), store.Condition{}); err != nil {
+		t.Fatal(err)
+	}
+	set, err := ParseJSON([]byte(`{"v/0": ["a.nc", 0, 2], "v/1": ["./a.nc", 2, 2], "v/2": ["mem://files/a.nc", 4, 2]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opener := &memTargets{stores: map[string]store.Store{"files": nopClose{files}}}
+	s := New(set, opener, "mem://files/")
+	for i, want := range []string{"01", "23", "45"} {
+		for range 3 {
+			v, err := s.Get(ctx, fmt.Sprintf("v/%d", i), store.ByteRange{})
+			if err != nil || string(v.Data) != want {
+				t.Fatalf("v/%d: %q (%v), want %q", i, v.Data, err, want)
+			}
+		}
+	}
+	if opener.opened != 1 {
+		t.Errorf("the directory was opened %d times for 9 reads, want once", opener.opened)
+	}
+	if _, err := New(set, opener, "").Get(ctx, "v/0", store.ByteRange{}); err == nil || !strings.Contains(err.Error(), "relative target") {
+		t.Errorf("a relative target without a base: %v", err)
 	}
 }
