@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
@@ -98,4 +99,30 @@ func shellQuote(p string) string {
 		}
 	}
 	return p
+}
+
+// referencesStore is the bundled references store, whose reference set
+// may be a path of this machine.
+const referencesStore = "references"
+
+// referencesPath makes the reference set of a bundled references store
+// that is a relative path relative to the configuration file's
+// directory, as fs roots are; URLs stay as written.
+func (d *decoder) referencesPath(st *Store) {
+	ext := st.Extension
+	if ext.Plugin != "" || !ext.Checked || ext.Manifest.Name != referencesStore {
+		return
+	}
+	var conf map[string]any
+	if json.Unmarshal(ext.Config, &conf) != nil {
+		return // checked against the schema already; the store reports it
+	}
+	loc, _ := conf["references"].(string)
+	if loc == "" || strings.Contains(loc, "://") || filepath.IsAbs(loc) {
+		return
+	}
+	conf["references"] = d.relPath(loc)
+	if b, err := json.Marshal(conf); err == nil {
+		st.Extension.Config = b
+	}
 }

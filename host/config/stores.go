@@ -45,6 +45,7 @@ func (d *decoder) store(b *hcl.Block) hcl.Diagnostics {
 	if !diags.HasErrors() {
 		st := Store{Ref: ref, Extension: ext}
 		diags = append(diags, d.fsRoot(&st, b)...)
+		d.referencesPath(&st)
 		d.cfg.Stores = append(d.cfg.Stores, st)
 	}
 	return diags

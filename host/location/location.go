@@ -13,8 +13,6 @@ import (
 	"log/slog"
 	"net/url"
 	"path/filepath"
-	"slices"
-	"sort"
 	"strings"
 
 	"github.com/zarrgw/zarrgw/core/array"
@@ -30,45 +28,13 @@ import (
 // stores declares, or, without a scheme, a directory (a "file" URL).
 // The store is opened by parts, in process or in a plugin.
 func Open(ctx context.Context, parts *registry.Parts, loc string) (store.Store, error) {
-	u := &url.URL{Scheme: "file", Path: loc}
-	if strings.Contains(loc, "://") {
-		var err error
-		if u, err = url.Parse(loc); err != nil {
-			return nil, fmt.Errorf("location %q: %w", loc, err)
-		}
-	}
-	for _, r := range parts.Set().Stores {
-		if !slices.Contains(r.Schemes, u.Scheme) {
-			continue
-		}
-		config, err := r.FromURL(u)
-		if err != nil {
-			return nil, fmt.Errorf("location %q: %w", loc, err)
-		}
-		s, err := parts.OpenStore(ctx, r.Manifest.Name, config)
-		if err != nil {
-			return nil, fmt.Errorf("location %q: %w", loc, err)
-		}
-		return s, nil
-	}
-	return nil, fmt.Errorf("location %q: unsupported scheme %q (known: %s)", loc, u.Scheme, strings.Join(schemes(parts.Set()), ", "))
+	return parts.OpenURL(ctx, loc)
 }
 
 // Remote reports whether loc names a store across a network: a URL of
 // any scheme but "file" (a dataset of a configuration counts as local).
 func Remote(loc string) bool {
 	return strings.Contains(loc, "://") && !strings.HasPrefix(loc, "file://")
-}
-
-func schemes(set registry.Set) []string {
-	var out []string
-	for _, r := range set.Stores {
-		for _, s := range r.Schemes {
-			out = append(out, s+"://")
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 // Target is what a command reads or writes: a store, how to open arrays

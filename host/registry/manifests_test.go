@@ -67,7 +67,7 @@ func TestBundledStoresAndTransformers(t *testing.T) {
 	for _, m := range cat.Manifests(extension.Store) {
 		stores = append(stores, m.Name)
 	}
-	if strings.Join(stores, " ") != "azure fs http s3" {
+	if strings.Join(stores, " ") != "azure fs http references s3" {
 		t.Errorf("stores %v", stores)
 	}
 	for _, name := range []string{"sharding", "https://purl.org/zarr/spec/extensions/storage-transformers/sharding/1.0"} {

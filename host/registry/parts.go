@@ -56,7 +56,12 @@ func (p *Parts) Set() Set { return p.set }
 func (p *Parts) Codecs() codec.Resolver { return p.codecs }
 
 // OpenStore opens a store of the type name with its configuration.
+// Stores that refer to others (references) reach them through the
+// context's store.URLOpener: these parts, unless the caller gave another.
 func (p *Parts) OpenStore(ctx context.Context, name string, config json.RawMessage) (store.Store, error) {
+	if _, ok := store.URLOpenerFrom(ctx); !ok {
+		ctx = store.WithURLOpener(ctx, p)
+	}
 	return p.openStore(ctx, name, config)
 }
 

@@ -33,6 +33,7 @@ import (
 	azurestore "github.com/zarrgw/zarrgw/plugins/stores/azure"
 	"github.com/zarrgw/zarrgw/plugins/stores/fs"
 	httpstore "github.com/zarrgw/zarrgw/plugins/stores/http"
+	"github.com/zarrgw/zarrgw/plugins/stores/references"
 	s3store "github.com/zarrgw/zarrgw/plugins/stores/s3"
 	"github.com/zarrgw/zarrgw/plugins/transformers/cache"
 	"github.com/zarrgw/zarrgw/plugins/transformers/shardtransformer"
@@ -78,6 +79,7 @@ func Stores() []store.Registration {
 		s3store.Registration,
 		azurestore.Registration,
 		httpstore.Registration,
+		references.Registration,
 	}
 }
 

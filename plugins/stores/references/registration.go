@@ -1,0 +1,73 @@
+package references
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/zarrgw/zarrgw/core/extension"
+	"github.com/zarrgw/zarrgw/core/store"
+)
+
+// Name is the store type in configurations: store "references" "era5".
+const Name = "references"
+
+// Registration registers the store: configuration {"references":
+// LOCATION}, the reference set's path or URL (s3://, az://, https://). It
+// runs in the host's process: it reaches the reference set and its target
+// files through the store.URLOpener of the context it is opened with, as
+// the host's other stores reach them, with their credentials.
+var Registration = store.Registration{
+	Manifest: extension.Manifest{
+		Kind: extension.Store,
+		Name: Name,
+		ConfigSchema: json.RawMessage(`{"type":"object","required":["references"],"additionalProperties":false,"properties":{
+	"references":{"type":"string","description":"the kerchunk reference set (JSON, version 0 or 1): a path, or an s3://, az://, http(s):// URL; relative target files are found beside it"}}}`),
+	},
+	New: open,
+}
+
+type config struct {
+	References string `json:"references"`
+}
+
+// Config is the configuration of a store over the reference set at loc.
+func Config(loc string) json.RawMessage {
+	b, _ := json.Marshal(config{References: loc}) // a string cannot fail to marshal
+	return b
+}
+
+func open(ctx context.Context, raw json.RawMessage) (store.Store, error) {
+	var cfg config
+	if err := extension.DecodeConfig(raw, &cfg); err != nil {
+		return nil, fmt.Errorf("%s store: configuration: %w", Name, err)
+	}
+	opener, ok := store.URLOpenerFrom(ctx)
+	if !ok {
+		return nil, fmt.Errorf("%s store: opened without the host's store opener (it runs in zarrgw's process only)", Name)
+	}
+	loc := strings.TrimSuffix(cfg.References, "/")
+	i := strings.LastIndexByte(loc, '/')
+	dir, key := "./", loc
+	if i >= 0 {
+		dir, key = loc[:i+1], loc[i+1:]
+	}
+	if key == "" {
+		return nil, fmt.Errorf("%s store: references %q names no file", Name, cfg.References)
+	}
+	d, err := opener.OpenURL(ctx, dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s store: reference set %s: %w", Name, cfg.References, err)
+	}
+	defer d.Close()
+	doc, err := d.Get(ctx, key, store.ByteRange{})
+	if err != nil {
+		return nil, fmt.Errorf("%s store: reference set %s: %w", Name, cfg.References, err)
+	}
+	set, err := ParseJSON(doc.Data)
+	if err != nil {
+		return nil, fmt.Errorf("%s store: %s: %w", Name, cfg.References, err)
+	}
+	return New(set, opener, dir), nil
+}
