@@ -36,8 +36,12 @@ func (a *Array) readInto(ctx context.Context, sel grid.Selection, out *ndarray.A
 }
 
 // readProjections reads each chunk's part of a selection into out, in
-// parallel.
+// parallel, as one read batch (a store may fetch neighbouring chunks in
+// one request).
 func (a *Array) readProjections(ctx context.Context, projections []grid.Projection, out *ndarray.Array) error {
+	if len(projections) > 1 {
+		ctx = store.WithReadBatch(ctx)
+	}
 	read := a.chunkReader(projections)
 	return forEach(ctx, len(projections), a.opts.concurrency(), func(ctx context.Context, i int) error {
 		return read(ctx, out, projections[i])

@@ -7,6 +7,7 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/grid"
 	"github.com/zarrgw/zarrgw/core/ndarray"
+	"github.com/zarrgw/zarrgw/core/store"
 )
 
 // slabBuffersInFlight is how many slab buffers a streaming read holds: one
@@ -22,7 +23,7 @@ const slabBuffersInFlight = 2
 // slab), and a slab is emitted as soon as its last chunk is in. The slab
 // buffers bound how far the reading runs ahead of emit.
 func (a *Array) readSlabs(parent context.Context, plan slabPlan, alloc func() *ndarray.Array, emit func(*ndarray.Array) error) error {
-	ctx, cancel := context.WithCancel(parent)
+	ctx, cancel := context.WithCancel(store.WithReadBatch(parent))
 	defer cancel()
 	var (
 		failOnce sync.Once

@@ -29,9 +29,11 @@ type Result struct {
 }
 
 // GetMany reads every request with at most parallelism concurrent Gets and
-// returns the results in request order. Keys may repeat. Requests not
-// started when ctx is cancelled fail with ctx's error.
+// returns the results in request order, as one read batch. Keys may
+// repeat. Requests not started when ctx is cancelled fail with ctx's
+// error.
 func GetMany(ctx context.Context, s Store, reqs []Request, parallelism int) []Result {
+	ctx = WithReadBatch(ctx)
 	results := make([]Result, len(reqs))
 	forEach(len(reqs), parallelism, func(i int) {
 		req := reqs[i]

@@ -6,12 +6,17 @@ package references
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"iter"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Ref is where one key's value is: inline (Data, URL empty), or in the
@@ -26,25 +31,47 @@ type Ref struct {
 // Inline reports whether the value is held in the reference set itself.
 func (r Ref) Inline() bool { return r.URL == "" }
 
-// Set is a parsed reference set: every key's Ref.
+// Set is a reference set parsed whole (the JSON forms): every key's Ref.
 type Set struct {
 	refs map[string]Ref
+
+	once    sync.Once
+	keys    []string            // sorted, for listings
+	extents map[string]*Extents // by target URL
 }
 
-// Lookup returns the Ref of key.
-func (s *Set) Lookup(key string) (Ref, bool) {
+// Ref returns the Ref of key.
+func (s *Set) Ref(key string) (Ref, bool) {
 	r, ok := s.refs[key]
 	return r, ok
 }
 
 // Keys returns every key, sorted.
 func (s *Set) Keys() []string {
-	keys := make([]string, 0, len(s.refs))
-	for k := range s.refs {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
+	s.index()
+	return slices.Clone(s.keys)
+}
+
+// index sorts the keys and groups the ranges by file, once, on first use
+// (a set is filled by parsing before it is read).
+func (s *Set) index() {
+	s.once.Do(func() {
+		s.keys = slices.Sorted(maps.Keys(s.refs))
+		s.extents = extentsByURL(maps.Values(s.refs))
+	})
+}
+
+// Lookup is the Source's: key's Ref and its file's extents.
+func (s *Set) Lookup(_ context.Context, key string) (Ref, *Extents, bool, error) {
+	s.index()
+	r, ok := s.refs[key]
+	return r, s.extents[r.URL], ok, nil
+}
+
+// List is the Source's: the keys starting with prefix, sorted.
+func (s *Set) List(ctx context.Context, prefix string) iter.Seq2[string, error] {
+	s.index()
+	return sortedList(ctx, s.keys, prefix)
 }
 
 // Len is the number of keys.

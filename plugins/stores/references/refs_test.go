@@ -28,7 +28,7 @@ func TestParseVersion0(t *testing.T) {
 		t.Fatalf("keys %s", got)
 	}
 	for k, w := range want {
-		got, ok := set.Lookup(k)
+		got, ok := set.Ref(k)
 		if !ok || fmt.Sprint(got) != fmt.Sprint(w) || got.Inline() != (w.URL == "") {
 			t.Errorf("%s: %+v, want %+v", k, got, w)
 		}
@@ -67,7 +67,7 @@ func TestParseVersion1(t *testing.T) {
 		"g/0.0":    {URL: "s3://bucket/data/g.bin", Offset: 0, Length: 16},
 		"g/1.2":    {URL: "s3://bucket/data/g.bin", Offset: 80, Length: 16},
 	} {
-		got, ok := set.Lookup(key)
+		got, ok := set.Ref(key)
 		if !ok || fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("%s: %+v (found %v), want %+v", key, got, ok, want)
 		}

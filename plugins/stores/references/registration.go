@@ -23,13 +23,17 @@ var Registration = store.Registration{
 		Kind: extension.Store,
 		Name: Name,
 		ConfigSchema: json.RawMessage(`{"type":"object","required":["references"],"additionalProperties":false,"properties":{
-	"references":{"type":"string","description":"the kerchunk reference set (JSON, version 0 or 1): a path, or an s3://, az://, http(s):// URL; relative target files are found beside it"}}}`),
+	"references":{"type":"string","description":"the kerchunk reference set (JSON, version 0 or 1): a path, or an s3://, az://, http(s):// URL; relative target files are found beside it"},
+	"max_gap":{"type":"integer","minimum":0,"description":"ranges of one file at most this many bytes apart are read in one request when several chunks are read (default 65536)"},
+	"max_block":{"type":"integer","minimum":0,"description":"the most bytes one such request reads (default 4194304; 0 reads every range alone)"}}}`),
 	},
 	New: open,
 }
 
 type config struct {
 	References string `json:"references"`
+	MaxGap     *int64 `json:"max_gap"`
+	MaxBlock   *int64 `json:"max_block"`
 }
 
 // Config is the configuration of a store over the reference set at loc.
@@ -69,5 +73,13 @@ func open(ctx context.Context, raw json.RawMessage) (store.Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s store: %s: %w", Name, cfg.References, err)
 	}
-	return New(set, opener, dir), nil
+	s := New(set, opener, dir)
+	gap, block := int64(DefaultMaxGap), int64(DefaultMaxBlock)
+	if cfg.MaxGap != nil {
+		gap = *cfg.MaxGap
+	}
+	if cfg.MaxBlock != nil {
+		block = *cfg.MaxBlock
+	}
+	return s.Coalesce(gap, block), nil
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"iter"
-	"sort"
 	"strings"
 	"sync"
 
@@ -19,20 +18,32 @@ import (
 // the others read from their target files, each file's directory opened
 // once through the host's opener.
 type Store struct {
-	set     *Set
-	keys    []string // sorted, for listings
-	opener  store.URLOpener
-	base    string // where relative target URLs are resolved
-	mu      sync.Mutex
-	dirs    map[string]store.Store // by directory URL
-	closers []io.Closer
+	src    Source
+	opener store.URLOpener
+	// maxGap and maxBlock bound the runs of neighbouring ranges read in
+	// one request within a read batch (coalesce.go).
+	maxGap, maxBlock int64
+	base             string // where relative target URLs are resolved
+	mu               sync.Mutex
+	dirs             map[string]store.Store // by directory URL
+	closers          []io.Closer
 }
 
-// New returns the store over set, reaching target files through opener;
+// New returns the store over src, reaching target files through opener;
 // relative target URLs are taken relative to base (the directory URL of
-// the reference set, "" for none).
-func New(set *Set, opener store.URLOpener, base string) *Store {
-	return &Store{set: set, keys: set.Keys(), opener: opener, base: base, dirs: map[string]store.Store{}}
+// the reference set, "" for none). Ranges are coalesced with the default
+// bounds.
+func New(src Source, opener store.URLOpener, base string) *Store {
+	return &Store{src: src, opener: opener, base: base, dirs: map[string]store.Store{},
+		maxGap: DefaultMaxGap, maxBlock: DefaultMaxBlock}
+}
+
+// Coalesce sets the bounds of the runs read in one request within a read
+// batch: ranges at most maxGap bytes apart, a run at most maxBlock bytes;
+// maxBlock 0 reads every range alone. It returns s.
+func (s *Store) Coalesce(maxGap, maxBlock int64) *Store {
+	s.maxGap, s.maxBlock = maxGap, maxBlock
+	return s
 }
 
 // target returns the store holding url's file (its directory, opened once)
@@ -67,19 +78,22 @@ func (s *Store) Capabilities() store.Capabilities {
 	return store.Capabilities{Read: true, List: true, Ranges: true, SuffixRanges: true}
 }
 
-func (s *Store) lookup(key string) (Ref, error) {
-	r, ok := s.set.Lookup(key)
-	if !ok {
-		return Ref{}, fmt.Errorf("references: key %q: %w", key, store.ErrNotFound)
+func (s *Store) lookup(ctx context.Context, key string) (Ref, *Extents, error) {
+	r, ext, ok, err := s.src.Lookup(ctx, key)
+	if err != nil {
+		return Ref{}, nil, fmt.Errorf("references: key %q: %w", key, err)
 	}
-	return r, nil
+	if !ok {
+		return Ref{}, nil, fmt.Errorf("references: key %q: %w", key, store.ErrNotFound)
+	}
+	return r, ext, nil
 }
 
 // Get reads a value or part of it. A target that is missing, or shorter
 // than the range the reference names, is an error naming the key and the
 // target: never store.ErrNotFound, which readers take for fill values.
 func (s *Store) Get(ctx context.Context, key string, br store.ByteRange) (store.Value, error) {
-	r, err := s.lookup(key)
+	r, ext, err := s.lookup(ctx, key)
 	if err != nil {
 		return store.Value{}, err
 	}
@@ -105,6 +119,11 @@ func (s *Store) Get(ctx context.Context, key string, br store.ByteRange) (store.
 	if err != nil {
 		return store.Value{}, fmt.Errorf("references: key %q: %w", key, err)
 	}
+	if b := store.ReadBatchFrom(ctx); b != nil && ext != nil && start == 0 && end == r.Length {
+		if v, ok, err := s.coalesced(ctx, b, key, r, ext, target, tkey); ok || err != nil {
+			return v, err
+		}
+	}
 	v, err := target.Get(ctx, tkey, store.Range(r.Offset+start, end-start))
 	if err != nil {
 		return store.Value{}, targetError(key, r, err)
@@ -113,10 +132,17 @@ func (s *Store) Get(ctx context.Context, key string, br store.ByteRange) (store.
 		return store.Value{}, fmt.Errorf("references: key %q: target %s: bytes %d-%d are past its end (%d of %d bytes read)",
 			key, r.URL, r.Offset+start, r.Offset+end-1, len(v.Data), end-start)
 	}
-	if v.Version != "" {
-		v.Version = fmt.Sprintf("%s@%d+%d", v.Version, r.Offset, r.Length)
-	}
+	v.Version = rangeVersion(v.Version, r)
 	return v, nil
+}
+
+// rangeVersion is the version of a ranged value: its file's, with the
+// range (empty where the file's store has no versions).
+func rangeVersion(file string, r Ref) string {
+	if file == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s@%d+%d", file, r.Offset, r.Length)
 }
 
 // targetError names the key and its target; a missing target loses the
@@ -136,7 +162,7 @@ func inlineVersion(data []byte) string {
 }
 
 func (s *Store) Stat(ctx context.Context, key string) (store.Info, error) {
-	r, err := s.lookup(key)
+	r, _, err := s.lookup(ctx, key)
 	if err != nil {
 		return store.Info{}, err
 	}
@@ -177,21 +203,7 @@ func (s *Store) ErasePrefix(_ context.Context, prefix string) error {
 
 // List yields the keys under prefix, sorted.
 func (s *Store) List(ctx context.Context, prefix string) iter.Seq2[string, error] {
-	return func(yield func(string, error) bool) {
-		if err := store.ValidatePrefix(prefix); err != nil {
-			yield("", err)
-			return
-		}
-		for i := sort.SearchStrings(s.keys, prefix); i < len(s.keys) && strings.HasPrefix(s.keys[i], prefix); i++ {
-			if err := ctx.Err(); err != nil {
-				yield("", err)
-				return
-			}
-			if !yield(s.keys[i], nil) {
-				return
-			}
-		}
-	}
+	return s.src.List(ctx, prefix)
 }
 
 func (s *Store) ListDir(ctx context.Context, prefix string) (store.Dir, error) {
