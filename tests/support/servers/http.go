@@ -19,6 +19,9 @@ type HTTPOptions struct {
 	// BearerToken, if set, is required in the Authorization header;
 	// requests without it get 401.
 	BearerToken string
+	// Seen, if set, is called with every request before it is answered
+	// (tests count requests with it); it must be safe for concurrent use.
+	Seen func(r *http.Request)
 }
 
 // ServeDir serves the regular files below dir over HTTP the way a static
@@ -34,6 +37,9 @@ func ServeDir(t testing.TB, dir string, opts HTTPOptions) *httptest.Server {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if opts.Seen != nil {
+			opts.Seen(r)
+		}
 		if opts.BearerToken != "" && !bearerOK(r, opts.BearerToken) {
 			w.Header().Set("WWW-Authenticate", "Bearer")
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
