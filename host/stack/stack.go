@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/zarrgw/zarrgw/core/array"
@@ -185,7 +186,9 @@ func (h *Host) store(ctx context.Context, ref config.StoreRef) (store.Store, err
 		return nil, fmt.Errorf("%s is not declared", ref)
 	}
 	ext := decl.Extension
-	s, err := h.parts.OpenStore(ctx, extName(ext), ext.Config)
+	// A store naming others (a references store's targets) opens them
+	// through the host, later, when it first reads them: h.mu is held now.
+	s, err := h.parts.OpenStore(store.WithDeclaredOpener(ctx, declared{h}), extName(ext), ext.Config)
 	if err != nil {
 		return nil, fmt.Errorf("%s (%s): %w", ref, ext.DeclRange, err)
 	}
@@ -199,6 +202,18 @@ func (h *Host) store(ctx context.Context, ref config.StoreRef) (store.Store, err
 	}
 	h.stores[ref] = s
 	return s, nil
+}
+
+// declared opens the stores of the configuration by identity
+// (store.DeclaredOpener), the host's own, shared and closed by it.
+type declared struct{ h *Host }
+
+func (d declared) OpenDeclared(ctx context.Context, ref string) (store.Store, error) {
+	parts := strings.Split(ref, ".")
+	if len(parts) != 3 || parts[0] != "store" {
+		return nil, fmt.Errorf("%q is not a store's identity (store.TYPE.NAME)", ref)
+	}
+	return d.h.store(ctx, config.StoreRef{Type: parts[1], Name: parts[2]})
 }
 
 func (h *Host) transformer(ctx context.Context, ext config.Extension, next store.Store) (store.Store, error) {

@@ -24,6 +24,7 @@ var Registration = store.Registration{
 		Name: Name,
 		ConfigSchema: json.RawMessage(`{"type":"object","required":["references"],"additionalProperties":false,"properties":{
 	"references":{"type":"string","description":"the kerchunk reference set (JSON, version 0 or 1): a path, or an s3://, az://, http(s):// URL; relative target files are found beside it"},
+	"targets":{"type":"object","description":"URL prefixes of target files mapped to declared stores (store.TYPE.NAME), which read them with their own credentials: { \"s3://bucket/\" = store.s3.raw }; the rest of a target's URL is its key in that store. Targets no prefix matches are opened by URL with the environment's credentials"},
 	"max_gap":{"type":"integer","minimum":0,"description":"ranges of one file at most this many bytes apart are read in one request when several chunks are read (default 65536)"},
 	"max_block":{"type":"integer","minimum":0,"description":"the most bytes one such request reads (default 4194304; 0 reads every range alone)"}}}`),
 	},
@@ -31,9 +32,10 @@ var Registration = store.Registration{
 }
 
 type config struct {
-	References string `json:"references"`
-	MaxGap     *int64 `json:"max_gap"`
-	MaxBlock   *int64 `json:"max_block"`
+	References string            `json:"references"`
+	Targets    map[string]string `json:"targets"`
+	MaxGap     *int64            `json:"max_gap"`
+	MaxBlock   *int64            `json:"max_block"`
 }
 
 // Config is the configuration of a store over the reference set at loc.
@@ -51,14 +53,9 @@ func open(ctx context.Context, raw json.RawMessage) (store.Store, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s store: opened without the host's store opener (it runs in zarrgw's process only)", Name)
 	}
-	loc := strings.TrimSuffix(cfg.References, "/")
-	i := strings.LastIndexByte(loc, '/')
-	dir, key := "./", loc
-	if i >= 0 {
-		dir, key = loc[:i+1], loc[i+1:]
-	}
-	if key == "" {
-		return nil, fmt.Errorf("%s store: references %q names no file", Name, cfg.References)
+	dir, key, err := splitFile(strings.TrimSuffix(cfg.References, "/"))
+	if err != nil {
+		return nil, fmt.Errorf("%s store: references: %w", Name, err)
 	}
 	d, err := opener.OpenURL(ctx, dir)
 	if err != nil {
@@ -74,6 +71,18 @@ func open(ctx context.Context, raw json.RawMessage) (store.Store, error) {
 		return nil, fmt.Errorf("%s store: %s: %w", Name, cfg.References, err)
 	}
 	s := New(set, opener, dir)
+	if len(cfg.Targets) > 0 {
+		declared, ok := store.DeclaredOpenerFrom(ctx)
+		if !ok {
+			return nil, fmt.Errorf("%s store: targets need the host's declared stores (it runs in zarrgw's process only)", Name)
+		}
+		for prefix, ref := range cfg.Targets {
+			if parts := strings.Split(ref, "."); len(parts) != 3 || parts[0] != "store" || prefix == "" {
+				return nil, fmt.Errorf("%s store: targets[%q] = %q: map a URL prefix to a declared store, as store.TYPE.NAME", Name, prefix, ref)
+			}
+		}
+		s.Targets(cfg.Targets, declared)
+	}
 	gap, block := int64(DefaultMaxGap), int64(DefaultMaxBlock)
 	if cfg.MaxGap != nil {
 		gap = *cfg.MaxGap

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"sort"
 	"strings"
 	"sync"
 
@@ -15,8 +16,8 @@ import (
 )
 
 // Store serves a reference set read-only: inline values from the set,
-// the others read from their target files, each file's directory opened
-// once through the host's opener.
+// the others read from their target files, through a declared store of
+// the host's (Targets) or the file's directory, opened by URL; each once.
 type Store struct {
 	src    Source
 	opener store.URLOpener
@@ -24,9 +25,13 @@ type Store struct {
 	// one request within a read batch (coalesce.go).
 	maxGap, maxBlock int64
 	base             string // where relative target URLs are resolved
-	mu               sync.Mutex
-	dirs             map[string]store.Store // by directory URL
-	closers          []io.Closer
+	// targets map URL prefixes to declared stores, longest first.
+	targets  []declaredTarget
+	declared store.DeclaredOpener
+
+	mu      sync.Mutex
+	dirs    map[string]store.Store // by directory URL or targets prefix
+	closers []io.Closer            // those opened by URL, this store's
 }
 
 // New returns the store over src, reaching target files through opener;
@@ -46,8 +51,24 @@ func (s *Store) Coalesce(maxGap, maxBlock int64) *Store {
 	return s
 }
 
-// target returns the store holding url's file (its directory, opened once)
-// and the file's key there.
+type declaredTarget struct{ prefix, ref string }
+
+// Targets routes the target URLs starting with each prefix of byPrefix to
+// the declared store it names (store.TYPE.NAME), opened through declared
+// when first read; the rest of such a URL is the file's key there. It
+// returns s.
+func (s *Store) Targets(byPrefix map[string]string, declared store.DeclaredOpener) *Store {
+	s.targets, s.declared = nil, declared
+	for prefix, ref := range byPrefix {
+		s.targets = append(s.targets, declaredTarget{prefix, ref})
+	}
+	sort.Slice(s.targets, func(i, j int) bool { return len(s.targets[i].prefix) > len(s.targets[j].prefix) })
+	return s
+}
+
+// target returns the store holding url's file and the file's key there:
+// a declared store for a prefix of Targets, else the file's directory,
+// opened by URL; either once.
 func (s *Store) target(ctx context.Context, url string) (store.Store, string, error) {
 	if !strings.Contains(url, "://") && !strings.HasPrefix(url, "/") {
 		if s.base == "" {
@@ -55,23 +76,59 @@ func (s *Store) target(ctx context.Context, url string) (store.Store, string, er
 		}
 		url = s.base + strings.TrimPrefix(url, "./")
 	}
-	i := strings.LastIndexByte(url, '/')
-	if i < 0 || i == len(url)-1 {
-		return nil, "", fmt.Errorf("%q names no file", url)
+	for _, t := range s.targets {
+		if key, ok := strings.CutPrefix(url, t.prefix); ok {
+			d, err := s.open(t.prefix, func() (store.Store, bool, error) {
+				d, err := s.declared.OpenDeclared(ctx, t.ref)
+				return d, false, err
+			})
+			if err != nil {
+				return nil, "", fmt.Errorf("targets[%q] = %s: %w", t.prefix, t.ref, err)
+			}
+			return d, key, nil
+		}
 	}
-	dir, key := url[:i+1], url[i+1:]
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if d, ok := s.dirs[dir]; ok {
-		return d, key, nil
-	}
-	d, err := s.opener.OpenURL(ctx, dir)
+	dir, key, err := splitFile(url)
 	if err != nil {
 		return nil, "", err
 	}
-	s.dirs[dir] = d
-	s.closers = append(s.closers, d)
-	return d, key, nil
+	d, err := s.open(dir, func() (store.Store, bool, error) {
+		d, err := s.opener.OpenURL(ctx, dir)
+		return d, true, err
+	})
+	return d, key, err
+}
+
+// open returns the store opened under name, opening it once with open
+// (which says whether the store is this one's to close).
+func (s *Store) open(name string, open func() (store.Store, bool, error)) (store.Store, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d, ok := s.dirs[name]; ok {
+		return d, nil
+	}
+	d, owned, err := open()
+	if err != nil {
+		return nil, err
+	}
+	s.dirs[name] = d
+	if owned {
+		s.closers = append(s.closers, d)
+	}
+	return d, nil
+}
+
+// splitFile splits a file's URL or path into its directory (ending in
+// "/", "./" for a bare name) and its name.
+func splitFile(url string) (dir, name string, err error) {
+	i := strings.LastIndexByte(url, '/')
+	if i == len(url)-1 {
+		return "", "", fmt.Errorf("%q names no file", url)
+	}
+	if i < 0 {
+		return "./", url, nil
+	}
+	return url[:i+1], url[i+1:], nil
 }
 
 func (s *Store) Capabilities() store.Capabilities {
@@ -104,6 +161,10 @@ func (s *Store) Get(ctx context.Context, key string, br store.ByteRange) (store.
 		}
 		return store.Value{Data: r.Data[start:end:end], Version: inlineVersion(r.Data)}, nil
 	}
+	ctx, err = s.enter(ctx, key)
+	if err != nil {
+		return store.Value{}, err
+	}
 	target, tkey, err := s.target(ctx, r.URL)
 	if err != nil {
 		return store.Value{}, targetError(key, r, err)
@@ -134,6 +195,22 @@ func (s *Store) Get(ctx context.Context, key string, br store.ByteRange) (store.
 	}
 	v.Version = rangeVersion(v.Version, r)
 	return v, nil
+}
+
+// entered marks a context as reading through a store's targets.
+type entered struct{ s *Store }
+
+// enter marks ctx as reading through s's targets, refusing a read that
+// comes back to s through them (a target store declared as the
+// reference set's own, directly or through another): it would never end.
+func (s *Store) enter(ctx context.Context, key string) (context.Context, error) {
+	if len(s.targets) == 0 {
+		return ctx, nil
+	}
+	if ctx.Value(entered{s}) != nil {
+		return nil, fmt.Errorf("references: key %q: its target is read through this reference set again (targets refer back to it)", key)
+	}
+	return context.WithValue(ctx, entered{s}, true), nil
 }
 
 // rangeVersion is the version of a ranged value: its file's, with the
@@ -171,6 +248,10 @@ func (s *Store) Stat(ctx context.Context, key string) (store.Info, error) {
 		return store.Info{Size: int64(len(r.Data)), Version: inlineVersion(r.Data)}, nil
 	case r.Length >= 0:
 		return store.Info{Size: r.Length}, nil
+	}
+	ctx, err = s.enter(ctx, key)
+	if err != nil {
+		return store.Info{}, err
 	}
 	target, tkey, err := s.target(ctx, r.URL)
 	if err != nil {

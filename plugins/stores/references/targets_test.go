@@ -1,0 +1,89 @@
+package references
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/zarrgw/zarrgw/core/store"
+)
+
+// declaredStores serves declared stores by identity, counting the opens.
+type declaredStores struct {
+	stores map[string]store.Store
+	opened map[string]int
+}
+
+func (d *declaredStores) OpenDeclared(_ context.Context, ref string) (store.Store, error) {
+	d.opened[ref]++
+	if s, ok := d.stores[ref]; ok {
+		return s, nil
+	}
+	return nil, fmt.Errorf("%s is not declared", ref)
+}
+
+// Targets route URLs by their longest prefix to declared stores, the rest
+// of the URL being the key there; other URLs open by URL; a declared
+// store is opened once and never closed by the reference set.
+func TestTargetsRouteToDeclaredStores(t *testing.T) {
+	ctx := context.Background()
+	raw, deep := store.NewMemory(), store.NewMemory()
+	for s, kv := range map[store.Store][2]string{raw: {"nc/a.nc", "0123456789"}, deep: {"b.nc", "abcdefghij"}} {
+		if _, err := s.Set(ctx, kv[0], []byte(kv[1]), store.Condition{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := store.NewMemory()
+	if _, err := files.Set(ctx, "c.nc", []byte("ABCDEFGHIJ"), store.Condition{}); err != nil {
+		t.Fatal(err)
+	}
+	set, err := ParseJSON([]byte(`{
+		"v/0": ["s3://bucket/nc/a.nc", 2, 3],
+		"v/1": ["s3://bucket/deep/b.nc", 4, 2],
+		"v/2": ["mem://files/c.nc", 0, 1],
+		"v/3": ["s3://bucket/nc/gone.nc", 0, 1]
+	}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	decl := &declaredStores{stores: map[string]store.Store{"store.s3.raw": raw, "store.s3.deep": deep}, opened: map[string]int{}}
+	s := New(set, &memTargets{stores: map[string]store.Store{"files": nopClose{files}}}, "").
+		Targets(map[string]string{"s3://bucket/": "store.s3.raw", "s3://bucket/deep/": "store.s3.deep"}, decl)
+	for key, want := range map[string]string{"v/0": "234", "v/1": "ef", "v/2": "A"} {
+		for range 2 {
+			v, err := s.Get(ctx, key, store.ByteRange{})
+			if err != nil || string(v.Data) != want {
+				t.Errorf("%s: %q, %v; want %q", key, v.Data, err, want)
+			}
+		}
+	}
+	if _, err := s.Get(ctx, "v/3", store.ByteRange{}); err == nil || !strings.Contains(err.Error(), `key "v/3"`) || !strings.Contains(err.Error(), "gone.nc is missing") {
+		t.Errorf("missing file in a declared store: %v", err)
+	}
+	if decl.opened["store.s3.raw"] != 1 || decl.opened["store.s3.deep"] != 1 {
+		t.Errorf("declared stores opened %v, want once each", decl.opened)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Get(ctx, "nc/a.nc", store.ByteRange{}); err != nil {
+		t.Errorf("closing the reference set closed a declared store: %v", err)
+	}
+}
+
+// A target store that is the reference set itself fails the read, naming
+// the key, instead of reading forever.
+func TestTargetsReferringBack(t *testing.T) {
+	set, err := ParseJSON([]byte(`{"v/0": ["s3://self/v/0", 0, 1]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	decl := &declaredStores{stores: map[string]store.Store{}, opened: map[string]int{}}
+	s := New(set, &memTargets{}, "").Targets(map[string]string{"s3://self/": "store.references.self"}, decl)
+	decl.stores["store.references.self"] = store.ReadOnly(s)
+	_, err = s.Get(context.Background(), "v/0", store.ByteRange{})
+	if err == nil || !strings.Contains(err.Error(), `key "v/0"`) || !strings.Contains(err.Error(), "refer back") {
+		t.Errorf("a reference set reading itself: %v", err)
+	}
+}
