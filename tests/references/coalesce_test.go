@@ -74,20 +74,22 @@ func (c *requestCounter) take(path string) int {
 
 // Reading a whole variable of 10 000 chunks in two regions of a file on a
 // web server makes one request per region (counted at the server), by
-// `zarrgw cat` and by the gateway's array API; with max_block = 0 (no
+// `zarrgw cat` and by the gateway's array API, and none the second time
+// with the cache transformer over the references; with max_block = 0 (no
 // coalescing) it makes one per chunk.
 func TestCoalescedVariableRead(t *testing.T) {
 	files, dir := t.TempDir(), t.TempDir()
 	counter := &requestCounter{gets: map[string]int{}}
 	srv := servers.ServeDir(t, files, servers.HTTPOptions{Seen: counter.seen})
 	want := manyChunks(t, files, srv.URL+"/")
-	config := func(name, extra string) string {
+	config := func(name, extra, transformer string) string {
 		path := filepath.Join(dir, name+".hcl")
-		write(t, path, fmt.Sprintf("store \"references\" \"x\" {\n  references = %q\n%s}\n\ndataset \"ds\" {\n  store = store.references.x\n  read_only = true\n}\n",
-			srv.URL+"/refs.json", extra))
+		write(t, path, fmt.Sprintf("store \"references\" \"x\" {\n  references = %q\n%s}\n\ndataset \"ds\" {\n  store = store.references.x\n  read_only = true\n%s}\n",
+			srv.URL+"/refs.json", extra, transformer))
 		return path
 	}
-	coalesced, alone := config("coalesced", ""), config("alone", "  max_block = 0\n")
+	coalesced, alone := config("coalesced", "", ""), config("alone", "  max_block = 0\n", "")
+	cached := config("cached", "", "  transformer \"cache\" {\n    revalidate_after = \"1h\"\n  }\n")
 
 	if got := run(t, dir, zarrgwBin, "cat", "-c", coalesced, "ds", "--path", "x", "--format", "raw"); !bytes.Equal(got, want) {
 		t.Fatalf("cat read %d bytes, not the %d written", len(got), len(want))
@@ -108,6 +110,24 @@ func TestCoalescedVariableRead(t *testing.T) {
 	}
 	if n := counter.take("/big.bin"); n != 2 {
 		t.Errorf("the array API's read of 10 000 chunks in two regions: %d requests, want 2", n)
+	}
+
+	// With the cache transformer over the references, a second read of
+	// the variable makes no request.
+	cgw := gwbinary.Serve(t, zarrgwBin, cached)
+	for i := range 2 {
+		resp, err := http.Get(cgw.URL + "/d/ds/x?format=raw")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !bytes.Equal(body, want) {
+			t.Fatalf("array API through the cache, read %d: %d bytes", i+1, len(body))
+		}
+		if n, want := counter.take("/big.bin"), 2-2*i; n != want {
+			t.Errorf("read %d through the cache: %d requests, want %d", i+1, n, want)
+		}
 	}
 
 	if got := run(t, dir, zarrgwBin, "cat", "-c", alone, "ds", "--path", "x", "--format", "raw"); !bytes.Equal(got, want) {
