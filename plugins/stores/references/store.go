@@ -238,16 +238,17 @@ func inlineVersion(data []byte) string {
 	return hex.EncodeToString(sum[:16])
 }
 
+// Stat of a value in a target file asks the file's store (a round trip,
+// as a Get would make): a ranged value's version is its file's with the
+// range, as Get gives it, so that a cache above revalidates it by Stat;
+// and a missing or short file is the same error as Get's.
 func (s *Store) Stat(ctx context.Context, key string) (store.Info, error) {
 	r, _, err := s.lookup(ctx, key)
 	if err != nil {
 		return store.Info{}, err
 	}
-	switch {
-	case r.Inline():
+	if r.Inline() {
 		return store.Info{Size: int64(len(r.Data)), Version: inlineVersion(r.Data)}, nil
-	case r.Length >= 0:
-		return store.Info{Size: r.Length}, nil
 	}
 	ctx, err = s.enter(ctx, key)
 	if err != nil {
@@ -261,6 +262,14 @@ func (s *Store) Stat(ctx context.Context, key string) (store.Info, error) {
 	if err != nil {
 		return store.Info{}, targetError(key, r, err)
 	}
+	if r.Length < 0 { // the whole file
+		return info, nil
+	}
+	if info.Size < r.Offset+r.Length {
+		return store.Info{}, fmt.Errorf("references: key %q: target %s: bytes %d-%d are past its end (it has %d)",
+			key, r.URL, r.Offset, r.Offset+r.Length-1, info.Size)
+	}
+	info.Size, info.Version = r.Length, rangeVersion(info.Version, r)
 	return info, nil
 }
 
@@ -285,6 +294,37 @@ func (s *Store) ErasePrefix(_ context.Context, prefix string) error {
 // List yields the keys under prefix, sorted.
 func (s *Store) List(ctx context.Context, prefix string) iter.Seq2[string, error] {
 	return s.src.List(ctx, prefix)
+}
+
+// ListInfo lists keys in byte order with their sizes from the reference
+// set itself, without a request to a target file (an S3 listing of a
+// million chunks would otherwise make a million): ranged values carry no
+// version here, Stat gives it; only whole-file values are Stat'ed.
+func (s *Store) ListInfo(ctx context.Context, prefix, startAfter string) iter.Seq2[store.Entry, error] {
+	return func(yield func(store.Entry, error) bool) {
+		for k, err := range store.ListSorted(ctx, s, prefix, startAfter) {
+			var info store.Info
+			if err == nil {
+				info, err = s.listedInfo(ctx, k)
+			}
+			if !yield(store.Entry{Key: k, Info: info}, err) || err != nil {
+				return
+			}
+		}
+	}
+}
+
+func (s *Store) listedInfo(ctx context.Context, key string) (store.Info, error) {
+	r, _, err := s.lookup(ctx, key)
+	switch {
+	case err != nil:
+		return store.Info{}, err
+	case r.Inline():
+		return store.Info{Size: int64(len(r.Data)), Version: inlineVersion(r.Data)}, nil
+	case r.Length >= 0:
+		return store.Info{Size: r.Length}, nil
+	}
+	return s.Stat(ctx, key)
 }
 
 func (s *Store) ListDir(ctx context.Context, prefix string) (store.Dir, error) {

@@ -87,3 +87,42 @@ func TestTargetsReferringBack(t *testing.T) {
 		t.Errorf("a reference set reading itself: %v", err)
 	}
 }
+
+// Listing with sizes asks no target file (an S3 listing of a million
+// chunks would otherwise make a million requests); Stat asks the file, so
+// that a ranged value's version is its file's, as Get gives it.
+func TestListInfoAsksNoTarget(t *testing.T) {
+	file, set, err := chunkedFile(50, 10, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target, gets := countingStore(t, file)
+	var calls int
+	counted := store.WithHook(target, func(ctx context.Context, op, key string, call func(context.Context) error) error {
+		calls++
+		return call(ctx)
+	})
+	s := New(set, &memTargets{stores: map[string]store.Store{"files": counted}}, "")
+	ctx := context.Background()
+	n := 0
+	for e, err := range store.ListInfo(ctx, s, "v/", "") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasSuffix(e.Key, ".zarray") && e.Info.Size != 10 {
+			t.Errorf("%s listed with size %d, want 10", e.Key, e.Info.Size)
+		}
+		n++
+	}
+	if n != 101 || calls != 0 {
+		t.Errorf("listed %d keys with %d calls to the target, want 101 and none", n, calls)
+	}
+	info, err := s.Stat(ctx, "v/3")
+	if err != nil || info.Size != 10 || calls != 1 || gets.Load() != 0 {
+		t.Errorf("Stat: %+v %v after %d calls", info, err, calls)
+	}
+	v, err := s.Get(ctx, "v/3", store.ByteRange{})
+	if err != nil || v.Version == "" || v.Version != info.Version {
+		t.Errorf("Get's version %q, Stat's %q (%v)", v.Version, info.Version, err)
+	}
+}
