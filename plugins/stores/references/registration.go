@@ -3,6 +3,7 @@ package references
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -14,7 +15,8 @@ import (
 const Name = "references"
 
 // Registration registers the store: configuration {"references":
-// LOCATION}, the reference set's path or URL (s3://, az://, https://). It
+// LOCATION}, the reference set's path or URL (s3://, az://, https://): a
+// JSON file, or a directory in the Parquet form (parquet.go). It
 // runs in the host's process: it reaches the reference set and its target
 // files through the store.URLOpener of the context it is opened with, as
 // the host's other stores reach them, with their credentials.
@@ -23,7 +25,7 @@ var Registration = store.Registration{
 		Kind: extension.Store,
 		Name: Name,
 		ConfigSchema: json.RawMessage(`{"type":"object","required":["references"],"additionalProperties":false,"properties":{
-	"references":{"type":"string","description":"the kerchunk reference set (JSON, version 0 or 1): a path, or an s3://, az://, http(s):// URL; relative target files are found beside it"},
+	"references":{"type":"string","description":"the kerchunk reference set: a JSON file (version 0 or 1), or a directory in the Parquet form (holding .zmetadata and ARRAY/refs.I.parq record files, read a few at a time: for sets of millions of chunks); a path, or an s3://, az://, http(s):// URL; relative target files are found beside it"},
 	"targets":{"type":"object","description":"URL prefixes of target files mapped to declared stores (store.TYPE.NAME), which read them with their own credentials: { \"s3://bucket/\" = store.s3.raw }; the rest of a target's URL is its key in that store. Targets no prefix matches are opened by URL with the environment's credentials"},
 	"max_gap":{"type":"integer","minimum":0,"description":"ranges of one file at most this many bytes apart are read in one request when several chunks are read (default 65536)"},
 	"max_block":{"type":"integer","minimum":0,"description":"the most bytes one such request reads (default 4194304; 0 reads every range alone)"}}}`),
@@ -57,23 +59,9 @@ func open(ctx context.Context, raw json.RawMessage) (store.Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s store: references: %w", Name, err)
 	}
-	d, err := opener.OpenURL(ctx, dir)
-	if err != nil {
-		return nil, fmt.Errorf("%s store: reference set %s: %w", Name, cfg.References, err)
-	}
-	defer d.Close()
-	doc, err := d.Get(ctx, key, store.ByteRange{})
-	if err != nil {
-		return nil, fmt.Errorf("%s store: reference set %s: %w", Name, cfg.References, err)
-	}
-	set, err := ParseJSON(doc.Data)
-	if err != nil {
-		return nil, fmt.Errorf("%s store: %s: %w", Name, cfg.References, err)
-	}
-	s := New(set, opener, dir)
+	var declared store.DeclaredOpener
 	if len(cfg.Targets) > 0 {
-		declared, ok := store.DeclaredOpenerFrom(ctx)
-		if !ok {
+		if declared, ok = store.DeclaredOpenerFrom(ctx); !ok {
 			return nil, fmt.Errorf("%s store: targets need the host's declared stores (it runs in zarrgw's process only)", Name)
 		}
 		for prefix, ref := range cfg.Targets {
@@ -81,6 +69,20 @@ func open(ctx context.Context, raw json.RawMessage) (store.Store, error) {
 				return nil, fmt.Errorf("%s store: targets[%q] = %q: map a URL prefix to a declared store, as store.TYPE.NAME", Name, prefix, ref)
 			}
 		}
+	}
+	d, err := opener.OpenURL(ctx, dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s store: reference set %s: %w", Name, cfg.References, err)
+	}
+	src, keep, err := openSource(ctx, d, key, cfg.References)
+	if !keep {
+		d.Close()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s store: %w", Name, err)
+	}
+	s := New(src, opener, dir)
+	if len(cfg.Targets) > 0 {
 		s.Targets(cfg.Targets, declared)
 	}
 	gap, block := int64(DefaultMaxGap), int64(DefaultMaxBlock)
@@ -90,5 +92,51 @@ func open(ctx context.Context, raw json.RawMessage) (store.Store, error) {
 	if cfg.MaxBlock != nil {
 		block = *cfg.MaxBlock
 	}
-	return s.Coalesce(gap, block), nil
+	s.Coalesce(gap, block)
+	if keep { // the Parquet form reads its record files from d as long as it serves
+		return &closingStore{Store: s, dir: d}, nil
+	}
+	return s, nil
+}
+
+// openSource reads the reference set named name, key in d: the Parquet
+// form when key is a directory holding .zmetadata (always when name ends
+// in "/"), else a JSON file. keep says the source reads d after this and
+// d must stay open.
+func openSource(ctx context.Context, d store.Store, key, name string) (src Source, keep bool, err error) {
+	_, err = d.Stat(ctx, key+"/"+zmetadataKey)
+	switch {
+	case err == nil || strings.HasSuffix(name, "/"):
+		sub, err := store.Sub(d, key+"/")
+		if err != nil {
+			return nil, false, fmt.Errorf("reference set %s: %w", name, err)
+		}
+		p, err := OpenParquet(ctx, sub, name)
+		if err != nil {
+			return nil, false, err
+		}
+		return p, true, nil
+	case !errors.Is(err, store.ErrNotFound):
+		return nil, false, fmt.Errorf("reference set %s: %w", name, err)
+	}
+	doc, err := d.Get(ctx, key, store.ByteRange{})
+	if err != nil {
+		return nil, false, fmt.Errorf("reference set %s: %w", name, err)
+	}
+	set, err := ParseJSON(doc.Data)
+	if err != nil {
+		return nil, false, fmt.Errorf("%s: %w", name, err)
+	}
+	return set, false, nil
+}
+
+// closingStore is a Store over a Parquet set: closing it closes the
+// set's directory too.
+type closingStore struct {
+	*Store
+	dir store.Store
+}
+
+func (c *closingStore) Close() error {
+	return errors.Join(c.Store.Close(), c.dir.Close())
 }

@@ -18,7 +18,10 @@ type Source interface {
 	// it may be read together with (nil for inline and whole-file
 	// values); ok is false when the set has no such key.
 	Lookup(ctx context.Context, key string) (ref Ref, ext *Extents, ok bool, err error)
-	// List yields the keys starting with prefix, sorted.
+	// List yields the keys starting with prefix, in no particular order
+	// (store.Store.List's promise: the JSON forms yield them sorted, the
+	// Parquet form its chunk keys in chunk order, since sorting them would
+	// hold every key of a set of millions).
 	List(ctx context.Context, prefix string) iter.Seq2[string, error]
 }
 
