@@ -86,7 +86,9 @@ type record struct {
 	rows   []recordRow
 	paths  []string
 	raw    [][]byte
-	ext    []*Extents // by path index
+
+	extOnce sync.Once
+	ext     []*Extents // by path index, made when a read batch first asks
 }
 
 // recordRow is one row, small: a record of 100 000 rows costs about 2.4
@@ -250,8 +252,8 @@ func (p *Parquet) Lookup(ctx context.Context, key string) (Ref, *Extents, bool, 
 		return Ref{}, nil, false, nil
 	}
 	var ext *Extents
-	if row := rec.rows[j]; row.raw < 0 && r.Length >= 0 {
-		ext = rec.ext[row.path]
+	if row := rec.rows[j]; row.raw < 0 && r.Length >= 0 && store.ReadBatchFrom(ctx) != nil {
+		ext = rec.extents()[row.path]
 	}
 	return r, ext, true, nil
 }
@@ -298,7 +300,7 @@ func (p *Parquet) record(ctx context.Context, a *parquetArray, i int64) (*record
 	// not fail the others.
 	rec.err = p.load(context.WithoutCancel(ctx), a, rec)
 	if rec.err != nil {
-		rec.rows, rec.paths, rec.raw, rec.ext = nil, nil, nil, nil
+		rec.rows, rec.paths, rec.raw = nil, nil, nil
 		p.mu.Lock()
 		if e, ok := p.records[id]; ok && e.Value == rec { // read it again next time
 			p.lru.Remove(e)
@@ -397,12 +399,12 @@ func (rec *record) parse(data []byte, recordSize, first int64, a *parquetArray) 
 					switch c := v.Column(); {
 					case v.IsNull():
 					case c == cols.path:
-						s := string(v.ByteArray())
-						i, ok := pathIndex[s]
+						b := v.ByteArray()
+						i, ok := pathIndex[string(b)] // no copy: most rows repeat a path
 						if !ok {
 							i = int32(len(rec.paths))
-							pathIndex[s] = i
-							rec.paths = append(rec.paths, s)
+							pathIndex[string(b)] = i
+							rec.paths = append(rec.paths, string(b))
 						}
 						row.path = i
 					case c == cols.raw:
@@ -435,19 +437,27 @@ func (rec *record) parse(data []byte, recordSize, first int64, a *parquetArray) 
 	if int64(len(rec.rows)) != f.NumRows() {
 		return fmt.Errorf("read %d of its %d rows", len(rec.rows), f.NumRows())
 	}
-	// The ranges of each target file within the record, for coalescing.
-	byURL := extentsByURL(func(yield func(Ref) bool) {
-		for j := range rec.rows {
-			if r, ok := rec.ref(int64(j)); ok && !yield(r) {
-				return
+	return nil
+}
+
+// extents are the ranges of each target path within the record, for
+// coalescing: made once, when a read batch first reads the record (a key
+// read alone never needs them, and they cost as much as the rows).
+func (rec *record) extents() []*Extents {
+	rec.extOnce.Do(func() {
+		byURL := extentsByURL(func(yield func(Ref) bool) {
+			for j := range rec.rows {
+				if r, ok := rec.ref(int64(j)); ok && !yield(r) {
+					return
+				}
 			}
+		})
+		rec.ext = make([]*Extents, len(rec.paths))
+		for i, url := range rec.paths {
+			rec.ext[i] = byURL[url]
 		}
 	})
-	rec.ext = make([]*Extents, len(rec.paths))
-	for i, url := range rec.paths {
-		rec.ext[i] = byURL[url]
-	}
-	return nil
+	return rec.ext
 }
 
 func integer(v parquet.Value) int64 {

@@ -201,7 +201,7 @@ type testRow struct {
 	Path   *string `parquet:"path,optional"`
 	Offset int64   `parquet:"offset"`
 	Size   int64   `parquet:"size"`
-	Raw    []byte  `parquet:"raw,optional"`
+	Raw    *[]byte `parquet:"raw,optional"`
 }
 
 func writeRecord(t *testing.T, path string, rows []testRow) {
@@ -300,6 +300,112 @@ func TestParquetBadInput(t *testing.T) {
 	for _, key := range []string{"v/5", "v/01", "v/-1", "v/1.0", "w/0", "v"} {
 		if _, err := s.Get(ctx, key, store.ByteRange{}); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("%s, no chunk of the set: %v, want not found", key, err)
+		}
+	}
+}
+
+// Record files as other writers lay them out read alike: every column
+// nullable (pyarrow's way), path, offset and size alone, raw alone (fsspec
+// reads files of either), and 32-bit offsets.
+func TestParquetReadsOtherLayouts(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "set.parq")
+	smallSet(t, dir)
+	target := filepath.Join(filepath.Dir(dir), "data.bin")
+	i64 := func(v int64) *int64 { return &v }
+	file1 := filepath.Join(dir, "v", "refs.1.parq")
+	for name, write := range map[string]func(){
+		"nullable": func() {
+			type row struct {
+				Path   *string `parquet:"path,optional"`
+				Offset *int64  `parquet:"offset,optional"`
+				Size   *int64  `parquet:"size,optional"`
+				Raw    *[]byte `parquet:"raw,optional"`
+			}
+			nine := []byte{9}
+			writeRows(t, file1, []row{{Path: &target, Offset: i64(3), Size: i64(1)}, {Raw: &nine}, {}})
+		},
+		"no raw": func() {
+			type row struct {
+				Path   *string `parquet:"path,optional"`
+				Offset int32   `parquet:"offset"`
+				Size   int64   `parquet:"size"`
+			}
+			writeRows(t, file1, []row{{Path: &target, Offset: 3, Size: 1}, {Path: &target, Offset: 1, Size: 1}, {}})
+		},
+		"raw only": func() {
+			type row struct {
+				Raw []byte `parquet:"raw,optional"`
+			}
+			writeRows(t, file1, []row{{Raw: []byte{3}}, {Raw: []byte{9}}})
+		},
+	} {
+		write()
+		s := references.New(openParquet(t, dir), localFiles{}, "")
+		v3, err3 := s.Get(ctx, "v/3", store.ByteRange{})
+		v4, err4 := s.Get(ctx, "v/4", store.ByteRange{})
+		if err3 != nil || err4 != nil || !bytes.Equal(v3.Data, []byte{3}) || len(v4.Data) != 1 || v4.Data[0] != 9 && v4.Data[0] != 1 {
+			t.Errorf("%s: v/3 %v (%v), v/4 %v (%v)", name, v3.Data, err3, v4.Data, err4)
+		}
+	}
+}
+
+func writeRows[T any](t *testing.T, path string, rows []T) {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := parquet.Write(&buf, rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// WriteParquet keeps a missing chunk missing, an inline value (empty or
+// not) inline and a whole-file reference whole, whatever rows surround
+// them: chunks of every kind in an irregular order, in record files of 8
+// and of 64 rows.
+func TestParquetWriteKeepsNullsAndEmptyValues(t *testing.T) {
+	ctx := context.Background()
+	base := t.TempDir()
+	target := filepath.Join(base, "data.bin")
+	if err := os.WriteFile(target, []byte("whole"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const n = 64
+	doc := `{"v/.zarray": "{\"zarr_format\":2,\"shape\":[64],\"chunks\":[1],\"dtype\":\"|u1\",\"compressor\":null,\"fill_value\":0,\"order\":\"C\",\"filters\":null}"`
+	want := map[string]string{} // absent: missing
+	for i := range n {
+		key := fmt.Sprintf("v/%d", i)
+		switch (i*7 + i/5) % 5 {
+		case 0:
+			doc += fmt.Sprintf(`, %q: [%q, 1, 2]`, key, target)
+			want[key] = "ho"
+		case 1:
+			doc += fmt.Sprintf(`, %q: "base64:CQ=="`, key)
+			want[key] = "\x09"
+		case 2:
+			doc += fmt.Sprintf(`, %q: [%q]`, key, target)
+			want[key] = "whole"
+		case 3:
+			doc += fmt.Sprintf(`, %q: ""`, key)
+			want[key] = ""
+		}
+	}
+	for _, rs := range []int{8, 64} {
+		dir := filepath.Join(base, fmt.Sprintf("set-%d.parq", rs))
+		writeParquet(t, []byte(doc+"}"), dir, rs)
+		s := references.New(openParquet(t, dir), localFiles{}, "")
+		for i := range n {
+			key := fmt.Sprintf("v/%d", i)
+			v, err := s.Get(ctx, key, store.ByteRange{})
+			w, present := want[key]
+			switch {
+			case !present && !errors.Is(err, store.ErrNotFound):
+				t.Errorf("record size %d: %s, missing: %q (%v), want not found", rs, key, v.Data, err)
+			case present && (err != nil || string(v.Data) != w):
+				t.Errorf("record size %d: %s: %q (%v), want %q", rs, key, v.Data, err, w)
+			}
 		}
 	}
 }
@@ -484,6 +590,39 @@ func readsAsNetCDF4(t *testing.T, s store.Store, expected string) {
 		}
 		if h := hex.EncodeToString(got.Data); h != w.Hex {
 			t.Errorf("%s %v: read %.40s…, netCDF4-python reads %.40s…", name, got.Shape, h, w.Hex)
+		}
+	}
+}
+
+// BenchmarkParquetLoadRecord loads a record file of 100 000 rows (each
+// iteration another: the set keeps one): its time and allocations.
+func BenchmarkParquetLoadRecord(b *testing.B) {
+	const n, rs = 200_000, 100_000
+	var doc strings.Builder
+	doc.WriteString(`{"x/.zarray": "{\"zarr_format\":2,\"shape\":[200000],\"chunks\":[1],\"dtype\":\"|u1\",\"compressor\":null,\"fill_value\":0,\"order\":\"C\",\"filters\":null}"`)
+	for i := range n {
+		fmt.Fprintf(&doc, `, "x/%d": ["/data/raw.bin", %d, 1]`, i, i%256)
+	}
+	doc.WriteString("}")
+	set, err := references.ParseJSON([]byte(doc.String()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := store.NewMemory()
+	ctx := context.Background()
+	if err := references.WriteParquet(ctx, set, dir, rs); err != nil {
+		b.Fatal(err)
+	}
+	p, err := references.OpenParquet(ctx, dir, "mem")
+	if err != nil {
+		b.Fatal(err)
+	}
+	p.RecordCache(1)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		key := fmt.Sprintf("x/%d", (i%2)*rs+i%rs)
+		if r, _, ok, err := p.Lookup(ctx, key); err != nil || !ok || r.Length != 1 {
+			b.Fatalf("%s: %+v %v %v", key, r, ok, err)
 		}
 	}
 }

@@ -15,14 +15,51 @@ import (
 	"github.com/zarrgw/zarrgw/core/store"
 )
 
-// parquetRow is a row of a record file as fsspec's LazyReferenceMapper
-// writes it: path (UTF-8, nullable, dictionary-encoded as its categorical
+// recordSchema is a record file's schema as fsspec's LazyReferenceMapper
+// writes it, in its column order (fsspec's listing zips the columns in
+// order): path (UTF-8, nullable, dictionary-encoded as its categorical
 // paths are), offset, size, raw (bytes, nullable).
-type parquetRow struct {
+var recordSchema = parquet.SchemaOf(struct {
 	Path   *string `parquet:"path,optional,dict"`
 	Offset int64   `parquet:"offset"`
 	Size   int64   `parquet:"size"`
-	Raw    []byte  `parquet:"raw,optional"`
+	Raw    *[]byte `parquet:"raw,optional"`
+}{})
+
+// Column indexes of recordSchema.
+const (
+	colPath = iota
+	colOffset
+	colSize
+	colRaw
+)
+
+// parquetRow is one row to write: a missing chunk has neither path nor
+// raw.
+type parquetRow struct {
+	path         *string
+	offset, size int64
+	raw          []byte // nil for none; an empty value is not nil
+}
+
+// row is r as Parquet values, nulls made explicit: parquet-go's struct
+// writer (v0.32.0) writes some nil optional []byte values as empty ones
+// (rows path, raw, none, path: the last two read back with an empty raw,
+// so a missing chunk would read as an empty inline value).
+func (r parquetRow) row(buf parquet.Row) parquet.Row {
+	buf = buf[:0]
+	if r.path != nil {
+		buf = append(buf, parquet.ByteArrayValue([]byte(*r.path)).Level(0, 1, colPath))
+	} else {
+		buf = append(buf, parquet.NullValue().Level(0, 0, colPath))
+	}
+	buf = append(buf, parquet.Int64Value(r.offset).Level(0, 0, colOffset), parquet.Int64Value(r.size).Level(0, 0, colSize))
+	if r.raw != nil {
+		buf = append(buf, parquet.ByteArrayValue(r.raw).Level(0, 1, colRaw))
+	} else {
+		buf = append(buf, parquet.NullValue().Level(0, 0, colRaw))
+	}
+	return buf
 }
 
 // WriteParquet writes set into dst in kerchunk's Parquet form, as
@@ -87,11 +124,11 @@ func WriteParquet(ctx context.Context, set *Set, dst store.Store, recordSize int
 				row := &rows[c.n%rs]
 				switch {
 				case c.r.Inline():
-					row.Raw = append([]byte{}, c.r.Data...) // non-nil: an empty value is not a null
+					row.raw = append([]byte{}, c.r.Data...) // non-nil: an empty value is not a null
 				case c.r.Length < 0:
-					row.Path = &c.r.URL
+					row.path = &c.r.URL
 				default:
-					row.Path, row.Offset, row.Size = &c.r.URL, c.r.Offset, c.r.Length
+					row.path, row.offset, row.size = &c.r.URL, c.r.Offset, c.r.Length
 				}
 			}
 			data, err := w.write(rows)
@@ -121,22 +158,27 @@ func isMetadataKey(key string) bool {
 
 // recordWriter writes record files, reusing one writer's buffers.
 type recordWriter struct {
-	buf bytes.Buffer
-	w   *parquet.GenericWriter[parquetRow]
+	buf  bytes.Buffer
+	w    *parquet.Writer
+	rows []parquet.Row
 }
 
 func newRecordWriter() *recordWriter {
 	rw := &recordWriter{}
 	// Version 1 data pages and zstd, as pandas writes them for kerchunk:
 	// what every Parquet engine fsspec uses reads.
-	rw.w = parquet.NewGenericWriter[parquetRow](&rw.buf, parquet.Compression(&parquet.Zstd), parquet.DataPageVersion(1))
+	rw.w = parquet.NewWriter(&rw.buf, recordSchema, parquet.Compression(&parquet.Zstd), parquet.DataPageVersion(1))
 	return rw
 }
 
 func (rw *recordWriter) write(rows []parquetRow) ([]byte, error) {
 	rw.buf.Reset()
 	rw.w.Reset(&rw.buf)
-	if _, err := rw.w.Write(rows); err != nil {
+	rw.rows = slices.Grow(rw.rows[:0], len(rows))[:len(rows)]
+	for i, r := range rows {
+		rw.rows[i] = r.row(rw.rows[i])
+	}
+	if _, err := rw.w.WriteRows(rw.rows); err != nil {
 		return nil, err
 	}
 	if err := rw.w.Close(); err != nil {

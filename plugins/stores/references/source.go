@@ -16,7 +16,9 @@ import (
 type Source interface {
 	// Lookup returns key's reference and the extents of its target file
 	// it may be read together with (nil for inline and whole-file
-	// values); ok is false when the set has no such key.
+	// values; a Source may leave them nil when ctx carries no
+	// store.ReadBatch, the only reader of them); ok is false when the
+	// set has no such key.
 	Lookup(ctx context.Context, key string) (ref Ref, ext *Extents, ok bool, err error)
 	// List yields the keys starting with prefix, in no particular order
 	// (store.Store.List's promise: the JSON forms yield them sorted, the
