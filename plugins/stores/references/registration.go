@@ -104,9 +104,8 @@ func open(ctx context.Context, raw json.RawMessage) (store.Store, error) {
 // in "/"), else a JSON file. keep says the source reads d after this and
 // d must stay open.
 func openSource(ctx context.Context, d store.Store, key, name string) (src Source, keep bool, err error) {
-	_, err = d.Stat(ctx, key+"/"+zmetadataKey)
-	switch {
-	case err == nil || strings.HasSuffix(name, "/"):
+	_, statErr := d.Stat(ctx, key+"/"+zmetadataKey)
+	if statErr == nil || strings.HasSuffix(name, "/") {
 		sub, err := store.Sub(d, key+"/")
 		if err != nil {
 			return nil, false, fmt.Errorf("reference set %s: %w", name, err)
@@ -116,11 +115,12 @@ func openSource(ctx context.Context, d store.Store, key, name string) (src Sourc
 			return nil, false, err
 		}
 		return p, true, nil
-	case !errors.Is(err, store.ErrNotFound):
-		return nil, false, fmt.Errorf("reference set %s: %w", name, err)
 	}
 	doc, err := d.Get(ctx, key, store.ByteRange{})
 	if err != nil {
+		if !errors.Is(statErr, store.ErrNotFound) { // a bucket may answer "denied" for what it lacks: say both
+			return nil, false, fmt.Errorf("reference set %s: %w (as a Parquet directory: %v)", name, err, statErr)
+		}
 		return nil, false, fmt.Errorf("reference set %s: %w", name, err)
 	}
 	set, err := ParseJSON(doc.Data)
