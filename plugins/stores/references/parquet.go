@@ -107,28 +107,21 @@ func OpenParquet(ctx context.Context, dir store.Store, name string) (*Parquet, e
 	if err != nil {
 		return nil, fmt.Errorf("reference set %s (Parquet form): %s: %w", name, zmetadataKey, err)
 	}
-	var doc struct {
-		Metadata   map[string]json.RawMessage `json:"metadata"`
-		RecordSize *int64                     `json:"record_size"`
-	}
-	if err := json.Unmarshal(v.Data, &doc); err != nil {
+	meta, clean, recordSize, err := decodeIndex(v.Data)
+	if err != nil {
 		return nil, fmt.Errorf("reference set %s: %s: %w", name, zmetadataKey, err)
 	}
-	if doc.RecordSize == nil || *doc.RecordSize <= 0 || doc.Metadata == nil {
-		return nil, fmt.Errorf("reference set %s: %s: want {\"metadata\": {...}, \"record_size\": N > 0}", name, zmetadataKey)
-	}
 	p := &Parquet{
-		dir: dir, name: strings.TrimSuffix(name, "/"), recordSize: *doc.RecordSize,
-		meta: make(map[string][]byte, len(doc.Metadata)), arrays: map[string]*parquetArray{},
+		dir: dir, name: strings.TrimSuffix(name, "/"), recordSize: recordSize,
+		meta: meta, arrays: map[string]*parquetArray{},
 		max: DefaultRecordCache, records: map[recordID]*list.Element{}, lru: list.New(),
 	}
-	for key, raw := range doc.Metadata {
+	for key := range meta {
 		if err := checkKey(key); err != nil {
 			return nil, fmt.Errorf("reference set %s: %s: key %q: %w", name, zmetadataKey, key, err)
 		}
-		p.meta[key] = bytes.TrimSpace(raw)
 		if arr, ok := strings.CutSuffix(key, "/.zarray"); ok {
-			a, err := parseArray(arr, raw)
+			a, err := parseArray(arr, clean[key])
 			if err != nil {
 				return nil, fmt.Errorf("reference set %s: %s: key %q: %w", name, zmetadataKey, key, err)
 			}

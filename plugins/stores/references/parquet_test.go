@@ -410,6 +410,45 @@ func TestParquetWriteKeepsNullsAndEmptyValues(t *testing.T) {
 	}
 }
 
+// Metadata holding Python's NaN, Infinity and -Infinity (json.dumps of a
+// NetCDF attribute of NaN; kerchunk writes .zmetadata so) is written,
+// read and served as its bytes, as the JSON form serves them; words
+// inside strings are left alone.
+func TestParquetKeepsPythonNaN(t *testing.T) {
+	ctx := context.Background()
+	base := t.TempDir()
+	zattrs := `{"missing_value": NaN, "hi": Infinity, "lo": [-Infinity], "s": "NaN, \"Infinity\""}`
+	zarray := `{"zarr_format":2,"shape":[2],"chunks":[1],"dtype":"<f4","compressor":null,"fill_value":NaN,"order":"C","filters":null}`
+	quoted := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	doc := `{"v/.zattrs": ` + quoted(zattrs) + `, "v/.zarray": ` + quoted(zarray) + `, "v/1": "base64:AACAPw=="}`
+	dir := filepath.Join(base, "written.parq")
+	writeParquet(t, []byte(doc), dir, 3)
+
+	// and as Python writes it, indented
+	hand := filepath.Join(base, "python.parq")
+	fsStore(t, hand)
+	if err := os.WriteFile(filepath.Join(hand, ".zmetadata"), []byte("{\n  \"metadata\": {\n    \"v/.zattrs\": "+zattrs+",\n    \"v/.zarray\": "+zarray+"\n  },\n  \"record_size\": 3\n}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(hand, "v"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(dir, "v", "refs.0.parq"), filepath.Join(hand, "v", "refs.0.parq")); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{dir, hand} {
+		s := references.New(openParquet(t, d), localFiles{}, "")
+		for key, want := range map[string]string{"v/.zattrs": zattrs, "v/.zarray": zarray} {
+			if v, err := s.Get(ctx, key, store.ByteRange{}); err != nil || string(v.Data) != want {
+				t.Errorf("%s %s: %s (%v), want %s", filepath.Base(d), key, v.Data, err, want)
+			}
+		}
+		if v, err := s.Get(ctx, "v/1", store.ByteRange{}); d == hand && (err != nil || !bytes.Equal(v.Data, []byte{0, 0, 0x80, 0x3f})) {
+			t.Errorf("%s v/1: %v (%v)", filepath.Base(d), v.Data, err)
+		}
+	}
+}
+
 // countLoads wraps dir, counting the reads of each record file.
 func countLoads(dir store.Store) (store.Store, func(file string) int64, *atomic.Int64) {
 	var mu sync.Mutex

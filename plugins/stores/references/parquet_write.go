@@ -74,7 +74,7 @@ func WriteParquet(ctx context.Context, set *Set, dst store.Store, recordSize int
 	if recordSize <= 0 {
 		return fmt.Errorf("parquet reference set: record size %d: must be positive", recordSize)
 	}
-	meta := map[string]json.RawMessage{}
+	meta := map[string][]byte{} // as the set holds them: Python's NaN kept
 	p := &Parquet{arrays: map[string]*parquetArray{}}
 	keys := set.Keys()
 	for _, key := range keys {
@@ -82,12 +82,12 @@ func WriteParquet(ctx context.Context, set *Set, dst store.Store, recordSize int
 			continue
 		}
 		r, _ := set.Ref(key)
-		if !r.Inline() || !json.Valid(r.Data) {
+		if !r.Inline() || !validPythonJSON(r.Data) {
 			return fmt.Errorf("parquet reference set: key %q: a metadata document must be inline JSON", key)
 		}
-		meta[key] = json.RawMessage(r.Data)
+		meta[key] = bytes.TrimSpace(r.Data)
 		if arr, ok := strings.CutSuffix(key, "/.zarray"); ok {
-			a, err := parseArray(arr, r.Data)
+			a, err := parseArray(arr, pythonJSON(r.Data))
 			if err != nil {
 				return fmt.Errorf("parquet reference set: key %q: %w", key, err)
 			}
@@ -140,10 +140,17 @@ func WriteParquet(ctx context.Context, set *Set, dst store.Store, recordSize int
 			}
 		}
 	}
-	index, err := json.Marshal(map[string]any{"metadata": meta, "record_size": recordSize})
-	if err != nil {
-		return fmt.Errorf("parquet reference set: %s: %w", zmetadataKey, err)
+	// By hand, not json.Marshal: a value may hold Python's NaN.
+	index := []byte(`{"metadata": {`)
+	for i, key := range slices.Sorted(maps.Keys(meta)) {
+		if i > 0 {
+			index = append(index, ", "...)
+		}
+		quoted, _ := json.Marshal(key) // a string cannot fail to marshal
+		index = append(index, quoted...)
+		index = append(append(index, ": "...), meta[key]...)
 	}
+	index = fmt.Appendf(index, `}, "record_size": %d}`, recordSize)
 	if _, err := dst.Set(ctx, zmetadataKey, index, store.Condition{}); err != nil {
 		return fmt.Errorf("parquet reference set: %s: %w", zmetadataKey, err)
 	}
