@@ -144,26 +144,6 @@ func writeBigJSON(t *testing.T, dir string) {
 	}
 }
 
-// gatewayPID is the process id of the zarrgw serve started with the
-// configuration file hcl.
-func gatewayPID(t *testing.T, hcl string) int {
-	t.Helper()
-	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	for _, p := range procs {
-		cmd, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		args := strings.Split(string(cmd), "\x00")
-		if len(args) > 3 && args[0] == zarrgwBin && args[1] == "serve" && strings.Contains(string(cmd), "\x00"+hcl+"\x00") {
-			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
-			return pid
-		}
-	}
-	t.Fatalf("no zarrgw serve -c %s among the processes", hcl)
-	return 0
-}
-
 // memory returns fields of /proc/PID/status in bytes (VmRSS, VmHWM).
 func memory(t *testing.T, pid int, field string) int64 {
 	t.Helper()
@@ -215,7 +195,7 @@ dataset "big" {
 }
 `)
 	gw := binary.Serve(t, zarrgwBin, hcl)
-	pid := gatewayPID(t, hcl)
+	pid := gw.PID()
 	if z := get(t, gw.URL+"/d/big/x/.zarray"); !bytes.Contains(z, []byte(`"shape":[1000000]`)) {
 		t.Fatalf("x/.zarray: %s", z)
 	}

@@ -291,7 +291,7 @@ func (s *Store) ErasePrefix(_ context.Context, prefix string) error {
 	return fmt.Errorf("references: erase prefix %q: %w", prefix, errReadOnly)
 }
 
-// List yields the keys under prefix, sorted.
+// List yields the keys under prefix, in the source's order.
 func (s *Store) List(ctx context.Context, prefix string) iter.Seq2[string, error] {
 	return s.src.List(ctx, prefix)
 }

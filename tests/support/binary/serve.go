@@ -115,6 +115,14 @@ func (g *Gateway) Stop(t testing.TB) {
 	}
 }
 
+// PID is the running gateway's process id (0 when it is not running).
+func (g *Gateway) PID() int {
+	if g.cmd == nil || g.cmd.Process == nil {
+		return 0
+	}
+	return g.cmd.Process.Pid
+}
+
 // Kill ends the gateway with SIGKILL, as a crash would (no drain, nothing
 // flushed), and returns once it has exited; Start starts it again.
 func (g *Gateway) Kill(t testing.TB) {
