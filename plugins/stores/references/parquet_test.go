@@ -600,7 +600,9 @@ func (h hookedFiles) OpenURL(ctx context.Context, url string) (store.Store, erro
 	if err != nil {
 		return nil, err
 	}
-	return store.WithHook(s, h.hook), nil
+	// Without the local files' FileOpener, as a bucket's store: the
+	// references store coalesces only ranges of remote files.
+	return store.WithOptional(store.WithHook(s, h.hook), store.Optional{}), nil
 }
 
 // readsAsNetCDF4 reads every variable of expected (mkrefs.py's) through s
