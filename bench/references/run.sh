@@ -4,8 +4,9 @@
 # ReferenceFileSystem under zarr-python 2 (Debian's), the way kerchunk's
 # users read, on the same file and set (make.py: t2m, 24 chunks of 1 MiB
 # float32 zlib+shuffle; tp, 1 536 chunks of int16 zlib), targets on the
-# local filesystem, ROUNDS times; the best time of each, whole processes
-# (start-up included). Both outputs are checked equal first.
+# local filesystem and on a web server (Debian's nginx on loopback, the
+# set's URLs http://), ROUNDS times; the best time of each, whole
+# processes (start-up included). Both outputs are checked equal first.
 # bench/RESULTS.md records the figures.
 #   bash bench/references/run.sh
 #   ROUNDS=3 bash bench/references/run.sh
@@ -28,6 +29,35 @@ dataset "nc" {
   read_only = true
 }
 HCL
+
+# nginx serving $work, for the http:// form of the set
+port=$(free_port)
+mkdir -p "$work/nginx"
+cat > "$work/nginx/nginx.conf" <<CONF
+user root;
+worker_processes 1;
+pid $work/nginx/nginx.pid;
+error_log stderr error;
+events { worker_connections 256; }
+http {
+  access_log off;
+  client_body_temp_path $work/nginx; proxy_temp_path $work/nginx; fastcgi_temp_path $work/nginx;
+  uwsgi_temp_path $work/nginx; scgi_temp_path $work/nginx;
+  server { listen 127.0.0.1:$port; root $work; }
+}
+CONF
+/usr/sbin/nginx -e stderr -p "$work/nginx/" -c "$work/nginx/nginx.conf" -g "daemon off;" &
+pids+=($!)
+wait_http "http://127.0.0.1:$port/refs.json"
+/usr/bin/python3 -c "
+import json, sys
+refs = json.load(open('$work/refs.json'))
+for k, v in refs.items():
+    if isinstance(v, list):
+        v[0] = 'http://127.0.0.1:$port/' + v[0]
+json.dump(refs, open('$work/refs-http.json', 'w'))"
+sed 's/refs.json/refs-http.json/' "$work/refs.hcl" > "$work/refs-http.hcl"
+
 cd "$work"
 reader=$OLDPWD/bench/references/read_fsspec.py
 
@@ -51,18 +81,25 @@ seconds() {
 
 declare -A best
 for _ in $(seq "$rounds"); do
-  for v in t2m tp; do
-    for tool in zarrgw fsspec; do
-      case $tool in
-        zarrgw) s=$(seconds ./zarrgw cat -c refs.hcl nc --path "$v" --format raw) ;;
-        fsspec) s=$(seconds /usr/bin/python3 "$reader" refs.json "$v") ;;
-      esac
-      k="$v $tool"
-      if [ -z "${best[$k]:-}" ] || awk -v s="$s" -v b="${best[$k]}" 'BEGIN { exit !(s < b) }'; then best[$k]=$s; fi
+  for where in file http; do
+    set=refs.json
+    [ $where = http ] && set=refs-http.json
+    for v in t2m tp; do
+      for tool in zarrgw fsspec; do
+        case $tool in
+          zarrgw) s=$(seconds ./zarrgw cat -c "${set%.json}.hcl" nc --path "$v" --format raw) ;;
+          fsspec) s=$(seconds /usr/bin/python3 "$reader" "$set" "$v" $where) ;;
+        esac
+        k="$where $v $tool"
+        if [ -z "${best[$k]:-}" ] || awk -v s="$s" -v b="${best[$k]}" 'BEGIN { exit !(s < b) }'; then best[$k]=$s; fi
+      done
     done
   done
 done
-for v in t2m tp; do
-  printf '%s: zarrgw cat %ss, fsspec+zarr-python %ss, ratio %s\n' "$v" "${best[$v zarrgw]}" "${best[$v fsspec]}" \
-    "$(awk -v a="${best[$v zarrgw]}" -v b="${best[$v fsspec]}" 'BEGIN { printf "%.2f", a / b }')"
+for where in file http; do
+  for v in t2m tp; do
+    a=${best[$where $v zarrgw]} b=${best[$where $v fsspec]}
+    printf '%s %s: zarrgw cat %ss, fsspec+zarr-python %ss, ratio %s\n' "$where" "$v" "$a" "$b" \
+      "$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", a / b }')"
+  done
 done
