@@ -14,10 +14,11 @@ import (
 )
 
 // The NetCDF files on a web server and in versitygw (S3), with the
-// reference set beside them there too (references = http://... or
-// s3://..., the environment's credentials): `zarrgw cat`, zarr-python
-// over the gateway's key API and xarray's open_zarr read every variable
-// exactly as netCDF4-python reads the files.
+// reference set beside them there too, JSON and Parquet (references =
+// http://... or s3://..., the environment's credentials): `zarrgw cat`
+// (JSON), zarr-python over the gateway's key API and xarray's open_zarr
+// (both forms) read every variable exactly as netCDF4-python reads the
+// files.
 func TestRemoteTargets(t *testing.T) {
 	dir, want := world(t)
 	script := filepath.Join(repoRoot(), "tests", "references", "testdata", "mkrefs.py")
@@ -32,22 +33,34 @@ func TestRemoteTargets(t *testing.T) {
 				srv := servers.ServeDir(t, files, servers.HTTPOptions{})
 				prefix = srv.URL + "/"
 				run(t, dir, python, script, "refs", "nc", prefix+"nc/", filepath.Join(files, "refs"))
+				toParquet(t, filepath.Join(files, "refs", "joined-v1.json"), filepath.Join(files, "refs", "joined.parq"), 4)
 			case "s3":
 				s3 := servers.StartS3(t)
 				bucket := s3.NewBucket(t)
 				copyDir(t, filepath.Join(dir, "nc"), filepath.Join(s3.Dir, bucket, "nc"))
 				prefix = "s3://" + bucket + "/"
 				run(t, dir, python, script, "refs", "nc", prefix+"nc/", filepath.Join(s3.Dir, bucket, "refs"))
+				toParquet(t, filepath.Join(s3.Dir, bucket, "refs", "joined-v1.json"), filepath.Join(s3.Dir, bucket, "refs", "joined.parq"), 4)
 				env = append(withoutAWS(), "AWS_ENDPOINT_URL="+s3.Endpoint, "AWS_ACCESS_KEY_ID="+s3.AccessKey,
 					"AWS_SECRET_ACCESS_KEY="+s3.SecretKey, "AWS_REGION="+s3.Region)
 			}
 			hcl := filepath.Join(t.TempDir(), "remote.hcl")
-			write(t, hcl, `store "references" "nc" {
+			write(t, hcl, `store "references" "json" {
   references = "`+prefix+`refs/joined-v1.json"
 }
 
+store "references" "parquet" {
+  references = "`+prefix+`refs/joined.parq/"
+}
+
 dataset "nc" {
-  store        = store.references.nc
+  store        = store.references.json
+  read_only    = true
+  consolidated = true
+}
+
+dataset "ncparquet" {
+  store        = store.references.parquet
   read_only    = true
   consolidated = true
 }
@@ -65,11 +78,13 @@ dataset "nc" {
 			gw := binary.Serve(t, zarrgwBin, hcl, env...)
 			interop := filepath.Join(repoRoot(), "tests", "plugins", "testdata", "numcodecs_interop.py")
 			clients := filepath.Join(repoRoot(), "tests", "references", "testdata", "clients.py")
-			byZarr := hexes(t, run(t, dir, python, interop, "read", gw.URL+"/d/nc/"))
-			byXarray := hexes(t, run(t, dir, python, clients, "xarray", gw.URL+"/d/nc/"))
-			for name, w := range want {
-				if byZarr[name] != w.Hex || byXarray[name] != w.Hex {
-					t.Errorf("%s over the key API: zarr-python %.40s…, xarray %.40s…, want %.40s…", name, byZarr[name], byXarray[name], w.Hex)
+			for _, ds := range []string{"nc", "ncparquet"} {
+				byZarr := hexes(t, run(t, dir, python, interop, "read", gw.URL+"/d/"+ds+"/"))
+				byXarray := hexes(t, run(t, dir, python, clients, "xarray", gw.URL+"/d/"+ds+"/"))
+				for name, w := range want {
+					if byZarr[name] != w.Hex || byXarray[name] != w.Hex {
+						t.Errorf("%s %s over the key API: zarr-python %.40s…, xarray %.40s…, want %.40s…", ds, name, byZarr[name], byXarray[name], w.Hex)
+					}
 				}
 			}
 		})
