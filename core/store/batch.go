@@ -109,9 +109,16 @@ func ListDirFromList(ctx context.Context, s Store, prefix string) (Dir, error) {
 	if err := ValidatePrefix(prefix); err != nil {
 		return Dir{}, err
 	}
+	return DirOf(prefix, s.List(ctx, prefix))
+}
+
+// DirOf is the listing of prefix ("" or ending in "/") made of keys, the
+// keys under it in any order: those directly under it, and the child
+// prefixes of the others.
+func DirOf(prefix string, keys iter.Seq2[string, error]) (Dir, error) {
 	var dir Dir
 	seen := make(map[string]struct{})
-	for key, err := range s.List(ctx, prefix) {
+	for key, err := range keys {
 		if err != nil {
 			return Dir{}, err
 		}

@@ -484,6 +484,21 @@ func (row recordRow) check(rec *record, chunk int64, a *parquetArray) error {
 // List is the Source's: the metadata keys starting with prefix, sorted,
 // then the chunk keys that exist, array by array in chunk order (not
 // sorted: that would hold every key), reading record files one at a time.
+// ListDir answers the listing of a prefix outside every array from the
+// metadata alone (handled true): chunk keys lie in their array's
+// directory, which the array's .zarray already names, so the root of a
+// set of millions of chunks lists without a record file read. Within an
+// array it declines (the store lists the chunks).
+func (p *Parquet) ListDir(ctx context.Context, prefix string) (store.Dir, bool, error) {
+	for _, name := range p.arrayNames {
+		if strings.HasPrefix(prefix, name+"/") {
+			return store.Dir{}, false, nil
+		}
+	}
+	d, err := store.DirOf(prefix, sortedList(ctx, p.metaKeys, prefix))
+	return d, true, err
+}
+
 func (p *Parquet) List(ctx context.Context, prefix string) iter.Seq2[string, error] {
 	return func(yield func(string, error) bool) {
 		for key, err := range sortedList(ctx, p.metaKeys, prefix) {

@@ -667,3 +667,39 @@ func BenchmarkParquetLoadRecord(b *testing.B) {
 		}
 	}
 }
+
+// Listing a directory outside every array (the root, a group) reads no
+// record file: the arrays' .zarray name their directories; a listing
+// within an array lists its chunks from its record files.
+func TestParquetListDirOutsideArraysReadsNoRecord(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "set.parq")
+	zarray := `"{\"zarr_format\":2,\"shape\":[6],\"chunks\":[1],\"dtype\":\"|u1\",\"compressor\":null,\"fill_value\":0,\"order\":\"C\",\"filters\":null}"`
+	doc := `{".zgroup": "{\"zarr_format\":2}", "g/.zgroup": "{\"zarr_format\":2}", "g/v/.zarray": ` + zarray + `, "w/.zarray": ` + zarray
+	for i := range 6 {
+		doc += fmt.Sprintf(`, "g/v/%d": "base64:AA==", "w/%d": "base64:AQ=="`, i, i)
+	}
+	writeParquet(t, []byte(doc+"}"), dir, 2)
+	hooked, _, total := countLoads(fsStore(t, dir))
+	p, err := references.OpenParquet(ctx, hooked, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := references.New(p, localFiles{}, "")
+	for prefix, want := range map[string]string{
+		"":   "keys [.zgroup] prefixes [g/ w/]",
+		"g/": "keys [g/.zgroup] prefixes [g/v/]",
+	} {
+		d, err := s.ListDir(ctx, prefix)
+		if got := fmt.Sprintf("keys %v prefixes %v", d.Keys, d.Prefixes); err != nil || got != want {
+			t.Errorf("ListDir(%q): %s (%v), want %s", prefix, got, err, want)
+		}
+	}
+	if n := total.Load(); n != 0 {
+		t.Errorf("listing outside the arrays read %d record files, want none", n)
+	}
+	d, err := s.ListDir(ctx, "w/")
+	if err != nil || len(d.Keys) != 7 || total.Load() != 3 {
+		t.Errorf("ListDir(w/): %v (%v) after %d record loads, want .zarray and 6 chunks from 3", d.Keys, err, total.Load())
+	}
+}

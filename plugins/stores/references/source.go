@@ -27,6 +27,12 @@ type Source interface {
 	List(ctx context.Context, prefix string) iter.Seq2[string, error]
 }
 
+// dirLister is a Source that can answer some listings of a directory
+// without listing every key below it (handled false: it cannot).
+type dirLister interface {
+	ListDir(ctx context.Context, prefix string) (d store.Dir, handled bool, err error)
+}
+
 // Extents are byte ranges referenced in one target file, sorted: those a
 // reader of several keys may fetch in one request. A Set has one per
 // file; the Parquet form one per file and record file.

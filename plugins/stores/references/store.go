@@ -328,6 +328,14 @@ func (s *Store) listedInfo(ctx context.Context, key string) (store.Info, error) 
 }
 
 func (s *Store) ListDir(ctx context.Context, prefix string) (store.Dir, error) {
+	if err := store.ValidatePrefix(prefix); err != nil {
+		return store.Dir{}, err
+	}
+	if dl, ok := s.src.(dirLister); ok {
+		if d, handled, err := dl.ListDir(ctx, prefix); handled || err != nil {
+			return d, err
+		}
+	}
 	return store.ListDirFromList(ctx, s, prefix)
 }
 
