@@ -703,3 +703,40 @@ func TestParquetListDirOutsideArraysReadsNoRecord(t *testing.T) {
 		t.Errorf("ListDir(w/): %v (%v) after %d record loads, want .zarray and 6 chunks from 3", d.Keys, err, total.Load())
 	}
 }
+
+// record_files in a configuration bounds the record files kept: with 1,
+// going back to a record file reads it again; with the default (4) not.
+func TestParquetRecordFilesConfigured(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "set.parq")
+	doc := `{"v/.zarray": "{\"zarr_format\":2,\"shape\":[4],\"chunks\":[1],\"dtype\":\"|u1\",\"compressor\":null,\"fill_value\":0,\"order\":\"C\",\"filters\":null}"`
+	for i := range 4 {
+		doc += fmt.Sprintf(`, "v/%d": "base64:AA=="`, i)
+	}
+	writeParquet(t, []byte(doc+"}"), dir, 2)
+	for config, wantLoads := range map[string]int64{
+		`{"references": %q, "record_files": 1}`: 3,
+		`{"references": %q}`:                    2,
+	} {
+		var loads atomic.Int64
+		opener := hookedFiles{func(ctx context.Context, op, key string, call func(context.Context) error) error {
+			if op == "get" && strings.HasSuffix(key, ".parq") {
+				loads.Add(1)
+			}
+			return call(ctx)
+		}}
+		ctx := store.WithURLOpener(context.Background(), opener)
+		s, err := references.Registration.New(ctx, json.RawMessage(fmt.Sprintf(config, dir+"/")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []string{"v/0", "v/2", "v/1"} { // record 0, 1, then 0 again
+			if _, err := s.Get(ctx, k, store.ByteRange{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s.Close()
+		if n := loads.Load(); n != wantLoads {
+			t.Errorf("%s: %d record loads, want %d", config, n, wantLoads)
+		}
+	}
+}

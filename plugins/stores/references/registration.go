@@ -28,16 +28,18 @@ var Registration = store.Registration{
 	"references":{"type":"string","description":"the kerchunk reference set: a JSON file (version 0 or 1), or a directory in the Parquet form (holding .zmetadata and ARRAY/refs.I.parq record files, read a few at a time: for sets of millions of chunks); a path, or an s3://, az://, http(s):// URL; relative target files are found beside it"},
 	"targets":{"type":"object","description":"URL prefixes of target files mapped to declared stores (store.TYPE.NAME), which read them with their own credentials: { \"s3://bucket/\" = store.s3.raw }; the rest of a target's URL is its key in that store. Targets no prefix matches are opened by URL with the environment's credentials"},
 	"max_gap":{"type":"integer","minimum":0,"description":"ranges of one file at most this many bytes apart are read in one request when several chunks are read (default 65536)"},
-	"max_block":{"type":"integer","minimum":0,"description":"the most bytes one such request reads (default 4194304; 0 reads every range alone)"}}}`),
+	"max_block":{"type":"integer","minimum":0,"description":"the most bytes one such request reads (default 4194304; 0 reads every range alone)"},
+	"record_files":{"type":"integer","minimum":1,"maximum":1024,"description":"the Parquet form: how many record files are kept loaded (default 4; each costs about 3.5 MB per 100 000 rows)"}}}`),
 	},
 	New: open,
 }
 
 type config struct {
-	References string            `json:"references"`
-	Targets    map[string]string `json:"targets"`
-	MaxGap     *int64            `json:"max_gap"`
-	MaxBlock   *int64            `json:"max_block"`
+	References  string            `json:"references"`
+	Targets     map[string]string `json:"targets"`
+	MaxGap      *int64            `json:"max_gap"`
+	MaxBlock    *int64            `json:"max_block"`
+	RecordFiles int               `json:"record_files"`
 }
 
 // Config is the configuration of a store over the reference set at loc.
@@ -75,6 +77,9 @@ func open(ctx context.Context, raw json.RawMessage) (store.Store, error) {
 		return nil, fmt.Errorf("%s store: reference set %s: %w", Name, cfg.References, err)
 	}
 	src, keep, err := openSource(ctx, d, key, cfg.References)
+	if p, ok := src.(*Parquet); ok && cfg.RecordFiles > 0 {
+		p.RecordCache(cfg.RecordFiles)
+	}
 	if !keep {
 		d.Close()
 	}
