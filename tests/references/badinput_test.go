@@ -1,8 +1,6 @@
 package references
 
 import (
-	"bytes"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -36,12 +34,7 @@ dataset "x" {
   read_only = true
 }
 `)
-			cmd := exec.Command(zarrgwBin, "cat", "-c", name+".hcl", "x", "--path", "x", "--format", "raw")
-			cmd.Dir = dir
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			out, err := cmd.Output()
-			msg := stderr.String()
+			out, msg, err := cat(dir, nil, name+".hcl", "x", "x")
 			if err == nil || len(out) > 0 || !strings.Contains(msg, tc.want) || !strings.Contains(msg, name+".json") {
 				t.Errorf("cat over %s.json: exit %v, %d bytes out, stderr:\n%s\nwant it to name %s.json and %s", name, err, len(out), msg, name, tc.want)
 			}

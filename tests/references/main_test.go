@@ -5,7 +5,9 @@
 package references
 
 import (
+	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -27,4 +29,16 @@ func write(t *testing.T, path, content string) {
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// cat runs `zarrgw cat -c config dataset --path path --format raw` in dir
+// with env (nil: the test's) and returns its output, its standard error
+// and how it ended.
+func cat(dir string, env []string, config, dataset, path string) (out []byte, stderr string, err error) {
+	cmd := exec.Command(zarrgwBin, "cat", "-c", config, dataset, "--path", path, "--format", "raw")
+	cmd.Dir, cmd.Env = dir, env
+	var errBuf bytes.Buffer
+	cmd.Stderr = &errBuf
+	out, err = cmd.Output()
+	return out, errBuf.String(), err
 }

@@ -117,12 +117,7 @@ func TestMissingAndShortTargets(t *testing.T) {
 	nc := filepath.Join(dir, "nc")
 	catFails := func(target, what string) {
 		t.Helper()
-		cmd := exec.Command(zarrgwBin, "cat", "-c", "joined-v1.hcl", "nc", "--path", "temp", "--format", "raw")
-		cmd.Dir = dir
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		out, err := cmd.Output()
-		msg := stderr.String()
+		out, msg, err := cat(dir, nil, "joined-v1.hcl", "nc", "temp")
 		if err == nil || len(out) > 0 || !strings.Contains(msg, `key "temp/`) || !strings.Contains(msg, target) || !strings.Contains(msg, what) {
 			t.Errorf("cat with %s damaged: exit %v, %d bytes out, stderr:\n%s", target, err, len(out), msg)
 		}

@@ -1,10 +1,8 @@
 package references
 
 import (
-	"bytes"
 	"encoding/hex"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -66,13 +64,9 @@ dataset "ncparquet" {
 }
 `)
 			for name, w := range want {
-				cmd := exec.Command(zarrgwBin, "cat", "-c", hcl, "nc", "--path", name, "--format", "raw")
-				cmd.Env = env
-				var stderr bytes.Buffer
-				cmd.Stderr = &stderr
-				out, err := cmd.Output()
+				out, stderr, err := cat("", env, hcl, "nc", name)
 				if got := hex.EncodeToString(out); err != nil || got != w.Hex {
-					t.Errorf("cat %s: %v %.40s…, want %.40s…\n%s", name, err, got, w.Hex, stderr.String())
+					t.Errorf("cat %s: %v %.40s…, want %.40s…\n%s", name, err, got, w.Hex, stderr)
 				}
 			}
 			gw := binary.Serve(t, zarrgwBin, hcl, env...)
@@ -112,12 +106,7 @@ dataset "nc" {
 	if err := os.Remove(filepath.Join(files, "nc", "t1.nc")); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(zarrgwBin, "cat", "-c", "http.hcl", "nc", "--path", "temp", "--format", "raw")
-	cmd.Dir = dir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	msg := stderr.String()
+	out, msg, err := cat(dir, nil, "http.hcl", "nc", "temp")
 	if err == nil || len(out) > 0 || !strings.Contains(msg, `key "temp/`) || !strings.Contains(msg, srv.URL+"/nc/t1.nc") ||
 		!strings.Contains(msg, "is missing") {
 		t.Errorf("cat with a target answering 404: exit %v, %d bytes out, stderr:\n%s", err, len(out), msg)

@@ -1,11 +1,9 @@
 package references
 
 import (
-	"bytes"
 	"encoding/hex"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -85,23 +83,15 @@ store "references" "nc" {
 `+dataset)
 
 	for name, w := range want {
-		cmd := exec.Command(zarrgwBin, "cat", "-c", "targets.hcl", "nc", "--path", name, "--format", "raw")
-		cmd.Dir, cmd.Env = dir, append(withoutAWS(), "RAW_SECRET="+s3.SecretKey)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		out, err := cmd.Output()
+		out, stderr, err := cat(dir, append(withoutAWS(), "RAW_SECRET="+s3.SecretKey), "targets.hcl", "nc", name)
 		if got := hex.EncodeToString(out); err != nil || got != w.Hex {
-			t.Errorf("%s through store.s3.raw: %v %.40s…, want %.40s…\n%s", name, err, got, w.Hex, stderr.String())
+			t.Errorf("%s through store.s3.raw: %v %.40s…, want %.40s…\n%s", name, err, got, w.Hex, stderr)
 		}
 	}
 
-	cmd := exec.Command(zarrgwBin, "cat", "-c", "no-targets.hcl", "nc", "--path", "temp", "--format", "raw")
-	cmd.Dir, cmd.Env = dir, append(withoutAWS(), "AWS_ACCESS_KEY_ID=none", "AWS_SECRET_ACCESS_KEY=none",
-		"AWS_ENDPOINT_URL="+s3.Endpoint, "AWS_REGION="+s3.Region, "AWS_EC2_METADATA_DISABLED=true")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if msg := stderr.String(); err == nil || len(out) > 0 || !strings.Contains(msg, `key "temp/`) || !strings.Contains(msg, bucket) {
+	out, msg, err := cat(dir, append(withoutAWS(), "AWS_ACCESS_KEY_ID=none", "AWS_SECRET_ACCESS_KEY=none",
+		"AWS_ENDPOINT_URL="+s3.Endpoint, "AWS_REGION="+s3.Region, "AWS_EC2_METADATA_DISABLED=true"), "no-targets.hcl", "nc", "temp")
+	if err == nil || len(out) > 0 || !strings.Contains(msg, `key "temp/`) || !strings.Contains(msg, bucket) {
 		t.Errorf("without targets and with wrong credentials: exit %v, %d bytes, stderr:\n%s", err, len(out), msg)
 	}
 }
