@@ -5,6 +5,8 @@ over them, and the values they must read as.
     mkrefs.py files DIR                 NetCDF4 files t0.nc t1.nc t2.nc and gen.bin
     mkrefs.py refs DIR URLPREFIX OUT    reference sets and expected values
     mkrefs.py oracle REFS.json [ROOT]   values read through fsspec + zarr-python
+    mkrefs.py oracle-remote REFS PROTO  the same, fsspec fetching the targets
+                                        itself over PROTO (http: aiohttp)
 
 Runs on Debian's python3 (python3-netcdf4, python3-h5py, python3-zarr 2,
 python3-fsspec, python3-numcodecs, numpy); kerchunk is not packaged there, so
@@ -534,6 +536,21 @@ def oracle(refs_path, target_root=None):
     sys.stdout.write("\n")
 
 
+def oracle_remote(refs_path, protocol):
+    """Like oracle, but the targets are read where the set says they are,
+    by fsspec's own filesystem for protocol (HTTPFileSystem, on aiohttp,
+    for "http"): an independent reader of remote targets to hold zarrgw's
+    against. REFS may itself be a URL of that protocol."""
+    import zarr
+    from fsspec.implementations.reference import ReferenceFileSystem
+
+    fs = ReferenceFileSystem(refs_path, remote_protocol=protocol, target_protocol=refs_path.split("://")[0] if "://" in refs_path else None)
+    g = zarr.open_group(OneByOne(fs.get_mapper("")), mode="r")
+    arrays = {name: a[...] for name, a in g.arrays()}
+    json.dump(values_json(arrays), sys.stdout, indent=1, sort_keys=True)
+    sys.stdout.write("\n")
+
+
 def main(argv):
     if len(argv) == 3 and argv[1] == "files":
         make_files(argv[2])
@@ -541,6 +558,8 @@ def main(argv):
         make_refs(argv[2], argv[3], argv[4])
     elif len(argv) in (3, 4) and argv[1] == "oracle":
         oracle(argv[2], argv[3] if len(argv) == 4 else None)
+    elif len(argv) == 4 and argv[1] == "oracle-remote":
+        oracle_remote(argv[2], argv[3])
     else:
         sys.stderr.write(__doc__)
         return 2
