@@ -44,6 +44,22 @@ func (localFiles) OpenURL(_ context.Context, url string) (store.Store, error) {
 	return fs.New(url)
 }
 
+// netcdfWorld makes, in a directory of the test's, NetCDF4 files (nc/,
+// mkrefs.py files) and the JSON reference sets over them with the values
+// they must read as (refs/), and returns that directory and refs/.
+func netcdfWorld(t *testing.T) (dir, refs string) {
+	t.Helper()
+	if out, err := exec.Command(python, "-c", "import netCDF4, h5py, numpy").CombinedOutput(); err != nil {
+		servers.Unavailable(t, "Debian's python3-netcdf4 and python3-h5py are needed (%v: %s): run scripts/setup.sh", err, out)
+	}
+	dir = t.TempDir()
+	files := filepath.Join(dir, "nc")
+	refs = filepath.Join(dir, "refs")
+	mkrefs(t, "files", files)
+	mkrefs(t, "refs", files, files+string(filepath.Separator), refs)
+	return dir, refs
+}
+
 // NetCDF4 files written by netCDF4-python, referenced from h5py's chunk
 // index in kerchunk's JSON forms (version 0 for one file and for three
 // joined along time, version 1 with templates and gen), read through the
@@ -52,13 +68,7 @@ func (localFiles) OpenURL(_ context.Context, url string) (store.Store, error) {
 // contiguous and the gen-made variables and a chunk the file lacks among
 // them.
 func TestNetCDFReferencesReadAsNetCDF4(t *testing.T) {
-	if out, err := exec.Command(python, "-c", "import netCDF4, h5py, numpy").CombinedOutput(); err != nil {
-		servers.Unavailable(t, "Debian's python3-netcdf4 and python3-h5py are needed (%v: %s): run scripts/setup.sh", err, out)
-	}
-	dir := t.TempDir()
-	files, refs := filepath.Join(dir, "nc"), filepath.Join(dir, "refs")
-	mkrefs(t, "files", files)
-	mkrefs(t, "refs", files, files+string(filepath.Separator), refs)
+	_, refs := netcdfWorld(t)
 	for _, tc := range []struct{ set, expected string }{
 		{"single-v0.json", "expected-single.json"},
 		{"joined-v0.json", "expected.json"},

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"runtime"
@@ -26,7 +25,6 @@ import (
 	"github.com/zarrgw/zarrgw/plugins/builtin"
 	"github.com/zarrgw/zarrgw/plugins/stores/fs"
 	"github.com/zarrgw/zarrgw/plugins/stores/references"
-	"github.com/zarrgw/zarrgw/tests/support/servers"
 )
 
 // fsStore opens (making it) a directory as an fs store, closed when the
@@ -117,13 +115,7 @@ func chunkKeys(t *testing.T, set *references.Set) []string {
 // not found, the same listing, and every variable as netCDF4-python reads
 // it.
 func TestParquetReadsLikeJSON(t *testing.T) {
-	if out, err := exec.Command(python, "-c", "import netCDF4, h5py, numpy").CombinedOutput(); err != nil {
-		servers.Unavailable(t, "Debian's python3-netcdf4 and python3-h5py are needed (%v: %s): run scripts/setup.sh", err, out)
-	}
-	dir := t.TempDir()
-	files, refs := filepath.Join(dir, "nc"), filepath.Join(dir, "refs")
-	mkrefs(t, "files", files)
-	mkrefs(t, "refs", files, files+string(filepath.Separator), refs)
+	dir, refs := netcdfWorld(t)
 	ctx := context.Background()
 	for _, name := range []string{"single-v0", "joined-v0", "joined-v1"} {
 		t.Run(name, func(t *testing.T) {
