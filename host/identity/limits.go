@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"net"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -14,10 +15,15 @@ import (
 )
 
 // Limits holds the token buckets of the principals' rate limits and of
-// anonymous client addresses. Anonymous traffic is limited per client
-// address (the connection's, not a header a client could forge), so one
-// scraper cannot starve other anonymous readers; behind a load balancer
-// that is the balancer's address, one bucket for all of them.
+// anonymous clients. Anonymous traffic is limited per client (the
+// connection's address, not a header a client could forge: an IPv4
+// address, or the /64 of an IPv6 one; see clientKey), so one scraper
+// cannot starve other anonymous readers; behind a load balancer that is
+// the balancer's address, one bucket for all of them.
+//
+// The buckets kept are bounded: full ones (of callers gone quiet) are
+// swept, and past maxBuckets the callers not yet seen share one bucket
+// per limit until a sweep makes room.
 type Limits struct {
 	byPrincipal map[string]*config.RateLimit
 	anonymous   *config.RateLimit
@@ -33,9 +39,16 @@ type buckets struct {
 	bytes    *rate.Limiter // nil without a byte rate
 }
 
-// sweepEvery is how many buckets are made between sweeps of the full
-// ones, which keeps the map as large as the callers seen recently.
+// sweepEvery is how many callers not seen before come between sweeps of
+// the full buckets, which keeps the map as large as the callers seen
+// recently.
 const sweepEvery = 1024
+
+// maxBuckets bounds the buckets kept (about 200 bytes each): callers
+// that keep their buckets from refilling, from more addresses than this,
+// cannot grow the map further. Newcomers then share one bucket, so a
+// flood from many addresses is limited as one client.
+const maxBuckets = 1 << 16
 
 // NewLimits returns the limits of cfg, or nil when it sets none.
 func NewLimits(cfg *config.Config) *Limits {
@@ -83,11 +96,11 @@ func (l *Limits) Admit(c Caller, remoteAddr string) Decision {
 			if lim.PerSubject {
 				key += "\x00" + c.Subject
 			}
-			holds = append(holds, hold{p, l.bucketsLocked("p\x00"+key, lim)})
+			holds = append(holds, hold{p, l.bucketsLocked("p\x00"+key, "p\x00"+p+"\x00*", lim)})
 		}
 	}
 	if len(c.Principals) == 0 && l.anonymous != nil {
-		holds = append(holds, hold{"anonymous", l.bucketsLocked("a\x00"+clientIP(remoteAddr), l.anonymous)})
+		holds = append(holds, hold{"anonymous", l.bucketsLocked("a\x00"+clientKey(remoteAddr), "a\x00*", l.anonymous)})
 	}
 	l.mu.Unlock()
 	d := Decision{OK: true}
@@ -116,13 +129,22 @@ func (l *Limits) Admit(c Caller, remoteAddr string) Decision {
 	return d
 }
 
-// bucketsLocked returns the buckets of key, made on first use.
-func (l *Limits) bucketsLocked(key string, lim *config.RateLimit) *buckets {
+// bucketsLocked returns the buckets of key, made on first use; when
+// maxBuckets are kept, those of shared, the bucket of every caller not
+// seen before (one per limit, so the map exceeds maxBuckets by as many
+// as the configuration has limits at most).
+func (l *Limits) bucketsLocked(key, shared string, lim *config.RateLimit) *buckets {
 	if b, ok := l.buckets[key]; ok {
 		return b
 	}
 	if l.made++; l.made >= sweepEvery {
 		l.sweepLocked()
+	}
+	if len(l.buckets) >= maxBuckets {
+		key = shared
+		if b, ok := l.buckets[key]; ok {
+			return b
+		}
 	}
 	b := &buckets{requests: rate.NewLimiter(rate.Limit(lim.RequestsPerSecond), lim.Burst)}
 	if lim.BytesPerSecond > 0 {
@@ -152,12 +174,27 @@ func (l *Limits) Size() int {
 	return len(l.buckets)
 }
 
-func clientIP(remoteAddr string) string {
+// clientKey names the bucket of an anonymous client by its connection's
+// address: an IPv4 address as it is (an IPv4-mapped IPv6 address as the
+// IPv4 one), an IPv6 address by its /64. A /64 is what one host, or one
+// customer's network, is given: a client holding one can change its
+// address on every request among 2^64, and would otherwise get a fresh
+// bucket each time.
+func clientKey(remoteAddr string) string {
 	host, _, err := net.SplitHostPort(remoteAddr)
 	if err != nil {
-		return remoteAddr
+		host = remoteAddr
 	}
-	return host
+	addr, err := netip.ParseAddr(host)
+	if err != nil {
+		return host // not an IP address (a Unix socket's): as given
+	}
+	addr = addr.WithZone("").Unmap()
+	if addr.Is4() {
+		return addr.String()
+	}
+	prefix, _ := addr.Prefix(64) // cannot fail: an IPv6 address has 128 bits
+	return prefix.String()
 }
 
 // MaxThrottleWait bounds how long one step of a paced response waits for

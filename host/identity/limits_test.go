@@ -95,6 +95,79 @@ func TestLimitsBounded(t *testing.T) {
 	}
 }
 
+// Anonymous IPv6 clients are limited per /64: every address of one /64
+// shares one bucket (a client holding a /64 has 2^64 addresses to change
+// between requests), another /64 has its own. IPv4 clients are limited
+// per address, and an IPv4-mapped IPv6 address is its IPv4 address.
+func TestLimitsAnonymousIPv6PerPrefix(t *testing.T) {
+	one := &config.RateLimit{RequestsPerSecond: 0.001, Burst: 1}
+	l := limitsOf(t, one)
+	anon := identity.Caller{}
+	if !l.Admit(anon, "[2001:db8:1:2::1]:443").OK {
+		t.Fatal("the first request of a /64 was refused")
+	}
+	for i := range 1000 {
+		addr := fmt.Sprintf("[2001:db8:1:2:%x:%x:%x:%x]:%d", i*7919&0xffff, i, i>>3, i*31&0xffff, 1024+i)
+		if d := l.Admit(anon, addr); d.OK || d.Limiter != "anonymous" {
+			t.Fatalf("%s, in the /64 whose bucket is spent: %+v, want refused", addr, d)
+		}
+	}
+	if !l.Admit(anon, "[2001:db8:1:3::1]:443").OK {
+		t.Fatal("another /64 was refused")
+	}
+	if !l.Admit(anon, "[fe80::1%eth0]:443").OK || l.Admit(anon, "[fe80::2%eth1]:443").OK {
+		t.Fatal("link-local addresses: the first must pass, another of fe80::/64 (zones aside) be refused")
+	}
+	if !l.Admit(anon, "192.0.2.1:5").OK {
+		t.Fatal("an IPv4 address was refused")
+	}
+	if d := l.Admit(anon, "[::ffff:192.0.2.1]:6"); d.OK {
+		t.Fatal("the IPv4-mapped form of a spent IPv4 address had a bucket of its own")
+	}
+	if !l.Admit(anon, "[::ffff:192.0.2.2]:6").OK || l.Admit(anon, "192.0.2.2:7").OK {
+		t.Fatal("an IPv4 address and its IPv4-mapped form: the first must pass, the second be refused")
+	}
+	if !l.Admit(anon, "192.0.2.3:5").OK {
+		t.Fatal("the next IPv4 address (same /24, another client) was refused")
+	}
+	if n := l.Size(); n != 6 {
+		t.Fatalf("%d buckets, want 6 (two /64s, link-local, three IPv4 addresses)", n)
+	}
+}
+
+// Callers that keep their buckets from refilling, from more addresses
+// than the map holds, do not grow it past MaxBuckets: the ones not seen
+// before share one bucket, which a flood spends; callers already seen
+// keep theirs.
+func TestLimitsBucketsCapped(t *testing.T) {
+	l := limitsOf(t, &config.RateLimit{RequestsPerSecond: 0.001, Burst: 1})
+	first := "198.51.100.1:1"
+	if !l.Admit(identity.Caller{}, first).OK {
+		t.Fatal("the first client was refused")
+	}
+	refused := 0
+	const n = identity.MaxBuckets + 5000
+	for i := range n {
+		addr := fmt.Sprintf("[2001:db8:%x:%x::1]:1", i>>16, i&0xffff)
+		if !l.Admit(identity.Caller{}, addr).OK {
+			refused++
+		}
+	}
+	if size := l.Size(); size > identity.MaxBuckets+1 {
+		t.Fatalf("%d buckets kept for %d clients that never refill, want at most %d", size, n+1, identity.MaxBuckets+1)
+	}
+	// the first newcomer past the bound spent the shared bucket
+	if refused < n-identity.MaxBuckets {
+		t.Fatalf("%d of %d clients refused, want at least the %d past the bound but one", refused, n, n-identity.MaxBuckets)
+	}
+	if refused > n-identity.MaxBuckets {
+		t.Fatalf("%d of %d clients refused: some within the bound lost their own bucket", refused, n)
+	}
+	if l.Admit(identity.Caller{}, first).OK {
+		t.Fatal("a client seen before the flood got a fresh bucket")
+	}
+}
+
 func TestNoLimits(t *testing.T) {
 	if l := limitsOf(t, nil, config.Principal{Name: "a"}); l != nil {
 		t.Fatal("limits without any rate_limit")

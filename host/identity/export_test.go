@@ -1,0 +1,4 @@
+package identity
+
+// MaxBuckets is maxBuckets, for the test that fills the map.
+const MaxBuckets = maxBuckets
