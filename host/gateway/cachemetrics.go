@@ -24,8 +24,9 @@ var (
 		"Versions confirmed with a Stat of the store, by outcome: same, or stale (the entries were dropped).",
 		[]string{"dataset", "outcome"}, nil)
 	cacheEntries = prometheus.NewDesc("zarrgw_store_cache_entries", "Entries held, by tier.", []string{"dataset", "tier"}, nil)
-	cacheBytes   = prometheus.NewDesc("zarrgw_store_cache_bytes", "Bytes held, by tier (what its bound counts).", []string{"dataset", "tier"}, nil)
+	cacheBytes   = prometheus.NewDesc("zarrgw_store_cache_bytes", "Bytes held, by tier (what its bound counts: values and bookkeeping in memory; on disk, the blocks of its files and directories, as du counts them).", []string{"dataset", "tier"}, nil)
 	cacheMax     = prometheus.NewDesc("zarrgw_store_cache_max_bytes", "The tier's bound in bytes.", []string{"dataset", "tier"}, nil)
+	cacheMaxN    = prometheus.NewDesc("zarrgw_store_cache_max_entries", "The disk tier's bound in entries (files).", []string{"dataset", "tier"}, nil)
 	cacheEvicted = prometheus.NewDesc("zarrgw_store_cache_evictions_total", "Entries evicted to stay within the bound, by tier.", []string{"dataset", "tier"}, nil)
 	cacheCorrupt = prometheus.NewDesc("zarrgw_store_cache_disk_corrupt_total", "Disk entries found damaged and dropped (never served).", []string{"dataset"}, nil)
 	cacheDiskErr = prometheus.NewDesc("zarrgw_store_cache_disk_errors_total", "Disk tier reads and writes that failed (the store answered instead).", []string{"dataset"}, nil)
@@ -48,7 +49,7 @@ func (s *storeCaches) drop(dataset string) {
 }
 
 func (s *storeCaches) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{cacheReads, cacheRevalidations, cacheEntries, cacheBytes, cacheMax, cacheEvicted, cacheCorrupt, cacheDiskErr} {
+	for _, d := range []*prometheus.Desc{cacheReads, cacheRevalidations, cacheEntries, cacheBytes, cacheMax, cacheMaxN, cacheEvicted, cacheCorrupt, cacheDiskErr} {
 		ch <- d
 	}
 }
@@ -72,6 +73,7 @@ func (s *storeCaches) Collect(ch chan<- prometheus.Metric) {
 		collectTier(ch, ds, "memory", sum.Memory)
 		if hasDisk {
 			collectTier(ch, ds, "disk", disk)
+			ch <- prometheus.MustNewConstMetric(cacheMaxN, prometheus.GaugeValue, float64(disk.MaxEntries), ds, "disk")
 			ch <- prometheus.MustNewConstMetric(cacheCorrupt, prometheus.CounterValue, float64(disk.Corrupt), ds)
 		}
 	}
@@ -111,6 +113,7 @@ func addTier(a *cache.TierStats, b cache.TierStats) {
 	a.Entries += b.Entries
 	a.Bytes += b.Bytes
 	a.MaxBytes += b.MaxBytes
+	a.MaxEntries += b.MaxEntries
 	a.Evictions += b.Evictions
 	a.Corrupt += b.Corrupt
 }

@@ -3,12 +3,21 @@
 // read of a value, or of a byte range of one, makes no call to the store.
 //
 // Two tiers: memory (always; bounded in bytes, least recently used out)
-// and, optionally, a disk tier (package disk, bounded in bytes, surviving
-// restarts). A read the memory tier cannot answer goes to the disk tier,
-// then to the next store; what the next store returns fills both. Whole
-// values and byte ranges are kept apart (a ranged Get keeps that range);
-// a whole value, once kept, answers any range of it, and a bounded range
-// answers any bounded range inside it.
+// and, optionally, a disk tier (package disk, bounded in the blocks it
+// takes and in entries, surviving restarts). A read the memory tier
+// cannot answer goes to the disk tier, then to the next store; what the
+// next store returns fills both. Whole values and byte ranges are kept
+// apart (a ranged Get keeps that range); a whole value, once kept,
+// answers any range of it, and a bounded range answers any bounded range
+// inside it (on disk, where answering means reading the entry whole, an
+// entry of at most smallValue bytes).
+//
+// Small values are kept whole. A range asked from a value's start that
+// the value ends within is kept as the whole value; a ranged read of a
+// value the cache knows (from a confirmed Stat or read) to be at most
+// smallValue bytes reads and keeps the whole value. So the ranges of a
+// small value make one entry, whichever of them are read: an entry per
+// range would cost a block on disk and an inode each, for a byte.
 //
 // Freshness. Every entry carries the version the next store gave it. A
 // key's version is trusted for revalidate_after after the next store last
@@ -64,6 +73,11 @@ const (
 	MinMemory = 4 << 10
 )
 
+// smallValue is the largest value a ranged read reads whole, and the
+// largest disk entry read to answer a range inside it: reading it costs
+// about what the round trip of a read of the range does.
+const smallValue = 1 << 20
+
 // Options configure a cache.
 type Options struct {
 	// MemoryBytes bounds the memory tier: the bytes kept plus a little
@@ -91,6 +105,9 @@ type Cache struct {
 	now     func() time.Time
 	revalid time.Duration
 	negTTL  time.Duration
+	// wholeMax is the largest value a ranged read reads whole: smallValue,
+	// or less where no tier could keep it (a quarter of the larger one).
+	wholeMax int64
 
 	mu      sync.Mutex
 	mem     *memory
@@ -128,6 +145,11 @@ func New(next store.Store, opts Options) (*Cache, error) {
 	if c.now == nil {
 		c.now = time.Now
 	}
+	room := opts.MemoryBytes
+	if c.disk != nil {
+		room = max(room, c.disk.Stats().MaxBytes)
+	}
+	c.wholeMax = min(smallValue, room/4)
 	return c, nil
 }
 
@@ -184,11 +206,15 @@ func (c *Cache) Get(ctx context.Context, key string, r store.ByteRange) (store.V
 	}
 	v, err, ok := c.cached(ctx, key, r)
 	if !ok {
+		read := c.readFor(key, r)
 		var res result
-		res, _ = c.do(ctx, key, callKey{kind: callGet, r: r}, func(ctx context.Context, f flight) result {
-			return c.fetch(ctx, key, r, f)
+		res, _ = c.do(ctx, key, callKey{kind: callGet, r: read}, func(ctx context.Context, f flight) result {
+			return c.fetch(ctx, key, read, f)
 		})
 		v, err = res.val, res.err
+		if err == nil && read != r {
+			v.Data = part(read, v.Data, r)
+		}
 	}
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
@@ -264,6 +290,24 @@ func (c *Cache) cached(ctx context.Context, key string, r store.ByteRange) (v st
 	return v, nil, true
 }
 
+// readFor is what a Get of r that the memory tier cannot answer reads
+// from the disk tier or the next store: the whole value when the key's
+// record holds a version and a size confirmed within revalidate_after,
+// and the size is at most c.wholeMax; else r.
+func (c *Cache) readFor(key string, r store.ByteRange) store.ByteRange {
+	if r.Kind == store.Whole {
+		return r
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	rec := c.mem.records[key]
+	if rec == nil || rec.missing || rec.failed != nil || rec.version == "" || rec.size < 0 ||
+		rec.size > c.wholeMax || !c.fresh(rec, nil, c.now()) {
+		return r
+	}
+	return store.ByteRange{}
+}
+
 // revalidate asks the next store for key's version (one Stat, shared
 // with every other Stat of the key in flight); the answer updates the
 // key's record, dropping its entries if the version changed.
@@ -292,8 +336,9 @@ func (c *Cache) fetch(ctx context.Context, key string, r store.ByteRange, f flig
 	}
 	c.count.misses.Add(1)
 	v, err := c.next.Get(ctx, key, r)
-	if c.noteGet(f, key, r, v, err) && c.disk != nil {
-		if perr := c.disk.Put(key, tag(r), v.Version, v.Data); perr != nil {
+	kept := keptAs(r, v.Data)
+	if c.noteGet(f, key, kept, v, err) && c.disk != nil {
+		if perr := c.disk.Put(key, tag(kept), v.Version, v.Data); perr != nil {
 			c.count.diskErrors.Add(1)
 		}
 	}
@@ -303,11 +348,7 @@ func (c *Cache) fetch(ctx context.Context, key string, r store.ByteRange, f flig
 // fromDisk answers a Get from the disk tier, under a version the next
 // store has confirmed; ok is false when the next store must be read.
 func (c *Cache) fromDisk(ctx context.Context, key string, r store.ByteRange, f flight) (result, bool) {
-	data, version, ok, err := c.disk.Get(key, tag(r))
-	if err != nil {
-		c.count.diskErrors.Add(1)
-		return result{}, false
-	}
+	kept, data, version, ok := c.diskLookup(key, r)
 	if !ok || version == "" {
 		return result{}, false
 	}
@@ -342,13 +383,47 @@ func (c *Cache) fromDisk(ctx context.Context, key string, r store.ByteRange, f f
 	c.count.diskHits.Add(1)
 	c.mu.Lock()
 	if rec := c.mem.records[key]; f.current() && rec != nil && !rec.missing && rec.version == version {
-		if r.Kind == store.Whole {
+		if kept.Kind == store.Whole {
 			rec.size = int64(len(data))
 		}
-		c.mem.put(rec, r, data, f.start)
+		c.mem.put(rec, kept, data, f.start)
 	}
 	c.mu.Unlock()
-	return result{val: store.Value{Data: data, Version: version, ModTime: modTime}}, true
+	return result{val: store.Value{Data: part(kept, data, r), Version: version, ModTime: modTime}}, true
+}
+
+// diskLookup finds the bytes of r in the disk tier: r's own entry, else
+// an entry of the key of at most smallValue bytes that holds r. It
+// returns the entry's range and all its bytes.
+func (c *Cache) diskLookup(key string, r store.ByteRange) (kept store.ByteRange, data []byte, version string, ok bool) {
+	if data, version, ok = c.diskGet(key, r); ok {
+		return r, data, version, true
+	}
+	for _, e := range c.disk.Tags(key) {
+		kr, known := rangeOfTag(e.Tag)
+		if !known || kr == r || e.Len > smallValue {
+			continue
+		}
+		if _, _, in := within(kr, e.Len, r); !in {
+			continue
+		}
+		data, version, ok = c.diskGet(key, kr)
+		if _, _, in := within(kr, int64(len(data)), r); ok && in {
+			return kr, data, version, true
+		}
+	}
+	return store.ByteRange{}, nil, "", false
+}
+
+// diskGet reads the disk tier's entry of (key, r); a failure to read is
+// counted, and a miss.
+func (c *Cache) diskGet(key string, r store.ByteRange) ([]byte, string, bool) {
+	data, version, ok, err := c.disk.Get(key, tag(r))
+	if err != nil {
+		c.count.diskErrors.Add(1)
+		return nil, "", false
+	}
+	return data, version, ok
 }
 
 // noteGet keeps what the next store answered to a Get of r, unless a
@@ -514,10 +589,7 @@ func (c *Cache) GetInto(ctx context.Context, key string, dst []byte) (bool, erro
 // and version, from disk or by the next store's GetInto.
 func (c *Cache) fetchInto(ctx context.Context, ri store.ReaderInto, key string, info store.Info, f flight) result {
 	if c.disk != nil && info.Version != "" {
-		data, version, ok, err := c.disk.Get(key, "")
-		if err != nil {
-			c.count.diskErrors.Add(1)
-		}
+		data, version, ok := c.diskGet(key, store.ByteRange{})
 		if ok && version == info.Version && int64(len(data)) == info.Size {
 			c.count.diskHits.Add(1)
 			c.keepWhole(f, key, info, data)

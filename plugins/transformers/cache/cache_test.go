@@ -462,7 +462,7 @@ func TestUnversioned(t *testing.T) {
 	mem := store.NewMemory()
 	next := newCounting(unversioned{mem})
 	clk := newClock()
-	d, err := cache.OpenDisk(t.TempDir(), 1<<20)
+	d, err := cache.OpenDisk(t.TempDir(), 1<<20, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -504,7 +504,7 @@ func TestDiskTier(t *testing.T) {
 	next := newCounting(mem)
 	open := func(memory int64) *cache.Cache {
 		t.Helper()
-		d, err := cache.OpenDisk(dir, 1<<20)
+		d, err := cache.OpenDisk(dir, 1<<20, 1000)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -521,7 +521,7 @@ func TestDiskTier(t *testing.T) {
 	if st := c.Stats(); st.Disk.Entries != 2 {
 		t.Fatalf("disk tier %+v, want 2 entries", st.Disk)
 	}
-	if _, err := cache.OpenDisk(dir, 1<<20); err == nil || !strings.Contains(err.Error(), "in use") {
+	if _, err := cache.OpenDisk(dir, 1<<20, 1000); err == nil || !strings.Contains(err.Error(), "in use") {
 		t.Fatalf("a second disk tier on one directory: %v, want it refused", err)
 	}
 	c.Close()

@@ -29,8 +29,9 @@ import (
 //	  revalidate_after = "30s"
 //	  negative_ttl     = "2s"
 //	  disk {                     // or disk = { path = ..., size = ... }
-//	    path = "/var/cache/zarrgw"
-//	    size = "50GiB"
+//	    path        = "/var/cache/zarrgw"
+//	    size        = "50GiB"   // on disk: blocks, as du counts them
+//	    max_entries = 1000000   // default: one per 16 KiB of size, at most 262144
 //	  }
 //	}
 var Registration = transformer.Registration{
@@ -45,7 +46,8 @@ var Registration = transformer.Registration{
 	"negative_ttl":{"type":["string","number"],"description":"how long a missing key is remembered, such as \"2s\" (default 2s, never longer than revalidate_after; 0 remembers none)"},
 	"disk":{"type":"object","required":["path","size"],"additionalProperties":false,"description":"a disk tier, kept across restarts","properties":{
 		"path":{"type":"string","description":"absolute path of a directory only this cache uses"},
-		"size":{"type":["string","integer"],"description":"bytes the disk tier holds, a number or a size such as \"50GiB\""}}}}}`),
+		"size":{"type":["string","integer"],"description":"bytes the disk tier takes on disk (the blocks of its files and directories, as du counts them), a number or a size such as \"50GiB\""},
+		"max_entries":{"type":"integer","minimum":1,"maximum":2147483647,"description":"entries (files) the disk tier holds (default: one per 16 KiB of size, at most 262144)"}}}}}`),
 	},
 	New:      newFromConfig,
 	ForArray: forArray,
@@ -57,15 +59,18 @@ type config struct {
 	RevalidateAfter json.RawMessage `json:"revalidate_after"`
 	NegativeTTL     json.RawMessage `json:"negative_ttl"`
 	Disk            *struct {
-		Path string          `json:"path"`
-		Size json.RawMessage `json:"size"`
+		Path       string          `json:"path"`
+		Size       json.RawMessage `json:"size"`
+		MaxEntries json.RawMessage `json:"max_entries"`
 	} `json:"disk"`
 }
 
-// DiskConfig is where the disk tier is and how large.
+// DiskConfig is where the disk tier is and how large: bytes on disk and
+// entries.
 type DiskConfig struct {
-	Path  string
-	Bytes int64
+	Path    string
+	Bytes   int64
+	Entries int64
 }
 
 // ParseConfig reads a configuration into options (without a disk tier)
@@ -111,7 +116,26 @@ func ParseConfig(configuration json.RawMessage) (Options, *DiskConfig, error) {
 	if d.Bytes, err = parseSize(c.Disk.Size); err != nil {
 		return Options{}, nil, fmt.Errorf("%s: disk.size: %w", Name, err)
 	}
+	d.Entries = DefaultDiskEntries(d.Bytes)
+	if present(c.Disk.MaxEntries) {
+		if d.Entries, err = parseCount(c.Disk.MaxEntries); err != nil {
+			return Options{}, nil, fmt.Errorf("%s: disk.max_entries: %w", Name, err)
+		}
+	}
 	return opts, d, nil
+}
+
+// parseCount reads a whole number from 1 to math.MaxInt32.
+func parseCount(raw json.RawMessage) (int64, error) {
+	var n json.Number
+	if err := json.Unmarshal(raw, &n); err != nil {
+		return 0, fmt.Errorf("%s is not a number", raw)
+	}
+	i, err := n.Int64()
+	if err != nil || i < 1 || i > math.MaxInt32 {
+		return 0, fmt.Errorf("%s is not a whole number from 1 to %d", n, math.MaxInt32)
+	}
+	return i, nil
 }
 
 func present(raw json.RawMessage) bool {
@@ -129,7 +153,7 @@ func newFromConfig(ctx context.Context, configuration json.RawMessage, next stor
 		return nil, err
 	}
 	if d != nil {
-		if opts.Disk, err = OpenDisk(d.Path, d.Bytes); err != nil {
+		if opts.Disk, err = OpenDisk(d.Path, d.Bytes, d.Entries); err != nil {
 			return nil, fmt.Errorf("%s: disk.path %q: %w", Name, d.Path, err)
 		}
 	}

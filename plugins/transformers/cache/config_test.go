@@ -34,6 +34,27 @@ func TestConfig(t *testing.T) {
 	}
 }
 
+// The disk tier's entries: max_entries, or one per 16 KiB of its size,
+// at most 262144.
+func TestConfigDiskEntries(t *testing.T) {
+	cases := []struct {
+		disk string
+		want int64
+	}{
+		{`{"path":"/c","size":"50GiB","max_entries":1000000}`, 1000000},
+		{`{"path":"/c","size":"4MiB"}`, 256},
+		{`{"path":"/c","size":"1GiB"}`, 65536},
+		{`{"path":"/c","size":"50GiB"}`, 262144},
+		{`{"path":"/c","size":100}`, 1},
+	}
+	for _, c := range cases {
+		_, d, err := cache.ParseConfig(json.RawMessage(`{"disk":` + c.disk + `}`))
+		if err != nil || d == nil || d.Entries != c.want {
+			t.Errorf("disk %s: %+v, %v; want %d entries", c.disk, d, err, c.want)
+		}
+	}
+}
+
 // Configuration errors say which attribute is wrong, and why.
 func TestConfigErrors(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "file")
@@ -54,6 +75,9 @@ func TestConfigErrors(t *testing.T) {
 		{`{"disk":{"path":"cache","size":"1GiB"}}`, `disk.path: "cache" must be an absolute path`},
 		{`{"disk":{"path":"/tmp/x"}}`, "disk.size: the disk tier's size is required"},
 		{`{"disk":{"path":"/tmp/x","size":"big"}}`, `disk.size: "big" is not a size`},
+		{`{"disk":{"path":"/tmp/x","size":"1GiB","max_entries":0}}`, "disk.max_entries: 0 is not a whole number from 1 to 2147483647"},
+		{`{"disk":{"path":"/tmp/x","size":"1GiB","max_entries":1.5}}`, "disk.max_entries: 1.5 is not a whole number"},
+		{`{"disk":{"path":"/tmp/x","size":"1GiB","max_entries":"many"}}`, `disk.max_entries: "many" is not a number`},
 		{`{"disk":{"path":"` + file + `/under","size":"1MiB"}}`, `disk.path "` + file + `/under"`},
 	}
 	for _, c := range cases {

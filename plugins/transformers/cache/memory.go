@@ -123,20 +123,14 @@ func (rec *record) lookup(r store.ByteRange) ([]byte, *node, bool) {
 		return n.data, n, true
 	}
 	if n := rec.ranges[store.ByteRange{}]; n != nil {
-		start, end, err := r.Resolve(int64(len(n.data)))
-		if err != nil {
-			return nil, nil, false
-		}
-		return n.data[start:end], n, true
+		return part(store.ByteRange{}, n.data, r), n, true
 	}
 	if r.Kind != store.Bounded {
 		return nil, nil, false
 	}
 	for kr, n := range rec.ranges {
-		// the bytes of a kept bounded range are known whether or not it
-		// was clipped at the value's end
-		if kr.Kind == store.Bounded && r.Offset >= kr.Offset && r.Offset+r.Length <= kr.Offset+int64(len(n.data)) {
-			return n.data[r.Offset-kr.Offset : r.Offset-kr.Offset+r.Length], n, true
+		if start, end, ok := within(kr, int64(len(n.data)), r); ok {
+			return n.data[start:end], n, true
 		}
 	}
 	return nil, nil, false

@@ -33,9 +33,11 @@ type Stats struct {
 }
 
 // TierStats describe one tier. Bytes count what the tier's bound counts
-// (values plus bookkeeping in memory, whole files on disk).
+// (values plus bookkeeping in memory; on disk, the blocks its files and
+// directories take, as du counts them). MaxEntries bounds Entries (disk
+// tier only; 0 for none).
 type TierStats struct {
-	Entries, Bytes, MaxBytes, Evictions int64
+	Entries, Bytes, MaxBytes, MaxEntries, Evictions int64
 	// Corrupt are disk entries found damaged and dropped (never served).
 	Corrupt int64
 }

@@ -1,6 +1,16 @@
 // Package disk is the cache transformer's disk tier: byte values, whole
 // or byte ranges of a key (told apart by a tag), kept in files of one
-// directory, bounded in bytes, least recently used out.
+// directory, bounded in what they take on disk and in their number, least
+// recently used out.
+//
+// The bound in bytes counts blocks, as du does (st_blocks, and the tier's
+// directories too), not the bytes kept: a one-byte entry takes a whole
+// block, 4 KiB on most file systems, so a tier counting bytes could take
+// thousands of times its size in tiny ranges. A directory left without
+// entries is removed, so that the directories take room in proportion to
+// the entries. Every entry is also an inode, which no block count shows;
+// the bound in entries keeps those, and the memory of the index, in
+// proportion.
 //
 // Every entry is one file holding a header (magic, format version, key,
 // tag, version, data length, checksums) and the data; see format.go. A
@@ -24,6 +34,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -44,18 +55,20 @@ var ErrInUse = errors.New("disk cache directory in use")
 var ErrClosed = errors.New("disk cache closed")
 
 // Stats are a tier's counters. Entries and Bytes are the current content
-// (Bytes counts whole files, headers included); Evictions counts entries
-// removed to make room, Corrupt the entry files found damaged and removed,
-// at Open and on reads.
+// (Bytes counts what the entry files and the tier's directories take on
+// disk, as du does); Evictions counts entries removed to make room,
+// Corrupt the entry files found damaged and removed, at Open and on
+// reads.
 type Stats struct {
 	Entries, Bytes, Evictions, Corrupt int64
 }
 
 // Tier is an open disk tier. Its methods are safe for concurrent use.
 type Tier struct {
-	dir  string // as given to Open, for messages
-	root string // dir/zarrgw-cache-v1
-	max  int64
+	dir        string // as given to Open, for messages
+	root       string // dir/zarrgw-cache-v1
+	max        int64  // bytes on disk
+	maxEntries int
 
 	// life is held shared by every operation and exclusively by Close,
 	// which so waits for operations in flight.
@@ -70,7 +83,10 @@ type Tier struct {
 	entries   map[string]*entry            // by name
 	keys      map[string]map[string]*entry // key -> name -> entry
 	lru       list.List                    // of *entry, most recent first
-	bytes     int64
+	dirs      map[string]int64             // bytes on disk of root ("") and of each shard directory
+	dirBytes  int64                        // their sum
+	inShard   map[string]int               // entries by shard directory
+	bytes     int64                        // bytes on disk of the entry files
 	evictions int64
 	corrupt   int64
 	touches   uint64 // logical clock of Puts and hits
@@ -83,20 +99,26 @@ type entry struct {
 	name     string
 	key, tag string
 	size     int64 // of the file
+	dataLen  int64 // of the data it holds
+	used     int64 // bytes the file takes on disk
 	elem     *list.Element
 	touched  uint64 // t.touches when its file's time was last set
 	modified int64  // file modification time at Open, for ordering
 }
 
 // Open opens the disk tier in dir, creating dir if needed, bounded to
-// maxBytes of entry files. It fails if the directory is not writable or if
-// another process holds it.
-func Open(dir string, maxBytes int64) (*Tier, error) {
+// maxBytes on disk (the blocks of its files and directories) and to
+// maxEntries entry files. It fails if the directory is not writable or
+// if another process holds it.
+func Open(dir string, maxBytes, maxEntries int64) (*Tier, error) {
 	if dir == "" {
 		return nil, errors.New("disk cache: no directory given")
 	}
 	if maxBytes <= 0 {
 		return nil, fmt.Errorf("disk cache %s: size must be positive, not %d bytes", dir, maxBytes)
+	}
+	if maxEntries <= 0 || maxEntries > math.MaxInt32 {
+		return nil, fmt.Errorf("disk cache %s: max_entries must be from 1 to %d, not %d", dir, math.MaxInt32, maxEntries)
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("disk cache %s: cannot create the directory: %w", dir, err)
@@ -124,12 +146,15 @@ func Open(dir string, maxBytes int64) (*Tier, error) {
 		return nil, fmt.Errorf("disk cache %s: cannot lock %s: %w", dir, lockPath, err)
 	}
 	t := &Tier{
-		dir:     dir,
-		root:    root,
-		max:     maxBytes,
-		lock:    lock,
-		entries: map[string]*entry{},
-		keys:    map[string]map[string]*entry{},
+		dir:        dir,
+		root:       root,
+		max:        maxBytes,
+		maxEntries: int(maxEntries),
+		lock:       lock,
+		entries:    map[string]*entry{},
+		keys:       map[string]map[string]*entry{},
+		dirs:       map[string]int64{},
+		inShard:    map[string]int{},
 	}
 	if err := t.probe(); err != nil {
 		lock.Close()
@@ -187,6 +212,7 @@ func (t *Tier) load() error {
 	if err != nil {
 		return err
 	}
+	t.noteDirLocked("")
 	var found []*entry
 	for _, name := range names {
 		switch {
@@ -212,6 +238,11 @@ func (t *Tier) load() error {
 			t.stamp.Store(e.modified)
 		}
 	}
+	for sub := range t.dirs {
+		if sub != "" && t.inShard[sub] == 0 {
+			t.removeDirLocked(sub)
+		}
+	}
 	t.evictLocked(nil)
 	return nil
 }
@@ -224,6 +255,7 @@ func (t *Tier) loadDir(sub string, found []*entry) []*entry {
 	if err != nil || !fi.IsDir() {
 		return found
 	}
+	t.setDirLocked(sub, usage(fi))
 	names, err := readDirNames(dir)
 	if err != nil {
 		return found
@@ -297,7 +329,42 @@ func readEntryHeader(path, name string) (*entry, error) {
 	if nameOf(h.key, h.tag) != name {
 		return nil, errors.New("name does not match its key and tag")
 	}
-	return &entry{name: name, key: h.key, tag: h.tag, size: fi.Size(), modified: fi.ModTime().UnixNano()}, nil
+	return &entry{name: name, key: h.key, tag: h.tag, size: fi.Size(), dataLen: h.dataLen, used: usage(fi),
+		modified: fi.ModTime().UnixNano()}, nil
+}
+
+// usage is what the file fi describes takes on disk, as du counts it:
+// its blocks (st_blocks, in units of 512 bytes whatever the file
+// system's block size), or its length where the system does not say.
+func usage(fi fs.FileInfo) int64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return int64(st.Blocks) * 512
+	}
+	return fi.Size()
+}
+
+// noteDirLocked counts what the directory sub of the tier ("" for its
+// root) takes on disk now: a directory grows with the entries it holds,
+// and on most file systems never shrinks.
+func (t *Tier) noteDirLocked(sub string) {
+	if fi, err := os.Lstat(filepath.Join(t.root, sub)); err == nil && fi.IsDir() {
+		t.setDirLocked(sub, usage(fi))
+	}
+}
+
+func (t *Tier) setDirLocked(sub string, used int64) {
+	t.dirBytes += used - t.dirs[sub]
+	t.dirs[sub] = used
+}
+
+// removeDirLocked removes the shard directory sub, which holds no entry:
+// unless it holds something else (a write's temporary file, or a file
+// that is not the tier's), which keeps it.
+func (t *Tier) removeDirLocked(sub string) {
+	if os.Remove(filepath.Join(t.root, sub)) == nil {
+		t.dirBytes -= t.dirs[sub]
+		delete(t.dirs, sub)
+	}
 }
 
 // readDirNames lists the names in dir.
@@ -434,9 +501,10 @@ func (t *Tier) forget(e *entry, damaged bool) {
 }
 
 // Put stores data as the value of (key, tag) at version, replacing what
-// was stored for them. A value whose file would exceed the tier's bound is
-// not stored (and what was stored for (key, tag) is dropped, so an older
-// version is never served in its place); that is not an error.
+// was stored for them. A value whose file would exceed the tier's bound
+// (beside the tier's directories) is not stored (and what was stored for
+// (key, tag) is dropped, so an older version is never served in its
+// place); that is not an error.
 func (t *Tier) Put(key, tag, version string, data []byte) error {
 	if !t.begin() {
 		return ErrClosed
@@ -448,7 +516,7 @@ func (t *Tier) Put(key, tag, version string, data []byte) error {
 	if err != nil || size > t.max {
 		return t.drop(name)
 	}
-	tmp, err := t.writeTemp(name, hdr, data)
+	tmp, used, err := t.writeTemp(name, hdr, data)
 	if err != nil {
 		return errors.Join(fmt.Errorf("disk cache %s: writing %q: %w", t.dir, key, err), t.drop(name))
 	}
@@ -465,30 +533,41 @@ func (t *Tier) Put(key, tag, version string, data []byte) error {
 	if old := t.entries[name]; old != nil {
 		t.unindexLocked(old)
 	}
+	if _, seen := t.dirs[name[:2]]; !seen {
+		t.noteDirLocked("") // a shard directory was made
+	}
+	t.noteDirLocked(name[:2])
 	t.touches++
-	e := &entry{name: name, key: key, tag: tag, size: size, touched: t.touches}
+	e := &entry{name: name, key: key, tag: tag, size: size, dataLen: int64(len(data)), used: used, touched: t.touches}
 	t.insertLocked(e)
+	if used > t.max-t.dirBytes {
+		// does not fit beside the directories: not kept, nothing evicted
+		return errors.Join(t.removeLocked(e), t.evictLocked(nil))
+	}
 	return t.evictLocked(e)
 }
 
 // writeTemp writes the entry file of name to a new temporary file beside
-// its final place and returns the temporary file's path.
+// its final place and returns the temporary file's path and what it takes
+// on disk.
 //
 // The file is not synced: a cache may lose entries in a crash, and a file
 // the crash left short or filled with zeros fails its length or checksum
 // check and is dropped, never served. Syncing would cost a disk flush on
 // every Put for nothing a cache needs.
-func (t *Tier) writeTemp(name string, hdr, data []byte) (string, error) {
+func (t *Tier) writeTemp(name string, hdr, data []byte) (string, int64, error) {
 	dir := filepath.Join(t.root, name[:2])
 	f, tmp, err := createTemp(dir)
-	if errors.Is(err, fs.ErrNotExist) {
+	// the directory may be missing, or removed (emptied) between our
+	// Mkdir and our file
+	for try := 0; try < 3 && errors.Is(err, fs.ErrNotExist); try++ {
 		if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-			return "", err
+			return "", 0, err
 		}
 		f, tmp, err = createTemp(dir)
 	}
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
 	_, err = f.Write(hdr)
 	if err == nil {
@@ -501,11 +580,17 @@ func (t *Tier) writeTemp(name string, hdr, data []byte) (string, error) {
 		at := t.nextStamp()
 		err = os.Chtimes(tmp, at, at)
 	}
+	var fi fs.FileInfo
+	if err == nil {
+		// after Close: the blocks a file system reserves ahead of a file
+		// being written are given back by then
+		fi, err = os.Lstat(tmp)
+	}
 	if err != nil {
 		_ = os.Remove(tmp)
-		return "", err
+		return "", 0, err
 	}
-	return tmp, nil
+	return tmp, usage(fi), nil
 }
 
 // nextStamp is the time to give a file just written or read: now, or just
@@ -533,6 +618,24 @@ func (t *Tier) drop(name string) error {
 	return nil
 }
 
+// Kept is an entry of a key as Tags lists it: its tag and the length of
+// its data.
+type Kept struct {
+	Tag string
+	Len int64
+}
+
+// Tags lists the entries kept for key, in no particular order.
+func (t *Tier) Tags(key string) []Kept {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var kept []Kept
+	for _, e := range t.keys[key] {
+		kept = append(kept, Kept{Tag: e.tag, Len: e.dataLen})
+	}
+	return kept
+}
+
 // DropKey drops every tag of key.
 func (t *Tier) DropKey(key string) error {
 	if !t.begin() {
@@ -552,7 +655,7 @@ func (t *Tier) DropKey(key string) error {
 func (t *Tier) Stats() Stats {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return Stats{Entries: int64(len(t.entries)), Bytes: t.bytes, Evictions: t.evictions, Corrupt: t.corrupt}
+	return Stats{Entries: int64(len(t.entries)), Bytes: t.bytes + t.dirBytes, Evictions: t.evictions, Corrupt: t.corrupt}
 }
 
 // Close waits for the operations in flight and releases the directory's
@@ -577,7 +680,8 @@ func (t *Tier) insertLocked(e *entry) {
 	}
 	byName[e.name] = e
 	e.elem = t.lru.PushFront(e)
-	t.bytes += e.size
+	t.bytes += e.used
+	t.inShard[e.name[:2]]++
 }
 
 // unindexLocked removes e from the index, leaving its file.
@@ -590,7 +694,10 @@ func (t *Tier) unindexLocked(e *entry) {
 		}
 	}
 	t.lru.Remove(e.elem)
-	t.bytes -= e.size
+	t.bytes -= e.used
+	if t.inShard[e.name[:2]]--; t.inShard[e.name[:2]] == 0 {
+		delete(t.inShard, e.name[:2])
+	}
 }
 
 // removeLocked removes e from the index and its file from the directory.
@@ -599,14 +706,17 @@ func (t *Tier) removeLocked(e *entry) error {
 	if err := os.Remove(t.path(e.name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("disk cache %s: removing an entry of %q: %w", t.dir, e.key, err)
 	}
+	if t.inShard[e.name[:2]] == 0 {
+		t.removeDirLocked(e.name[:2])
+	}
 	return nil
 }
 
 // evictLocked removes least recently used entries, never keep, until the
-// tier is within its bound.
+// tier is within its bounds.
 func (t *Tier) evictLocked(keep *entry) error {
 	var errs []error
-	for t.bytes > t.max {
+	for t.bytes+t.dirBytes > t.max || len(t.entries) > t.maxEntries {
 		back := t.lru.Back()
 		if back == nil {
 			break

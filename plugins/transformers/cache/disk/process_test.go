@@ -35,7 +35,7 @@ func TestMain(m *testing.M) {
 // or opens the one named by tryEnv, and says how it went.
 func runChild() {
 	if dir := os.Getenv(holdEnv); dir != "" {
-		d, err := Open(dir, 1<<20)
+		d, err := Open(dir, 1<<20, 1000)
 		if err != nil {
 			fmt.Println("ERR:", err)
 			return
@@ -50,7 +50,7 @@ func runChild() {
 		fmt.Println("RELEASED")
 	}
 	if dir := os.Getenv(tryEnv); dir != "" {
-		d, err := Open(dir, 1<<20)
+		d, err := Open(dir, 1<<20, 1000)
 		if err != nil {
 			fmt.Printf("ERR: in use %v: %v\n", errors.Is(err, ErrInUse), err)
 			return
@@ -101,7 +101,7 @@ func TestLockHeldByAnotherProcess(t *testing.T) {
 		t.Fatalf("child: %q %v\n%s", lines.Text(), lines.Err(), stderr.String())
 	}
 
-	_, err = Open(dir, 1<<20)
+	_, err = Open(dir, 1<<20, 1000)
 	wantInUse(t, dir, err)
 	// The error is the lock's, not a damaged directory's: the child's
 	// entry is intact.
@@ -122,7 +122,7 @@ func TestLockHeldByAnotherProcess(t *testing.T) {
 // Open in this process too; once closed, both succeed.
 func TestLockHeldByThisProcess(t *testing.T) {
 	dir := t.TempDir()
-	d, err := Open(dir, 1<<20)
+	d, err := Open(dir, 1<<20, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,10 +131,10 @@ func TestLockHeldByThisProcess(t *testing.T) {
 		!strings.Contains(string(out), dir) || !strings.Contains(string(out), "two gateways must not share one disk tier") {
 		t.Fatalf("child's Open while held: %v\n%s", err, out)
 	}
-	_, err = Open(dir, 1<<20)
+	_, err = Open(dir, 1<<20, 1000)
 	wantInUse(t, dir, err)
 	// Through another spelling of the same directory.
-	_, err = Open(filepath.Join(dir, ".", subdir, ".."), 1<<20)
+	_, err = Open(filepath.Join(dir, ".", subdir, ".."), 1<<20, 1000)
 	if !errors.Is(err, ErrInUse) {
 		t.Fatalf("Open through another path: %v", err)
 	}
@@ -154,7 +154,7 @@ func TestNotWritable(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, dir := range []string{file, filepath.Join(file, "below")} {
-			_, err := Open(dir, 1<<20)
+			_, err := Open(dir, 1<<20, 1000)
 			if err == nil || !strings.Contains(err.Error(), dir) {
 				t.Errorf("Open(%s): %v", dir, err)
 			}
@@ -166,7 +166,7 @@ func TestNotWritable(t *testing.T) {
 			servers.Unavailable(t, "no /proc: %v", err)
 		}
 		dir := "/proc/self/zarrgw-cache"
-		_, err := Open(dir, 1<<20)
+		_, err := Open(dir, 1<<20, 1000)
 		if err == nil || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "cannot create") {
 			t.Fatalf("Open(%s): %v", dir, err)
 		}
@@ -178,7 +178,7 @@ func TestNotWritable(t *testing.T) {
 			dir := filepath.Join(top, "cache")
 			ro := dir
 			if used {
-				d, err := Open(dir, 1<<20)
+				d, err := Open(dir, 1<<20, 1000)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -199,7 +199,7 @@ func TestNotWritable(t *testing.T) {
 			t.Cleanup(func() { os.Chmod(ro, 0o755) })
 			var msg string
 			if os.Geteuid() != 0 {
-				_, err := Open(dir, 1<<20)
+				_, err := Open(dir, 1<<20, 1000)
 				if err == nil {
 					t.Fatal("Open of a read-only directory succeeded")
 				}
