@@ -27,41 +27,39 @@ func readBytes(t *testing.T, c store.Store, key, value string, n int) {
 	}
 }
 
+// rangesOf writes a value of size bytes behind the cache, states it
+// through the cache if stat, then reads its first n bytes one by one and
+// returns what those reads asked the store: Gets, and ranged ones.
+func rangesOf(t *testing.T, s *setup, key string, size int, stat bool, n int) (gets, ranged int64) {
+	t.Helper()
+	v := valueOf(size)
+	s.setBehind(t, key, v)
+	if stat {
+		if _, err := s.c.Stat(t.Context(), key); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.next.reset()
+	readBytes(t, s.c, key, v, n)
+	return s.next.gets.Load(), s.next.ranged.Load()
+}
+
 // The ranges of a value the cache knows (from a Stat) to be small are read
 // whole once, and kept as one entry, whichever ranges are read; a value
 // too large, or of unknown size, is read range by range.
 func TestSmallValueReadWhole(t *testing.T) {
 	s := newSetup(t, cache.Options{RevalidateAfter: long}, "")
-	small := valueOf(1000)
-	s.setBehind(t, "small", small)
-	if _, err := s.c.Stat(t.Context(), "small"); err != nil {
-		t.Fatal(err)
-	}
-	s.next.reset()
-	readBytes(t, s.c, "small", small, 100)
-	if got := s.next.gets.Load(); got != 1 || s.next.ranged.Load() != 0 {
-		t.Fatalf("100 one-byte ranges of a value of 1000 bytes: %s (%d ranged); want one Get of the whole value", s.next, s.next.ranged.Load())
+	if gets, ranged := rangesOf(t, s, "small", 1000, true, 100); gets != 1 || ranged != 0 {
+		t.Fatalf("100 one-byte ranges of a value of 1000 bytes: %d Gets, %d ranged; want one Get of the whole value", gets, ranged)
 	}
 	if st := s.c.Stats().Memory; st.Entries != 1 {
 		t.Fatalf("memory tier %+v; want one entry (the whole value)", st)
 	}
-
-	large := valueOf(1<<20 + 1)
-	s.setBehind(t, "large", large)
-	if _, err := s.c.Stat(t.Context(), "large"); err != nil {
-		t.Fatal(err)
+	if _, ranged := rangesOf(t, s, "large", 1<<20+1, true, 10); ranged != 10 {
+		t.Fatalf("10 ranges of a value over 1 MiB: %d ranged Gets; want 10", ranged)
 	}
-	s.next.reset()
-	readBytes(t, s.c, "large", large, 10)
-	if got := s.next.ranged.Load(); got != 10 {
-		t.Fatalf("10 ranges of a value over 1 MiB: %s, %d of them ranged; want 10 ranged Gets", s.next, got)
-	}
-
-	s.setBehind(t, "unknown", small)
-	s.next.reset()
-	readBytes(t, s.c, "unknown", small, 10)
-	if got := s.next.ranged.Load(); got != 10 {
-		t.Fatalf("10 ranges of a value never stated: %s, %d of them ranged; want 10 ranged Gets", s.next, got)
+	if _, ranged := rangesOf(t, s, "unknown", 1000, false, 10); ranged != 10 {
+		t.Fatalf("10 ranges of a value never stated: %d ranged Gets; want 10", ranged)
 	}
 }
 
@@ -69,15 +67,8 @@ func TestSmallValueReadWhole(t *testing.T) {
 // memory tier of 4 KiB does not read 5000 bytes for each byte asked.
 func TestSmallValueNotReadWholeWhereNothingKeepsIt(t *testing.T) {
 	s := newSetup(t, cache.Options{MemoryBytes: cache.MinMemory, RevalidateAfter: long}, "")
-	v := valueOf(5000)
-	s.setBehind(t, "k", v)
-	if _, err := s.c.Stat(t.Context(), "k"); err != nil {
-		t.Fatal(err)
-	}
-	s.next.reset()
-	readBytes(t, s.c, "k", v, 10)
-	if got := s.next.ranged.Load(); got != 10 {
-		t.Fatalf("10 ranges through a 4 KiB memory tier: %s, %d of them ranged; want 10 ranged Gets", s.next, got)
+	if gets, ranged := rangesOf(t, s, "k", 5000, true, 10); ranged != 10 {
+		t.Fatalf("10 ranges through a 4 KiB memory tier: %d Gets, %d ranged; want 10 ranged Gets", gets, ranged)
 	}
 }
 
