@@ -37,7 +37,7 @@ func OpenDisk(dir string, maxBytes, maxEntries int64) (Tier, error) {
 // mke2fs gives a file system of that size by default (so the tier cannot
 // run its file system out of inodes before out of space), and at most
 // MaxDefaultDiskEntries, which bounds the memory of its index (a few
-// hundred bytes an entry).
+// hundred bytes an entry: about 150 MB at 262144).
 func DefaultDiskEntries(maxBytes int64) int64 {
 	return min(max(maxBytes/(16<<10), 1), MaxDefaultDiskEntries)
 }
