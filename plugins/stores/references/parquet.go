@@ -61,7 +61,7 @@ type Parquet struct {
 	dir        store.Store
 	name       string // the set's location, in errors
 	recordSize int64
-	maxBytes   int64 // of the paths and inline values of one record file
+	maxBytes   int64             // of the paths and inline values of one record file
 	meta       map[string][]byte // metadata documents by key
 	metaKeys   []string          // sorted
 	arrays     map[string]*parquetArray
