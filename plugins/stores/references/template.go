@@ -37,7 +37,7 @@ func expand(s string, vars map[string]value, b *budget) (string, error) {
 			return "", fmt.Errorf("template %.60q: %w", s, err)
 		}
 		text := v.String()
-		if !b.fits(int64(out.Len()) + int64(len(text)) + int64(len(s))) {
+		if !b.fits(int64(out.Len()) + int64(len(text))) {
 			return "", fmt.Errorf("template %.60q: %w", s, b.tooLong())
 		}
 		out.WriteString(text)
