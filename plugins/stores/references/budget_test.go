@@ -20,10 +20,10 @@ func genSet(dimension, offset string) string {
 // spanning all of int64 is counted without overflow and refused.
 func TestGenRangesAtInt64Bounds(t *testing.T) {
 	for dimension, want := range map[string][]int64{
-		`{"start": 9223372036854775800, "stop": 9223372036854775807, "step": 5}`:                    {9223372036854775800, 9223372036854775805},
-		`{"start": 5, "stop": 0, "step": -2}`:                                                       {1, 3, 5},
+		`{"start": 9223372036854775800, "stop": 9223372036854775807, "step": 5}`:                     {9223372036854775800, 9223372036854775805},
+		`{"start": 5, "stop": 0, "step": -2}`:                                                        {1, 3, 5},
 		`{"start": 9223372036854775807, "stop": -9223372036854775808, "step": -9223372036854775808}`: {-1, 9223372036854775807},
-		`{"start": -9223372036854775808, "stop": -9223372036854775806}`:                             {-9223372036854775808, -9223372036854775807},
+		`{"start": -9223372036854775808, "stop": -9223372036854775806}`:                              {-9223372036854775808, -9223372036854775807},
 		`{"start": 3, "stop": 3}`: nil,
 		`{"stop": -5}`:            nil,
 		`[7, 7, 2]`:               {2, 7},
@@ -52,10 +52,10 @@ func TestGenRangesAtInt64Bounds(t *testing.T) {
 // arithmetic that overflows.
 func TestGenBombsRefused(t *testing.T) {
 	for name, tc := range map[string]struct{ doc, want string }{
-		"all of int64":  {genSet(`{"start": -9223372036854775808, "stop": 9223372036854775807}`, "0"), `gen entry 0 (key "g/{{i}}"): dimension "i" of 18446744073709551615 values`},
-		"five million":  {genSet(`{"stop": 5000000}`, "0"), `dimension "i" of 5000000 values`},
-		"product":       {`{"version": 1, "gen": [{"key": "g/{{i}}.{{j}}", "url": "f", "dimensions": {"i": {"stop": 1001}, "j": {"stop": 1000}}}]}`, `dimension "j" of 1000 values`},
-		"zero step":     {genSet(`{"stop": 5, "step": 0}`, "0"), `gen entry 0 (key "g/{{i}}"): dimension "i": step 0`},
+		"all of int64": {genSet(`{"start": -9223372036854775808, "stop": 9223372036854775807}`, "0"), `gen entry 0 (key "g/{{i}}"): dimension "i" of 18446744073709551615 values`},
+		"five million": {genSet(`{"stop": 5000000}`, "0"), `dimension "i" of 5000000 values`},
+		"product":      {`{"version": 1, "gen": [{"key": "g/{{i}}.{{j}}", "url": "f", "dimensions": {"i": {"stop": 1001}, "j": {"stop": 1000}}}]}`, `dimension "j" of 1000 values`},
+		"zero step":    {genSet(`{"stop": 5, "step": 0}`, "0"), `gen entry 0 (key "g/{{i}}"): dimension "i": step 0`},
 		// each wraps around to a valid offset: wrong bytes, were it not refused
 		"minus wraps":   {genSet(`{"start": -9223372036854775808, "stop": -9223372036854775807}`, "{{-i // -4}}"), `integer overflow`},
 		"product wraps": {genSet(`[4]`, "{{i * 4611686018427387904}}"), `integer overflow`},
