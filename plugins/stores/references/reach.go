@@ -159,7 +159,8 @@ func (s *Store) addRoot(r root) {
 // set's targets may reach (allow_targets), and lets host names there and
 // in the set's location resolve to the non-public addresses of addresses
 // (allow_addresses). A prefix names a directory: "https://h/archive" is
-// "https://h/archive/". It returns s.
+// "https://h/archive/"; a relative path is the working directory's. It
+// returns s, or an error for a prefix that names no directory.
 func (s *Store) Allow(prefixes []string, addresses []netip.Prefix) (*Store, error) {
 	for _, p := range prefixes {
 		c, err := dirPrefix(p)

@@ -70,7 +70,7 @@ func (s *Store) Coalesce(maxGap, maxBlock int64) *Store {
 // Targets routes the target URLs starting with each prefix of byPrefix to
 // the declared store it names (store.TYPE.NAME), opened through declared
 // when first read; the rest of such a URL is the file's key there. It
-// returns s.
+// returns s, or an error for a prefix that is no URL or absolute path.
 func (s *Store) Targets(byPrefix map[string]string, declared store.DeclaredOpener) (*Store, error) {
 	s.declared = declared
 	for prefix, ref := range byPrefix {
