@@ -168,17 +168,14 @@ func (s *Store) Allow(prefixes []string, addresses []netip.Prefix) (*Store, erro
 			return nil, fmt.Errorf("allow_targets %q: %w", p, err)
 		}
 		s.addRoot(root{prefix: c})
-		if a, ok := literalAddress(c); ok {
-			s.addresses = append(s.addresses, netip.PrefixFrom(a, a.BitLen()))
-		}
 	}
 	s.addresses = append(s.addresses, addresses...)
 	return s, nil
 }
 
 // literalAddress is the address a URL prefix names by IP literal
-// ("http://127.0.0.1:8080/"): one the operator wrote, allowed even where
-// it is not public.
+// ("http://127.0.0.1:8080/"): one the operator wrote, allowed for that
+// prefix even where it is not public.
 func literalAddress(prefix string) (netip.Addr, bool) {
 	i := strings.Index(prefix, "://")
 	if i < 0 {
@@ -192,20 +189,26 @@ func literalAddress(prefix string) (netip.Addr, bool) {
 	return a.Unmap(), err == nil
 }
 
-// checkAddress is the store.AddressCheck of the stores s opens by URL: a
-// public address, or one the configuration names.
-func (s *Store) checkAddress(a netip.Addr) error {
-	a = a.Unmap()
-	if public(a) {
-		return nil
-	}
-	for _, p := range s.addresses {
-		if p.Contains(a) {
+// addressCheck is the store.AddressCheck of the store s opens by URL for
+// the root prefix: a public address, the address prefix names as an IP
+// literal, or one of allow_addresses. A name never borrows another
+// root's literal: "http://localhost:9/" is not allowed loopback because
+// the set is read from "http://127.0.0.1:8080/".
+func (s *Store) addressCheck(prefix string) store.AddressCheck {
+	literal, hasLiteral := literalAddress(prefix)
+	return func(a netip.Addr) error {
+		a = a.Unmap()
+		if public(a) || hasLiteral && a == literal {
 			return nil
 		}
+		for _, p := range s.addresses {
+			if p.Contains(a) {
+				return nil
+			}
+		}
+		return fmt.Errorf("%w: %s is not a public address; the host name of %s resolved to it (list it in allow_addresses to reach it)",
+			store.ErrAddressRefused, a, prefix)
 	}
-	return fmt.Errorf("%w: %s is not a public address; a host name of the reference set's location or of allow_targets resolved to it (list it in allow_addresses to reach it)",
-		store.ErrAddressRefused, a)
 }
 
 // nonPublic are the ranges beyond netip's loopback, private, link-local

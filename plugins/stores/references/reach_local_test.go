@@ -84,8 +84,9 @@ func TestLocalSetStaysInItsDirectory(t *testing.T) {
 
 // A host name of allow_targets that resolves to a loopback address
 // (localhost) is refused when connecting, with no request made, unless
-// allow_addresses lists the address; written as an IP literal it is the
-// operator's own choice and read.
+// allow_addresses lists the address, even when the set itself is read
+// from that address written as an IP literal; written as an IP literal it
+// is the operator's own choice and read.
 func TestNamesResolvingToLoopbackRefused(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "data.bin"), []byte("0123456789"), 0o644); err != nil {
@@ -94,12 +95,12 @@ func TestNamesResolvingToLoopbackRefused(t *testing.T) {
 	var requests atomic.Int64
 	srv := servers.ServeDir(t, dir, servers.HTTPOptions{Seen: func(*nethttp.Request) { requests.Add(1) }})
 	byName := strings.Replace(srv.URL, "127.0.0.1", "localhost", 1) + "/"
-	read := func(prefix string, addresses ...netip.Prefix) error {
+	read := func(prefix, base string, addresses ...netip.Prefix) error {
 		set, err := references.ParseJSON([]byte(`{"v/0": ["` + prefix + `data.bin", 2, 3]}`))
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := references.New(set, filesAndWeb{}, "").Allow([]string{prefix}, addresses)
+		s, err := references.New(set, filesAndWeb{}, base).Allow([]string{prefix}, addresses)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,13 +111,15 @@ func TestNamesResolvingToLoopbackRefused(t *testing.T) {
 		}
 		return err
 	}
-	if err := read(byName); !errors.Is(err, store.ErrAddressRefused) || requests.Load() != 0 {
-		t.Errorf("localhost without allow_addresses: %v after %d requests, want refused before any", err, requests.Load())
+	for _, base := range []string{"", "http://127.0.0.1:1/refs/"} {
+		if err := read(byName, base); !errors.Is(err, store.ErrAddressRefused) || requests.Load() != 0 {
+			t.Errorf("localhost without allow_addresses (set at %q): %v after %d requests, want refused before any", base, err, requests.Load())
+		}
 	}
-	if err := read(byName, netip.MustParsePrefix("127.0.0.0/8")); err != nil {
+	if err := read(byName, "", netip.MustParsePrefix("127.0.0.0/8")); err != nil {
 		t.Errorf("localhost with allow_addresses 127.0.0.0/8: %v", err)
 	}
-	if err := read(srv.URL + "/"); err != nil {
+	if err := read(srv.URL+"/", ""); err != nil {
 		t.Errorf("127.0.0.1 written in allow_targets: %v", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 
@@ -126,25 +127,37 @@ func TestTargetsWithoutLocation(t *testing.T) {
 }
 
 // The stores a set opens by URL connect only to public addresses, to the
-// addresses its configuration writes as IP literals, and to the ranges
-// of allow_addresses.
+// address a root writes as an IP literal (for that root alone), and to
+// the ranges of allow_addresses.
 func TestAddressCheck(t *testing.T) {
 	s, err := New(nil, &memTargets{}, "http://127.0.0.1:8080/refs/").
 		Allow([]string{"https://[fd00::7]/nc/", "https://data.example.org/nc/"}, []netip.Prefix{netip.MustParsePrefix("10.1.0.0/16")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for addr, ok := range map[string]bool{
-		"8.8.8.8": true, "2606:4700::1111": true, "127.0.0.1": true, "::ffff:127.0.0.1": true,
-		"fd00::7": true, "10.1.2.3": true,
-		"127.0.0.2": false, "::1": false, "10.2.0.1": false, "192.168.1.1": false, "172.16.0.1": false,
-		"169.254.169.254": false, "fe80::1": false, "100.100.100.200": false, "0.0.0.0": false,
-		"::": false, "224.0.0.1": false, "fd00::8": false, "64:ff9b::a9fe:a9fe": false,
-		"2002:a9fe:a9fe::": false, "255.255.255.255": false, "240.0.0.1": false,
+	public := []string{"8.8.8.8", "2606:4700::1111", "10.1.2.3"}
+	private := []string{"127.0.0.2", "::1", "10.2.0.1", "192.168.1.1", "172.16.0.1", "169.254.169.254", "fe80::1",
+		"100.100.100.200", "0.0.0.0", "::", "224.0.0.1", "fd00::8", "64:ff9b::a9fe:a9fe", "2002:a9fe:a9fe::",
+		"255.255.255.255", "240.0.0.1"}
+	for prefix, literal := range map[string][]string{
+		"http://127.0.0.1:8080/refs/":  {"127.0.0.1", "::ffff:127.0.0.1"},
+		"https://[fd00::7]/nc/":        {"fd00::7"},
+		"https://data.example.org/nc/": nil,
 	} {
-		err := s.checkAddress(netip.MustParseAddr(addr))
-		if (err == nil) != ok || (err != nil && !errors.Is(err, store.ErrAddressRefused)) {
-			t.Errorf("%s: %v, want allowed %v", addr, err, ok)
+		check := s.addressCheck(prefix)
+		others := append(slices.Clone(private), "127.0.0.1", "fd00::7")
+		for _, addr := range append(public, literal...) {
+			if err := check(netip.MustParseAddr(addr)); err != nil {
+				t.Errorf("%s: %s refused: %v", prefix, addr, err)
+			}
+		}
+		for _, addr := range others {
+			if slices.Contains(literal, addr) {
+				continue
+			}
+			if err := check(netip.MustParseAddr(addr)); !errors.Is(err, store.ErrAddressRefused) {
+				t.Errorf("%s: %s: %v, want it refused", prefix, addr, err)
+			}
 		}
 	}
 }

@@ -74,7 +74,7 @@ func open(ctx context.Context, raw json.RawMessage) (store.Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s store: %w", Name, err)
 	}
-	d, err := opener.OpenURL(store.WithAddressCheck(ctx, s.checkAddress), dir)
+	d, err := opener.OpenURL(store.WithAddressCheck(ctx, s.addressCheck(dir)), dir)
 	if err != nil {
 		return nil, fmt.Errorf("%s store: reference set %s: %w", Name, cfg.References, err)
 	}

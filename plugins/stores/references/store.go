@@ -29,7 +29,7 @@ type Store struct {
 	base             string // the set's directory, canonical: relative targets resolve here ("" for none)
 	roots            []root // longest prefix first
 	// addresses are the non-public network addresses the stores opened by
-	// URL may connect to (allow_addresses, and IP literals of the roots).
+	// URL may connect to beside their own IP literals (allow_addresses).
 	addresses []netip.Prefix
 	declared  store.DeclaredOpener
 
@@ -51,9 +51,6 @@ func New(src Source, opener store.URLOpener, base string) *Store {
 		if b, err := dirPrefix(base); err == nil {
 			s.base = b
 			s.addRoot(root{prefix: b})
-			if a, ok := literalAddress(b); ok {
-				s.addresses = append(s.addresses, netip.PrefixFrom(a, a.BitLen()))
-			}
 		}
 	}
 	return s
@@ -103,7 +100,7 @@ func (s *Store) target(ctx context.Context, url string) (store.Store, string, er
 		return d, key, nil
 	}
 	d, err := s.open(r.prefix, func() (store.Store, bool, error) {
-		d, err := s.opener.OpenURL(store.WithAddressCheck(ctx, s.checkAddress), r.prefix)
+		d, err := s.opener.OpenURL(store.WithAddressCheck(ctx, s.addressCheck(r.prefix)), r.prefix)
 		return d, true, err
 	})
 	return d, key, err
