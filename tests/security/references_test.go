@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	bin "github.com/zarrgw/zarrgw/tests/support/binary"
 	"github.com/zarrgw/zarrgw/tests/support/servers"
 )
 
@@ -64,9 +65,9 @@ func writeSet(t *testing.T, path string, refs map[string]any) {
 // of its directory with "../" and through a symlink. Every such key is
 // refused with 502 and nothing is fetched (the service counts no
 // request); the answers name the key and neither the target nor what it
-// holds; a target beside the set that is missing is a 502 naming the key
-// only; the server's log keeps the targets. The set's own values and
-// targets beside it are read.
+// holds, over the key API and the S3 API alike; a target beside the set
+// that is missing is a 502 naming the key only; the server's log keeps
+// the targets. The set's own values and targets beside it are read.
 func TestReferenceTargetsNotDeclaredRefused(t *testing.T) {
 	dir := t.TempDir()
 	secret := filepath.Join(dir, "secret.txt")
@@ -125,12 +126,15 @@ dataset "local" {
 }
 server {
   listen = "127.0.0.1:0"
+  s3 {
+    listen = "127.0.0.1:0"
+  }
 }
 `, setServer.URL+"/refs.json", metaByName+"/latest/", filepath.Join(sets, "refs.json")))
-	s := startServer(t, config)
+	s := bin.ServeS3(t, binary, config)
 
 	for key, want := range map[string]string{"inline/0": "hello", "beside/0": "234"} {
-		status, body := getText(t, s.url+"/d/remote/"+key)
+		status, body := getText(t, s.URL+"/d/remote/"+key)
 		if status != http.StatusOK || body != want {
 			t.Errorf("GET remote %s: %d %q, want 200 %q", key, status, body, want)
 		}
@@ -143,23 +147,26 @@ server {
 		targets["local/"+key] = target
 	}
 	for path, target := range targets {
-		status, body := getText(t, s.url+"/d/"+path)
-		t.Logf("GET %s: %d %s", path, status, body)
 		_, key, _ := strings.Cut(path, "/")
-		switch {
-		case status != http.StatusBadGateway:
-			t.Errorf("GET %s (target %s): %d %.200q, want 502", path, target, status, body)
-		case strings.Contains(body, secretText):
-			t.Errorf("GET %s: the body holds what the target holds: %.200q", path, body)
-		case !strings.Contains(body, `"`+key+`"`) || strings.Contains(body, target) || strings.Contains(body, "127.0.0.1") ||
-			strings.Contains(body, "localhost") || strings.Contains(body, secret) || strings.Contains(body, setServer.URL):
-			t.Errorf("GET %s: %q, want the key named and not the target", path, body)
+		for face, url := range map[string]string{"key API": s.URL + "/d/" + path, "S3 API": s.S3URL + "/" + path} {
+			status, body := getText(t, url)
+			t.Logf("%s GET %s: %d %s", face, path, status, body)
+			switch {
+			case status != http.StatusBadGateway:
+				t.Errorf("%s GET %s (target %s): %d %.200q, want 502", face, path, target, status, body)
+			case strings.Contains(body, secretText):
+				t.Errorf("%s GET %s: the body holds what the target holds: %.200q", face, path, body)
+			case !strings.Contains(body, `"`+key+`"`) && !strings.Contains(body, "<Resource>/"+path+"</Resource>") || strings.Contains(body, target) ||
+				strings.Contains(body, strings.TrimPrefix(metaURL, "http://")) || strings.Contains(body, "localhost") ||
+				strings.Contains(body, secret) || strings.Contains(body, setServer.URL):
+				t.Errorf("%s GET %s: %q, want the key named and not the target", face, path, body)
+			}
 		}
 	}
 	if n := metaRequests.Load(); n != 0 {
 		t.Errorf("the loopback metadata service got %d requests, want none", n)
 	}
-	if log := s.log.String(); !strings.Contains(log, "/latest/meta-data/iam") || !strings.Contains(log, "localhost") {
+	if log := s.Log.String(); !strings.Contains(log, "/latest/meta-data/iam") || !strings.Contains(log, "localhost") {
 		t.Errorf("the server's log does not name the refused targets:\n%s", log)
 	}
 }
