@@ -56,7 +56,8 @@ for k, v in refs.items():
     if isinstance(v, list):
         v[0] = 'http://127.0.0.1:$port/' + v[0]
 json.dump(refs, open('$work/refs-http.json', 'w'))"
-sed 's/refs.json/refs-http.json/' "$work/refs.hcl" > "$work/refs-http.hcl"
+# the set is local and its targets on the web server: allowed by name
+sed -e 's/refs.json/refs-http.json/' -e "s|^  references = .*|&\n  allow_targets = [\"http://127.0.0.1:$port/\"]|" "$work/refs.hcl" > "$work/refs-http.hcl"
 
 cd "$work"
 reader=$OLDPWD/bench/references/read_fsspec.py

@@ -36,7 +36,7 @@ func TestExampleIsValid(t *testing.T) {
 	for _, st := range cfg.Stores {
 		refs = append(refs, st.Ref.String())
 	}
-	if strings.Join(refs, " ") != "store.fs.local store.s3.raw store.azure.archive store.http.mirror" || len(cfg.Plugins) != 1 {
+	if strings.Join(refs, " ") != "store.fs.local store.s3.raw store.azure.archive store.http.mirror store.references.era5_nc" || len(cfg.Plugins) != 1 {
 		t.Errorf("stores %v, %d plugins", refs, len(cfg.Plugins))
 	}
 	if _, ok := cfg.Plugin("example.org/acme/bitshave"); !ok {

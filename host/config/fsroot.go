@@ -105,9 +105,10 @@ func shellQuote(p string) string {
 // may be a path of this machine.
 const referencesStore = "references"
 
-// referencesPath makes the reference set of a bundled references store
-// that is a relative path relative to the configuration file's
-// directory, as fs roots are; URLs stay as written.
+// referencesPath makes the reference set of a bundled references store,
+// and the directories of its allow_targets, that are relative paths
+// relative to the configuration file's directory, as fs roots are; URLs
+// stay as written.
 func (d *decoder) referencesPath(st *Store) {
 	ext := st.Extension
 	if ext.Plugin != "" || !ext.Checked || ext.Manifest.Name != referencesStore {
@@ -117,12 +118,21 @@ func (d *decoder) referencesPath(st *Store) {
 	if json.Unmarshal(ext.Config, &conf) != nil {
 		return // checked against the schema already; the store reports it
 	}
-	loc, _ := conf["references"].(string)
-	if loc == "" || strings.Contains(loc, "://") || filepath.IsAbs(loc) {
-		return
+	if loc, _ := conf["references"].(string); relativePath(loc) {
+		conf["references"] = d.relPath(loc)
 	}
-	conf["references"] = d.relPath(loc)
+	allowed, _ := conf["allow_targets"].([]any)
+	for i, a := range allowed {
+		if dir, _ := a.(string); relativePath(dir) {
+			allowed[i] = d.relPath(dir)
+		}
+	}
 	if b, err := json.Marshal(conf); err == nil {
 		st.Extension.Config = b
 	}
+}
+
+// relativePath reports whether loc is a relative path (not a URL).
+func relativePath(loc string) bool {
+	return loc != "" && !strings.Contains(loc, "://") && !filepath.IsAbs(loc)
 }

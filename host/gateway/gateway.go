@@ -256,7 +256,7 @@ func writeText(w http.ResponseWriter, status int, msg string) {
 func (g *Gateway) fail(w http.ResponseWriter, info *requestInfo, err error) {
 	info.err = err
 	status := statusOf(err)
-	msg := err.Error()
+	msg := store.PublicText(err) // what a store withholds (a reference's target) stays in the log
 	var re *requestError
 	switch {
 	case errors.Is(err, hierarchy.ErrNoNode):

@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -12,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/host/config"
 	"github.com/zarrgw/zarrgw/host/gateway"
 	"github.com/zarrgw/zarrgw/host/registry"
@@ -87,15 +89,26 @@ type recorder struct {
 	// fail, when set, makes calls on keys containing it fail as a broken
 	// backend would.
 	fail string
+	// withhold, when set, makes calls on keys containing it fail as a
+	// references store's unreadable target does: the detail, naming
+	// withheldTarget, withheld from clients.
+	withhold string
 }
+
+// withheldTarget is the detail of the errors recorder.withhold makes.
+const withheldTarget = "http://169.254.169.254/latest/meta-data/iam"
 
 func (r *recorder) hook(ctx context.Context, op, key string, call func(context.Context) error) error {
 	r.mu.Lock()
 	r.calls = append(r.calls, op+" "+key)
-	fail := r.fail
+	fail, withhold := r.fail, r.withhold
 	r.mu.Unlock()
 	if fail != "" && strings.Contains(key, fail) {
 		return errors.New("backend down")
+	}
+	if withhold != "" && strings.Contains(key, withhold) {
+		return store.Withhold(fmt.Sprintf("references: key %q: its target could not be read", key),
+			fmt.Errorf("references: key %q: target %s: connection refused", key, withheldTarget))
 	}
 	return call(ctx)
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/dtype"
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/core/meta"
+	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/host/config"
 	"github.com/zarrgw/zarrgw/host/gateway/picture"
 	"github.com/zarrgw/zarrgw/host/gateway/ui"
@@ -101,7 +102,7 @@ func (g *Gateway) servePages(w http.ResponseWriter, r *http.Request, info *reque
 	if err != nil {
 		status := statusOf(err)
 		info.err = err
-		g.page(w, r, info, status, "error", ui.ErrorPage{Common: titled(common, "Error"), Status: status, Message: err.Error()})
+		g.page(w, r, info, status, "error", ui.ErrorPage{Common: titled(common, "Error"), Status: status, Message: store.PublicText(err)})
 		return
 	}
 	g.page(w, r, info, http.StatusOK, "node", p)
@@ -249,7 +250,7 @@ func (g *Gateway) datasetPage(ctx context.Context, ds *dataset, caller identity.
 			p.Empty = g.emptyHelp(ds, base)
 			return p
 		}
-		p.Error = "No Zarr hierarchy at the root of this dataset: " + err.Error()
+		p.Error = "No Zarr hierarchy at the root of this dataset: " + store.PublicText(err)
 		return p
 	}
 	errTruncated := errors.New("truncated")
@@ -262,7 +263,7 @@ func (g *Gateway) datasetPage(ctx context.Context, ds *dataset, caller identity.
 	})
 	p.Truncated = errors.Is(err, errTruncated)
 	if err != nil && !p.Truncated {
-		p.Error = "Listing stopped: " + err.Error()
+		p.Error = "Listing stopped: " + store.PublicText(err)
 	}
 	return p
 }
@@ -387,7 +388,7 @@ func (g *Gateway) arrayPage(ctx context.Context, ds *dataset, n hierarchy.Node, 
 	}
 	a, err := array.New(ctx, ds.store, n.Path, m, ds.opts)
 	if err != nil {
-		p.Stored = "This array cannot be opened here: " + err.Error()
+		p.Stored = "This array cannot be opened here: " + store.PublicText(err)
 		return p, nil
 	}
 	if layout, err := render.ShardLayout(ctx, a); err == nil && layout != "" {
@@ -583,7 +584,7 @@ func storedChunks(ctx context.Context, ds *dataset, a *array.Array) string {
 	stored, more := 0, false
 	for k, err := range ds.store.List(ctx, prefix) {
 		if err != nil {
-			return "Stored chunks unknown: " + err.Error()
+			return "Stored chunks unknown: " + store.PublicText(err)
 		}
 		if stored == maxCountedKeys {
 			more = true

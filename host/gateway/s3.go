@@ -480,7 +480,7 @@ func s3Error(err error) *s3wire.Error {
 	if errors.Is(err, store.ErrAccessDenied) {
 		code = s3wire.InternalError // the gateway's own credentials failed: not the client's doing
 	}
-	msg := err.Error() // s3wire.WriteError answers S3's text for code where it has one
+	msg := store.PublicText(err) // s3wire.WriteError answers S3's text for code where it has one
 	if code == s3wire.AccessDenied {
 		msg = "Access Denied" // the store's reason, its paths among it, goes to the log
 	}

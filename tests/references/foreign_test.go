@@ -16,7 +16,8 @@ import (
 )
 
 // servedRefs writes a configuration serving the reference set at loc as
-// dataset "ncdata" (a bucket name for the S3 API), with consolidated
+// dataset "ncdata" (a bucket name for the S3 API), its targets allowed in
+// the world's nc/, with consolidated
 // metadata built on the fly and the S3 API, and an empty dataset "copy"
 // on the filesystem (out/), and serves it.
 func servedRefs(t *testing.T, dir, loc string, env ...string) *binary.Gateway {
@@ -26,7 +27,8 @@ func servedRefs(t *testing.T, dir, loc string, env ...string) *binary.Gateway {
 		t.Fatal(err)
 	}
 	write(t, hcl, `store "references" "nc" {
-  references = "`+loc+`"
+  references    = "`+loc+`"
+  allow_targets = ["./nc/"]
 }
 
 dataset "ncdata" {

@@ -55,8 +55,9 @@ func TestParquetCatReadsAsNetCDF4(t *testing.T) {
 	dir, want := world(t)
 	toParquet(t, filepath.Join(dir, "refs", "joined-v1.json"), filepath.Join(dir, "refs", "joined.parq"), 3)
 	write(t, filepath.Join(dir, "parquet.hcl"), `store "references" "nc" {
-  references = "./refs/joined.parq"
-  max_gap    = 4096
+  references    = "./refs/joined.parq"
+  allow_targets = ["./nc/"]
+  max_gap       = 4096
 }
 
 dataset "nc" {

@@ -41,7 +41,8 @@ type expected map[string]struct {
 }
 
 // world is a directory holding NetCDF4 files (nc/), reference sets over
-// them by local path (refs/) and a configuration over each set.
+// them by local path (refs/) and a configuration over each set, which
+// allows the sets' targets in nc/ (beside refs/, not below it).
 func world(t *testing.T) (string, expected) {
 	t.Helper()
 	if out, err := exec.Command(python, "-c", "import netCDF4, h5py, numpy").CombinedOutput(); err != nil {
@@ -58,7 +59,8 @@ func world(t *testing.T) (string, expected) {
 	}
 	for _, set := range []string{"joined-v0", "joined-v1"} {
 		write(t, filepath.Join(dir, set+".hcl"), `store "references" "nc" {
-  references = "./refs/`+set+`.json"
+  references    = "./refs/`+set+`.json"
+  allow_targets = ["./nc/"]
 }
 
 dataset "nc" {

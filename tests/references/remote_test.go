@@ -44,11 +44,13 @@ func TestRemoteTargets(t *testing.T) {
 			}
 			hcl := filepath.Join(t.TempDir(), "remote.hcl")
 			write(t, hcl, `store "references" "json" {
-  references = "`+prefix+`refs/joined-v1.json"
+  references    = "`+prefix+`refs/joined-v1.json"
+  allow_targets = ["`+prefix+`nc/"]
 }
 
 store "references" "parquet" {
-  references = "`+prefix+`refs/joined.parq/"
+  references    = "`+prefix+`refs/joined.parq/"
+  allow_targets = ["`+prefix+`nc/"]
 }
 
 dataset "nc" {
@@ -95,7 +97,8 @@ func TestTargetNotFoundOverHTTP(t *testing.T) {
 	script := filepath.Join(repoRoot(), "tests", "references", "testdata", "mkrefs.py")
 	run(t, dir, python, script, "refs", "nc", srv.URL+"/nc/", "refs-http")
 	write(t, filepath.Join(dir, "http.hcl"), `store "references" "nc" {
-  references = "./refs-http/joined-v1.json"
+  references    = "./refs-http/joined-v1.json"
+  allow_targets = ["`+srv.URL+`/nc/"]
 }
 
 dataset "nc" {

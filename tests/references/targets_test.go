@@ -47,8 +47,9 @@ func withoutAWS() []string {
 
 // Target files in a bucket read through a declared S3 store, with the
 // credentials of its block (none in the environment): `targets` maps the
-// bucket's URL prefix to it. Without the map the same reference set
-// cannot reach the bucket, and says so naming the key.
+// bucket's URL prefix to it. Without the map (the bucket allowed by
+// allow_targets, read by URL) the environment's wrong credentials cannot
+// reach the bucket, and say so naming the key.
 func TestTargetsThroughDeclaredStore(t *testing.T) {
 	dir, want := world(t)
 	s3 := servers.StartS3(t)
@@ -78,7 +79,8 @@ store "references" "nc" {
 }
 `+dataset)
 	write(t, filepath.Join(dir, "no-targets.hcl"), `store "references" "nc" {
-  references = "./refs-s3/joined-v1.json"
+  references    = "./refs-s3/joined-v1.json"
+  allow_targets = ["s3://`+bucket+`/"]
 }
 `+dataset)
 

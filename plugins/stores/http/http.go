@@ -18,9 +18,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
+	"net"
 	nethttp "net/http"
+	"net/netip"
 	"net/url"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/plugins/stores/internal/redact"
@@ -76,8 +80,11 @@ var (
 	_ store.ReaderInto = (*Store)(nil)
 )
 
-// New opens the store cfg describes. It makes no request.
-func New(_ context.Context, cfg Config) (*Store, error) {
+// New opens the store cfg describes. It makes no request. When ctx
+// carries a store.AddressCheck, every connection the store makes (to its
+// server, or where that server redirects) is to an address the check
+// allows, vetted after the host name is resolved.
+func New(ctx context.Context, cfg Config) (*Store, error) {
 	u, err := url.Parse(cfg.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		shown := cfg.URL
@@ -95,9 +102,27 @@ func New(_ context.Context, cfg Config) (*Store, error) {
 			u.RawPath += "/"
 		}
 	}
+	transport := remote.Transport(cfg.MaxIdleConns)
+	if check, ok := store.AddressCheckFrom(ctx); ok {
+		transport.DialContext = checkedDialer(check).DialContext
+	}
 	return &Store{base: u, name: redact.URL(u), token: cfg.BearerToken,
-		client: &nethttp.Client{Transport: remote.Transport(cfg.MaxIdleConns)},
+		client: &nethttp.Client{Transport: transport},
 		policy: retry.Policy{Attempts: cfg.MaxAttempts}}, nil
+}
+
+// checkedDialer dials as Go's default transport does, refusing addresses
+// check refuses: at the moment of connecting, so that a host name whose
+// answers change (DNS rebinding) is held to the same rule.
+func checkedDialer(check store.AddressCheck) *net.Dialer {
+	return &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second,
+		Control: func(_, address string, _ syscall.RawConn) error {
+			ap, err := netip.ParseAddrPort(address)
+			if err != nil {
+				return fmt.Errorf("%w: %s is not an IP address and port", store.ErrAddressRefused, address)
+			}
+			return check(ap.Addr())
+		}}
 }
 
 // Capabilities: reading, with ranges and suffixes; nothing else.

@@ -25,6 +25,9 @@ func (e *statusError) Error() string {
 }
 
 func transient(err error) bool {
+	if errors.Is(err, store.ErrAddressRefused) {
+		return false // the same name reaches the same refused address
+	}
 	var se *statusError
 	if errors.As(err, &se) {
 		return retry.Status(se.status)

@@ -102,8 +102,8 @@ func (s *Store) coalesced(ctx context.Context, b *store.ReadBatch, key string, r
 	}
 	lo, hi := r.Offset-start, r.Offset-start+r.Length
 	if int64(len(f.data)) < hi {
-		return store.Value{}, true, fmt.Errorf("references: key %q: target %s: bytes %d-%d are past its end (it ends at %d)",
-			key, r.URL, r.Offset, r.Offset+r.Length-1, start+int64(len(f.data)))
+		return store.Value{}, true, shortTarget(key, fmt.Errorf("references: key %q: target %s: bytes %d-%d are past its end (it ends at %d)",
+			key, r.URL, r.Offset, r.Offset+r.Length-1, start+int64(len(f.data))))
 	}
 	// A copy: the run's bytes are shared by its keys, and a reader may
 	// decode in place.

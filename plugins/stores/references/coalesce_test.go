@@ -89,7 +89,7 @@ func TestCoalescedReads(t *testing.T) {
 		t.Fatal(err)
 	}
 	target, gets := countingStore(t, file)
-	s := New(set, &memTargets{stores: map[string]store.Store{"files": target}}, "")
+	s := New(set, &memTargets{stores: map[string]store.Store{"files": target}}, "mem://files/")
 
 	if err := readAll(store.WithReadBatch(context.Background()), s, n, size); err != nil {
 		t.Fatal(err)
@@ -100,7 +100,7 @@ func TestCoalescedReads(t *testing.T) {
 	}
 
 	gets.Store(0)
-	s2 := New(set, &memTargets{stores: map[string]store.Store{"files": target}}, "").Coalesce(DefaultMaxGap, 256<<10)
+	s2 := New(set, &memTargets{stores: map[string]store.Store{"files": target}}, "mem://files/").Coalesce(DefaultMaxGap, 256<<10)
 	if err := readAll(store.WithReadBatch(context.Background()), s2, n, size); err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestCoalescedReads(t *testing.T) {
 	}
 
 	gets.Store(0)
-	s3 := New(set, &memTargets{stores: map[string]store.Store{"files": target}}, "").Coalesce(50, DefaultMaxBlock)
+	s3 := New(set, &memTargets{stores: map[string]store.Store{"files": target}}, "mem://files/").Coalesce(50, DefaultMaxBlock)
 	if err := readAll(store.WithReadBatch(context.Background()), s3, n, size); err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestCoalescedReadPastEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	target, _ := countingStore(t, file[:150*(size+gap)+10])
-	s := New(set, &memTargets{stores: map[string]store.Store{"files": target}}, "")
+	s := New(set, &memTargets{stores: map[string]store.Store{"files": target}}, "mem://files/")
 	ctx := store.WithReadBatch(context.Background())
 	for i := range 2 * n {
 		_, err := s.Get(ctx, fmt.Sprintf("v/%d", i), store.ByteRange{})

@@ -68,7 +68,7 @@ func netcdfWorld(t *testing.T) (dir, refs string) {
 // contiguous and the gen-made variables and a chunk the file lacks among
 // them.
 func TestNetCDFReferencesReadAsNetCDF4(t *testing.T) {
-	_, refs := netcdfWorld(t)
+	dir, refs := netcdfWorld(t)
 	for _, tc := range []struct{ set, expected string }{
 		{"single-v0.json", "expected-single.json"},
 		{"joined-v0.json", "expected.json"},
@@ -83,7 +83,7 @@ func TestNetCDFReferencesReadAsNetCDF4(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s := references.New(set, localFiles{}, "")
+			s := references.New(set, localFiles{}, dir) // the world's: its nc/ holds the targets
 			defer s.Close()
 			readsAsNetCDF4(t, s, filepath.Join(refs, tc.expected))
 		})

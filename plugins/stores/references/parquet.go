@@ -40,6 +40,17 @@ import (
 // at a time; a few more serve readers of other places in the array.
 const DefaultRecordCache = 4
 
+// maxRecordSize bounds the rows of a record file (fsspec writes 10 000 by
+// default, kerchunk's refs_to_dataframe 100 000): the rows of a record are
+// held whole, 24 bytes each, and a record file claims its row count.
+const maxRecordSize = 1 << 20
+
+// maxRecordFiles bounds the record files of one array: a listing walks
+// them all, each a store request even when absent, so an index claiming
+// an array of 2^62 chunks must not turn one listing into endless
+// requests.
+const maxRecordFiles = 1 << 20
+
 // zmetadataKey is the Parquet form's index; it is the set's, not a Zarr
 // key (it lacks zarr_consolidated_format), so it is not served.
 const zmetadataKey = ".zmetadata"
@@ -50,6 +61,7 @@ type Parquet struct {
 	dir        store.Store
 	name       string // the set's location, in errors
 	recordSize int64
+	maxBytes   int64             // of the paths and inline values of one record file
 	meta       map[string][]byte // metadata documents by key
 	metaKeys   []string          // sorted
 	arrays     map[string]*parquetArray
@@ -64,10 +76,20 @@ type Parquet struct {
 // parquetArray is an array of the set: its chunk grid, for key <-> chunk
 // number.
 type parquetArray struct {
-	path  string
-	grid  []int64 // chunks along each dimension; [1] for a scalar
-	count int64   // chunks in all
-	sep   string  // dimension_separator
+	path       string
+	grid       []int64 // chunks along each dimension; [1] for a scalar
+	count      int64   // chunks in all
+	sep        string  // dimension_separator
+	recordSize int64   // the set's
+}
+
+// records is how many record files hold a's chunks.
+func (a *parquetArray) records() int64 {
+	n := a.count / a.recordSize
+	if a.count%a.recordSize != 0 {
+		n++
+	}
+	return n
 }
 
 type recordID struct {
@@ -100,9 +122,16 @@ type recordRow struct {
 }
 
 // OpenParquet reads the index (.zmetadata) of the Parquet reference set
-// in dir; name is its location, for errors. Record files are read from dir
-// when first needed, so dir must stay open as long as the set is read.
+// in dir within DefaultLimits (see OpenParquetWithin).
 func OpenParquet(ctx context.Context, dir store.Store, name string) (*Parquet, error) {
+	return OpenParquetWithin(ctx, dir, name, DefaultLimits)
+}
+
+// OpenParquetWithin reads the index (.zmetadata) of the Parquet reference
+// set in dir; name is its location, for errors. Record files are read
+// from dir when first needed, so dir must stay open as long as the set is
+// read; the paths and inline values of one may take limits.Bytes.
+func OpenParquetWithin(ctx context.Context, dir store.Store, name string, limits Limits) (*Parquet, error) {
 	v, err := dir.Get(ctx, zmetadataKey, store.ByteRange{})
 	if err != nil {
 		return nil, fmt.Errorf("reference set %s (Parquet form): %s: %w", name, zmetadataKey, err)
@@ -112,7 +141,7 @@ func OpenParquet(ctx context.Context, dir store.Store, name string) (*Parquet, e
 		return nil, fmt.Errorf("reference set %s: %s: %w", name, zmetadataKey, err)
 	}
 	p := &Parquet{
-		dir: dir, name: strings.TrimSuffix(name, "/"), recordSize: recordSize,
+		dir: dir, name: strings.TrimSuffix(name, "/"), recordSize: recordSize, maxBytes: limits.Bytes,
 		meta: meta, arrays: map[string]*parquetArray{},
 		max: DefaultRecordCache, records: map[recordID]*list.Element{}, lru: list.New(),
 	}
@@ -121,7 +150,7 @@ func OpenParquet(ctx context.Context, dir store.Store, name string) (*Parquet, e
 			return nil, fmt.Errorf("reference set %s: %s: key %q: %w", name, zmetadataKey, key, err)
 		}
 		if arr, ok := strings.CutSuffix(key, "/.zarray"); ok {
-			a, err := parseArray(arr, clean[key])
+			a, err := parseArray(arr, clean[key], recordSize)
 			if err != nil {
 				return nil, fmt.Errorf("reference set %s: %s: key %q: %w", name, zmetadataKey, key, err)
 			}
@@ -143,8 +172,10 @@ func (p *Parquet) RecordCache(n int) *Parquet {
 	return p
 }
 
-// parseArray reads the chunk grid of the array at path from its .zarray.
-func parseArray(path string, zarray []byte) (*parquetArray, error) {
+// parseArray reads the chunk grid of the array at path from its .zarray,
+// refusing a grid of more chunks than record files of recordSize rows
+// hold (maxRecordFiles).
+func parseArray(path string, zarray []byte, recordSize int64) (*parquetArray, error) {
 	var z struct {
 		Shape     []int64 `json:"shape"`
 		Chunks    []int64 `json:"chunks"`
@@ -156,7 +187,7 @@ func parseArray(path string, zarray []byte) (*parquetArray, error) {
 	if len(z.Shape) != len(z.Chunks) {
 		return nil, fmt.Errorf("shape %v and chunks %v differ in rank", z.Shape, z.Chunks)
 	}
-	a := &parquetArray{path: path, sep: ".", count: 1}
+	a := &parquetArray{path: path, sep: ".", count: 1, recordSize: recordSize}
 	if z.Separator != nil {
 		if *z.Separator != "." && *z.Separator != "/" {
 			return nil, fmt.Errorf("dimension_separator %q: want \".\" or \"/\"", *z.Separator)
@@ -168,12 +199,18 @@ func parseArray(path string, zarray []byte) (*parquetArray, error) {
 		if s < 0 || c <= 0 {
 			return nil, fmt.Errorf("shape %v, chunks %v: a negative size or a chunk of no size", z.Shape, z.Chunks)
 		}
-		n := (s + c - 1) / c
+		n := s / c // rounded up below: s + c - 1 may overflow
+		if s%c != 0 {
+			n++
+		}
 		if n > 0 && a.count > math.MaxInt64/n {
 			return nil, fmt.Errorf("shape %v, chunks %v: too many chunks", z.Shape, z.Chunks)
 		}
 		a.grid = append(a.grid, n)
 		a.count *= n
+	}
+	if a.records() > maxRecordFiles {
+		return nil, fmt.Errorf("shape %v, chunks %v: %d chunks, more than %d record files of %d rows", z.Shape, z.Chunks, a.count, maxRecordFiles, recordSize)
 	}
 	if len(a.grid) == 0 { // a scalar: one chunk, key "0", as fsspec's
 		a.grid = []int64{1}
@@ -326,7 +363,7 @@ func (p *Parquet) load(ctx context.Context, a *parquetArray, rec *record) error 
 	if err != nil {
 		return fmt.Errorf("record file %s: %w", p.file(rec.file), err)
 	}
-	if err := rec.parse(v.Data, p.recordSize, rec.id.n*p.recordSize, a); err != nil {
+	if err := rec.parse(v.Data, p.recordSize, rec.id.n*p.recordSize, a, p.maxBytes); err != nil {
 		return fmt.Errorf("record file %s: %w", p.file(rec.file), err)
 	}
 	return nil
@@ -367,7 +404,9 @@ func lookupColumns(schema *parquet.Schema) (recordColumns, error) {
 }
 
 // parse reads a record file's rows; first is the chunk number of row 0.
-func (rec *record) parse(data []byte, recordSize, first int64, a *parquetArray) error {
+// The distinct paths and the inline values it holds may take maxBytes: a
+// compressed file of a few kB can decode to gigabytes.
+func (rec *record) parse(data []byte, recordSize, first int64, a *parquetArray, maxBytes int64) error {
 	f, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
 		return fmt.Errorf("not a Parquet file: %w", err)
@@ -376,9 +415,13 @@ func (rec *record) parse(data []byte, recordSize, first int64, a *parquetArray) 
 	if err != nil {
 		return err
 	}
-	if f.NumRows() > recordSize {
+	if f.NumRows() > recordSize || f.NumRows() < 0 {
 		return fmt.Errorf("%d rows, more than the set's record_size %d", f.NumRows(), recordSize)
 	}
+	if n := decodedSize(f); n > maxBytes {
+		return fmt.Errorf("its columns decode to %d bytes, more than the %d a record file may (max_generated_bytes)", n, maxBytes)
+	}
+	left := maxBytes
 	rec.rows = make([]recordRow, 0, f.NumRows())
 	pathIndex := map[string]int32{}
 	buf := make([]parquet.Row, 512)
@@ -395,12 +438,20 @@ func (rec *record) parse(data []byte, recordSize, first int64, a *parquetArray) 
 						b := v.ByteArray()
 						i, ok := pathIndex[string(b)] // no copy: most rows repeat a path
 						if !ok {
+							if left -= int64(len(b)); left < 0 {
+								rows.Close()
+								return fmt.Errorf("row %d: %w", len(rec.rows), errRecordBytes(maxBytes))
+							}
 							i = int32(len(rec.paths))
 							pathIndex[string(b)] = i
 							rec.paths = append(rec.paths, string(b))
 						}
 						row.path = i
 					case c == cols.raw:
+						if left -= int64(len(v.ByteArray())); left < 0 {
+							rows.Close()
+							return fmt.Errorf("row %d: %w", len(rec.rows), errRecordBytes(maxBytes))
+						}
 						row.raw = int32(len(rec.raw))
 						rec.raw = append(rec.raw, bytes.Clone(v.ByteArray()))
 					case c == cols.offset:
@@ -431,6 +482,27 @@ func (rec *record) parse(data []byte, recordSize, first int64, a *parquetArray) 
 		return fmt.Errorf("read %d of its %d rows", len(rec.rows), f.NumRows())
 	}
 	return nil
+}
+
+// errRecordBytes is the error of a record file whose paths and inline
+// values take more than maxBytes.
+func errRecordBytes(maxBytes int64) error {
+	return fmt.Errorf("%w: its paths and inline values take more than the %d bytes a record file may (max_generated_bytes)", errBudget, maxBytes)
+}
+
+// decodedSize is what f's column chunks say they decode to, in all.
+func decodedSize(f *parquet.File) int64 {
+	var n int64
+	for _, rg := range f.Metadata().RowGroups {
+		for _, c := range rg.Columns {
+			s := c.MetaData.TotalUncompressedSize
+			if s < 0 || n > math.MaxInt64-s {
+				return math.MaxInt64
+			}
+			n += s
+		}
+	}
+	return n
 }
 
 // extents are the ranges of each target path within the record, for
@@ -511,7 +583,7 @@ func (p *Parquet) List(ctx context.Context, prefix string) iter.Seq2[string, err
 			if !strings.HasPrefix(a.path+"/", prefix) && !strings.HasPrefix(prefix, a.path+"/") {
 				continue
 			}
-			for i := int64(0); i*p.recordSize < a.count; i++ {
+			for i := range a.records() {
 				if err := ctx.Err(); err != nil {
 					yield("", err)
 					return

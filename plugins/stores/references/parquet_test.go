@@ -129,8 +129,8 @@ func TestParquetReadsLikeJSON(t *testing.T) {
 			if len(recordFiles) < 10 {
 				t.Errorf("%d record files for %d keys: want several per array", len(recordFiles), len(set.Keys()))
 			}
-			js := references.New(set, localFiles{}, "")
-			pa := references.New(openParquet(t, pq), localFiles{}, "")
+			js := references.New(set, localFiles{}, dir) // the world's: its nc/ holds the targets
+			pa := references.New(openParquet(t, pq), localFiles{}, dir)
 			defer js.Close()
 			defer pa.Close()
 
@@ -184,7 +184,7 @@ func TestParquetReadsLikeJSON(t *testing.T) {
 		}
 		pq := filepath.Join(dir, "variables.parq")
 		writeParquet(t, doc, pq, 3)
-		readsAsNetCDF4(t, references.New(openParquet(t, pq), localFiles{}, ""), filepath.Join(refs, "expected.json"))
+		readsAsNetCDF4(t, references.New(openParquet(t, pq), localFiles{}, dir), filepath.Join(refs, "expected.json"))
 	})
 }
 
@@ -246,7 +246,7 @@ func TestParquetBadInput(t *testing.T) {
 	smallSet(t, dir)
 	check := func(what, key string, wants ...string) {
 		t.Helper()
-		s := references.New(openParquet(t, dir), localFiles{}, "")
+		s := references.New(openParquet(t, dir), localFiles{}, filepath.Dir(dir))
 		_, err := s.Get(ctx, key, store.ByteRange{})
 		if err == nil || errors.Is(err, store.ErrNotFound) {
 			t.Errorf("%s: get %s: %v, want an error other than not found", what, key, err)
@@ -282,7 +282,7 @@ func TestParquetBadInput(t *testing.T) {
 	if err := os.Remove(file1); err != nil {
 		t.Fatal(err)
 	}
-	s := references.New(openParquet(t, dir), localFiles{}, "")
+	s := references.New(openParquet(t, dir), localFiles{}, filepath.Dir(dir))
 	if _, err := s.Get(ctx, "v/4", store.ByteRange{}); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("a chunk of a record file not written: %v, want not found", err)
 	}
@@ -333,7 +333,7 @@ func TestParquetReadsOtherLayouts(t *testing.T) {
 		},
 	} {
 		write()
-		s := references.New(openParquet(t, dir), localFiles{}, "")
+		s := references.New(openParquet(t, dir), localFiles{}, filepath.Dir(dir))
 		v3, err3 := s.Get(ctx, "v/3", store.ByteRange{})
 		v4, err4 := s.Get(ctx, "v/4", store.ByteRange{})
 		if err3 != nil || err4 != nil || !bytes.Equal(v3.Data, []byte{3}) || len(v4.Data) != 1 || v4.Data[0] != 9 && v4.Data[0] != 1 {
@@ -387,7 +387,7 @@ func TestParquetWriteKeepsNullsAndEmptyValues(t *testing.T) {
 	for _, rs := range []int{8, 64} {
 		dir := filepath.Join(base, fmt.Sprintf("set-%d.parq", rs))
 		writeParquet(t, []byte(doc+"}"), dir, rs)
-		s := references.New(openParquet(t, dir), localFiles{}, "")
+		s := references.New(openParquet(t, dir), localFiles{}, base)
 		for i := range n {
 			key := fmt.Sprintf("v/%d", i)
 			v, err := s.Get(ctx, key, store.ByteRange{})
@@ -571,7 +571,7 @@ func TestParquetCoalescesWithinRecordFile(t *testing.T) {
 		}
 		return call(ctx)
 	}}
-	s := references.New(openParquet(t, dir), opener, "")
+	s := references.New(openParquet(t, dir), opener, base)
 	batch := store.WithReadBatch(ctx)
 	for i := range 3 {
 		v, err := s.Get(batch, fmt.Sprintf("v/%d", i), store.ByteRange{})

@@ -87,7 +87,7 @@ func WriteParquet(ctx context.Context, set *Set, dst store.Store, recordSize int
 		}
 		meta[key] = bytes.TrimSpace(r.Data)
 		if arr, ok := strings.CutSuffix(key, "/.zarray"); ok {
-			a, err := parseArray(arr, pythonJSON(r.Data))
+			a, err := parseArray(arr, pythonJSON(r.Data), int64(recordSize))
 			if err != nil {
 				return fmt.Errorf("parquet reference set: key %q: %w", key, err)
 			}

@@ -101,8 +101,8 @@ func decodeIndex(doc []byte) (meta, clean map[string][]byte, recordSize int64, e
 			}
 		}
 	}
-	if meta == nil || !sawSize || recordSize <= 0 {
-		return nil, nil, 0, fmt.Errorf(`want {"metadata": {...}, "record_size": N > 0}`)
+	if meta == nil || !sawSize || recordSize <= 0 || recordSize > maxRecordSize {
+		return nil, nil, 0, fmt.Errorf(`want {"metadata": {...}, "record_size": N}, N from 1 to %d`, maxRecordSize)
 	}
 	return meta, clean, recordSize, nil
 }

@@ -77,19 +77,25 @@ func (s *Set) List(ctx context.Context, prefix string) iter.Seq2[string, error] 
 // Len is the number of keys.
 func (s *Set) Len() int { return len(s.refs) }
 
-// ParseJSON reads a reference set in kerchunk's JSON forms: version 0, a
-// plain mapping of keys to values, and version 1 ({"version": 1,
+// ParseJSON reads a reference set in kerchunk's JSON forms within
+// DefaultLimits (see ParseJSONWithin).
+func ParseJSON(doc []byte) (*Set, error) { return ParseJSONWithin(doc, DefaultLimits) }
+
+// ParseJSONWithin reads a reference set in kerchunk's JSON forms: version
+// 0, a plain mapping of keys to values, and version 1 ({"version": 1,
 // "templates", "gen", "refs"}). Values are inline strings ("base64:"
 // for binary data), [url] for a whole file or [url, offset, length].
-// Every error names the key (or gen entry) at fault.
-func ParseJSON(doc []byte) (*Set, error) {
+// What templates and gen entries make is bounded by limits, in all. Every
+// error names the key (or gen entry) at fault.
+func ParseJSONWithin(doc []byte, limits Limits) (*Set, error) {
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(doc, &top); err != nil {
 		return nil, fmt.Errorf("reference set: not a JSON object: %w", err)
 	}
+	b := newBudget(limits)
 	rawVersion, ok := top["version"]
 	if !ok {
-		return parseRefs(top, nil)
+		return parseRefs(top, nil, b)
 	}
 	var version int
 	if err := json.Unmarshal(rawVersion, &version); err != nil || version != 1 {
@@ -108,25 +114,25 @@ func ParseJSON(doc []byte) (*Set, error) {
 	for name, t := range v1.Templates {
 		vars[name] = strValue(t)
 	}
-	set, err := parseRefs(v1.Refs, vars)
+	set, err := parseRefs(v1.Refs, vars, b)
 	if err != nil {
 		return nil, err
 	}
 	for i, g := range v1.Gen {
-		if err := g.expand(set, vars); err != nil {
+		if err := g.expand(set, vars, b); err != nil {
 			return nil, fmt.Errorf("reference set: gen entry %d (key %q): %w", i, g.Key, err)
 		}
 	}
 	return set, nil
 }
 
-func parseRefs(raw map[string]json.RawMessage, vars map[string]value) (*Set, error) {
+func parseRefs(raw map[string]json.RawMessage, vars map[string]value, b *budget) (*Set, error) {
 	set := &Set{refs: make(map[string]Ref, len(raw))}
 	for key, v := range raw {
 		if err := checkKey(key); err != nil {
 			return nil, fmt.Errorf("reference set: key %q: %w", key, err)
 		}
-		r, err := parseValue(v, vars)
+		r, err := parseValue(v, vars, b)
 		if err != nil {
 			return nil, fmt.Errorf("reference set: key %q: %w", key, err)
 		}
@@ -150,7 +156,7 @@ func checkKey(key string) error {
 }
 
 // parseValue reads one value: a string (inline) or a reference array.
-func parseValue(raw json.RawMessage, vars map[string]value) (Ref, error) {
+func parseValue(raw json.RawMessage, vars map[string]value, b *budget) (Ref, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
 		return Ref{}, fmt.Errorf("empty value")
@@ -167,7 +173,7 @@ func parseValue(raw json.RawMessage, vars map[string]value) (Ref, error) {
 		if err := json.Unmarshal(raw, &parts); err != nil {
 			return Ref{}, err
 		}
-		return parseTarget(parts, vars)
+		return parseTarget(parts, vars, b)
 	}
 	return Ref{}, fmt.Errorf("malformed entry %.60s: want a string or [url], [url, offset, length]", raw)
 }
@@ -185,7 +191,7 @@ func inline(s string) (Ref, error) {
 	return Ref{Data: []byte(s)}, nil
 }
 
-func parseTarget(parts []json.RawMessage, vars map[string]value) (Ref, error) {
+func parseTarget(parts []json.RawMessage, vars map[string]value, b *budget) (Ref, error) {
 	if len(parts) != 1 && len(parts) != 3 {
 		return Ref{}, fmt.Errorf("malformed entry: %d elements, want [url] or [url, offset, length]", len(parts))
 	}
@@ -193,7 +199,7 @@ func parseTarget(parts []json.RawMessage, vars map[string]value) (Ref, error) {
 	if err := json.Unmarshal(parts[0], &url); err != nil || url == "" {
 		return Ref{}, fmt.Errorf("malformed entry: the url %s is not a non-empty string", parts[0])
 	}
-	url, err := expand(url, vars)
+	url, err := expandMade(url, vars, b)
 	if err != nil {
 		return Ref{}, err
 	}
@@ -236,11 +242,7 @@ type genEntry struct {
 	Dimensions map[string]json.RawMessage `json:"dimensions"`
 }
 
-// maxGenerated bounds what one gen entry may make, so that a hostile
-// reference set cannot ask for endless references.
-const maxGenerated = 100_000_000
-
-func (g genEntry) expand(set *Set, vars map[string]value) error {
+func (g genEntry) expand(set *Set, vars map[string]value, b *budget) error {
 	if g.Key == "" || g.URL == "" {
 		return fmt.Errorf("needs a key and a url")
 	}
@@ -249,32 +251,43 @@ func (g genEntry) expand(set *Set, vars map[string]value) error {
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	values := make([][]int64, len(names))
-	total := int64(1)
+	dims := make([]dimension, len(names))
 	for i, name := range names {
-		vs, err := dimensionValues(g.Dimensions[name])
+		d, err := parseDimension(g.Dimensions[name])
 		if err != nil {
 			return fmt.Errorf("dimension %q: %w", name, err)
 		}
-		values[i] = vs
-		if total *= int64(len(vs)); total > maxGenerated {
-			return fmt.Errorf("makes more than %d references", maxGenerated)
+		if d.n == 0 {
+			return nil // no combination: nothing is made
 		}
+		dims[i] = d
+	}
+	// The count is checked against what is left before a reference is
+	// made: a gen bomb is refused at once, not after filling the memory.
+	total := int64(1)
+	for i, d := range dims {
+		if d.n > uint64(b.refs) || total > b.refs/int64(d.n) {
+			return fmt.Errorf("dimension %q of %d values: %w", names[i], d.n, b.tooMany())
+		}
+		total *= int64(d.n)
+	}
+	if err := b.generate(total); err != nil {
+		return err
 	}
 	local := make(map[string]value, len(vars)+len(names))
 	for k, v := range vars {
 		local[k] = v
 	}
-	idx := make([]int, len(names))
+	idx := make([]uint64, len(names))
 	for n := int64(0); n < total; n++ {
 		for i, name := range names {
-			local[name] = intValue(values[i][idx[i]])
+			local[name] = intValue(dims[i].at(idx[i]))
 		}
-		if err := g.one(set, local); err != nil {
+		if err := g.one(set, local, b); err != nil {
 			return err
 		}
 		for i := len(idx) - 1; i >= 0; i-- { // the next combination, last name fastest
-			if idx[i]++; idx[i] < len(values[i]) {
+			if idx[i]++; idx[i] < dims[i].n {
 				break
 			}
 			idx[i] = 0
@@ -283,24 +296,24 @@ func (g genEntry) expand(set *Set, vars map[string]value) error {
 	return nil
 }
 
-func (g genEntry) one(set *Set, vars map[string]value) error {
-	key, err := expand(g.Key, vars)
+func (g genEntry) one(set *Set, vars map[string]value, b *budget) error {
+	key, err := expandMade(g.Key, vars, b)
 	if err != nil {
 		return err
 	}
 	if err := checkKey(key); err != nil {
 		return fmt.Errorf("key %q: %w", key, err)
 	}
-	url, err := expand(g.URL, vars)
+	url, err := expandMade(g.URL, vars, b)
 	if err != nil {
 		return err
 	}
 	r := Ref{URL: url, Length: -1}
 	if g.Offset != nil || g.Length != nil {
-		if r.Offset, err = templateInt(g.Offset, vars, "offset"); err != nil {
+		if r.Offset, err = templateInt(g.Offset, vars, b, "offset"); err != nil {
 			return fmt.Errorf("key %q: %w", key, err)
 		}
-		if r.Length, err = templateInt(g.Length, vars, "length"); err != nil {
+		if r.Length, err = templateInt(g.Length, vars, b, "length"); err != nil {
 			return fmt.Errorf("key %q: %w", key, err)
 		}
 		if err := checkRange(r); err != nil {
@@ -311,9 +324,22 @@ func (g genEntry) one(set *Set, vars map[string]value) error {
 	return nil
 }
 
+// expandMade expands a template, taking the bytes it makes from b (a
+// string without a template is the set's own bytes, and costs nothing).
+func expandMade(s string, vars map[string]value, b *budget) (string, error) {
+	if !strings.Contains(s, "{{") {
+		return s, nil
+	}
+	out, err := expand(s, vars, b)
+	if err != nil {
+		return "", err
+	}
+	return out, b.spend(int64(len(out)))
+}
+
 // templateInt is an offset or length of a gen entry: an integer, or a
 // string template that expands to one.
-func templateInt(raw json.RawMessage, vars map[string]value, what string) (int64, error) {
+func templateInt(raw json.RawMessage, vars map[string]value, b *budget, what string) (int64, error) {
 	if raw == nil {
 		return 0, fmt.Errorf("%s missing", what)
 	}
@@ -321,23 +347,44 @@ func templateInt(raw json.RawMessage, vars map[string]value, what string) (int64
 	if json.Unmarshal(raw, &s) != nil {
 		return jsonInt(raw, what)
 	}
-	out, err := expand(s, vars)
+	out, err := expand(s, vars, b)
 	if err != nil {
 		return 0, err
 	}
 	n, err := strconv.ParseInt(strings.TrimSpace(out), 10, 64)
 	if err != nil {
-		return 0, fmt.Errorf("%s %q expands to %q, not an integer", what, s, out)
+		return 0, fmt.Errorf("%s %q expands to %.60q, not an integer", what, s, out)
 	}
 	return n, nil
 }
 
-// dimensionValues reads a gen dimension: {"start", "stop", "step"} as
-// Python's range (start 0 and step 1 by default), or a list of integers.
-func dimensionValues(raw json.RawMessage) ([]int64, error) {
+// dimension is a gen dimension's values: a list, or Python's
+// range(start, stop, step) of n values, made one at a time (never held).
+type dimension struct {
+	list        []int64
+	start, step int64
+	n           uint64
+}
+
+// at is the i-th value (i < d.n): start + i*step cannot overflow, since
+// it lies between start and stop.
+func (d dimension) at(i uint64) int64 {
+	if d.list != nil {
+		return d.list[i]
+	}
+	return int64(uint64(d.start) + i*uint64(d.step))
+}
+
+// parseDimension reads a gen dimension: {"start", "stop", "step"} as
+// Python's range (start 0 and step 1 by default; a negative step counts
+// down), or a list of integers.
+func parseDimension(raw json.RawMessage) (dimension, error) {
 	var list []int64
 	if json.Unmarshal(raw, &list) == nil {
-		return list, nil
+		if list == nil {
+			list = []int64{}
+		}
+		return dimension{list: list, n: uint64(len(list))}, nil
 	}
 	var r struct {
 		Start *int64 `json:"start"`
@@ -345,24 +392,18 @@ func dimensionValues(raw json.RawMessage) ([]int64, error) {
 		Step  *int64 `json:"step"`
 	}
 	if err := json.Unmarshal(raw, &r); err != nil || r.Stop == nil {
-		return nil, fmt.Errorf("want {\"stop\": N} (with optional start and step) or a list of integers, got %.60s", raw)
+		return dimension{}, fmt.Errorf("want {\"stop\": N} (with optional start and step) or a list of integers, got %.60s", raw)
 	}
-	start, step := int64(0), int64(1)
+	d := dimension{step: 1}
 	if r.Start != nil {
-		start = *r.Start
+		d.start = *r.Start
 	}
 	if r.Step != nil {
-		step = *r.Step
+		d.step = *r.Step
 	}
-	if step <= 0 {
-		return nil, fmt.Errorf("step %d: must be positive", step)
+	if d.step == 0 {
+		return dimension{}, fmt.Errorf("step 0: a range needs a step other than 0")
 	}
-	if *r.Stop > start && (*r.Stop-start)/step > maxGenerated {
-		return nil, fmt.Errorf("more than %d values", maxGenerated)
-	}
-	var out []int64
-	for v := start; v < *r.Stop; v += step {
-		out = append(out, v)
-	}
-	return out, nil
+	d.n = rangeLen(d.start, *r.Stop, d.step)
+	return d, nil
 }

@@ -97,7 +97,7 @@ func TestParseRefusesBadInput(t *testing.T) {
 		"inexact division":  {`{"version": 1, "gen": [{"key": "g/{{i}}", "url": "f", "offset": "{{i / 2}}", "length": 1, "dimensions": {"i": [1]}}]}`, `gen entry 0 (key "g/{{i}}"): key "g/1": template "{{i / 2}}"`},
 		"gen bad dimension": {`{"version": 1, "gen": [{"key": "g/{{i}}", "url": "f", "dimensions": {"i": "five"}}]}`, `gen entry 0 (key "g/{{i}}"): dimension "i": want {"stop": N}`},
 		"gen without url":   {`{"version": 1, "gen": [{"key": "g/{{i}}", "dimensions": {"i": {"stop": 2}}}]}`, `gen entry 0 (key "g/{{i}}"): needs a key and a url`},
-		"gen endless":       {`{"version": 1, "gen": [{"key": "g/{{i}}.{{j}}", "url": "f", "dimensions": {"i": {"stop": 100000}, "j": {"stop": 100000}}}]}`, `makes more than 100000000 references`},
+		"gen endless":       {`{"version": 1, "gen": [{"key": "g/{{i}}.{{j}}", "url": "f", "dimensions": {"i": {"stop": 100000}, "j": {"stop": 100000}}}]}`, `more than the 1000000 references gen entries may make in all (max_generated)`},
 		"gen offset no int": {`{"version": 1, "templates": {"u": "x"}, "gen": [{"key": "g/{{i}}", "url": "f", "offset": "{{u}}", "length": 1, "dimensions": {"i": [0]}}]}`, `offset "{{u}}" expands to "x", not an integer`},
 		"not an object":     {`[1, 2]`, `not a JSON object`},
 	} {
@@ -127,13 +127,13 @@ func TestExpressions(t *testing.T) {
 		"2 - 3 - 4":   "-5",
 		"12 / 4":      "3",
 	} {
-		got, err := evaluate(expr, vars)
+		got, err := evaluate(expr, vars, newBudget(DefaultLimits))
 		if err != nil || got.String() != want {
 			t.Errorf("{{%s}} = %v (%v), want %s", expr, got, err, want)
 		}
 	}
 	for _, expr := range []string{"", "i +", "(i", "i i", "1 // 0", "i $ 2", "99999999999999999999"} {
-		if got, err := evaluate(expr, vars); err == nil {
+		if got, err := evaluate(expr, vars, newBudget(DefaultLimits)); err == nil {
 			t.Errorf("{{%s}} = %v, want an error", expr, got)
 		}
 	}

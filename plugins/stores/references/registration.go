@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/netip"
 	"strings"
 
 	"github.com/zarrgw/zarrgw/core/extension"
@@ -26,7 +27,11 @@ var Registration = store.Registration{
 		Name: Name,
 		ConfigSchema: json.RawMessage(`{"type":"object","required":["references"],"additionalProperties":false,"properties":{
 	"references":{"type":"string","description":"the kerchunk reference set: a JSON file (version 0 or 1), or a directory in the Parquet form (holding .zmetadata and ARRAY/refs.I.parq record files, read a few at a time: for sets of millions of chunks); a path, or an s3://, az://, http(s):// URL; relative target files are found beside it"},
-	"targets":{"type":"object","description":"URL prefixes of target files mapped to declared stores (store.TYPE.NAME), which read them with their own credentials: { \"s3://bucket/\" = store.s3.raw }; the rest of a target's URL is its key in that store. Targets no prefix matches are opened by URL with the environment's credentials"},
+	"targets":{"type":"object","description":"URL prefixes of target files mapped to declared stores (store.TYPE.NAME), which read them with their own credentials: { \"s3://bucket/\" = store.s3.raw }; the rest of a target's URL is its key in that store"},
+	"allow_targets":{"type":"array","items":{"type":"string","minLength":1},"description":"directories and URL prefixes (https://host/dir/, s3://bucket/dir/) the set's targets may be read from, by URL with the environment's credentials, beyond the set's own directory and targets; every other target is refused"},
+	"allow_addresses":{"type":"array","items":{"type":"string","minLength":1},"description":"loopback, private or link-local addresses or CIDR ranges (10.0.0.0/8) that host names of the set's location and of allow_targets may resolve to; by default only public addresses are connected to (an IP literal written in those URLs is allowed as written)"},
+	"max_generated":{"type":"integer","minimum":0,"description":"the most references the gen entries of a JSON set make, in all (default 1000000)"},
+	"max_generated_bytes":{"type":"integer","minimum":0,"description":"the most bytes of keys and URLs the templates and gen entries of a JSON set make, in all; and of paths and inline values one record file of the Parquet form holds (default 268435456)"},
 	"max_gap":{"type":"integer","minimum":0,"description":"ranges of one file at most this many bytes apart are read in one request when several chunks are read (default 65536)"},
 	"max_block":{"type":"integer","minimum":0,"description":"the most bytes one such request reads (default 4194304; 0 reads every range alone)"},
 	"record_files":{"type":"integer","minimum":1,"maximum":1024,"description":"the Parquet form: how many record files are kept loaded (default 4; each costs about 3.5 MB per 100 000 rows)"}}}`),
@@ -35,11 +40,15 @@ var Registration = store.Registration{
 }
 
 type config struct {
-	References  string            `json:"references"`
-	Targets     map[string]string `json:"targets"`
-	MaxGap      *int64            `json:"max_gap"`
-	MaxBlock    *int64            `json:"max_block"`
-	RecordFiles int               `json:"record_files"`
+	References        string            `json:"references"`
+	Targets           map[string]string `json:"targets"`
+	AllowTargets      []string          `json:"allow_targets"`
+	AllowAddresses    []string          `json:"allow_addresses"`
+	MaxGenerated      *int64            `json:"max_generated"`
+	MaxGeneratedBytes *int64            `json:"max_generated_bytes"`
+	MaxGap            *int64            `json:"max_gap"`
+	MaxBlock          *int64            `json:"max_block"`
+	RecordFiles       int               `json:"record_files"`
 }
 
 // Config is the configuration of a store over the reference set at loc.
@@ -61,22 +70,15 @@ func open(ctx context.Context, raw json.RawMessage) (store.Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s store: references: %w", Name, err)
 	}
-	var declared store.DeclaredOpener
-	if len(cfg.Targets) > 0 {
-		if declared, ok = store.DeclaredOpenerFrom(ctx); !ok {
-			return nil, fmt.Errorf("%s store: targets need the host's declared stores (it runs in zarrgw's process only)", Name)
-		}
-		for prefix, ref := range cfg.Targets {
-			if parts := strings.Split(ref, "."); len(parts) != 3 || parts[0] != "store" || prefix == "" {
-				return nil, fmt.Errorf("%s store: targets[%q] = %q: map a URL prefix to a declared store, as store.TYPE.NAME", Name, prefix, ref)
-			}
-		}
+	s, err := reach(ctx, cfg, opener, dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s store: %w", Name, err)
 	}
-	d, err := opener.OpenURL(ctx, dir)
+	d, err := opener.OpenURL(store.WithAddressCheck(ctx, s.addressCheck(dir)), dir)
 	if err != nil {
 		return nil, fmt.Errorf("%s store: reference set %s: %w", Name, cfg.References, err)
 	}
-	src, keep, err := openSource(ctx, d, key, cfg.References)
+	src, keep, err := openSource(ctx, d, key, cfg.References, cfg.limits())
 	if p, ok := src.(*Parquet); ok && cfg.RecordFiles > 0 {
 		p.RecordCache(cfg.RecordFiles)
 	}
@@ -86,10 +88,7 @@ func open(ctx context.Context, raw json.RawMessage) (store.Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s store: %w", Name, err)
 	}
-	s := New(src, opener, dir)
-	if len(cfg.Targets) > 0 {
-		s.Targets(cfg.Targets, declared)
-	}
+	s.src = src
 	gap, block := int64(DefaultMaxGap), int64(DefaultMaxBlock)
 	if cfg.MaxGap != nil {
 		gap = *cfg.MaxGap
@@ -104,18 +103,73 @@ func open(ctx context.Context, raw json.RawMessage) (store.Store, error) {
 	return s, nil
 }
 
+// reach returns the store, its set not yet read, with what cfg lets its
+// targets reach: the set's directory dir, targets and allow_targets, and
+// the addresses of allow_addresses.
+func reach(ctx context.Context, cfg config, opener store.URLOpener, dir string) (*Store, error) {
+	s := New(nil, opener, dir)
+	if len(cfg.Targets) > 0 {
+		declared, ok := store.DeclaredOpenerFrom(ctx)
+		if !ok {
+			return nil, fmt.Errorf("targets need the host's declared stores (it runs in zarrgw's process only)")
+		}
+		for prefix, ref := range cfg.Targets {
+			if parts := strings.Split(ref, "."); len(parts) != 3 || parts[0] != "store" || prefix == "" {
+				return nil, fmt.Errorf("targets[%q] = %q: map a URL prefix to a declared store, as store.TYPE.NAME", prefix, ref)
+			}
+		}
+		if _, err := s.Targets(cfg.Targets, declared); err != nil {
+			return nil, err
+		}
+	}
+	addresses := make([]netip.Prefix, 0, len(cfg.AllowAddresses))
+	for _, a := range cfg.AllowAddresses {
+		p, err := parseAddresses(a)
+		if err != nil {
+			return nil, fmt.Errorf("allow_addresses: %w", err)
+		}
+		addresses = append(addresses, p)
+	}
+	return s.Allow(cfg.AllowTargets, addresses)
+}
+
+// parseAddresses reads an address ("127.0.0.1") or a CIDR range
+// ("10.0.0.0/8").
+func parseAddresses(text string) (netip.Prefix, error) {
+	if p, err := netip.ParsePrefix(text); err == nil {
+		return p.Masked(), nil
+	}
+	a, err := netip.ParseAddr(text)
+	if err != nil {
+		return netip.Prefix{}, fmt.Errorf("%q is neither an IP address nor a CIDR range such as \"10.0.0.0/8\"", text)
+	}
+	return netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()), nil
+}
+
+// limits are cfg's bounds on what templates and gen entries make.
+func (cfg config) limits() Limits {
+	l := DefaultLimits
+	if cfg.MaxGenerated != nil {
+		l.Generated = *cfg.MaxGenerated
+	}
+	if cfg.MaxGeneratedBytes != nil {
+		l.Bytes = *cfg.MaxGeneratedBytes
+	}
+	return l
+}
+
 // openSource reads the reference set named name, key in d: the Parquet
 // form when key is a directory holding .zmetadata (always when name ends
 // in "/"), else a JSON file. keep says the source reads d after this and
 // d must stay open.
-func openSource(ctx context.Context, d store.Store, key, name string) (src Source, keep bool, err error) {
+func openSource(ctx context.Context, d store.Store, key, name string, limits Limits) (src Source, keep bool, err error) {
 	_, statErr := d.Stat(ctx, key+"/"+zmetadataKey)
 	if statErr == nil || strings.HasSuffix(name, "/") {
 		sub, err := store.Sub(d, key+"/")
 		if err != nil {
 			return nil, false, fmt.Errorf("reference set %s: %w", name, err)
 		}
-		p, err := OpenParquet(ctx, sub, name)
+		p, err := OpenParquetWithin(ctx, sub, name, limits)
 		if err != nil {
 			return nil, false, err
 		}
@@ -128,7 +182,7 @@ func openSource(ctx context.Context, d store.Store, key, name string) (src Sourc
 		}
 		return nil, false, fmt.Errorf("reference set %s: %w", name, err)
 	}
-	set, err := ParseJSON(doc.Data)
+	set, err := ParseJSONWithin(doc.Data, limits)
 	if err != nil {
 		return nil, false, fmt.Errorf("%s: %w", name, err)
 	}

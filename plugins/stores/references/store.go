@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
-	"sort"
+	"net/netip"
 	"strings"
 	"sync"
 
@@ -16,31 +16,44 @@ import (
 )
 
 // Store serves a reference set read-only: inline values from the set,
-// the others read from their target files, through a declared store of
-// the host's (Targets) or the file's directory, opened by URL; each once.
+// the others read from their target files, below the roots the set may
+// reach (reach.go): its own directory, the prefixes of targets (declared
+// stores of the host's) and of allow_targets (opened by URL); each root's
+// store is opened once.
 type Store struct {
 	src    Source
 	opener store.URLOpener
 	// maxGap and maxBlock bound the runs of neighbouring ranges read in
 	// one request within a read batch (coalesce.go).
 	maxGap, maxBlock int64
-	base             string // where relative target URLs are resolved
-	// targets map URL prefixes to declared stores, longest first.
-	targets  []declaredTarget
-	declared store.DeclaredOpener
+	base             string // the set's directory, canonical: relative targets resolve here ("" for none)
+	roots            []root // longest prefix first
+	// addresses are the non-public network addresses the stores opened by
+	// URL may connect to beside their own IP literals (allow_addresses).
+	addresses []netip.Prefix
+	declared  store.DeclaredOpener
 
 	mu      sync.Mutex
-	dirs    map[string]store.Store // by directory URL or targets prefix
+	dirs    map[string]store.Store // by root prefix
 	closers []io.Closer            // those opened by URL, this store's
 }
 
 // New returns the store over src, reaching target files through opener;
 // relative target URLs are taken relative to base (the directory URL of
-// the reference set, "" for none). Ranges are coalesced with the default
-// bounds.
+// the reference set, "" for none), and targets below base may be read.
+// Ranges are coalesced with the default bounds.
 func New(src Source, opener store.URLOpener, base string) *Store {
-	return &Store{src: src, opener: opener, base: base, dirs: map[string]store.Store{},
+	s := &Store{src: src, opener: opener, dirs: map[string]store.Store{},
 		maxGap: DefaultMaxGap, maxBlock: DefaultMaxBlock}
+	if base != "" {
+		// dirPrefix fails only without a working directory; then relative
+		// targets fail, saying they need the set's location.
+		if b, err := dirPrefix(base); err == nil {
+			s.base = b
+			s.addRoot(root{prefix: b})
+		}
+	}
+	return s
 }
 
 // Coalesce sets the bounds of the runs read in one request within a read
@@ -51,49 +64,43 @@ func (s *Store) Coalesce(maxGap, maxBlock int64) *Store {
 	return s
 }
 
-type declaredTarget struct{ prefix, ref string }
-
 // Targets routes the target URLs starting with each prefix of byPrefix to
 // the declared store it names (store.TYPE.NAME), opened through declared
 // when first read; the rest of such a URL is the file's key there. It
-// returns s.
-func (s *Store) Targets(byPrefix map[string]string, declared store.DeclaredOpener) *Store {
-	s.targets, s.declared = nil, declared
+// returns s, or an error for a prefix that is no URL or absolute path.
+func (s *Store) Targets(byPrefix map[string]string, declared store.DeclaredOpener) (*Store, error) {
+	s.declared = declared
 	for prefix, ref := range byPrefix {
-		s.targets = append(s.targets, declaredTarget{prefix, ref})
+		c, err := canonical(prefix, "")
+		if err != nil {
+			return nil, fmt.Errorf("targets[%q]: %w", prefix, err)
+		}
+		s.addRoot(root{prefix: c, declared: ref})
 	}
-	sort.Slice(s.targets, func(i, j int) bool { return len(s.targets[i].prefix) > len(s.targets[j].prefix) })
-	return s
+	return s, nil
 }
 
 // target returns the store holding url's file and the file's key there:
-// a declared store for a prefix of Targets, else the file's directory,
-// opened by URL; either once.
+// the declared store of a targets prefix, or the store of an allowed root
+// opened by URL (with s's address check); either once. A target below no
+// root is errRefused, and nothing is opened for it.
 func (s *Store) target(ctx context.Context, url string) (store.Store, string, error) {
-	if !strings.Contains(url, "://") && !strings.HasPrefix(url, "/") {
-		if s.base == "" {
-			return nil, "", fmt.Errorf("a relative target needs the reference set's location")
-		}
-		url = s.base + strings.TrimPrefix(url, "./")
-	}
-	for _, t := range s.targets {
-		if key, ok := strings.CutPrefix(url, t.prefix); ok {
-			d, err := s.open(t.prefix, func() (store.Store, bool, error) {
-				d, err := s.declared.OpenDeclared(ctx, t.ref)
-				return d, false, err
-			})
-			if err != nil {
-				return nil, "", fmt.Errorf("targets[%q] = %s: %w", t.prefix, t.ref, err)
-			}
-			return d, key, nil
-		}
-	}
-	dir, key, err := splitFile(url)
+	r, key, err := s.resolve(url)
 	if err != nil {
 		return nil, "", err
 	}
-	d, err := s.open(dir, func() (store.Store, bool, error) {
-		d, err := s.opener.OpenURL(ctx, dir)
+	if r.declared != "" {
+		d, err := s.open(r.prefix, func() (store.Store, bool, error) {
+			d, err := s.declared.OpenDeclared(ctx, r.declared)
+			return d, false, err
+		})
+		if err != nil {
+			return nil, "", fmt.Errorf("targets[%q] = %s: %w", r.prefix, r.declared, err)
+		}
+		return d, key, nil
+	}
+	d, err := s.open(r.prefix, func() (store.Store, bool, error) {
+		d, err := s.opener.OpenURL(store.WithAddressCheck(ctx, s.addressCheck(r.prefix)), r.prefix)
 		return d, true, err
 	})
 	return d, key, err
@@ -190,8 +197,8 @@ func (s *Store) Get(ctx context.Context, key string, br store.ByteRange) (store.
 		return store.Value{}, targetError(key, r, err)
 	}
 	if int64(len(v.Data)) != end-start {
-		return store.Value{}, fmt.Errorf("references: key %q: target %s: bytes %d-%d are past its end (%d of %d bytes read)",
-			key, r.URL, r.Offset+start, r.Offset+end-1, len(v.Data), end-start)
+		return store.Value{}, shortTarget(key, fmt.Errorf("references: key %q: target %s: bytes %d-%d are past its end (%d of %d bytes read)",
+			key, r.URL, r.Offset+start, r.Offset+end-1, len(v.Data), end-start))
 	}
 	v.Version = rangeVersion(v.Version, r)
 	return v, nil
@@ -204,7 +211,7 @@ type entered struct{ s *Store }
 // comes back to s through them (a target store declared as the
 // reference set's own, directly or through another): it would never end.
 func (s *Store) enter(ctx context.Context, key string) (context.Context, error) {
-	if len(s.targets) == 0 {
+	if s.declared == nil {
 		return ctx, nil
 	}
 	if ctx.Value(entered{s}) != nil {
@@ -222,13 +229,28 @@ func rangeVersion(file string, r Ref) string {
 	return fmt.Sprintf("%s@%d+%d", file, r.Offset, r.Length)
 }
 
-// targetError names the key and its target; a missing target loses the
+// targetError names the key and its target for the operator (the log,
+// the CLI); a gateway's clients are told the key only
+// (store.WithheldError): the target is the set's choice, and may name a
+// file or service they must not learn of. A missing target loses the
 // identity of store.ErrNotFound (the key exists: its data is missing).
 func targetError(key string, r Ref, err error) error {
-	if errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("references: key %q: target %s is missing: %v", key, r.URL, err)
+	switch {
+	case errors.Is(err, errRefused):
+		return store.Withhold(fmt.Sprintf("references: key %q: its target is not one this dataset may read", key),
+			fmt.Errorf("references: key %q: target %s: %w", key, r.URL, err))
+	case errors.Is(err, store.ErrNotFound):
+		return store.Withhold(fmt.Sprintf("references: key %q: its target file is missing", key),
+			fmt.Errorf("references: key %q: target %s is missing: %v", key, r.URL, err))
 	}
-	return fmt.Errorf("references: key %q: target %s: %w", key, r.URL, err)
+	return store.Withhold(fmt.Sprintf("references: key %q: its target could not be read", key),
+		fmt.Errorf("references: key %q: target %s: %w", key, r.URL, err))
+}
+
+// shortTarget is err, about a target shorter than key's reference, as
+// clients are told it: without the target.
+func shortTarget(key string, err error) error {
+	return store.Withhold(fmt.Sprintf("references: key %q: its target file is shorter than its reference", key), err)
 }
 
 // inlineVersion is an inline value's version: its content's hash, so
@@ -266,8 +288,8 @@ func (s *Store) Stat(ctx context.Context, key string) (store.Info, error) {
 		return info, nil
 	}
 	if info.Size < r.Offset+r.Length {
-		return store.Info{}, fmt.Errorf("references: key %q: target %s: bytes %d-%d are past its end (it has %d)",
-			key, r.URL, r.Offset, r.Offset+r.Length-1, info.Size)
+		return store.Info{}, shortTarget(key, fmt.Errorf("references: key %q: target %s: bytes %d-%d are past its end (it has %d)",
+			key, r.URL, r.Offset, r.Offset+r.Length-1, info.Size))
 	}
 	info.Size, info.Version = r.Length, rangeVersion(info.Version, r)
 	return info, nil

@@ -48,7 +48,12 @@ func newTestStore(t *testing.T) (*Store, *store.Memory) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return New(set, &memTargets{stores: map[string]store.Store{"files": nopClose{files}}}, ""), files
+	s, err := New(set, &memTargets{stores: map[string]store.Store{"files": nopClose{files}}}, "").
+		Allow([]string{"mem://files/", "mem://elsewhere/"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, files
 }
 
 func TestGetReadsInlineAndTargets(t *testing.T) {

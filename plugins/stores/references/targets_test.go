@@ -48,8 +48,11 @@ func TestTargetsRouteToDeclaredStores(t *testing.T) {
 		t.Fatal(err)
 	}
 	decl := &declaredStores{stores: map[string]store.Store{"store.s3.raw": raw, "store.s3.deep": deep}, opened: map[string]int{}}
-	s := New(set, &memTargets{stores: map[string]store.Store{"files": nopClose{files}}}, "").
+	s, err := New(set, &memTargets{stores: map[string]store.Store{"files": nopClose{files}}}, "mem://files/").
 		Targets(map[string]string{"s3://bucket/": "store.s3.raw", "s3://bucket/deep/": "store.s3.deep"}, decl)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for key, want := range map[string]string{"v/0": "234", "v/1": "ef", "v/2": "A"} {
 		for range 2 {
 			v, err := s.Get(ctx, key, store.ByteRange{})
@@ -80,7 +83,10 @@ func TestTargetsReferringBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	decl := &declaredStores{stores: map[string]store.Store{}, opened: map[string]int{}}
-	s := New(set, &memTargets{}, "").Targets(map[string]string{"s3://self/": "store.references.self"}, decl)
+	s, err := New(set, &memTargets{}, "").Targets(map[string]string{"s3://self/": "store.references.self"}, decl)
+	if err != nil {
+		t.Fatal(err)
+	}
 	decl.stores["store.references.self"] = store.ReadOnly(s)
 	_, err = s.Get(context.Background(), "v/0", store.ByteRange{})
 	if err == nil || !strings.Contains(err.Error(), `key "v/0"`) || !strings.Contains(err.Error(), "refer back") {
@@ -102,7 +108,7 @@ func TestListInfoAsksNoTarget(t *testing.T) {
 		calls++
 		return call(ctx)
 	})
-	s := New(set, &memTargets{stores: map[string]store.Store{"files": counted}}, "")
+	s := New(set, &memTargets{stores: map[string]store.Store{"files": counted}}, "mem://files/")
 	ctx := context.Background()
 	n := 0
 	for e, err := range store.ListInfo(ctx, s, "v/", "") {

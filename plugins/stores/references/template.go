@@ -2,6 +2,7 @@ package references
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"unicode"
@@ -12,29 +13,34 @@ import (
 // the template strings and a gen entry's dimension values; an expression
 // is integer arithmetic over them (+ - * // %, parentheses, unary minus)
 // or a variable's name. Anything else jinja could say is refused rather
-// than guessed, naming the expression.
-func expand(s string, vars map[string]value) (string, error) {
+// than guessed, naming the expression; so is arithmetic that overflows,
+// and a result longer than the bytes left in b.
+func expand(s string, vars map[string]value, b *budget) (string, error) {
 	if !strings.Contains(s, "{{") {
 		return s, nil
 	}
-	var b strings.Builder
+	var out strings.Builder
 	for {
 		start := strings.Index(s, "{{")
 		if start < 0 {
-			b.WriteString(s)
-			return b.String(), nil
+			out.WriteString(s)
+			return out.String(), nil
 		}
 		end := strings.Index(s[start:], "}}")
 		if end < 0 {
-			return "", fmt.Errorf("template %q: {{ without }}", s)
+			return "", fmt.Errorf("template %.60q: {{ without }}", s)
 		}
-		b.WriteString(s[:start])
+		out.WriteString(s[:start])
 		expr := s[start+2 : start+end]
-		v, err := evaluate(expr, vars)
+		v, err := evaluate(expr, vars, b)
 		if err != nil {
-			return "", fmt.Errorf("template %q: %w", s, err)
+			return "", fmt.Errorf("template %.60q: %w", s, err)
 		}
-		b.WriteString(v.String())
+		text := v.String()
+		if !b.fits(int64(out.Len()) + int64(len(text))) {
+			return "", fmt.Errorf("template %.60q: %w", s, b.tooLong())
+		}
+		out.WriteString(text)
 		s = s[start+end+2:]
 	}
 }
@@ -58,8 +64,8 @@ func (v value) String() string {
 }
 
 // evaluate parses and computes one expression.
-func evaluate(expr string, vars map[string]value) (value, error) {
-	p := &parser{toks: tokenize(expr), vars: vars}
+func evaluate(expr string, vars map[string]value, b *budget) (value, error) {
+	p := &parser{toks: tokenize(expr), vars: vars, budget: b}
 	v, err := p.sum()
 	if err != nil {
 		return value{}, fmt.Errorf("{{%s}}: %w", expr, err)
@@ -96,10 +102,16 @@ func tokenize(s string) []string {
 }
 
 type parser struct {
-	toks []string
-	pos  int
-	vars map[string]value
+	toks   []string
+	pos    int
+	vars   map[string]value
+	budget *budget // bounds the strings "+" makes
+	depth  int     // of nested parentheses and unary minuses
 }
+
+// maxDepth bounds the nesting of an expression: the parser recurses once
+// per level, and a set of a million "(" must not exhaust the stack.
+const maxDepth = 64
 
 func (p *parser) peek() string {
 	if p.pos < len(p.toks) {
@@ -116,7 +128,7 @@ func (p *parser) sum() (value, error) {
 		p.pos++
 		var w value
 		if w, err = p.product(); err == nil {
-			v, err = arith(op, v, w)
+			v, err = p.arith(op, v, w)
 		}
 	}
 	return v, err
@@ -130,7 +142,7 @@ func (p *parser) product() (value, error) {
 		p.pos++
 		var w value
 		if w, err = p.unary(); err == nil {
-			v, err = arith(op, v, w)
+			v, err = p.arith(op, v, w)
 		}
 	}
 	return v, err
@@ -138,19 +150,35 @@ func (p *parser) product() (value, error) {
 
 // unary := "-" unary | primary
 func (p *parser) unary() (value, error) {
-	if p.peek() == "-" {
-		p.pos++
-		v, err := p.unary()
-		if err != nil {
-			return v, err
-		}
-		if !v.isInt {
-			return value{}, fmt.Errorf("minus of the string %q", v.s)
-		}
-		return intValue(-v.n), nil
+	if p.peek() != "-" {
+		return p.primary()
 	}
-	return p.primary()
+	p.pos++
+	if err := p.nest(); err != nil {
+		return value{}, err
+	}
+	defer p.unnest()
+	v, err := p.unary()
+	if err != nil {
+		return v, err
+	}
+	if !v.isInt {
+		return value{}, fmt.Errorf("minus of the string %.60q", v.s)
+	}
+	n, err := subInt(0, v.n)
+	return intValue(n), err
 }
+
+// nest enters a level of nesting, refusing one past maxDepth; unnest
+// leaves it.
+func (p *parser) nest() error {
+	if p.depth++; p.depth > maxDepth {
+		return fmt.Errorf("nested more than %d deep", maxDepth)
+	}
+	return nil
+}
+
+func (p *parser) unnest() { p.depth-- }
 
 // primary := integer | name | "(" sum ")"
 func (p *parser) primary() (value, error) {
@@ -160,6 +188,10 @@ func (p *parser) primary() (value, error) {
 	case t == "":
 		return value{}, fmt.Errorf("expression ends early")
 	case t == "(":
+		if err := p.nest(); err != nil {
+			return value{}, err
+		}
+		defer p.unnest()
 		v, err := p.sum()
 		if err == nil && p.peek() != ")" {
 			err = fmt.Errorf("( without )")
@@ -182,37 +214,54 @@ func (p *parser) primary() (value, error) {
 	return value{}, fmt.Errorf("unexpected %q", t)
 }
 
-// arith applies an operator to two integers; strings only concatenate.
-func arith(op string, a, b value) (value, error) {
+// arith applies an operator to two integers, refusing overflow; strings
+// only concatenate, within the bytes left in the budget.
+func (p *parser) arith(op string, a, b value) (value, error) {
 	if !a.isInt || !b.isInt {
 		if op == "+" && !a.isInt && !b.isInt {
+			if !p.budget.fits(int64(len(a.s)) + int64(len(b.s))) {
+				return value{}, p.budget.tooLong()
+			}
 			return strValue(a.s + b.s), nil
 		}
-		return value{}, fmt.Errorf("%q between %q and %q: arithmetic needs integers", op, a, b)
+		return value{}, fmt.Errorf("%q between %.60q and %.60q: arithmetic needs integers", op, a, b)
 	}
+	var n int64
+	var err error
 	switch op {
 	case "+":
-		return intValue(a.n + b.n), nil
+		n, err = addInt(a.n, b.n)
 	case "-":
-		return intValue(a.n - b.n), nil
+		n, err = subInt(a.n, b.n)
 	case "*":
-		return intValue(a.n * b.n), nil
+		n, err = mulInt(a.n, b.n)
 	case "//", "%", "/":
-		if b.n == 0 {
-			return value{}, fmt.Errorf("division by zero")
-		}
-		q, r := a.n/b.n, a.n%b.n
-		if r != 0 && (r < 0) != (b.n < 0) { // Python floors
-			q--
-			r += b.n
-		}
-		switch {
-		case op == "%":
-			return intValue(r), nil
-		case op == "/" && r != 0:
-			return value{}, fmt.Errorf("%d / %d is not a whole number (jinja's / divides into floats)", a.n, b.n)
-		}
-		return intValue(q), nil
+		return divide(op, a.n, b.n)
+	default:
+		return value{}, fmt.Errorf("unknown operator %q", op)
 	}
-	return value{}, fmt.Errorf("unknown operator %q", op)
+	return intValue(n), err
+}
+
+// divide is Python's floor division and modulo (and jinja's "/" where
+// it divides evenly).
+func divide(op string, a, b int64) (value, error) {
+	switch {
+	case b == 0:
+		return value{}, fmt.Errorf("division by zero")
+	case a == math.MinInt64 && b == -1 && op != "%":
+		return value{}, fmt.Errorf("%d %s %d: %w", a, op, b, errOverflow)
+	}
+	q, r := a/b, a%b
+	if r != 0 && (r < 0) != (b < 0) { // Python floors
+		q--
+		r += b
+	}
+	switch {
+	case op == "%":
+		return intValue(r), nil
+	case op == "/" && r != 0:
+		return value{}, fmt.Errorf("%d / %d is not a whole number (jinja's / divides into floats)", a, b)
+	}
+	return intValue(q), nil
 }

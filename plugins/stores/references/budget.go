@@ -1,0 +1,120 @@
+package references
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+)
+
+// Limits bound what a reference set may make beyond its own bytes: the
+// references its gen entries make and the bytes of keys and URLs its
+// templates and gen entries expand to, in all (a few bytes of gen or
+// template can ask for terabytes); for the Parquet form, the bytes of
+// paths and inline values one record file decodes to (a compressed
+// record file can ask for as much).
+type Limits struct {
+	Generated int64 // references made by gen entries, in all
+	Bytes     int64 // bytes of keys and URLs made (JSON forms); of a record file's values (Parquet)
+}
+
+// DefaultLimits fit a machine of 4 GB: a million references made cost
+// about 300 MB in memory.
+var DefaultLimits = Limits{Generated: 1_000_000, Bytes: 256 << 20}
+
+// errBudget is a set that asks for more than its Limits allow.
+var errBudget = errors.New("over the reference set's budget")
+
+// budget is what is left of a set's Limits while it is read.
+type budget struct {
+	refs, bytes int64
+	limits      Limits
+}
+
+func newBudget(l Limits) *budget { return &budget{refs: l.Generated, bytes: l.Bytes, limits: l} }
+
+// generate takes n references from the budget.
+func (b *budget) generate(n int64) error {
+	if n > b.refs {
+		return b.tooMany()
+	}
+	b.refs -= n
+	return nil
+}
+
+// tooMany is the error of a gen entry that would make more references
+// than are left.
+func (b *budget) tooMany() error {
+	return fmt.Errorf("%w: more than the %d references gen entries may make in all (max_generated)", errBudget, b.limits.Generated)
+}
+
+// spend takes n bytes from the budget.
+func (b *budget) spend(n int64) error {
+	if n > b.bytes {
+		return b.tooLong()
+	}
+	b.bytes -= n
+	return nil
+}
+
+// tooLong is the error of a string that would take more bytes than are
+// left.
+func (b *budget) tooLong() error {
+	return fmt.Errorf("%w: more than the %d bytes of keys and URLs templates and gen entries may make in all (max_generated_bytes)", errBudget, b.limits.Bytes)
+}
+
+// fits reports whether n more bytes would fit, taking nothing: a string
+// being built is checked as it grows, and taken once made.
+func (b *budget) fits(n int64) bool { return n <= b.bytes }
+
+// Integer arithmetic that reports overflow instead of wrapping: template
+// expressions compute offsets and lengths, and a wrapped one would read
+// other bytes than the set meant.
+
+var errOverflow = errors.New("integer overflow")
+
+func addInt(a, b int64) (int64, error) {
+	c := a + b
+	if (c > a) != (b > 0) {
+		return 0, fmt.Errorf("%d + %d: %w", a, b, errOverflow)
+	}
+	return c, nil
+}
+
+func subInt(a, b int64) (int64, error) {
+	c := a - b
+	if (c < a) != (b > 0) {
+		return 0, fmt.Errorf("%d - %d: %w", a, b, errOverflow)
+	}
+	return c, nil
+}
+
+func mulInt(a, b int64) (int64, error) {
+	if a == 0 || b == 0 {
+		return 0, nil
+	}
+	c := a * b
+	if c/b != a || (a == -1 && b == math.MinInt64) || (b == -1 && a == math.MinInt64) {
+		return 0, fmt.Errorf("%d * %d: %w", a, b, errOverflow)
+	}
+	return c, nil
+}
+
+// rangeLen is how many values Python's range(start, stop, step) has,
+// without overflow at any int64 bounds; step is not 0.
+func rangeLen(start, stop, step int64) uint64 {
+	var span, stride uint64
+	switch {
+	case step > 0 && stop > start:
+		span, stride = uint64(stop)-uint64(start), uint64(step)
+	case step < 0 && stop < start:
+		span, stride = uint64(start)-uint64(stop), -uint64(step)
+	default:
+		return 0
+	}
+	n, rem := bits.Div64(0, span, stride)
+	if rem != 0 {
+		n++
+	}
+	return n
+}
