@@ -69,14 +69,11 @@ func (t *Target) Close() error {
 // above go to diag.
 func Resolve(ctx context.Context, set registry.Set, configFile, loc string, diag io.Writer) (*Target, error) {
 	if configFile == "" {
-		parts := set.InProcess()
-		s, err := Open(ctx, parts, loc)
+		s, err := Open(ctx, set.InProcess(), loc)
 		if err != nil {
 			return nil, err
 		}
-		opts := parts.ArrayOptions()
-		opts.Codecs = bundledOnly{opts.Codecs}
-		return &Target{Store: s, Options: opts, Where: where(loc), close: s.Close}, nil
+		return &Target{Store: s, Options: DirectoryOptions(set), Where: where(loc), close: s.Close}, nil
 	}
 	logger := slog.New(slog.NewTextHandler(diag, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	opts, err := stack.Options(ctx, set, configFile, logger)
@@ -97,6 +94,15 @@ func Resolve(ctx context.Context, set registry.Set, configFile, loc string, diag
 	}
 	return &Target{Store: ds.Store, Options: h.ArrayOptions(), Codecs: ds.Codecs(),
 		Where: datasetWhere(cfg, ds.Config), Dataset: ds.Config, close: h.Close}, nil
+}
+
+// DirectoryOptions are how arrays open in a location without a
+// configuration (a directory, a URL): with the set's extensions, in
+// process.
+func DirectoryOptions(set registry.Set) array.Options {
+	opts := set.InProcess().ArrayOptions()
+	opts.Codecs = bundledOnly{opts.Codecs}
+	return opts
 }
 
 // where describes a LOCATION: a directory as an absolute path, a URL as
