@@ -245,6 +245,7 @@ type requestInfo struct {
 
 // writeText answers with a short plain-text reason.
 func writeText(w http.ResponseWriter, status int, msg string) {
+	w.Header().Del("Content-Length") // a value's, set before its first read failed: not this answer's
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
