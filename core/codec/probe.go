@@ -2,6 +2,7 @@ package codec
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -18,6 +19,12 @@ type Nested interface {
 	NestedPipelines(ctx context.Context, in Spec) ([]*Pipeline, error)
 }
 
+// ErrFillChanged is wrapped by Probe when a chain stores a chunk of fill
+// values but gives back other values (a lossy codec that cannot hold the
+// fill value, such as NaN scaled to integers): what the chunks it writes
+// hold where they were not written is not the fill value.
+var ErrFillChanged = errors.New("a chunk of fill values decodes to other values")
+
 // DefaultProbeBytes bounds the chunk Probe encodes: 16 MiB.
 const DefaultProbeBytes = 16 << 20
 
@@ -32,7 +39,7 @@ const DefaultProbeBytes = 16 << 20
 // along its largest dimensions, unless its array->bytes codec nests
 // chains (their parts need the whole chunk shape): then only the nested
 // chains are probed. The error names the chain, the codec that failed
-// and why.
+// and why, or wraps ErrFillChanged.
 func (p *Pipeline) Probe(ctx context.Context, maxBytes int64) error {
 	if maxBytes <= 0 {
 		maxBytes = DefaultProbeBytes
@@ -83,7 +90,7 @@ func (p *Pipeline) roundTrip(ctx context.Context) error {
 		return err
 	}
 	if !got.IsFilled(p.chunk.FillValue) {
-		return fmt.Errorf("a chunk of fill values decodes to other values")
+		return ErrFillChanged
 	}
 	return nil
 }

@@ -70,6 +70,24 @@ func (p *Parts) NewTransformer(ctx context.Context, name string, config json.Raw
 	return p.newTransformer(ctx, name, config, next)
 }
 
+// CheckTransformer judges the bundled storage transformer name, with
+// its configuration, over next as building it does, and returns the store
+// the transformer above it is judged over: with the registration's Check
+// when it has one (nothing is opened, next is returned), else by building
+// it. ok is false for a name that is not bundled (a plugin's, which only
+// its own process can judge).
+func (p *Parts) CheckTransformer(ctx context.Context, name string, config json.RawMessage, next store.Store) (s store.Store, ok bool, err error) {
+	r, ok := p.set.transformer(name)
+	switch {
+	case !ok:
+		return next, false, nil
+	case r.Check != nil:
+		return next, true, r.Check(ctx, config, next)
+	}
+	s, err = r.New(ctx, config, next)
+	return s, true, err
+}
+
 // ArrayOptions resolves the codecs and storage transformers array
 // metadata names.
 func (p *Parts) ArrayOptions() array.Options {

@@ -100,8 +100,11 @@ func (p *Plan) outNode(ctx context.Context, n hierarchy.Node, dst Endpoint) (*ou
 	}
 	// one chunk of fill values through the new codec chain and back: a
 	// chain that cannot store this array's chunks is refused now, before
-	// any metadata document says they are there
-	if err := array.Probe(ctx, n.Path, m, opts, probeBytes(p.opts.Stream)); err != nil {
+	// any metadata document says they are there. One that gives back
+	// other values is refused only when --codecs chose it: the source's
+	// own chain loses its fill value in the source already
+	err = array.Probe(ctx, n.Path, m, opts, probeBytes(p.opts.Stream))
+	if err != nil && (p.opts.Codecs != nil || !errors.Is(err, codec.ErrFillChanged)) {
 		return nil, fmt.Errorf("the new layout of %w", err)
 	}
 	docs, err := array.MetadataDocs(m, n.Path)
