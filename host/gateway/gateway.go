@@ -113,7 +113,7 @@ func New(ctx context.Context, cfg *config.Config, host *stack.Host, opts Options
 		opts.Logger = slog.Default()
 	}
 	g := &Gateway{
-		cfg: cfg, host: host, log: opts.Logger, accessLog: opts.AccessLog,
+		cfg: cfg, host: host, log: cfg.RedactLogger(opts.Logger), accessLog: opts.AccessLog,
 		limits:   identity.NewLimits(cfg),
 		hurry:    make(chan struct{}),
 		datasets: map[string]*dataset{},
@@ -271,5 +271,5 @@ func (g *Gateway) fail(w http.ResponseWriter, info *requestInfo, err error) {
 	case status >= 500:
 		msg = http.StatusText(status) + ": " + msg
 	}
-	writeText(w, status, msg)
+	writeText(w, status, g.cfg.Redact(msg))
 }

@@ -114,7 +114,7 @@ func (g *Gateway) finish(rw *response, r *http.Request, info *requestInfo, took 
 		g.metrics.abortedResponse(label, info.op)
 	}
 	if info.err != nil {
-		e.err = info.err.Error()
+		e.err = g.cfg.Redact(info.err.Error())
 		if rw.status >= 500 || e.aborted {
 			e.level = slog.LevelWarn
 		}

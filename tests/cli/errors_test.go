@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -117,4 +119,101 @@ func TestValidateRefusesWhatServeRefuses(t *testing.T) {
 	write(t, filepath.Join(dir, "zarrgw.hcl"), fixed)
 	must(t, dir, "validate", "-c", "zarrgw.hcl")
 	must(t, dir, "cat", "-c", "zarrgw.hcl", "d", "--path", "a")
+}
+
+// sensitiveRoot declares the fs store's root and the dataset's prefix as
+// sensitive variables (where a path names a customer, say).
+const sensitiveRoot = `variable "root" {
+  env       = "TEST_SECRET_ROOT"
+  default   = ""
+  sensitive = true
+}
+variable "prefix" {
+  env       = "TEST_SECRET_PREFIX"
+  default   = ""
+  sensitive = true
+}
+store "fs" "data" {
+  root = var.root
+}
+dataset "d" {
+  store  = store.fs.data
+  prefix = var.prefix
+}
+server {
+  listen = "127.0.0.1:0"
+}
+`
+
+// The value of a sensitive variable used as an fs store's root or a
+// dataset's prefix shows in no output: validate, in text and as JSON
+// (whose "root" and "prefix" name the variable instead), inspect --json's
+// location, the errors of cat and create, and serve's pages and log.
+func TestSensitiveValuesRedactedEverywhere(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "customer-acme-2031")
+	const prefix = "project-skunkworks"
+	must(t, dir, "create", filepath.Join(root, prefix), "--path", "a", "--shape", "4", "--dtype", "int8")
+	file := filepath.Join(dir, "zarrgw.hcl")
+	write(t, file, sensitiveRoot)
+	env := []string{"TEST_SECRET_ROOT=" + root, "TEST_SECRET_PREFIX=" + prefix}
+	leaks := func(what, out string) {
+		t.Helper()
+		for _, secret := range []string{root, "customer-acme-2031", prefix} {
+			if strings.Contains(out, secret) {
+				t.Errorf("%s shows the sensitive value %q:\n%s", what, secret, out)
+			}
+		}
+	}
+	runEnv := func(args ...string) (string, int) {
+		t.Helper()
+		cmd := exec.Command(binary, args...)
+		cmd.Dir = dir
+		cmd.Env = append(append(os.Environ(), "ZARRGW_CLI_CONFIG_FILE=", "XDG_CONFIG_HOME="+t.TempDir()), env...)
+		stdout, stderr, code := bin.Run(t, cmd)
+		return stdout + stderr, code
+	}
+	out, code := runEnv("validate", "-c", file, "--json")
+	var report struct {
+		Valid    bool                      `json:"valid"`
+		Stores   []struct{ Root string }   `json:"stores"`
+		Datasets []struct{ Prefix string } `json:"datasets"`
+	}
+	if err := json.Unmarshal([]byte(out), &report); err != nil || code != 0 || !report.Valid {
+		t.Fatalf("validate --json: exit %d, %v:\n%s", code, err, out)
+	}
+	if report.Stores[0].Root != "(the value of var.root)" || report.Datasets[0].Prefix != "(the value of var.prefix)" {
+		t.Errorf("validate --json: root %q, prefix %q: want the variables named", report.Stores[0].Root, report.Datasets[0].Prefix)
+	}
+	leaks("validate --json", out)
+	out, _ = runEnv("validate", "-c", file)
+	leaks("validate", out)
+	out, code = runEnv("inspect", "-c", file, "d", "--json")
+	if code != 0 {
+		t.Fatalf("inspect --json: exit %d:\n%s", code, out)
+	}
+	leaks("inspect --json", out)
+	out, code = runEnv("cat", "-c", file, "d", "--path", "missing")
+	if code == 0 {
+		t.Fatalf("cat of a missing array: exit 0:\n%s", out)
+	}
+	leaks("cat's error", out)
+	out, code = runEnv("create", "-c", file, "d", "--path", "a", "--shape", "4", "--dtype", "int8")
+	if code == 0 {
+		t.Fatalf("create over an array: exit 0:\n%s", out)
+	}
+	leaks("create's error", out)
+
+	g := bin.Serve(t, binary, file, env...)
+	for _, page := range []string{"/ui/", "/ui/d/d/", "/d/d/missing?slice=0"} {
+		resp, err := http.Get(g.URL + page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		leaks("GET "+page, string(body))
+	}
+	g.Stop(t)
+	leaks("serve's log", g.Log.String())
 }
