@@ -59,7 +59,11 @@ it are created where missing and never changed.
 
 A failure of a store itself (no such bucket or container, an invalid
 bucket name, access denied, a full disk) stops the copy at once, with one
-error. A failure of one key alone is counted and the others go on.
+error. A failure of one key alone is counted and the others go on; an
+array is written chunks first and metadata last, so an array one of whose
+chunks failed is left without metadata (no reader takes what it lacks for
+fill values) until a rerun completes it. A rewrite tries each array's new
+codec chain on a chunk of fill values before anything is written.
 
 Ctrl-C (SIGINT) or SIGTERM stops the copy cleanly: no new key starts,
 those in flight end, the journal is kept, and cp exits 130 (SIGINT) or 143
