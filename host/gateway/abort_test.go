@@ -72,9 +72,10 @@ func (f *readsFail) hook(ctx context.Context, op, key string, call func(context.
 
 // abortGateway serves abortConfig over a directory holding "big", a
 // value of more than one piece, whose store reads fail from the from-th
-// on; it returns the key API's URL of the value, on face "key" or "s3",
-// and the gateway's log.
-func abortGateway(t *testing.T, face string, from int) (url, keys string, log *syncBuffer) {
+// on; it returns the URL of the value on face "key", "key-h2" (over TLS
+// and HTTP/2) or "s3", a client of it, the key API's URL and the
+// gateway's log.
+func abortGateway(t *testing.T, face string, from int) (url string, client *http.Client, keys string, log *syncBuffer) {
 	t.Helper()
 	root := t.TempDir()
 	if err := os.WriteFile(filepath.Join(root, "big"), bytes.Repeat([]byte("0123456789abcdef"), 5<<20/16), 0o644); err != nil {
@@ -99,12 +100,19 @@ func abortGateway(t *testing.T, face string, from int) (url, keys string, log *s
 	t.Cleanup(g.Close)
 	srv := httptest.NewServer(g)
 	t.Cleanup(srv.Close)
-	if face == "key" {
-		return srv.URL + "/d/data/big", srv.URL, log
+	switch face {
+	case "key":
+		return srv.URL + "/d/data/big", http.DefaultClient, srv.URL, log
+	case "key-h2":
+		h2 := httptest.NewUnstartedServer(g)
+		h2.EnableHTTP2 = true
+		h2.StartTLS()
+		t.Cleanup(h2.Close)
+		return h2.URL + "/d/data/big", h2.Client(), srv.URL, log
 	}
 	s3 := httptest.NewServer(g.S3Handler())
 	t.Cleanup(s3.Close)
-	return s3.URL + "/data/big", srv.URL, log
+	return s3.URL + "/data/big", http.DefaultClient, srv.URL, log
 }
 
 // A value whose store fails after its status was sent, through the key
@@ -112,18 +120,21 @@ func abortGateway(t *testing.T, face string, from int) (url, keys string, log *s
 // takes the short body for the value), and the access log records the
 // status sent, the error and "aborted", and the metrics count it.
 func TestValueFailingMidStreamIsAborted(t *testing.T) {
-	for _, face := range []string{"key", "s3"} {
+	for _, face := range []string{"key", "key-h2", "s3"} {
 		t.Run(face, func(t *testing.T) {
-			url, keys, log := abortGateway(t, face, 3)
-			resp, err := http.Get(url)
+			url, client, keys, log := abortGateway(t, face, 3)
+			resp, err := client.Get(url)
 			if err != nil {
 				t.Fatal(err)
 			}
 			got, err := io.ReadAll(resp.Body)
 			resp.Body.Close()
 			if resp.StatusCode != http.StatusOK || err == nil {
-				t.Fatalf("GET %s: status %d, %d bytes, read error %v: want 200 and a failed read of the body",
-					url, resp.StatusCode, len(got), err)
+				t.Fatalf("GET %s (%s): status %d, %d bytes, read error %v: want 200 and a failed read of the body",
+					url, resp.Proto, resp.StatusCode, len(got), err)
+			}
+			if face == "key-h2" && resp.ProtoMajor != 2 {
+				t.Fatalf("GET %s: %s, want HTTP/2", url, resp.Proto)
 			}
 			rec := abortedRecord(t, log.String())
 			if rec.Status != http.StatusOK || !strings.Contains(rec.Error, "backend down") {
@@ -142,10 +153,10 @@ func TestValueFailingMidStreamIsAborted(t *testing.T) {
 // with it (a client would wait for bytes that never come, and fail
 // without the reason).
 func TestValueFailingFirstIsAnError(t *testing.T) {
-	for _, face := range []string{"key", "s3"} {
+	for _, face := range []string{"key", "key-h2", "s3"} {
 		t.Run(face, func(t *testing.T) {
-			url, _, log := abortGateway(t, face, 2)
-			resp, err := http.Get(url)
+			url, client, _, log := abortGateway(t, face, 2)
+			resp, err := client.Get(url)
 			if err != nil {
 				t.Fatal(err)
 			}
