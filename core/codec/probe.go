@@ -46,15 +46,17 @@ func (p *Pipeline) Probe(ctx context.Context, maxBytes int64) error {
 	}
 	nested, isNested := p.ab.(Nested)
 	probe, whole := p, true
-	if probeSize(p.chunk) > maxBytes {
-		if whole = !isNested; whole {
-			// too large to encode whole: a smaller chunk of the same rank
-			spec := p.chunk
-			spec.Shape = probeShape(spec, maxBytes)
-			var err error
-			if probe, err = FromCodecs(ctx, p.Codecs(), spec, p.maxLen); err != nil {
-				return fmt.Errorf("codec chain %s: %w", names(p.Codecs()), err)
-			}
+	switch {
+	case probeSize(p.chunk) <= maxBytes:
+	case isNested:
+		whole = false // too large to encode whole: the nested chains only
+	default:
+		// too large to encode whole: a smaller chunk of the same rank
+		spec := p.chunk
+		spec.Shape = probeShape(spec, maxBytes)
+		var err error
+		if probe, err = FromCodecs(ctx, p.Codecs(), spec, p.maxLen); err != nil {
+			return fmt.Errorf("codec chain %s: %w", names(p.Codecs()), err)
 		}
 	}
 	if whole {

@@ -74,18 +74,17 @@ func (p *Parts) NewTransformer(ctx context.Context, name string, config json.Raw
 // its configuration, over next as building it does, and returns the store
 // the transformer above it is judged over: with the registration's Check
 // when it has one (nothing is opened, next is returned), else by building
-// it. ok is false for a name that is not bundled (a plugin's, which only
-// its own process can judge).
-func (p *Parts) CheckTransformer(ctx context.Context, name string, config json.RawMessage, next store.Store) (s store.Store, ok bool, err error) {
+// it. A name that is not bundled (a plugin's, which only its own process
+// can judge) is not judged: next is returned.
+func (p *Parts) CheckTransformer(ctx context.Context, name string, config json.RawMessage, next store.Store) (store.Store, error) {
 	r, ok := p.set.transformer(name)
 	switch {
 	case !ok:
-		return next, false, nil
+		return next, nil
 	case r.Check != nil:
-		return next, true, r.Check(ctx, config, next)
+		return next, r.Check(ctx, config, next)
 	}
-	s, err = r.New(ctx, config, next)
-	return s, true, err
+	return r.New(ctx, config, next)
 }
 
 // ArrayOptions resolves the codecs and storage transformers array

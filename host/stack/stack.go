@@ -196,7 +196,7 @@ func CheckStacks(ctx context.Context, cfg *config.Config, set registry.Set) hcl.
 			if ext.Plugin != "" {
 				return next, nil
 			}
-			s, _, err := parts.CheckTransformer(ctx, extName(ext), ext.Config, next)
+			s, err := parts.CheckTransformer(ctx, extName(ext), ext.Config, next)
 			if err != nil {
 				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Storage transformer refused",
 					Detail: fmt.Sprintf("Dataset %q, transformer %q: %s.", ds.Name, ext.Name, err), Subject: ext.DeclRange.Ptr()})
