@@ -59,7 +59,11 @@ it are created where missing and never changed.
 
 A failure of a store itself (no such bucket or container, an invalid
 bucket name, access denied, a full disk) stops the copy at once, with one
-error. A failure of one key alone is counted and the others go on.
+error. A failure of one key alone is counted and the others go on; an
+array is written chunks first and metadata last, so an array one of whose
+chunks failed is left without metadata (no reader takes what it lacks for
+fill values) until a rerun completes it. A rewrite tries each array's new
+codec chain on a chunk of fill values before anything is written.
 
 Ctrl-C (SIGINT) or SIGTERM stops the copy cleanly: no new key starts,
 those in flight end, the journal is kept, and cp exits 130 (SIGINT) or 143
@@ -206,13 +210,14 @@ func runCp(cmd *cobra.Command, set registry.Set, srcLoc, dstLoc string, f cpFlag
 
 // copyWith opens both sides, plans the copy, and prints the plan (dry
 // run) or makes the copy and prints its summary.
-func copyWith(ctx context.Context, cmd *cobra.Command, set registry.Set, srcLoc, dstLoc string, f cpFlags, opts transfer.Options) (*transfer.Summary, error) {
+func copyWith(ctx context.Context, cmd *cobra.Command, set registry.Set, srcLoc, dstLoc string, f cpFlags, opts transfer.Options) (_ *transfer.Summary, err error) {
 	stderr := cmd.ErrOrStderr()
 	src, err := location.Resolve(ctx, set, f.config, srcLoc, stderr)
 	if err != nil {
 		return nil, err
 	}
 	defer src.Close()
+	defer func() { err = src.Redact(err) }() // both sides are of one configuration
 	srcEnd := transfer.Endpoint{Name: srcLoc, Store: src.Store, Options: src.Options, Remote: location.Remote(srcLoc)}
 	dst, err := openDestination(ctx, set, f, dstLoc, stderr)
 	if err != nil {
@@ -238,12 +243,13 @@ func copyWith(ctx context.Context, cmd *cobra.Command, set registry.Set, srcLoc,
 		defer dst.Close()
 		dstEnd.Store, dstEnd.Options = dst.Store, dst.Options
 	}
-	return runPlan(ctx, cmd, plan, dstEnd, f, opts, srcLoc, dstLoc)
+	return runPlan(ctx, cmd, plan, dstEnd, f, opts, srcLoc, dstLoc, src.Redact)
 }
 
 // runPlan makes the copy the plan describes, with its journal, and
-// prints its summary.
-func runPlan(ctx context.Context, cmd *cobra.Command, plan *transfer.Plan, dst transfer.Endpoint, f cpFlags, opts transfer.Options, srcLoc, dstLoc string) (*transfer.Summary, error) {
+// prints its summary, each failure through redact.
+func runPlan(ctx context.Context, cmd *cobra.Command, plan *transfer.Plan, dst transfer.Endpoint, f cpFlags, opts transfer.Options, srcLoc, dstLoc string,
+	redact func(error) error) (*transfer.Summary, error) {
 	stderr := cmd.ErrOrStderr()
 	// a destination erased first holds nothing the journal could vouch for
 	fresh := f.fresh || plan.Target.State == "overwrite"
@@ -273,7 +279,7 @@ func runPlan(ctx context.Context, cmd *cobra.Command, plan *transfer.Plan, dst t
 		err = err2
 	}
 	for _, msg := range s.Failures {
-		fmt.Fprintf(stderr, "cp: %s\n", msg)
+		fmt.Fprintf(stderr, "cp: %s\n", redact(errors.New(msg)))
 	}
 	return &s, err
 }

@@ -15,13 +15,14 @@ import (
 
 // verifyWith opens both sides and compares DST with what the copy makes
 // there (cp --verify), printing what differs.
-func verifyWith(ctx context.Context, cmd *cobra.Command, set registry.Set, srcLoc, dstLoc string, f cpFlags, opts transfer.Options) error {
+func verifyWith(ctx context.Context, cmd *cobra.Command, set registry.Set, srcLoc, dstLoc string, f cpFlags, opts transfer.Options) (err error) {
 	stderr := cmd.ErrOrStderr()
 	src, err := location.Resolve(ctx, set, f.config, srcLoc, stderr)
 	if err != nil {
 		return err
 	}
 	defer src.Close()
+	defer func() { err = src.Redact(err) }() // both sides are of one configuration
 	dst, err := openDestination(ctx, set, f, dstLoc, stderr)
 	if err != nil {
 		return err

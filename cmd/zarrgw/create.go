@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/zarrgw/zarrgw/core/array"
 	"github.com/zarrgw/zarrgw/core/codec"
 	"github.com/zarrgw/zarrgw/core/dtype"
 	"github.com/zarrgw/zarrgw/core/hierarchy"
@@ -41,8 +42,14 @@ create_root = true).`,
   zarrgw create -c zarrgw.hcl era5 --path t2m --shape 100,100 --dtype float32`,
 		Args: oneLocation,
 		PreRunE: func(cmd *cobra.Command, args []string) error {
-			// Checked before anything is created.
-			if _, err := newArrayMeta(spec); err != nil {
+			// Checked before anything is created: a directory is made only
+			// for an array that can be stored in it (a dataset's codecs
+			// are known once it is open).
+			if configFile != "" {
+				_, err := newArrayMeta(spec)
+				return err
+			}
+			if _, err := checkedArray(cmd.Context(), spec, path, codecs, nil, location.DirectoryOptions(set)); err != nil {
 				return err
 			}
 			return makeDirectory(configFile, args[0])
@@ -52,14 +59,8 @@ create_root = true).`,
 			if err := readOnly(t); err != nil {
 				return err
 			}
-			m, err := newArrayMeta(spec)
+			m, err := checkedArray(ctx, spec, path, codecs, t.Codecs, t.Options)
 			if err != nil {
-				return err
-			}
-			if m.Codecs, err = chooseCodecs(codecs, t.Codecs); err != nil {
-				return err
-			}
-			if err := canonicalCodecs(ctx, m.Codecs, t.Options.Codecs); err != nil {
 				return err
 			}
 			// Creating over a node would orphan its chunks under new metadata.
@@ -132,6 +133,35 @@ func newArrayMeta(spec arraySpec) (*meta.ArrayMeta, error) {
 			return nil, fmt.Errorf("--attrs %q: want a JSON object, such as '{\"units\":\"K\"}'", spec.attrs)
 		}
 		m.Attributes = json.RawMessage(spec.attrs)
+	}
+	return m, nil
+}
+
+// checkedArray is the metadata of the new array at path: spec with the
+// codecs of the flag, else the dataset's, else the default, each in the
+// form its codec reports, and checked to store a chunk of fill values and
+// read it back (array.Probe), so that a chain that cannot store the data
+// type is refused before anything is written.
+func checkedArray(ctx context.Context, spec arraySpec, path, codecsFlag string, dataset []meta.Extension, opts array.Options) (*meta.ArrayMeta, error) {
+	m, err := newArrayMeta(spec)
+	if err != nil {
+		return nil, err
+	}
+	if m.Codecs, err = chooseCodecs(codecsFlag, dataset); err != nil {
+		return nil, err
+	}
+	if err := canonicalCodecs(ctx, m.Codecs, opts.Codecs); err != nil {
+		return nil, err
+	}
+	if err := array.Probe(ctx, path, m, opts, 0); err != nil {
+		from := "--codecs"
+		switch {
+		case codecsFlag == "" && len(dataset) > 0:
+			from = "the dataset's codec blocks"
+		case codecsFlag == "":
+			from = "the default codecs"
+		}
+		return nil, fmt.Errorf("%s: %w", from, err)
 	}
 	return m, nil
 }

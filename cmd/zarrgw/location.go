@@ -23,6 +23,6 @@ func onLocation(set registry.Set, configFile *string, fn func(*cobra.Command, *l
 			return err
 		}
 		defer t.Close()
-		return fn(cmd, t)
+		return t.Redact(fn(cmd, t))
 	}
 }

@@ -47,7 +47,7 @@ func newServe(set registry.Set) *cobra.Command {
 // request, goes to stderr in batches (every line written while the
 // previous write was under way goes out in the next), and so does all
 // else it prints, in order.
-func serve(ctx context.Context, set registry.Set, file, listen, s3Listen string, stderr io.Writer) error {
+func serve(ctx context.Context, set registry.Set, file, listen, s3Listen string, stderr io.Writer) (err error) {
 	lines := logbatch.New(stderr, 0)
 	defer lines.Close() // deferred first: the last to run, after every log line
 	stderr = lines
@@ -66,6 +66,9 @@ func serve(ctx context.Context, set registry.Set, file, listen, s3Listen string,
 	if err != nil {
 		return err
 	}
+	// from here on, what is logged or returned may quote a sensitive value
+	logger = cfg.RedactLogger(logger)
+	defer func() { err = cfg.RedactError(err) }()
 	if listen != "" {
 		cfg.Server.Listen = listen
 	}

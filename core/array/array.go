@@ -116,6 +116,22 @@ func (a *Array) init(ctx context.Context) error {
 	return nil
 }
 
+// Probe checks, before anything is stored, that an array of metadata m
+// can be stored at path with opts: its codecs resolve and take its data
+// type, its grid and chunk keys are valid, and its codec chain gives back
+// a chunk of fill values it encoded (codec.Pipeline.Probe, on chunks of
+// at most maxBytes; 0 for codec.DefaultProbeBytes). It stores nothing.
+func Probe(ctx context.Context, path string, m *meta.ArrayMeta, opts Options, maxBytes int64) error {
+	a, err := New(ctx, store.NewMemory(), path, m, opts)
+	if err != nil {
+		return err
+	}
+	if err := a.pipe.Probe(ctx, maxBytes); err != nil {
+		return fmt.Errorf("array %s: %w", a.Name(), err)
+	}
+	return nil
+}
+
 // Name is the array's path for messages ("/" for a root array).
 func (a *Array) Name() string { return "/" + a.path }
 

@@ -27,4 +27,10 @@ type Registration struct {
 	// and in a plugin, which never sees the metadata. nil passes the
 	// metadata's configuration on as it is.
 	ForArray func(configuration json.RawMessage, a *meta.ArrayMeta, path string) (json.RawMessage, error)
+	// Check, when set, judges a configuration and the transformer's place
+	// over next as New would, without what New does outside the process
+	// (files, locks, connections): a check of the configuration ("zarrgw
+	// validate") runs it, New runs it too. A transformer whose New does
+	// nothing outside the process needs none: a check builds it.
+	Check func(ctx context.Context, configuration json.RawMessage, next store.Store) error
 }

@@ -12,8 +12,8 @@ import (
 )
 
 // Check loads the configuration at path and verifies the plugin binaries
-// present against their checksums and the fs stores' roots
-// (VerifyStores), as "zarrgw validate" does. It prints
+// present against their checksums, the fs stores' roots (VerifyStores)
+// and the datasets' stacks (Options.Stacks), as "zarrgw validate" does. It prints
 // every diagnostic to w and returns an error naming the first error and
 // its position when there is one.
 func Check(path string, opts Options, w io.Writer) (*Config, error) {
@@ -32,6 +32,9 @@ func CheckDiagnostics(path string, opts Options) (*Config, hcl.Diagnostics) {
 		diags = append(diags, VerifyPlugins(cfg)...)
 		if !opts.IgnoreStoreRoots {
 			diags = append(diags, VerifyStores(cfg)...)
+		}
+		if opts.Stacks != nil {
+			diags = append(diags, cfg.redact.apply(opts.Stacks(cfg))...)
 		}
 	}
 	return cfg, diags

@@ -45,6 +45,10 @@ type Options struct {
 	// IgnoreStoreRoots leaves the fs stores' roots unchecked by Check, for a
 	// command that opens no store ("plugins list").
 	IgnoreStoreRoots bool
+	// Stacks, when set, judges the datasets' stacks of transformers as
+	// opening them would (host/stack provides it), for Check: a stack
+	// that every command would refuse is refused by "validate" too.
+	Stacks func(*Config) hcl.Diagnostics
 	// Override finds a development build of a plugin, which then runs
 	// without lock or installation (the CLI configuration's
 	// dev_overrides); ok is false for a plugin not overridden.

@@ -93,7 +93,8 @@ type ServedReport struct {
 	Transformers []string `json:"transformers"`
 }
 
-// NewReport describes cfg, checked with diags.
+// NewReport describes cfg, checked with diags; the values of sensitive
+// variables are hidden in it as in the diagnostics (Config.Redact).
 func NewReport(cfg *Config, diags hcl.Diagnostics) Report {
 	r := Report{FormatVersion: "1.0", File: cfg.Filename, Diagnostics: []DiagnosticReport{},
 		LockFile: cfg.LockSource(), SharedLock: cfg.SharedLock(),
@@ -110,16 +111,16 @@ func NewReport(cfg *Config, diags hcl.Diagnostics) Report {
 	}
 	r.Valid = r.ErrorCount == 0
 	for _, ds := range cfg.Datasets {
-		r.Datasets = append(r.Datasets, DatasetReport{Name: ds.Name, Store: ds.Store.String(), Prefix: ds.Prefix,
+		r.Datasets = append(r.Datasets, DatasetReport{Name: ds.Name, Store: ds.Store.String(), Prefix: cfg.Redact(ds.Prefix),
 			ReadOnly: ds.ReadOnly, Consolidated: ds.Consolidated,
 			Transformers: names(ds.Transformers), Codecs: names(ds.Codecs), Range: rangeReport(&ds.DeclRange)})
 	}
 	for _, st := range cfg.Stores {
 		r.Stores = append(r.Stores, StoreReport{Ref: st.Ref.String(), Type: st.Ref.Type, Name: st.Ref.Name,
-			Plugin: st.Extension.Plugin, Root: st.Root, CreateRoot: st.CreateRoot, Range: rangeReport(&st.Extension.DeclRange)})
+			Plugin: st.Extension.Plugin, Root: cfg.Redact(st.Root), CreateRoot: st.CreateRoot, Range: rangeReport(&st.Extension.DeclRange)})
 	}
 	for _, p := range cfg.Plugins {
-		r.Plugins = append(r.Plugins, PluginReport{Source: p.Source, Path: p.Path, SHA256: p.SHA256, PinnedBy: string(p.PinnedBy),
+		r.Plugins = append(r.Plugins, PluginReport{Source: p.Source, Path: cfg.Redact(p.Path), SHA256: p.SHA256, PinnedBy: string(p.PinnedBy),
 			Version: p.Version, Constraints: p.Constraints,
 			Serves: ServedReport{Codecs: strs(p.Serves.Codecs), Stores: strs(p.Serves.Stores), Transformers: strs(p.Serves.Transformers)},
 			Range:  rangeReport(&p.DeclRange)})

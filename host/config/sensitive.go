@@ -29,6 +29,9 @@ type redactor struct {
 	// expression naming the variable: "0" or "on" appear in other
 	// messages, as parts of their words too.
 	near map[string]*regexp.Regexp
+	// whole names, by each string of a sensitive value, its variable: a
+	// text that is the value alone is hidden whatever its length.
+	whole map[string]string
 	// file and src are the configuration and its source, for finding
 	// those expressions.
 	file string
@@ -57,7 +60,7 @@ func (d *decoder) newRedactor() *redactor {
 	if len(d.sensitive) == 0 {
 		return nil
 	}
-	r := &redactor{near: map[string]*regexp.Regexp{}, ctx: d.ctx, safe: d.safeContext()}
+	r := &redactor{near: map[string]*regexp.Regexp{}, whole: map[string]string{}, ctx: d.ctx, safe: d.safeContext()}
 	if f := d.cfg.Files[d.cfg.Filename]; f != nil {
 		r.file, r.src = d.cfg.Filename, f.Bytes
 	}
@@ -68,6 +71,7 @@ func (d *decoder) newRedactor() *redactor {
 			leaves(v, &strs, &words)
 		}
 		for _, s := range strs {
+			r.whole[s] = name
 			pairs = append(pairs, textForms(s, "the value of var."+name)...)
 			if len(s) < minBare {
 				words = append(words, s)
@@ -221,3 +225,45 @@ func (r *redactor) refersTo(subject *hcl.Range, name string) bool {
 	}
 	return strings.Contains(string(r.src[subject.Start.Byte:subject.End.Byte]), "var."+name)
 }
+
+// Redact hides the values of the configuration's sensitive variables in
+// text that is not a diagnostic (which are redacted as they are made): a
+// report's fields, a description of a dataset, an error met while opening
+// or reading it. A value is hidden where it is quoted, bare where it is
+// at least 4 characters long, and where it is the whole text.
+func (c *Config) Redact(text string) string {
+	if c == nil || c.redact == nil {
+		return text
+	}
+	r := c.redact
+	if name, ok := r.whole[text]; ok {
+		return "(the value of var." + name + ")"
+	}
+	return r.text.Replace(text)
+}
+
+// Redacts reports whether the configuration has sensitive values to
+// hide (Redact changes nothing otherwise).
+func (c *Config) Redacts() bool { return c != nil && c.redact != nil }
+
+// RedactError is err with its message redacted (Redact); errors.Is and
+// errors.As see err as it was. nil stays nil.
+func (c *Config) RedactError(err error) error {
+	if err == nil || c == nil || c.redact == nil {
+		return err
+	}
+	msg := c.Redact(err.Error())
+	if msg == err.Error() {
+		return err
+	}
+	return &redactedError{msg: msg, err: err}
+}
+
+// redactedError is an error whose message hides sensitive values.
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }

@@ -21,7 +21,10 @@ type accessEntry struct {
 	dataset, key     string
 	caller           identity.Caller
 	err              string
-	level            slog.Level
+	// aborted: the response was cut after its status was sent (err says
+	// why); the client saw a failed transfer.
+	aborted bool
+	level   slog.Level
 }
 
 // logAccess writes e where Options.AccessLog says, in the JSON form of
@@ -77,6 +80,9 @@ func (e *accessEntry) attrs() []slog.Attr {
 	if e.err != "" {
 		attrs = append(attrs, slog.String("error", e.err))
 	}
+	if e.aborted {
+		attrs = append(attrs, slog.Bool("aborted", true))
+	}
 	return attrs
 }
 
@@ -131,6 +137,9 @@ func (e *accessEntry) appendJSON(b []byte, now time.Time) []byte {
 	if e.err != "" {
 		b = append(b, `,"error":`...)
 		b = appendJSONString(b, e.err)
+	}
+	if e.aborted {
+		b = append(b, `,"aborted":true`...)
 	}
 	return append(b, "}\n"...)
 }

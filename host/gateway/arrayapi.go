@@ -72,10 +72,15 @@ func (g *Gateway) getSlice(w http.ResponseWriter, r *http.Request, ds *dataset, 
 	out := &firstWrite{w: w}
 	err = render.Stream(r.Context(), out, a, sel, f, so)
 	if err != nil && !out.started {
+		// answered with the error's status: the slice's headers would
+		// describe a body that is not sent (a length that is not its own)
+		for _, k := range []string{"Content-Length", "Zarr-Shape", "Zarr-Data-Type"} {
+			h.Del(k)
+		}
 		return err
 	}
 	if err != nil {
-		g.abort(r, path, err)
+		g.abort(w, err)
 	}
 	return nil
 }

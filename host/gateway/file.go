@@ -74,7 +74,7 @@ func (g *Gateway) serveFile(w http.ResponseWriter, r *http.Request, ds *dataset,
 	if copied, err := io.CopyN(w, f, n); err != nil && copied < n {
 		// the client went away, or the file failed after the status:
 		// cut the connection so a short body is never taken for a value
-		g.abort(r, key, err)
+		g.abort(w, fmt.Errorf("send %s: %w", key, err))
 	}
 	g.metrics.fileResponses.Inc()
 	return true, nil

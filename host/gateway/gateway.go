@@ -113,7 +113,7 @@ func New(ctx context.Context, cfg *config.Config, host *stack.Host, opts Options
 		opts.Logger = slog.Default()
 	}
 	g := &Gateway{
-		cfg: cfg, host: host, log: opts.Logger, accessLog: opts.AccessLog,
+		cfg: cfg, host: host, log: cfg.RedactLogger(opts.Logger), accessLog: opts.AccessLog,
 		limits:   identity.NewLimits(cfg),
 		hurry:    make(chan struct{}),
 		datasets: map[string]*dataset{},
@@ -245,6 +245,7 @@ type requestInfo struct {
 
 // writeText answers with a short plain-text reason.
 func writeText(w http.ResponseWriter, status int, msg string) {
+	w.Header().Del("Content-Length") // a value's, set before its first read failed: not this answer's
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
@@ -270,5 +271,5 @@ func (g *Gateway) fail(w http.ResponseWriter, info *requestInfo, err error) {
 	case status >= 500:
 		msg = http.StatusText(status) + ": " + msg
 	}
-	writeText(w, status, msg)
+	writeText(w, status, g.cfg.Redact(msg))
 }

@@ -198,7 +198,7 @@ func (g *Gateway) sendPieces(w http.ResponseWriter, r *http.Request, ds *dataset
 				if off == start {
 					return err
 				}
-				g.abort(r, key, err)
+				g.abort(w, fmt.Errorf("%s at byte %d: %w", key, off, err))
 			}
 			data = v.Data
 		}
@@ -215,10 +215,17 @@ func (g *Gateway) sendPieces(w http.ResponseWriter, r *http.Request, ds *dataset
 	return nil
 }
 
-// abort ends a response whose status is already sent: the connection is
-// cut, so the client sees a failed transfer and never a short success.
-func (g *Gateway) abort(r *http.Request, key string, err error) {
-	g.log.Warn("response aborted", "path", r.URL.Path, "key", key, "error", err.Error())
+// abort ends a response whose status is already sent, because of err:
+// what was written goes out, then the response is cut (HTTP/1.1: the
+// connection closes before the last chunk, or before the bytes its
+// Content-Length promised; HTTP/2: RST_STREAM), so that every client sees
+// a failed transfer and never a short success. The access log and the
+// metrics record the failure (see finish).
+func (g *Gateway) abort(w http.ResponseWriter, err error) {
+	if rw := responseOf(w); rw != nil {
+		rw.aborted = err
+	}
+	http.NewResponseController(w).Flush()
 	panic(http.ErrAbortHandler)
 }
 

@@ -37,6 +37,8 @@ type metrics struct {
 	// fileResponses counts values sent from a store's file by the
 	// kernel (sendfile), not read into memory first.
 	fileResponses prometheus.Counter
+	// aborted counts responses cut after their status was sent.
+	aborted *prometheus.CounterVec
 }
 
 func newMetrics() *metrics {
@@ -68,7 +70,10 @@ func newMetrics() *metrics {
 		Help: "Requests refused by a rate limit, by the principal whose limit refused them (\"anonymous\" for client addresses)."}, []string{"limiter"})
 	m.fileResponses = prometheus.NewCounter(prometheus.CounterOpts{Name: "zarrgw_file_responses_total",
 		Help: "Values sent from a store's file by the kernel (sendfile) instead of read into memory first."})
-	m.reg.MustRegister(m.authFailures, m.limitedReqs, m.fileResponses)
+	m.aborted = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "zarrgw_http_responses_aborted_total",
+		Help: "Responses cut after their status was sent (a chunk that cannot be read mid-stream, a store failing mid-value): " +
+			"the client saw a failed transfer. Counted in zarrgw_http_requests_total under the status sent."}, []string{"dataset", "operation"})
+	m.reg.MustRegister(m.authFailures, m.limitedReqs, m.fileResponses, m.aborted)
 	m.reg.MustRegister(m.requests, m.latency, m.bytesIn, m.bytesOut, m.storeCall, m.storeErr, m.hits, m.misses, m.caches,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
@@ -171,6 +176,9 @@ func methodLabel(m string) string {
 
 // authFailure counts a failed authentication.
 func (m *metrics) authFailure(reason string) { m.authFailures.WithLabelValues(reason).Inc() }
+
+// abortedResponse counts a response cut after its status was sent.
+func (m *metrics) abortedResponse(dataset, op string) { m.aborted.WithLabelValues(dataset, op).Inc() }
 
 // limited counts a request refused by limiter's rate limit.
 func (m *metrics) limited(limiter string) { m.limitedReqs.WithLabelValues(limiter).Inc() }

@@ -216,7 +216,7 @@ func (g *Gateway) datasetViews(caller identity.Caller) []ui.Dataset {
 
 func (g *Gateway) datasetView(ds *dataset, caller identity.Caller) ui.Dataset {
 	c := ds.cfg
-	v := ui.Dataset{Name: ds.name, Store: fmt.Sprintf("%s %q", c.Store.Type, c.Store.Name), Prefix: c.Prefix,
+	v := ui.Dataset{Name: ds.name, Store: fmt.Sprintf("%s %q", c.Store.Type, c.Store.Name), Prefix: g.cfg.Redact(c.Prefix),
 		ReadOnly: c.ReadOnly, Writable: g.authorize(ds, caller, true) == nil, Consolidated: c.Consolidated}
 	plugins := map[string]bool{}
 	if st, ok := g.cfg.Store(c.Store); ok && st.Extension.Plugin != "" {

@@ -5,6 +5,7 @@ import (
 	"github.com/zarrgw/zarrgw/host/identity"
 	"github.com/zarrgw/zarrgw/host/telemetry"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
 	"golang.org/x/time/rate"
 	"log/slog"
 	"net/http"
@@ -35,6 +36,24 @@ type response struct {
 	// rate); writes wait for them under ctx, the request's.
 	throttle []*rate.Limiter
 	ctx      context.Context
+	// aborted is why the response was cut after its status was sent
+	// (Gateway.abort); nil when it was not.
+	aborted error
+}
+
+// responseOf finds the response below w's wrappers, nil when there is
+// none (a test's recorder).
+func responseOf(w http.ResponseWriter) *response {
+	for {
+		switch v := w.(type) {
+		case *response:
+			return v
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = v.Unwrap()
+		default:
+			return nil
+		}
+	}
 }
 
 func (r *response) WriteHeader(status int) {
@@ -81,17 +100,30 @@ func (r *response) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 // principal is logged by name; tokens never are.
 func (g *Gateway) finish(rw *response, r *http.Request, info *requestInfo, took time.Duration) {
 	in := info.bytesIn()
-	g.metrics.request(g.metricLabel(info.dataset), info.op, r.Method, rw.status, in, rw.written, took)
+	label := g.metricLabel(info.dataset)
+	g.metrics.request(label, info.op, r.Method, rw.status, in, rw.written, took)
 	e := accessEntry{op: info.op, method: r.Method, path: r.URL.Path, status: rw.status, out: rw.written, in: in,
 		took: took, remote: r.RemoteAddr, dataset: info.dataset, key: info.key, caller: info.caller, level: slog.LevelInfo}
+	if rw.aborted != nil {
+		// logged with the status sent, flagged as cut short, and counted
+		// as a failure
+		e.aborted = true
+		if info.err == nil {
+			info.err = rw.aborted
+		}
+		g.metrics.abortedResponse(label, info.op)
+	}
 	if info.err != nil {
-		e.err = info.err.Error()
-		if rw.status >= 500 {
+		e.err = g.cfg.Redact(info.err.Error())
+		if rw.status >= 500 || e.aborted {
 			e.level = slog.LevelWarn
 		}
 	}
 	g.logAccess(r.Context(), &e)
 	if info.span != nil {
+		if e.aborted {
+			info.span.SetStatus(codes.Error, "response aborted: "+e.err)
+		}
 		endSpan(info, rw.status)
 	}
 }

@@ -50,6 +50,7 @@ type Target struct {
 	Where string
 	// Dataset is the dataset's declaration; nil without a configuration.
 	Dataset *config.Dataset
+	cfg     *config.Config // nil without a configuration
 	close   func() error
 }
 
@@ -69,14 +70,11 @@ func (t *Target) Close() error {
 // above go to diag.
 func Resolve(ctx context.Context, set registry.Set, configFile, loc string, diag io.Writer) (*Target, error) {
 	if configFile == "" {
-		parts := set.InProcess()
-		s, err := Open(ctx, parts, loc)
+		s, err := Open(ctx, set.InProcess(), loc)
 		if err != nil {
 			return nil, err
 		}
-		opts := parts.ArrayOptions()
-		opts.Codecs = bundledOnly{opts.Codecs}
-		return &Target{Store: s, Options: opts, Where: where(loc), close: s.Close}, nil
+		return &Target{Store: s, Options: DirectoryOptions(set), Where: where(loc), close: s.Close}, nil
 	}
 	logger := slog.New(slog.NewTextHandler(diag, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	opts, err := stack.Options(ctx, set, configFile, logger)
@@ -89,14 +87,28 @@ func Resolve(ctx context.Context, set registry.Set, configFile, loc string, diag
 	}
 	h, err := stack.Start(cfg, set, logger)
 	if err != nil {
-		return nil, err
+		return nil, cfg.RedactError(err)
 	}
 	ds, err := h.Dataset(ctx, loc)
 	if err != nil {
-		return nil, errors.Join(err, h.Close())
+		return nil, cfg.RedactError(errors.Join(err, h.Close()))
 	}
 	return &Target{Store: ds.Store, Options: h.ArrayOptions(), Codecs: ds.Codecs(),
-		Where: datasetWhere(cfg, ds.Config), Dataset: ds.Config, close: h.Close}, nil
+		Where: datasetWhere(cfg, ds.Config), Dataset: ds.Config, cfg: cfg, close: h.Close}, nil
+}
+
+// Redact hides the values of the configuration's sensitive variables in
+// err (config.Config.RedactError), as a command on the target prints
+// every error it meets: a store's error quotes its root, its endpoint.
+func (t *Target) Redact(err error) error { return t.cfg.RedactError(err) }
+
+// DirectoryOptions are how arrays open in a location without a
+// configuration (a directory, a URL): with the set's extensions, in
+// process.
+func DirectoryOptions(set registry.Set) array.Options {
+	opts := set.InProcess().ArrayOptions()
+	opts.Codecs = bundledOnly{opts.Codecs}
+	return opts
 }
 
 // where describes a LOCATION: a directory as an absolute path, a URL as
@@ -117,13 +129,13 @@ func where(loc string) string {
 }
 
 // datasetWhere describes a dataset: its name and declaration, and over an
-// fs store the directory its keys are in.
+// fs store the directory its keys are in (sensitive values hidden).
 func datasetWhere(cfg *config.Config, ds *config.Dataset) string {
 	out := fmt.Sprintf("dataset %q (%s)", ds.Name, config.At(ds.DeclRange))
 	if st, ok := cfg.Store(ds.Store); ok && st.Root != "" {
 		out += " at " + filepath.Join(st.Root, filepath.FromSlash(ds.Prefix))
 	}
-	return out
+	return cfg.Redact(out)
 }
 
 // bundledOnly resolves codecs without a configuration: only the bundled

@@ -70,6 +70,23 @@ func (p *Parts) NewTransformer(ctx context.Context, name string, config json.Raw
 	return p.newTransformer(ctx, name, config, next)
 }
 
+// CheckTransformer judges the bundled storage transformer name, with
+// its configuration, over next as building it does, and returns the store
+// the transformer above it is judged over: with the registration's Check
+// when it has one (nothing is opened, next is returned), else by building
+// it. A name that is not bundled (a plugin's, which only its own process
+// can judge) is not judged: next is returned.
+func (p *Parts) CheckTransformer(ctx context.Context, name string, config json.RawMessage, next store.Store) (store.Store, error) {
+	r, ok := p.set.transformer(name)
+	switch {
+	case !ok:
+		return next, nil
+	case r.Check != nil:
+		return next, r.Check(ctx, config, next)
+	}
+	return r.New(ctx, config, next)
+}
+
 // ArrayOptions resolves the codecs and storage transformers array
 // metadata names.
 func (p *Parts) ArrayOptions() array.Options {

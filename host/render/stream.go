@@ -70,12 +70,18 @@ func streamNPY(ctx context.Context, w io.Writer, a *array.Array, sel grid.Select
 			return err
 		}
 	}
-	descr := npyDescr(a.Meta().DataType, width)
-	if _, err := w.Write(npyHeader(descr, sel.Shape())); err != nil {
-		return err
-	}
+	// the header goes out with the first slab: a selection whose first
+	// slab cannot be read has written nothing, and a server can still
+	// answer with an error status
+	header := npyHeader(npyDescr(a.Meta().DataType, width), sel.Shape())
 	var buf []byte
-	return a.Stream(ctx, sel, opts, func(s *ndarray.Array) error {
+	err := a.Stream(ctx, sel, opts, func(s *ndarray.Array) error {
+		if header != nil {
+			if _, err := w.Write(header); err != nil {
+				return err
+			}
+			header = nil
+		}
 		body := s.Data
 		if s.DType.Variable() {
 			buf = fixedStrings(buf, s, width)
@@ -84,10 +90,15 @@ func streamNPY(ctx context.Context, w io.Writer, a *array.Array, sel grid.Select
 		_, err := w.Write(body)
 		return err
 	})
+	if err == nil && header != nil {
+		_, err = w.Write(header) // no elements at all
+	}
+	return err
 }
 
 // streamJSON writes the document's head, every element as it arrives and
-// the tail, through one buffer.
+// the tail, through one buffer. A failure before the first slab writes
+// nothing.
 func streamJSON(ctx context.Context, w io.Writer, a *array.Array, sel grid.Selection, opts array.StreamOptions) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	m := *a.Meta()
@@ -101,7 +112,11 @@ func streamJSON(ctx context.Context, w io.Writer, a *array.Array, sel grid.Selec
 		return nil
 	})
 	if err != nil {
-		bw.Flush() // what was read so far, so the failure shows where it is
+		if !first {
+			bw.Flush() // what was read so far, so the failure shows where it is
+		}
+		// else nothing was written: a server can still answer with an
+		// error status
 		return err
 	}
 	bw.WriteString("]}\n")

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/hashicorp/hcl/v2"
+
 	"github.com/zarrgw/zarrgw/core/array"
 	"github.com/zarrgw/zarrgw/core/extension"
 	"github.com/zarrgw/zarrgw/core/meta"
@@ -154,16 +156,58 @@ func (h *Host) Open(ctx context.Context, ds *config.Dataset) (*Dataset, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dataset %q: %w", name, err)
 	}
+	if s, err = stackOver(s, ds, func(ext config.Extension, next store.Store) (store.Store, error) {
+		return h.transformer(ctx, ext, next)
+	}); err != nil {
+		return nil, fmt.Errorf("dataset %q: %w", name, err)
+	}
+	return &Dataset{Config: ds, Store: s}, nil
+}
+
+// stackOver builds ds's stack over s: read-only when ds is, then its
+// transformers, the last declared first (directly over s), each by build
+// over the one below.
+func stackOver(s store.Store, ds *config.Dataset, build func(config.Extension, store.Store) (store.Store, error)) (store.Store, error) {
 	if ds.ReadOnly {
 		// Below the transformers, so nothing they do can write either.
 		s = store.ReadOnly(s)
 	}
 	for i := len(ds.Transformers) - 1; i >= 0; i-- {
-		if s, err = h.transformer(ctx, ds.Transformers[i], s); err != nil {
-			return nil, fmt.Errorf("dataset %q: %w", name, err)
+		var err error
+		if s, err = build(ds.Transformers[i], s); err != nil {
+			return nil, err
 		}
 	}
-	return &Dataset{Config: ds, Store: s}, nil
+	return s, nil
+}
+
+// CheckStacks judges every dataset's stack as Open builds it, over an
+// empty store in place of the dataset's, with each bundled transformer
+// judged as building it judges it (registry.Parts.CheckTransformer)
+// without opening anything: a stack that opening would refuse (a cache
+// over the sharding transformer) is an error of the configuration, at the
+// transformer's block, found by "zarrgw validate" as by "zarrgw serve".
+// A plugin's transformer is left to its plugin.
+func CheckStacks(ctx context.Context, cfg *config.Config, set registry.Set) hcl.Diagnostics {
+	parts := set.InProcess()
+	var diags hcl.Diagnostics
+	for _, ds := range cfg.Datasets {
+		s, err := stackOver(store.NewMemory(), &ds, func(ext config.Extension, next store.Store) (store.Store, error) {
+			if ext.Plugin != "" {
+				return next, nil
+			}
+			s, err := parts.CheckTransformer(ctx, extName(ext), ext.Config, next)
+			if err != nil {
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Storage transformer refused",
+					Detail: fmt.Sprintf("Dataset %q, transformer %q: %s.", ds.Name, ext.Name, err), Subject: ext.DeclRange.Ptr()})
+			}
+			return s, err
+		})
+		if err == nil {
+			s.Close()
+		}
+	}
+	return diags
 }
 
 func (h *Host) datasetNames() []string {
@@ -260,5 +304,6 @@ func Options(ctx context.Context, set registry.Set, file string, logger *slog.Lo
 		return config.Options{}, err
 	}
 	loc := install.Locator{ConfigFile: file, CLI: cli, Platform: pluginpkg.Current()}
-	return loc.Options(config.Options{Catalog: set.Catalog(), Probe: Probe(ctx, logger)}), nil
+	stacks := func(cfg *config.Config) hcl.Diagnostics { return CheckStacks(ctx, cfg, set) }
+	return loc.Options(config.Options{Catalog: set.Catalog(), Probe: Probe(ctx, logger), Stacks: stacks}), nil
 }

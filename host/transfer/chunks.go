@@ -14,11 +14,12 @@ import (
 )
 
 // rewriteShare makes a partition's part of a rewrite: partition 0's
-// metadata documents first, then the chunks of its part, each whole
-// (read from the source, encoded, written once), in parallel, each
-// recorded in the journal when written. A chunk that fails is counted
-// and the others go on; a failure of a store itself (a StoreFault) or
-// the end of ctx stops the run.
+// group documents first, then the chunks of its part, each whole (read
+// from the source, encoded, written once), in parallel, each recorded in
+// the journal when written, then partition 0's array documents, but for
+// the arrays of which a chunk failed in this partition. A chunk that
+// fails is counted and the others go on; a failure of a store itself (a
+// StoreFault) or the end of ctx stops the run.
 func (p *Plan) rewriteShare(ctx context.Context, src, dst Endpoint, opts Options) (Summary, error) {
 	var s Summary
 	sh := p.share
@@ -33,23 +34,15 @@ func (p *Plan) rewriteShare(ctx context.Context, src, dst Endpoint, opts Options
 	progress.Start("elements", total)
 	defer progress.Finish()
 	fail := func(err error) error { return s.failure(ctx, err) }
-	if sh.metadata {
-		for _, n := range p.nodes {
-			entry := "g " + n.out.Path
-			if n.out.Array != nil {
-				entry = "m " + n.out.Path
-			}
-			if err := writeDocs(ctx, dst, entry, opts, &s, n.docs); err != nil {
-				if err := fail(fmt.Errorf("node %s: %w", n.out.Name(), err)); err != nil {
-					return s, err
-				}
-			}
-		}
+	if err := p.writeShareDocs(ctx, dst, opts, &s, "g ", nil); err != nil {
+		return s, err
 	}
+	failed := map[*outNode]bool{} // arrays of which a chunk failed
 	for _, run := range sh.chunks {
 		if err := ctx.Err(); err != nil {
 			return s, err
 		}
+		before := s.Failed
 		c, err := newChunkCopier(ctx, src, dst, run.a.node, opts)
 		if err == nil {
 			err = c.copyRun(ctx, run, opts, &s)
@@ -59,8 +52,34 @@ func (p *Plan) rewriteShare(ctx context.Context, src, dst Endpoint, opts Options
 				return s, err
 			}
 		}
+		if s.Failed > before {
+			failed[run.a.node] = true
+		}
 	}
-	return s, nil
+	// an array's metadata after its chunks, and not at all where one of
+	// them failed here (see rewriteNode)
+	return s, p.writeShareDocs(ctx, dst, opts, &s, "m ", failed)
+}
+
+// writeShareDocs writes, when the partition writes metadata, the
+// documents of the nodes whose journal entries begin with kind ("g " for
+// groups, "m " for arrays), except those of the arrays in skip (whose
+// failed chunks the summary names).
+func (p *Plan) writeShareDocs(ctx context.Context, dst Endpoint, opts Options, s *Summary, kind string, skip map[*outNode]bool) error {
+	if !p.share.metadata {
+		return nil
+	}
+	for _, n := range p.nodes {
+		if (n.out.Array != nil) != (kind == "m ") || skip[n] {
+			continue
+		}
+		if err := writeDocs(ctx, dst, kind+n.out.Path, opts, s, n.docs); err != nil {
+			if err := s.failure(ctx, fmt.Errorf("node %s: %w", n.out.Name(), err)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // chunkCopier copies whole chunks of an array's new grid from the source

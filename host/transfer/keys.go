@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,7 +37,9 @@ func listKeys(ctx context.Context, src Endpoint, path string) ([]string, error) 
 }
 
 // copyKeys copies keys (the plan's, or a partition's), byte for byte, in
-// parallel. A key
+// parallel: the metadata documents after the others, and not those of a
+// node below which a key failed, so that no reader takes a missing chunk
+// for fill values (a rerun copies what failed, then the documents). A key
 // that fails alone (gone from the source, refused by the destination's
 // key rules, altered on the way) is counted and the others go on; a
 // failure of a store itself (a StoreFault) or the end of ctx stops every
@@ -44,10 +47,54 @@ func listKeys(ctx context.Context, src Endpoint, path string) ([]string, error) 
 // error is returned once.
 func (p *Plan) copyKeys(ctx context.Context, src, dst Endpoint, opts Options, keys []string) (Summary, error) {
 	progress := opts.progress()
-	var mu sync.Mutex
 	var s Summary
 	progress.Start("keys", int64(len(keys)))
 	defer progress.Finish()
+	var data, docs []string
+	for _, k := range keys {
+		if isMetadataKey(k) {
+			docs = append(docs, k)
+		} else {
+			data = append(data, k)
+		}
+	}
+	failed, err := p.copyKeySet(ctx, src, dst, opts, data, &s)
+	if err != nil {
+		return s, err
+	}
+	held := nodesHolding(failed, docs)
+	docs = slices.DeleteFunc(docs, func(doc string) bool { return held[nodeOfDoc(doc)] })
+	_, err = p.copyKeySet(ctx, src, dst, opts, docs, &s)
+	return s, err
+}
+
+// nodesHolding are the nodes (of those docs describe) nearest above each
+// of keys: the arrays whose chunks they are.
+func nodesHolding(keys, docs []string) map[string]bool {
+	nodes := map[string]bool{}
+	for _, d := range docs {
+		nodes[nodeOfDoc(d)] = true
+	}
+	held := map[string]bool{}
+	for _, k := range keys {
+		for dir := parentDir(k); ; dir = parentDir(dir) {
+			if nodes[dir] {
+				held[dir] = true
+				break
+			}
+			if dir == "" {
+				break
+			}
+		}
+	}
+	return held
+}
+
+// copyKeySet copies keys in parallel into s and returns those that failed.
+func (p *Plan) copyKeySet(ctx context.Context, src, dst Endpoint, opts Options, keys []string, s *Summary) ([]string, error) {
+	progress := opts.progress()
+	var mu sync.Mutex
+	var failed []string
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(opts.jobs())
 	for _, key := range keys {
@@ -62,6 +109,7 @@ func (p *Plan) copyKeys(ctx context.Context, src, dst Endpoint, opts Options, ke
 			case gctx.Err() != nil:
 				return gctx.Err() // stopped: what was in flight is not a failure
 			case err != nil:
+				failed = append(failed, key)
 				return s.failure(gctx, err)
 			case skipped:
 				s.Skipped++
@@ -77,7 +125,7 @@ func (p *Plan) copyKeys(ctx context.Context, src, dst Endpoint, opts Options, ke
 	if err == nil {
 		err = ctx.Err() // stopped before the last key started
 	}
-	return s, err
+	return failed, err
 }
 
 // copyKey copies one key, unless the journal has it and the destination

@@ -6,9 +6,9 @@ import (
 	"fmt"
 
 	"github.com/zarrgw/zarrgw/core/array"
+	"github.com/zarrgw/zarrgw/core/codec"
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/core/meta"
-	"github.com/zarrgw/zarrgw/core/store"
 )
 
 // planCopy lists the keys a byte copy copies and finds the node at Path
@@ -98,7 +98,13 @@ func (p *Plan) outNode(ctx context.Context, n hierarchy.Node, dst Endpoint) (*ou
 	if opts.Codecs == nil {
 		opts = p.src.Options
 	}
-	if _, err := array.New(ctx, store.NewMemory(), n.Path, m, opts); err != nil {
+	// one chunk of fill values through the new codec chain and back: a
+	// chain that cannot store this array's chunks is refused now, before
+	// any metadata document says they are there. One that gives back
+	// other values is refused only when --codecs chose it: the source's
+	// own chain loses its fill value in the source already
+	err = array.Probe(ctx, n.Path, m, opts, probeBytes(p.opts.Stream))
+	if err != nil && (p.opts.Codecs != nil || !errors.Is(err, codec.ErrFillChanged)) {
 		return nil, fmt.Errorf("the new layout of %w", err)
 	}
 	docs, err := array.MetadataDocs(m, n.Path)
@@ -106,6 +112,15 @@ func (p *Plan) outNode(ctx context.Context, n hierarchy.Node, dst Endpoint) (*ou
 		return nil, fmt.Errorf("array %s: %w", n.Name(), err)
 	}
 	return &outNode{src: n, out: hierarchy.Node{Path: n.Path, Array: m}, docs: docs}, nil
+}
+
+// probeBytes bounds the chunk a probe of a new layout encodes: half the
+// copy's memory budget, at most codec.DefaultProbeBytes.
+func probeBytes(o array.StreamOptions) int64 {
+	if o.MemoryBudget > 0 {
+		return max(min(o.MemoryBudget/2, codec.DefaultProbeBytes), 1)
+	}
+	return codec.DefaultProbeBytes
 }
 
 // convertGroup is a group's metadata in the output format. Consolidated

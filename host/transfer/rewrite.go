@@ -44,12 +44,13 @@ func (p *Plan) rewrite(ctx context.Context, src, dst Endpoint, opts Options) (Su
 	return s, nil
 }
 
+// rewriteNode writes a group's metadata, or an array's chunks and then
+// its metadata: an array whose copy failed is left without metadata, so
+// that no reader takes the chunks it lacks for fill values (a rerun
+// resumes it, and writes the metadata once every chunk is there).
 func (p *Plan) rewriteNode(ctx context.Context, src, dst Endpoint, n *outNode, opts Options, s *Summary) error {
 	if n.out.Group != nil {
 		return writeDocs(ctx, dst, "g "+n.out.Path, opts, s, n.docs)
-	}
-	if err := writeDocs(ctx, dst, "m "+n.out.Path, opts, s, n.docs); err != nil {
-		return fmt.Errorf("array %s: %w", n.out.Name(), err)
 	}
 	from, err := array.New(ctx, src.Store, n.src.Path, n.src.Array, src.Options)
 	if err != nil {
@@ -59,13 +60,25 @@ func (p *Plan) rewriteNode(ctx context.Context, src, dst Endpoint, n *outNode, o
 	if err != nil {
 		return fmt.Errorf("%s: %w", dst.Name, err)
 	}
-	return copyArray(ctx, from, to, n.out.Path, opts, s)
+	if err := copyArray(ctx, from, to, opts, s); err != nil {
+		return withheld(n, err)
+	}
+	if err := writeDocs(ctx, dst, "m "+n.out.Path, opts, s, n.docs); err != nil {
+		return fmt.Errorf("array %s: %w", n.out.Name(), err)
+	}
+	return nil
+}
+
+// withheld says that an array's metadata was not written, as its copy
+// failed with err.
+func withheld(n *outNode, err error) error {
+	return fmt.Errorf("%w (array %s is left without metadata until a rerun completes its copy)", err, n.out.Name())
 }
 
 // copyArray fills to from from, skipping the slabs the journal has.
-func copyArray(ctx context.Context, from, to *array.Array, path string, opts Options, s *Summary) error {
+func copyArray(ctx context.Context, from, to *array.Array, opts Options, s *Summary) error {
 	elem := int64(max(to.Meta().DataType.Size, 1))
-	slabKey := func(i int) string { return "s " + path + " " + strconv.Itoa(i) }
+	slabKey := func(i int) string { return "s " + to.Path() + " " + strconv.Itoa(i) }
 	co := array.CopyOptions{
 		Stream: opts.Stream,
 		Done: func(i int, n int64) error {
@@ -89,10 +102,7 @@ func copyArray(ctx context.Context, from, to *array.Array, path string, opts Opt
 			return ok
 		}
 	}
-	if err := to.CopyFrom(ctx, from, co); err != nil {
-		return fmt.Errorf("array %s: %w", to.Name(), err)
-	}
-	return nil
+	return to.CopyFrom(ctx, from, co)
 }
 
 func (o Options) progress() Progress {

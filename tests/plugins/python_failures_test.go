@@ -1,6 +1,7 @@
 package plugins
 
 import (
+	"bytes"
 	"context"
 	"crypto/x509"
 	"encoding/base64"
@@ -323,10 +324,16 @@ func pyZarrgwCmd(dir string, args ...string) *exec.Cmd {
 // pyDataset configures dataset "ds" of dir with codec (the failing
 // plugin's, xorpy's configuration), locks the plugin, creates array t
 // (4x4 uint8 in chunks of 2x2) and writes abcdefghijklmnop to it, all
-// with the zarrgw command as the walk-through does.
+// with the zarrgw command as the walk-through does. The array is made
+// and written through pyfail.chatty, whose decode works (create tries
+// the chain on a chunk of fill values, which the failing codecs fail, or
+// block in), then its metadata and the dataset name codec: every pyfail
+// codec encodes as xorpy, so the chunks are what codec would write.
 func pyDataset(t *testing.T, dir, codecName string) {
 	t.Helper()
-	cfg := `plugin "` + pyFailName + `" {
+	const working = "pyfail.chatty"
+	config := func(codec string) {
+		cfg := `plugin "` + pyFailName + `" {
   path = "./pyfail.py"
 }
 
@@ -341,14 +348,16 @@ dataset "ds" {
   codec "bytes" {
     endian = "little"
   }
-  codec "` + codecName + `" {
+  codec "` + codec + `" {
     key = 42
   }
 }
 `
-	if err := os.WriteFile(filepath.Join(dir, "pyfail.hcl"), []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
+		if err := os.WriteFile(filepath.Join(dir, "pyfail.hcl"), []byte(cfg), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
+	config(working)
 	for _, step := range []struct {
 		stdin string
 		args  []string
@@ -361,6 +370,15 @@ dataset "ds" {
 			t.Fatalf("zarrgw %v: exit %d\n%s%s", step.args, code, stdout, stderr)
 		}
 	}
+	doc := filepath.Join(dir, "data", "ds.zarr", "t", "zarr.json")
+	b, err := os.ReadFile(doc)
+	if err != nil || !bytes.Contains(b, []byte(`"`+working+`"`)) {
+		t.Fatalf("%s: %v, naming %s: %s", doc, err, working, b)
+	}
+	if err := os.WriteFile(doc, bytes.ReplaceAll(b, []byte(`"`+working+`"`), []byte(`"`+codecName+`"`)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	config(codecName)
 }
 
 // A Python codec that raises an ordinary exception in decode fails the

@@ -155,6 +155,7 @@ type errorDoc struct {
 // body, the code goes in a header only).
 func WriteError(w http.ResponseWriter, r *http.Request, e *Error, resource, requestID string) {
 	h := w.Header()
+	h.Del("Content-Length") // a value's, set before its first read failed: not this answer's
 	h.Set("Content-Type", "application/xml")
 	h.Set("X-Amz-Request-Id", requestID)
 	h.Set("X-Amz-Error-Code", e.Code)

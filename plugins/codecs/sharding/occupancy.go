@@ -43,3 +43,13 @@ func (c *Codec) DescribeLayout(_ context.Context, in codec.Spec) (codec.Layout, 
 	}
 	return codec.Layout{Description: desc, InnerChunks: shard.Count(cps)}, nil
 }
+
+// NestedPipelines returns the pipeline of the inner chunks of a shard of
+// spec in, which codec.Probe tries as it tries the shard's own chain.
+func (c *Codec) NestedPipelines(ctx context.Context, in codec.Spec) ([]*codec.Pipeline, error) {
+	p, err := c.plan(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return []*codec.Pipeline{p.inner}, nil
+}

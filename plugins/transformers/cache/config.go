@@ -51,6 +51,7 @@ var Registration = transformer.Registration{
 	},
 	New:      newFromConfig,
 	ForArray: forArray,
+	Check:    checkConfig,
 }
 
 // config is the transformer's configuration, as JSON.
@@ -143,13 +144,23 @@ func present(raw json.RawMessage) bool {
 	return len(raw) > 0 && !bytes.Equal(raw, []byte("null"))
 }
 
+// checkConfig is the registration's Check: the configuration and the
+// cache's place in the stack, judged as newFromConfig judges them,
+// without opening the disk tier.
+func checkConfig(_ context.Context, configuration json.RawMessage, next store.Store) error {
+	if _, _, err := ParseConfig(configuration); err != nil {
+		return err
+	}
+	return checkPlacement(next)
+}
+
 // newFromConfig is the registration's factory.
 func newFromConfig(ctx context.Context, configuration json.RawMessage, next store.Store) (store.Store, error) {
-	opts, d, err := ParseConfig(configuration)
-	if err != nil {
+	if err := checkConfig(ctx, configuration, next); err != nil {
 		return nil, err
 	}
-	if err := checkPlacement(next); err != nil {
+	opts, d, err := ParseConfig(configuration)
+	if err != nil {
 		return nil, err
 	}
 	if d != nil {
