@@ -1,0 +1,192 @@
+package meta
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/zarrgw/zarrgw/core/checked"
+)
+
+// ErrInvalid is wrapped by the errors of array metadata that cannot be
+// read safely: a broken invariant, a size that overflows 64 bits, a limit
+// exceeded. Anyone who may write a dataset writes its metadata, so
+// readers check it before they act on it.
+var ErrInvalid = errors.New("invalid array metadata")
+
+// Limits bound what an array's metadata may make a reader hold. The zero
+// value of each field means its default; the defaults fit a machine of
+// 4 GB and admit every real array we know of (a 1e6 x 1e6 array in
+// 1000 x 1000 chunks, chunks of a few hundred MiB).
+type Limits struct {
+	// MaxRank bounds an array's dimensions (numpy's own bound is 64).
+	MaxRank int
+	// MaxChunkBytes bounds the memory of a chunk decoded whole: the
+	// array's chunk, or, when its chain is one sharding_indexed codec
+	// (read an inner chunk at a time), an inner chunk.
+	MaxChunkBytes int64
+	// MaxShardChunks bounds the inner chunks of a shard (sharding_indexed
+	// at any depth, the sharding storage transformer's chunks_per_shard):
+	// a shard's index, 16 bytes per inner chunk, is read whole.
+	MaxShardChunks int64
+}
+
+// Defaults of Limits.
+const (
+	DefaultMaxRank        = 64
+	DefaultMaxChunkBytes  = 1 << 30
+	DefaultMaxShardChunks = 1 << 22 // an index of 64 MiB
+)
+
+// withDefaults fills the fields left zero.
+func (l Limits) withDefaults() Limits {
+	if l.MaxRank <= 0 {
+		l.MaxRank = DefaultMaxRank
+	}
+	if l.MaxChunkBytes <= 0 {
+		l.MaxChunkBytes = DefaultMaxChunkBytes
+	}
+	if l.MaxShardChunks <= 0 {
+		l.MaxShardChunks = DefaultMaxShardChunks
+	}
+	return l
+}
+
+// invalidf is an error wrapping ErrInvalid.
+func invalidf(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
+}
+
+// Check validates the metadata (Validate) and checks it against limits,
+// from the metadata alone: readers call it before any store or codec
+// work, so that a document asking for exabytes is refused, not obeyed.
+// Errors wrap ErrInvalid and name the field.
+func (a *ArrayMeta) Check(l Limits) error {
+	if err := a.Validate(); err != nil {
+		return err
+	}
+	l = l.withDefaults()
+	if len(a.Shape) > l.MaxRank {
+		return invalidf("shape has %d dimensions, more than the limit of %d (max_rank)", len(a.Shape), l.MaxRank)
+	}
+	whole, field := a.ChunkShape, "chunk_grid.chunk_shape"
+	for i, c := range a.Codecs {
+		if c.Name != shardingCodec {
+			continue
+		}
+		at := fmt.Sprintf("codecs[%d] (%s)", i, c.Name)
+		inner, err := checkShardingCodec(c.Configuration, a.ChunkShape, l, at)
+		if err != nil {
+			return err
+		}
+		if len(a.Codecs) == 1 && inner != nil {
+			whole, field = inner, at+" chunk_shape"
+		}
+	}
+	if err := checkChunkBytes(whole, a.DataType.MemBytes(), l, field); err != nil {
+		return err
+	}
+	for i, t := range a.StorageTransformers {
+		if err := checkChunksPerShard(t.Configuration, l, fmt.Sprintf("storage_transformers[%d] (%s)", i, t.Name)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// shardingCodec is the name of the v3 sharding codec, whose inner chunks
+// are what a reader decodes.
+const shardingCodec = "sharding_indexed"
+
+// checkChunkBytes bounds a chunk decoded whole.
+func checkChunkBytes(shape []int, elem int64, l Limits, field string) error {
+	var c checked.Calc
+	n := c.Mul(c.Product(shape), elem)
+	if c.Overflowed() || n > l.MaxChunkBytes {
+		return invalidf("%s %v: a chunk decoded whole would hold %s, more than the limit of %s (max_chunk_bytes)",
+			field, shape, bytesText(n, c.Overflowed()), bytesText(l.MaxChunkBytes, false))
+	}
+	return nil
+}
+
+// checkShardingCodec checks a sharding_indexed configuration over shards of
+// shardShape: how many inner chunks a shard has, here and in nested
+// sharding codecs. It returns the inner chunk shape, or nil when the
+// configuration is not one this check can read (the codec then refuses
+// it with its own error).
+func checkShardingCodec(configuration json.RawMessage, shardShape []int, l Limits, field string) ([]int, error) {
+	var cfg struct {
+		ChunkShape []int           `json:"chunk_shape"`
+		Codecs     json.RawMessage `json:"codecs"`
+	}
+	if json.Unmarshal(configuration, &cfg) != nil || len(cfg.ChunkShape) != len(shardShape) {
+		return nil, nil
+	}
+	counts := make([]int, len(shardShape))
+	for d, n := range cfg.ChunkShape {
+		if n <= 0 {
+			return nil, nil
+		}
+		counts[d] = checked.CeilDiv(shardShape[d], n)
+	}
+	if err := checkShardCount(counts, l, field+" chunk_shape "+fmt.Sprint(cfg.ChunkShape)); err != nil {
+		return nil, err
+	}
+	inner, _ := ParseExtensions(cfg.Codecs)
+	for i, c := range inner {
+		if c.Name == shardingCodec {
+			if _, err := checkShardingCodec(c.Configuration, cfg.ChunkShape, l, fmt.Sprintf("%s codecs[%d] (%s)", field, i, c.Name)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return cfg.ChunkShape, nil
+}
+
+// checkChunksPerShard checks a storage transformer that groups chunks
+// into shards (the sharding transformer's chunks_per_shard, under any of
+// its names); other transformers pass.
+func checkChunksPerShard(configuration json.RawMessage, l Limits, field string) error {
+	var cfg struct {
+		ChunksPerShard []int `json:"chunks_per_shard"`
+	}
+	if json.Unmarshal(configuration, &cfg) != nil || cfg.ChunksPerShard == nil {
+		return nil
+	}
+	return checkShardCount(cfg.ChunksPerShard, l, field+" chunks_per_shard")
+}
+
+func checkShardCount(counts []int, l Limits, field string) error {
+	n, ok := checked.Product(counts)
+	if !ok || int64(n) > l.MaxShardChunks {
+		return invalidf("%s: a shard of %v inner chunks holds %s of them, more than the limit of %d (max_shard_chunks)",
+			field, counts, countText(int64(n), !ok), l.MaxShardChunks)
+	}
+	return nil
+}
+
+// bytesText writes a byte count for people; over says it overflowed.
+func bytesText(n int64, over bool) string {
+	if over {
+		return "more than 8 EiB (the product overflows 64 bits)"
+	}
+	for _, u := range []struct {
+		unit string
+		size int64
+	}{{"EiB", 1 << 60}, {"PiB", 1 << 50}, {"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n >= u.size {
+			if n%u.size == 0 {
+				return fmt.Sprintf("%d%s", n/u.size, u.unit)
+			}
+			return fmt.Sprintf("%.1f%s", float64(n)/float64(u.size), u.unit)
+		}
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+func countText(n int64, over bool) string {
+	if over {
+		return "more than 2^63 (the product overflows 64 bits)"
+	}
+	return fmt.Sprint(n)
+}
