@@ -14,10 +14,6 @@ import (
 // StreamOptions does not say.
 const DefaultMemoryBudget = 64 << 20
 
-// variableElemBytes is what an element of a variable-length type is
-// assumed to cost when slabs are sized (a string header and its bytes).
-const variableElemBytes = 64
-
 // StreamOptions configure streaming reads and writes.
 type StreamOptions struct {
 	// MemoryBudget bounds the bytes of the slab buffers a stream holds
@@ -36,16 +32,15 @@ func (o StreamOptions) slabBytes() int64 {
 }
 
 // ElemBytes is the memory an element takes in a slab (a variable-length
-// element counts as variableElemBytes).
-func (a *Array) ElemBytes() int64 {
-	if a.meta.DataType.Variable() {
-		return variableElemBytes
-	}
-	return int64(a.meta.DataType.Size)
-}
+// element counts as dtype.VariableMemBytes).
+func (a *Array) ElemBytes() int64 { return a.meta.DataType.MemBytes() }
 
-func (a *Array) planSlabs(sel grid.Selection, opts StreamOptions) slabPlan {
-	return planSlabs(sel, a.meta.ChunkShape, a.InnerChunkShape(), a.ElemBytes(), opts.slabBytes())
+func (a *Array) planSlabs(sel grid.Selection, opts StreamOptions) (slabPlan, error) {
+	p, err := planSlabs(sel, a.meta.ChunkShape, a.InnerChunkShape(), a.ElemBytes(), opts.slabBytes())
+	if err != nil {
+		return p, fmt.Errorf("array %s: %w", a.Name(), err)
+	}
+	return p, nil
 }
 
 // InnerChunkShape is the shape of the inner chunks of a sharded array
@@ -82,7 +77,10 @@ func (a *Array) Stream(ctx context.Context, sel grid.Selection, opts StreamOptio
 	if err := sel.Check(a.meta.Shape); err != nil {
 		return fmt.Errorf("array %s: %w", a.Name(), err)
 	}
-	plan := a.planSlabs(sel, opts)
+	plan, err := a.planSlabs(sel, opts)
+	if err != nil {
+		return err
+	}
 	return a.readSlabs(ctx, plan, a.slabBuffers(plan), emit)
 }
 
@@ -95,7 +93,10 @@ func (a *Array) WriteStream(ctx context.Context, sel grid.Selection, opts Stream
 	if err := a.checkWrite(sel); err != nil {
 		return err
 	}
-	plan := a.planSlabs(sel, opts)
+	plan, err := a.planSlabs(sel, opts)
+	if err != nil {
+		return err
+	}
 	return pipeSlabs(ctx, a.slabBuffers(plan), plan, nil,
 		func(_ context.Context, _ int, _ grid.Selection, slab *ndarray.Array) error {
 			return fill(slab)
@@ -130,7 +131,10 @@ func (a *Array) CopyFrom(ctx context.Context, src *Array, opts CopyOptions) erro
 	if err := a.checkWrite(sel); err != nil {
 		return err
 	}
-	plan := a.planSlabs(sel, opts.Stream)
+	plan, err := a.planSlabs(sel, opts.Stream)
+	if err != nil {
+		return err
+	}
 	return pipeSlabs(ctx, a.slabBuffers(plan), plan, opts.Skip,
 		func(ctx context.Context, _ int, sub grid.Selection, slab *ndarray.Array) error {
 			return src.readInto(ctx, sub, slab)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/zarrgw/zarrgw/core/checked"
 )
 
 // Dim selects along one dimension: Count elements Start, Start+Step, ...
@@ -12,6 +14,16 @@ import (
 type Dim struct {
 	Start, Step, Count int
 	Drop               bool
+}
+
+// Last is the last index d selects (Start for an empty d), and false
+// when it overflows an int (such a selection is beyond every array).
+func (d Dim) Last() (int, bool) {
+	span, ok := checked.Mul(max(d.Count-1, 0), d.Step)
+	if !ok {
+		return 0, false
+	}
+	return checked.Add(d.Start, span)
 }
 
 // Selection has one Dim per array dimension.
@@ -65,8 +77,8 @@ func (s Selection) Check(shape []int) error {
 		if d.Count < 0 || d.Step <= 0 || d.Start < 0 {
 			return fmt.Errorf("dimension %d: invalid selection start=%d step=%d count=%d", i, d.Start, d.Step, d.Count)
 		}
-		if d.Count > 0 && d.Start+(d.Count-1)*d.Step >= shape[i] {
-			return fmt.Errorf("dimension %d: selection reaches index %d, beyond extent %d", i, d.Start+(d.Count-1)*d.Step, shape[i])
+		if last, ok := d.Last(); d.Count > 0 && (!ok || last >= shape[i]) {
+			return fmt.Errorf("dimension %d: selection of %d elements from %d, %d apart, reaches beyond extent %d", i, d.Count, d.Start, d.Step, shape[i])
 		}
 	}
 	return nil
@@ -151,7 +163,7 @@ func parseDim(p string, n int) (Dim, error) {
 	}
 	count := 0
 	if stop > start {
-		count = ceilDiv(stop-start, step)
+		count = checked.CeilDiv(stop-start, step)
 	}
 	return Dim{Start: start, Step: step, Count: count}, nil
 }
