@@ -2,6 +2,7 @@ package picture
 
 import (
 	"github.com/zarrgw/zarrgw/core/array"
+	"github.com/zarrgw/zarrgw/core/checked"
 	"github.com/zarrgw/zarrgw/core/grid"
 )
 
@@ -54,7 +55,7 @@ func Estimate(a *array.Array, sel grid.Selection, opts Options) (Cost, error) {
 	}
 	h, w := sel[p.d0].Count, sel[p.d1].Count
 	c := Cost{
-		Pixels:   int64(ceilDiv(h, p.f)) * int64(ceilDiv(w, p.f)),
+		Pixels:   int64(checked.CeilDiv(h, p.f)) * int64(checked.CeilDiv(w, p.f)),
 		PerPixel: palettedBytes + pngBytes,
 		Fixed:    fixedBytes,
 		Read:     p.read,
