@@ -30,9 +30,9 @@ type slabPlan struct {
 	maxElems int
 }
 
-// exactRanges bounds the ranges a plan walks to size its slab buffers
-// exactly; past it, they are sized for the most a range may hold.
-const exactRanges = 1 << 12
+// exactSpans bounds the chunk spans a plan walks to size its slab
+// buffers exactly; past it, they are sized for the most a range may hold.
+const exactSpans = 1 << 16
 
 // planSlabs picks the outermost level at which one output index fits in
 // maxBytes (an element costing elemBytes) and groups the chunk spans
@@ -62,12 +62,11 @@ func planSlabs(sel grid.Selection, chunkShape, innerShape []int, elemBytes, maxB
 	if innerShape != nil {
 		p.inner = innerShape[p.level]
 	}
-	k := 0
+	if sel[p.level].ChunksCrossed(p.chunk) > exactSpans {
+		p.maxElems = p.rows * inner // every range holds at most rows
+		return p, nil
+	}
 	for n := range p.rangeSizes() {
-		if k++; k > exactRanges {
-			p.maxElems = p.rows * inner // every range holds at most rows
-			break
-		}
 		p.maxElems = max(p.maxElems, n*inner)
 	}
 	return p, nil

@@ -146,3 +146,32 @@ func innerSpans(t *testing.T, all []int) func(lo, n int) iter.Seq[int] {
 		}
 	}
 }
+
+// A plan over a selection crossing 2^52 chunks along its level is made
+// and walked lazily: its first slabs come at once, within the budget, and
+// no list of its spans is made (one was 32 PiB).
+func TestHugeSelectionPlansLazily(t *testing.T) {
+	sel := grid.Selection{{Start: 0, Step: 1, Count: 1 << 62}}
+	plan, err := planSlabs(sel, []int{1024}, nil, 1, 64<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.maxElems != 64<<20 {
+		t.Errorf("slab buffers of %d elements, want the budget's %d", plan.maxElems, 64<<20)
+	}
+	slabs, next := 0, 0
+	plan.each(func(sub grid.Selection) bool {
+		if sub[0].Start != next || sub[0].Count != 64<<20 {
+			t.Fatalf("slab %d: %+v, want %d elements from %d", slabs, sub[0], 64<<20, next)
+		}
+		next += sub[0].Count
+		slabs++
+		return slabs < 3
+	})
+	if slabs != 3 {
+		t.Errorf("walked %d slabs, want 3", slabs)
+	}
+	if _, err := planSlabs(grid.Selection{{Count: 1 << 40}, {Count: 1 << 40}}, []int{1, 1}, nil, 1, 64<<20); err == nil {
+		t.Error("a plan of 2^80 elements was made")
+	}
+}

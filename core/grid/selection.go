@@ -26,6 +26,21 @@ func (d Dim) Last() (int, bool) {
 	return checked.Add(d.Start, span)
 }
 
+// ChunksCrossed is how many chunks of the given extent hold indexes d
+// selects: every chunk of its span when the step is shorter than a
+// chunk, else one per index (each lands in another chunk; so too, as a
+// bound, when the span is past counting).
+func (d Dim) ChunksCrossed(chunk int) int {
+	last, ok := d.Last()
+	switch {
+	case d.Count == 0:
+		return 0
+	case !ok || d.Step >= chunk:
+		return d.Count
+	}
+	return last/chunk - d.Start/chunk + 1
+}
+
 // Selection has one Dim per array dimension.
 type Selection []Dim
 

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/zarrgw/zarrgw/core/checked"
 )
@@ -67,7 +69,7 @@ func (a *ArrayMeta) Check(l Limits) error {
 	}
 	l = l.withDefaults()
 	if len(a.Shape) > l.MaxRank {
-		return invalidf("shape has %d dimensions, more than the limit of %d (max_rank)", len(a.Shape), l.MaxRank)
+		return invalidf("shape has %d dimensions, more than the limit of %d (max_array_rank)", len(a.Shape), l.MaxRank)
 	}
 	whole, field := a.ChunkShape, "chunk_grid.chunk_shape"
 	for i, c := range a.Codecs {
@@ -159,8 +161,8 @@ func checkChunksPerShard(configuration json.RawMessage, l Limits, field string) 
 func checkShardCount(counts []int, l Limits, field string) error {
 	n, ok := checked.Product(counts)
 	if !ok || int64(n) > l.MaxShardChunks {
-		return invalidf("%s: a shard of %v inner chunks holds %s of them, more than the limit of %d (max_shard_chunks)",
-			field, counts, countText(int64(n), !ok), l.MaxShardChunks)
+		return invalidf("%s: a shard holds %s inner chunks (%s), more than the limit of %d (max_shard_chunks)",
+			field, countText(int64(n), !ok), joinTimes(counts), l.MaxShardChunks)
 	}
 	return nil
 }
@@ -182,6 +184,15 @@ func bytesText(n int64, over bool) string {
 		}
 	}
 	return fmt.Sprintf("%d bytes", n)
+}
+
+// joinTimes writes counts as a product: "4 x 1024 x 1024".
+func joinTimes(counts []int) string {
+	parts := make([]string, len(counts))
+	for i, n := range counts {
+		parts[i] = strconv.Itoa(n)
+	}
+	return strings.Join(parts, " x ")
 }
 
 func countText(n int64, over bool) string {

@@ -241,21 +241,11 @@ func overflowed(a *array.Array, c *checked.Calc) error {
 }
 
 // chunksTouched counts, per dimension, the chunks holding selected
-// elements: every chunk of the span when the step is shorter than a
-// chunk, else one per element (each lands in another chunk; so too, as
-// a bound, when the span is past counting).
+// elements.
 func chunksTouched(sel grid.Selection, chunk []int) []int {
 	out := make([]int, len(sel))
 	for i, d := range sel {
-		last, ok := d.Last()
-		switch {
-		case d.Count == 0:
-			out[i] = 0
-		case !ok || d.Step >= chunk[i]:
-			out[i] = d.Count
-		default:
-			out[i] = last/chunk[i] - d.Start/chunk[i] + 1
-		}
+		out[i] = d.ChunksCrossed(chunk[i])
 	}
 	return out
 }
