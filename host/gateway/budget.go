@@ -222,7 +222,7 @@ func readCost(a *array.Array, sel grid.Selection, concurrency int, streamBudget 
 func sliceCost(a *array.Array, sel grid.Selection, concurrency int, streamBudget int64) (int64, error) {
 	var c checked.Calc
 	selection := c.Mul(c.Product(sel.Counts()), a.ElemBytes())
-	slabs := min(c.Mul(2, selection), streamBudget)
+	slabs := 2 * min(selection, streamBudget/2) // 2 x selection may overflow
 	read, err := readCost(a, sel, concurrency, streamBudget, true)
 	if err != nil {
 		return 0, err
