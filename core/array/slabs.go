@@ -90,12 +90,25 @@ func (p slabPlan) rangeSizes() iter.Seq[int] {
 // groupSpans groups consecutive spans into ranges of at most rows indexes
 // and yields their lengths: whole spans while they fit, and a span larger
 // than rows cut into pieces: at the inner spans it is made of when innerOf
-// is given (the inner spans of the span of n indexes from lo), else
-// evenly.
+// is given (the inner spans of the span of n indexes from lo; an inner
+// span larger than rows is still cut evenly), else evenly.
 func groupSpans(spans iter.Seq[int], innerOf func(lo, n int) iter.Seq[int], rows int) iter.Seq[int] {
+	evenly := func(_, n int) iter.Seq[int] { return cutEvenly(n, rows) }
+	if innerOf == nil {
+		return group(spans, rows, evenly)
+	}
+	return group(spans, rows, func(lo, n int) iter.Seq[int] {
+		return group(innerOf(lo, n), rows, evenly)
+	})
+}
+
+// group yields the lengths of runs of consecutive items of at most rows
+// indexes: whole items while they fit, and an item larger than rows in
+// the pieces split gives it (the item of n indexes from lo).
+func group(items iter.Seq[int], rows int, split func(lo, n int) iter.Seq[int]) iter.Seq[int] {
 	return func(yield func(int) bool) {
-		acc, lo := 0, 0 // acc: whole spans grouped so far, ending at lo
-		for n := range spans {
+		acc, lo := 0, 0 // acc: whole items grouped so far, ending at lo
+		for n := range items {
 			if acc > 0 && acc+n > rows {
 				if !yield(acc) {
 					return
@@ -106,11 +119,7 @@ func groupSpans(spans iter.Seq[int], innerOf func(lo, n int) iter.Seq[int], rows
 				acc, lo = acc+n, lo+n
 				continue
 			}
-			var inner iter.Seq[int]
-			if innerOf != nil {
-				inner = innerOf(lo, n)
-			}
-			for piece := range cut(n, inner, rows) {
+			for piece := range split(lo, n) {
 				if !yield(piece) {
 					return
 				}
@@ -123,38 +132,18 @@ func groupSpans(spans iter.Seq[int], innerOf func(lo, n int) iter.Seq[int], rows
 	}
 }
 
-// cut splits a span of n indexes into pieces of at most rows: groups of
-// whole inner spans when there are any (an inner span larger than rows
-// still cut evenly), else even pieces.
-func cut(n int, inner iter.Seq[int], rows int) iter.Seq[int] {
-	if inner == nil {
-		inner = func(yield func(int) bool) { yield(n) }
-	}
+// cutEvenly cuts n indexes into the fewest pieces of at most rows, of
+// lengths that differ by one at most.
+func cutEvenly(n, rows int) iter.Seq[int] {
 	return func(yield func(int) bool) {
-		acc := 0
-		for m := range inner {
-			if acc > 0 && acc+m > rows {
-				if !yield(acc) {
-					return
-				}
-				acc = 0
+		pieces := checked.CeilDiv(n, rows)
+		done := 0
+		for i := 1; i <= pieces; i++ {
+			end := checked.MulDiv(n, i, pieces)
+			if !yield(end - done) {
+				return
 			}
-			if m <= rows {
-				acc += m
-				continue
-			}
-			pieces := checked.CeilDiv(m, rows)
-			done := 0
-			for i := 1; i <= pieces; i++ {
-				end := checked.MulDiv(m, i, pieces)
-				if !yield(end - done) {
-					return
-				}
-				done = end
-			}
-		}
-		if acc > 0 {
-			yield(acc)
+			done = end
 		}
 	}
 }

@@ -4,33 +4,18 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
-	"github.com/zarrgw/zarrgw/host/config"
 	"github.com/zarrgw/zarrgw/host/gateway"
-	"github.com/zarrgw/zarrgw/host/registry"
-	"github.com/zarrgw/zarrgw/host/stack"
 )
 
 // A handler that panics (here: a store call on a key named "boom") is a
 // bug, not a success: the client gets 500 rather than an empty reply,
 // and the access log records 500 with the panic, where it recorded 200.
 func TestHandlerPanicIsLogged500(t *testing.T) {
-	root := t.TempDir()
-	cfg, diags := config.Parse([]byte(strings.Replace(testConfig, "ROOT", root, 1)), "/etc/zarrgw/test.hcl", registry.Bundled().Catalog())
-	if diags.HasErrors() {
-		t.Fatal(diags.Error())
-	}
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	host, err := stack.Start(cfg, registry.Bundled(), quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { host.Close() })
 	access := &syncBuffer{}
 	boom := func(ctx context.Context, op, key string, call func(context.Context) error) error {
 		if strings.Contains(key, "boom") {
@@ -38,10 +23,8 @@ func TestHandlerPanicIsLogged500(t *testing.T) {
 		}
 		return call(ctx)
 	}
-	g, err := gateway.New(context.Background(), cfg, host, gateway.Options{Logger: quiet, AccessLog: access, StoreHook: boom})
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := strings.Replace(testConfig, "ROOT", t.TempDir(), 1)
+	g := configGatewayWith(t, src, "/etc/zarrgw/test.hcl", gateway.Options{AccessLog: access, StoreHook: boom})
 	srv := httptest.NewServer(g)
 	t.Cleanup(srv.Close)
 
