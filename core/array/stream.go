@@ -2,7 +2,6 @@ package array
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -44,26 +43,8 @@ func (a *Array) planSlabs(sel grid.Selection, opts StreamOptions) (slabPlan, err
 }
 
 // InnerChunkShape is the shape of the inner chunks of a sharded array
-// (its chain is one sharding_indexed codec, as the v3 spec defines it), or
-// nil.
-func (a *Array) InnerChunkShape() []int {
-	c := a.meta.Codecs
-	if len(c) != 1 || c[0].Name != "sharding_indexed" {
-		return nil
-	}
-	var cfg struct {
-		ChunkShape []int `json:"chunk_shape"`
-	}
-	if json.Unmarshal(c[0].Configuration, &cfg) != nil || len(cfg.ChunkShape) != len(a.meta.ChunkShape) {
-		return nil
-	}
-	for i, n := range cfg.ChunkShape {
-		if n < 1 || a.meta.ChunkShape[i]%n != 0 {
-			return nil
-		}
-	}
-	return cfg.ChunkShape
-}
+// (meta.ArrayMeta.InnerChunkShape), or nil.
+func (a *Array) InnerChunkShape() []int { return a.meta.InnerChunkShape() }
 
 // Stream reads the selected elements slab by slab and calls emit with each
 // slab, in order: the slabs' elements, one after the other, are the

@@ -71,19 +71,14 @@ func (a *ArrayMeta) Check(l Limits) error {
 	if len(a.Shape) > l.MaxRank {
 		return invalidf("shape has %d dimensions, more than the limit of %d (max_array_rank)", len(a.Shape), l.MaxRank)
 	}
-	whole, field := a.ChunkShape, "chunk_grid.chunk_shape"
 	for i, c := range a.Codecs {
-		if c.Name != shardingCodec {
-			continue
-		}
-		at := fmt.Sprintf("codecs[%d] (%s)", i, c.Name)
-		inner, err := checkShardingCodec(c.Configuration, a.ChunkShape, l, at)
-		if err != nil {
+		if err := checkShards(c, a.ChunkShape, l, fmt.Sprintf("codecs[%d] (%s)", i, c.Name)); err != nil {
 			return err
 		}
-		if len(a.Codecs) == 1 && inner != nil {
-			whole, field = inner, at+" chunk_shape"
-		}
+	}
+	whole, field := a.ChunkShape, "chunk_grid.chunk_shape"
+	if inner := a.soleSharding(); inner != nil {
+		whole, field = inner, "codecs[0] ("+a.Codecs[0].Name+") chunk_shape"
 	}
 	if err := checkChunkBytes(whole, a.DataType.MemBytes(), l, field); err != nil {
 		return err
@@ -96,10 +91,6 @@ func (a *ArrayMeta) Check(l Limits) error {
 	return nil
 }
 
-// shardingCodec is the name of the v3 sharding codec, whose inner chunks
-// are what a reader decodes.
-const shardingCodec = "sharding_indexed"
-
 // checkChunkBytes bounds a chunk decoded whole.
 func checkChunkBytes(shape []int, elem int64, l Limits, field string) error {
 	var c checked.Calc
@@ -111,38 +102,30 @@ func checkChunkBytes(shape []int, elem int64, l Limits, field string) error {
 	return nil
 }
 
-// checkShardingCodec checks a sharding_indexed configuration over shards of
-// shardShape: how many inner chunks a shard has, here and in nested
-// sharding codecs. It returns the inner chunk shape, or nil when the
-// configuration is not one this check can read (the codec then refuses
-// it with its own error).
-func checkShardingCodec(configuration json.RawMessage, shardShape []int, l Limits, field string) ([]int, error) {
-	var cfg struct {
-		ChunkShape []int           `json:"chunk_shape"`
-		Codecs     json.RawMessage `json:"codecs"`
-	}
-	if json.Unmarshal(configuration, &cfg) != nil || len(cfg.ChunkShape) != len(shardShape) {
-		return nil, nil
+// checkShards checks the inner chunks of shards of shardShape, when c
+// is a sharding codec: how many a shard has, here and in the sharding
+// codecs nested in its inner codecs.
+func checkShards(c Extension, shardShape []int, l Limits, field string) error {
+	inner, codecs, ok := shardingConfig(c)
+	if !ok || len(inner) != len(shardShape) {
+		return nil
 	}
 	counts := make([]int, len(shardShape))
-	for d, n := range cfg.ChunkShape {
+	for d, n := range inner {
 		if n <= 0 {
-			return nil, nil
+			return nil // the codec refuses it
 		}
 		counts[d] = checked.CeilDiv(shardShape[d], n)
 	}
-	if err := checkShardCount(counts, l, field+" chunk_shape "+fmt.Sprint(cfg.ChunkShape)); err != nil {
-		return nil, err
+	if err := checkShardCount(counts, l, field+" chunk_shape "+fmt.Sprint(inner)); err != nil {
+		return err
 	}
-	inner, _ := ParseExtensions(cfg.Codecs)
-	for i, c := range inner {
-		if c.Name == shardingCodec {
-			if _, err := checkShardingCodec(c.Configuration, cfg.ChunkShape, l, fmt.Sprintf("%s codecs[%d] (%s)", field, i, c.Name)); err != nil {
-				return nil, err
-			}
+	for i, nested := range codecs {
+		if err := checkShards(nested, inner, l, fmt.Sprintf("%s codecs[%d] (%s)", field, i, nested.Name)); err != nil {
+			return err
 		}
 	}
-	return cfg.ChunkShape, nil
+	return nil
 }
 
 // checkChunksPerShard checks a storage transformer that groups chunks

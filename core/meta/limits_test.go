@@ -51,6 +51,7 @@ func TestCheckAdmitsRealArrays(t *testing.T) {
 		"shards of 32 x 32 inner chunks":  limitDoc("[1000000,1000000]", "[32768,32768]", sharded("[1024,1024]", "")),
 		"shards of 1 GiB inner chunks":    limitDoc("[1000000,1000000]", "[65536,65536]", sharded("[16384,16384]", "")),
 		"nested sharding":                 limitDoc("[65536,65536]", "[4096,4096]", sharded("[1024,1024]", sharded("[64,64]", ""))),
+		"sharding named by its URI":       limitDoc("[1000000,1000000]", "[32768,32768]", strings.Replace(sharded("[1024,1024]", ""), "sharding_indexed", "https://zarr-specs.readthedocs.io/en/latest/v3/codecs/sharding-indexed/v1.0.html", 1)),
 		"the most elements of float32":    limitDoc("[2305843009213693951]", "[1000]", plain),
 	} {
 		if err := parsedArray(t, doc).Check(Limits{}); err != nil {
