@@ -37,6 +37,9 @@ type Options struct {
 	// Chunks, when set, keeps decoded chunks for small reads (see
 	// ChunkCache); writes through the array drop what they change.
 	Chunks ChunkCache
+	// Limits bound what an array's metadata may ask for (zero fields:
+	// meta's defaults); an array beyond them is not opened.
+	Limits meta.Limits
 }
 
 func (o Options) concurrency() int {
@@ -84,6 +87,10 @@ func New(ctx context.Context, s store.Store, path string, m *meta.ArrayMeta, opt
 func (a *Array) init(ctx context.Context) error {
 	if a.opts.Codecs == nil {
 		return errors.New("no codec resolver configured")
+	}
+	// before any codec is resolved (a plugin may start) or buffer sized
+	if err := a.meta.Check(a.opts.Limits); err != nil {
+		return err
 	}
 	m, err := codec.ForArray(ctx, a.meta, a.opts.Codecs)
 	if err != nil {

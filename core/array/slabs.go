@@ -1,6 +1,12 @@
 package array
 
-import "github.com/zarrgw/zarrgw/core/grid"
+import (
+	"fmt"
+	"iter"
+
+	"github.com/zarrgw/zarrgw/core/checked"
+	"github.com/zarrgw/zarrgw/core/grid"
+)
 
 // A slab is a piece of a selection whose elements are contiguous in the
 // selection's C-order output: the output indexes of the dimensions before
@@ -8,141 +14,144 @@ import "github.com/zarrgw/zarrgw/core/grid"
 // dimension is whole. Slabs follow chunk boundaries along their level, so
 // each chunk is read (or written) by one slab, unless one chunk row of the
 // output alone is larger than a slab: then its rows are split evenly.
+//
+// A plan is walked lazily, never listed: a selection may cross more
+// chunks along its level than there is memory for their list.
 
 // slabPlan cuts a selection into slabs of at most maxBytes of output.
 type slabPlan struct {
 	sel    grid.Selection
 	counts []int
-	level  int      // the dimension slabs take ranges of
-	ranges [][2]int // the output ranges [lo, hi) along level, in order
-	// maxElems is the element count of the largest slab.
+	level  int // the dimension slabs take ranges of
+	rows   int // the most output indexes along level in one slab
+	chunk  int // the chunk extent along level
+	inner  int // the inner chunk extent along level (0: not sharded)
+	// maxElems is the element count of the largest slab (0: no slab).
 	maxElems int
 }
+
+// exactSpans bounds the chunk spans a plan walks to size its slab
+// buffers exactly; past it, they are sized for the most a range may hold.
+const exactSpans = 1 << 16
 
 // planSlabs picks the outermost level at which one output index fits in
 // maxBytes (an element costing elemBytes) and groups the chunk spans
 // along it into slabs. innerShape, when not nil, is the shape of the
 // inner chunks of sharded chunks: a shard span too large for one slab is
 // cut at inner chunk boundaries, so that no inner chunk is decoded twice.
-func planSlabs(sel grid.Selection, chunkShape, innerShape []int, elemBytes, maxBytes int64) slabPlan {
+func planSlabs(sel grid.Selection, chunkShape, innerShape []int, elemBytes, maxBytes int64) (slabPlan, error) {
 	p := slabPlan{sel: sel, counts: sel.Counts()}
-	total := 1
-	for _, c := range p.counts {
-		total *= c
+	total, ok := checked.Product(p.counts)
+	if !ok {
+		return p, fmt.Errorf("selection of %v elements: more than a 64-bit count holds", p.counts)
 	}
 	if len(sel) == 0 || total == 0 {
 		p.maxElems = total
-		if total > 0 {
-			p.ranges = [][2]int{{0, 1}}
-		}
-		return p
+		return p, nil
 	}
 	inner := total // elements of one output index at level
 	for p.level = 0; ; p.level++ {
 		inner /= p.counts[p.level]
-		if int64(inner)*elemBytes <= maxBytes || p.level == len(sel)-1 {
+		if n, ok := checked.Mul(int64(inner), elemBytes); ok && n <= maxBytes || p.level == len(sel)-1 {
 			break
 		}
 	}
-	rows := int(max(maxBytes/(int64(inner)*elemBytes), 1))
-	spans := chunkSpans(sel[p.level], chunkShape[p.level])
-	var innerSpans []int
+	// inner*elemBytes fits: it is at most maxBytes, or one element
+	p.rows = int(min(max(maxBytes/(int64(inner)*elemBytes), 1), int64(p.counts[p.level])))
+	p.chunk = chunkShape[p.level]
 	if innerShape != nil {
-		innerSpans = chunkSpans(sel[p.level], innerShape[p.level])
+		p.inner = innerShape[p.level]
 	}
-	p.ranges = groupSpans(spans, innerSpans, rows)
-	for _, r := range p.ranges {
-		p.maxElems = max(p.maxElems, (r[1]-r[0])*inner)
+	if sel[p.level].ChunksCrossed(p.chunk) > exactSpans {
+		p.maxElems = p.rows * inner // every range holds at most rows
+		return p, nil
 	}
-	return p
+	for n := range p.rangeSizes() {
+		p.maxElems = max(p.maxElems, n*inner)
+	}
+	return p, nil
 }
 
-// chunkSpans returns how many selected indexes of d fall in each chunk
-// that d crosses, in order.
-func chunkSpans(d grid.Dim, chunk int) []int {
-	var out []int
-	idx, last := d.Start, d.Start+(d.Count-1)*d.Step
-	for d.Count > 0 && idx <= last {
-		end := (idx/chunk + 1) * chunk
-		n := (min(end-1, last)-idx)/d.Step + 1
-		out = append(out, n)
-		idx += n * d.Step
+// rangeSizes yields the lengths of the ranges along level that slabs
+// take, in order.
+func (p slabPlan) rangeSizes() iter.Seq[int] {
+	d := p.sel[p.level]
+	var innerOf func(lo, n int) iter.Seq[int]
+	if p.inner > 0 {
+		// the inner chunks of the span of n output indexes from lo:
+		// inner chunk boundaries nest in the chunks' boundaries
+		innerOf = func(lo, n int) iter.Seq[int] {
+			return grid.ChunkCounts(grid.Dim{Start: d.Start + lo*d.Step, Step: d.Step, Count: n}, p.inner)
+		}
 	}
-	return out
+	return groupSpans(grid.ChunkCounts(d, p.chunk), innerOf, p.rows)
 }
 
-// groupSpans groups consecutive spans into ranges [lo, hi) of at most rows
-// indexes: whole spans while they fit, and a span larger than rows cut
-// into pieces: at the inner spans it is made of when innerSpans is given
-// (they nest in the spans), else evenly.
-func groupSpans(spans, innerSpans []int, rows int) [][2]int {
-	var out [][2]int
-	lo, hi := 0, 0
-	next := 0 // the first inner span of the current span
-	for _, n := range spans {
-		var inner []int
-		if innerSpans != nil {
-			for k := 0; k < n; next++ {
-				inner = append(inner, innerSpans[next])
-				k += innerSpans[next]
+// groupSpans groups consecutive spans into ranges of at most rows indexes
+// and yields their lengths: whole spans while they fit, and a span larger
+// than rows cut into pieces: at the inner spans it is made of when innerOf
+// is given (the inner spans of the span of n indexes from lo; an inner
+// span larger than rows is still cut evenly), else evenly.
+func groupSpans(spans iter.Seq[int], innerOf func(lo, n int) iter.Seq[int], rows int) iter.Seq[int] {
+	evenly := func(_, n int) iter.Seq[int] { return cutEvenly(n, rows) }
+	if innerOf == nil {
+		return group(spans, rows, evenly)
+	}
+	return group(spans, rows, func(lo, n int) iter.Seq[int] {
+		return group(innerOf(lo, n), rows, evenly)
+	})
+}
+
+// group yields the lengths of runs of consecutive items of at most rows
+// indexes: whole items while they fit, and an item larger than rows in
+// the pieces split gives it (the item of n indexes from lo).
+func group(items iter.Seq[int], rows int, split func(lo, n int) iter.Seq[int]) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		acc, lo := 0, 0 // acc: whole items grouped so far, ending at lo
+		for n := range items {
+			if acc > 0 && acc+n > rows {
+				if !yield(acc) {
+					return
+				}
+				acc = 0
 			}
+			if n <= rows {
+				acc, lo = acc+n, lo+n
+				continue
+			}
+			for piece := range split(lo, n) {
+				if !yield(piece) {
+					return
+				}
+			}
+			lo += n
 		}
-		if hi > lo && hi-lo+n > rows {
-			out = append(out, [2]int{lo, hi})
-			lo = hi
+		if acc > 0 {
+			yield(acc)
 		}
-		if n <= rows {
-			hi += n
-			continue
-		}
-		for _, r := range cut(n, inner, rows) {
-			out = append(out, [2]int{lo, lo + r})
-			lo += r
-		}
-		hi = lo
 	}
-	if hi > lo {
-		out = append(out, [2]int{lo, hi})
-	}
-	return out
 }
 
-// cut splits a span of n indexes into pieces of at most rows: groups of
-// whole inner spans when there are any (an inner span larger than rows
-// still cut evenly), else even pieces.
-func cut(n int, inner []int, rows int) []int {
-	if len(inner) == 0 {
-		inner = []int{n}
-	}
-	var out []int
-	acc := 0
-	for _, m := range inner {
-		if acc > 0 && acc+m > rows {
-			out = append(out, acc)
-			acc = 0
-		}
-		if m <= rows {
-			acc += m
-			continue
-		}
-		pieces := (m + rows - 1) / rows
+// cutEvenly cuts n indexes into the fewest pieces of at most rows, of
+// lengths that differ by one at most.
+func cutEvenly(n, rows int) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		pieces := checked.CeilDiv(n, rows)
 		done := 0
 		for i := 1; i <= pieces; i++ {
-			end := m * i / pieces
-			out = append(out, end-done)
+			end := checked.MulDiv(n, i, pieces)
+			if !yield(end - done) {
+				return
+			}
 			done = end
 		}
 	}
-	if acc > 0 {
-		out = append(out, acc)
-	}
-	return out
 }
 
 // each calls fn with the selection of every slab, in output order, until
 // fn returns false.
 func (p slabPlan) each(fn func(sub grid.Selection) bool) {
-	if len(p.ranges) == 0 {
+	if p.maxElems == 0 {
 		return
 	}
 	if len(p.sel) == 0 {
@@ -151,10 +160,12 @@ func (p slabPlan) each(fn func(sub grid.Selection) bool) {
 	}
 	idx := make([]int, p.level) // output indexes of the fixed dimensions
 	for {
-		for _, r := range p.ranges {
-			if !fn(p.slab(idx, r)) {
+		lo := 0
+		for n := range p.rangeSizes() {
+			if !fn(p.slab(idx, lo, n)) {
 				return
 			}
+			lo += n
 		}
 		if !next(idx, p.counts[:p.level]) {
 			return
@@ -162,16 +173,16 @@ func (p slabPlan) each(fn func(sub grid.Selection) bool) {
 	}
 }
 
-// slab is the selection of one slab: fixed indexes before level, range r
-// along it.
-func (p slabPlan) slab(idx []int, r [2]int) grid.Selection {
+// slab is the selection of one slab: fixed indexes before level, n
+// indexes from lo along it.
+func (p slabPlan) slab(idx []int, lo, n int) grid.Selection {
 	sub := make(grid.Selection, len(p.sel))
 	copy(sub, p.sel)
 	for d, i := range idx {
 		sub[d] = grid.Dim{Start: p.sel[d].Start + i*p.sel[d].Step, Step: 1, Count: 1, Drop: p.sel[d].Drop}
 	}
 	d := p.sel[p.level]
-	sub[p.level] = grid.Dim{Start: d.Start + r[0]*d.Step, Step: d.Step, Count: r[1] - r[0], Drop: d.Drop}
+	sub[p.level] = grid.Dim{Start: d.Start + lo*d.Step, Step: d.Step, Count: n, Drop: d.Drop}
 	return sub
 }
 

@@ -1,6 +1,7 @@
 package array
 
 import (
+	"iter"
 	"math/rand"
 	"slices"
 	"testing"
@@ -37,7 +38,10 @@ func TestSlabsCoverSelectionInOrder(t *testing.T) {
 				}
 			}
 		}
-		plan := planSlabs(sel, chunks, innerShape, elem, maxBytes)
+		plan, err := planSlabs(sel, chunks, innerShape, elem, maxBytes)
+		if err != nil {
+			t.Fatal(err)
+		}
 
 		var got [][]int
 		plan.each(func(sub grid.Selection) bool {
@@ -105,8 +109,69 @@ func TestGroupSpans(t *testing.T) {
 		{[]int{6}, []int{6}, 4, [][2]int{{0, 3}, {3, 6}}},
 	}
 	for _, c := range cases {
-		if got := groupSpans(c.spans, c.inner, c.rows); !slices.Equal(got, c.want) {
+		var innerOf func(lo, n int) iter.Seq[int]
+		if c.inner != nil {
+			innerOf = innerSpans(t, c.inner)
+		}
+		var got [][2]int
+		lo := 0
+		for n := range groupSpans(slices.Values(c.spans), innerOf, c.rows) {
+			got = append(got, [2]int{lo, lo + n})
+			lo += n
+		}
+		if !slices.Equal(got, c.want) {
 			t.Errorf("groupSpans(%v, %v, %d) = %v, want %v", c.spans, c.inner, c.rows, got, c.want)
 		}
+	}
+}
+
+// innerSpans hands out the inner spans of each span from a list of them
+// all, as a plan finds them in the selection.
+func innerSpans(t *testing.T, all []int) func(lo, n int) iter.Seq[int] {
+	at, next := 0, 0 // the output index and list position of the next inner span
+	return func(lo, n int) iter.Seq[int] {
+		for at < lo { // skip the inner spans of spans grouped whole
+			at, next = at+all[next], next+1
+		}
+		if at != lo {
+			t.Fatalf("a span starts at %d, inside an inner span", lo)
+		}
+		return func(yield func(int) bool) {
+			for k := 0; k < n; next++ {
+				k, at = k+all[next], at+all[next]
+				if !yield(all[next]) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// A plan over a selection crossing 2^52 chunks along its level is made
+// and walked lazily: its first slabs come at once, within the budget, and
+// no list of its spans is made (one was 32 PiB).
+func TestHugeSelectionPlansLazily(t *testing.T) {
+	sel := grid.Selection{{Start: 0, Step: 1, Count: 1 << 62}}
+	plan, err := planSlabs(sel, []int{1024}, nil, 1, 64<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.maxElems != 64<<20 {
+		t.Errorf("slab buffers of %d elements, want the budget's %d", plan.maxElems, 64<<20)
+	}
+	slabs, next := 0, 0
+	plan.each(func(sub grid.Selection) bool {
+		if sub[0].Start != next || sub[0].Count != 64<<20 {
+			t.Fatalf("slab %d: %+v, want %d elements from %d", slabs, sub[0], 64<<20, next)
+		}
+		next += sub[0].Count
+		slabs++
+		return slabs < 3
+	})
+	if slabs != 3 {
+		t.Errorf("walked %d slabs, want 3", slabs)
+	}
+	if _, err := planSlabs(grid.Selection{{Count: 1 << 40}, {Count: 1 << 40}}, []int{1, 1}, nil, 1, 64<<20); err == nil {
+		t.Error("a plan of 2^80 elements was made")
 	}
 }

@@ -2,7 +2,6 @@ package array
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -13,10 +12,6 @@ import (
 // DefaultMemoryBudget is the memory a stream holds in slab buffers when
 // StreamOptions does not say.
 const DefaultMemoryBudget = 64 << 20
-
-// variableElemBytes is what an element of a variable-length type is
-// assumed to cost when slabs are sized (a string header and its bytes).
-const variableElemBytes = 64
 
 // StreamOptions configure streaming reads and writes.
 type StreamOptions struct {
@@ -36,39 +31,20 @@ func (o StreamOptions) slabBytes() int64 {
 }
 
 // ElemBytes is the memory an element takes in a slab (a variable-length
-// element counts as variableElemBytes).
-func (a *Array) ElemBytes() int64 {
-	if a.meta.DataType.Variable() {
-		return variableElemBytes
-	}
-	return int64(a.meta.DataType.Size)
-}
+// element counts as dtype.VariableMemBytes).
+func (a *Array) ElemBytes() int64 { return a.meta.DataType.MemBytes() }
 
-func (a *Array) planSlabs(sel grid.Selection, opts StreamOptions) slabPlan {
-	return planSlabs(sel, a.meta.ChunkShape, a.InnerChunkShape(), a.ElemBytes(), opts.slabBytes())
+func (a *Array) planSlabs(sel grid.Selection, opts StreamOptions) (slabPlan, error) {
+	p, err := planSlabs(sel, a.meta.ChunkShape, a.InnerChunkShape(), a.ElemBytes(), opts.slabBytes())
+	if err != nil {
+		return p, fmt.Errorf("array %s: %w", a.Name(), err)
+	}
+	return p, nil
 }
 
 // InnerChunkShape is the shape of the inner chunks of a sharded array
-// (its chain is one sharding_indexed codec, as the v3 spec defines it), or
-// nil.
-func (a *Array) InnerChunkShape() []int {
-	c := a.meta.Codecs
-	if len(c) != 1 || c[0].Name != "sharding_indexed" {
-		return nil
-	}
-	var cfg struct {
-		ChunkShape []int `json:"chunk_shape"`
-	}
-	if json.Unmarshal(c[0].Configuration, &cfg) != nil || len(cfg.ChunkShape) != len(a.meta.ChunkShape) {
-		return nil
-	}
-	for i, n := range cfg.ChunkShape {
-		if n < 1 || a.meta.ChunkShape[i]%n != 0 {
-			return nil
-		}
-	}
-	return cfg.ChunkShape
-}
+// (meta.ArrayMeta.InnerChunkShape), or nil.
+func (a *Array) InnerChunkShape() []int { return a.meta.InnerChunkShape() }
 
 // Stream reads the selected elements slab by slab and calls emit with each
 // slab, in order: the slabs' elements, one after the other, are the
@@ -82,7 +58,10 @@ func (a *Array) Stream(ctx context.Context, sel grid.Selection, opts StreamOptio
 	if err := sel.Check(a.meta.Shape); err != nil {
 		return fmt.Errorf("array %s: %w", a.Name(), err)
 	}
-	plan := a.planSlabs(sel, opts)
+	plan, err := a.planSlabs(sel, opts)
+	if err != nil {
+		return err
+	}
 	return a.readSlabs(ctx, plan, a.slabBuffers(plan), emit)
 }
 
@@ -95,7 +74,10 @@ func (a *Array) WriteStream(ctx context.Context, sel grid.Selection, opts Stream
 	if err := a.checkWrite(sel); err != nil {
 		return err
 	}
-	plan := a.planSlabs(sel, opts)
+	plan, err := a.planSlabs(sel, opts)
+	if err != nil {
+		return err
+	}
 	return pipeSlabs(ctx, a.slabBuffers(plan), plan, nil,
 		func(_ context.Context, _ int, _ grid.Selection, slab *ndarray.Array) error {
 			return fill(slab)
@@ -130,7 +112,10 @@ func (a *Array) CopyFrom(ctx context.Context, src *Array, opts CopyOptions) erro
 	if err := a.checkWrite(sel); err != nil {
 		return err
 	}
-	plan := a.planSlabs(sel, opts.Stream)
+	plan, err := a.planSlabs(sel, opts.Stream)
+	if err != nil {
+		return err
+	}
 	return pipeSlabs(ctx, a.slabBuffers(plan), plan, opts.Skip,
 		func(ctx context.Context, _ int, sub grid.Selection, slab *ndarray.Array) error {
 			return src.readInto(ctx, sub, slab)

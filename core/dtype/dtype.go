@@ -105,6 +105,20 @@ func (d DataType) NumpyVoid() bool {
 // Variable reports whether elements are variable-length (held as strings).
 func (d DataType) Variable() bool { return d.Kind == String || d.Kind == Bytes }
 
+// VariableMemBytes is what an element of a variable-length type is
+// assumed to take in memory: a string header and its bytes.
+const VariableMemBytes = 64
+
+// MemBytes is the memory an element takes in a decoded array: its size,
+// or VariableMemBytes for a variable-length type. Sizes of reads and of
+// chunks are reckoned with it.
+func (d DataType) MemBytes() int64 {
+	if d.Variable() {
+		return VariableMemBytes
+	}
+	return int64(d.Size)
+}
+
 // SwapUnit is the width in bytes of the groups whose byte order a "bytes"
 // codec reverses: the element size for numbers, half of it for complex
 // numbers, 4 for UTF-32 and 1 for byte-like types (nothing to swap).

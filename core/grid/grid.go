@@ -1,6 +1,10 @@
 package grid
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/zarrgw/zarrgw/core/checked"
+)
 
 // Grid is a regular chunk grid over an array shape.
 type Grid struct {
@@ -8,7 +12,9 @@ type Grid struct {
 	ChunkShape []int
 }
 
-// New checks ranks and sizes and returns the grid.
+// New checks ranks and sizes and returns the grid. The shape's element
+// count must fit in an int: every count of chunks or elements of the grid
+// is then at most that.
 func New(shape, chunkShape []int) (Grid, error) {
 	if len(shape) != len(chunkShape) {
 		return Grid{}, fmt.Errorf("shape %v and chunk shape %v differ in rank", shape, chunkShape)
@@ -21,6 +27,9 @@ func New(shape, chunkShape []int) (Grid, error) {
 			return Grid{}, fmt.Errorf("chunk shape %v: extents must be positive", chunkShape)
 		}
 	}
+	if _, ok := checked.Product(shape); !ok {
+		return Grid{}, fmt.Errorf("shape %v: more elements than a 64-bit count holds", shape)
+	}
 	return Grid{Shape: shape, ChunkShape: chunkShape}, nil
 }
 
@@ -28,7 +37,7 @@ func New(shape, chunkShape []int) (Grid, error) {
 func (g Grid) GridShape() []int {
 	out := make([]int, len(g.Shape))
 	for i := range g.Shape {
-		out[i] = ceilDiv(g.Shape[i], g.ChunkShape[i])
+		out[i] = checked.CeilDiv(g.Shape[i], g.ChunkShape[i])
 	}
 	return out
 }
@@ -91,5 +100,3 @@ func forEachIndex(shape []int, yield func([]int) bool) {
 		}
 	}
 }
-
-func ceilDiv(a, b int) int { return (a + b - 1) / b }

@@ -1,5 +1,10 @@
 package grid
 
+import (
+	"iter"
+	"slices"
+)
+
 // Span is a strided run along one dimension: Count elements from Start,
 // Step apart.
 type Span struct {
@@ -41,7 +46,7 @@ type dimPart struct {
 func (g Grid) Project(sel Selection) []Projection {
 	parts := make([][]dimPart, len(sel))
 	for i, d := range sel {
-		parts[i] = projectDim(d, g.ChunkShape[i])
+		parts[i] = slices.Collect(projectDim(d, g.ChunkShape[i]))
 		if len(parts[i]) == 0 {
 			return nil
 		}
@@ -67,29 +72,43 @@ func (g Grid) Project(sel Selection) []Projection {
 	return out
 }
 
-// projectDim splits one dimension's strided selection by chunk.
-func projectDim(d Dim, chunk int) []dimPart {
-	if d.Count == 0 {
-		return nil
+// ChunkCounts yields how many selected indexes of d (checked against its
+// array) fall in each chunk of the given extent that d crosses, in order.
+// It runs lazily: a dimension may cross more chunks than fit in memory.
+func ChunkCounts(d Dim, chunk int) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		for part := range projectDim(d, chunk) {
+			if !yield(part.inChunk.Count) {
+				return
+			}
+		}
 	}
-	var parts []dimPart
-	outPos := 0
-	idx := d.Start
-	last := d.Start + (d.Count-1)*d.Step
-	for idx <= last {
-		c := idx / chunk
-		chunkEnd := (c + 1) * chunk // exclusive
-		// number of selected indexes idx, idx+step, ... below chunkEnd and <= last
-		n := (min(chunkEnd-1, last)-idx)/d.Step + 1
-		parts = append(parts, dimPart{
-			chunk:   c,
-			inChunk: Span{Start: idx - c*chunk, Step: d.Step, Count: n},
-			out:     Span{Start: outPos, Step: 1, Count: n},
-		})
-		outPos += n
-		idx += n * d.Step
+}
+
+// projectDim splits one dimension's strided selection by chunk. Every
+// index it computes lies within the selection, so none can overflow.
+func projectDim(d Dim, chunk int) iter.Seq[dimPart] {
+	return func(yield func(dimPart) bool) {
+		idx, out, left := d.Start, 0, d.Count
+		for left > 0 {
+			c := idx / chunk
+			inChunk := idx - c*chunk
+			// the selected indexes idx, idx+step, ... left in this chunk
+			n := min((chunk-1-inChunk)/d.Step+1, left)
+			part := dimPart{
+				chunk:   c,
+				inChunk: Span{Start: inChunk, Step: d.Step, Count: n},
+				out:     Span{Start: out, Step: 1, Count: n},
+			}
+			if !yield(part) {
+				return
+			}
+			out, left = out+n, left-n
+			if left > 0 {
+				idx += n * d.Step // the next selected index: within the selection
+			}
+		}
 	}
-	return parts
 }
 
 // WholeSpans selects all of an array of the given shape.

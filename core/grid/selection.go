@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/zarrgw/zarrgw/core/checked"
 )
 
 // Dim selects along one dimension: Count elements Start, Start+Step, ...
@@ -12,6 +14,31 @@ import (
 type Dim struct {
 	Start, Step, Count int
 	Drop               bool
+}
+
+// Last is the last index d selects (Start for an empty d), and false
+// when it overflows an int (such a selection is beyond every array).
+func (d Dim) Last() (int, bool) {
+	span, ok := checked.Mul(max(d.Count-1, 0), d.Step)
+	if !ok {
+		return 0, false
+	}
+	return checked.Add(d.Start, span)
+}
+
+// ChunksCrossed is how many chunks of the given extent hold indexes d
+// selects: every chunk of its span when the step is shorter than a
+// chunk, else one per index (each lands in another chunk; so too, as a
+// bound, when the span is past counting).
+func (d Dim) ChunksCrossed(chunk int) int {
+	last, ok := d.Last()
+	switch {
+	case d.Count == 0:
+		return 0
+	case !ok || d.Step >= chunk:
+		return d.Count
+	}
+	return last/chunk - d.Start/chunk + 1
 }
 
 // Selection has one Dim per array dimension.
@@ -65,8 +92,8 @@ func (s Selection) Check(shape []int) error {
 		if d.Count < 0 || d.Step <= 0 || d.Start < 0 {
 			return fmt.Errorf("dimension %d: invalid selection start=%d step=%d count=%d", i, d.Start, d.Step, d.Count)
 		}
-		if d.Count > 0 && d.Start+(d.Count-1)*d.Step >= shape[i] {
-			return fmt.Errorf("dimension %d: selection reaches index %d, beyond extent %d", i, d.Start+(d.Count-1)*d.Step, shape[i])
+		if last, ok := d.Last(); d.Count > 0 && (!ok || last >= shape[i]) {
+			return fmt.Errorf("dimension %d: selection of %d elements from %d, %d apart, reaches beyond extent %d", i, d.Count, d.Start, d.Step, shape[i])
 		}
 	}
 	return nil
@@ -151,7 +178,7 @@ func parseDim(p string, n int) (Dim, error) {
 	}
 	count := 0
 	if stop > start {
-		count = ceilDiv(stop-start, step)
+		count = checked.CeilDiv(stop-start, step)
 	}
 	return Dim{Start: start, Step: step, Count: count}, nil
 }

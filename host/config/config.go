@@ -10,6 +10,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/zarrgw/zarrgw/core/extension"
+	"github.com/zarrgw/zarrgw/core/meta"
 )
 
 // Config is a decoded configuration. Slices keep the order of the file.
@@ -228,6 +229,9 @@ type Server struct {
 	AnonymousRateLimit *RateLimit
 	// Safeguards bound what clients can make the gateway spend (safeguards.go).
 	Safeguards
+	// ArrayLimits bound what array metadata may ask of a reader, in the
+	// gateway and the CLI alike (arraylimits.go); zero fields: defaults.
+	ArrayLimits meta.Limits
 }
 
 // DefaultServer returns the server used without a server block; a block

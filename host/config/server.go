@@ -22,6 +22,7 @@ var serverSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "s3"},
 	{Name: "metadata_cache"}, {Name: "chunk_cache"}, {Name: "cache_ttl"},
 	{Name: "expensive_requests"}, {Name: "expensive_memory"}, {Name: "expensive_wait"},
 	{Name: "body_read_timeout"}, {Name: "min_upload_rate"},
+	{Name: "max_array_rank"}, {Name: "max_chunk_bytes"}, {Name: "max_shard_chunks"},
 }}
 
 // hostname is a DNS name; IP addresses are checked separately.
@@ -81,6 +82,7 @@ func (d *decoder) serverBlock(b *hcl.Block) hcl.Diagnostics {
 	}
 	diags = append(diags, d.tls(attrs, s)...)
 	diags = append(diags, d.safeguards(attrs, &s.Safeguards)...)
+	diags = append(diags, d.arrayLimits(attrs, &s.ArrayLimits)...)
 	if v, ok, more := d.evalAttr(attrs, "cors_origins", cty.List(cty.String)); ok {
 		s.CORSOrigins = stringList(v)
 	} else {

@@ -52,7 +52,11 @@ func (g *Gateway) getSlice(w http.ResponseWriter, r *http.Request, ds *dataset, 
 	so := array.StreamOptions{MemoryBudget: g.budget.streamBudget()}
 	if r.Method != http.MethodHead {
 		// before any header: a refusal must not carry the slice's length
-		res, err := g.admit(w, r, sliceCost(a, sel, concurrency(ds.opts), so.MemoryBudget))
+		cost, err := sliceCost(a, sel, concurrency(ds.opts), so.MemoryBudget)
+		if err != nil {
+			return err
+		}
+		res, err := g.admit(w, r, cost)
 		if err != nil {
 			return err
 		}

@@ -12,8 +12,9 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	"github.com/zarrgw/zarrgw/core/array"
+	"github.com/zarrgw/zarrgw/core/checked"
 	"github.com/zarrgw/zarrgw/core/grid"
-	"github.com/zarrgw/zarrgw/core/ndarray"
+	"github.com/zarrgw/zarrgw/core/shard"
 	"github.com/zarrgw/zarrgw/host/config"
 )
 
@@ -199,81 +200,84 @@ const (
 // buffer: the chunks in flight, each stored and decoded at once, and the
 // chunks' projections, which a whole read makes all at once and a
 // streamed read slab by slab (two slabs of streamBudget/2 at a time).
-func readCost(a *array.Array, sel grid.Selection, concurrency int, streamBudget int64, streamed bool) int64 {
+// Every step is checked: an estimate that overflows is an error (413),
+// never a small number that fits the budget.
+func readCost(a *array.Array, sel grid.Selection, concurrency int, streamBudget int64, streamed bool) (int64, error) {
+	var c checked.Calc
 	touched := chunksTouched(sel, a.Meta().ChunkShape)
-	chunks := product(touched)
+	chunks := c.Product(touched)
+	chunk := decodedChunkBytes(a, &c)
 	projections := chunks
 	if streamed {
-		projections = min(chunks, 2*(rowChunks(touched)+streamBudget/max(1, decodedChunkBytes(a))+1))
+		projections = min(chunks, c.Mul(2, c.Add(c.Add(rowChunks(touched, &c), streamBudget/max(1, chunk)), 1)))
 	}
 	inFlight := min(chunks, int64(concurrency))
 	perProjection := projectionBytes + projectionDim*int64(len(sel))
-	return projections*perProjection + inFlight*(2*decodedChunkBytes(a)+indexBytes(a))
+	n := c.Add(c.Mul(projections, perProjection), c.Mul(inFlight, c.Add(c.Mul(2, chunk), indexBytes(a, &c))))
+	return n, overflowed(a, &c)
 }
 
 // sliceCost estimates what streaming sel of a holds: its slabs (two, of
 // at most half the stream's budget each) and the reading of chunks.
-func sliceCost(a *array.Array, sel grid.Selection, concurrency int, streamBudget int64) int64 {
-	selection := product(sel.Counts()) * a.ElemBytes()
-	slabs := min(2*selection, streamBudget)
-	return responseBytes + slabs + readCost(a, sel, concurrency, streamBudget, true)
+func sliceCost(a *array.Array, sel grid.Selection, concurrency int, streamBudget int64) (int64, error) {
+	var c checked.Calc
+	selection := c.Mul(c.Product(sel.Counts()), a.ElemBytes())
+	slabs := 2 * min(selection, streamBudget/2) // 2 x selection may overflow
+	read, err := readCost(a, sel, concurrency, streamBudget, true)
+	if err != nil {
+		return 0, err
+	}
+	return c.Add(responseBytes+slabs, read), overflowed(a, &c)
+}
+
+// overflowed is the refusal of a request whose estimate overflowed: it
+// would hold more than any budget.
+func overflowed(a *array.Array, c *checked.Calc) error {
+	if !c.Overflowed() {
+		return nil
+	}
+	return &requestError{http.StatusRequestEntityTooLarge, fmt.Sprintf(
+		"array %s: the memory this request would hold is beyond a 64-bit count: ask for a smaller selection", a.Name())}
 }
 
 // chunksTouched counts, per dimension, the chunks holding selected
-// elements: every chunk of the span when the step is shorter than a
-// chunk, else one per element (each lands in another chunk).
-func chunksTouched(sel grid.Selection, chunk []int) []int64 {
-	out := make([]int64, len(sel))
+// elements.
+func chunksTouched(sel grid.Selection, chunk []int) []int {
+	out := make([]int, len(sel))
 	for i, d := range sel {
-		switch {
-		case d.Count == 0:
-			out[i] = 0
-		case d.Step >= chunk[i]:
-			out[i] = int64(d.Count)
-		default:
-			last := d.Start + (d.Count-1)*d.Step
-			out[i] = int64(last/chunk[i] - d.Start/chunk[i] + 1)
-		}
+		out[i] = d.ChunksCrossed(chunk[i])
 	}
 	return out
 }
 
 // rowChunks is how many chunks one run of chunk rows spans: those of
 // every dimension after the first that spans several.
-func rowChunks(touched []int64) int64 {
+func rowChunks(touched []int, c *checked.Calc) int64 {
 	for i, n := range touched {
 		if n > 1 {
-			return product(touched[i+1:])
+			return c.Product(touched[i+1:])
 		}
 	}
 	return 1
 }
 
-func product[T int | int64](v []T) int64 {
-	p := int64(1)
-	for _, n := range v {
-		p *= int64(n)
-	}
-	return p
-}
-
 // decodedChunkBytes is a decoded chunk's size; for a sharded array, an inner
 // chunk's (shards are decoded an inner chunk at a time).
-func decodedChunkBytes(a *array.Array) int64 {
+func decodedChunkBytes(a *array.Array, c *checked.Calc) int64 {
 	shape := a.Meta().ChunkShape
 	if inner := a.InnerChunkShape(); inner != nil {
 		shape = inner
 	}
-	return int64(ndarray.NumElements(shape)) * a.ElemBytes()
+	return c.Mul(c.Product(shape), a.ElemBytes())
 }
 
 // indexBytes is a shard's index (16 bytes per inner chunk), 0 unsharded.
-func indexBytes(a *array.Array) int64 {
+func indexBytes(a *array.Array, c *checked.Calc) int64 {
 	inner := a.InnerChunkShape()
 	if inner == nil {
 		return 0
 	}
-	return 16 * int64(ndarray.NumElements(a.Meta().ChunkShape)/ndarray.NumElements(inner))
+	return c.Mul(shard.EntrySize, c.Product(a.Meta().ChunkShape)/max(c.Product(inner), 1))
 }
 
 // concurrency is the chunks an array read has in flight (array.Options'

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zarrgw/zarrgw/core/checked"
 	"github.com/zarrgw/zarrgw/core/grid"
 	"github.com/zarrgw/zarrgw/host/config"
 )
@@ -123,11 +124,12 @@ func TestChunksTouched(t *testing.T) {
 		{Start: 3, Step: 1, Count: 1000}, // 3..1002: chunks 0..100
 	}
 	chunk := slices.Repeat([]int{10}, len(sel))
-	want := []int64{10, 4, 7, 1, 0, 2, 3, 2, 2, 101}
+	want := []int{10, 4, 7, 1, 0, 2, 3, 2, 2, 101}
 	if got := chunksTouched(sel, chunk); !slices.Equal(got, want) {
 		t.Errorf("got %v, want %v", got, want)
 	}
-	if got := rowChunks([]int64{1, 5, 3, 2}); got != 6 {
-		t.Errorf("rowChunks: %d, want 6", got)
+	var c checked.Calc
+	if got := rowChunks([]int{1, 5, 3, 2}, &c); got != 6 || c.Overflowed() {
+		t.Errorf("rowChunks: %d (overflowed %v), want 6", got, c.Overflowed())
 	}
 }

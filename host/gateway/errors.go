@@ -7,6 +7,7 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/codec"
 	"github.com/zarrgw/zarrgw/core/hierarchy"
+	"github.com/zarrgw/zarrgw/core/meta"
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/host/launcher"
 	"github.com/zarrgw/zarrgw/pluginapi"
@@ -38,6 +39,10 @@ func statusOf(err error) int {
 		return http.StatusBadRequest
 	case errors.Is(err, store.ErrNotFound), errors.Is(err, hierarchy.ErrNoNode):
 		return http.StatusNotFound
+	case errors.Is(err, meta.ErrInvalid):
+		// metadata asking for what no reader can give (sizes beyond
+		// 64 bits, the limits): refused before any chunk is read
+		return http.StatusUnprocessableEntity
 	case errors.Is(err, store.ErrConflict):
 		return http.StatusPreconditionFailed
 	case errors.Is(err, store.ErrInvalidKey):

@@ -219,7 +219,7 @@ func (g *Gateway) Close() {
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rw, r, info := begin(w, r, g.cfg.Server)
 	start := time.Now()
-	defer func() { g.finish(rw, r, info, time.Since(start)) }()
+	defer g.done(rw, r, info, start)
 	if g.cors(rw, r) {
 		return
 	}

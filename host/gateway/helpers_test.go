@@ -217,6 +217,13 @@ func serveConfig(t *testing.T, src, filename string) string {
 // closed when the test ends; its log is discarded.
 func configGateway(t *testing.T, src, filename string) *gateway.Gateway {
 	t.Helper()
+	return configGatewayWith(t, src, filename, gateway.Options{})
+}
+
+// configGatewayWith is configGateway with options (its logger, when
+// opts has none, discards).
+func configGatewayWith(t *testing.T, src, filename string, opts gateway.Options) *gateway.Gateway {
+	t.Helper()
 	cfg, diags := config.Parse([]byte(src), filename, registry.Bundled().Catalog())
 	if diags.HasErrors() {
 		t.Fatal(diags.Error())
@@ -227,7 +234,10 @@ func configGateway(t *testing.T, src, filename string) *gateway.Gateway {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { host.Close() })
-	g, err := gateway.New(context.Background(), cfg, host, gateway.Options{Logger: quiet})
+	if opts.Logger == nil {
+		opts.Logger = quiet
+	}
+	g, err := gateway.New(context.Background(), cfg, host, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"strconv"
 
 	"github.com/zarrgw/zarrgw/core/array"
+	"github.com/zarrgw/zarrgw/core/checked"
 	"github.com/zarrgw/zarrgw/core/grid"
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/host/gateway/picture"
@@ -138,7 +139,15 @@ func (g *Gateway) fitPicture(ds *dataset, a *array.Array, sel grid.Selection, op
 		if err != nil {
 			return opts, pictureCost{}, err
 		}
-		n = c.Bytes() + readCost(a, c.Read, concurrency(ds.opts), opts.Stream.MemoryBudget, c.Streamed)
+		read, err := readCost(a, c.Read, concurrency(ds.opts), opts.Stream.MemoryBudget, c.Streamed)
+		if err != nil {
+			return opts, pictureCost{}, err
+		}
+		var sum checked.Calc
+		n = sum.Add(c.Bytes(), read)
+		if sum.Overflowed() {
+			return opts, pictureCost{}, overflowed(a, &sum)
+		}
 		if limit == 0 || n <= limit {
 			return opts, pictureCost{bytes: n, read: c.Read}, nil
 		}
@@ -232,7 +241,7 @@ func (emptyGrid) Value(int) (float64, bool) { return 0, false }
 func (g *Gateway) pictureTag(ctx context.Context, ds *dataset, a *array.Array, read grid.Selection, query string) (string, error) {
 	// counted before they are projected: a projection per chunk of a
 	// huge picture would itself take hundreds of megabytes
-	if product(chunksTouched(read, a.Meta().ChunkShape)) > maxTaggedChunks {
+	if n, ok := checked.Product(chunksTouched(read, a.Meta().ChunkShape)); !ok || n > maxTaggedChunks {
 		return "", nil
 	}
 	projections := a.Grid().Project(read)

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"fmt"
 	"github.com/zarrgw/zarrgw/host/identity"
 	"github.com/zarrgw/zarrgw/host/telemetry"
 	"go.opentelemetry.io/otel/attribute"
@@ -9,6 +10,7 @@ import (
 	"golang.org/x/time/rate"
 	"log/slog"
 	"net/http"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -95,6 +97,35 @@ func (r *response) paced(b []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the connection (flushes,
 // deadlines).
 func (r *response) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// done ends a request: the deferred call of both APIs' handlers, which
+// writes the access log record (finish). A handler that panicked (a bug;
+// not the deliberate abort of a response, http.ErrAbortHandler) is
+// answered 500 when nothing was sent yet, or has its response cut when
+// something was; either way the access log and metrics say 500 with the
+// panic, and the log has its stack. Without this, the record said 200
+// for a response the client never got.
+func (g *Gateway) done(rw *response, r *http.Request, info *requestInfo, start time.Time) {
+	p := recover()
+	if p == nil || p == http.ErrAbortHandler {
+		g.finish(rw, r, info, time.Since(start))
+		if p != nil {
+			panic(p)
+		}
+		return
+	}
+	g.log.Error("handler panic", "path", r.URL.Path, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+	info.err = fmt.Errorf("internal error: %v", p)
+	sent := rw.wrote
+	if !sent {
+		writeText(rw, http.StatusInternalServerError, "Internal Server Error: internal error")
+	}
+	rw.status = http.StatusInternalServerError
+	g.finish(rw, r, info, time.Since(start))
+	if sent {
+		panic(http.ErrAbortHandler)
+	}
+}
 
 // finish writes the access log record and counts the request. The
 // principal is logged by name; tokens never are.

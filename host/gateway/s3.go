@@ -167,7 +167,7 @@ func (api *s3API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	g := api.g
 	rw, r, info := begin(w, r, g.cfg.Server)
 	start := time.Now()
-	defer func() { g.finish(rw, r, info, time.Since(start)) }()
+	defer g.done(rw, r, info, start)
 	req := &s3Request{w: rw, r: r, info: info, id: requestID()}
 	// both headers' values in one slice (Header.Set makes one per value);
 	// each capped, so an Add to either copies rather than writes over the

@@ -3,6 +3,7 @@ package render
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"strings"
 	"unicode/utf8"
 
@@ -10,7 +11,9 @@ import (
 	"github.com/zarrgw/zarrgw/core/ndarray"
 )
 
-// npyHeader is the header of a .npy document (version 1.0, C order).
+// npyHeader is the header of a .npy document, C order: version 1.0, or
+// 2.0 (a 4-byte header length) when the shape makes the header longer
+// than 1.0's 2-byte length holds, as numpy does.
 func npyHeader(descr string, shape []int) []byte {
 	dims := make([]string, len(shape))
 	for i, s := range shape {
@@ -22,12 +25,21 @@ func npyHeader(descr string, shape []int) []byte {
 	}
 	tuple += ")"
 	dict := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': %s, }", descr, tuple)
-	// magic(6) + version(2) + header length(2) + dict + padding + '\n' is a multiple of 64.
-	total := 10 + len(dict) + 1
+	// magic(6) + version(2) + header length(2 or 4) + dict + padding + '\n'
+	// is a multiple of 64.
+	lenBytes, version := 2, byte(1)
+	if 10+len(dict)+1+63 > math.MaxUint16 {
+		lenBytes, version = 4, 2
+	}
+	total := 8 + lenBytes + len(dict) + 1
 	pad := (64 - total%64) % 64
 	dict += strings.Repeat(" ", pad) + "\n"
-	h := []byte("\x93NUMPY\x01\x00")
-	h = binary.LittleEndian.AppendUint16(h, uint16(len(dict)))
+	h := []byte{0x93, 'N', 'U', 'M', 'P', 'Y', version, 0}
+	if lenBytes == 2 {
+		h = binary.LittleEndian.AppendUint16(h, uint16(len(dict)))
+	} else {
+		h = binary.LittleEndian.AppendUint32(h, uint32(len(dict)))
+	}
 	return append(h, dict...)
 }
 

@@ -98,14 +98,17 @@ func Probe(ctx context.Context, logger *slog.Logger) func(config.Plugin) ([]exte
 }
 
 // ArrayOptions resolves codecs and storage transformers named in array
-// metadata: bundled ones in process, the rest in the configured plugins.
-// With traces on, each codec call and each transformer's store call has a
-// span.
+// metadata: bundled ones in process, the rest in the configured plugins;
+// arrays are opened within the configuration's limits (the server
+// block's max_chunk_bytes and the like). With traces on, each codec call
+// and each transformer's store call has a span.
 func (h *Host) ArrayOptions() array.Options {
+	opts := h.parts.ArrayOptions()
+	opts.Limits = h.cfg.Server.ArrayLimits
 	if telemetry.Enabled() {
-		return telemetry.ArrayOptions(h.parts.ArrayOptions())
+		return telemetry.ArrayOptions(opts)
 	}
-	return h.parts.ArrayOptions()
+	return opts
 }
 
 // Launcher is the host's plugin launcher, for listing plugin states.

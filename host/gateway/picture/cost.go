@@ -1,7 +1,10 @@
 package picture
 
 import (
+	"fmt"
+
 	"github.com/zarrgw/zarrgw/core/array"
+	"github.com/zarrgw/zarrgw/core/checked"
 	"github.com/zarrgw/zarrgw/core/grid"
 )
 
@@ -49,12 +52,27 @@ func Estimate(a *array.Array, sel grid.Selection, opts Options) (Cost, error) {
 	if err != nil {
 		return Cost{}, err
 	}
+	var c Cost
 	if p.plot != nil {
-		return estimatePlot(a, p, opts), nil
+		c = estimatePlot(a, p, opts)
+	} else {
+		c = estimatePicture(a, sel, p, opts)
 	}
+	// pixels are bounded by MaxPixels, which a caller may set to anything
+	var calc checked.Calc
+	calc.Add(c.Fixed, calc.Mul(c.Pixels, c.PerPixel))
+	if calc.Overflowed() {
+		return Cost{}, fmt.Errorf("array %s: a picture of %d pixels would hold more than a 64-bit count of bytes: lower max_pixels", a.Name(), c.Pixels)
+	}
+	return c, nil
+}
+
+// estimatePicture is the cost of a picture planned by makePlan.
+func estimatePicture(a *array.Array, sel grid.Selection, p plan, opts Options) Cost {
 	h, w := sel[p.d0].Count, sel[p.d1].Count
+	pixels, _ := checked.Mul(int64(checked.CeilDiv(h, p.f)), int64(checked.CeilDiv(w, p.f))) // at most MaxPixels
 	c := Cost{
-		Pixels:   int64(ceilDiv(h, p.f)) * int64(ceilDiv(w, p.f)),
+		Pixels:   pixels,
 		PerPixel: palettedBytes + pngBytes,
 		Fixed:    fixedBytes,
 		Read:     p.read,
@@ -66,7 +84,7 @@ func Estimate(a *array.Array, sel grid.Selection, opts Options) (Cost, error) {
 	} else {
 		c.PerPixel += int64(a.Meta().DataType.Size)
 	}
-	return c, nil
+	return c
 }
 
 // streamBudget is the memory a stream's slabs hold (see

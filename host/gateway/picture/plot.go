@@ -8,6 +8,7 @@ import (
 	"math"
 
 	"github.com/zarrgw/zarrgw/core/array"
+	"github.com/zarrgw/zarrgw/core/checked"
 	"github.com/zarrgw/zarrgw/core/grid"
 	"github.com/zarrgw/zarrgw/core/ndarray"
 )
@@ -63,10 +64,9 @@ func makePlotPlan(sel grid.Selection, opts Options) (plan, error) {
 	switch {
 	case n <= w:
 	case opts.Stride && !opts.Mean:
-		p.f = ceilDiv(n, w)
+		p.f = checked.CeilDiv(n, w)
 		p.read = append(grid.Selection(nil), sel...)
-		p.read[d].Step *= p.f
-		p.read[d].Count = ceilDiv(n, p.f)
+		p.read[d] = stride(p.read[d], p.f)
 	default:
 		pp.stream = true
 		p.mean = opts.Mean

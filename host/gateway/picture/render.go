@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/zarrgw/zarrgw/core/array"
+	"github.com/zarrgw/zarrgw/core/checked"
 	"github.com/zarrgw/zarrgw/core/dtype"
 	"github.com/zarrgw/zarrgw/core/grid"
 	"github.com/zarrgw/zarrgw/core/ndarray"
@@ -83,8 +84,7 @@ func makePlan(a *array.Array, sel grid.Selection, opts Options) (plan, error) {
 	if !p.mean {
 		p.read = append(grid.Selection(nil), sel...)
 		for _, d := range []int{d0, d1} {
-			p.read[d].Step *= p.f
-			p.read[d].Count = ceilDiv(p.read[d].Count, p.f)
+			p.read[d] = stride(p.read[d], p.f)
 		}
 	}
 	return p, nil
@@ -189,16 +189,36 @@ func imageAxes(sel grid.Selection) (int, int, error) {
 }
 
 // factor is the smallest whole downsampling factor that fits h x w into
-// maxPixels.
+// maxPixels, found by bisection: the pixels only shrink as the factor
+// grows, and a long thin selection (h in the billions, w of 1) needs a
+// factor of h/maxPixels, far from the square root of h*w/maxPixels.
 func factor(h, w, maxPixels int) int {
-	f := max(1, int(math.Sqrt(float64(h)*float64(w)/float64(maxPixels))))
-	for ceilDiv(h, f)*ceilDiv(w, f) > maxPixels {
-		f++
+	fits := func(f int) bool {
+		n, ok := checked.Mul(checked.CeilDiv(h, f), checked.CeilDiv(w, f))
+		return ok && n <= maxPixels
 	}
-	return f
+	lo, hi := 1, max(h, w, 1) // a factor of max(h, w) leaves one pixel
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if fits(mid) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo
 }
 
-func ceilDiv(a, b int) int { return (a + b - 1) / b }
+// stride keeps every f-th index d selects. The step grows by f only
+// while two indexes are kept: a longer step is then within d's span, and
+// one that would overflow is never taken.
+func stride(d grid.Dim, f int) grid.Dim {
+	d.Count = checked.CeilDiv(d.Count, f)
+	if d.Count > 1 {
+		d.Step *= f // (Count-1)*Step*f is at most d's span
+	}
+	return d
+}
 
 // strided reads every f-th element along the two axes.
 func strided(ctx context.Context, a *array.Array, p plan) (Grid, error) {
@@ -212,7 +232,7 @@ func strided(ctx context.Context, a *array.Array, p plan) (Grid, error) {
 // blockMeans streams the whole selection and averages each f x f block of
 // present values; a block with none is missing.
 func blockMeans(ctx context.Context, a *array.Array, sel grid.Selection, h, w, f int, so array.StreamOptions) (Grid, error) {
-	rows, cols := ceilDiv(h, f), ceilDiv(w, f)
+	rows, cols := checked.CeilDiv(h, f), checked.CeilDiv(w, f)
 	sums := make([]float64, rows*cols)
 	counts := make([]uint32, rows*cols)
 	k := 0 // flat index of the next element in the selection

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 
+	"github.com/zarrgw/zarrgw/core/checked"
 	"github.com/zarrgw/zarrgw/core/codec"
 	"github.com/zarrgw/zarrgw/core/shard"
 )
@@ -101,6 +103,10 @@ func (c *config) checkShard(shardShape []int) ([]int, error) {
 			return nil, fmt.Errorf("inner chunk shape %v does not divide the shard shape %v", c.ChunkShape, shardShape)
 		}
 		cps[d] = n / c.ChunkShape[d]
+	}
+	// the index is 16 bytes per inner chunk, and read whole
+	if n, ok := checked.Product(cps); !ok || n > math.MaxInt64/shard.EntrySize {
+		return nil, fmt.Errorf("a shard of %v inner chunks %v has an index beyond a 64-bit size", shardShape, c.ChunkShape)
 	}
 	return cps, nil
 }

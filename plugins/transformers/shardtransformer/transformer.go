@@ -15,8 +15,10 @@ package shardtransformer
 import (
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 
+	"github.com/zarrgw/zarrgw/core/checked"
 	"github.com/zarrgw/zarrgw/core/shard"
 	"github.com/zarrgw/zarrgw/core/store"
 )
@@ -76,6 +78,10 @@ func NewWith(next store.Store, layout Layout, chunksPerShard []int, opts Options
 		if n <= 0 {
 			return nil, fmt.Errorf("%s: chunks_per_shard %v: counts must be positive", Name, chunksPerShard)
 		}
+	}
+	// the index is 16 bytes per chunk, and read whole
+	if n, ok := checked.Product(chunksPerShard); !ok || n > math.MaxInt64/shard.EntrySize {
+		return nil, fmt.Errorf("%s: chunks_per_shard %v: a shard's index would be beyond a 64-bit size", Name, chunksPerShard)
 	}
 	k, err := newKeys(layout, len(chunksPerShard))
 	if err != nil {

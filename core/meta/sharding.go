@@ -1,0 +1,55 @@
+package meta
+
+import "encoding/json"
+
+// shardingNames are the names metadata gives the v3 sharding codec: its
+// registered name and its spec URI. Its inner chunks are what readers
+// decode, and its index what they read whole.
+var shardingNames = map[string]bool{
+	"sharding_indexed": true,
+	"https://zarr-specs.readthedocs.io/en/latest/v3/codecs/sharding-indexed/v1.0.html": true,
+}
+
+// shardingConfig reads the inner chunk shape and inner codecs of a
+// sharding codec's configuration; ok is false for another codec, or a
+// configuration that cannot be read (the codec refuses it itself).
+func shardingConfig(c Extension) (inner []int, codecs []Extension, ok bool) {
+	if !shardingNames[c.Name] {
+		return nil, nil, false
+	}
+	var cfg struct {
+		ChunkShape []int           `json:"chunk_shape"`
+		Codecs     json.RawMessage `json:"codecs"`
+	}
+	if json.Unmarshal(c.Configuration, &cfg) != nil {
+		return nil, nil, false
+	}
+	codecs, _ = ParseExtensions(cfg.Codecs)
+	return cfg.ChunkShape, codecs, true
+}
+
+// soleSharding is the inner chunk shape of an array whose chain is one
+// sharding codec (as the v3 spec defines sharded arrays: read an inner
+// chunk at a time), or nil.
+func (a *ArrayMeta) soleSharding() []int {
+	if len(a.Codecs) != 1 {
+		return nil
+	}
+	inner, _, ok := shardingConfig(a.Codecs[0])
+	if !ok || len(inner) != len(a.ChunkShape) {
+		return nil
+	}
+	return inner
+}
+
+// InnerChunkShape is the shape of the inner chunks of a sharded array
+// (its chain is one sharding codec) when they tile its chunks, or nil.
+func (a *ArrayMeta) InnerChunkShape() []int {
+	inner := a.soleSharding()
+	for i, n := range inner {
+		if n < 1 || a.ChunkShape[i]%n != 0 {
+			return nil
+		}
+	}
+	return inner
+}

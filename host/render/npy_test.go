@@ -1,0 +1,35 @@
+package render
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"slices"
+	"testing"
+)
+
+// A header is version 1.0 while its length fits 1.0's two bytes, and
+// 2.0 beyond: the two-byte length wrapped and the document was corrupt.
+func TestNPYHeaderVersions(t *testing.T) {
+	small := []int{3, 1 << 40, 7}
+	h := npyHeader("<f4", small)
+	if h[6] != 1 || len(h)%64 != 0 {
+		t.Fatalf("header of %v: version %d, %d bytes", small, h[6], len(h))
+	}
+	dict, size, err := readNPYHeader(bufio.NewReader(bytes.NewReader(h)))
+	if err != nil || size != int64(len(h)) {
+		t.Fatalf("reading the header back: %v (%d bytes of %d)", err, size, len(h))
+	}
+	if shape, descr, err := parseNPYHeader(dict); err != nil || descr != "<f4" || !slices.Equal(shape, small) {
+		t.Errorf("parsed %v %q %v, want %v <f4", shape, descr, err, small)
+	}
+
+	huge := slices.Repeat([]int{1 << 60}, 5000) // a dictionary of about 100 KB
+	h = npyHeader("<f4", huge)
+	if h[6] != 2 || len(h)%64 != 0 {
+		t.Fatalf("header of 5000 dimensions: version %d, %d bytes", h[6], len(h))
+	}
+	if n := binary.LittleEndian.Uint32(h[8:12]); int(n) != len(h)-12 {
+		t.Errorf("version 2.0 header says %d bytes follow, %d do", n, len(h)-12)
+	}
+}
