@@ -126,7 +126,12 @@ func (api *s3API) uploadPart(req *s3Request, ds *dataset, id string, _ uploadDoc
 	if copying {
 		_, data, err = api.copySource(req, req.r.Header.Get("X-Amz-Copy-Source-Range"))
 	} else {
-		data, err = api.body(req)
+		// in memory: the part's key is named by its MD5, known at its end
+		var release func()
+		data, release, err = api.body(req)
+		if err == nil {
+			defer release()
+		}
 	}
 	if err != nil {
 		return err
@@ -239,12 +244,18 @@ func (api *s3API) listParts(req *s3Request, ds *dataset, id string, _ uploadDoc)
 // completeUpload assembles the parts the request lists, in order, writes
 // them as the key's value and erases the upload.
 func (api *s3API) completeUpload(req *s3Request, ds *dataset, id string, doc uploadDoc) error {
-	data, err := api.body(req)
+	cond, err := api.g.condition(req.r, ds, doc.Key)
+	if err != nil {
+		return err
+	}
+	data, release, err := api.body(req)
 	if err != nil {
 		return err
 	}
 	var list s3wire.CompleteMultipartUpload
-	if err := xml.Unmarshal(data, &list); err != nil || len(list.Parts) == 0 {
+	err = xml.Unmarshal(data, &list)
+	release()
+	if err != nil || len(list.Parts) == 0 {
 		return s3wire.Errorf(s3wire.MalformedXML, "the CompleteMultipartUpload document is not valid or lists no parts")
 	}
 	ctx := req.r.Context()
@@ -271,7 +282,7 @@ func (api *s3API) completeUpload(req *s3Request, ds *dataset, id string, doc upl
 		}
 		value = append(value, v.Data...)
 	}
-	version, _, err := api.g.storeValue(req.r, ds, doc.Key, value)
+	version, err := api.g.storeValue(req.r, ds, doc.Key, cond, value)
 	if err != nil {
 		return err
 	}
