@@ -35,11 +35,22 @@ type response struct {
 	// rate); writes wait for them under ctx, the request's.
 	throttle []*rate.Limiter
 	ctx      context.Context
+	// body is the request's body, nil without one.
+	body *requestBody
 }
 
+// WriteHeader records the status. An answer to a request whose client
+// still waits for 100 Continue (a write refused before its body was
+// read) closes the connection, as net/http does for the bodies it
+// wraps itself: the client then never sends the body, where net/http
+// would otherwise wait for it to discard it, until the client's wait
+// for 100 Continue runs out.
 func (r *response) WriteHeader(status int) {
 	if !r.wrote {
 		r.status, r.wrote = status, true
+		if status >= http.StatusOK && r.body.awaited() {
+			r.Header().Set("Connection", "close")
+		}
 	}
 	r.ResponseWriter.WriteHeader(status)
 }

@@ -161,8 +161,13 @@ func (g *Gateway) receive(w http.ResponseWriter, r *http.Request, body io.Reader
 	return u, nil
 }
 
-// release gives back the memory the body held.
-func (u *upload) release() { u.res.release() }
+// release gives back the memory the body held, having let go of it
+// first: a large release collects the garbage (reservation.shrink), and
+// must find the body's buffer unreferenced to return it to the system.
+func (u *upload) release() {
+	u.head, u.rest, u.headReader = nil, nil, nil
+	u.res.release()
+}
 
 // data returns the whole body, reading the rest into memory reserved
 // from body_memory as it grows.
