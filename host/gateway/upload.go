@@ -170,43 +170,79 @@ func (u *upload) release() {
 }
 
 // data returns the whole body, reading the rest into memory reserved
-// from body_memory as it grows.
+// from body_memory: into one buffer of the declared length, or, for a
+// body that declares none, into blocks copied into one buffer at its
+// end (twice its size at the peak, where doubling a buffer as it fills
+// would hold three times).
 func (u *upload) data() ([]byte, error) {
 	if u.rest == nil {
 		return u.head, nil
 	}
-	size := int64(2 * len(u.head))
+	var data []byte
+	var err error
 	if u.length > int64(len(u.head)) {
-		size = u.length + 1 // and a byte to see that it ends there
+		data, err = u.readDeclared()
+	} else {
+		data, err = u.readBlocks()
 	}
-	data, err := u.regrow(u.head, size)
-	for err == nil {
-		var n int
-		n, err = u.rest.Read(data[len(data):cap(data)])
-		data = data[:len(data)+n]
-		if err == nil && len(data) == cap(data) {
-			data, err = u.regrow(data, 2*int64(cap(data)))
-		}
-	}
-	if err != io.EOF {
+	if err != nil {
 		return nil, u.failure(err)
 	}
 	u.head, u.rest = data, nil
 	return data, nil
 }
 
-// regrow moves data to a buffer of size bytes (at most max_request_size
-// and a byte), reserved before it is made; the old buffer's share is
-// given back once copied.
-func (u *upload) regrow(data []byte, size int64) ([]byte, error) {
-	size = min(size, u.rest.limit+1)
-	if err := u.res.grow(u.r.Context(), size); err != nil {
-		return nil, answerBusy(u.w, err)
+// readDeclared reads a body of the declared length into one buffer.
+func (u *upload) readDeclared() ([]byte, error) {
+	if err := u.hold(u.length); err != nil {
+		return nil, err
 	}
-	grown := make([]byte, len(data), size)
-	copy(grown, data)
+	data := make([]byte, u.length)
+	n := copy(data, u.head)
+	if _, err := io.ReadFull(u.rest, data[n:]); err != nil {
+		return nil, err
+	}
+	u.res.shrink(u.length) // the first bytes are in data now
+	if extra, err := u.rest.Read(make([]byte, 1)); extra > 0 || err != io.EOF {
+		return nil, fmt.Errorf("the body goes on past its declared length (%d bytes): %w", u.length, err)
+	}
+	return data, nil
+}
+
+// readBlocks reads a body of unknown length a block at a time, then
+// joins the blocks.
+func (u *upload) readBlocks() ([]byte, error) {
+	blocks := [][]byte{u.head}
+	size := int64(len(u.head))
+	for {
+		if err := u.hold(smallBody); err != nil {
+			return nil, err
+		}
+		block := make([]byte, smallBody)
+		n, err := io.ReadFull(u.rest, block)
+		blocks, size = append(blocks, block[:n]), size+int64(n)
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if err := u.hold(size); err != nil {
+		return nil, err
+	}
+	data := make([]byte, 0, size)
+	for _, b := range blocks {
+		data = append(data, b...)
+	}
 	u.res.shrink(size)
-	return grown, nil
+	return data, nil
+}
+
+// hold adds n bytes to what the body holds, answering 503 with
+// Retry-After when the budget has no room for them.
+func (u *upload) hold(n int64) error {
+	return answerBusy(u.w, u.res.grow(u.r.Context(), n))
 }
 
 // stream is the body as one reader: its first bytes, then the rest.

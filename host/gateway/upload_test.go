@@ -1,0 +1,169 @@
+package gateway_test
+
+import (
+	"bytes"
+	"crypto/md5"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// uploadConfig is a gateway whose whole budget of bodies is smaller than
+// the bodies sent below: dataset "files" on the fs store, and "cached"
+// on the same store behind the cache transformer, which takes values
+// whole.
+const uploadConfig = `
+store "fs" "local" {
+  root = "ROOT"
+}
+dataset "files" {
+  store  = store.fs.local
+  prefix = "files"
+  access {
+    read  = ["*"]
+    write = ["*"]
+  }
+}
+dataset "cached" {
+  store  = store.fs.local
+  prefix = "cached"
+  transformer "cache" {
+  }
+  access {
+    read  = ["*"]
+    write = ["*"]
+  }
+}
+server {
+  listen           = "127.0.0.1:0"
+  max_request_size = "64MiB"
+  body_memory      = "16MiB"
+}
+`
+
+// A body larger than the whole budget of bodies streams into a store of
+// files (one set_stream call, the value read back whole), and is refused
+// with 413 naming body_memory where the store takes values whole.
+func TestLargeBodiesStreamIntoFiles(t *testing.T) {
+	tg := newGatewayOf(t, uploadConfig)
+	big := bytes.Repeat([]byte("0123456789abcdef"), 40<<20/16)
+	tg.rec.reset()
+	if resp, body := tg.do(t, http.MethodPut, "/d/files/big", string(big)); resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("PUT of 40 MiB into files: %d %s", resp.StatusCode, body)
+	}
+	if !slices.Contains(tg.rec.calls, "set_stream files/big") {
+		t.Errorf("the store saw %q, want one set_stream", tg.rec.calls)
+	}
+	if _, body := tg.do(t, http.MethodGet, "/d/files/big", ""); body != string(big) {
+		t.Errorf("read back %d bytes, want the %d written", len(body), len(big))
+	}
+	resp, body := tg.do(t, http.MethodPut, "/d/cached/big", string(big))
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(body, "body_memory") {
+		t.Errorf("PUT of 40 MiB behind the cache: %d %s, want 413 naming body_memory", resp.StatusCode, body)
+	}
+	if _, err := os.Stat(filepath.Join(tg.root, "cached", "big")); !os.IsNotExist(err) {
+		t.Errorf("the refused value is in the store: %v", err)
+	}
+	// small bodies are stored as they always were, with one Set
+	tg.rec.reset()
+	tg.put(t, "/d/files/small", "small")
+	if !slices.Contains(tg.rec.calls, "set files/small") {
+		t.Errorf("the store saw %q, want one set", tg.rec.calls)
+	}
+}
+
+// A conditional write the store would refuse is refused before its body
+// is read: a client that asks for 100 Continue never sends it, and is
+// told at once.
+func TestRefusedWritesReadNoBody(t *testing.T) {
+	tg := newGatewayOf(t, uploadConfig)
+	tg.put(t, "/d/files/k", "old")
+	client := &http.Client{Transport: &http.Transport{ExpectContinueTimeout: 30 * time.Second}, Timeout: 5 * time.Minute}
+	for _, h := range []string{`If-Match: "not-its-etag"`, "If-None-Match: *"} {
+		var sent atomic.Int64
+		body := &countingReader{r: bytes.NewReader(make([]byte, 4<<20)), n: &sent}
+		req, err := http.NewRequest(http.MethodPut, tg.URL+"/d/files/k", body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name, value, _ := strings.Cut(h, ": ")
+		req.Header.Set(name, value)
+		req.Header.Set("Expect", "100-continue")
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatalf("%s: %v", h, err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusPreconditionFailed || sent.Load() != 0 {
+			t.Errorf("%s: %d, and the client sent %d bytes; want 412 and none sent", h, resp.StatusCode, sent.Load())
+		}
+	}
+	if _, body := tg.do(t, http.MethodGet, "/d/files/k", ""); body != "old" {
+		t.Errorf("the key holds %q, want \"old\"", body)
+	}
+}
+
+type countingReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// A streamed PutObject whose body fails a check at its end (its payload
+// hash, a checksum header, Content-MD5) is answered with S3's code for
+// it, and nothing is stored; one that passes them is stored whole.
+func TestS3StreamedBodiesChecked(t *testing.T) {
+	sg := newS3Gateway(t, s3Options{})
+	big := strings.Repeat("streamed", 3<<20/8) // more than is read before streaming
+	sum := md5.Sum([]byte(big))
+	sha := sha256.Sum256([]byte(big))
+	wrongSHA := sha256.Sum256([]byte("other"))
+	cases := []struct {
+		name   string
+		req    signedRequest
+		status int
+		code   string
+	}{
+		{"payload hash", signedRequest{payloadHash: hex.EncodeToString(wrongSHA[:])}, 400, "XAmzContentSHA256Mismatch"},
+		{"checksum header", signedRequest{payloadHash: "UNSIGNED-PAYLOAD",
+			headers: map[string]string{"X-Amz-Checksum-Crc32": "AAAAAA=="}}, 400, "BadDigest"},
+		{"Content-MD5", signedRequest{payloadHash: hex.EncodeToString(sha[:]),
+			headers: map[string]string{"Content-Md5": "AAAAAAAAAAAAAAAAAAAAAA=="}}, 400, "BadDigest"},
+		{"all good", signedRequest{headers: map[string]string{"Content-Md5": base64.StdEncoding.EncodeToString(sum[:])}}, 200, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			key := strings.ReplaceAll(c.name, " ", "-")
+			c.req.method, c.req.path, c.req.body = http.MethodPut, "/open/"+key, big
+			sg.rec.reset()
+			resp, body := sg.send(t, c.req)
+			if resp.StatusCode != c.status || s3Code(resp, body) != c.code {
+				t.Fatalf("%d %s, want %d %s: %.300s", resp.StatusCode, s3Code(resp, body), c.status, c.code, body)
+			}
+			if !slices.Contains(sg.rec.calls, "set_stream open/"+key) {
+				t.Errorf("the store saw %q, want a set_stream", sg.rec.calls)
+			}
+			stored, err := os.ReadFile(filepath.Join(sg.root, "open", key))
+			switch {
+			case c.status == 200 && string(stored) != big:
+				t.Errorf("stored %d bytes (%v), want the %d sent", len(stored), err, len(big))
+			case c.status != 200 && !os.IsNotExist(err):
+				t.Errorf("a body that failed its check was stored (%d bytes, %v)", len(stored), err)
+			}
+		})
+	}
+}
