@@ -90,19 +90,20 @@ func (d *decoder) expensiveRequests(attrs hcl.Attributes, s *Safeguards) hcl.Dia
 }
 
 func (d *decoder) expensiveMemory(attrs hcl.Attributes, s *Safeguards) hcl.Diagnostics {
-	diags := d.sizeAttr(attrs, "expensive_memory", &s.ExpensiveMemory, false)
-	if !diags.HasErrors() && s.ExpensiveMemory != 0 && s.ExpensiveMemory < minExpensiveMemory {
-		diags = append(diags, diagf(attrs["expensive_memory"].Expr.Range(), "Invalid expensive_memory",
-			"expensive_memory must be 0 (no bound) or at least 16MiB, not %d bytes: one streamed slice needs that much.", s.ExpensiveMemory))
-	}
-	return diags
+	return d.memoryBound(attrs, "expensive_memory", &s.ExpensiveMemory, minExpensiveMemory, "one streamed slice needs that much")
 }
 
 func (d *decoder) bodyMemory(attrs hcl.Attributes, s *Safeguards) hcl.Diagnostics {
-	diags := d.sizeAttr(attrs, "body_memory", &s.BodyMemory, false)
-	if !diags.HasErrors() && s.BodyMemory != 0 && s.BodyMemory < minBodyMemory {
-		diags = append(diags, diagf(attrs["body_memory"].Expr.Range(), "Invalid body_memory",
-			"body_memory must be 0 (no bound) or at least 16MiB, not %d bytes: every upload holds up to 1MiB of its body.", s.BodyMemory))
+	return d.memoryBound(attrs, "body_memory", &s.BodyMemory, minBodyMemory, "every upload holds up to 1MiB of its body")
+}
+
+// memoryBound decodes a budget of memory: 0 (no bound) or at least
+// least bytes, for the reason why.
+func (d *decoder) memoryBound(attrs hcl.Attributes, name string, dst *int64, least int64, why string) hcl.Diagnostics {
+	diags := d.sizeAttr(attrs, name, dst, false)
+	if !diags.HasErrors() && *dst != 0 && *dst < least {
+		diags = append(diags, diagf(attrs[name].Expr.Range(), "Invalid "+name,
+			"%s must be 0 (no bound) or at least %dMiB, not %d bytes: %s.", name, least>>20, *dst, why))
 	}
 	return diags
 }

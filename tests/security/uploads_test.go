@@ -79,20 +79,11 @@ dataset "s3" {
 func TestUploadFloodFS(t *testing.T) {
 	for _, n := range []int{12, 50} {
 		t.Run(fmt.Sprintf("if-match/%d", n), func(t *testing.T) {
-			s := startServer(t, uploadConfig(t, ""))
-			uploadPut(t, s.url+"/d/up/target", "the value an If-Match must name")
-			f := runUploadFlood(t, s, "/d/up/small", n, func(i int) *http.Request {
-				req := uploadRequest(s.url+"/d/up/target", i)
-				req.Header.Set("If-Match", `"not-its-etag"`)
-				return req
-			})
-			f.check(t, http.StatusPreconditionFailed)
-			if sent := f.sent.Load(); sent > 0 {
-				t.Errorf("the clients sent %d bytes of bodies the gateway refused before reading", sent)
-			}
+			ifMatchFlood(t, startServer(t, uploadConfig(t, "")), "up", n)
 		})
 		t.Run(fmt.Sprintf("writes/%d", n), func(t *testing.T) {
 			s := startServer(t, uploadConfig(t, ""))
+			uploadPut(t, s.url+"/d/up/small", "small")
 			f := runUploadFlood(t, s, "/d/up/small", n, func(i int) *http.Request {
 				return uploadRequest(s.url+"/d/up/w/"+strconv.Itoa(i), i)
 			})
@@ -116,18 +107,7 @@ func TestUploadFloodS3Store(t *testing.T) {
 	}
 	for _, n := range []int{12, 50} {
 		t.Run(fmt.Sprintf("if-match/%d", n), func(t *testing.T) {
-			s := startServer(t, uploadConfig(t, srv.NewBucket(t)))
-			uploadPut(t, s.url+"/d/s3/target", "the value an If-Match must name")
-			uploadPut(t, s.url+"/d/s3/small", "small")
-			f := runUploadFlood(t, s, "/d/s3/small", n, func(i int) *http.Request {
-				req := uploadRequest(s.url+"/d/s3/target", i)
-				req.Header.Set("If-Match", `"not-its-etag"`)
-				return req
-			})
-			f.check(t, http.StatusPreconditionFailed)
-			if sent := f.sent.Load(); sent > 0 {
-				t.Errorf("the clients sent %d bytes of bodies the gateway refused before reading", sent)
-			}
+			ifMatchFlood(t, startServer(t, uploadConfig(t, srv.NewBucket(t))), "s3", n)
 		})
 		t.Run(fmt.Sprintf("writes/%d", n), func(t *testing.T) {
 			s := startServer(t, uploadConfig(t, srv.NewBucket(t)))
@@ -144,6 +124,25 @@ func TestUploadFloodS3Store(t *testing.T) {
 	}
 }
 
+// ifMatchFlood sends n uploads to a key of dataset, each with an If-Match
+// that fails: each must be refused with 412 before its body is read, so
+// that no client sends it (they ask for 100 Continue).
+func ifMatchFlood(t *testing.T, s *server, dataset string, n int) {
+	t.Helper()
+	base := s.url + "/d/" + dataset + "/"
+	uploadPut(t, base+"target", "the value an If-Match must name")
+	uploadPut(t, base+"small", "small")
+	f := runUploadFlood(t, s, "/d/"+dataset+"/small", n, func(i int) *http.Request {
+		req := uploadRequest(base+"target", i)
+		req.Header.Set("If-Match", `"not-its-etag"`)
+		return req
+	})
+	f.check(t, http.StatusPreconditionFailed)
+	if sent := f.sent.Load(); sent > 0 {
+		t.Errorf("the clients sent %d bytes of bodies the gateway refused before reading", sent)
+	}
+}
+
 // uploadFlood is n concurrent uploads, upload i made by request(i).
 type uploadFlood struct {
 	done     chan struct{}
@@ -155,15 +154,12 @@ type uploadFlood struct {
 	problems []string
 }
 
-// runUploadFlood sends n uploads at s while a small value (small, a key
-// of s written first if it is on the fs dataset) is read again and
-// again, and the server's memory is watched: it fails the test if the
-// peak RSS passes the body budget and 200 MB, or the small reads fail.
+// runUploadFlood sends n uploads at s while a small value (the path
+// small, written before) is read again and again, and the server's
+// memory is watched: it fails the test if the peak RSS passes the body
+// budget and 200 MB, or the small reads fail.
 func runUploadFlood(t *testing.T, s *server, small string, n int, request func(i int) *http.Request) *uploadFlood {
 	t.Helper()
-	if small == "/d/up/small" {
-		uploadPut(t, s.url+small, "small")
-	}
 	guard := watchMemory(t, s, uploadBudget+headroom)
 	f := &uploadFlood{done: make(chan struct{}), statuses: map[int]int{}, samples: map[int]string{}}
 	// 100-continue, as curl and aws-cli ask before a large body: a body

@@ -26,18 +26,8 @@ var errVanished = errors.New("directory removed concurrently")
 
 // Set writes data atomically if cond holds and returns the new version.
 func (s *Store) Set(ctx context.Context, key string, data []byte, cond store.Condition) (string, error) {
-	if err := ctx.Err(); err != nil {
-		return "", fmt.Errorf("fs: set %q: %w", key, err)
-	}
-	if err := checkKey(key); err != nil {
+	if err := s.beginSet(ctx, key, cond); err != nil {
 		return "", err
-	}
-	if cond != (store.Condition{}) {
-		// An early, unlocked check spares writing and fsyncing a value that
-		// would be refused; the check under the lock is the one that counts.
-		if err := s.precheck(ctx, key, cond); err != nil {
-			return "", err
-		}
 	}
 	if s.test.inPlace {
 		return s.writeInPlace(key, data)
@@ -59,16 +49,8 @@ func (s *Store) Set(ctx context.Context, key string, data []byte, cond store.Con
 // directory a concurrent erase removed is tried again only if none of r
 // was read yet: what was read cannot be read twice.
 func (s *Store) SetFrom(ctx context.Context, key string, r io.Reader, cond store.Condition) (string, error) {
-	if err := ctx.Err(); err != nil {
-		return "", fmt.Errorf("fs: set %q: %w", key, err)
-	}
-	if err := checkKey(key); err != nil {
+	if err := s.beginSet(ctx, key, cond); err != nil {
 		return "", err
-	}
-	if cond != (store.Condition{}) {
-		if err := s.precheck(ctx, key, cond); err != nil {
-			return "", err
-		}
 	}
 	src := &countingReader{r: r}
 	var err error
@@ -122,6 +104,23 @@ func copyTo(ctx context.Context, fd int, r io.Reader) error {
 			return fmt.Errorf("reading the value: %w", err)
 		}
 	}
+}
+
+// beginSet checks a write before anything is written: its context, its
+// key, and its condition. That early, unlocked check spares writing and
+// fsyncing a value that would be refused; the check under the lock is the
+// one that counts.
+func (s *Store) beginSet(ctx context.Context, key string, cond store.Condition) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("fs: set %q: %w", key, err)
+	}
+	if err := checkKey(key); err != nil {
+		return err
+	}
+	if cond == (store.Condition{}) {
+		return nil
+	}
+	return s.precheck(ctx, key, cond)
 }
 
 func (s *Store) precheck(ctx context.Context, key string, cond store.Condition) error {
