@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"bytes"
+	"context"
 	"crypto/md5"
 	"crypto/sha256"
 	"encoding/base64"
@@ -15,6 +16,13 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+
+	"github.com/zarrgw/zarrgw/host/config"
+	"github.com/zarrgw/zarrgw/host/registry"
 )
 
 // uploadConfig is a gateway whose whole budget of bodies is smaller than
@@ -165,5 +173,81 @@ func TestS3StreamedBodiesChecked(t *testing.T) {
 				t.Errorf("a body that failed its check was stored (%d bytes, %v)", len(stored), err)
 			}
 		})
+	}
+}
+
+// A multipart upload completes into a store of files by streaming its
+// parts (one set_stream, no part held in memory) and, behind the cache
+// transformer, by joining them in memory: both make the parts in order.
+// A part that cannot be read fails the completion, and nothing is stored.
+func TestS3CompleteStreamsIntoFiles(t *testing.T) {
+	extra, diags := config.Parse([]byte(`
+store "fs" "local" {
+  root = "/unused"
+}
+dataset "cachedopen" {
+  store  = store.fs.local
+  prefix = "cachedopen"
+  transformer "cache" {
+  }
+  access {
+    read  = ["*"]
+    write = ["*"]
+  }
+}`), "/etc/zarrgw/extra.hcl", registry.Bundled().Catalog())
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	sg := newS3Gateway(t, s3Options{edit: func(cfg *config.Config) { cfg.Datasets = append(cfg.Datasets, extra.Datasets[0]) }})
+	c := sg.writer()
+	ctx := context.Background()
+	parts := [][]byte{bytes.Repeat([]byte("a"), 5<<20), bytes.Repeat([]byte("b"), 5<<20), []byte("c")}
+	stage := func(bucket, key string) (*string, []types.CompletedPart) {
+		create, err := c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String(key)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var done []types.CompletedPart
+		for i, p := range parts {
+			out, err := c.UploadPart(ctx, &s3.UploadPartInput{Bucket: aws.String(bucket), Key: aws.String(key), UploadId: create.UploadId,
+				PartNumber: aws.Int32(int32(i + 1)), Body: bytes.NewReader(p)})
+			if err != nil {
+				t.Fatalf("%s: UploadPart %d: %v", bucket, i+1, err)
+			}
+			done = append(done, types.CompletedPart{PartNumber: aws.Int32(int32(i + 1)), ETag: out.ETag})
+		}
+		return create.UploadId, done
+	}
+	complete := func(bucket, key string, id *string, done []types.CompletedPart) error {
+		_, err := c.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String(key), UploadId: id,
+			MultipartUpload: &types.CompletedMultipartUpload{Parts: done}})
+		return err
+	}
+	for _, bucket := range []string{"open", "cachedopen"} {
+		id, done := stage(bucket, "obj")
+		sg.rec.reset()
+		if err := complete(bucket, "obj", id, done); err != nil {
+			t.Fatalf("%s: Complete: %v", bucket, err)
+		}
+		if got := getBytes(t, c, bucket, "obj", ""); !bytes.Equal(got, bytes.Join(parts, nil)) {
+			t.Errorf("%s: the completed object is not its parts in order", bucket)
+		}
+		if streamed := slices.Contains(sg.rec.calls, "set_stream "+bucket+"/obj"); streamed != (bucket == "open") {
+			t.Errorf("%s: the store saw %q", bucket, sg.rec.calls)
+		}
+	}
+	// a part that cannot be read half way fails the completion, and
+	// nothing is stored
+	id, done := stage("open", "failed")
+	sg.rec.fail = "/p00002-"
+	if err := complete("open", "failed", id, done); err == nil {
+		t.Fatal("Complete with a part that cannot be read: no error")
+	}
+	sg.rec.fail = ""
+	if _, err := os.Stat(filepath.Join(sg.root, "open", "failed")); !os.IsNotExist(err) {
+		t.Errorf("a completion that failed stored the value: %v", err)
+	}
+	if err := complete("open", "failed", id, done); err != nil {
+		t.Errorf("Complete again once the part can be read: %v", err)
 	}
 }
