@@ -51,7 +51,7 @@ func (w bodyWords) busy(err error) string {
 
 func (w bodyWords) tooLarge(n int64) error {
 	return &requestError{http.StatusRequestEntityTooLarge, fmt.Sprintf(
-		"this request body would hold %s of memory (its dataset's store takes values whole), more than the whole budget of request bodies (body_memory = %s)",
+		"taking this request's body would hold %s of memory, more than the whole budget of request bodies (body_memory = %s): send less at once",
 		sizeText(n), sizeText(w.cfg.BodyMemory))}
 }
 

@@ -251,3 +251,22 @@ dataset "cachedopen" {
 		t.Errorf("Complete again once the part can be read: %v", err)
 	}
 }
+
+// A write through the array API reserves what its stream holds (its
+// slabs, its chunks in flight) from the budget of bodies before it reads
+// anything: one whose chunk alone is larger than the whole budget is
+// refused with 413 naming body_memory, and nothing is written.
+func TestSliceWritesBudgeted(t *testing.T) {
+	tg := newGatewayOf(t, uploadConfig)
+	meta := `{"zarr_format":3,"node_type":"array","shape":[4096,4096],"data_type":"float64",
+		"chunk_grid":{"name":"regular","configuration":{"chunk_shape":[4096,4096]}},"chunk_key_encoding":{"name":"default"},
+		"fill_value":0,"codecs":[{"name":"bytes","configuration":{"endian":"little"}}],"attributes":{}}`
+	tg.put(t, "/d/files/a/zarr.json", meta)
+	resp, body := tg.do(t, http.MethodPut, "/d/files/a?format=raw&slice=0:1,0:2", "0123456789abcdef")
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(body, "body_memory") {
+		t.Errorf("a write whose 128 MiB chunk exceeds a 16 MiB budget: %d %s, want 413 naming body_memory", resp.StatusCode, body)
+	}
+	if _, err := os.Stat(filepath.Join(tg.root, "files", "a", "c")); !os.IsNotExist(err) {
+		t.Errorf("the refused write wrote chunks: %v", err)
+	}
+}
