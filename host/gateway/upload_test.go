@@ -68,8 +68,8 @@ func TestLargeBodiesStreamIntoFiles(t *testing.T) {
 	if resp, body := tg.do(t, http.MethodPut, "/d/files/big", string(big)); resp.StatusCode != http.StatusNoContent {
 		t.Fatalf("PUT of 40 MiB into files: %d %s", resp.StatusCode, body)
 	}
-	if !slices.Contains(tg.rec.calls, "set_stream files/big") {
-		t.Errorf("the store saw %q, want one set_stream", tg.rec.calls)
+	if !slices.Contains(tg.rec.snapshot(), "set_stream files/big") {
+		t.Errorf("the store saw %q, want one set_stream", tg.rec.snapshot())
 	}
 	if _, body := tg.do(t, http.MethodGet, "/d/files/big", ""); body != string(big) {
 		t.Errorf("read back %d bytes, want the %d written", len(body), len(big))
@@ -84,8 +84,8 @@ func TestLargeBodiesStreamIntoFiles(t *testing.T) {
 	// small bodies are stored as they always were, with one Set
 	tg.rec.reset()
 	tg.put(t, "/d/files/small", "small")
-	if !slices.Contains(tg.rec.calls, "set files/small") {
-		t.Errorf("the store saw %q, want one set", tg.rec.calls)
+	if !slices.Contains(tg.rec.snapshot(), "set files/small") {
+		t.Errorf("the store saw %q, want one set", tg.rec.snapshot())
 	}
 }
 
@@ -162,8 +162,8 @@ func TestS3StreamedBodiesChecked(t *testing.T) {
 			if resp.StatusCode != c.status || s3Code(resp, body) != c.code {
 				t.Fatalf("%d %s, want %d %s: %.300s", resp.StatusCode, s3Code(resp, body), c.status, c.code, body)
 			}
-			if !slices.Contains(sg.rec.calls, "set_stream open/"+key) {
-				t.Errorf("the store saw %q, want a set_stream", sg.rec.calls)
+			if !slices.Contains(sg.rec.snapshot(), "set_stream open/"+key) {
+				t.Errorf("the store saw %q, want a set_stream", sg.rec.snapshot())
 			}
 			stored, err := os.ReadFile(filepath.Join(sg.root, "open", key))
 			switch {
@@ -232,8 +232,8 @@ dataset "cachedopen" {
 		if got := getBytes(t, c, bucket, "obj", ""); !bytes.Equal(got, bytes.Join(parts, nil)) {
 			t.Errorf("%s: the completed object is not its parts in order", bucket)
 		}
-		if streamed := slices.Contains(sg.rec.calls, "set_stream "+bucket+"/obj"); streamed != (bucket == "open") {
-			t.Errorf("%s: the store saw %q", bucket, sg.rec.calls)
+		if streamed := slices.Contains(sg.rec.snapshot(), "set_stream "+bucket+"/obj"); streamed != (bucket == "open") {
+			t.Errorf("%s: the store saw %q", bucket, sg.rec.snapshot())
 		}
 	}
 	// a part that cannot be read half way fails the completion, and
@@ -269,4 +269,58 @@ func TestSliceWritesBudgeted(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(tg.root, "files", "a", "c")); !os.IsNotExist(err) {
 		t.Errorf("the refused write wrote chunks: %v", err)
 	}
+}
+
+// An upload streamed into a store waits on its client, so it takes none
+// of the places of store_concurrency that reads need: with one place, a
+// GET is answered while an upload is stalled half way.
+func TestStalledUploadLeavesReadsTheirPlace(t *testing.T) {
+	tg := newGatewayOf(t, strings.Replace(uploadConfig, `body_memory      = "16MiB"`, "store_concurrency = 1", 1))
+	tg.put(t, "/d/files/small", "small")
+	pr, pw := io.Pipe()
+	req, err := http.NewRequest(http.MethodPut, tg.URL+"/d/files/slow", pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	put := make(chan int, 1)
+	go func() {
+		resp, err := tg.Client().Do(req)
+		if err != nil {
+			put <- 0
+			return
+		}
+		resp.Body.Close()
+		put <- resp.StatusCode
+	}()
+	half := bytes.Repeat([]byte("x"), 3<<20) // past what is read before streaming
+	if _, err := pw.Write(half); err != nil {
+		t.Fatal(err)
+	}
+	for !slices.Contains(tg.rec.snapshot(), "set_stream files/slow") {
+		time.Sleep(time.Millisecond) // until the upload holds its place in the store
+	}
+	client := &http.Client{Timeout: time.Minute} // a read blocked behind the upload would wait for ever
+	resp, err := client.Get(tg.URL + "/d/files/small")
+	if err != nil {
+		t.Fatalf("GET while an upload is stalled: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("GET while an upload is stalled: %d", resp.StatusCode)
+	}
+	pw.Write(half)
+	pw.Close()
+	if status := <-put; status != http.StatusNoContent {
+		t.Errorf("the stalled upload, once finished: %d", status)
+	}
+	if _, body := tg.do(t, http.MethodGet, "/d/files/slow", ""); len(body) != 2*len(half) {
+		t.Errorf("read back %d bytes, want %d", len(body), 2*len(half))
+	}
+}
+
+// snapshot is a copy of the calls recorded so far.
+func (r *recorder) snapshot() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.calls)
 }
