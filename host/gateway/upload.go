@@ -199,12 +199,20 @@ func (u *upload) readDeclared() ([]byte, error) {
 	}
 	data := make([]byte, u.length)
 	n := copy(data, u.head)
-	if _, err := io.ReadFull(u.rest, data[n:]); err != nil {
+	got, err := io.ReadFull(u.rest, data[n:])
+	if err == io.ErrUnexpectedEOF {
+		return nil, &bodyError{fmt.Errorf("the body ends after %d of the %d bytes it declared", n+got, u.length)}
+	}
+	if err != nil {
 		return nil, err
 	}
 	u.res.shrink(u.length) // the first bytes are in data now
-	if extra, err := u.rest.Read(make([]byte, 1)); extra > 0 || err != io.EOF {
-		return nil, fmt.Errorf("the body goes on past its declared length (%d bytes): %w", u.length, err)
+	extra, err := u.rest.Read(make([]byte, 1))
+	if extra > 0 {
+		return nil, &bodyError{fmt.Errorf("the body goes on past the %d bytes it declared", u.length)}
+	}
+	if err != io.EOF {
+		return nil, err
 	}
 	return data, nil
 }
@@ -245,18 +253,16 @@ func (u *upload) hold(n int64) error {
 	return answerBusy(u.w, u.res.grow(u.r.Context(), n))
 }
 
-// stream is the body as one reader: its first bytes, then the rest.
+// stream is the body as one reader: its first bytes, then the rest
+// (which must still be with the client).
 func (u *upload) stream() io.Reader {
-	if u.rest == nil {
-		return bytes.NewReader(u.head)
-	}
 	u.headReader = bytes.NewReader(u.head)
 	return io.MultiReader(u.headReader, u.rest)
 }
 
-// untouched reports whether a stream of the body has not been read.
+// untouched reports whether nothing was read of the stream.
 func (u *upload) untouched() bool {
-	return u.rest == nil || u.rest.n == 0 && (u.headReader == nil || u.headReader.Len() == len(u.head))
+	return u.rest.n == 0 && u.headReader.Len() == len(u.head)
 }
 
 // size is the number of bytes of the body read so far.
