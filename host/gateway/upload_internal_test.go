@@ -123,6 +123,17 @@ func TestBodyLimits(t *testing.T) {
 	if statusOf(u.failure(errors.New("fs: set: write temporary file"))) != http.StatusRequestEntityTooLarge || err == nil {
 		t.Errorf("a streamed body over max_request_size: %v, answered %v, want 413", err, u.failure(err))
 	}
+	// a body (decoded from a framing) shorter or longer than it declared
+	for _, declared := range []int64{3 << 20, 2 << 20} {
+		w, r := bodyRequest(body[:2<<20+1<<19], -1)
+		u, err := g.receive(w, r, r.Body, declared)
+		if err == nil {
+			_, err = u.data()
+		}
+		if statusOf(err) != http.StatusBadRequest || !strings.Contains(err.Error(), "declared") {
+			t.Errorf("2.5 MiB declared as %d bytes: %v, want 400", declared, err)
+		}
+	}
 	cut := errors.New("connection reset")
 	w, r = bodyRequest(nil, -1)
 	r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body[:2<<20]), &failingReader{cut}))
