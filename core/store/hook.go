@@ -6,7 +6,7 @@ import (
 )
 
 // Hook runs around every call to a store wrapped by WithHook: op names the
-// call ("get", "get_into", "stat", "set", "erase", "erase_many",
+// call ("get", "get_into", "stat", "set", "set_stream" (a SetFrom), "erase", "erase_many",
 // "erase_prefix", "list", "list_dir"), key is its key (or prefix; for
 // "erase_many" its first key, the batch being one call), and call performs it with the
 // context it is given. A hook may wait before calling (to bound

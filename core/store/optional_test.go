@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"io"
 	"os"
 	"testing"
 
@@ -33,6 +34,10 @@ type filesToo struct{ *store.Memory }
 
 func (filesToo) OpenFile(context.Context, string, []byte) (*os.File, store.Info, error) {
 	return nil, store.Info{}, store.ErrUnsupported
+}
+
+func (filesToo) SetFrom(context.Context, string, io.Reader, store.Condition) (string, error) {
+	return "", store.ErrUnsupported
 }
 
 // Every wrapper of this package keeps exactly the optional interfaces of

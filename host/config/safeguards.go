@@ -27,6 +27,11 @@ type Safeguards struct {
 	// MinUploadRate is the slowest, in bytes per second, a request body
 	// may arrive; 0 = no limit.
 	MinUploadRate int64
+	// BodyMemory bounds the bytes of request bodies held in memory at
+	// once (bodies a store cannot take as a stream, the first MiB of
+	// those it can); a request that finds no room within ExpensiveWait
+	// is refused with 503. 0 = no bound.
+	BodyMemory int64
 	// Metrics lists the principals who may read /metrics; nil (no metrics
 	// block) means loopback clients only.
 	Metrics *Access
@@ -41,6 +46,9 @@ const (
 	// minute, a retry is the better answer.
 	maxExpensiveWait = time.Minute
 	maxExpensive     = 1 << 16
+	// minBodyMemory leaves room for a few uploads streamed at once, each
+	// of which holds its first MiB.
+	minBodyMemory = 16 << 20
 )
 
 // DefaultSafeguards keeps a small machine (2 cores, 4 GB) alive under a
@@ -53,6 +61,7 @@ func DefaultSafeguards() Safeguards {
 		ExpensiveWait:     2 * time.Second,
 		BodyReadTimeout:   60 * time.Second,
 		MinUploadRate:     16 << 10,
+		BodyMemory:        512 << 20,
 	}
 }
 
@@ -62,6 +71,7 @@ func (d *decoder) safeguards(attrs hcl.Attributes, s *Safeguards) hcl.Diagnostic
 	diags = append(diags, d.expensiveMemory(attrs, s)...)
 	diags = append(diags, d.expensiveWait(attrs, s)...)
 	diags = append(diags, d.uploadRate(attrs, s)...)
+	diags = append(diags, d.bodyMemory(attrs, s)...)
 	return diags
 }
 
@@ -80,10 +90,20 @@ func (d *decoder) expensiveRequests(attrs hcl.Attributes, s *Safeguards) hcl.Dia
 }
 
 func (d *decoder) expensiveMemory(attrs hcl.Attributes, s *Safeguards) hcl.Diagnostics {
-	diags := d.sizeAttr(attrs, "expensive_memory", &s.ExpensiveMemory, false)
-	if !diags.HasErrors() && s.ExpensiveMemory != 0 && s.ExpensiveMemory < minExpensiveMemory {
-		diags = append(diags, diagf(attrs["expensive_memory"].Expr.Range(), "Invalid expensive_memory",
-			"expensive_memory must be 0 (no bound) or at least 16MiB, not %d bytes: one streamed slice needs that much.", s.ExpensiveMemory))
+	return d.memoryBound(attrs, "expensive_memory", &s.ExpensiveMemory, minExpensiveMemory, "one streamed slice needs that much")
+}
+
+func (d *decoder) bodyMemory(attrs hcl.Attributes, s *Safeguards) hcl.Diagnostics {
+	return d.memoryBound(attrs, "body_memory", &s.BodyMemory, minBodyMemory, "every upload holds up to 1MiB of its body")
+}
+
+// memoryBound decodes a budget of memory: 0 (no bound) or at least
+// least bytes, for the reason why.
+func (d *decoder) memoryBound(attrs hcl.Attributes, name string, dst *int64, least int64, why string) hcl.Diagnostics {
+	diags := d.sizeAttr(attrs, name, dst, false)
+	if !diags.HasErrors() && *dst != 0 && *dst < least {
+		diags = append(diags, diagf(attrs[name].Expr.Range(), "Invalid "+name,
+			"%s must be 0 (no bound) or at least %dMiB, not %d bytes: %s.", name, least>>20, *dst, why))
 	}
 	return diags
 }

@@ -13,7 +13,7 @@ import (
 func TestSafeguardDefaults(t *testing.T) {
 	want := config.Safeguards{
 		ExpensiveRequests: 4, ExpensiveMemory: 512 << 20, ExpensiveWait: 2 * time.Second,
-		BodyReadTimeout: time.Minute, MinUploadRate: 16 << 10,
+		BodyReadTimeout: time.Minute, MinUploadRate: 16 << 10, BodyMemory: 512 << 20,
 	}
 	for _, src := range []string{"", "server {\n  listen = \":80\"\n}"} {
 		cfg := mustParse(t, src, config.Options{})
@@ -71,6 +71,15 @@ func TestMinUploadRate(t *testing.T) {
 	}
 }
 
+func TestBodyMemory(t *testing.T) {
+	for src, want := range map[string]int64{`"64MiB"`: 64 << 20, `"2GiB"`: 2 << 30, `0`: 0, `"0"`: 0} {
+		s := mustParse(t, serverWith(`body_memory = `+src), config.Options{}).Server
+		if s.BodyMemory != want {
+			t.Errorf("%s: got %d, want %d", src, s.BodyMemory, want)
+		}
+	}
+}
+
 func TestMetricsAccess(t *testing.T) {
 	s := mustParse(t, serverWith(`metrics {
     read = ["ops", "*"]
@@ -102,6 +111,8 @@ func TestSafeguardErrors(t *testing.T) {
 		{"expensive_wait too long", `expensive_wait = "2h"`, 6, []string{"Invalid expensive_wait", `"2h"`}},
 		{"expensive_wait negative", `expensive_wait = "-1s"`, 6, []string{"Invalid expensive_wait"}},
 		{"body_read_timeout not a duration", `body_read_timeout = "soon"`, 6, []string{"Invalid body_read_timeout", `"soon"`}},
+		{"body_memory too small", `body_memory = "1MiB"`, 6, []string{"Invalid body_memory", "16MiB"}},
+		{"body_memory not a size", `body_memory = "plenty"`, 6, []string{"Invalid body_memory", "0 turns it off"}},
 		{"min_upload_rate not a rate", `min_upload_rate = "fast"`, 6, []string{"Invalid min_upload_rate", "16KiB/s"}},
 		{"metrics names an unknown principal", "metrics {\n    read = [\"opps\"]\n  }", 6, []string{"Unknown principal", `"opps"`, `Did you mean "ops"?`}},
 		{"metrics with write", "metrics {\n    write = [\"ops\"]\n  }", 6, []string{"Write access to metrics"}},

@@ -120,7 +120,9 @@ func joinInts(v []int) string {
 }
 
 // putSlice writes a selection from the request body (.npy or raw
-// little-endian elements in C order), streamed slab by slab.
+// little-endian elements in C order), streamed slab by slab. What the
+// stream holds (its slabs, the chunks in flight) is reserved first from
+// the budget of request bodies, before anything is read.
 func (g *Gateway) putSlice(w http.ResponseWriter, r *http.Request, ds *dataset, path string) error {
 	a, sel, f, err := g.openSlice(r, ds, path)
 	if err != nil {
@@ -130,6 +132,16 @@ func (g *Gateway) putSlice(w http.ResponseWriter, r *http.Request, ds *dataset, 
 	if r.ContentLength > limit {
 		return tooLarge(limit)
 	}
+	so := array.StreamOptions{MemoryBudget: g.bodies.streamBudget()}
+	cost, err := writeCost(a, sel, concurrency(ds.opts), so.MemoryBudget)
+	if err != nil {
+		return err
+	}
+	res, err := admitTo(g.bodies, w, r, cost)
+	if err != nil {
+		return err
+	}
+	defer res.release()
 	in := http.MaxBytesReader(w, r.Body, limit)
 	var body *render.Body
 	switch f {
@@ -147,7 +159,7 @@ func (g *Gateway) putSlice(w http.ResponseWriter, r *http.Request, ds *dataset, 
 		return badRequest(fmt.Sprintf("request body holds %d bytes, but a selection of %v %s elements needs %d",
 			r.ContentLength, sel.Shape(), a.Meta().DataType.Name, body.Size()))
 	}
-	if err := a.WriteStream(r.Context(), sel, array.StreamOptions{}, body.Fill); err != nil {
+	if err := a.WriteStream(r.Context(), sel, so, body.Fill); err != nil {
 		return inputError(err)
 	}
 	if err := body.Finish(); err != nil {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/zarrgw/zarrgw/host/config"
@@ -30,9 +31,17 @@ type requestBody struct {
 	start time.Time
 	idle  time.Duration // body_read_timeout (0: none)
 	rate  int64         // min_upload_rate in bytes per second (0: none)
+	// expect: the client waits for 100 Continue before it sends the
+	// body, which net/http sends at the body's first read (read).
+	expect, read bool
 }
 
+// awaited reports whether the client still waits for leave to send the
+// body: it asked for 100 Continue, and the body was never read.
+func (b *requestBody) awaited() bool { return b != nil && b.expect && !b.read }
+
 func (b *requestBody) Read(p []byte) (int, error) {
+	b.read = true
 	paced := b.pace()
 	n, err := b.ReadCloser.Read(p)
 	b.n += int64(n)
@@ -88,8 +97,9 @@ func begin(w http.ResponseWriter, r *http.Request, s config.Server) (*response, 
 	}
 	if r.Body != nil && r.Body != http.NoBody {
 		info.body = &requestBody{ReadCloser: r.Body, rc: http.NewResponseController(w), start: time.Now(),
-			idle: s.BodyReadTimeout, rate: s.MinUploadRate}
+			idle: s.BodyReadTimeout, rate: s.MinUploadRate, expect: strings.EqualFold(r.Header.Get("Expect"), "100-continue")}
 		r.Body = info.body
+		both.rw.body = info.body
 	}
 	return &both.rw, r, info
 }

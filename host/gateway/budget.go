@@ -33,6 +33,16 @@ type budget struct {
 	// waiting, when set, is called as a request starts waiting for room
 	// (tests see that it waits).
 	waiting func()
+	// words, when set, words the refusals of a budget of something other
+	// than expensive requests (request bodies).
+	words refusalWords
+}
+
+// refusalWords say why a budget refused: it stayed full (busy, a 503),
+// or the request alone is larger than all of it (tooLarge, a 413).
+type refusalWords interface {
+	busy(err error) string
+	tooLarge(n int64) error
 }
 
 func newBudget(s config.Safeguards) *budget {
@@ -147,12 +157,18 @@ func (b *budget) refusal(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return fmt.Errorf("waiting for room among expensive requests: %w", ctx.Err())
 	}
+	if b.words != nil {
+		return &busyError{b.words.busy(err)}
+	}
 	return &busyError{fmt.Sprintf("too many expensive requests (pictures, array slices) at once: "+
 		"the server's budget (expensive_requests = %d, expensive_memory = %s) stayed full for %s; try again in %d seconds (%v)",
 		b.cfg.ExpensiveRequests, sizeText(b.cfg.ExpensiveMemory), b.cfg.ExpensiveWait, retryAfter, err)}
 }
 
 func (b *budget) tooExpensive(n int64) error {
+	if b.words != nil {
+		return b.words.tooLarge(n)
+	}
 	return &requestError{http.StatusRequestEntityTooLarge, fmt.Sprintf(
 		"this request would hold about %s, more than the whole memory budget of expensive requests (expensive_memory = %s): ask for a smaller selection",
 		sizeText(n), sizeText(b.cfg.ExpensiveMemory))}
@@ -161,13 +177,24 @@ func (b *budget) tooExpensive(n int64) error {
 // admit reserves n bytes for a request; a refusal for want of room is
 // a 503 that tells the client when to come back.
 func (g *Gateway) admit(w http.ResponseWriter, r *http.Request, n int64) (*reservation, error) {
-	res, err := g.budget.reserve(r.Context(), n)
+	return admitTo(g.budget, w, r, n)
+}
+
+// admitTo reserves n bytes of b for a request, as admit does.
+func admitTo(b *budget, w http.ResponseWriter, r *http.Request, n int64) (*reservation, error) {
+	res, err := b.reserve(r.Context(), n)
+	return res, answerBusy(w, err)
+}
+
+// answerBusy turns a refusal for want of room into a 503 that tells the
+// client when to come back; other errors stay as they are.
+func answerBusy(w http.ResponseWriter, err error) error {
 	var busy *busyError
 	if errors.As(err, &busy) {
 		w.Header().Set("Retry-After", strconv.Itoa(retryAfter))
-		return nil, &requestError{http.StatusServiceUnavailable, busy.msg}
+		return &requestError{http.StatusServiceUnavailable, busy.msg}
 	}
-	return res, err
+	return err
 }
 
 // sizeText writes a byte count for people, as the configuration would.
@@ -228,6 +255,22 @@ func sliceCost(a *array.Array, sel grid.Selection, concurrency int, streamBudget
 		return 0, err
 	}
 	return c.Add(responseBytes+slabs, read), overflowed(a, &c)
+}
+
+// writeCost estimates what writing sel of a holds: what streaming it
+// holds, and, for a sharded array, its shards in flight, each built whole
+// (a write decodes, changes and encodes a whole chunk, a shard with all
+// its inner chunks), once decoded and once encoded.
+func writeCost(a *array.Array, sel grid.Selection, concurrency int, streamBudget int64) (int64, error) {
+	n, err := sliceCost(a, sel, concurrency, streamBudget)
+	if err != nil || a.InnerChunkShape() == nil {
+		return n, err
+	}
+	var c checked.Calc
+	shards := c.Product(chunksTouched(sel, a.Meta().ChunkShape))
+	whole := c.Mul(c.Product(a.Meta().ChunkShape), a.ElemBytes())
+	n = c.Add(n, c.Mul(min(shards, int64(concurrency)), c.Mul(2, whole)))
+	return n, overflowed(a, &c)
 }
 
 // overflowed is the refusal of a request whose estimate overflowed: it

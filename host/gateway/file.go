@@ -30,6 +30,14 @@ func (c *metaCache) OpenFile(ctx context.Context, key string, buf []byte) (*os.F
 	return store.OpenFile(ctx, c.next, key, buf)
 }
 
+// SetFrom writes through to the files of the store below, dropping the
+// key's entry as Set does.
+func (c *metaCache) SetFrom(ctx context.Context, key string, r io.Reader, cond store.Condition) (string, error) {
+	c.docs.Drop(key)
+	defer c.docs.Drop(key) // a read racing the write may have cached the old value
+	return store.SetFrom(ctx, c.next, key, r, cond)
+}
+
 // serveFile answers a GET or HEAD from the value's open file, where the
 // dataset's store has files (the fs store, through wrappers that keep its
 // bytes): one open gives the version, the size and the bytes of that

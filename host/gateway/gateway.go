@@ -60,6 +60,7 @@ type Gateway struct {
 	limits    *identity.Limits
 	metrics   *metrics
 	budget    *budget // of expensive requests (pictures, slices)
+	bodies    *budget // of memory held for request bodies
 	ready     *readiness
 	chunks    *cache.Cache[*ndarray.Array]
 	started   time.Time
@@ -119,13 +120,14 @@ func New(ctx context.Context, cfg *config.Config, host *stack.Host, opts Options
 		datasets: map[string]*dataset{},
 		metrics:  newMetrics(),
 		budget:   newBudget(cfg.Server.Safeguards),
+		bodies:   newBodyBudget(cfg.Server.Safeguards),
 	}
 	var err error
 	if g.ids, err = identity.New(cfg, nil); err != nil {
 		return nil, err
 	}
 	host.WrapStores(func(ref config.StoreRef, s store.Store) store.Store {
-		limit := store.Limit(max(1, cfg.Server.StoreConcurrency)) // each store its own
+		limit := places(max(1, cfg.Server.StoreConcurrency)) // each store its own
 		return store.WithHook(s, g.metrics.storeHook(ref.String(), limit, opts.StoreHook))
 	})
 	g.chunks = cache.New[*ndarray.Array](cfg.Server.ChunkCache, cfg.Server.CacheTTL)
@@ -144,6 +146,20 @@ func New(ctx context.Context, cfg *config.Config, host *stack.Host, opts Options
 		}
 	}
 	return g, nil
+}
+
+// places bounds the calls in flight to a store at n. Uploads streamed
+// into it (set_stream) last as long as their clients take to send, so
+// they have n places of their own: slow uploads never take the places
+// reads and other writes need, nor the other way round.
+func places(n int) store.Hook {
+	calls, streams := store.Limit(n), store.Limit(n)
+	return func(ctx context.Context, op, key string, call func(context.Context) error) error {
+		if op == "set_stream" {
+			return streams(ctx, op, key, call)
+		}
+		return calls(ctx, op, key, call)
+	}
 }
 
 // open opens a declared dataset's stack behind the gateway's caches.

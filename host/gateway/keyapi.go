@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -264,67 +263,31 @@ func valueHeaders(w http.ResponseWriter, key, tag string, length int64) {
 }
 
 // putKey stores the request body as the value of key, honouring If-Match
-// and If-None-Match: * through the store's conditional write.
+// and If-None-Match: * through the store's conditional write; a write
+// the store would refuse is refused before the body is read.
 func (g *Gateway) putKey(w http.ResponseWriter, r *http.Request, ds *dataset, key string) error {
-	data, err := g.readBody(w, r, r.Body)
+	cond, err := g.condition(r, ds, key)
 	if err != nil {
 		return err
 	}
-	version, created, err := g.storeValue(r, ds, key, data)
+	u, err := g.receive(w, r, r.Body, r.ContentLength)
+	if err != nil {
+		return err
+	}
+	defer u.release()
+	version, err := g.storeBody(r, ds, key, cond, u)
 	if err != nil {
 		return err
 	}
 	if tag := ds.etag(version); tag != "" {
 		w.Header().Set("ETag", tag)
 	}
-	if created {
+	if cond.IfNoneMatch {
 		w.WriteHeader(http.StatusCreated)
 	} else {
 		w.WriteHeader(http.StatusNoContent)
 	}
 	return nil
-}
-
-// storeValue stores data as key's value under the request's If-Match and
-// If-None-Match: *, and reports the new version and whether the write was
-// a create (If-None-Match: *).
-func (g *Gateway) storeValue(r *http.Request, ds *dataset, key string, data []byte) (string, bool, error) {
-	cond, err := g.condition(r, ds, key)
-	if err != nil {
-		return "", false, err
-	}
-	version, err := ds.store.Set(r.Context(), key, data, cond)
-	if errors.Is(err, store.ErrConflict) {
-		return "", false, conflict(r, cond)
-	}
-	if err != nil {
-		return "", false, err
-	}
-	ds.changed(key)
-	return version, cond.IfNoneMatch, nil
-}
-
-// readBody reads a request body (body: r.Body, or what a signature
-// check decodes of it) within the server's max_request_size: refused
-// before reading when the request says it is larger, and when it turns
-// out larger. Errors of the body itself come back as they are.
-func (g *Gateway) readBody(w http.ResponseWriter, r *http.Request, body io.Reader) ([]byte, error) {
-	limit := g.cfg.Server.MaxRequestSize
-	if body == r.Body {
-		if r.ContentLength > limit {
-			return nil, tooLarge(limit)
-		}
-		body = http.MaxBytesReader(w, r.Body, limit)
-	}
-	data, err := io.ReadAll(io.LimitReader(body, limit+1))
-	var mbe *http.MaxBytesError
-	switch {
-	case errors.As(err, &mbe) || int64(len(data)) > limit:
-		return nil, tooLarge(limit)
-	case err != nil:
-		return nil, &bodyError{err}
-	}
-	return data, nil
 }
 
 // bodyError is a failure reading a request's body: the client's doing,
@@ -338,10 +301,20 @@ func tooLarge(limit int64) error {
 	return &requestError{http.StatusRequestEntityTooLarge, fmt.Sprintf("request body larger than max_request_size (%d bytes)", limit)}
 }
 
-// condition maps If-None-Match: * and If-Match onto a store condition.
-// A condition on a store without conditional writes is refused (501)
-// rather than ignored.
+// condition maps If-None-Match: * and If-Match onto a store condition,
+// and refuses (412) one that the store would refuse, before the body is
+// read. A condition on a store without conditional writes is refused
+// (501) rather than ignored.
 func (g *Gateway) condition(r *http.Request, ds *dataset, key string) (store.Condition, error) {
+	cond, err := g.conditionOf(r, ds, key)
+	if err == nil {
+		err = precheck(r, ds, key, cond)
+	}
+	return cond, err
+}
+
+// conditionOf maps If-None-Match: * and If-Match onto a store condition.
+func (g *Gateway) conditionOf(r *http.Request, ds *dataset, key string) (store.Condition, error) {
 	im, inm := r.Header.Get("If-Match"), r.Header.Get("If-None-Match")
 	if im == "" && inm == "" {
 		return store.Condition{}, nil

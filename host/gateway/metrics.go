@@ -119,7 +119,7 @@ func (m *metrics) request(dataset, op, method string, status int, in, out int64,
 
 // storeOps are the operations of store.Hook, bound to their metric
 // series once per store rather than looked up per call.
-var storeOps = []string{"get", "get_into", "stat", "set", "erase", "erase_many", "erase_prefix", "list", "list_dir"}
+var storeOps = []string{"get", "get_into", "stat", "set", "set_stream", "erase", "erase_many", "erase_prefix", "list", "list_dir"}
 
 // storeHook runs around every call of one store: it waits for room under
 // limit (server.store_concurrency, store.Limit), runs the call (through

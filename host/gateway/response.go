@@ -41,6 +41,8 @@ type response struct {
 	// aborted is why the response was cut after its status was sent
 	// (Gateway.abort); nil when it was not.
 	aborted error
+	// body is the request's body, nil without one.
+	body *requestBody
 }
 
 // responseOf finds the response below w's wrappers, nil when there is
@@ -58,9 +60,18 @@ func responseOf(w http.ResponseWriter) *response {
 	}
 }
 
+// WriteHeader records the status. An answer to a request whose client
+// still waits for 100 Continue (a write refused before its body was
+// read) closes the connection, as net/http does for the bodies it
+// wraps itself: the client then never sends the body, where net/http
+// would otherwise wait for it to discard it, until the client's wait
+// for 100 Continue runs out.
 func (r *response) WriteHeader(status int) {
 	if !r.wrote {
 		r.status, r.wrote = status, true
+		if status >= http.StatusOK && r.body.awaited() {
+			r.Header().Set("Connection", "close")
+		}
 	}
 	r.ResponseWriter.WriteHeader(status)
 }

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"crypto/md5"
 	"encoding/base64"
@@ -8,6 +9,8 @@ import (
 	"fmt"
 	"github.com/zarrgw/zarrgw/host/identity"
 	"github.com/zarrgw/zarrgw/host/identity/sts"
+	"hash"
+	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -382,10 +385,12 @@ func signatureError(err error) error {
 	return e
 }
 
-// body reads the request body: decoded from aws-chunked framing and
-// checked against the signature and checksums, within max_request_size,
-// and against Content-MD5.
-func (api *s3API) body(req *s3Request) ([]byte, error) {
+// receive begins reading the request body: decoded from aws-chunked
+// framing and checked against the signature and checksums, within
+// max_request_size, and against Content-MD5, each check failing the
+// read at the body's end, so that nothing is stored from a body that
+// fails one. The caller releases the upload.
+func (api *s3API) receive(req *s3Request) (*upload, error) {
 	r := req.r
 	limit := api.g.cfg.Server.MaxRequestSize
 	payload := req.signed
@@ -399,33 +404,79 @@ func (api *s3API) body(req *s3Request) ([]byte, error) {
 			return nil, s3wire.Errorf(s3wire.AccessDenied, "a signed streaming payload without a signature")
 		}
 	}
+	if r.ContentLength > framedLimit(limit) {
+		return nil, tooLarge(limit)
+	}
 	r.Body = http.MaxBytesReader(req.w, r.Body, framedLimit(limit))
 	in, err := payload.Body(r)
 	if err != nil {
 		return nil, signatureError(err)
 	}
-	data, err := api.g.readBody(req.w, r, in)
-	var be *bodyError
-	if errors.Is(err, errSlowBody) {
-		return nil, err // cut off for its pace: 408, whatever the framing makes of the cut
-	}
-	if errors.As(err, &be) && (errors.Is(err, sigv4.ErrSignature) || errors.Is(err, sigv4.ErrPayloadMismatch) ||
-		errors.Is(err, sigv4.ErrChecksum) || errors.Is(err, sigv4.ErrMalformed)) {
-		return nil, signatureError(be.err)
-	}
-	if err != nil {
+	if in, err = withContentMD5(r, in); err != nil {
 		return nil, err
 	}
-	if h, ok := r.Header["Content-Md5"]; ok {
-		want, err := base64.StdEncoding.DecodeString(strings.Join(h, ""))
-		if err != nil || len(want) != md5.Size {
-			return nil, s3wire.Errorf(s3wire.InvalidDigest, "Content-MD5 is not a base64 MD5")
-		}
-		if sum := md5.Sum(data); string(sum[:]) != string(want) {
-			return nil, s3wire.Errorf(s3wire.BadDigest, "the Content-MD5 you specified did not match what was received")
-		}
+	u, err := api.g.receive(req.w, r, in, bodyLength(r))
+	return u, s3BodyFailure(err)
+}
+
+// body reads a whole request body (a document: CreateBucket's
+// configuration, a Delete or CompleteMultipartUpload list, or a part)
+// into memory reserved from body_memory; release gives it back.
+func (api *s3API) body(req *s3Request) (data []byte, release func(), err error) {
+	u, err := api.receive(req)
+	if err != nil {
+		return nil, nil, err
 	}
-	return data, nil
+	if data, err = u.data(); err != nil {
+		u.release()
+		return nil, nil, s3BodyFailure(err)
+	}
+	return data, u.release, nil
+}
+
+// s3BodyFailure answers a body that failed its signature or a checksum
+// with S3's code for it; a body cut off for its pace stays a 408,
+// whatever the framing makes of the cut.
+func s3BodyFailure(err error) error {
+	var be *bodyError
+	if errors.Is(err, errSlowBody) || !errors.As(err, &be) {
+		return err
+	}
+	if errors.Is(err, sigv4.ErrSignature) || errors.Is(err, sigv4.ErrPayloadMismatch) ||
+		errors.Is(err, sigv4.ErrChecksum) || errors.Is(err, sigv4.ErrMalformed) {
+		return signatureError(be.err)
+	}
+	return err
+}
+
+// withContentMD5 checks the body against its Content-MD5, when it has
+// one: a mismatch is the reader's error at the body's end.
+func withContentMD5(r *http.Request, in io.Reader) (io.Reader, error) {
+	h, ok := r.Header["Content-Md5"]
+	if !ok {
+		return in, nil
+	}
+	want, err := base64.StdEncoding.DecodeString(strings.Join(h, ""))
+	if err != nil || len(want) != md5.Size {
+		return nil, s3wire.Errorf(s3wire.InvalidDigest, "Content-MD5 is not a base64 MD5")
+	}
+	return &md5Check{in: in, h: md5.New(), want: want}, nil
+}
+
+// md5Check is a body checked against its Content-MD5 when it ends.
+type md5Check struct {
+	in   io.Reader
+	h    hash.Hash
+	want []byte
+}
+
+func (c *md5Check) Read(p []byte) (int, error) {
+	n, err := c.in.Read(p)
+	c.h.Write(p[:n])
+	if err == io.EOF && !bytes.Equal(c.h.Sum(nil), c.want) {
+		err = s3wire.Errorf(s3wire.BadDigest, "the Content-MD5 you specified did not match what was received")
+	}
+	return n, err
 }
 
 // framedLimit bounds an S3 body holding at most limit bytes of payload:

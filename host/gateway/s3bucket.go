@@ -113,7 +113,10 @@ func (api *s3API) drainBody(req *s3Request) error {
 	if req.r.ContentLength == 0 {
 		return nil
 	}
-	_, err := api.body(req)
+	_, release, err := api.body(req)
+	if err == nil {
+		release()
+	}
 	return err
 }
 
@@ -195,12 +198,14 @@ func (api *s3API) loadBuckets(ctx context.Context) error {
 // deleteObjects answers DeleteObjects: up to 1000 keys erased in one
 // request, each reported as deleted or failed.
 func (api *s3API) deleteObjects(req *s3Request, ds *dataset) error {
-	data, err := api.body(req)
+	data, release, err := api.body(req)
 	if err != nil {
 		return err
 	}
 	var doc s3wire.Delete
-	if err := xml.Unmarshal(data, &doc); err != nil {
+	err = xml.Unmarshal(data, &doc)
+	release()
+	if err != nil {
 		return s3wire.Errorf(s3wire.MalformedXML, "the Delete document is not valid XML: "+err.Error())
 	}
 	if len(doc.Objects) == 0 || len(doc.Objects) > 1000 {

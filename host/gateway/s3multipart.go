@@ -9,8 +9,10 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -123,14 +125,17 @@ func (api *s3API) uploadPart(req *s3Request, ds *dataset, id string, _ uploadDoc
 	}
 	copying := req.r.Header.Get("X-Amz-Copy-Source") != ""
 	var data []byte
+	// in memory: the part's key is named by its MD5, known at its end
+	var release func()
 	if copying {
-		_, data, err = api.copySource(req, req.r.Header.Get("X-Amz-Copy-Source-Range"))
+		_, data, release, err = api.copySource(req, req.r.Header.Get("X-Amz-Copy-Source-Range"))
 	} else {
-		data, err = api.body(req)
+		data, release, err = api.body(req)
 	}
 	if err != nil {
 		return err
 	}
+	defer release()
 	sum := md5.Sum(data)
 	digest := hex.EncodeToString(sum[:])
 	ctx := req.r.Context()
@@ -239,12 +244,18 @@ func (api *s3API) listParts(req *s3Request, ds *dataset, id string, _ uploadDoc)
 // completeUpload assembles the parts the request lists, in order, writes
 // them as the key's value and erases the upload.
 func (api *s3API) completeUpload(req *s3Request, ds *dataset, id string, doc uploadDoc) error {
-	data, err := api.body(req)
+	cond, err := api.g.condition(req.r, ds, doc.Key)
+	if err != nil {
+		return err
+	}
+	data, release, err := api.body(req)
 	if err != nil {
 		return err
 	}
 	var list s3wire.CompleteMultipartUpload
-	if err := xml.Unmarshal(data, &list); err != nil || len(list.Parts) == 0 {
+	err = xml.Unmarshal(data, &list)
+	release()
+	if err != nil || len(list.Parts) == 0 {
 		return s3wire.Errorf(s3wire.MalformedXML, "the CompleteMultipartUpload document is not valid or lists no parts")
 	}
 	ctx := req.r.Context()
@@ -256,22 +267,12 @@ func (api *s3API) completeUpload(req *s3Request, ds *dataset, id string, doc upl
 	if err != nil {
 		return err
 	}
-	if err := api.assembling.Acquire(ctx, total); err != nil {
-		return err
+	var version string
+	if ds.files {
+		version, err = api.streamParts(req.r, ds, doc.Key, cond, chosen)
+	} else {
+		version, err = api.assemble(req.r, ds, doc.Key, cond, chosen, total)
 	}
-	defer api.assembling.Release(total)
-	value := make([]byte, 0, total)
-	for _, p := range chosen {
-		v, err := ds.store.Get(ctx, p.key, store.ByteRange{})
-		if errors.Is(err, store.ErrNotFound) || err == nil && int64(len(v.Data)) != p.size {
-			return s3wire.Errorf(s3wire.InvalidPart, fmt.Sprintf("part %d changed while the upload completed", p.number))
-		}
-		if err != nil {
-			return err
-		}
-		value = append(value, v.Data...)
-	}
-	version, _, err := api.g.storeValue(req.r, ds, doc.Key, value)
 	if err != nil {
 		return err
 	}
@@ -281,6 +282,99 @@ func (api *s3API) completeUpload(req *s3Request, ds *dataset, id string, doc upl
 	s3wire.WriteXML(req.w, s3wire.CompleteMultipartUploadResult{Xmlns: s3wire.Namespace,
 		Location: objectURL(req.r, ds.name, doc.Key), Bucket: ds.name, Key: doc.Key, ETag: ds.etag(version)})
 	return nil
+}
+
+// assemble joins the parts in memory (within the budget of uploads being
+// completed) and writes them as key's value under cond, for a store that
+// takes values whole.
+func (api *s3API) assemble(r *http.Request, ds *dataset, key string, cond store.Condition, chosen []stagedPart, total int64) (string, error) {
+	ctx := r.Context()
+	if err := api.assembling.Acquire(ctx, total); err != nil {
+		return "", err
+	}
+	defer api.assembling.Release(total)
+	value := make([]byte, 0, total)
+	for _, p := range chosen {
+		v, err := ds.store.Get(ctx, p.key, store.ByteRange{})
+		if errors.Is(err, store.ErrNotFound) || err == nil && int64(len(v.Data)) != p.size {
+			return "", partChanged(p)
+		}
+		if err != nil {
+			return "", err
+		}
+		value = append(value, v.Data...)
+	}
+	return api.g.storeValue(r, ds, key, cond, value)
+}
+
+// streamParts writes the parts, one after the other, as key's value under
+// cond into a store of files: each part is read from its file as the new
+// value's file is written, so no part is held in memory.
+func (api *s3API) streamParts(r *http.Request, ds *dataset, key string, cond store.Condition, chosen []stagedPart) (string, error) {
+	parts := &partsReader{ctx: r.Context(), ds: ds, parts: chosen}
+	defer parts.close()
+	version, err := store.SetFrom(r.Context(), ds.store, key, parts, cond)
+	return api.g.stored(r, ds, key, cond, version, err)
+}
+
+func partChanged(p stagedPart) error {
+	return s3wire.Errorf(s3wire.InvalidPart, fmt.Sprintf("part %d changed while the upload completed", p.number))
+}
+
+// partsReader reads staged parts one after the other from their files,
+// each as large as its listing said: a part replaced or erased while the
+// upload completes fails the read, and so the write.
+type partsReader struct {
+	ctx   context.Context
+	ds    *dataset
+	parts []stagedPart // those still to open
+	f     *os.File     // the part being read (nil for an empty one)
+	left  int64        // its bytes still to read
+	part  stagedPart
+}
+
+func (p *partsReader) Read(b []byte) (int, error) {
+	for p.left == 0 {
+		if err := p.next(); err != nil {
+			return 0, err
+		}
+	}
+	n, err := p.f.Read(b[:min(int64(len(b)), p.left)])
+	p.left -= int64(n)
+	if err == io.EOF {
+		err = partChanged(p.part) // shorter than listed
+	}
+	return n, err
+}
+
+// next opens the next part; io.EOF after the last.
+func (p *partsReader) next() error {
+	p.close()
+	if len(p.parts) == 0 {
+		return io.EOF
+	}
+	p.part, p.parts = p.parts[0], p.parts[1:]
+	f, info, err := store.OpenFile(p.ctx, p.ds.store, p.part.key, nil)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return partChanged(p.part)
+	case err != nil:
+		return err
+	case info.Size != p.part.size:
+		if f != nil {
+			f.Close()
+		}
+		return partChanged(p.part)
+	}
+	p.f, p.left = f, info.Size
+	return nil
+}
+
+func (p *partsReader) close() {
+	if p.f != nil {
+		p.f.Close()
+		p.f = nil
+	}
 }
 
 // chooseParts matches the parts a CompleteMultipartUpload lists with the

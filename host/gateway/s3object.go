@@ -41,22 +41,28 @@ func (api *s3API) directoryOp(req *s3Request) error {
 }
 
 // putObject stores the body under the request's conditions (If-Match,
-// If-None-Match: *), through the key API's own write.
+// If-None-Match: *), through the key API's own write: conditions first,
+// then the body, streamed where the store takes streams.
 func (api *s3API) putObject(req *s3Request, ds *dataset) error {
-	data, err := api.body(req)
+	cond, err := api.g.condition(req.r, ds, req.key)
 	if err != nil {
 		return err
 	}
-	version, _, err := api.g.storeValue(req.r, ds, req.key, data)
+	u, err := api.receive(req)
 	if err != nil {
 		return err
+	}
+	defer u.release()
+	version, err := api.g.storeBody(req.r, ds, req.key, cond, u)
+	if err != nil {
+		return s3BodyFailure(err)
 	}
 	if tag := ds.etag(version); tag != "" {
 		req.w.Header().Set("ETag", tag)
 	}
 	// S3 sends the size for directory buckets only; clients (versitygw's
 	// suite among them) read it regardless
-	req.w.Header().Set("X-Amz-Object-Size", strconv.Itoa(len(data)))
+	req.w.Header().Set("X-Amz-Object-Size", strconv.FormatInt(u.size(), 10))
 	req.w.WriteHeader(http.StatusOK)
 	return nil
 }
@@ -66,14 +72,19 @@ func (api *s3API) putObject(req *s3Request, ds *dataset) error {
 // x-amz-copy-source-if-* conditions and the destination's If-Match and
 // If-None-Match.
 func (api *s3API) copyObject(req *s3Request, dst *dataset) error {
-	src, data, err := api.copySource(req, "")
+	cond, err := api.g.condition(req.r, dst, req.key)
 	if err != nil {
 		return err
 	}
+	src, data, release, err := api.copySource(req, "")
+	if err != nil {
+		return err
+	}
+	defer release()
 	if src.ds == dst && src.key == req.key && !strings.EqualFold(req.r.Header.Get("X-Amz-Metadata-Directive"), "REPLACE") {
 		return s3wire.Errorf(s3wire.InvalidRequest, "This copy request is illegal because it is trying to copy an object to itself without changing the object's metadata, storage class, website redirect location or encryption attributes.")
 	}
-	version, _, err := api.g.storeValue(req.r, dst, req.key, data)
+	version, err := api.g.storeValue(req.r, dst, req.key, cond, data)
 	if err != nil {
 		return err
 	}
@@ -83,53 +94,73 @@ func (api *s3API) copyObject(req *s3Request, dst *dataset) error {
 
 // copiedFrom is the source of a copy.
 type copiedFrom struct {
-	ds  *dataset
-	key string
+	ds      *dataset
+	key     string
+	version string // the version copied from
 }
 
 // copySource reads the value x-amz-copy-source names (the bytes
 // rangeHeader asks for, "bytes=FIRST-LAST", when it is not empty), after
 // checking read access and the copy-source conditions, within
-// max_object_size.
-func (api *s3API) copySource(req *s3Request, rangeHeader string) (copiedFrom, []byte, error) {
+// max_object_size, into memory taken from the budget of objects being
+// assembled (as completed uploads are); release gives it back.
+func (api *s3API) copySource(req *s3Request, rangeHeader string) (src copiedFrom, data []byte, release func(), err error) {
+	src, start, end, err := api.copyRange(req, rangeHeader)
+	if err != nil {
+		return copiedFrom{}, nil, nil, err
+	}
+	ctx := req.r.Context()
+	if err := api.assembling.Acquire(ctx, end-start); err != nil {
+		return copiedFrom{}, nil, nil, err
+	}
+	release = func() { api.assembling.Release(end - start) }
+	v, err := src.ds.read(ctx, src.key, store.Range(start, end-start))
+	if err == nil && (int64(len(v.Data)) != end-start || src.version != "" && v.Version != src.version) {
+		err = errChanged
+	}
+	if err != nil {
+		release()
+		return copiedFrom{}, nil, nil, err
+	}
+	return src, v.Data, release, nil
+}
+
+// copyRange finds the part of the value x-amz-copy-source names to copy,
+// checking access, the copy-source conditions and max_object_size.
+func (api *s3API) copyRange(req *s3Request, rangeHeader string) (copiedFrom, int64, int64, error) {
 	bucket, key, err := parseCopySource(req.r.Header.Get("X-Amz-Copy-Source"))
 	if err != nil {
-		return copiedFrom{}, nil, err
+		return copiedFrom{}, 0, 0, err
 	}
 	ds, ok := api.g.dataset(bucket)
 	if !ok {
-		return copiedFrom{}, nil, s3wire.Errorf(s3wire.NoSuchBucket, "the copy source's bucket "+bucket+" does not exist")
+		return copiedFrom{}, 0, 0, s3wire.Errorf(s3wire.NoSuchBucket, "the copy source's bucket "+bucket+" does not exist")
 	}
 	if err := api.g.authorize(ds, req.caller, false); err != nil {
-		return copiedFrom{}, nil, s3wire.Errorf(s3wire.AccessDenied, err.Error())
+		return copiedFrom{}, 0, 0, s3wire.Errorf(s3wire.AccessDenied, err.Error())
 	}
-	ctx := req.r.Context()
-	info, err := ds.stat(ctx, key)
+	info, err := ds.stat(req.r.Context(), key)
 	if err != nil {
-		return copiedFrom{}, nil, err
+		return copiedFrom{}, 0, 0, err
 	}
 	if err := copyConditions(req.r, ds.etag(info.Version), info.ModTime); err != nil {
-		return copiedFrom{}, nil, err
+		return copiedFrom{}, 0, 0, err
 	}
 	start, end := int64(0), info.Size
 	if rangeHeader != "" {
-		if start, end, ok = copyRange(rangeHeader, info.Size); !ok {
-			return copiedFrom{}, nil, s3wire.Errorf(s3wire.InvalidRange, "x-amz-copy-source-range must be bytes=FIRST-LAST within the source's "+strconv.FormatInt(info.Size, 10)+" bytes")
+		if start, end, ok = parseCopyRange(rangeHeader, info.Size); !ok {
+			return copiedFrom{}, 0, 0, s3wire.Errorf(s3wire.InvalidRange, "x-amz-copy-source-range must be bytes=FIRST-LAST within the source's "+strconv.FormatInt(info.Size, 10)+" bytes")
 		}
 	}
 	if end-start > api.listener.MaxObjectSize {
-		return copiedFrom{}, nil, s3wire.Errorf(s3wire.EntityTooLarge, "the copy is larger than max_object_size ("+strconv.FormatInt(api.listener.MaxObjectSize, 10)+" bytes)")
+		return copiedFrom{}, 0, 0, s3wire.Errorf(s3wire.EntityTooLarge, "the copy is larger than max_object_size ("+strconv.FormatInt(api.listener.MaxObjectSize, 10)+" bytes)")
 	}
-	v, err := ds.read(ctx, key, store.Range(start, end-start))
-	if err == nil && (int64(len(v.Data)) != end-start || info.Version != "" && v.Version != info.Version) {
-		err = errChanged
-	}
-	return copiedFrom{ds, key}, v.Data, err
+	return copiedFrom{ds: ds, key: key, version: info.Version}, start, end, nil
 }
 
-// copyRange reads x-amz-copy-source-range: "bytes=FIRST-LAST", both
-// given, within the value.
-func copyRange(h string, size int64) (start, end int64, ok bool) {
+// parseCopyRange reads x-amz-copy-source-range: "bytes=FIRST-LAST",
+// both given, within the value.
+func parseCopyRange(h string, size int64) (start, end int64, ok bool) {
 	spec, found := strings.CutPrefix(h, "bytes=")
 	a, b, dash := strings.Cut(spec, "-")
 	first, err1 := strconv.ParseInt(a, 10, 64)

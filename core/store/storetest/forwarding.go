@@ -9,6 +9,7 @@ import (
 	"iter"
 	"os"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -171,6 +172,29 @@ func checkFile(ctx context.Context, w store.Store, inner *counting) []string {
 	case inner.file.Load() == 0:
 		return []string{fmt.Sprintf("OpenFile(%q) never reached the inner store's OpenFile (%s)", key, inner)}
 	}
+	return checkSetFrom(ctx, w, inner)
+}
+
+// checkSetFrom writes a key through the wrapper's SetFrom, where it
+// writes: it must reach the inner store's SetFrom and read back. A
+// wrapper that cannot write must refuse without storing.
+func checkSetFrom(ctx context.Context, w store.Store, inner *counting) []string {
+	inner.reset()
+	key, value := "streamed", "streamed value"
+	_, err := store.SetFrom(ctx, w, key, strings.NewReader(value), store.Condition{})
+	if !w.Capabilities().Write {
+		if _, gerr := inner.Memory.Get(ctx, key, store.ByteRange{}); err == nil || !errors.Is(gerr, store.ErrNotFound) {
+			return []string{fmt.Sprintf("SetFrom(%q) through a wrapper that cannot write: %v, and the inner store holds the key: %v", key, err, gerr)}
+		}
+		return nil
+	}
+	v, gerr := w.Get(ctx, key, store.ByteRange{})
+	switch {
+	case err != nil || gerr != nil || string(v.Data) != value:
+		return []string{fmt.Sprintf("SetFrom(%q): %v, then read %q, %v: want %q", key, err, v.Data, gerr, value)}
+	case inner.setFrom.Load() == 0:
+		return []string{fmt.Sprintf("SetFrom(%q) never reached the inner store's SetFrom (%s)", key, inner)}
+	}
 	return nil
 }
 
@@ -244,11 +268,11 @@ func keysAfter(after string) []string {
 // plugin's server).
 type counting struct {
 	*store.Memory
-	into, sorted, info, stat, dir, get, erase, many, file atomic.Int64
+	into, sorted, info, stat, dir, get, erase, many, file, setFrom atomic.Int64
 }
 
 func (c *counting) reset() {
-	for _, n := range []*atomic.Int64{&c.into, &c.sorted, &c.info, &c.stat, &c.dir, &c.get, &c.erase, &c.many, &c.file} {
+	for _, n := range []*atomic.Int64{&c.into, &c.sorted, &c.info, &c.stat, &c.dir, &c.get, &c.erase, &c.many, &c.file, &c.setFrom} {
 		n.Store(0)
 	}
 }
@@ -261,8 +285,8 @@ func (c *counting) listedSorted() bool {
 }
 
 func (c *counting) String() string {
-	return fmt.Sprintf("it saw %d GetInto, %d ListSorted, %d ListInfo, %d Stat, %d ListDir, %d Get, %d Erase, %d EraseMany, %d OpenFile",
-		c.into.Load(), c.sorted.Load(), c.info.Load(), c.stat.Load(), c.dir.Load(), c.get.Load(), c.erase.Load(), c.many.Load(), c.file.Load())
+	return fmt.Sprintf("it saw %d GetInto, %d ListSorted, %d ListInfo, %d Stat, %d ListDir, %d Get, %d Erase, %d EraseMany, %d OpenFile, %d SetFrom",
+		c.into.Load(), c.sorted.Load(), c.info.Load(), c.stat.Load(), c.dir.Load(), c.get.Load(), c.erase.Load(), c.many.Load(), c.file.Load(), c.setFrom.Load())
 }
 
 func (c *counting) Erase(ctx context.Context, key string) error {
@@ -302,6 +326,17 @@ func (c *counting) OpenFile(ctx context.Context, key string, buf []byte) (*os.Fi
 		return nil, store.Info{}, err
 	}
 	return f, info, nil
+}
+
+// SetFrom reads the stream to its end and stores it, as a store of
+// files does, only if it ends well.
+func (c *counting) SetFrom(ctx context.Context, key string, r io.Reader, cond store.Condition) (string, error) {
+	c.setFrom.Add(1)
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return "", fmt.Errorf("set %q: %w", key, err)
+	}
+	return c.Memory.Set(ctx, key, data, cond)
 }
 
 func (c *counting) Get(ctx context.Context, key string, r store.ByteRange) (store.Value, error) {

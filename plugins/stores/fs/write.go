@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"strconv"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -24,18 +26,8 @@ var errVanished = errors.New("directory removed concurrently")
 
 // Set writes data atomically if cond holds and returns the new version.
 func (s *Store) Set(ctx context.Context, key string, data []byte, cond store.Condition) (string, error) {
-	if err := ctx.Err(); err != nil {
-		return "", fmt.Errorf("fs: set %q: %w", key, err)
-	}
-	if err := checkKey(key); err != nil {
+	if err := s.beginSet(ctx, key, cond); err != nil {
 		return "", err
-	}
-	if cond != (store.Condition{}) {
-		// An early, unlocked check spares writing and fsyncing a value that
-		// would be refused; the check under the lock is the one that counts.
-		if err := s.precheck(ctx, key, cond); err != nil {
-			return "", err
-		}
 	}
 	if s.test.inPlace {
 		return s.writeInPlace(key, data)
@@ -43,11 +35,92 @@ func (s *Store) Set(ctx context.Context, key string, data []byte, cond store.Con
 	var err error
 	for range maxAttempts {
 		var version string
-		if version, err = s.setOnce(key, data, cond); !errors.Is(err, errVanished) {
+		if version, err = s.setOnce(key, func(fd int) error { return s.fill(fd, data) }, cond); !errors.Is(err, errVanished) {
 			return version, err
 		}
 	}
 	return "", fmt.Errorf("fs: set %q: %w", key, err)
+}
+
+// SetFrom writes the bytes of r to a temporary file as they come and
+// renames it into place once r ends, if cond holds: a value of any size
+// costs a copy buffer. The condition is checked before r is read, and
+// again, under the directory's lock, before the rename. A write whose
+// directory a concurrent erase removed is tried again only if none of r
+// was read yet: what was read cannot be read twice.
+func (s *Store) SetFrom(ctx context.Context, key string, r io.Reader, cond store.Condition) (string, error) {
+	if err := s.beginSet(ctx, key, cond); err != nil {
+		return "", err
+	}
+	src := &countingReader{r: r}
+	var err error
+	for range maxAttempts {
+		var version string
+		version, err = s.setOnce(key, func(fd int) error { return copyTo(ctx, fd, src) }, cond)
+		if !errors.Is(err, errVanished) {
+			return version, err
+		}
+		if src.n > 0 {
+			return "", fmt.Errorf("fs: set %q: %w while its value was written", key, err)
+		}
+	}
+	return "", fmt.Errorf("fs: set %q: %w", key, err)
+}
+
+// countingReader counts what was read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// copyBuffers are the buffers SetFrom copies through.
+var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
+
+// copyTo writes what r holds to fd, stopping when ctx ends.
+func copyTo(ctx context.Context, fd int, r io.Reader) error {
+	bp := copyBuffers.Get().(*[]byte)
+	defer copyBuffers.Put(bp)
+	buf := *bp
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n, err := r.Read(buf)
+		if n > 0 {
+			if werr := writeAll(fd, buf[:n]); werr != nil {
+				return werr
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("reading the value: %w", err)
+		}
+	}
+}
+
+// beginSet checks a write before anything is written: its context, its
+// key, and its condition. That early, unlocked check spares writing and
+// fsyncing a value that would be refused; the check under the lock is the
+// one that counts.
+func (s *Store) beginSet(ctx context.Context, key string, cond store.Condition) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("fs: set %q: %w", key, err)
+	}
+	if err := checkKey(key); err != nil {
+		return err
+	}
+	if cond == (store.Condition{}) {
+		return nil
+	}
+	return s.precheck(ctx, key, cond)
 }
 
 func (s *Store) precheck(ctx context.Context, key string, cond store.Condition) error {
@@ -76,7 +149,7 @@ func checkCondition(cond store.Condition, exists bool, current string) error {
 // setOnce writes the value to a temporary file in the key's directory and
 // commits it; the directory stays open throughout, so the lock, the rename
 // and the directory fsync all act on the same directory.
-func (s *Store) setOnce(key string, data []byte, cond store.Condition) (string, error) {
+func (s *Store) setOnce(key string, fill func(fd int) error, cond store.Condition) (string, error) {
 	dir, base := splitKey(key)
 	dfd, err := s.openDir(dir, true)
 	if errors.Is(err, unix.ENOTDIR) {
@@ -89,7 +162,7 @@ func (s *Store) setOnce(key string, data []byte, cond store.Condition) (string, 
 	if !s.test.noSweep {
 		s.sweepOnce(dir, dfd)
 	}
-	tmp, tfd, err := s.writeTemp(dfd, data)
+	tmp, tfd, err := s.writeTemp(dfd, fill)
 	if err == nil {
 		var version string
 		version, err = s.commit(dfd, tmp, base, cond)
@@ -181,10 +254,10 @@ func (s *Store) syncDir(key string, dfd int) error {
 	return nil
 }
 
-// writeTemp writes data to a new temporary file in dfd, fsyncs it and
-// returns its name and its descriptor, open and locked until the caller
-// has renamed it into place (the lock tells a sweep the file is in use).
-func (s *Store) writeTemp(dfd int, data []byte) (string, int, error) {
+// writeTemp fills a new temporary file in dfd, fsyncs it and returns its
+// name and its descriptor, open and locked until the caller has renamed
+// it into place (the lock tells a sweep the file is in use).
+func (s *Store) writeTemp(dfd int, fill func(fd int) error) (string, int, error) {
 	const flags = unix.O_WRONLY | unix.O_CREAT | unix.O_EXCL | unix.O_CLOEXEC | unix.O_NOFOLLOW
 	for range maxAttempts {
 		name := tempPrefix + strconv.FormatUint(rand.Uint64(), 16)
@@ -197,7 +270,7 @@ func (s *Store) writeTemp(dfd int, data []byte) (string, int, error) {
 		}
 		err = lockTemp(fd)
 		if err == nil {
-			err = s.fill(fd, data)
+			err = fill(fd)
 		}
 		if err == nil {
 			err = fsync(fd)
