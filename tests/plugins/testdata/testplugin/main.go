@@ -3,7 +3,8 @@
 //
 //	codec        serves test.gate (identity, blocks while a gate file
 //	             exists), test.hang (decode never returns) and
-//	             test.crashonce (the first decode panics)
+//	             test.crashonce (the first decode panics), test.crowd
+//	             (the process dies once with a crowd of decodes in flight)
 //	memory       serves the "memory" store type (one store per configuration),
 //	             "crashy", and "counted" (a memory store counting its calls,
 //	             which "callcount" of the same configuration reads)
