@@ -73,10 +73,16 @@ func Start(cfg *config.Config, set registry.Set, logger *slog.Logger) (*Host, er
 
 // Spec is the launcher's description of a plugin of cfg.
 func Spec(cfg *config.Config, p config.Plugin) launcher.Spec {
+	spec := specOf(p)
+	spec.Manifests, spec.Remedy = p.Manifests, cfg.Remedy(p)
+	return spec
+}
+
+// specOf is what the launcher needs to run the plugin p.
+func specOf(p config.Plugin) launcher.Spec {
 	return launcher.Spec{
-		Name: p.Source, Path: p.Path, SHA256: p.SHA256,
-		Args: p.Args, Env: p.Env, InheritEnv: p.InheritEnv, Manifests: p.Manifests,
-		Remedy: cfg.Remedy(p),
+		Name: p.Source, Path: p.Path, SHA256: p.SHA256, Modules: p.Modules,
+		Args: p.Args, Env: p.Env, InheritEnv: p.InheritEnv, OTELHeaders: p.OTELHeaders,
 	}
 }
 
@@ -90,8 +96,7 @@ func Probe(ctx context.Context, logger *slog.Logger) func(config.Plugin) ([]exte
 		if errors.Is(err, fs.ErrNotExist) || (err == nil && sum != p.SHA256) {
 			return nil, fmt.Errorf("%s: %w", p.Path, config.ErrNotProbed)
 		}
-		spec := launcher.Spec{Name: p.Source, Path: p.Path, SHA256: p.SHA256, Args: p.Args, Env: p.Env, InheritEnv: p.InheritEnv}
-		return launcher.Probe(ctx, spec, launcher.Options{Logger: logger})
+		return launcher.Probe(ctx, specOf(p), launcher.Options{Logger: logger})
 	}
 }
 
