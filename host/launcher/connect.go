@@ -184,6 +184,7 @@ func (p *Plugin) clientConfig(bin *binary) *plugin.ClientConfig {
 	execByDescriptor(cmd, bin.f) // the file hashed, not the one now at the path
 	cmd.Env = p.environment()
 	logger := newHCLog(p.log)
+	logger.execPath, logger.path = cmd.Path, p.spec.Path
 	return &plugin.ClientConfig{
 		HandshakeConfig:  pluginapi.Handshake,
 		VersionedPlugins: pluginapi.HostPlugins(),

@@ -116,7 +116,7 @@ func writeCrowdConfig(t *testing.T, dir string, n int) string {
 	src := fmt.Sprintf(`plugin "example.org/test/crowd" {
   path   = %q
   sha256 = %q
-  args   = ["codec"]
+  args   = ["crowd"]
   env = {
     ZARRGW_TEST_DIR   = %q
     ZARRGW_TEST_CROWD = "%d"

@@ -84,9 +84,5 @@ func serveCodecs() {
 			Manifest: extension.Manifest{Kind: extension.Codec, Name: "test.crashonce"},
 			New:      func(context.Context, json.RawMessage, codec.Resolver) (codec.Codec, error) { return crashOnce{}, nil },
 		},
-		codec.Registration{
-			Manifest: extension.Manifest{Kind: extension.Codec, Name: "test.crowd"},
-			New:      func(context.Context, json.RawMessage, codec.Resolver) (codec.Codec, error) { return crowd{}, nil },
-		},
 	)
 }

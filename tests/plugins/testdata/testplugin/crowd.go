@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +12,8 @@ import (
 	"time"
 
 	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/extension"
+	"github.com/zarrgw/zarrgw/pluginapi"
 )
 
 // crowd is an identity bytes->bytes codec whose process dies, once, with
@@ -72,4 +75,11 @@ func (crowd) DecodeBytes(ctx context.Context, _ codec.Spec, b []byte) ([]byte, e
 		return nil, gaveUp
 	}
 	return nil, errors.New("test.crowd: only " + strconv.Itoa(n) + " decodes came in flight together, want " + strconv.Itoa(want))
+}
+
+func serveCrowd() {
+	pluginapi.ServeCodec(codec.Registration{
+		Manifest: extension.Manifest{Kind: extension.Codec, Name: "test.crowd"},
+		New:      func(context.Context, json.RawMessage, codec.Resolver) (codec.Codec, error) { return crowd{}, nil },
+	})
 }
