@@ -57,15 +57,10 @@ func TestPluginsUnavailableIsNotALostConnection(t *testing.T) {
 // are made again after, not an error of the plugin. Fails where only
 // Unavailable counts as lost.
 func TestClosedConnectionIsLost(t *testing.T) {
-	client, _ := plugin.TestPluginGRPCConn(t, false, map[string]plugin.Plugin{PluginName: &grpcPlugin{srv: mustServer(t)}})
-	raw, err := client.Dispense(PluginName)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn := raw.(*Conn)
+	client, _, conn := dial(t, Extensions{}, plainPlugin)
 	c := NewClient(staticConnector{name: "closed", conn: conn})
 	client.Close()
-	_, err = c.Codec(context.Background(), "x", nil)
+	_, err := c.Codec(context.Background(), "x", nil)
 	if !errors.Is(err, ErrConnectionLost) || !strings.Contains(err.Error(), "plugin closed") {
 		t.Fatalf("a call on a closed connection: %v", err)
 	}
@@ -78,29 +73,14 @@ func TestClosedConnectionIsLost(t *testing.T) {
 // died) fails its calls with Unavailable, and a liveness check confirms
 // it: the connection is lost and marked broken.
 func TestDeadPeerIsLost(t *testing.T) {
-	client, server := plugin.TestPluginGRPCConn(t, false, map[string]plugin.Plugin{PluginName: &grpcPlugin{srv: mustServer(t)}})
-	t.Cleanup(func() { client.Close() })
-	raw, err := client.Dispense(PluginName)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn := raw.(*Conn)
+	_, server, conn := dial(t, Extensions{}, plainPlugin)
 	c := NewClient(staticConnector{name: "dead", conn: conn})
 	server.Stop()
-	_, err = c.Codec(context.Background(), "x", nil)
+	_, err := c.Codec(context.Background(), "x", nil)
 	if !errors.Is(err, ErrConnectionLost) || !strings.Contains(err.Error(), "plugin dead") {
 		t.Fatalf("a call to a dead peer: %v", err)
 	}
 	if !conn.Broken() {
 		t.Fatal("a dead peer's connection is not marked broken")
 	}
-}
-
-func mustServer(t *testing.T) *server {
-	t.Helper()
-	srv, err := newServer(Extensions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return srv
 }

@@ -47,17 +47,7 @@ func (r *restarting) Connect(context.Context) (*Conn, error) {
 	if r.client != nil {
 		r.client.Close()
 	}
-	srv, err := newServer(r.ext)
-	if err != nil {
-		return nil, err
-	}
-	client, server := plugin.TestPluginGRPCConn(r.t, false, map[string]plugin.Plugin{PluginName: &grpcPlugin{srv: srv}})
-	r.t.Cleanup(func() { client.Close() })
-	raw, err := client.Dispense(PluginName)
-	if err != nil {
-		return nil, err
-	}
-	r.conn, r.client, r.server = raw.(*Conn), client, server
+	r.client, r.server, r.conn = dial(r.t, r.ext, plainPlugin)
 	r.starts++
 	return r.conn, nil
 }
