@@ -49,14 +49,15 @@ func (c *Client) connect(ctx context.Context) (*Conn, error) {
 	return conn, nil
 }
 
-// fail turns a call's error into one naming the plugin, marks the
-// connection broken when the call failed because it broke, and has it
-// checked for life when the call ran out of time.
+// fail turns a call's error into one naming the plugin: one wrapping
+// ErrConnectionLost when the call failed because the connection is gone
+// (which marks it broken, so that the next call starts a new process), and
+// has the plugin checked for life when the call ran out of time.
 func (c *Client) fail(ctx context.Context, conn *Conn, err error) error {
-	switch code := status.Code(err); {
-	case code == codes.Unavailable:
-		conn.broken.Store(true)
-	case callerGaveUp(ctx) != nil && (code == codes.DeadlineExceeded || code == codes.Canceled):
+	if conn.lostBy(ctx, err) {
+		return fmt.Errorf("plugin %s: %w: %s", c.conn.Name(), ErrConnectionLost, status.Convert(err).Message())
+	}
+	if code := status.Code(err); callerGaveUp(ctx) != nil && (code == codes.DeadlineExceeded || code == codes.Canceled) {
 		conn.suspect()
 	}
 	return fromStatus(ctx, c.conn.Name(), err)

@@ -59,7 +59,8 @@ func (c *Client) openStore(ctx context.Context, ref *pb.StoreRef, next *nextServ
 }
 
 // unaryStore makes one call on the store s names in the plugin, retried
-// once after a crash: for calls that only read.
+// once after a crash: for calls that only read, or whose second attempt
+// ends where the first would have.
 func unaryStore[T any](ctx context.Context, s *remoteStore, call func(pb.StoreClient, *pb.StoreRef) (T, error)) (T, error) {
 	var out T
 	err := retried(ctx, func() error {
@@ -236,12 +237,15 @@ func (s *remoteStore) Stat(ctx context.Context, key string) (store.Info, error) 
 	return store.Info{Size: resp.Size, Version: resp.Version, ModTime: timeFromPB(resp.ModTimeUnixNano)}, nil
 }
 
-// Set writes once; a conditional write whose plugin crashed is made once
-// more, with its condition, which refuses it should the first have landed.
+// Set writes, once more if the plugin's process died during the call
+// (the one write of the store's interface that might have landed without
+// saying so). A conditional write is made again with its condition, which
+// refuses it should the first have landed. An unconditional one writes
+// the same bytes to the same key again: the key holds them whether the
+// first attempt landed or not, and against a concurrent writer the second
+// is as a write made a moment later, which the caller could not have
+// told apart.
 func (s *remoteStore) Set(ctx context.Context, key string, data []byte, cond store.Condition) (version string, err error) {
-	if cond.IfMatch == "" && !cond.IfNoneMatch {
-		return s.setOnce(ctx, key, data, cond)
-	}
 	err = retried(ctx, func() (err error) {
 		version, err = s.setOnce(ctx, key, data, cond)
 		return err
@@ -301,15 +305,14 @@ func setOn(ctx context.Context, client pb.StoreClient, h *pb.SetHeader, data []b
 	return resp.Version, nil
 }
 
+// Erase is made once more if the plugin's process died during the call:
+// erasing a key that is gone already is no error, so a second attempt
+// ends where the first would have.
 func (s *remoteStore) Erase(ctx context.Context, key string) error {
-	client, conn, ref, err := s.begin(ctx)
-	if err != nil {
-		return err
-	}
-	if _, err := client.Erase(ctx, &pb.StoreRequest{Store: ref, Key: []byte(key)}); err != nil {
-		return s.c.fail(ctx, conn, err)
-	}
-	return nil
+	_, err := unaryStore(ctx, s, func(client pb.StoreClient, ref *pb.StoreRef) (*pb.Empty, error) {
+		return client.Erase(ctx, &pb.StoreRequest{Store: ref, Key: []byte(key)})
+	})
+	return err
 }
 
 // eraseManyBytes bounds the keys of one EraseMany message, well below
@@ -366,49 +369,54 @@ func methodMissing(err error) bool {
 	return ok && st.Code() == codes.Unimplemented && len(st.Details()) == 0
 }
 
+// ErasePrefix is made once more if the plugin's process died during the
+// call, as Erase is: what the first attempt erased is no error the second
+// time.
 func (s *remoteStore) ErasePrefix(ctx context.Context, prefix string) error {
-	client, conn, ref, err := s.begin(ctx)
-	if err != nil {
-		return err
-	}
-	if _, err := client.ErasePrefix(ctx, &pb.StoreRequest{Store: ref, Key: []byte(prefix)}); err != nil {
-		return s.c.fail(ctx, conn, err)
-	}
-	return nil
+	_, err := unaryStore(ctx, s, func(client pb.StoreClient, ref *pb.StoreRef) (*pb.Empty, error) {
+		return client.ErasePrefix(ctx, &pb.StoreRequest{Store: ref, Key: []byte(prefix)})
+	})
+	return err
 }
 
 // List streams the keys; a listing the plugin's crash broke off before its
 // first key is made again once (one already under way is not: the caller
-// has seen part of it).
+// has seen part of it, in no order a second listing could resume from).
 func (s *remoteStore) List(ctx context.Context, prefix string) iter.Seq2[string, error] {
-	return listing(ctx, s, &pb.ListRequest{Key: []byte(prefix)}, keysOf)
+	return listing(ctx, s, &pb.ListRequest{Key: []byte(prefix)}, keysOf, nil)
 }
 
 // ListSorted implements store.SortedLister, shown only where the plugin's
 // store lists sorted itself: otherwise store.ListSorted's walk of
 // directories costs a call per directory, not one listing.
 func (s *remoteStore) ListSorted(ctx context.Context, prefix, startAfter string) iter.Seq2[string, error] {
-	return listing(ctx, s, &pb.ListRequest{Key: []byte(prefix), Sorted: true, StartAfter: []byte(startAfter)}, keysOf)
+	return listing(ctx, s, &pb.ListRequest{Key: []byte(prefix), Sorted: true, StartAfter: []byte(startAfter)}, keysOf,
+		func(k string) string { return k })
 }
 
 // ListInfo implements store.InfoLister, shown only where the plugin's
 // store lists with sizes itself: otherwise store.ListInfo's Stat per key
 // costs a call per key.
 func (s *remoteStore) ListInfo(ctx context.Context, prefix, startAfter string) iter.Seq2[store.Entry, error] {
-	return listing(ctx, s, &pb.ListRequest{Key: []byte(prefix), Sorted: true, StartAfter: []byte(startAfter), Sizes: true}, entriesOf)
+	return listing(ctx, s, &pb.ListRequest{Key: []byte(prefix), Sorted: true, StartAfter: []byte(startAfter), Sizes: true}, entriesOf,
+		func(e store.Entry) string { return e.Key })
 }
 
 // listing yields the items of a List call, made once more should the
-// plugin's crash break it off before its first item.
-func listing[T any](ctx context.Context, s *remoteStore, req *pb.ListRequest, items func(*pb.ListResponse) ([]T, error)) iter.Seq2[T, error] {
+// plugin's crash break it off: from the start if it had yielded nothing,
+// else, for a sorted listing (keyOf given), after the last key yielded.
+func listing[T any](ctx context.Context, s *remoteStore, req *pb.ListRequest, items func(*pb.ListResponse) ([]T, error), keyOf func(T) string) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		ctx, cancel := context.WithCancel(ctx) // ends the stream when the caller stops early
 		defer cancel()
-		yielded := false
+		yielded, last := false, ""
 		each := func(resp *pb.ListResponse) (bool, error) {
 			batch, err := items(resp)
 			for _, item := range batch {
 				yielded = true
+				if keyOf != nil {
+					last = keyOf(item)
+				}
 				if !yield(item, nil) {
 					return false, nil
 				}
@@ -416,8 +424,12 @@ func listing[T any](ctx context.Context, s *remoteStore, req *pb.ListRequest, it
 			return true, err
 		}
 		stopped, err := s.list(ctx, req, each)
-		if !yielded && retryable(ctx, err) {
-			stopped, err = s.list(ctx, req, each)
+		if retryable(ctx, err) && (!yielded || keyOf != nil) {
+			again := req
+			if yielded {
+				again = &pb.ListRequest{Key: req.Key, Sorted: req.Sorted, StartAfter: []byte(last), Sizes: req.Sizes}
+			}
+			stopped, err = s.list(ctx, again, each)
 		}
 		if err != nil && !stopped {
 			var zero T

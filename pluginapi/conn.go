@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/connectivity"
 	"google.golang.org/grpc/status"
 
 	pb "github.com/zarrgw/zarrgw/pluginapi/zarrgwv1"
@@ -24,6 +25,9 @@ type Conn struct {
 	broken atomic.Bool
 	// checking is set while a liveness check runs (see suspect).
 	checking atomic.Bool
+	// probing admits one check of a failed call's connection at a time
+	// (see gone), so that the calls a dead process leaves behind share it.
+	probing sync.Mutex
 
 	featuresOnce sync.Once
 	feats        *pb.Features
@@ -129,13 +133,70 @@ func (c *Conn) suspect() {
 	}
 	go func() {
 		defer c.checking.Store(false)
-		ctx, cancel := context.WithTimeout(context.Background(), PingTimeout)
-		defer cancel()
-		_, err := pb.NewPluginClient(c.cc).Info(ctx, &pb.InfoRequest{})
-		if err != nil && status.Code(err) != codes.Unimplemented { // an answer of any kind is life
+		if !c.answers() {
 			c.broken.Store(true)
 		}
 	}()
+}
+
+// answers reports whether the plugin answers a liveness check within
+// PingTimeout. An answer of any kind is life: the host's own server of
+// the store below a transformer has no Info, and says so.
+func (c *Conn) answers() bool {
+	ctx, cancel := context.WithTimeout(context.Background(), PingTimeout)
+	defer cancel()
+	_, err := pb.NewPluginClient(c.cc).Info(ctx, &pb.InfoRequest{})
+	return err == nil || status.Code(err) == codes.Unimplemented
+}
+
+// lostBy reports whether a call on c that failed with err failed because
+// the connection is gone (the plugin's process exited, or the host ended
+// it), so that the call may be made again on the process that replaces
+// it, rather than with an answer of the plugin. gRPC reports a connection
+// that broke as Unavailable, and one the host has closed meanwhile (the
+// launcher ends the process of a broken connection before it starts the
+// next) as Canceled, "the client connection is closing". The plugin's
+// own errors carry the protocol's error detail (both SDKs send it with
+// every error), and a plugin that still answers is alive whatever the
+// code said; a caller that gave up has its own reason.
+func (c *Conn) lostBy(ctx context.Context, err error) bool {
+	if callerGaveUp(ctx) != nil {
+		return false
+	}
+	st, ok := status.FromError(err)
+	if !ok || st.Code() != codes.Unavailable && st.Code() != codes.Canceled {
+		return false
+	}
+	for _, d := range st.Details() {
+		if _, ok := d.(*pb.ErrorDetail); ok {
+			return false
+		}
+	}
+	return c.gone()
+}
+
+// gone reports whether the connection is dead: found so before, closed by
+// the host, or silent to a liveness check made now, after which it stays
+// dead (broken). The calls a process leaves behind when it dies share
+// one check: the first makes it, the others find its verdict.
+func (c *Conn) gone() bool {
+	if c.broken.Load() {
+		return true
+	}
+	if cc, ok := c.cc.(*grpc.ClientConn); ok && cc.GetState() == connectivity.Shutdown {
+		c.broken.Store(true)
+		return true
+	}
+	c.probing.Lock()
+	defer c.probing.Unlock()
+	if c.broken.Load() {
+		return true
+	}
+	if c.answers() {
+		return false
+	}
+	c.broken.Store(true)
+	return true
 }
 
 // Connector gives the connection to a plugin, starting or restarting its

@@ -174,8 +174,9 @@ func callerGaveUp(ctx context.Context) error {
 }
 
 // fromStatus turns the error of a call to plugin into an error naming the
-// plugin that matches the sentinels the plugin's error wrapped, the
-// caller's context error, or ErrConnectionLost.
+// plugin that matches the sentinels the plugin's error wrapped, or the
+// caller's context error. (A lost connection is told apart before, by
+// Conn.lostBy.)
 func fromStatus(ctx context.Context, plugin string, err error) error {
 	if err == nil {
 		return nil
@@ -189,8 +190,6 @@ func fromStatus(ctx context.Context, plugin string, err error) error {
 		if err := callerGaveUp(ctx); err != nil {
 			return fmt.Errorf("plugin %s: %w", plugin, err)
 		}
-	case codes.Unavailable:
-		return fmt.Errorf("plugin %s: %w: %s", plugin, ErrConnectionLost, st.Message())
 	}
 	e := &pb.Error{Code: uint32(st.Code()), Message: st.Message()}
 	for _, d := range st.Details() {

@@ -42,7 +42,7 @@ func TestSentinelsCrossTheBoundary(t *testing.T) {
 }
 
 // Configuration errors keep their field paths; context errors become the
-// caller's; a broken connection is ErrConnectionLost.
+// caller's. (A lost connection: lost_test.go.)
 func TestErrorKinds(t *testing.T) {
 	ce := &ConfigError{Fields: []FieldError{{Path: "/level", Message: "must be at most 9"}}}
 	back := fromStatus(context.Background(), "p", toStatus(fmt.Errorf("codec x: %w", ce)))
@@ -54,9 +54,6 @@ func TestErrorKinds(t *testing.T) {
 	cancel()
 	if err := fromStatus(ctx, "p", status.Error(codes.Canceled, "x")); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancellation: %v", err)
-	}
-	if err := fromStatus(context.Background(), "p", status.Error(codes.Unavailable, "EOF")); !errors.Is(err, ErrConnectionLost) {
-		t.Errorf("lost connection: %v", err)
 	}
 	bad := toStatus(fmt.Errorf("key \xff: %w", store.ErrInvalidKey))
 	if err := fromStatus(context.Background(), "p", bad); !errors.Is(err, store.ErrInvalidKey) {

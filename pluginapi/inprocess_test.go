@@ -27,22 +27,32 @@ func inProcess(t testing.TB, ext Extensions) *Client {
 // an older SDK, say), its client named name.
 func inProcessAs(t testing.TB, name string, ext Extensions, as func(*server) plugin.Plugin) *Client {
 	t.Helper()
+	_, _, conn := dial(t, ext, as)
+	t.Cleanup(conn.Release)
+	return NewClient(staticConnector{name: name, conn: conn})
+}
+
+// dial serves ext, by the plugin as makes, over go-plugin's in-process
+// connection, and returns both ends and the host's connection, closed
+// when the test ends. Closing the client stops the server too (go-plugin's
+// Shutdown call); stopping it as well is for tests of a plugin that dies.
+func dial(t testing.TB, ext Extensions, as func(*server) plugin.Plugin) (*plugin.GRPCClient, *plugin.GRPCServer, *Conn) {
+	t.Helper()
 	srv, err := newServer(ext)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Closing the client stops the server too (go-plugin's Shutdown call);
-	// stopping it here as well would race with that.
-	client, _ := plugin.TestPluginGRPCConn(t, false, map[string]plugin.Plugin{PluginName: as(srv)})
+	client, server := plugin.TestPluginGRPCConn(t, false, map[string]plugin.Plugin{PluginName: as(srv)})
 	t.Cleanup(func() { client.Close() })
 	raw, err := client.Dispense(PluginName)
 	if err != nil {
 		t.Fatal(err)
 	}
-	conn := raw.(*Conn)
-	t.Cleanup(conn.Release)
-	return NewClient(staticConnector{name: name, conn: conn})
+	return client, server, raw.(*Conn)
 }
+
+// plainPlugin is the plugin of the SDK as it is, for dial.
+func plainPlugin(srv *server) plugin.Plugin { return &grpcPlugin{srv: srv} }
 
 // storeExtension serves the store build returns, one per configuration.
 func storeExtension(name string, build func() store.Store) store.Registration {

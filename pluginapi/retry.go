@@ -5,16 +5,16 @@ import (
 	"errors"
 )
 
-// retried runs call, which must be idempotent (a codec call, a store
-// read, a conditional write with its condition), and runs it once more if
-// it failed because the connection to the plugin broke: its process
-// crashed or was killed, and the next connect starts a new one. Both
-// attempts run under the caller's context, so its deadline bounds the
-// two together; a caller that has given up is not retried.
-//
-// Writes that are not conditional are never retried: one that broke off
-// may or may not have been applied, and only the caller can tell whether
-// doing it again is right.
+// retried runs call, which must be safe to make twice (a codec call, a
+// store read, an erase, a write of the same bytes, a conditional write
+// with its condition), and runs it once more if it failed because the
+// connection to the plugin is gone: its process crashed or was ended, and
+// the next connect starts a new one (once for all the calls that died
+// with it: they find the new process started). Both attempts run under
+// the caller's context, so its deadline bounds the two together; a caller
+// that has given up is not retried, and a second death is the caller's
+// error, naming the plugin: a plugin that keeps crashing never holds a
+// call in a loop.
 func retried(ctx context.Context, call func() error) error {
 	err := call()
 	if retryable(ctx, err) {

@@ -12,6 +12,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/extension"
 	"github.com/zarrgw/zarrgw/host/config"
 	"github.com/zarrgw/zarrgw/host/launcher"
+	"github.com/zarrgw/zarrgw/host/plugins/pluginpkg"
 	"github.com/zarrgw/zarrgw/host/registry"
 	"github.com/zarrgw/zarrgw/host/stack"
 )
@@ -123,7 +124,8 @@ func addConfigured(cmd *cobra.Command, set registry.Set, l *launcher.Launcher, f
 	return nil
 }
 
-// addBinary adds PATH or PATH@SHA256 under its file name.
+// addBinary adds PATH or PATH@SHA256 under its file name. A Python
+// script's modules are taken as they are now.
 func addBinary(l *launcher.Launcher, arg string) error {
 	path, sum, pinned := strings.Cut(arg, "@")
 	if !pinned {
@@ -135,6 +137,10 @@ func addBinary(l *launcher.Launcher, arg string) error {
 	if _, err := os.Stat(path); err != nil {
 		return fmt.Errorf("plugin %s: %w", path, err)
 	}
-	_, err := l.Add(launcher.Spec{Name: path, Path: path, SHA256: sum})
+	modules, err := pluginpkg.PythonModules(path)
+	if err != nil {
+		return fmt.Errorf("plugin %s: %w", path, err)
+	}
+	_, err = l.Add(launcher.Spec{Name: path, Path: path, SHA256: sum, Modules: modules})
 	return err
 }

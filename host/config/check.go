@@ -62,9 +62,27 @@ func VerifyPlugins(cfg *Config) hcl.Diagnostics {
 			diags = append(diags, diagf(p.DeclRange, "Plugin binary does not match its checksum",
 				"Plugin %q: %s has SHA-256 %s, but %s pins %s. %s",
 				p.Source, p.Path, sum, pinPlace(cfg, p), p.SHA256, relockAdvice(cfg, p, sum)))
+		case p.Modules != "":
+			diags = append(diags, verifyModules(cfg, p)...)
 		}
 	}
 	return cfg.redact.apply(diags)
+}
+
+// verifyModules compares the Python files beside a Python plugin's script
+// with their pin.
+func verifyModules(cfg *Config, p Plugin) hcl.Diagnostics {
+	h1, err := pluginpkg.PythonModules(p.Path)
+	switch {
+	case err != nil:
+		return hcl.Diagnostics{diagf(p.DeclRange, "Plugin files unreadable", "Plugin %q: %s.", p.Source, err)}
+	case h1 != p.Modules:
+		dir, _ := pluginpkg.PythonDir(p.Path)
+		return hcl.Diagnostics{diagf(p.DeclRange, "Python files of a plugin do not match their hash",
+			"Plugin %q: the Python files in %s, beside %s, have %s, but %s pins %s: one was changed, added or removed since. %s",
+			p.Source, dir, filepath.Base(p.Path), h1, pinPlace(cfg, p), p.Modules, cfg.Remedy(p))}
+	}
+	return nil
 }
 
 func pinPlace(cfg *Config, p Plugin) string {
@@ -92,9 +110,9 @@ func (c *Config) Remedy(p Plugin) string {
 		return "It is a development build that changed since the command started: start the command again."
 	}
 	if p.PinnedBy == PinConfig {
-		return fmt.Sprintf("If the new binary is the one to run, correct the sha256 of its plugin block in %s.", c.Filename)
+		return fmt.Sprintf("If the plugin as it is now is the one to run, correct the sha256 (or modules) of its plugin block in %s.", c.Filename)
 	}
-	return "If the new binary is the one to run, record it with: " + LockCommand(c.Filename)
+	return "If the plugin as it is now is the one to run, record it with: " + LockCommand(c.Filename)
 }
 
 // LockPlugins loads the configuration at path as "zarrgw plugins lock"
@@ -127,7 +145,7 @@ func (p Plugin) Locked() LockedPlugin {
 	if p.Installed() {
 		return LockedPlugin{Version: p.Version, Constraints: p.Constraints, Hashes: p.Hashes, Serves: p.Serves}
 	}
-	return LockedPlugin{SHA256: p.SHA256, Serves: p.Serves}
+	return LockedPlugin{SHA256: p.SHA256, Modules: p.Modules, Serves: p.Serves}
 }
 
 // LockPath is the configuration's own lock file, the one "zarrgw init" and

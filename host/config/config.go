@@ -72,6 +72,10 @@ type Plugin struct {
 	// its package matched the lock file's hashes; "" when unpinned.
 	SHA256   string
 	PinnedBy Pin
+	// Modules pins, for a plugin that is a Python script, the Python files
+	// it may import from its directory: their h1: hash
+	// (pluginpkg.PythonModules), from the same place as SHA256.
+	Modules string
 	// Constraints is the version constraint of a plugin installed by
 	// "zarrgw init" (its block's version, such as "~> 1.2"); "" for a
 	// plugin given by path. Version is the version the lock file pins
@@ -85,6 +89,9 @@ type Plugin struct {
 	// host's whole environment instead, secrets included.
 	Env        map[string]string
 	InheritEnv bool
+	// OTELHeaders passes the host's OTEL_*_HEADERS variables (a trace
+	// collector's credentials), which a plugin otherwise does not get.
+	OTELHeaders bool
 	// Probed reports whether the plugin was launched to ask for its
 	// manifests (Options.Probe); Manifests are those it reported.
 	Probed    bool

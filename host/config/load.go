@@ -58,6 +58,9 @@ type Options struct {
 // Located is where a plugin's binary was found, and its SHA-256.
 type Located struct {
 	Path, SHA256 string
+	// Modules is the h1: hash of the Python files beside an executable
+	// that is a Python script (pluginpkg.PythonModules), else "".
+	Modules string
 	// From names what said where: the CLI configuration, for an override.
 	From string
 }

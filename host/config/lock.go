@@ -76,8 +76,12 @@ type Lock struct {
 
 // LockedPlugin is one entry of a lock file.
 type LockedPlugin struct {
-	// SHA256 is the checksum of a binary given by path, in lower-case hex.
-	SHA256 string
+	// SHA256 is the checksum of a binary given by path, in lower-case hex;
+	// Modules, for one that is a Python script, the h1: hash of the Python
+	// files beside it (entries written before it was recorded have none,
+	// and their Python plugins must be locked again).
+	SHA256  string
+	Modules string
 	// Version is the version "zarrgw init" installed of a plugin given by
 	// version, Constraints the constraint it met then (for readers: it
 	// decides nothing), and Hashes the hashes of its packages, "h1:..."
@@ -152,7 +156,7 @@ func ServedBy(ms []extension.Manifest) Served {
 var lockSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "plugin", LabelNames: []string{"source"}}}}
 
 var lockPluginSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
-	{Name: "sha256"}, {Name: "version"}, {Name: "constraints"}, {Name: "hashes"},
+	{Name: "sha256"}, {Name: "modules"}, {Name: "version"}, {Name: "constraints"}, {Name: "hashes"},
 	{Name: "codecs"}, {Name: "stores"}, {Name: "transformers"},
 }}
 
@@ -229,9 +233,27 @@ func decodeLockedPlugin(source string, b *hcl.Block) (LockedPlugin, hcl.Diagnost
 	case p.Version != "":
 		diags = append(diags, p.decodeHashes(source, attrs["hashes"])...)
 	}
+	if a := attrs["modules"]; a != nil && !diags.HasErrors() {
+		p.Modules = str("modules")
+		diags = append(diags, checkModulesHash(source, a, p.Modules, p.SHA256 != "")...)
+	}
 	served, more := decodeServed(attrs)
 	p.Serves = served
 	return p, append(diags, more...)
+}
+
+// checkModulesHash checks the modules = "h1:..." of a plugin given by path
+// (byPath), in its block or its lock entry.
+func checkModulesHash(source string, a *hcl.Attribute, h1 string, byPath bool) hcl.Diagnostics {
+	switch {
+	case !byPath:
+		return hcl.Diagnostics{diagf(a.Expr.Range(), "modules of an installed plugin",
+			"Plugin %q: modules pins the Python files beside a script given by path; an installed plugin's package hashes cover all its files.", source)}
+	case !strings.HasPrefix(h1, pluginpkg.H1) || len(h1) == len(pluginpkg.H1):
+		return hcl.Diagnostics{diagf(a.Expr.Range(), "Invalid modules hash",
+			"Plugin %q: modules is the \"h1:\" hash of a Python plugin's files, not %q.", source, h1)}
+	}
+	return nil
 }
 
 // decodeHashes reads an installed plugin's package hashes, each "h1:..."
@@ -300,6 +322,9 @@ func WriteLock(path string, l *Lock) error {
 func writeLockedPlugin(body *hclwrite.Body, p LockedPlugin) {
 	if p.SHA256 != "" {
 		body.SetAttributeValue("sha256", cty.StringVal(p.SHA256))
+	}
+	if p.Modules != "" {
+		body.SetAttributeValue("modules", cty.StringVal(p.Modules))
 	}
 	if p.Version != "" {
 		body.SetAttributeValue("version", cty.StringVal(p.Version))

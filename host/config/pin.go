@@ -45,6 +45,10 @@ func (d *decoder) pin(p *Plugin, inline *hcl.Attribute) hcl.Diagnostics {
 		return hcl.Diagnostics{diagf(inline.Expr.Range(), "Checksum differs from the lock file",
 			"Plugin %q is pinned to %s here and to %s at %s; remove one of them or correct it.",
 			p.Source, p.SHA256, locked.SHA256, locked.DeclRange)}
+	case locked != nil && p.Modules != "" && locked.Modules != "" && locked.Modules != p.Modules:
+		return hcl.Diagnostics{diagf(p.DeclRange, "Python files' hash differs from the lock file",
+			"Plugin %q pins its Python files to %s here and to %s at %s; remove one of them or correct it.",
+			p.Source, p.Modules, locked.Modules, locked.DeclRange)}
 	case locked != nil && p.SHA256 == "":
 		p.SHA256, p.PinnedBy = locked.SHA256, PinLock
 	case p.SHA256 == "":
@@ -54,8 +58,41 @@ func (d *decoder) pin(p *Plugin, inline *hcl.Attribute) hcl.Diagnostics {
 	}
 	if locked != nil && locked.SHA256 == p.SHA256 {
 		p.Serves = locked.Serves
+		if p.Modules == "" {
+			p.Modules = locked.Modules
+		}
 	}
-	return nil
+	return d.pinnedModules(p)
+}
+
+// pinnedModules refuses a plugin that is a Python script whose Python
+// files are not pinned with it: its script's SHA-256 says nothing of the
+// modules it imports. Lock entries written before zarrgw pinned them have
+// none, and say how to add them. A plugin file that is absent here is
+// left to VerifyPlugins and the launcher.
+func (d *decoder) pinnedModules(p *Plugin) hcl.Diagnostics {
+	if p.Modules != "" {
+		return nil
+	}
+	h1, err := pluginpkg.PythonModules(p.Path)
+	if err != nil || h1 == "" {
+		return nil
+	}
+	fix := "Record them, with the script's SHA-256 and the names it serves, with:\n  " + d.lockCommand()
+	if p.PinnedBy == PinConfig {
+		fix = fmt.Sprintf("If they are the ones to run, add modules = %q (their hash now) beside sha256 in the plugin block, or remove sha256 and record both with:\n  %s", h1, d.lockCommand())
+	}
+	return hcl.Diagnostics{diagf(p.DeclRange, fmt.Sprintf("Python files of plugin %q not pinned", p.Source),
+		"%s is a Python program: %s pins the script alone, not the Python files beside it that it may import, so the plugin does not run (earlier versions of zarrgw pinned scripts alone). %s",
+		p.Path, d.pinSource(p), fix)}
+}
+
+// pinSource names where p's SHA-256 was found, for messages.
+func (d *decoder) pinSource(p *Plugin) string {
+	if p.PinnedBy == PinConfig {
+		return "the plugin block"
+	}
+	return d.cfg.LockSource()
 }
 
 // override applies a development override of p, warning of it, as every
@@ -71,7 +108,7 @@ func (d *decoder) override(p *Plugin) (hcl.Diagnostics, bool) {
 	case !ok:
 		return nil, false
 	}
-	p.Path, p.SHA256, p.PinnedBy = loc.Path, loc.SHA256, PinOverride
+	p.Path, p.SHA256, p.Modules, p.PinnedBy = loc.Path, loc.SHA256, loc.Modules, PinOverride
 	return hcl.Diagnostics{warnf(p.DeclRange, fmt.Sprintf("Development override for plugin %q", p.Source),
 		"%s names a development build of this plugin: %s runs as it is, without installation, version or checksum checks, and %s is not consulted for it. Remove the override when you are done.",
 		loc.From, loc.Path, d.cfg.LockSource())}, true
@@ -91,7 +128,7 @@ func (d *decoder) installed(p *Plugin, locked *LockedPlugin) hcl.Diagnostics {
 	if err != nil {
 		return hcl.Diagnostics{diagf(p.DeclRange, "Plugin not installed as locked", "%s.", withoutPluginName(err, p.Source))}
 	}
-	p.Path, p.SHA256, p.PinnedBy = loc.Path, loc.SHA256, PinInstalled
+	p.Path, p.SHA256, p.Modules, p.PinnedBy = loc.Path, loc.SHA256, loc.Modules, PinInstalled
 	return nil
 }
 
@@ -129,20 +166,29 @@ func InitCommand(filename string, upgrade bool) string {
 	return "zarrgw init -c " + filename
 }
 
-// pinToFile pins p to its binary's current checksum, which must be the one
-// its block gives, if any: the lock file cannot override the block.
+// pinToFile pins p to its binary's current checksum and, for a Python
+// script, its Python files' current hash, which must be those its block
+// gives, if any: the lock file cannot override the block.
 func (d *decoder) pinToFile(p *Plugin) hcl.Diagnostics {
 	sum, err := pluginpkg.FileSHA256(p.Path)
+	var modules string
+	if err == nil {
+		modules, err = pluginpkg.PythonModules(p.Path)
+	}
 	switch {
 	case err != nil:
 		return hcl.Diagnostics{diagf(p.DeclRange, "Plugin binary unreadable", "Plugin %q: %s.", p.Source, err)}
 	case p.PinnedBy == PinConfig && sum != p.SHA256:
 		return hcl.Diagnostics{diagf(p.DeclRange, "Plugin binary does not match its checksum",
 			"Plugin %q: %s has SHA-256 %s, but the plugin block pins %s; correct or remove that sha256.", p.Source, p.Path, sum, p.SHA256)}
+	case p.PinnedBy == PinConfig && p.Modules != "" && modules != p.Modules:
+		return hcl.Diagnostics{diagf(p.DeclRange, "Python files do not match their hash",
+			"Plugin %q: the Python files beside %s have %s, but the plugin block pins %s; correct or remove that modules.", p.Source, p.Path, modules, p.Modules)}
 	}
 	if p.PinnedBy != PinConfig {
 		p.SHA256, p.PinnedBy = sum, PinFile
 	}
+	p.Modules = modules
 	return nil
 }
 

@@ -16,6 +16,7 @@ import (
 
 var pluginSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 	{Name: "path"}, {Name: "version"}, {Name: "sha256"}, {Name: "args"}, {Name: "env"}, {Name: "inherit_env"},
+	{Name: "otel_headers"}, {Name: "modules"},
 }}
 
 var (
@@ -122,6 +123,7 @@ func (d *decoder) plugin(b *hcl.Block) (Plugin, bool, hcl.Diagnostics) {
 			p.SHA256, p.PinnedBy = hex, PinConfig
 		}
 	}
+	diags = append(diags, d.pluginModules(&p, attrs)...)
 	args, ok, more := d.evalAttr(attrs, "args", cty.List(cty.String))
 	diags = append(diags, more...)
 	if ok {
@@ -146,6 +148,11 @@ func (d *decoder) plugin(b *hcl.Block) (Plugin, bool, hcl.Diagnostics) {
 	if ok {
 		p.InheritEnv = inherit.True()
 	}
+	headers, ok, more := d.evalAttr(attrs, "otel_headers", cty.Bool)
+	diags = append(diags, more...)
+	if ok {
+		p.OTELHeaders = headers.True()
+	}
 	diags = append(diags, d.pluginVersion(&p, b, attrs)...)
 	if diags.HasErrors() {
 		return p, false, diags
@@ -153,6 +160,22 @@ func (d *decoder) plugin(b *hcl.Block) (Plugin, bool, hcl.Diagnostics) {
 	// An unpinned plugin still counts as declared: names that only it may
 	// serve are then not reported as unknown besides its own error.
 	return p, true, append(diags, d.pin(&p, attrs["sha256"])...)
+}
+
+// pluginModules decodes a block's modules, the pin of a Python plugin's
+// files, given beside the sha256 that pins its script.
+func (d *decoder) pluginModules(p *Plugin, attrs hcl.Attributes) hcl.Diagnostics {
+	v, ok, diags := d.evalAttr(attrs, "modules", cty.String)
+	if !ok || diags.HasErrors() {
+		return diags
+	}
+	if attrs["sha256"] == nil {
+		return append(diags, diagf(attrs["modules"].Expr.Range(), "modules without sha256",
+			"Plugin %q: modules pins the Python files beside a script that sha256 pins in the same block; give both, or record both with:\n  %s",
+			p.Source, d.lockCommand()))
+	}
+	p.Modules = v.AsString()
+	return append(diags, checkModulesHash(p.Source, attrs["modules"], p.Modules, attrs["version"] == nil)...)
 }
 
 // pluginVersion decodes a block's version constraint: such a plugin is

@@ -2,7 +2,6 @@ package launcher
 
 import (
 	"context"
-	"crypto/sha256"
 	"fmt"
 	"os"
 	"os/exec"
@@ -153,13 +152,15 @@ func (p *Plugin) waitBackoff(ctx context.Context) error {
 	}
 }
 
-// launch starts a process and completes the handshake.
+// launch starts a process, running the file openBinary vouched for, and
+// completes the handshake.
 func (p *Plugin) launch() (*plugin.Client, *pluginapi.Conn, error) {
-	sum, err := decodeChecksum(p.spec.SHA256)
+	bin, err := p.openBinary()
 	if err != nil {
-		return nil, nil, fmt.Errorf("plugin %s: %w", p.spec.Name, err)
+		return nil, nil, err
 	}
-	proc := plugin.NewClient(p.clientConfig(sum))
+	defer bin.Close() // the process holds its own descriptor once started
+	proc := plugin.NewClient(p.clientConfig(bin))
 	rpc, err := proc.Client()
 	if err != nil {
 		stop(proc, killGrace)
@@ -178,18 +179,20 @@ func (p *Plugin) launch() (*plugin.Client, *pluginapi.Conn, error) {
 	return proc, conn, nil
 }
 
-func (p *Plugin) clientConfig(sum []byte) *plugin.ClientConfig {
+func (p *Plugin) clientConfig(bin *binary) *plugin.ClientConfig {
 	cmd := exec.Command(p.spec.Path, p.spec.Args...)
+	execByDescriptor(cmd, bin.f) // the file hashed, not the one now at the path
 	cmd.Env = p.environment()
 	logger := newHCLog(p.log)
+	logger.execPath, logger.path = cmd.Path, p.spec.Path
 	return &plugin.ClientConfig{
 		HandshakeConfig:  pluginapi.Handshake,
 		VersionedPlugins: pluginapi.HostPlugins(),
 		Cmd:              cmd,
 		// The environment is cmd.Env alone: InheritedEnv, not the host's.
 		SkipHostEnv: true,
-		// go-plugin hashes the file at Cmd.Path and compares before exec.
-		SecureConfig:     &plugin.SecureConfig{Checksum: sum, Hash: sha256.New()},
+		// No SecureConfig: go-plugin would hash the file at Cmd.Path again,
+		// after openBinary hashed the one that runs.
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		AutoMTLS:         true,
 		Managed:          true,
@@ -204,9 +207,6 @@ func (p *Plugin) clientConfig(sum []byte) *plugin.ClientConfig {
 // startError names the plugin, and for a version mismatch the versions
 // this host speaks.
 func (p *Plugin) startError(err error) error {
-	if err == plugin.ErrChecksumsDoNotMatch {
-		return p.mismatch()
-	}
 	if strings.Contains(err.Error(), "incompatible API version") {
 		return fmt.Errorf("plugin %s: %w; this zarrgw speaks plugin protocol version(s) %v: rebuild the plugin against a matching pluginapi", p.spec.Name, err, pluginapi.ProtocolVersions)
 	}
@@ -256,16 +256,6 @@ func stop(proc *plugin.Client, grace time.Duration) {
 
 // mismatch is the error for a binary that does not match its pin: both
 // checksums, and the spec's remedy.
-func (p *Plugin) mismatch() error {
-	actual, err := Checksum(p.spec.Path)
-	if err != nil {
-		actual = "unreadable (" + err.Error() + ")"
-	}
-	msg := fmt.Sprintf("%s has sha256 %s, which does not match its pinned sha256 %s; not started",
-		p.spec.Path, actual, p.spec.SHA256)
-	if p.spec.Remedy != "" {
-		msg += ". " + p.spec.Remedy
-	}
-	// unavailable, as a plugin that will not start is (the gateway answers 503)
-	return fmt.Errorf("plugin %s: %w: %s", p.spec.Name, ErrUnavailable, msg)
+func (p *Plugin) mismatch(actual string) error {
+	return p.unpinned("%s has sha256 %s, which does not match its pinned sha256 %s", p.spec.Path, actual, p.spec.SHA256)
 }

@@ -22,6 +22,10 @@ type slogHCLog struct {
 	// panics gathers a panic's lines into one record; shared by the
 	// loggers go-plugin derives from this one.
 	panics *panicReport
+	// execPath is the name the process was started by
+	// (/proc/self/fd/N), which go-plugin's records give as its path;
+	// they are given path, the plugin's file, instead.
+	execPath, path string
 }
 
 func newHCLog(l *slog.Logger) *slogHCLog {
@@ -65,6 +69,9 @@ func (h *slogHCLog) Log(level hclog.Level, msg string, args ...any) {
 	for i := 0; i+1 < len(attrs); i += 2 {
 		if attrs[i] == "plugin" {
 			attrs[i] = "path" // go-plugin's own "plugin" is the binary's path; ours is the name
+		}
+		if v, ok := attrs[i+1].(string); ok && v == h.execPath && h.execPath != "" {
+			attrs[i+1] = h.path
 		}
 	}
 	if h.name != "" {

@@ -1,6 +1,7 @@
 // Package launcher runs plugins: it starts each plugin process through
-// go-plugin (handshake, protocol version negotiation, AutoMTLS, a SHA-256
-// checksum verified before every start), restarts a crashed plugin with
+// go-plugin (handshake, protocol version negotiation, AutoMTLS), running
+// the very file it verified before every start (its owner and modes, its
+// SHA-256, a Python script's modules), restarts a crashed plugin with
 // backoff on the next call, files plugin logs into the host's log under
 // the plugin's name, and ends every plugin process on Close. A plugin
 // also ends on its own when the host dies (pluginapi watches the host's
@@ -45,15 +46,26 @@ type Spec struct {
 	Name string
 	Path string
 	// SHA256 is the binary's checksum in hex. It is required, and the
-	// binary is verified against it before every start, restarts included.
+	// binary is verified against it before every start, restarts included,
+	// through the descriptor the process then runs it by (on Linux).
 	SHA256 string
-	Args   []string
+	// Modules is the h1: hash of the Python files a plugin that is a
+	// Python script may import from its directory (pluginpkg.HashPython of
+	// pluginpkg.PythonDir): required for such a plugin, and verified with
+	// SHA256. Every file checked, and each directory above it, must be
+	// changeable by zarrgw's user or root only.
+	Modules string
+	Args    []string
 	// Env is added to the plugin's environment, which is otherwise only
 	// the host's variables that InheritedEnv names; InheritEnv passes the
 	// host's whole environment instead (bundled extensions, which are
 	// zarrgw itself).
 	Env        map[string]string
 	InheritEnv bool
+	// OTELHeaders passes the host's OTEL_*_HEADERS variables (an OTLP
+	// collector's credentials), which InheritedEnv otherwise leaves out;
+	// InheritEnv passes them too.
+	OTELHeaders bool
 	// Remedy says how to fix a binary that does not match SHA256 ("record
 	// it with: zarrgw plugins lock -c FILE"); errors about it end with it.
 	Remedy string

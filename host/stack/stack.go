@@ -75,26 +75,41 @@ func Start(cfg *config.Config, set registry.Set, logger *slog.Logger) (*Host, er
 
 // Spec is the launcher's description of a plugin of cfg.
 func Spec(cfg *config.Config, p config.Plugin) launcher.Spec {
+	spec := specOf(p)
+	spec.Manifests, spec.Remedy = p.Manifests, cfg.Remedy(p)
+	return spec
+}
+
+// specOf is what the launcher needs to run the plugin p.
+func specOf(p config.Plugin) launcher.Spec {
 	return launcher.Spec{
-		Name: p.Source, Path: p.Path, SHA256: p.SHA256,
-		Args: p.Args, Env: p.Env, InheritEnv: p.InheritEnv, Manifests: p.Manifests,
-		Remedy: cfg.Remedy(p),
+		Name: p.Source, Path: p.Path, SHA256: p.SHA256, Modules: p.Modules,
+		Args: p.Args, Env: p.Env, InheritEnv: p.InheritEnv, OTELHeaders: p.OTELHeaders,
 	}
 }
 
 // Probe starts a configured plugin, asks what it serves and ends it, for
 // config.Options.Probe: names it provides are then checked against their
-// schemas. A binary that is absent or does not match its pin is not
-// started (config.VerifyPlugins reports it).
+// schemas. A binary that is absent or does not match its pin (or whose
+// Python files do not) is not started (config.VerifyPlugins reports it).
 func Probe(ctx context.Context, logger *slog.Logger) func(config.Plugin) ([]extension.Manifest, error) {
 	return func(p config.Plugin) ([]extension.Manifest, error) {
 		sum, err := pluginpkg.FileSHA256(p.Path)
-		if errors.Is(err, fs.ErrNotExist) || (err == nil && sum != p.SHA256) {
+		if errors.Is(err, fs.ErrNotExist) || (err == nil && sum != p.SHA256) || modulesDiffer(p) {
 			return nil, fmt.Errorf("%s: %w", p.Path, config.ErrNotProbed)
 		}
-		spec := launcher.Spec{Name: p.Source, Path: p.Path, SHA256: p.SHA256, Args: p.Args, Env: p.Env, InheritEnv: p.InheritEnv}
-		return launcher.Probe(ctx, spec, launcher.Options{Logger: logger})
+		return launcher.Probe(ctx, specOf(p), launcher.Options{Logger: logger})
 	}
+}
+
+// modulesDiffer reports whether the Python files beside p's script are no
+// longer those pinned, as config.VerifyPlugins then reports.
+func modulesDiffer(p config.Plugin) bool {
+	if p.Modules == "" {
+		return false
+	}
+	h1, err := pluginpkg.PythonModules(p.Path)
+	return err == nil && h1 != p.Modules
 }
 
 // ArrayOptions resolves codecs and storage transformers named in array

@@ -325,9 +325,11 @@ func stopPlugin(t *testing.T, pid int) {
 	t.Cleanup(func() { proc.Kill() })
 }
 
-// After a crash, a store read and a conditional write are made once more
-// in the new process; an unconditional write is not, since it may have
-// happened: it fails, naming the plugin.
+// After a crash, every store call that is safe to make twice is made once
+// more in the new process: a read, a conditional write (its condition
+// refuses it should the first have landed), an unconditional write (of
+// the same bytes to the same key), an erase and an erase of a prefix.
+// None fails, and each crash costs one restart.
 func TestStoreCallsAfterACrash(t *testing.T) {
 	dir := t.TempDir()
 	l, _ := newLauncher(t)
@@ -342,16 +344,29 @@ func TestStoreCallsAfterACrash(t *testing.T) {
 	if _, err := s.Get(ctx, "crash/read", store.ByteRange{}); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("read across a crash: %v", err)
 	}
-	if _, err := s.Set(ctx, "crash/blind", []byte("x"), store.Condition{}); !errors.Is(err, pluginapi.ErrConnectionLost) || !strings.Contains(err.Error(), "example.org/test/crashy") {
-		t.Fatalf("unconditional write across a crash: %v", err)
+	// Each crash empties the store (it is the memory of the process), so
+	// each write is read back before the next crash.
+	for _, w := range []struct {
+		key, value string
+		cond       store.Condition
+	}{
+		{"crash/blind", "x", store.Condition{}},
+		{"crash/guarded", "y", store.Condition{IfNoneMatch: true}},
+	} {
+		if _, err := s.Set(ctx, w.key, []byte(w.value), w.cond); err != nil {
+			t.Fatalf("write of %s across a crash: %v", w.key, err)
+		}
+		if v, err := s.Get(ctx, w.key, store.ByteRange{}); err != nil || string(v.Data) != w.value {
+			t.Fatalf("after the write of %s: %q, %v", w.key, v.Data, err)
+		}
 	}
-	if _, err := s.Set(ctx, "crash/guarded", []byte("y"), store.Condition{IfNoneMatch: true}); err != nil {
-		t.Fatalf("conditional write across a crash: %v", err)
+	if err := s.Erase(ctx, "crash/erased"); err != nil {
+		t.Fatalf("erase across a crash: %v", err)
 	}
-	if v, err := s.Get(ctx, "crash/guarded", store.ByteRange{}); err != nil || string(v.Data) != "y" {
-		t.Fatalf("after the conditional write: %q, %v", v.Data, err)
+	if err := s.ErasePrefix(ctx, "crash/"); err != nil {
+		t.Fatalf("erase of a prefix across a crash: %v", err)
 	}
-	if st := p.Status(); st.Restarts != 3 {
-		t.Fatalf("status %+v, want three restarts", st)
+	if st := p.Status(); st.Restarts != 5 {
+		t.Fatalf("status %+v, want five restarts", st)
 	}
 }

@@ -16,20 +16,37 @@ import (
 )
 
 // A plugin gets the variables of its block's env and the few every plugin
-// gets, never the host's secrets; inherit_env = true hands it the host's
-// whole environment. The plugin here serves a store whose keys are its
-// environment variables, declared in HCL and opened through a dataset.
+// gets, never the host's secrets, nor the OTLP collector's headers (its
+// credentials) unless its block says otel_headers = true; inherit_env =
+// true hands it the host's whole environment. The plugin here serves a
+// store whose keys are its environment variables, declared in HCL and
+// opened through a dataset.
 func TestPluginEnvironment(t *testing.T) {
 	t.Setenv("ZARRGW_TEST_SECRET", "hunter2")
+	t.Setenv("OTEL_EXPORTER_OTLP_HEADERS", "x-api-key=collector-secret")
+	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_HEADERS", "x-api-key=traces-secret")
+	t.Setenv("OTEL_EXPORTER_OTLP_COMPRESSION", "gzip")
 	env := pluginEnvironment(t, `env = { A = "1" }`)
-	for name, want := range map[string]string{"A": "1", "PATH": "*", pluginapi.LogLevelEnv: "*"} {
+	for name, want := range map[string]string{"A": "1", "PATH": "*", pluginapi.LogLevelEnv: "*", "OTEL_EXPORTER_OTLP_COMPRESSION": "gzip"} {
 		got, ok := env(name)
 		if !ok || (want != "*" && got != want) {
 			t.Errorf("plugin's %s = %q (set: %v), want %q", name, got, ok, want)
 		}
 	}
+	for _, name := range []string{"ZARRGW_TEST_SECRET", "OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS"} {
+		if got, ok := env(name); ok {
+			t.Errorf("the host's %s reached the plugin: %q", name, got)
+		}
+	}
+
+	env = pluginEnvironment(t, `otel_headers = true`)
+	for name, want := range map[string]string{"OTEL_EXPORTER_OTLP_HEADERS": "x-api-key=collector-secret", "OTEL_EXPORTER_OTLP_TRACES_HEADERS": "x-api-key=traces-secret"} {
+		if got, ok := env(name); got != want {
+			t.Errorf("with otel_headers, the plugin's %s = %q (set: %v)", name, got, ok)
+		}
+	}
 	if got, ok := env("ZARRGW_TEST_SECRET"); ok {
-		t.Errorf("the host's secret reached the plugin: %q", got)
+		t.Errorf("with otel_headers, the host's secret reached the plugin: %q", got)
 	}
 
 	env = pluginEnvironment(t, `inherit_env = true`)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/host/launcher"
+	"github.com/zarrgw/zarrgw/host/plugins/pluginpkg"
 	"github.com/zarrgw/zarrgw/host/registry"
 	"github.com/zarrgw/zarrgw/plugins/stores/fs"
 )
@@ -51,14 +52,19 @@ func newLauncher(t testing.TB) (*launcher.Launcher, *logBuffer) {
 	return l, logs
 }
 
-// addPlugin adds bin (pinned to its checksum) run with args.
+// addPlugin adds bin (pinned to its checksum, and a Python script's
+// modules to theirs) run with args.
 func addPlugin(t testing.TB, l *launcher.Launcher, name, bin string, env map[string]string, args ...string) *launcher.Plugin {
 	t.Helper()
 	sum, err := launcher.Checksum(bin)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := l.Add(launcher.Spec{Name: name, Path: bin, SHA256: sum, Args: args, Env: env})
+	modules, err := pluginpkg.PythonModules(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := l.Add(launcher.Spec{Name: name, Path: bin, SHA256: sum, Modules: modules, Args: args, Env: env})
 	if err != nil {
 		t.Fatal(err)
 	}

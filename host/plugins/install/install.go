@@ -242,7 +242,12 @@ func (in *Installer) ask(ctx context.Context, p config.Plugin, dir string, a plu
 	if err != nil {
 		return config.Served{}, fmt.Errorf("plugin %s %s: %w", a, v, err)
 	}
-	spec := launcher.Spec{Name: p.Source, Path: filepath.Join(dir, exe), SHA256: sum, Args: p.Args, Env: p.Env, InheritEnv: p.InheritEnv}
+	modules, err := pluginpkg.PythonModules(filepath.Join(dir, exe))
+	if err != nil {
+		return config.Served{}, fmt.Errorf("plugin %s %s: %w", a, v, err)
+	}
+	spec := launcher.Spec{Name: p.Source, Path: filepath.Join(dir, exe), SHA256: sum, Modules: modules,
+		Args: p.Args, Env: p.Env, InheritEnv: p.InheritEnv, OTELHeaders: p.OTELHeaders}
 	probe := in.probe
 	if probe == nil {
 		probe = launcher.Probe

@@ -82,7 +82,14 @@ func (l Locator) Installed(p config.Plugin) (config.Located, error) {
 		return config.Located{}, fmt.Errorf("plugin %s %s: the installed package %s has %s, but %s records %s: it changed after it was installed; not started. Reinstall it with: %s",
 			p.Source, v, dir, h1, config.LockSourceFor(l.ConfigFile), strings.Join(p.Hashes, ", "), config.InitCommand(l.ConfigFile, false))
 	}
-	return config.Located{Path: filepath.Join(dir, exe), SHA256: sum}, nil
+	exePath := filepath.Join(dir, exe)
+	// A Python plugin's modules are pinned as found now, so that a restart
+	// checks them again as it checks the executable.
+	modules, err := pluginpkg.PythonModules(exePath)
+	if err != nil {
+		return config.Located{}, fmt.Errorf("plugin %s %s: %w", p.Source, v, err)
+	}
+	return config.Located{Path: exePath, SHA256: sum, Modules: modules}, nil
 }
 
 // hashInstalled returns the h1: hash of an installed package and the
@@ -146,7 +153,11 @@ func (l Locator) Override(p config.Plugin) (config.Located, bool, error) {
 	if err != nil {
 		return config.Located{}, false, err
 	}
-	return config.Located{Path: exe, SHA256: sum, From: "dev_overrides in " + l.CLI.Filename}, true, nil
+	modules, err := pluginpkg.PythonModules(exe)
+	if err != nil {
+		return config.Located{}, false, err
+	}
+	return config.Located{Path: exe, SHA256: sum, Modules: modules, From: "dev_overrides in " + l.CLI.Filename}, true, nil
 }
 
 func overrideExecutable(dir, typ string) (string, error) {

@@ -4,6 +4,8 @@
 //	codec        serves test.gate (identity, blocks while a gate file
 //	             exists), test.hang (decode never returns) and
 //	             test.crashonce (the first decode panics)
+//	crowd        serves test.crowd (identity; the process dies once with
+//	             a crowd of decodes in flight)
 //	memory       serves the "memory" store type (one store per configuration),
 //	             "crashy", and "counted" (a memory store counting its calls,
 //	             which "callcount" of the same configuration reads)
@@ -39,6 +41,8 @@ func main() {
 	switch mode {
 	case "codec":
 		serveCodecs()
+	case "crowd":
+		serveCrowd()
 	case "memory":
 		serveMemory()
 	case "env":
@@ -53,7 +57,7 @@ func main() {
 	case "host":
 		runHost(os.Args[2], os.Args[3])
 	default:
-		fmt.Println("usage: testplugin codec|memory|env|stdout|version99|host")
+		fmt.Println("usage: testplugin codec|crowd|memory|env|stdout|version99|host")
 		os.Exit(2)
 	}
 }

@@ -35,10 +35,10 @@ func serveMemory() {
 	})
 }
 
-// crashy is a memory store whose process panics on the first Get or Set
-// of each key under "crash/" (it leaves a file named for the key in
-// $ZARRGW_TEST_DIR), so tests can see which calls are made again after a
-// crash.
+// crashy is a memory store whose process panics on the first Get, Set,
+// Erase or ErasePrefix of each key (or prefix) under "crash/" (it leaves a
+// file named for the key in $ZARRGW_TEST_DIR), so tests can see which
+// calls are made again after a crash.
 type crashy struct{ store.Store }
 
 func (c crashy) crashOnce(key string) {
@@ -62,6 +62,16 @@ func (c crashy) Get(ctx context.Context, key string, r store.ByteRange) (store.V
 func (c crashy) Set(ctx context.Context, key string, data []byte, cond store.Condition) (string, error) {
 	c.crashOnce(key)
 	return c.Store.Set(ctx, key, data, cond)
+}
+
+func (c crashy) Erase(ctx context.Context, key string) error {
+	c.crashOnce(key)
+	return c.Store.Erase(ctx, key)
+}
+
+func (c crashy) ErasePrefix(ctx context.Context, prefix string) error {
+	c.crashOnce(prefix)
+	return c.Store.ErasePrefix(ctx, prefix)
 }
 
 // serveEnv serves the "testenv" store type: a read-only store whose keys
