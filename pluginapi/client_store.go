@@ -1,6 +1,7 @@
 package pluginapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -240,17 +241,36 @@ func (s *remoteStore) Stat(ctx context.Context, key string) (store.Info, error) 
 // Set writes, once more if the plugin's process died during the call
 // (the one write of the store's interface that might have landed without
 // saying so). A conditional write is made again with its condition, which
-// refuses it should the first have landed. An unconditional one writes
-// the same bytes to the same key again: the key holds them whether the
-// first attempt landed or not, and against a concurrent writer the second
-// is as a write made a moment later, which the caller could not have
-// told apart.
+// refuses it should the first have landed: a refusal of the second
+// attempt is then no refusal if the key holds the bytes written (the
+// first attempt's, or a write of the same bytes the caller could not tell
+// from it), else the caller would take a write that happened for one that
+// did not. An unconditional one writes the same bytes to the same key
+// again: the key holds them whether the first attempt landed or not, and
+// against a concurrent writer the second is as a write made a moment
+// later, which the caller could not have told apart.
 func (s *remoteStore) Set(ctx context.Context, key string, data []byte, cond store.Condition) (version string, err error) {
+	attempts := 0
 	err = retried(ctx, func() (err error) {
+		attempts++
 		version, err = s.setOnce(ctx, key, data, cond)
 		return err
 	})
+	if attempts > 1 && cond != (store.Condition{}) && errors.Is(err, store.ErrConflict) {
+		if v, ok := s.holds(ctx, key, data); ok {
+			return v, nil
+		}
+	}
 	return version, err
+}
+
+// holds reports whether key holds data, with the value's version.
+func (s *remoteStore) holds(ctx context.Context, key string, data []byte) (string, bool) {
+	v, err := s.Get(ctx, key, store.ByteRange{})
+	if err != nil || !bytes.Equal(v.Data, data) {
+		return "", false
+	}
+	return v.Version, true
 }
 
 func (s *remoteStore) setOnce(ctx context.Context, key string, data []byte, cond store.Condition) (string, error) {

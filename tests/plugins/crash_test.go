@@ -370,3 +370,34 @@ func TestStoreCallsAfterACrash(t *testing.T) {
 		t.Fatalf("status %+v, want five restarts", st)
 	}
 }
+
+// A conditional write whose process dies after the write landed, before
+// it answered, is made again and refused by its own condition: the
+// caller is told it succeeded (the key holds its bytes), with the value's
+// version, not that it conflicted. A write whose condition failed before
+// the crash, on a key holding other bytes, stays a conflict.
+func TestConditionalWriteLandedBeforeACrash(t *testing.T) {
+	dir := t.TempDir()
+	l, _ := newLauncher(t)
+	p := addPlugin(t, l, "example.org/test/crashafter", testPluginBin, map[string]string{"ZARRGW_TEST_DIR": dir}, "memory")
+	ctx := context.Background()
+	s, err := p.Store(ctx, "crashafter", json.RawMessage(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	version, err := s.Set(ctx, "crash/new", []byte("mine"), store.Condition{IfNoneMatch: true})
+	if err != nil {
+		t.Fatalf("a conditional write that landed before its process died: %v", err)
+	}
+	v, err := s.Get(ctx, "crash/new", store.ByteRange{})
+	if err != nil || string(v.Data) != "mine" || v.Version != version {
+		t.Fatalf("after it: %q version %q, %v; want \"mine\" version %q", v.Data, v.Version, err, version)
+	}
+	if _, err := s.Set(ctx, "crash/new", []byte("theirs"), store.Condition{IfNoneMatch: true}); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("a conditional write on a key holding other bytes: %v, want a conflict", err)
+	}
+	if st := p.Status(); st.Restarts != 1 {
+		t.Fatalf("status %+v, want one restart", st)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/extension"
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/pluginapi"
+	"github.com/zarrgw/zarrgw/plugins/stores/fs"
 )
 
 func serveMemory() {
@@ -32,7 +33,32 @@ func serveMemory() {
 		New: func(context.Context, json.RawMessage) (store.Store, error) {
 			return crashy{store.NewMemory()}, nil
 		},
+	}, store.Registration{
+		Manifest: extension.Manifest{Kind: extension.Store, Name: "crashafter"},
+		New:      newCrashAfter,
 	})
+}
+
+// crashAfter is a store of files in $ZARRGW_TEST_DIR/values (they outlive
+// the process) whose process panics after the first write of each key
+// under "crash/" has landed, before it answers: the write the host sees
+// fail happened.
+type crashAfter struct{ store.Store }
+
+func newCrashAfter(context.Context, json.RawMessage) (store.Store, error) {
+	s, err := fs.New(filepath.Join(os.Getenv("ZARRGW_TEST_DIR"), "values"))
+	if err != nil {
+		return nil, err
+	}
+	return crashAfter{s}, nil
+}
+
+func (c crashAfter) Set(ctx context.Context, key string, data []byte, cond store.Condition) (string, error) {
+	version, err := c.Store.Set(ctx, key, data, cond)
+	if err == nil {
+		crashy{}.crashOnce(key)
+	}
+	return version, err
 }
 
 // crashy is a memory store whose process panics on the first Get, Set,
