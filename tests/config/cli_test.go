@@ -97,8 +97,8 @@ func TestValidateExample(t *testing.T) {
 		"ZARRGW_DATA_ROOT=" + t.TempDir(),
 	}
 	stdout, stderr, code := runEnv(t, t.TempDir(), env, "validate", "-c", example)
-	// the fs, s3, azure and http stores, each checked against its schema
-	if code != 0 || !strings.Contains(stdout, "valid: 4 datasets, 4 stores, 1 plugins") {
+	// the fs, s3, azure, http and references stores, each checked against its schema
+	if code != 0 || !strings.Contains(stdout, "valid: 4 datasets, 5 stores, 1 plugins") {
 		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}
 	if strings.Contains(stderr, "Error") {
