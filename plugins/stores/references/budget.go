@@ -3,8 +3,8 @@ package references
 import (
 	"errors"
 	"fmt"
-	"math"
-	"math/bits"
+
+	"github.com/zarrgw/zarrgw/core/checked"
 )
 
 // Limits bound what a reference set may make beyond its own bytes: the
@@ -67,54 +67,26 @@ func (b *budget) tooLong() error {
 // being built is checked as it grows, and taken once made.
 func (b *budget) fits(n int64) bool { return n <= b.bytes }
 
-// Integer arithmetic that reports overflow instead of wrapping: template
-// expressions compute offsets and lengths, and a wrapped one would read
-// other bytes than the set meant.
-
+// errOverflow is template arithmetic that overflowed: expressions
+// compute offsets and lengths, and a wrapped one would read other bytes
+// than the set meant.
 var errOverflow = errors.New("integer overflow")
 
-func addInt(a, b int64) (int64, error) {
-	c := a + b
-	if (c > a) != (b > 0) {
-		return 0, fmt.Errorf("%d + %d: %w", a, b, errOverflow)
-	}
-	return c, nil
-}
-
-func subInt(a, b int64) (int64, error) {
-	c := a - b
-	if (c < a) != (b > 0) {
-		return 0, fmt.Errorf("%d - %d: %w", a, b, errOverflow)
-	}
-	return c, nil
-}
-
-func mulInt(a, b int64) (int64, error) {
-	if a == 0 || b == 0 {
-		return 0, nil
-	}
-	c := a * b
-	if c/b != a || (a == -1 && b == math.MinInt64) || (b == -1 && a == math.MinInt64) {
-		return 0, fmt.Errorf("%d * %d: %w", a, b, errOverflow)
-	}
-	return c, nil
+// overflowf is the error of an operation that overflowed.
+func overflowf(a int64, op string, b int64) error {
+	return fmt.Errorf("%d %s %d: %w", a, op, b, errOverflow)
 }
 
 // rangeLen is how many values Python's range(start, stop, step) has,
-// without overflow at any int64 bounds; step is not 0.
+// without overflow at any int64 bounds; step is not 0. The span is
+// counted in uint64: from math.MinInt64 to math.MaxInt64 it is beyond
+// an int64, and such a range of a large step has few values.
 func rangeLen(start, stop, step int64) uint64 {
-	var span, stride uint64
 	switch {
 	case step > 0 && stop > start:
-		span, stride = uint64(stop)-uint64(start), uint64(step)
+		return checked.CeilDiv(uint64(stop)-uint64(start), uint64(step))
 	case step < 0 && stop < start:
-		span, stride = uint64(start)-uint64(stop), -uint64(step)
-	default:
-		return 0
+		return checked.CeilDiv(uint64(start)-uint64(stop), -uint64(step))
 	}
-	n, rem := bits.Div64(0, span, stride)
-	if rem != 0 {
-		n++
-	}
-	return n
+	return 0
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/zarrgw/zarrgw/core/checked"
 	"github.com/zarrgw/zarrgw/core/store"
 )
 
@@ -199,15 +200,12 @@ func parseArray(path string, zarray []byte, recordSize int64) (*parquetArray, er
 		if s < 0 || c <= 0 {
 			return nil, fmt.Errorf("shape %v, chunks %v: a negative size or a chunk of no size", z.Shape, z.Chunks)
 		}
-		n := s / c // rounded up below: s + c - 1 may overflow
-		if s%c != 0 {
-			n++
-		}
-		if n > 0 && a.count > math.MaxInt64/n {
+		n := checked.CeilDiv(s, c)
+		var ok bool
+		if a.count, ok = checked.Mul(a.count, n); !ok {
 			return nil, fmt.Errorf("shape %v, chunks %v: too many chunks", z.Shape, z.Chunks)
 		}
 		a.grid = append(a.grid, n)
-		a.count *= n
 	}
 	if a.records() > maxRecordFiles {
 		return nil, fmt.Errorf("shape %v, chunks %v: %d chunks, more than %d record files of %d rows", z.Shape, z.Chunks, a.count, maxRecordFiles, recordSize)
@@ -491,15 +489,18 @@ func errRecordBytes(maxBytes int64) error {
 }
 
 // decodedSize is what f's column chunks say they decode to, in all.
+// A size that is negative, or a sum beyond an int64, is math.MaxInt64:
+// more than any budget.
 func decodedSize(f *parquet.File) int64 {
+	var c checked.Calc
 	var n int64
 	for _, rg := range f.Metadata().RowGroups {
-		for _, c := range rg.Columns {
-			s := c.MetaData.TotalUncompressedSize
-			if s < 0 || n > math.MaxInt64-s {
+		for _, col := range rg.Columns {
+			s := col.MetaData.TotalUncompressedSize
+			if s < 0 {
 				return math.MaxInt64
 			}
-			n += s
+			n = c.Add(n, s)
 		}
 	}
 	return n
