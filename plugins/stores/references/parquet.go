@@ -59,14 +59,15 @@ const zmetadataKey = ".zmetadata"
 // Parquet is a reference set in the Parquet form, read a record file at a
 // time.
 type Parquet struct {
-	dir        store.Store
-	name       string // the set's location, in errors
-	recordSize int64
-	maxBytes   int64             // of the paths and inline values of one record file
-	meta       map[string][]byte // metadata documents by key
-	metaKeys   []string          // sorted
-	arrays     map[string]*parquetArray
-	arrayNames []string // sorted
+	dir          store.Store
+	name         string // the set's location, in errors
+	recordSize   int64
+	maxBytes     int64             // of the paths and inline values of one record file
+	maxFileBytes int64             // of one record file as stored
+	meta         map[string][]byte // metadata documents by key
+	metaKeys     []string          // sorted
+	arrays       map[string]*parquetArray
+	arrayNames   []string // sorted
 
 	mu      sync.Mutex
 	max     int
@@ -133,16 +134,16 @@ func OpenParquet(ctx context.Context, dir store.Store, name string) (*Parquet, e
 // from dir when first needed, so dir must stay open as long as the set is
 // read; the paths and inline values of one may take limits.Bytes.
 func OpenParquetWithin(ctx context.Context, dir store.Store, name string, limits Limits) (*Parquet, error) {
-	v, err := dir.Get(ctx, zmetadataKey, store.ByteRange{})
+	index, err := readWithin(ctx, dir, zmetadataKey, limits.SetBytes)
 	if err != nil {
 		return nil, fmt.Errorf("reference set %s (Parquet form): %s: %w", name, zmetadataKey, err)
 	}
-	meta, clean, recordSize, err := decodeIndex(v.Data)
+	meta, clean, recordSize, err := decodeIndex(index)
 	if err != nil {
 		return nil, fmt.Errorf("reference set %s: %s: %w", name, zmetadataKey, err)
 	}
 	p := &Parquet{
-		dir: dir, name: strings.TrimSuffix(name, "/"), recordSize: recordSize, maxBytes: limits.Bytes,
+		dir: dir, name: strings.TrimSuffix(name, "/"), recordSize: recordSize, maxBytes: limits.Bytes, maxFileBytes: limits.SetBytes,
 		meta: meta, arrays: map[string]*parquetArray{},
 		max: DefaultRecordCache, records: map[recordID]*list.Element{}, lru: list.New(),
 	}
@@ -353,7 +354,7 @@ func (p *Parquet) evict() {
 // load reads record file rec of a whole: a record file is small (a few
 // MB for 100 000 rows) and its rows are looked up at random.
 func (p *Parquet) load(ctx context.Context, a *parquetArray, rec *record) error {
-	v, err := p.dir.Get(ctx, rec.file, store.ByteRange{})
+	data, err := readWithin(ctx, p.dir, rec.file, p.maxFileBytes)
 	if errors.Is(err, store.ErrNotFound) {
 		rec.absent = true // kerchunk writes no file for a record without chunks
 		return nil
@@ -361,7 +362,7 @@ func (p *Parquet) load(ctx context.Context, a *parquetArray, rec *record) error 
 	if err != nil {
 		return fmt.Errorf("record file %s: %w", p.file(rec.file), err)
 	}
-	if err := rec.parse(v.Data, p.recordSize, rec.id.n*p.recordSize, a, p.maxBytes); err != nil {
+	if err := rec.parse(data, p.recordSize, rec.id.n*p.recordSize, a, p.maxBytes); err != nil {
 		return fmt.Errorf("record file %s: %w", p.file(rec.file), err)
 	}
 	return nil
