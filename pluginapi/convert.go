@@ -3,9 +3,9 @@ package pluginapi
 import (
 	"encoding/binary"
 	"fmt"
-	"math"
 	"time"
 
+	"github.com/zarrgw/zarrgw/core/checked"
 	"github.com/zarrgw/zarrgw/core/codec"
 	"github.com/zarrgw/zarrgw/core/dtype"
 	"github.com/zarrgw/zarrgw/core/ndarray"
@@ -44,16 +44,14 @@ func shapeToPB(shape []int) []int64 {
 // shapeFromPB refuses negative extents and element counts that overflow.
 func shapeFromPB(p []int64) ([]int, error) {
 	out := make([]int, len(p))
-	total := int64(1)
 	for i, n := range p {
 		if n < 0 {
 			return nil, fmt.Errorf("invalid shape %v", p)
 		}
-		if n != 0 && total > math.MaxInt64/n {
-			return nil, fmt.Errorf("shape %v has too many elements", p)
-		}
-		total *= n
 		out[i] = int(n)
+	}
+	if _, ok := checked.Product(out); !ok {
+		return nil, fmt.Errorf("shape %v has too many elements", p)
 	}
 	return out, nil
 }

@@ -13,6 +13,10 @@ import (
 // Integer is the integer types sizes are kept in.
 type Integer interface{ ~int | ~int64 }
 
+// Unsigned is the unsigned types CeilDiv also takes: a count beyond
+// int64, such as the length of a range spanning all of int64.
+type Unsigned interface{ ~uint | ~uint64 }
+
 // Mul is a*b, and false when the product does not fit in T.
 func Mul[T Integer](a, b T) (T, bool) {
 	if a == 0 || b == 0 {
@@ -36,6 +40,15 @@ func Add[T Integer](a, b T) (T, bool) {
 	return c, true
 }
 
+// Sub is a-b, and false when the difference does not fit in T.
+func Sub[T Integer](a, b T) (T, bool) {
+	c := a - b
+	if (b > 0 && c > a) || (b < 0 && c < a) {
+		return 0, false
+	}
+	return c, true
+}
+
 // Product is the product of extents (1 for none), and false when one is
 // negative or the product does not fit in T.
 func Product[T Integer](extents []T) (T, bool) {
@@ -54,7 +67,7 @@ func Product[T Integer](extents []T) (T, bool) {
 
 // CeilDiv is a/b rounded up, for a >= 0 and b > 0; unlike (a+b-1)/b it
 // cannot wrap.
-func CeilDiv[T Integer](a, b T) T {
+func CeilDiv[T Integer | Unsigned](a, b T) T {
 	if a == 0 {
 		return 0
 	}

@@ -33,6 +33,11 @@ func TestMulAddAgainstBig(t *testing.T) {
 			if okA != wokA || (okA && gotA != wantA) {
 				t.Errorf("Add(%d, %d) = %d, %v; want %d, %v", a, b, gotA, okA, wantA, wokA)
 			}
+			gotS, okS := checked.Sub(a, b)
+			wantS, wokS := want(new(big.Int).Sub(big.NewInt(a), big.NewInt(b)))
+			if okS != wokS || (okS && gotS != wantS) {
+				t.Errorf("Sub(%d, %d) = %d, %v; want %d, %v", a, b, gotS, okS, wantS, wokS)
+			}
 		}
 	}
 }
@@ -60,6 +65,16 @@ func TestProduct(t *testing.T) {
 
 func TestCeilDiv(t *testing.T) {
 	for _, c := range [][3]int{{0, 5, 0}, {1, 5, 1}, {5, 5, 1}, {6, 5, 2}, {math.MaxInt, 2, 1 << 62}, {math.MaxInt, math.MaxInt, 1}, {math.MaxInt, 1, math.MaxInt}} {
+		if got := checked.CeilDiv(c[0], c[1]); got != c[2] {
+			t.Errorf("CeilDiv(%d, %d) = %d, want %d", c[0], c[1], got, c[2])
+		}
+	}
+}
+
+// CeilDiv takes unsigned counts too: the values of a range spanning all
+// of int64 number more than an int64 holds.
+func TestCeilDivUnsigned(t *testing.T) {
+	for _, c := range [][3]uint64{{0, 3, 0}, {10, 3, 4}, {math.MaxUint64, 1, math.MaxUint64}, {math.MaxUint64, 1 << 63, 2}, {math.MaxUint64, math.MaxUint64, 1}} {
 		if got := checked.CeilDiv(c[0], c[1]); got != c[2] {
 			t.Errorf("CeilDiv(%d, %d) = %d, want %d", c[0], c[1], got, c[2])
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/zarrgw/zarrgw/core/checked"
 	"github.com/zarrgw/zarrgw/core/ndarray"
 )
 
@@ -99,19 +100,15 @@ func (p *Pipeline) roundTrip(ctx context.Context) error {
 
 // probeSize is the in-memory size of a chunk of spec; variable-length
 // elements count as 16 bytes each (a string header, an empty string).
+// A size beyond an int64 is math.MaxInt64: more than any bound, so such
+// a chunk is probed at a smaller shape, never allocated whole.
 func probeSize(s Spec) int64 {
 	size := int64(s.DataType.Size)
 	if s.DataType.Variable() {
 		size = 16
 	}
-	n := int64(1)
-	for _, d := range s.Shape {
-		if d > 0 && n > (1<<62)/int64(d) {
-			return 1 << 62
-		}
-		n *= int64(d)
-	}
-	return n * max(size, 1)
+	var c checked.Calc
+	return c.Mul(c.Product(s.Shape), max(size, 1))
 }
 
 // probeShape halves the largest dimension of spec's shape until a chunk

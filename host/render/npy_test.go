@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"slices"
 	"testing"
+
+	"github.com/zarrgw/zarrgw/core/dtype"
 )
 
 // A header is version 1.0 while its length fits 1.0's two bytes, and
@@ -31,5 +33,23 @@ func TestNPYHeaderVersions(t *testing.T) {
 	}
 	if n := binary.LittleEndian.Uint32(h[8:12]); int(n) != len(h)-12 {
 		t.Errorf("version 2.0 header says %d bytes follow, %d do", n, len(h)-12)
+	}
+}
+
+// A body's length is counted without overflow: 2^62 float64 elements
+// hold 2^65 bytes, which wrapped to a body of 0 bytes; the body is
+// refused and no length is promised.
+func TestBodyBytesBeyondInt64(t *testing.T) {
+	f64 := dtype.Named("float64")
+	counts := []int{1 << 31, 1 << 31}
+	if b, err := RawBody(bytes.NewReader(nil), "body", f64, counts); err == nil {
+		t.Errorf("raw body of %v float64: taken, %d bytes", counts, b.Size())
+	}
+	doc := append(npyHeader("<f8", counts), 0)
+	if b, err := NPYBody(bytes.NewReader(doc), "body", f64, counts); err == nil {
+		t.Errorf("npy body of %v float64: taken, %d bytes", counts, b.Size())
+	}
+	if n, ok := elementBytes([]int{1 << 30, 1 << 29}, f64); !ok || n != 1<<62 {
+		t.Errorf("2^59 float64: %d bytes, %v; want 2^62", n, ok)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/zarrgw/zarrgw/core/checked"
 	"github.com/zarrgw/zarrgw/core/dtype"
 	"github.com/zarrgw/zarrgw/core/ndarray"
 )
@@ -69,7 +70,11 @@ func NPYBody(r io.Reader, name string, want dtype.DataType, wantShape []int) (*B
 	if !slices.Equal(shape, wantShape) {
 		return nil, fmt.Errorf("%s: npy: shape %v does not match the selection's %v", name, shape, wantShape)
 	}
-	b := &Body{r: br, name: name, header: headerSize, size: int64(ndarray.NumElements(shape) * want.Size)}
+	size, ok := elementBytes(shape, want)
+	if !ok {
+		return nil, fmt.Errorf("%s: npy: shape %v of %s holds more bytes than an int64 counts", name, shape, want.Name)
+	}
+	b := &Body{r: br, name: name, header: headerSize, size: size}
 	if end == dtype.Big {
 		b.swap = want.SwapUnit()
 	}
@@ -82,7 +87,19 @@ func RawBody(r io.Reader, name string, want dtype.DataType, counts []int) (*Body
 	if want.Variable() {
 		return nil, fmt.Errorf("%s: raw input needs a fixed-size data type, not %s (use npy)", name, want.Name)
 	}
-	return &Body{r: bufio.NewReaderSize(r, 1<<16), name: name, size: int64(ndarray.NumElements(counts) * want.Size)}, nil
+	size, ok := elementBytes(counts, want)
+	if !ok {
+		return nil, fmt.Errorf("%s: a selection of %v of %s holds more bytes than an int64 counts", name, counts, want.Name)
+	}
+	return &Body{r: bufio.NewReaderSize(r, 1<<16), name: name, size: size}, nil
+}
+
+// elementBytes is the bytes of the fixed-size elements of dt in a shape
+// of counts, and false when they cannot be counted in an int64.
+func elementBytes(counts []int, dt dtype.DataType) (int64, bool) {
+	var c checked.Calc
+	n := c.Mul(c.Product(counts), int64(dt.Size))
+	return n, !c.Overflowed()
 }
 
 // Size is the document's length in bytes: header and body.

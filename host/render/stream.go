@@ -130,7 +130,10 @@ func Size(a *array.Array, sel grid.Selection, f Format) (int64, bool) {
 	if dt.Variable() || f == FormatJSON {
 		return 0, false
 	}
-	n := int64(ndarray.NumElements(sel.Counts())) * int64(dt.Size)
+	n, ok := elementBytes(sel.Counts(), dt)
+	if !ok {
+		return 0, false
+	}
 	if f == FormatNPY {
 		n += int64(len(npyHeader(npyDescr(dt, 0), sel.Shape())))
 	}

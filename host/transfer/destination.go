@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/zarrgw/zarrgw/core/array"
+	"github.com/zarrgw/zarrgw/core/checked"
 	"github.com/zarrgw/zarrgw/core/grid"
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/core/meta"
@@ -288,7 +289,7 @@ func gridCounts(shape, chunks []int) []int {
 	out := make([]int, len(shape))
 	for i := range shape {
 		if chunks[i] > 0 {
-			out[i] = (shape[i] + chunks[i] - 1) / chunks[i]
+			out[i] = checked.CeilDiv(shape[i], chunks[i])
 		}
 	}
 	return out

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/zarrgw/zarrgw/core/array"
+	"github.com/zarrgw/zarrgw/core/checked"
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/core/meta"
 	"github.com/zarrgw/zarrgw/core/store"
@@ -343,12 +344,12 @@ func sumSizes(sz sizes, keys []string) *int64 {
 	return &n
 }
 
+// product is the chunks of a grid of counts. The new layout's metadata
+// was checked when its chain was probed (array.Probe), so its count fits;
+// one that did not would be math.MaxInt64, never a wrapped small count.
 func product(counts []int) int64 {
-	n := int64(1)
-	for _, c := range counts {
-		n *= int64(c)
-	}
-	return n
+	var c checked.Calc
+	return c.Product(counts)
 }
 
 // sortPlans orders the report by path.

@@ -3,11 +3,11 @@ package transfer
 import (
 	"context"
 	"fmt"
-	"math/bits"
 	"sort"
 	"strings"
 
 	"github.com/zarrgw/zarrgw/core/array"
+	"github.com/zarrgw/zarrgw/core/checked"
 	"github.com/zarrgw/zarrgw/core/grid"
 	"github.com/zarrgw/zarrgw/core/meta"
 	"github.com/zarrgw/zarrgw/core/ndarray"
@@ -197,7 +197,7 @@ func (a *arrayObjects) each(fn func(idx, weight int64)) {
 		e := int64(ndarray.NumElements(chunkBox(out, coords).Counts()))
 		w := e * size
 		if a.bytes >= 0 && elems > 0 {
-			w = mulDiv(a.bytes, e, elems)
+			w = checked.MulDiv(a.bytes, e, elems)
 		}
 		fn(idx, w+1)
 		nextCoords(coords, a.counts)
@@ -241,17 +241,6 @@ func chunkBox(m *meta.ArrayMeta, coords []int) grid.Selection {
 	return grid.Box(start, count)
 }
 
-// mulDiv is a*b/c, rounded down, without overflow for b <= c (a share b/c
-// of a), on any machine alike.
-func mulDiv(a, b, c int64) int64 {
-	hi, lo := bits.Mul64(uint64(a), uint64(b))
-	if c <= 0 || hi >= uint64(c) {
-		return a
-	}
-	q, _ := bits.Div64(hi, lo, uint64(c))
-	return int64(q)
-}
-
 // chunkWeights weighs the chunks of n's new grid that overlap a stored
 // source chunk (keys are the source's keys below the array), by linear
 // index; nil when the source cannot say which chunks it stores.
@@ -276,17 +265,21 @@ func chunkWeights(n *outNode, sz sizes, keys []string) map[int64]int64 {
 }
 
 // weighOverlap adds to each chunk of out's grid that the source chunk at
-// coords overlaps its share of size, by the volume of the overlap.
+// coords overlaps its share of size, by the volume of the overlap. The
+// coordinates come from a stored key: one whose origin is beyond an int
+// is outside the array, never wrapped into it.
 func weighOverlap(weights map[int64]int64, coords []int, size int64, src, out *meta.ArrayMeta, counts []int) {
 	rank := len(coords)
 	start, end := make([]int, rank), make([]int, rank)
 	lo, hi := make([]int, rank), make([]int, rank)
 	volume := int64(1)
 	for i, c := range coords {
-		start[i] = c * src.ChunkShape[i]
-		end[i] = min(start[i]+src.ChunkShape[i], src.Shape[i])
-		if start[i] >= end[i] {
-			return // a chunk outside the array (left by a shrink)
+		var ok bool
+		if start[i], ok = checked.Mul(c, src.ChunkShape[i]); ok {
+			end[i] = start[i] + min(src.ChunkShape[i], src.Shape[i]-start[i])
+		}
+		if !ok || start[i] >= end[i] {
+			return // a chunk outside the array (left by a shrink, or a stray key)
 		}
 		lo[i], hi[i] = start[i]/out.ChunkShape[i], (end[i]-1)/out.ChunkShape[i]
 		volume *= int64(end[i] - start[i])
@@ -300,7 +293,7 @@ func weighOverlap(weights map[int64]int64, coords []int, size int64, src, out *m
 			from, to := max(start[i], idx[i]*out.ChunkShape[i]), min(end[i], (idx[i]+1)*out.ChunkShape[i])
 			overlap *= int64(to - from)
 		}
-		weights[linear] += mulDiv(size, overlap, volume)
+		weights[linear] += checked.MulDiv(max(size, 0), overlap, volume)
 		d := rank - 1
 		for ; d >= 0 && idx[d] == hi[d]; d-- {
 			idx[d] = lo[d]

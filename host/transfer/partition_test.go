@@ -228,23 +228,7 @@ func TestSplitByBytes(t *testing.T) {
 // in eight; and three parts are balanced to within a shard.
 func TestSplitRewriteByBytes(t *testing.T) {
 	ctx := context.Background()
-	src := store.NewMemory()
-	m := &meta.ArrayMeta{Format: meta.V3, Shape: []int{256, 256}, ChunkShape: []int{64, 64}, DataType: dtype.Named("uint8"),
-		FillValue: []byte{0}, ChunkKey: meta.ChunkKeyEncoding{Name: "default", Separator: "/"}, Attributes: json.RawMessage(`{}`),
-		Codecs: []meta.Extension{{Name: "bytes"}}}
-	a, err := hierarchy.CreateArray(ctx, src, "", m, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data := ndarray.New(m.DataType, m.Shape)
-	for i := range data.Data {
-		data.Data[i] = byte(i%255) + 1
-	}
-	if err := a.WriteAll(ctx, data); err != nil {
-		t.Fatal(err)
-	}
-	p, err := transfer.Prepare(ctx, endpoint("src", src), endpoint("dst", store.NewMemory()),
-		transfer.Options{ToFormat: meta.V3, Shard: []int{128, 64}, InnerChunks: []int{64, 64}})
+	p, err := transfer.Prepare(ctx, endpoint("src", rewriteSource(t)), endpoint("dst", store.NewMemory()), toShards)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,6 +249,63 @@ func TestSplitRewriteByBytes(t *testing.T) {
 	}
 	parts, _ := p.Split(ctx, 3)
 	checkBalance(t, "3 parts", parts, shard)
+}
+
+// rewriteSource is a v3 array of 256 x 256 uint8 in chunks of 64 x 64,
+// every chunk stored uncompressed (4 KiB).
+func rewriteSource(t *testing.T) store.Store {
+	t.Helper()
+	ctx := context.Background()
+	src := store.NewMemory()
+	m := &meta.ArrayMeta{Format: meta.V3, Shape: []int{256, 256}, ChunkShape: []int{64, 64}, DataType: dtype.Named("uint8"),
+		FillValue: []byte{0}, ChunkKey: meta.ChunkKeyEncoding{Name: "default", Separator: "/"}, Attributes: json.RawMessage(`{}`),
+		Codecs: []meta.Extension{{Name: "bytes"}}}
+	a, err := hierarchy.CreateArray(ctx, src, "", m, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := ndarray.New(m.DataType, m.Shape)
+	for i := range data.Data {
+		data.Data[i] = byte(i%255) + 1
+	}
+	if err := a.WriteAll(ctx, data); err != nil {
+		t.Fatal(err)
+	}
+	return src
+}
+
+// toShards rewrites rewriteSource's chunks into shards of two.
+var toShards = transfer.Options{ToFormat: meta.V3, Shard: []int{128, 64}, InnerChunks: []int{64, 64}}
+
+// A stored key whose chunk would lie beyond an int (its coordinates times
+// the chunk shape) is outside the array: the plans are those of the
+// source without it. Such a key's origin once wrapped around, to a
+// chunk of coordinates -1 planned beside the real ones, and to another
+// counted in two partitions.
+func TestSplitIgnoresChunkKeysBeyondInt(t *testing.T) {
+	ctx := context.Background()
+	split := func(src store.Store) []transfer.PartitionPlan {
+		p, err := transfer.Prepare(ctx, endpoint("src", src), endpoint("dst", store.NewMemory()), toShards)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts, err := p.Split(ctx, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return parts
+	}
+	want := split(rewriteSource(t))
+	src := rewriteSource(t)
+	// 3 x 2^57 x 64 wraps to -2^63, (2^58 + 1) x 64 to 64: both beyond an int
+	for _, k := range []string{"c/432345564227567616/0", "c/288230376151711745/0", "c/0/9223372036854775807"} {
+		if _, err := src.Set(ctx, k, make([]byte, 1000), store.Condition{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := split(src); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("with keys beyond the array, the plans are\n%+v\nwant\n%+v", got, want)
+	}
 }
 
 // runPartitions runs the partitions of a copy, in the order given, each

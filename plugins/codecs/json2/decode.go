@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/zarrgw/zarrgw/core/checked"
 	"github.com/zarrgw/zarrgw/core/codec"
 	"github.com/zarrgw/zarrgw/core/ndarray"
 )
@@ -29,7 +30,7 @@ func (c *Codec) Decode(_ context.Context, in codec.Spec, b []byte) (*ndarray.Arr
 	if err := json.Unmarshal(items[len(items)-1], &shape); err != nil {
 		return nil, fmt.Errorf("json2: %w: shape %s: %v", codec.ErrCorrupt, items[len(items)-1], err)
 	}
-	if n, ok := product(shape); !ok || n != want {
+	if n, ok := checked.Product(shape); !ok || n != want {
 		return nil, fmt.Errorf("json2: %w: stored shape %v, spec %v", codec.ErrCorrupt, shape, in.Shape)
 	}
 	out := make([]string, 0, want)
@@ -41,17 +42,6 @@ func (c *Codec) Decode(_ context.Context, in codec.Spec, b []byte) (*ndarray.Arr
 		return nil, fmt.Errorf("json2: %w: %d elements, spec %v needs %d", codec.ErrCorrupt, len(out), in.Shape, want)
 	}
 	return &ndarray.Array{DType: in.DataType, Shape: append([]int(nil), in.Shape...), Strings: out}, nil
-}
-
-func product(shape []int) (int, bool) {
-	n := 1
-	for _, d := range shape {
-		if d < 0 || d > 0 && n > (1<<62)/d {
-			return 0, false
-		}
-		n *= d
-	}
-	return n, true
 }
 
 // flatten appends the strings of items, descending into nested lists, and

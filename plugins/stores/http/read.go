@@ -7,6 +7,7 @@ import (
 	"io"
 	nethttp "net/http"
 
+	"github.com/zarrgw/zarrgw/core/checked"
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/plugins/stores/internal/byterange"
 	"github.com/zarrgw/zarrgw/plugins/stores/internal/redact"
@@ -124,13 +125,31 @@ func readPart(resp *nethttp.Response, r store.ByteRange) (store.Value, error) {
 		v.Data, err = remote.ReadBody(resp.Body, cr.End-cr.Start)
 		return v, err
 	}
-	// 200: the server ignored the range and sent the whole value.
-	whole, err := remote.ReadBody(resp.Body, resp.ContentLength)
+	// 200: the server ignored the range and sent the whole value. Of a
+	// bounded range only the bytes up to its end are read: a value of any
+	// size costs no more than the range asked for.
+	body, length := io.Reader(resp.Body), resp.ContentLength
+	if end, ok := rangeEnd(r); ok {
+		body = io.LimitReader(resp.Body, end)
+		if length > end {
+			length = end
+		}
+	}
+	head, err := remote.ReadBody(body, length)
 	if err != nil {
 		return store.Value{}, err
 	}
-	v.Data, err = store.SliceRange(whole, r)
+	v.Data, err = store.SliceRange(head, r)
 	return v, err
+}
+
+// rangeEnd is where a bounded range ends, and false for other ranges
+// (they reach the end of the value).
+func rangeEnd(r store.ByteRange) (int64, bool) {
+	if r.Kind != store.Bounded {
+		return 0, false
+	}
+	return checked.Add(r.Offset, r.Length)
 }
 
 // GetInto reads the whole value into dst when its size is len(dst).

@@ -151,29 +151,27 @@ func TestDeepExpressionsRefused(t *testing.T) {
 	}
 }
 
-// Checked arithmetic reports every overflow and nothing else.
-func TestCheckedArithmetic(t *testing.T) {
-	type op func(a, b int64) (int64, error)
-	for _, tc := range []struct {
-		name string
-		f    op
-		a, b int64
-		ok   bool
-	}{
-		{"+", addInt, math.MaxInt64, 1, false}, {"+", addInt, math.MinInt64, -1, false},
-		{"+", addInt, math.MaxInt64, math.MinInt64, true}, {"+", addInt, -5, 5, true},
-		{"-", subInt, math.MinInt64, 1, false}, {"-", subInt, 0, math.MinInt64, false},
-		{"-", subInt, -1, math.MinInt64, true}, {"-", subInt, math.MaxInt64, math.MaxInt64, true},
-		{"*", mulInt, 1 << 32, 1 << 31, false}, {"*", mulInt, 1 << 31, 1 << 31, true},
-		{"*", mulInt, -1, math.MinInt64, false}, {"*", mulInt, math.MinInt64, -1, false},
-		{"*", mulInt, math.MinInt64, 1, true}, {"*", mulInt, 0, math.MinInt64, true},
-		{"*", mulInt, -3037000500, 3037000500, false}, {"*", mulInt, -3037000499, 3037000499, true},
+// Template arithmetic reports every overflow and nothing else: each
+// operator at the int64 bounds, and unary minus of the least int64.
+func TestTemplateArithmeticOverflow(t *testing.T) {
+	vars := map[string]value{"min": intValue(math.MinInt64), "max": intValue(math.MaxInt64)}
+	for expr, ok := range map[string]bool{
+		"max + 1": false, "min + -1": false, "max + min": true, "-5 + 5": true,
+		"min - 1": false, "0 - min": false, "-1 - min": true, "max - max": true, "-min": false, "-max": true,
+		"4294967296 * 2147483648": false, "2147483648 * 2147483648": true,
+		"-1 * min": false, "min * -1": false, "min * 1": true, "0 * min": true,
+		"-3037000500 * 3037000500": false, "-3037000499 * 3037000499": true,
+		"min // -1": false, "min % -1": true,
 	} {
-		_, err := tc.f(tc.a, tc.b)
-		if (err == nil) != tc.ok || (err != nil && !errors.Is(err, errOverflow)) {
-			t.Errorf("%d %s %d: %v, want ok %v", tc.a, tc.name, tc.b, err, tc.ok)
+		_, err := evaluate(expr, vars, newBudget(DefaultLimits))
+		if (err == nil) != ok || (err != nil && !errors.Is(err, errOverflow)) {
+			t.Errorf("%s: %v, want ok %v", expr, err, ok)
 		}
 	}
+}
+
+// Ranges are counted at every int64 bound.
+func TestRangeLen(t *testing.T) {
 	for _, tc := range []struct {
 		start, stop, step int64
 		want              uint64

@@ -18,6 +18,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/zarrgw/zarrgw/core/checked"
 	"github.com/zarrgw/zarrgw/core/store"
 )
 
@@ -58,14 +59,15 @@ const zmetadataKey = ".zmetadata"
 // Parquet is a reference set in the Parquet form, read a record file at a
 // time.
 type Parquet struct {
-	dir        store.Store
-	name       string // the set's location, in errors
-	recordSize int64
-	maxBytes   int64             // of the paths and inline values of one record file
-	meta       map[string][]byte // metadata documents by key
-	metaKeys   []string          // sorted
-	arrays     map[string]*parquetArray
-	arrayNames []string // sorted
+	dir          store.Store
+	name         string // the set's location, in errors
+	recordSize   int64
+	maxBytes     int64             // of the paths and inline values of one record file
+	maxFileBytes int64             // of one record file as stored
+	meta         map[string][]byte // metadata documents by key
+	metaKeys     []string          // sorted
+	arrays       map[string]*parquetArray
+	arrayNames   []string // sorted
 
 	mu      sync.Mutex
 	max     int
@@ -132,16 +134,16 @@ func OpenParquet(ctx context.Context, dir store.Store, name string) (*Parquet, e
 // from dir when first needed, so dir must stay open as long as the set is
 // read; the paths and inline values of one may take limits.Bytes.
 func OpenParquetWithin(ctx context.Context, dir store.Store, name string, limits Limits) (*Parquet, error) {
-	v, err := dir.Get(ctx, zmetadataKey, store.ByteRange{})
+	index, err := readWithin(ctx, dir, zmetadataKey, limits.SetBytes)
 	if err != nil {
 		return nil, fmt.Errorf("reference set %s (Parquet form): %s: %w", name, zmetadataKey, err)
 	}
-	meta, clean, recordSize, err := decodeIndex(v.Data)
+	meta, clean, recordSize, err := decodeIndex(index)
 	if err != nil {
 		return nil, fmt.Errorf("reference set %s: %s: %w", name, zmetadataKey, err)
 	}
 	p := &Parquet{
-		dir: dir, name: strings.TrimSuffix(name, "/"), recordSize: recordSize, maxBytes: limits.Bytes,
+		dir: dir, name: strings.TrimSuffix(name, "/"), recordSize: recordSize, maxBytes: limits.Bytes, maxFileBytes: limits.SetBytes,
 		meta: meta, arrays: map[string]*parquetArray{},
 		max: DefaultRecordCache, records: map[recordID]*list.Element{}, lru: list.New(),
 	}
@@ -199,15 +201,12 @@ func parseArray(path string, zarray []byte, recordSize int64) (*parquetArray, er
 		if s < 0 || c <= 0 {
 			return nil, fmt.Errorf("shape %v, chunks %v: a negative size or a chunk of no size", z.Shape, z.Chunks)
 		}
-		n := s / c // rounded up below: s + c - 1 may overflow
-		if s%c != 0 {
-			n++
-		}
-		if n > 0 && a.count > math.MaxInt64/n {
+		n := checked.CeilDiv(s, c)
+		var ok bool
+		if a.count, ok = checked.Mul(a.count, n); !ok {
 			return nil, fmt.Errorf("shape %v, chunks %v: too many chunks", z.Shape, z.Chunks)
 		}
 		a.grid = append(a.grid, n)
-		a.count *= n
 	}
 	if a.records() > maxRecordFiles {
 		return nil, fmt.Errorf("shape %v, chunks %v: %d chunks, more than %d record files of %d rows", z.Shape, z.Chunks, a.count, maxRecordFiles, recordSize)
@@ -355,7 +354,7 @@ func (p *Parquet) evict() {
 // load reads record file rec of a whole: a record file is small (a few
 // MB for 100 000 rows) and its rows are looked up at random.
 func (p *Parquet) load(ctx context.Context, a *parquetArray, rec *record) error {
-	v, err := p.dir.Get(ctx, rec.file, store.ByteRange{})
+	data, err := readWithin(ctx, p.dir, rec.file, p.maxFileBytes)
 	if errors.Is(err, store.ErrNotFound) {
 		rec.absent = true // kerchunk writes no file for a record without chunks
 		return nil
@@ -363,7 +362,7 @@ func (p *Parquet) load(ctx context.Context, a *parquetArray, rec *record) error 
 	if err != nil {
 		return fmt.Errorf("record file %s: %w", p.file(rec.file), err)
 	}
-	if err := rec.parse(v.Data, p.recordSize, rec.id.n*p.recordSize, a, p.maxBytes); err != nil {
+	if err := rec.parse(data, p.recordSize, rec.id.n*p.recordSize, a, p.maxBytes); err != nil {
 		return fmt.Errorf("record file %s: %w", p.file(rec.file), err)
 	}
 	return nil
@@ -491,15 +490,18 @@ func errRecordBytes(maxBytes int64) error {
 }
 
 // decodedSize is what f's column chunks say they decode to, in all.
+// A size that is negative, or a sum beyond an int64, is math.MaxInt64:
+// more than any budget.
 func decodedSize(f *parquet.File) int64 {
+	var c checked.Calc
 	var n int64
 	for _, rg := range f.Metadata().RowGroups {
-		for _, c := range rg.Columns {
-			s := c.MetaData.TotalUncompressedSize
-			if s < 0 || n > math.MaxInt64-s {
+		for _, col := range rg.Columns {
+			s := col.MetaData.TotalUncompressedSize
+			if s < 0 {
 				return math.MaxInt64
 			}
-			n += s
+			n = c.Add(n, s)
 		}
 	}
 	return n

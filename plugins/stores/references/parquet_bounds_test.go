@@ -56,7 +56,7 @@ func TestParquetRecordBytesBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	for limit, ok := range map[int64]bool{1 << 20: true, 5000: false} {
-		p, err := OpenParquetWithin(ctx, dir, "set.parq", Limits{Generated: 1, Bytes: limit})
+		p, err := OpenParquetWithin(ctx, dir, "set.parq", Limits{SetBytes: DefaultLimits.SetBytes, Generated: 1, Bytes: limit})
 		if err != nil {
 			t.Fatal(err)
 		}

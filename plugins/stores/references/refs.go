@@ -17,6 +17,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/zarrgw/zarrgw/core/checked"
 )
 
 // Ref is where one key's value is: inline (Data, URL empty), or in the
@@ -266,10 +268,13 @@ func (g genEntry) expand(set *Set, vars map[string]value, b *budget) error {
 	// made: a gen bomb is refused at once, not after filling the memory.
 	total := int64(1)
 	for i, d := range dims {
-		if d.n > uint64(b.refs) || total > b.refs/int64(d.n) {
+		var ok bool
+		if d.n <= uint64(b.refs) {
+			total, ok = checked.Mul(total, int64(d.n))
+		}
+		if !ok || total > b.refs {
 			return fmt.Errorf("dimension %q of %d values: %w", names[i], d.n, b.tooMany())
 		}
-		total *= int64(d.n)
 	}
 	if err := b.generate(total); err != nil {
 		return err

@@ -30,6 +30,7 @@ var Registration = store.Registration{
 	"targets":{"type":"object","description":"URL prefixes of target files mapped to declared stores (store.TYPE.NAME), which read them with their own credentials: { \"s3://bucket/\" = store.s3.raw }; the rest of a target's URL is its key in that store"},
 	"allow_targets":{"type":"array","items":{"type":"string","minLength":1},"description":"directories and URL prefixes (https://host/dir/, s3://bucket/dir/) the set's targets may be read from, by URL with the environment's credentials, beyond the set's own directory and targets; every other target is refused"},
 	"allow_addresses":{"type":"array","items":{"type":"string","minLength":1},"description":"loopback, private or link-local addresses or CIDR ranges (10.0.0.0/8) that host names of the set's location and of allow_targets may resolve to; by default only public addresses are connected to (an IP literal written in those URLs is allowed as written)"},
+	"max_set_bytes":{"type":"integer","minimum":1,"description":"the most bytes of the set's documents read: a JSON set whole, the Parquet form's .zmetadata and each of its record files (default 67108864: parsing a JSON set holds about 15 times its size, up to 32 times; larger sets are what the Parquet form is for)"},
 	"max_generated":{"type":"integer","minimum":0,"description":"the most references the gen entries of a JSON set make, in all (default 1000000)"},
 	"max_generated_bytes":{"type":"integer","minimum":0,"description":"the most bytes of keys and URLs the templates and gen entries of a JSON set make, in all; and of paths and inline values one record file of the Parquet form holds (default 268435456)"},
 	"max_gap":{"type":"integer","minimum":0,"description":"ranges of one file at most this many bytes apart are read in one request when several chunks are read (default 65536)"},
@@ -44,6 +45,7 @@ type config struct {
 	Targets           map[string]string `json:"targets"`
 	AllowTargets      []string          `json:"allow_targets"`
 	AllowAddresses    []string          `json:"allow_addresses"`
+	MaxSetBytes       *int64            `json:"max_set_bytes"`
 	MaxGenerated      *int64            `json:"max_generated"`
 	MaxGeneratedBytes *int64            `json:"max_generated_bytes"`
 	MaxGap            *int64            `json:"max_gap"`
@@ -146,9 +148,13 @@ func parseAddresses(text string) (netip.Prefix, error) {
 	return netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()), nil
 }
 
-// limits are cfg's bounds on what templates and gen entries make.
+// limits are cfg's bounds on what the set's documents take and on what
+// templates and gen entries make.
 func (cfg config) limits() Limits {
 	l := DefaultLimits
+	if cfg.MaxSetBytes != nil {
+		l.SetBytes = *cfg.MaxSetBytes
+	}
 	if cfg.MaxGenerated != nil {
 		l.Generated = *cfg.MaxGenerated
 	}
@@ -175,14 +181,14 @@ func openSource(ctx context.Context, d store.Store, key, name string, limits Lim
 		}
 		return p, true, nil
 	}
-	doc, err := d.Get(ctx, key, store.ByteRange{})
+	doc, err := readWithin(ctx, d, key, limits.SetBytes)
 	if err != nil {
 		if !errors.Is(statErr, store.ErrNotFound) { // a bucket may answer "denied" for what it lacks: say both
 			return nil, false, fmt.Errorf("reference set %s: %w (as a Parquet directory: %v)", name, err, statErr)
 		}
 		return nil, false, fmt.Errorf("reference set %s: %w", name, err)
 	}
-	set, err := ParseJSONWithin(doc.Data, limits)
+	set, err := ParseJSONWithin(doc, limits)
 	if err != nil {
 		return nil, false, fmt.Errorf("%s: %w", name, err)
 	}

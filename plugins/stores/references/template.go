@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/zarrgw/zarrgw/core/checked"
 )
 
 // expand substitutes the {{ expression }} parts of s, as kerchunk's
@@ -165,8 +167,11 @@ func (p *parser) unary() (value, error) {
 	if !v.isInt {
 		return value{}, fmt.Errorf("minus of the string %.60q", v.s)
 	}
-	n, err := subInt(0, v.n)
-	return intValue(n), err
+	n, ok := checked.Sub(0, v.n)
+	if !ok {
+		return value{}, overflowf(0, "-", v.n)
+	}
+	return intValue(n), nil
 }
 
 // nest enters a level of nesting, refusing one past maxDepth; unnest
@@ -227,20 +232,23 @@ func (p *parser) arith(op string, a, b value) (value, error) {
 		return value{}, fmt.Errorf("%q between %.60q and %.60q: arithmetic needs integers", op, a, b)
 	}
 	var n int64
-	var err error
+	var ok bool
 	switch op {
 	case "+":
-		n, err = addInt(a.n, b.n)
+		n, ok = checked.Add(a.n, b.n)
 	case "-":
-		n, err = subInt(a.n, b.n)
+		n, ok = checked.Sub(a.n, b.n)
 	case "*":
-		n, err = mulInt(a.n, b.n)
+		n, ok = checked.Mul(a.n, b.n)
 	case "//", "%", "/":
 		return divide(op, a.n, b.n)
 	default:
 		return value{}, fmt.Errorf("unknown operator %q", op)
 	}
-	return intValue(n), err
+	if !ok {
+		return value{}, overflowf(a.n, op, b.n)
+	}
+	return intValue(n), nil
 }
 
 // divide is Python's floor division and modulo (and jinja's "/" where
@@ -250,7 +258,7 @@ func divide(op string, a, b int64) (value, error) {
 	case b == 0:
 		return value{}, fmt.Errorf("division by zero")
 	case a == math.MinInt64 && b == -1 && op != "%":
-		return value{}, fmt.Errorf("%d %s %d: %w", a, op, b, errOverflow)
+		return value{}, overflowf(a, op, b)
 	}
 	q, r := a/b, a%b
 	if r != 0 && (r < 0) != (b < 0) { // Python floors
