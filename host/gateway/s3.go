@@ -23,7 +23,6 @@ import (
 	"github.com/zarrgw/zarrgw/host/config"
 	"github.com/zarrgw/zarrgw/host/gateway/s3wire"
 	"github.com/zarrgw/zarrgw/host/gateway/sigv4"
-	"golang.org/x/sync/semaphore"
 )
 
 // s3API is the gateway's S3 face: every dataset a bucket of the same
@@ -37,8 +36,6 @@ type s3API struct {
 	// issuer seals and opens session credentials; nil without an sts
 	// block.
 	issuer *sts.Issuer
-	// assembling bounds the memory of multipart uploads being completed.
-	assembling *semaphore.Weighted
 	// keys are the principals' access keys: each one's secret, and the
 	// caller its requests act as (made once, not per request)
 	keys    map[string]s3Key
@@ -53,8 +50,7 @@ type s3Key struct {
 }
 
 func newS3API(ctx context.Context, g *Gateway, l *config.S3Listener) (*s3API, error) {
-	api := &s3API{g: g, listener: l, stop: make(chan struct{}), assembling: semaphore.NewWeighted(2 * l.MaxObjectSize),
-		keys: map[string]s3Key{}}
+	api := &s3API{g: g, listener: l, stop: make(chan struct{}), keys: map[string]s3Key{}}
 	for _, p := range g.cfg.Principals {
 		if _, seen := api.keys[p.S3AccessKeyID]; p.S3AccessKeyID != "" && !seen { // the first, as PrincipalByAccessKey finds
 			api.keys[p.S3AccessKeyID] = s3Key{secret: p.S3SecretAccessKey,

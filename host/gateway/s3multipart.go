@@ -26,8 +26,9 @@ import (
 // multipartDir: UPLOAD_ID/upload holds the upload's key and start, and
 // each part is UPLOAD_ID/pNNNNN-MD5, so that listing the upload's
 // directory tells each part's number, ETag and size without reading it.
-// CompleteMultipartUpload assembles the parts in memory (stores take
-// whole values) and writes the key under the request's conditions;
+// CompleteMultipartUpload streams the parts into a store of files, or
+// assembles them in memory within body_memory (stores that take values
+// whole), and writes the key under the request's conditions;
 // replicas share nothing but the store, so any of them can take any step.
 const multipartDir = reservedPrefix + "multipart/"
 
@@ -271,7 +272,7 @@ func (api *s3API) completeUpload(req *s3Request, ds *dataset, id string, doc upl
 	if ds.files {
 		version, err = api.streamParts(req.r, ds, doc.Key, cond, chosen)
 	} else {
-		version, err = api.assemble(req.r, ds, doc.Key, cond, chosen, total)
+		version, err = api.assemble(req, ds, doc.Key, cond, chosen, total)
 	}
 	if err != nil {
 		return err
@@ -284,27 +285,65 @@ func (api *s3API) completeUpload(req *s3Request, ds *dataset, id string, doc upl
 	return nil
 }
 
-// assemble joins the parts in memory (within the budget of uploads being
-// completed) and writes them as key's value under cond, for a store that
-// takes values whole.
-func (api *s3API) assemble(r *http.Request, ds *dataset, key string, cond store.Condition, chosen []stagedPart, total int64) (string, error) {
-	ctx := r.Context()
-	if err := api.assembling.Acquire(ctx, total); err != nil {
+// assemble joins the parts in memory reserved from body_memory, each
+// read into its place where the store reads into a buffer (else whole,
+// then copied), and writes them as key's value under cond, for a store
+// that takes values whole.
+func (api *s3API) assemble(req *s3Request, ds *dataset, key string, cond store.Condition, chosen []stagedPart, total int64) (string, error) {
+	need := total
+	if _, into := ds.store.(store.ReaderInto); !into {
+		need += largestPart(chosen)
+	}
+	res, err := api.holdWhole(req, need)
+	if err != nil {
 		return "", err
 	}
-	defer api.assembling.Release(total)
-	value := make([]byte, 0, total)
+	defer res.release()
+	value, err := readParts(req.r.Context(), ds, chosen, total)
+	if err != nil {
+		return "", err
+	}
+	return api.g.storeValue(req.r, ds, key, cond, value)
+}
+
+// readParts reads the parts one after the other into one buffer of total
+// bytes.
+func readParts(ctx context.Context, ds *dataset, chosen []stagedPart, total int64) ([]byte, error) {
+	value := make([]byte, total)
+	at := int64(0)
 	for _, p := range chosen {
-		v, err := ds.store.Get(ctx, p.key, store.ByteRange{})
-		if errors.Is(err, store.ErrNotFound) || err == nil && int64(len(v.Data)) != p.size {
-			return "", partChanged(p)
+		ok, err := store.GetInto(ctx, ds.store, p.key, value[at:at+p.size])
+		if errors.Is(err, store.ErrNotFound) || err == nil && !ok {
+			return nil, partChanged(p)
 		}
 		if err != nil {
-			return "", err
+			return nil, err
 		}
-		value = append(value, v.Data...)
+		at += p.size
 	}
-	return api.g.storeValue(r, ds, key, cond, value)
+	return value, nil
+}
+
+func largestPart(parts []stagedPart) int64 {
+	var n int64
+	for _, p := range parts {
+		n = max(n, p.size)
+	}
+	return n
+}
+
+// holdWhole reserves n bytes of body_memory for a value a copy or a
+// completed upload builds in memory, for a store that takes values whole:
+// 503 with Retry-After when the budget stays full, 413 when n is more
+// than all of it.
+func (api *s3API) holdWhole(req *s3Request, n int64) (*reservation, error) {
+	if limit := api.g.cfg.Server.BodyMemory; limit > 0 && n > limit {
+		e := s3wire.Errorf(s3wire.EntityTooLarge, fmt.Sprintf(
+			"this request would hold %s in memory to write a value whole (a copy, or an upload completed into a store that takes values whole), more than the whole budget of request bodies (body_memory = %s)",
+			sizeText(n), sizeText(limit)))
+		return nil, e.With("ProposedSize", strconv.FormatInt(n, 10)).With("MaxSizeAllowed", strconv.FormatInt(limit, 10))
+	}
+	return admitTo(api.g.bodies, req.w, req.r, n)
 }
 
 // streamParts writes the parts, one after the other, as key's value under

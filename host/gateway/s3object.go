@@ -102,18 +102,19 @@ type copiedFrom struct {
 // copySource reads the value x-amz-copy-source names (the bytes
 // rangeHeader asks for, "bytes=FIRST-LAST", when it is not empty), after
 // checking read access and the copy-source conditions, within
-// max_object_size, into memory taken from the budget of objects being
-// assembled (as completed uploads are); release gives it back.
+// max_object_size, into memory reserved from body_memory (as completed
+// uploads are); release gives it back.
 func (api *s3API) copySource(req *s3Request, rangeHeader string) (src copiedFrom, data []byte, release func(), err error) {
 	src, start, end, err := api.copyRange(req, rangeHeader)
 	if err != nil {
 		return copiedFrom{}, nil, nil, err
 	}
 	ctx := req.r.Context()
-	if err := api.assembling.Acquire(ctx, end-start); err != nil {
+	res, err := api.holdWhole(req, end-start)
+	if err != nil {
 		return copiedFrom{}, nil, nil, err
 	}
-	release = func() { api.assembling.Release(end - start) }
+	release = res.release
 	v, err := src.ds.read(ctx, src.key, store.Range(start, end-start))
 	if err == nil && (int64(len(v.Data)) != end-start || src.version != "" && v.Version != src.version) {
 		err = errChanged

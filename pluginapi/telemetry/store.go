@@ -3,7 +3,9 @@ package telemetry
 import (
 	"context"
 	"errors"
+	"io"
 	"iter"
+	"os"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
@@ -32,7 +34,9 @@ const (
 // span in the call's context: "store.Get" (a whole value, and GetInto as
 // "store.GetInto"), "store.GetRange" (a Get with a byte range),
 // "store.Stat", "store.Set", "store.Erase", "store.EraseMany", "store.ErasePrefix",
-// "store.List", "store.ListSorted", "store.ListInfo" and "store.ListDir".
+// "store.List", "store.ListSorted", "store.ListInfo" and "store.ListDir",
+// and for a store of files "store.OpenFile" and "store.SetFrom" (a
+// stream's span lasts as long as its reader takes to deliver).
 // layer names the part of the stack (the store type, or the
 // transformer), so a request shows its transformers' calls and their
 // stores' nested. A missing key and a refused condition are answers, not
@@ -40,7 +44,8 @@ const (
 // failed. A listing's span lasts while it is iterated.
 //
 // The wrapper has the optional interfaces of next (store.Optional) and
-// only those. Callers wrap only when Enabled: it costs a span per call.
+// only those: it keeps the bytes of its store, so a store of files stays
+// one (uploads stream into it, values go out by sendfile). Callers wrap only when Enabled: it costs a span per call.
 func Store(next store.Store, layer string) store.Store {
 	return store.ForwardOptional(&tracedStore{next: next, tracer: tracer(), layer: attribute.String(AttrStoreLayer, layer)}, next)
 }
@@ -98,6 +103,41 @@ func (s *tracedStore) GetInto(ctx context.Context, key string, dst []byte) (bool
 	return ok, err
 }
 
+// OpenFile keeps the files of the store below: its span ends once the
+// file is open (the bytes are sent after), recording the value's size.
+func (s *tracedStore) OpenFile(ctx context.Context, key string, buf []byte) (*os.File, store.Info, error) {
+	ctx, span := s.start(ctx, "store.OpenFile", attribute.String(AttrStoreKey, key))
+	f, info, err := store.OpenFile(ctx, s.next, key, buf)
+	if err == nil {
+		span.SetAttributes(attribute.Int64(AttrStoreSize, info.Size))
+	}
+	end(span, err)
+	return f, info, err
+}
+
+// SetFrom keeps the streamed writes of the store below, recording the
+// bytes the stream delivered.
+func (s *tracedStore) SetFrom(ctx context.Context, key string, r io.Reader, cond store.Condition) (string, error) {
+	ctx, span := s.start(ctx, "store.SetFrom", append(conditionAttrs(cond), attribute.String(AttrStoreKey, key))...)
+	counted := &countingReader{r: r}
+	version, err := store.SetFrom(ctx, s.next, key, counted, cond)
+	span.SetAttributes(attribute.Int64(AttrStoreBytes, counted.n))
+	end(span, err)
+	return version, err
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
 func (s *tracedStore) Stat(ctx context.Context, key string) (store.Info, error) {
 	ctx, span := s.start(ctx, "store.Stat", attribute.String(AttrStoreKey, key))
 	info, err := s.next.Stat(ctx, key)
@@ -109,17 +149,22 @@ func (s *tracedStore) Stat(ctx context.Context, key string) (store.Info, error) 
 }
 
 func (s *tracedStore) Set(ctx context.Context, key string, data []byte, cond store.Condition) (string, error) {
-	attrs := []attribute.KeyValue{attribute.String(AttrStoreKey, key), attribute.Int(AttrStoreBytes, len(data))}
-	switch {
-	case cond.IfMatch != "":
-		attrs = append(attrs, attribute.String(AttrStoreCondition, "if-match"))
-	case cond.IfNoneMatch:
-		attrs = append(attrs, attribute.String(AttrStoreCondition, "if-none-match"))
-	}
+	attrs := append(conditionAttrs(cond), attribute.String(AttrStoreKey, key), attribute.Int(AttrStoreBytes, len(data)))
 	ctx, span := s.start(ctx, "store.Set", attrs...)
 	version, err := s.next.Set(ctx, key, data, cond)
 	end(span, err)
 	return version, err
+}
+
+// conditionAttrs names a write's condition, if it has one.
+func conditionAttrs(cond store.Condition) []attribute.KeyValue {
+	switch {
+	case cond.IfMatch != "":
+		return []attribute.KeyValue{attribute.String(AttrStoreCondition, "if-match")}
+	case cond.IfNoneMatch:
+		return []attribute.KeyValue{attribute.String(AttrStoreCondition, "if-none-match")}
+	}
+	return nil
 }
 
 func (s *tracedStore) Erase(ctx context.Context, key string) error {

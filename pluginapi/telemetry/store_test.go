@@ -3,7 +3,11 @@ package telemetry
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"iter"
+	"os"
+	"strings"
 	"testing"
 
 	"go.opentelemetry.io/otel/codes"
@@ -20,12 +24,14 @@ func TestStoreConformance(t *testing.T) {
 }
 
 // It shows the optional interfaces of its store, and only those, and
-// serves them through the store's own.
+// serves them through the store's own; it keeps its store's bytes, so it
+// must keep a store of files one (without OpenFile and SetFrom, traces
+// on would turn streamed uploads into bodies held in memory).
 func TestStoreForwarding(t *testing.T) {
 	record(t)
 	storetest.RunForwarding(t, func(_ testing.TB, inner store.Store) store.Store {
 		return Store(inner, "memory")
-	}, storetest.ForwardOptions{})
+	}, storetest.ForwardOptions{KeepsBytes: true})
 }
 
 // Each call makes one span, the child of the caller's, named after the
@@ -169,4 +175,66 @@ type failingStore struct{ store.Store }
 
 func (f failingStore) Get(context.Context, string, store.ByteRange) (store.Value, error) {
 	return store.Value{}, errBroken
+}
+
+// A store of files keeps its streamed calls traced: "store.SetFrom" with
+// the bytes its stream delivered, "store.OpenFile" with the value's size,
+// each the caller's child.
+func TestStoreFileSpans(t *testing.T) {
+	rec := record(t)
+	s := Store(filesStore{store.NewMemory()}, "files")
+	ctx, parent := tracer().Start(t.Context(), "caller")
+	if _, err := store.SetFrom(ctx, s, "a/b", strings.NewReader("streamed"), store.Condition{IfNoneMatch: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, info, err := store.OpenFile(ctx, s, "a/b", make([]byte, 64)); err != nil || info.Size != 8 {
+		t.Fatalf("OpenFile: %v, %+v", err, info)
+	}
+	parent.End()
+	wants := map[string]map[string]any{
+		"store.SetFrom":  {AttrStoreLayer: "files", AttrStoreKey: "a/b", AttrStoreBytes: int64(8), AttrStoreCondition: "if-none-match"},
+		"store.OpenFile": {AttrStoreLayer: "files", AttrStoreKey: "a/b", AttrStoreSize: int64(8)},
+	}
+	for _, sp := range rec.Ended() {
+		w, ok := wants[sp.Name()]
+		if !ok {
+			continue
+		}
+		delete(wants, sp.Name())
+		if sp.Parent().SpanID() != parent.SpanContext().SpanID() {
+			t.Errorf("%s is not the caller's child", sp.Name())
+		}
+		for k, v := range w {
+			if a, ok := attr(sp, k); !ok || a.AsInterface() != v {
+				t.Errorf("%s: %s = %v (set: %v), want %v", describe(sp), k, a.AsInterface(), ok, v)
+			}
+		}
+	}
+	for name := range wants {
+		t.Errorf("no %s span", name)
+	}
+}
+
+// filesStore is a memory store that is a store of files: it streams
+// writes and hands out small values in the caller's buffer.
+type filesStore struct{ *store.Memory }
+
+func (f filesStore) OpenFile(ctx context.Context, key string, buf []byte) (*os.File, store.Info, error) {
+	v, err := f.Get(ctx, key, store.ByteRange{})
+	if err != nil {
+		return nil, store.Info{}, err
+	}
+	if len(v.Data) > len(buf) {
+		return nil, store.Info{}, fmt.Errorf("open %q: only values that fit the buffer: %w", key, store.ErrUnsupported)
+	}
+	copy(buf, v.Data)
+	return nil, store.Info{Size: int64(len(v.Data)), Version: v.Version}, nil
+}
+
+func (f filesStore) SetFrom(ctx context.Context, key string, r io.Reader, cond store.Condition) (string, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return "", err
+	}
+	return f.Set(ctx, key, data, cond)
 }
