@@ -7,12 +7,15 @@ import (
 	"strconv"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/zarrgw/zarrgw/host/plugins/pluginpkg"
 )
 
-// openForExec opens the file at path to run it by its descriptor, which is
-// then 3 or more (a host started with stdin closed gets 0 from open).
+// openForExec opens the regular file at path to run it by its descriptor,
+// which is then 3 or more (a host started with stdin closed gets 0 from
+// open).
 func openForExec(path string) (*os.File, error) {
-	f, err := os.Open(path)
+	f, err := pluginpkg.OpenRegular(path)
 	if err != nil || f.Fd() >= 3 {
 		return f, err
 	}

@@ -5,9 +5,11 @@ package launcher
 import (
 	"os"
 	"os/exec"
+
+	"github.com/zarrgw/zarrgw/host/plugins/pluginpkg"
 )
 
-func openForExec(path string) (*os.File, error) { return os.Open(path) }
+func openForExec(path string) (*os.File, error) { return pluginpkg.OpenRegular(path) }
 
 // execByDescriptor leaves cmd running the file by its path: only Linux
 // names an open file by a path exec takes (/proc/self/fd/N). Elsewhere the

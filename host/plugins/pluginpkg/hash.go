@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"golang.org/x/mod/sumdb/dirhash"
 )
@@ -53,7 +54,7 @@ func ZipHash(zipPath string) (string, error) {
 
 // FileSHA256 returns the SHA-256 of the file at path in lower-case hex.
 func FileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
+	f, err := OpenRegular(path)
 	if err != nil {
 		return "", err
 	}
@@ -95,4 +96,26 @@ func Matching(have, want []string) []string {
 		}
 	}
 	return out
+}
+
+// OpenRegular opens path for reading and refuses anything but a regular
+// file (or a link to one) before a byte is read: a plugin's path naming a
+// FIFO would block the open, and a device such as /dev/zero would be
+// hashed without end. O_NONBLOCK keeps the open of a FIFO from waiting
+// for a writer; it changes nothing for a regular file.
+func OpenRegular(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s is not a regular file (%s)", path, info.Mode().Type())
+	}
+	return f, nil
 }

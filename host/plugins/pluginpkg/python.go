@@ -44,7 +44,7 @@ func PythonScript(head []byte) bool {
 // IsPythonScript reports whether the file at path is a Python program
 // (PythonScript).
 func IsPythonScript(path string) (bool, error) {
-	f, err := os.Open(path)
+	f, err := OpenRegular(path)
 	if err != nil {
 		return false, err
 	}
@@ -172,7 +172,7 @@ func HashPython(dir string) (h1 string, files int, err error) {
 		return "", 0, fmt.Errorf("hash the Python files of %s: %w", dir, err)
 	}
 	h1, err = dirhash.Hash1(names, func(name string) (io.ReadCloser, error) {
-		return os.Open(filepath.Join(dir, filepath.FromSlash(name)))
+		return OpenRegular(filepath.Join(dir, filepath.FromSlash(name)))
 	})
 	if err != nil {
 		return "", 0, fmt.Errorf("hash the Python files of %s: %w", dir, err)
