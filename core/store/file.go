@@ -109,3 +109,16 @@ func (r readOnly) SetFrom(ctx context.Context, key string, _ io.Reader, _ Condit
 func (r readOnly) OpenFile(ctx context.Context, key string, buf []byte) (*os.File, Info, error) {
 	return OpenFile(ctx, r.Store, key, buf)
 }
+
+// CountingReader counts the bytes read through it: what a SetFrom took of
+// its reader, for a trace or to tell whether a failed write began.
+type CountingReader struct {
+	R io.Reader
+	N int64
+}
+
+func (c *CountingReader) Read(p []byte) (int, error) {
+	n, err := c.R.Read(p)
+	c.N += int64(n)
+	return n, err
+}

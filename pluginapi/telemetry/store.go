@@ -119,23 +119,11 @@ func (s *tracedStore) OpenFile(ctx context.Context, key string, buf []byte) (*os
 // bytes the stream delivered.
 func (s *tracedStore) SetFrom(ctx context.Context, key string, r io.Reader, cond store.Condition) (string, error) {
 	ctx, span := s.start(ctx, "store.SetFrom", append(conditionAttrs(cond), attribute.String(AttrStoreKey, key))...)
-	counted := &countingReader{r: r}
+	counted := &store.CountingReader{R: r}
 	version, err := store.SetFrom(ctx, s.next, key, counted, cond)
-	span.SetAttributes(attribute.Int64(AttrStoreBytes, counted.n))
+	span.SetAttributes(attribute.Int64(AttrStoreBytes, counted.N))
 	end(span, err)
 	return version, err
-}
-
-// countingReader counts the bytes read through it.
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
 }
 
 func (s *tracedStore) Stat(ctx context.Context, key string) (store.Info, error) {

@@ -52,7 +52,7 @@ func (s *Store) SetFrom(ctx context.Context, key string, r io.Reader, cond store
 	if err := s.beginSet(ctx, key, cond); err != nil {
 		return "", err
 	}
-	src := &countingReader{r: r}
+	src := &store.CountingReader{R: r}
 	var err error
 	for range maxAttempts {
 		var version string
@@ -60,23 +60,11 @@ func (s *Store) SetFrom(ctx context.Context, key string, r io.Reader, cond store
 		if !errors.Is(err, errVanished) {
 			return version, err
 		}
-		if src.n > 0 {
+		if src.N > 0 {
 			return "", fmt.Errorf("fs: set %q: %w while its value was written", key, err)
 		}
 	}
 	return "", fmt.Errorf("fs: set %q: %w", key, err)
-}
-
-// countingReader counts what was read through it.
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
 }
 
 // copyBuffers are the buffers SetFrom copies through.
