@@ -1,0 +1,199 @@
+// Package deps checks the layer rules of the module's packages: which
+// packages each group may import. It reads the imports `go list` reports
+// for every package of the module (tests' own imports excepted), so that
+// an import against the rules fails here with the importer and the
+// import named, in the manner of Go's go/build/deps_test.go.
+package deps
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os/exec"
+	"path"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/zarrgw/zarrgw"
+
+// A rule says what the packages matching From may import of this module:
+// the patterns of May. A pattern is a package path below the module, or
+// one ending in "/..." for it and every package below it. The first rule
+// whose From matches a package applies to it; every package of the module
+// must match one.
+type rule struct {
+	From string
+	May  []string
+}
+
+// rules are the layers of the module, innermost first: core is the
+// engine, a library of its own; pluginapi serves and calls plugins over
+// core; plugins are extensions written against both; host runs
+// configurations of them; cmd is the command line over host. Leaves of
+// host (small helpers, wire formats, the gateway's parts below the
+// gateway) import no other part of host, so they can be moved or reused
+// alone.
+var rules = []rule{
+	{"core/...", []string{"core/..."}},
+	{"pluginapi/...", []string{"core/...", "pluginapi/..."}},
+	{"plugins/...", []string{"core/...", "pluginapi/...", "plugins/..."}},
+
+	{"host/atomicfile", nil},
+	{"host/logbatch", nil},
+	{"host/gateway/s3wire", nil},
+	{"host/gateway/sigv4", nil},
+	{"host/gateway/cache", nil},
+	{"host/gateway/ui", nil},
+	{"host/gateway/picture", []string{"core/..."}},
+	{"host/identity/oidc", nil},
+	{"host/identity/sts", nil},
+	{"host/render", []string{"core/..."}},
+	{"host/transfer", []string{"core/..."}},
+	{"host/plugins/pluginpkg", []string{"host/atomicfile"}},
+	{"host/plugins/pluginsource", []string{"host/atomicfile", "host/plugins/pluginpkg"}},
+	{"host/...", []string{"core/...", "pluginapi/...", "plugins/...", "host/..."}},
+
+	{"cmd/...", []string{"core/...", "pluginapi/...", "plugins/...", "host/..."}},
+	// Tests, benchmarks and examples use anything of the module.
+	{"tests/...", []string{"..."}},
+	{"bench/...", []string{"..."}},
+	{"examples/...", []string{"..."}},
+}
+
+// matches reports whether pkg (a path below the module) is pattern or,
+// for a pattern ending in "/...", below it; "..." matches every package.
+func matches(pattern, pkg string) bool {
+	if pattern == "..." {
+		return true
+	}
+	if dir, ok := strings.CutSuffix(pattern, "/..."); ok {
+		return pkg == dir || strings.HasPrefix(pkg, dir+"/")
+	}
+	return pkg == pattern
+}
+
+// ruleFor is the first rule of rs that applies to pkg.
+func ruleFor(rs []rule, pkg string) (rule, bool) {
+	for _, r := range rs {
+		if matches(r.From, pkg) {
+			return r, true
+		}
+	}
+	return rule{}, false
+}
+
+// violations are the imports of pkg (both paths below the module) that
+// rs do not allow, each said as the failure names it.
+func violations(rs []rule, pkg string, imports []string) []string {
+	r, ok := ruleFor(rs, pkg)
+	if !ok {
+		return []string{fmt.Sprintf("%s: no rule says what it may import; add one to rules", pkg)}
+	}
+	var bad []string
+	for _, imp := range imports {
+		if imp == pkg {
+			continue
+		}
+		allowed := false
+		for _, p := range r.May {
+			allowed = allowed || matches(p, imp)
+		}
+		if !allowed {
+			bad = append(bad, fmt.Sprintf("%s imports %s, which the rule for %s does not allow (it may import %s)",
+				pkg, imp, r.From, mayText(r.May)))
+		}
+	}
+	return bad
+}
+
+func mayText(may []string) string {
+	if len(may) == 0 {
+		return "nothing of this module"
+	}
+	return strings.Join(may, ", ")
+}
+
+// modulePackages lists every package of the module (not the example
+// plugin modules, which have go.mod files of their own) with its imports
+// of the module, paths below the module.
+func modulePackages(t *testing.T) map[string][]string {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-e", "-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}", module+"/...")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, stderr.String())
+	}
+	pkgs := map[string][]string{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) == 0 {
+			continue
+		}
+		pkg, ok := below(fields[0])
+		if !ok {
+			continue
+		}
+		var imports []string
+		for _, imp := range fields[1:] {
+			if p, ok := below(imp); ok {
+				imports = append(imports, p)
+			}
+		}
+		pkgs[pkg] = imports
+	}
+	return pkgs
+}
+
+// below is path relative to the module, if it is one of its packages.
+func below(importPath string) (string, bool) {
+	rest, ok := strings.CutPrefix(importPath, module+"/")
+	return path.Clean(rest), ok
+}
+
+// Every package of the module imports only what its layer's rule allows.
+func TestLayers(t *testing.T) {
+	pkgs := modulePackages(t)
+	if len(pkgs) < 50 {
+		t.Fatalf("go list found %d packages of the module, want the whole module", len(pkgs))
+	}
+	for pkg, imports := range pkgs {
+		for _, v := range violations(rules, pkg, imports) {
+			t.Error(v)
+		}
+	}
+}
+
+// The rules refuse what they should: the engine importing the host,
+// a plugin importing the command line, a leaf of host importing the
+// gateway, a package no rule covers; and allow what they should.
+func TestRulesRefuse(t *testing.T) {
+	for _, c := range []struct {
+		pkg, imp string
+		refused  bool
+	}{
+		{"core/meta", "host/config", true},
+		{"core/meta", "pluginapi", true},
+		{"plugins/stores/fs", "cmd/zarrgw", true},
+		{"plugins/stores/fs", "host/stack", true},
+		{"host/gateway/sigv4", "host/gateway", true},
+		{"host/render", "host/gateway", true},
+		{"host/plugins/pluginpkg", "host/config", true},
+		{"cmd/zarrgw", "tests/support/binary", true},
+		{"core/meta", "core/dtype", false},
+		{"host/gateway", "host/gateway/sigv4", false},
+		{"plugins/builtin", "plugins/stores/fs", false},
+		{"tests/cli", "cmd/zarrgw", false},
+	} {
+		got := violations(rules, c.pkg, []string{c.imp})
+		if refused := len(got) > 0; refused != c.refused {
+			t.Errorf("%s importing %s: refused %v, want %v (%q)", c.pkg, c.imp, refused, c.refused, got)
+		}
+	}
+	if got := violations(rules, "newtop/pkg", nil); len(got) != 1 || !strings.Contains(got[0], "no rule") {
+		t.Errorf("a package no rule covers: %q, want it named", got)
+	}
+}
