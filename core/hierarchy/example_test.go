@@ -21,20 +21,17 @@ func Example() {
 	s := store.NewMemory()
 	opts := array.Options{Codecs: codec.NewRegistry(bytescodec.Registration)}
 
-	if _, err := hierarchy.CreateGroup(ctx, s, "weather", meta.V3, nil); err != nil {
+	// Zarr v2 here; meta.V3 and zarr.json documents work the same way.
+	if _, err := hierarchy.CreateGroup(ctx, s, "weather", meta.V2, nil); err != nil {
+		log.Fatal(err)
+	}
+	daily, err := meta.ParseV2Array([]byte(`{"zarr_format": 2, "shape": [365], "chunks": [30],
+		"dtype": "<f4", "fill_value": "NaN", "order": "C", "compressor": null, "filters": null}`), nil)
+	if err != nil {
 		log.Fatal(err)
 	}
 	for _, name := range []string{"weather/temperature", "weather/2024/rain"} {
-		m, _, err := meta.ParseV3([]byte(`{
-			"zarr_format": 3, "node_type": "array",
-			"shape": [365], "data_type": "float32", "fill_value": "NaN",
-			"chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [30]}},
-			"chunk_key_encoding": {"name": "default"},
-			"codecs": [{"name": "bytes", "configuration": {"endian": "little"}}]}`))
-		if err != nil {
-			log.Fatal(err)
-		}
-		if _, err := hierarchy.CreateArray(ctx, s, name, m, opts); err != nil {
+		if _, err := hierarchy.CreateArray(ctx, s, name, daily, opts); err != nil {
 			log.Fatal(err)
 		}
 	}
@@ -45,7 +42,7 @@ func Example() {
 	}
 	err = hierarchy.Walk(ctx, s, root, func(n hierarchy.Node) error {
 		if n.Array != nil {
-			fmt.Println(n.Name(), "array", n.Array.Shape, n.Array.DataType)
+			fmt.Println(n.Name(), "array", n.Array.Shape, n.Array.V2.DType)
 		} else {
 			fmt.Println(n.Name(), "group")
 		}
@@ -58,6 +55,6 @@ func Example() {
 	// / group
 	// /weather group
 	// /weather/2024 group
-	// /weather/2024/rain array [365] float32
-	// /weather/temperature array [365] float32
+	// /weather/2024/rain array [365] <f4
+	// /weather/temperature array [365] <f4
 }
