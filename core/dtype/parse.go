@@ -98,8 +98,9 @@ func ParseV2(typestr string) (DataType, Endian, error) {
 	return d, end, nil
 }
 
-// v2DataType is the data type that a v2 type string's kind letter and byte size name
-// (unit for datetime64 and timedelta64); Invalid when they name none.
+// v2DataType is the data type that a v2 type string's kind letter and
+// byte size name (unit for datetime64 and timedelta64); Invalid when they
+// name none.
 func v2DataType(kind byte, n int, unit string) DataType {
 	switch kind {
 	case 'b':
