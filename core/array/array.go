@@ -42,11 +42,16 @@ type Options struct {
 	Limits meta.Limits
 }
 
+// chunksPerCore is the default of Options.Concurrency per GOMAXPROCS: a
+// chunk in flight often waits on its store, so two per core keep every
+// core decoding while the other waits for bytes.
+const chunksPerCore = 2
+
 func (o Options) concurrency() int {
 	if o.Concurrency > 0 {
 		return o.Concurrency
 	}
-	return 2 * runtime.GOMAXPROCS(0)
+	return chunksPerCore * runtime.GOMAXPROCS(0)
 }
 
 // TransformerResolver builds the storage transformer named in an array's

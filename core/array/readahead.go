@@ -15,6 +15,10 @@ import (
 // StreamOptions' budget is sized for two.
 const slabBuffersInFlight = 2
 
+// tasksPerWorker sizes the chunk queue of a streaming read: deep enough
+// that workers rarely find it empty while the producer shapes the next slab.
+const tasksPerWorker = 4
+
 // readSlabs reads the slabs of plan and calls emit with each, in order.
 // Unlike pipeSlabs, it does not read one slab at a time: one set of
 // workers takes chunks from a queue that runs across slab boundaries, so
@@ -25,42 +29,90 @@ const slabBuffersInFlight = 2
 func (a *Array) readSlabs(parent context.Context, plan slabPlan, alloc func() *ndarray.Array, emit func(*ndarray.Array) error) error {
 	ctx, cancel := context.WithCancel(store.WithReadBatch(parent))
 	defer cancel()
-	var (
-		failOnce sync.Once
-		failure  error
-	)
-	fail := func(err error) {
-		failOnce.Do(func() { failure = err })
-		cancel()
+	r := &slabReader{
+		a:      a,
+		ctx:    ctx,
+		cancel: cancel,
+		tasks:  make(chan slabTask, tasksPerWorker*a.opts.concurrency()),
+		slabs:  make(chan *readSlab, slabBuffersInFlight),
+		free:   make(chan *ndarray.Array, slabBuffersInFlight),
+		shared: a.partialDecoder() != nil,
 	}
+	r.startWorkers(a.opts.concurrency())
+	r.producer.Add(1)
+	go r.produce(plan, alloc)
+	r.emitInOrder(emit)
+	r.cancel()
+	// Nothing may write into the slab buffers once we return.
+	r.producer.Wait()
+	r.workers.Wait()
+	if r.failure != nil {
+		return r.failure
+	}
+	return parent.Err()
+}
 
-	type slab struct {
-		buf  *ndarray.Array
-		left atomic.Int64 // chunks not yet read
-		done chan struct{}
-	}
-	type task struct {
-		s    *slab
-		p    grid.Projection
-		read chunkRead
-	}
-	// A queue deep enough that workers rarely find it empty while the
-	// producer shapes the next slab.
-	tasks := make(chan task, 4*a.opts.concurrency())
-	slabs := make(chan *slab, slabBuffersInFlight)
-	free := make(chan *ndarray.Array, slabBuffersInFlight)
+// readSlab is one slab of a streaming read: its buffer, and done closed
+// once every chunk of it is read (or given up on).
+type readSlab struct {
+	buf  *ndarray.Array
+	left atomic.Int64 // chunks not yet read
+	done chan struct{}
+}
 
-	var workers sync.WaitGroup
-	for range a.opts.concurrency() {
-		workers.Add(1)
+// slabTask is one chunk to read into a slab's buffer.
+type slabTask struct {
+	s    *readSlab
+	p    grid.Projection
+	read chunkRead
+}
+
+// slabReader holds the state readSlabs' three parts share: the producer
+// that turns the plan into tasks, the workers that read them, and the
+// emitter that hands out slabs in order.
+type slabReader struct {
+	a      *Array
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	tasks chan slabTask
+	slabs chan *readSlab      // in plan order, for the emitter
+	free  chan *ndarray.Array // slab buffers emitted and ready for reuse
+
+	failOnce sync.Once
+	failure  error
+
+	workers  sync.WaitGroup
+	producer sync.WaitGroup
+
+	// A partial decoder (sharding) reads a shard's index once and keeps
+	// it: a slab that shares a shard with the one before waits for that
+	// one's reads to finish, so that it finds the index kept instead of
+	// reading it again at the same time.
+	shared     bool
+	prev       *readSlab
+	prevChunks map[string]bool
+}
+
+// fail keeps the first error and stops everything else.
+func (r *slabReader) fail(err error) {
+	r.failOnce.Do(func() { r.failure = err })
+	r.cancel()
+}
+
+// startWorkers starts n readers of tasks. A task is still counted off its
+// slab after a failure, so that the emitter never waits on a slab forever.
+func (r *slabReader) startWorkers(n int) {
+	for range n {
+		r.workers.Add(1)
 		go func() {
-			defer workers.Done()
-			for t := range tasks {
-				if ctx.Err() == nil {
-					if err := safeCall(ctx, 0, func(ctx context.Context, _ int) error {
+			defer r.workers.Done()
+			for t := range r.tasks {
+				if r.ctx.Err() == nil {
+					if err := safeCall(r.ctx, 0, func(ctx context.Context, _ int) error {
 						return t.read(ctx, t.s.buf, t.p)
 					}); err != nil {
-						fail(err)
+						r.fail(err)
 					}
 				}
 				if t.s.left.Add(-1) == 0 {
@@ -69,90 +121,92 @@ func (a *Array) readSlabs(parent context.Context, plan slabPlan, alloc func() *n
 			}
 		}()
 	}
+}
 
-	// A partial decoder (sharding) reads a shard's index once and keeps
-	// it: a slab that shares a shard with the one before waits for that
-	// one's reads to finish, so that it finds the index kept instead of
-	// reading it again at the same time.
-	shared := a.partialDecoder() != nil
-	var prev *slab
-	var prevChunks map[string]bool
+// produce walks the plan: for each slab it takes a buffer (waiting for
+// one to come back once slabBuffersInFlight exist), hands the slab to the
+// emitter and queues its chunks for the workers.
+func (r *slabReader) produce(plan slabPlan, alloc func() *ndarray.Array) {
+	defer r.producer.Done()
+	defer close(r.tasks)
+	defer close(r.slabs)
+	allocated := 0
+	plan.each(func(sub grid.Selection) bool {
+		buf, ok := slabBuffer(r.ctx, r.free, &allocated, slabBuffersInFlight, alloc)
+		if !ok {
+			return false
+		}
+		shapeSlab(buf, sub.Counts())
+		projections := r.a.grid.Project(sub)
+		s := &readSlab{buf: buf, done: make(chan struct{})}
+		s.left.Store(int64(len(projections)))
+		if len(projections) == 0 {
+			close(s.done)
+		}
+		// slabs has room for every buffer, so this never waits
+		r.slabs <- s
+		if r.shared && !r.waitForSharedShard(s, projections) {
+			return false
+		}
+		return r.queue(s, projections)
+	})
+}
 
-	var producer sync.WaitGroup
-	producer.Add(1)
-	go func() {
-		defer producer.Done()
-		defer close(tasks)
-		defer close(slabs)
-		allocated := 0
-		plan.each(func(sub grid.Selection) bool {
-			buf, ok := slabBuffer(ctx, free, &allocated, slabBuffersInFlight, alloc)
-			if !ok {
-				return false
-			}
-			shapeSlab(buf, sub.Counts())
-			projections := a.grid.Project(sub)
-			s := &slab{buf: buf, done: make(chan struct{})}
-			s.left.Store(int64(len(projections)))
-			if len(projections) == 0 {
-				close(s.done)
-			}
-			// slabs has room for every buffer, so this never waits
-			slabs <- s
-			if shared {
-				chunks := make(map[string]bool, len(projections))
-				wait := false
-				for _, p := range projections {
-					k := a.ChunkKey(p.Chunk)
-					chunks[k] = true
-					wait = wait || prevChunks[k]
-				}
-				if wait {
-					select {
-					case <-prev.done:
-					case <-ctx.Done():
-						return false
-					}
-				}
-				prev, prevChunks = s, chunks
-			}
-			read := a.chunkReader(projections)
-			for _, p := range projections {
-				select {
-				case tasks <- task{s, p, read}:
-				case <-ctx.Done():
-					return false
-				}
-			}
-			return true
-		})
-	}()
+// waitForSharedShard waits for the slab before s when the two share a
+// chunk key (a shard), so that s finds that shard's index already kept;
+// false when ctx ends first.
+func (r *slabReader) waitForSharedShard(s *readSlab, projections []grid.Projection) bool {
+	chunks := make(map[string]bool, len(projections))
+	wait := false
+	for _, p := range projections {
+		k := r.a.ChunkKey(p.Chunk)
+		chunks[k] = true
+		wait = wait || r.prevChunks[k]
+	}
+	if wait {
+		select {
+		case <-r.prev.done:
+		case <-r.ctx.Done():
+			return false
+		}
+	}
+	r.prev, r.prevChunks = s, chunks
+	return true
+}
 
-	for s := range slabs {
-		if ctx.Err() != nil {
-			break
+// queue hands the chunks of s to the workers; false when ctx ends first.
+func (r *slabReader) queue(s *readSlab, projections []grid.Projection) bool {
+	read := r.a.chunkReader(projections)
+	for _, p := range projections {
+		select {
+		case r.tasks <- slabTask{s, p, read}:
+		case <-r.ctx.Done():
+			return false
+		}
+	}
+	return true
+}
+
+// emitInOrder calls emit with each slab once all its chunks are in, in
+// plan order, and recycles its buffer; it stops at the first failure.
+func (r *slabReader) emitInOrder(emit func(*ndarray.Array) error) {
+	for s := range r.slabs {
+		if r.ctx.Err() != nil {
+			return
 		}
 		select {
 		case <-s.done:
-		case <-ctx.Done():
+		case <-r.ctx.Done():
 		}
-		if ctx.Err() != nil {
-			break
+		if r.ctx.Err() != nil {
+			return
 		}
 		if err := emit(s.buf); err != nil {
-			fail(err)
-			break
+			r.fail(err)
+			return
 		}
-		free <- s.buf
+		r.free <- s.buf
 	}
-	cancel()
-	// Nothing may write into the slab buffers once we return.
-	producer.Wait()
-	workers.Wait()
-	if failure != nil {
-		return failure
-	}
-	return parent.Err()
 }
 
 // slabBuffer takes a recycled slab buffer from free, allocates a new one

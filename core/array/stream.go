@@ -27,7 +27,7 @@ func (o StreamOptions) slabBytes() int64 {
 	if b <= 0 {
 		b = DefaultMemoryBudget
 	}
-	return max(b/2, 1)
+	return max(b/slabBuffersInFlight, 1)
 }
 
 // ElemBytes is the memory an element takes in a slab (a variable-length
@@ -156,7 +156,7 @@ func pipeSlabs(ctx context.Context, alloc func() *ndarray.Array, plan slabPlan, 
 		buf *ndarray.Array
 		err error
 	}
-	free := make(chan *ndarray.Array, 2)
+	free := make(chan *ndarray.Array, slabBuffersInFlight)
 	ready := make(chan slab)
 	allocated := 0
 	go func() {
@@ -167,7 +167,7 @@ func pipeSlabs(ctx context.Context, alloc func() *ndarray.Array, plan slabPlan, 
 			if skip != nil && skip(i) {
 				return ctx.Err() == nil
 			}
-			buf, ok := slabBuffer(ctx, free, &allocated, 2, alloc)
+			buf, ok := slabBuffer(ctx, free, &allocated, slabBuffersInFlight, alloc)
 			if !ok {
 				return false
 			}

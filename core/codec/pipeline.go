@@ -85,6 +85,16 @@ func FromCodecs(ctx context.Context, codecs []Codec, chunk Spec, maxChunkBytes i
 	return p, nil
 }
 
+// A compressor's output on incompressible input exceeds it by a few bytes
+// per block plus a header; raw/incompressibleSlackDivisor +
+// incompressibleSlackBytes is far above that for every bundled compressor
+// and still small next to the chunk, so an honest stage always fits and a
+// lying one is stopped early.
+const (
+	incompressibleSlackDivisor = 8
+	incompressibleSlackBytes   = 64 << 10
+)
+
 // bound is the most a bytes->bytes decode may produce when its exact size is
 // unknown: a compressed stage may exceed its raw input by a little.
 func (p *Pipeline) bound(size int64, known bool) int64 {
@@ -92,7 +102,7 @@ func (p *Pipeline) bound(size int64, known bool) int64 {
 		return size
 	}
 	if raw := rawSize(p.abIn); raw >= 0 {
-		return min(p.maxLen, raw+raw/8+(64<<10))
+		return min(p.maxLen, raw+raw/incompressibleSlackDivisor+incompressibleSlackBytes)
 	}
 	return p.maxLen
 }

@@ -98,14 +98,19 @@ func (p *Pipeline) roundTrip(ctx context.Context) error {
 	return nil
 }
 
+// probeVariableElemBytes is what a variable-length element counts for in a
+// probe chunk: a string header (16 bytes on 64-bit) holding an empty
+// string, since a probe encodes empty elements.
+const probeVariableElemBytes = 16
+
 // probeSize is the in-memory size of a chunk of spec; variable-length
-// elements count as 16 bytes each (a string header, an empty string).
+// elements count as probeVariableElemBytes each.
 // A size beyond an int64 is math.MaxInt64: more than any bound, so such
 // a chunk is probed at a smaller shape, never allocated whole.
 func probeSize(s Spec) int64 {
 	size := int64(s.DataType.Size)
 	if s.DataType.Variable() {
-		size = 16
+		size = probeVariableElemBytes
 	}
 	var c checked.Calc
 	return c.Mul(c.Product(s.Shape), max(size, 1))

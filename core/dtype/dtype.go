@@ -31,6 +31,10 @@ const (
 	Timedelta    // numpy timedelta64 (int64 storage)
 )
 
+// CodePointBytes is the size of one code point of a FixedUnicode element:
+// numpy's U<n> holds n UTF-32 code units.
+const CodePointBytes = 4
+
 func (k Kind) String() string {
 	switch k {
 	case Bool:
@@ -129,7 +133,7 @@ func (d DataType) SwapUnit() int {
 	case Complex:
 		return d.Size / 2
 	case FixedUnicode:
-		return 4
+		return CodePointBytes
 	}
 	return 1
 }

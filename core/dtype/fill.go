@@ -8,6 +8,10 @@ import (
 	"math"
 )
 
+// natBits is NaT ("not a time") of datetime64 and timedelta64: numpy's
+// int64 minimum, as bits.
+const natBits uint64 = 1 << 63
+
 // Fill values in memory are one element in memory form: little-endian
 // bytes of the element size for fixed-size types (UTF-32LE, zero padded,
 // for fixed-width unicode; zero-padded bytes for fixed-width byte strings),
@@ -93,7 +97,7 @@ func parseFill(dt DataType, v jsonValue, v2 bool) ([]byte, error) {
 		return fixed(dt.Size)(parseIntBits(v, dt.Size, dt.Kind == Int))
 	case Datetime, Timedelta:
 		if v.kind == jsonString && v.str == "NaT" {
-			return fixed(8)(uint64(1)<<63, nil)
+			return fixed(8)(natBits, nil)
 		}
 		return fixed(8)(parseIntBits(v, 8, true))
 	case Float:
@@ -200,7 +204,7 @@ func formatFill(dt DataType, fill []byte, v2 bool) (string, error) {
 	case Int, Uint:
 		return formatInt(fill, dt.Kind == Int), nil
 	case Datetime, Timedelta:
-		if !v2 && getUint(fill) == 1<<63 {
+		if !v2 && getUint(fill) == natBits {
 			return `"NaT"`, nil // v2 writes NaT as the plain int64, like numpy
 		}
 		return formatInt(fill, true), nil

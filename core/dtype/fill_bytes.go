@@ -68,20 +68,20 @@ func parseUnicode(v jsonValue, size int) ([]byte, error) {
 	if v.kind != jsonString {
 		return nil, errWant("a string")
 	}
-	if n := utf8.RuneCountInString(v.str); n > size/4 {
-		return nil, fmt.Errorf("%d code points do not fit in %d", n, size/4)
+	if n := utf8.RuneCountInString(v.str); n > size/CodePointBytes {
+		return nil, fmt.Errorf("%d code points do not fit in %d", n, size/CodePointBytes)
 	}
 	i := 0
 	for _, r := range v.str {
 		binary.LittleEndian.PutUint32(out[i:], uint32(r))
-		i += 4
+		i += CodePointBytes
 	}
 	return out, nil
 }
 
 func formatUnicode(fill []byte) (string, error) {
 	var sb strings.Builder
-	for i := 0; i+4 <= len(fill); i += 4 {
+	for i := 0; i+CodePointBytes <= len(fill); i += CodePointBytes {
 		r := rune(binary.LittleEndian.Uint32(fill[i:]))
 		if !utf8.ValidRune(r) {
 			return "", fmt.Errorf("invalid code point %#x", uint32(r))

@@ -67,9 +67,13 @@ func classify(raw json.RawMessage) (jsonValue, error) {
 	return v, nil
 }
 
+// abbreviatedFill is how much of a fill value an error quotes: enough to
+// recognise it, short enough that a huge value does not flood a log line.
+const abbreviatedFill = 40
+
 func abbreviate(b []byte) string {
-	if len(b) > 40 {
-		return string(b[:40]) + "..."
+	if len(b) > abbreviatedFill {
+		return string(b[:abbreviatedFill]) + "..."
 	}
 	return string(b)
 }

@@ -9,30 +9,40 @@ import (
 
 // IEEE 754 binary16 has no Go type; these helpers convert its bit patterns.
 
+// The binary16 layout: a sign bit, 5 exponent bits biased by 15, and 10
+// stored mantissa bits under an implicit leading 1 (for normal numbers).
 const (
 	f16MinNormalExp = -14 // exponent of the smallest normal float16
 	f16SubnormalExp = -24 // exponent of the float16 subnormal quantum
+
+	f16SignBit    = 0x8000
+	f16MantBits   = 10                 // stored mantissa bits
+	f16MantMask   = 1<<f16MantBits - 1 // the stored mantissa
+	f16Implicit   = 1 << f16MantBits   // the leading 1 of a normal number, not stored
+	f16Precision  = f16MantBits + 1    // significant bits of a normal number
+	f16Bias       = 15                 // exponent bias
+	f16ExpAllOnes = 0x1f               // biased exponent of infinities and NaNs
 )
 
 // F16ToFloat64 converts binary16 bits to float64 exactly (every float16 is
 // a float64). NaN payloads are not carried over.
 func F16ToFloat64(h uint16) float64 {
-	exp := int(h>>10) & 0x1f
-	mant := uint64(h & 0x3ff)
+	exp := int(h>>f16MantBits) & f16ExpAllOnes
+	mant := uint64(h & f16MantMask)
 	var f float64
 	switch exp {
 	case 0:
 		f = math.Ldexp(float64(mant), f16SubnormalExp)
-	case 0x1f:
+	case f16ExpAllOnes:
 		if mant == 0 {
 			f = math.Inf(1)
 		} else {
 			f = math.NaN()
 		}
 	default:
-		f = math.Ldexp(float64(mant|0x400), exp-25)
+		f = math.Ldexp(float64(mant|f16Implicit), exp-f16Bias-f16MantBits)
 	}
-	if h&0x8000 != 0 {
+	if h&f16SignBit != 0 {
 		f = -f
 	}
 	return f
@@ -48,7 +58,7 @@ func parseF16(tok string) (uint16, error) {
 	}
 	var sign uint16
 	if math.Signbit(f) {
-		sign = 0x8000
+		sign = f16SignBit
 	}
 	a := math.Abs(f)
 	switch {
@@ -74,18 +84,18 @@ func ratToF16(r *big.Rat) (uint16, error) {
 	if r.Cmp(minNormal) < 0 {
 		// Subnormal range: round r / 2^-24 to an integer, ties to even.
 		// The result 1024 is the smallest normal, which encodes the same way.
-		q := new(big.Rat).Mul(r, new(big.Rat).SetInt64(1<<24))
+		q := new(big.Rat).Mul(r, new(big.Rat).SetInt64(1<<-f16SubnormalExp))
 		return uint16(roundHalfEven(q)), nil
 	}
-	f := new(big.Float).SetPrec(11).SetMode(big.ToNearestEven).SetRat(r)
+	f := new(big.Float).SetPrec(f16Precision).SetMode(big.ToNearestEven).SetRat(r)
 	mant := new(big.Float)
 	exp := f.MantExp(mant) // f = mant * 2^exp, 0.5 <= mant < 1
-	biased := exp - 1 + 15
-	if biased >= 0x1f {
+	biased := exp - 1 + f16Bias
+	if biased >= f16ExpAllOnes {
 		return 0, errOutOfRange
 	}
-	m, _ := mant.SetMantExp(mant, 11).Int64() // 1024 <= m < 2048, exact
-	return uint16(biased)<<10 | uint16(m-1024), nil
+	m, _ := mant.SetMantExp(mant, f16Precision).Int64() // 1024 <= m < 2048, exact
+	return uint16(biased)<<f16MantBits | uint16(m-f16Implicit), nil
 }
 
 // roundHalfEven rounds a non-negative rational to an integer.

@@ -88,26 +88,39 @@ func ParseV2(typestr string) (DataType, Endian, error) {
 	if err != nil || n <= 0 {
 		return DataType{}, NoEndian, fmt.Errorf("invalid v2 data type %q", typestr)
 	}
-	var d DataType
+	d := v2DataType(kind, n, unit)
+	if d.Kind == Invalid {
+		return DataType{}, NoEndian, fmt.Errorf("unsupported v2 data type %q", typestr)
+	}
+	if d.SwapUnit() == 1 {
+		end = NoEndian
+	}
+	return d, end, nil
+}
+
+// v2DataType is the data type that a v2 type string's kind letter and
+// byte size name (unit for datetime64 and timedelta64); Invalid when they
+// name none.
+func v2DataType(kind byte, n int, unit string) DataType {
 	switch kind {
 	case 'b':
 		if n == 1 {
-			d = v3Core["bool"]
+			return v3Core["bool"]
 		}
 	case 'i':
-		d = v3Core[fmt.Sprintf("int%d", n*8)]
+		return v3Core[fmt.Sprintf("int%d", n*8)]
 	case 'u':
-		d = v3Core[fmt.Sprintf("uint%d", n*8)]
+		return v3Core[fmt.Sprintf("uint%d", n*8)]
 	case 'f':
-		d = v3Core[fmt.Sprintf("float%d", n*8)]
+		return v3Core[fmt.Sprintf("float%d", n*8)]
 	case 'c':
-		d = v3Core[fmt.Sprintf("complex%d", n*8)]
+		return v3Core[fmt.Sprintf("complex%d", n*8)]
 	case 'S':
-		d = DataType{Kind: FixedBytes, Size: n, Name: "S" + strconv.Itoa(n)}
+		return DataType{Kind: FixedBytes, Size: n, Name: "S" + strconv.Itoa(n)}
 	case 'U':
-		d = DataType{Kind: FixedUnicode, Size: 4 * n, Name: "U" + strconv.Itoa(n)}
+		return DataType{Kind: FixedUnicode, Size: CodePointBytes * n, Name: "U" + strconv.Itoa(n)}
 	case 'V':
-		d = DataType{Kind: Raw, Size: n, Name: "V" + strconv.Itoa(n)}
+		return DataType{Kind: Raw, Size: n, Name: "V" + strconv.Itoa(n)}
 	case 'M', 'm':
 		if n == 8 {
 			k, name := Datetime, "M8"
@@ -117,16 +130,10 @@ func ParseV2(typestr string) (DataType, Endian, error) {
 			if unit != "" {
 				name += "[" + unit + "]"
 			}
-			d = DataType{Kind: k, Size: 8, Name: name, Unit: unit}
+			return DataType{Kind: k, Size: 8, Name: name, Unit: unit}
 		}
 	}
-	if d.Kind == Invalid {
-		return DataType{}, NoEndian, fmt.Errorf("unsupported v2 data type %q", typestr)
-	}
-	if d.SwapUnit() == 1 {
-		end = NoEndian
-	}
-	return d, end, nil
+	return DataType{}
 }
 
 // V2String formats the type as a numpy type string with the given byte order.
@@ -152,7 +159,7 @@ func (d DataType) V2String(e Endian) string {
 	case FixedBytes:
 		return fmt.Sprintf("|S%d", d.Size)
 	case FixedUnicode:
-		return fmt.Sprintf("%sU%d", order, d.Size/4)
+		return fmt.Sprintf("%sU%d", order, d.Size/CodePointBytes)
 	case Raw:
 		return fmt.Sprintf("|V%d", d.Size)
 	case String, Bytes:

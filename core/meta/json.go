@@ -203,10 +203,15 @@ func parseInt(raw json.RawMessage) (int, error) {
 	return int(n), nil
 }
 
+// abbreviatedJSON is how much of a metadata value an error quotes: enough
+// to recognise it, short enough that a huge document does not flood a log
+// line.
+const abbreviatedJSON = 60
+
 func abbreviate(b []byte) string {
 	b = bytes.TrimSpace(b)
-	if len(b) > 60 {
-		return string(b[:60]) + "..."
+	if len(b) > abbreviatedJSON {
+		return string(b[:abbreviatedJSON]) + "..."
 	}
 	return string(b)
 }

@@ -60,11 +60,20 @@ func numbersEqual(x, y json.Number) bool {
 	return okx && oky && rx.Cmp(ry) == 0
 }
 
+// Bounds on the numbers compared exactly: beyond them a literal equals only
+// its identical text, since big.Rat would expand it in full. Well past any
+// float64 (about 1e308, 17 significant digits), so numbers a reader could
+// tell apart still compare by value.
+const (
+	maxExactNumberDigits = 1024
+	maxExactNumberExp    = 1024
+)
+
 // hugeNumber reports literals whose exact value would be expensive to
 // build (big.Rat expands 1e999999999 in full).
 func hugeNumber(n json.Number) bool {
 	s := string(n)
-	if len(s) > 1024 {
+	if len(s) > maxExactNumberDigits {
 		return true
 	}
 	i := strings.IndexAny(s, "eE")
@@ -72,5 +81,5 @@ func hugeNumber(n json.Number) bool {
 		return false
 	}
 	exp, err := strconv.Atoi(s[i+1:])
-	return err != nil || exp > 1024 || exp < -1024
+	return err != nil || exp > maxExactNumberExp || exp < -maxExactNumberExp
 }

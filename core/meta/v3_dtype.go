@@ -59,10 +59,10 @@ func lengthType(ext Extension) (dtype.DataType, error) {
 	}
 	switch ext.Name {
 	case "fixed_length_utf32":
-		if n%4 != 0 {
-			return dtype.DataType{}, fmt.Errorf("%s: configuration: length_bytes %d is not a multiple of 4 (UTF-32 code points)", ext.Name, n)
+		if n%dtype.CodePointBytes != 0 {
+			return dtype.DataType{}, fmt.Errorf("%s: configuration: length_bytes %d is not a multiple of %d (UTF-32 code points)", ext.Name, n, dtype.CodePointBytes)
 		}
-		return dtype.DataType{Kind: dtype.FixedUnicode, Size: n, Name: "U" + strconv.Itoa(n/4)}, nil
+		return dtype.DataType{Kind: dtype.FixedUnicode, Size: n, Name: "U" + strconv.Itoa(n/dtype.CodePointBytes)}, nil
 	case "null_terminated_bytes":
 		return dtype.DataType{Kind: dtype.FixedBytes, Size: n, Name: "S" + strconv.Itoa(n)}, nil
 	}

@@ -76,7 +76,7 @@ func floatLE(b []byte) float64 {
 // utf32ToString decodes NUL-padded UTF-32LE; invalid code points become U+FFFD.
 func utf32ToString(b []byte) string {
 	var sb strings.Builder
-	for i := 0; i+4 <= len(b); i += 4 {
+	for i := 0; i+dtype.CodePointBytes <= len(b); i += dtype.CodePointBytes {
 		r := rune(binary.LittleEndian.Uint32(b[i:]))
 		if !utf8.ValidRune(r) {
 			r = utf8.RuneError

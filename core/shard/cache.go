@@ -20,6 +20,11 @@ type Cache struct {
 
 type cacheKey struct{ key, version string }
 
+// cacheEntryOverhead is what an entry costs beyond its index, key and
+// version bytes: the map entry, the list element and the cacheItem. An
+// estimate, so that many tiny indexes cannot outgrow maxBytes unseen.
+const cacheEntryOverhead = 64
+
 type cacheItem struct {
 	k    cacheKey
 	ix   *Index
@@ -67,7 +72,7 @@ func (c *Cache) Put(key, version string, ix *Index) {
 	if c == nil || version == "" {
 		return
 	}
-	cost := int64(ix.Len())*EntrySize + int64(len(key)+len(version)) + 64
+	cost := int64(ix.Len())*EntrySize + int64(len(key)+len(version)) + cacheEntryOverhead
 	if cost > c.maxBytes {
 		return
 	}

@@ -136,6 +136,9 @@ func (p *PipelineIndex) Decode(ctx context.Context, b []byte, _ Location) (*Inde
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
+// crc32cSize is the length of the CRC-32C that follows a legacy index.
+const crc32cSize = crc32.Size
+
 // LegacyIndex reads shards written before index_codecs existed: raw pairs
 // followed by a CRC-32C (May-July 2023 drafts) or raw pairs alone (March-May
 // 2023). The checksum decides; new shards get the checksum.
@@ -145,7 +148,7 @@ type LegacyIndex struct{ cps []int }
 // index_codecs.
 func NewLegacyIndex(cps []int) LegacyIndex { return LegacyIndex{cps: cps} }
 
-func (l LegacyIndex) Size() int64 { return RawSize(l.cps) + 4 }
+func (l LegacyIndex) Size() int64 { return RawSize(l.cps) + crc32cSize }
 
 func (l LegacyIndex) Encode(_ context.Context, ix *Index) ([]byte, error) {
 	b := ix.AppendRaw(make([]byte, 0, l.Size()))
@@ -154,11 +157,11 @@ func (l LegacyIndex) Encode(_ context.Context, ix *Index) ([]byte, error) {
 
 func (l LegacyIndex) Decode(_ context.Context, b []byte, loc Location) (*Index, int64, error) {
 	raw := RawSize(l.cps)
-	if int64(len(b)) == raw+4 {
+	if int64(len(b)) == raw+crc32cSize {
 		payload := b[:raw]
 		if binary.LittleEndian.Uint32(b[raw:]) == crc32.Checksum(payload, castagnoli) {
 			ix, err := DecodeRaw(payload, l.cps)
-			return ix, raw + 4, err
+			return ix, raw + crc32cSize, err
 		}
 	}
 	if int64(len(b)) < raw {
