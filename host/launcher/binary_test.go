@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/zarrgw/zarrgw/host/plugins/pluginpkg"
+	"github.com/zarrgw/zarrgw/tests/support/servers"
 )
 
 // pluginFile writes a plugin file with content and returns the plugin
@@ -46,11 +47,11 @@ func swap(t *testing.T, path, content string) {
 // can fail.
 func TestRunsTheFileHashed(t *testing.T) {
 	if runtime.GOOS != "linux" {
-		t.Skip("only Linux runs a file by its descriptor")
+		servers.Unavailable(t, "only Linux runs a file by its descriptor")
 	}
 	echo, err := os.ReadFile("/bin/echo")
 	if err != nil {
-		t.Skipf("no /bin/echo to copy: %v", err)
+		t.Fatalf("no /bin/echo to copy: %v", err)
 	}
 	dir := t.TempDir()
 	for _, c := range []struct{ name, content string }{
@@ -98,7 +99,7 @@ func TestMismatchNamesBothSums(t *testing.T) {
 // all (/tmp) is not a way in, and is accepted.
 func TestWritableByOthersRefused(t *testing.T) {
 	if runtime.GOOS == "windows" {
-		t.Skip("Windows has no permission bits to check")
+		servers.Unavailable(t, "Windows has no permission bits to check")
 	}
 	for _, c := range []struct {
 		name      string
@@ -143,7 +144,7 @@ func TestWritableByOthersRefused(t *testing.T) {
 // Only root can give a file away, so the test needs root.
 func TestOwnedByAnotherUserRefused(t *testing.T) {
 	if runtime.GOOS == "windows" || os.Geteuid() != 0 {
-		t.Skip("only root can give a file to another user")
+		servers.Unavailable(t, "only root can give a file to another user")
 	}
 	p := pluginFile(t, t.TempDir(), "p", "#!/bin/sh\n")
 	if err := os.Chown(p.spec.Path, 65534, 65534); err != nil {
