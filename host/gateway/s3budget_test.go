@@ -38,14 +38,21 @@ dataset "cachedopen" {
 // of bodies (16 MiB) and max_object_size (40 MiB) above it.
 func newWholeValuesGateway(t *testing.T, log *syncBuffer) *s3Gateway {
 	t.Helper()
+	cached := cachedOpenDataset(t)
+	return newS3Gateway(t, s3Options{maxRequest: "64MiB", log: log, edit: func(cfg *config.Config) {
+		cfg.Datasets = append(cfg.Datasets, cached)
+		cfg.Server.BodyMemory = 16 << 20
+	}})
+}
+
+// cachedOpenDataset is cachedDataset parsed.
+func cachedOpenDataset(t *testing.T) config.Dataset {
+	t.Helper()
 	extra, diags := config.Parse([]byte(cachedDataset), "/etc/zarrgw/extra.hcl", registry.Bundled().Catalog())
 	if diags.HasErrors() {
 		t.Fatal(diags.Error())
 	}
-	return newS3Gateway(t, s3Options{maxRequest: "64MiB", log: log, edit: func(cfg *config.Config) {
-		cfg.Datasets = append(cfg.Datasets, extra.Datasets[0])
-		cfg.Server.BodyMemory = 16 << 20
-	}})
+	return extra.Datasets[0]
 }
 
 // Copies and completed uploads that build a value in memory take it from

@@ -22,7 +22,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/zarrgw/zarrgw/host/config"
-	"github.com/zarrgw/zarrgw/host/registry"
 )
 
 // uploadConfig is a gateway whose whole budget of bodies is smaller than
@@ -181,24 +180,8 @@ func TestS3StreamedBodiesChecked(t *testing.T) {
 // transformer, by joining them in memory: both make the parts in order.
 // A part that cannot be read fails the completion, and nothing is stored.
 func TestS3CompleteStreamsIntoFiles(t *testing.T) {
-	extra, diags := config.Parse([]byte(`
-store "fs" "local" {
-  root = "/unused"
-}
-dataset "cachedopen" {
-  store  = store.fs.local
-  prefix = "cachedopen"
-  transformer "cache" {
-  }
-  access {
-    read  = ["*"]
-    write = ["*"]
-  }
-}`), "/etc/zarrgw/extra.hcl", registry.Bundled().Catalog())
-	if diags.HasErrors() {
-		t.Fatal(diags.Error())
-	}
-	sg := newS3Gateway(t, s3Options{edit: func(cfg *config.Config) { cfg.Datasets = append(cfg.Datasets, extra.Datasets[0]) }})
+	cached := cachedOpenDataset(t)
+	sg := newS3Gateway(t, s3Options{edit: func(cfg *config.Config) { cfg.Datasets = append(cfg.Datasets, cached) }})
 	c := sg.writer()
 	ctx := context.Background()
 	parts := [][]byte{bytes.Repeat([]byte("a"), 5<<20), bytes.Repeat([]byte("b"), 5<<20), []byte("c")}
