@@ -19,9 +19,10 @@ import (
 // store's Get does. Versions are decimal strings of a counter that grows
 // with every write, so no two writes ever share a version.
 type Memory struct {
-	mu     sync.RWMutex
-	values map[string]memValue
-	seq    uint64 // last version handed out
+	NoOptional // no files: OpenFile and SetFrom report ErrUnsupported
+	mu         sync.RWMutex
+	values     map[string]memValue
+	seq        uint64 // last version handed out
 }
 
 type memValue struct {
@@ -40,7 +41,8 @@ func NewMemory() *Memory {
 // Capabilities reports every capability.
 func (m *Memory) Capabilities() Capabilities {
 	return Capabilities{Read: true, Write: true, Erase: true, List: true,
-		Ranges: true, SuffixRanges: true, ConditionalWrite: true}
+		Ranges: true, SuffixRanges: true, ConditionalWrite: true,
+		Optional: Optional{Into: true, Sorted: true, Info: true}}
 }
 
 func (m *Memory) lookup(ctx context.Context, key string) (memValue, error) {

@@ -219,6 +219,12 @@ func TestStoreFileSpans(t *testing.T) {
 // writes and hands out small values in the caller's buffer.
 type filesStore struct{ *store.Memory }
 
+func (f filesStore) Capabilities() store.Capabilities {
+	c := f.Memory.Capabilities()
+	c.File = true
+	return c
+}
+
 func (f filesStore) OpenFile(ctx context.Context, key string, buf []byte) (*os.File, store.Info, error) {
 	v, err := f.Get(ctx, key, store.ByteRange{})
 	if err != nil {

@@ -271,6 +271,13 @@ type counting struct {
 	into, sorted, info, stat, dir, get, erase, many, file, setFrom atomic.Int64
 }
 
+// Capabilities claims files too, which counting hands out.
+func (c *counting) Capabilities() store.Capabilities {
+	caps := c.Memory.Capabilities()
+	caps.File = true
+	return caps
+}
+
 func (c *counting) reset() {
 	for _, n := range []*atomic.Int64{&c.into, &c.sorted, &c.info, &c.stat, &c.dir, &c.get, &c.erase, &c.many, &c.file, &c.setFrom} {
 		n.Store(0)

@@ -66,7 +66,7 @@ func (s *Store) batchRuns(b *store.ReadBatch) *runs {
 // coalesced reads r (key's reference) through the run holding it, fetched
 // once per batch: ok is false when r is best read alone.
 func (s *Store) coalesced(ctx context.Context, b *store.ReadBatch, key string, r Ref, ext *Extents, target store.Store, tkey string) (store.Value, bool, error) {
-	if _, local := target.(store.FileOpener); s.maxBlock <= 0 || local {
+	if local := store.OptionalOf(target).File; s.maxBlock <= 0 || local {
 		// A file on a local file system costs a pread per range: reading
 		// its neighbours too would only add a copy.
 		return store.Value{}, false, nil

@@ -176,7 +176,7 @@ func TestGetIntoKept(t *testing.T) {
 	s := newSetup(t, cache.Options{RevalidateAfter: long}, "")
 	s.setBehind(t, "k", "0123456789")
 	shown := s.c.Store()
-	if _, ok := shown.(store.ReaderInto); !ok {
+	if !store.OptionalOf(shown).Into {
 		t.Fatal("the cache over a store with GetInto has none")
 	}
 	read := func() {

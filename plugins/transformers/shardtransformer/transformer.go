@@ -67,7 +67,7 @@ func New(next store.Store, layout Layout, chunksPerShard []int) (store.Store, er
 	if err != nil {
 		return nil, err
 	}
-	return s.shown(), nil
+	return s, nil
 }
 
 // NewWith wraps next: chunk keys of layout are stored in shards of
@@ -110,6 +110,7 @@ func (s *Store) Capabilities() store.Capabilities {
 	c := s.next.Capabilities()
 	c.Ranges, c.SuffixRanges = c.Read, c.Read
 	c.MD5Versions = false
+	c.Optional = s.optional()
 	return c
 }
 
