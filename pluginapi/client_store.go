@@ -145,7 +145,7 @@ func (s *remoteStore) Get(ctx context.Context, key string, r store.ByteRange) (s
 	return v, err
 }
 
-// GetInto implements store.ReaderInto: the plugin reads the value with one
+// GetInto is the optional copy-free read (store.Optional.Into): the plugin reads the value with one
 // Get into shared memory (when a slot is free and it fits), and it is
 // copied from there into dst, the one copy between the processes.
 func (s *remoteStore) GetInto(ctx context.Context, key string, dst []byte) (bool, error) {
@@ -402,7 +402,7 @@ func (s *remoteStore) List(ctx context.Context, prefix string) iter.Seq2[string,
 	return listing(ctx, s, &pb.ListRequest{Key: []byte(prefix)}, keysOf, nil)
 }
 
-// ListSorted implements store.SortedLister, shown only where the plugin's
+// ListSorted is the optional sorted listing, claimed only where the plugin's
 // store lists sorted itself: otherwise store.ListSorted's walk of
 // directories costs a call per directory, not one listing.
 func (s *remoteStore) ListSorted(ctx context.Context, prefix, startAfter string) iter.Seq2[string, error] {
@@ -410,7 +410,7 @@ func (s *remoteStore) ListSorted(ctx context.Context, prefix, startAfter string)
 		func(k string) string { return k })
 }
 
-// ListInfo implements store.InfoLister, shown only where the plugin's
+// ListInfo is the optional listing with sizes, claimed only where the plugin's
 // store lists with sizes itself: otherwise store.ListInfo's Stat per key
 // costs a call per key.
 func (s *remoteStore) ListInfo(ctx context.Context, prefix, startAfter string) iter.Seq2[store.Entry, error] {

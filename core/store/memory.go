@@ -12,7 +12,7 @@ import (
 )
 
 // Memory is a concurrency-safe in-memory store with every capability and
-// every optional interface (ReaderInto, SortedLister, InfoLister).
+// the optional operations GetInto, ListSorted and ListInfo.
 //
 // Stored values are never mutated in place: Set copies its input, and Get
 // returns a fresh copy that the caller owns and may modify, as every other

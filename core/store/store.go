@@ -205,7 +205,7 @@ type Store interface {
 	// deletions drop thousands of chunks at once. Missing keys are not
 	// errors; a failure names the keys that failed. A store without a
 	// batch delete of its own implements it with EraseEach. It is part of
-	// Store, not an optional interface, so that the compiler makes every
+	// Store, as the optional operations are, so that the compiler makes every
 	// wrapper forward it: one that did not would turn a batch back into a
 	// request per key.
 	EraseMany(ctx context.Context, keys []string) error

@@ -100,7 +100,7 @@ type dataset struct {
 	// consolidated holds metadata consolidated on the fly, when the
 	// dataset asks for it.
 	consolidated *consolidated
-	// files: the store hands out values as open files (store.FileOpener),
+	// files: the store hands out values as open files (store.Optional.File),
 	// sent with sendfile.
 	files bool
 }

@@ -23,7 +23,7 @@ func TestStoreConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) store.Store { return Store(store.NewMemory(), "memory") })
 }
 
-// It shows the optional interfaces of its store, and only those, and
+// It claims the optional operations of its store, and only those, and
 // serves them through the store's own; it keeps its store's bytes, so it
 // must keep a store of files one (without OpenFile and SetFrom, traces
 // on would turn streamed uploads into bodies held in memory).

@@ -15,7 +15,7 @@ import (
 // is kept in the batch for its other keys. Outside a batch (one key over
 // the key API) only the value's own range is read, so a random read
 // never pays for its neighbours. Files on a local file system
-// (store.FileOpener) are read a range at a time: there a request is a
+// (store.Optional.File) are read a range at a time: there a request is a
 // pread, and a run would only add a copy.
 
 // Default bounds: fsspec's max_gap (64 kB) and a run of at most 4 MiB,

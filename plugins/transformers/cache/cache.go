@@ -40,8 +40,8 @@
 // made for the purpose), so a disk entry a write could not reach (another
 // replica's write, an erase of a prefix) is never served stale.
 //
-// Listings and the optional interfaces pass through to the next store;
-// the cache has exactly the optional interfaces the next store has.
+// Listings and the optional operations pass through to the next store;
+// the cache claims exactly those the next store has, files aside.
 package cache
 
 import (
@@ -99,8 +99,8 @@ type Options struct {
 }
 
 // Cache is the transformer. Its methods are safe for concurrent use.
-// *Cache has every optional interface of a store; the store New's callers
-// get (Store) has those of the next store only.
+// *Cache claims the optional operations of the next store, files aside
+// (Store returns it as the stack sees it).
 type Cache struct {
 	next    store.Store
 	disk    Tier

@@ -142,7 +142,7 @@ func TestPlacement(t *testing.T) {
 			s, _ := shardtransformer.New(store.NewMemory(), layout, []int{2})
 			return s
 		},
-		func() store.Store { // without the optional interfaces of the memory store
+		func() store.Store { // without the optional operations of the memory store
 			s, _ := shardtransformer.New(struct{ store.Store }{store.NewMemory()}, layout, []int{2})
 			return s
 		},

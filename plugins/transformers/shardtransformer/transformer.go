@@ -61,7 +61,7 @@ type Store struct {
 var _ store.Store = (*Store)(nil)
 
 // New wraps next with default options. The result reads into buffers
-// (store.ReaderInto) only where next does.
+// (store.Optional.Into) only where next does.
 func New(next store.Store, layout Layout, chunksPerShard []int) (store.Store, error) {
 	s, err := NewWith(next, layout, chunksPerShard, Options{})
 	if err != nil {
