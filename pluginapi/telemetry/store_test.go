@@ -56,7 +56,7 @@ func TestStoreSpans(t *testing.T) {
 	store.Collect(store.ListSorted(ctx, s, "", "a"))
 	s.ListDir(ctx, "")
 	s.Erase(ctx, "a/b")
-	failing := Store(failingStore{store.NewMemory()}, "failing")
+	failing := Store(store.WithOptional(failingStore{store.NewMemory()}, store.Optional{}), "failing")
 	failing.Get(ctx, "k", store.ByteRange{})
 	parent.End()
 
@@ -119,7 +119,7 @@ func TestStoreListingSpan(t *testing.T) {
 	for _, k := range []string{"a", "b", "c"} {
 		inner.Set(ctx, k, []byte(k), store.Condition{})
 	}
-	outer := Store(walker{inner}, "outer")
+	outer := Store(store.WithOptional(walker{inner}, store.Optional{}), "outer")
 	rec.Reset()
 	seq := outer.List(ctx, "")
 	if n := len(rec.Ended()); n != 0 {

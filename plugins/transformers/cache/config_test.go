@@ -143,7 +143,7 @@ func TestPlacement(t *testing.T) {
 			return s
 		},
 		func() store.Store { // without the optional operations of the memory store
-			s, _ := shardtransformer.New(struct{ store.Store }{store.NewMemory()}, layout, []int{2})
+			s, _ := shardtransformer.New(store.WithOptional(store.NewMemory(), store.Optional{}), layout, []int{2})
 			return s
 		},
 	} {
