@@ -26,7 +26,7 @@ func (c *Client) Store(ctx context.Context, name string, config json.RawMessage)
 	if err != nil {
 		return nil, err
 	}
-	return s.shown(), nil
+	return s, nil
 }
 
 // Transformer opens the plugin's storage transformer name over next. The
@@ -38,7 +38,7 @@ func (c *Client) Transformer(ctx context.Context, name string, config json.RawMe
 	if err != nil {
 		return nil, err
 	}
-	return s.shown(), nil
+	return s, nil
 }
 
 func (c *Client) openStore(ctx context.Context, ref *pb.StoreRef, next *nextServer) (*remoteStore, error) {
@@ -52,7 +52,7 @@ func (c *Client) openStore(ctx context.Context, ref *pb.StoreRef, next *nextServ
 		}
 		return nil, err
 	}
-	s.caps, s.optional = capsFromPB(caps), optionalFromPB(caps)
+	s.caps = capsFromPB(caps)
 	if next != nil {
 		s.cleanup = runtime.AddCleanup(s, forget, forgotten{c: c, name: ref.Name, config: ref.Configuration, next: next})
 	}
@@ -81,20 +81,16 @@ func unaryStore[T any](ctx context.Context, s *remoteStore, call func(pb.StoreCl
 
 // remoteStore is a store (or transformer) running in a plugin.
 type remoteStore struct {
-	c    *Client
-	ref  *pb.StoreRef
-	next *nextServer // nil for a store
-	caps store.Capabilities
-	// optional is what it shows of the optional interfaces it implements
-	optional store.Optional
-	cleanup  runtime.Cleanup
+	store.NoOptional // for the files, which a plugin's store does not hand out
+	c                *Client
+	ref              *pb.StoreRef
+	next             *nextServer        // nil for a store
+	caps             store.Capabilities // with the optional operations it claims
+	cleanup          runtime.Cleanup
 	// noEraseMany: the plugin has no EraseMany (an older SDK's), so
 	// batches are erased key by key
 	noEraseMany atomic.Bool
 }
-
-// shown is s with the optional interfaces it has for its plugin's store.
-func (s *remoteStore) shown() store.Store { return store.WithOptional(s, s.optional) }
 
 // forgotten is what a transformer leaves behind: the server of its next
 // store and its instance in the plugin.
@@ -149,7 +145,7 @@ func (s *remoteStore) Get(ctx context.Context, key string, r store.ByteRange) (s
 	return v, err
 }
 
-// GetInto implements store.ReaderInto: the plugin reads the value with one
+// GetInto is the optional copy-free read (store.Optional.Into): the plugin reads the value with one
 // Get into shared memory (when a slot is free and it fits), and it is
 // copied from there into dst, the one copy between the processes.
 func (s *remoteStore) GetInto(ctx context.Context, key string, dst []byte) (bool, error) {
@@ -406,7 +402,7 @@ func (s *remoteStore) List(ctx context.Context, prefix string) iter.Seq2[string,
 	return listing(ctx, s, &pb.ListRequest{Key: []byte(prefix)}, keysOf, nil)
 }
 
-// ListSorted implements store.SortedLister, shown only where the plugin's
+// ListSorted is the optional sorted listing, claimed only where the plugin's
 // store lists sorted itself: otherwise store.ListSorted's walk of
 // directories costs a call per directory, not one listing.
 func (s *remoteStore) ListSorted(ctx context.Context, prefix, startAfter string) iter.Seq2[string, error] {
@@ -414,7 +410,7 @@ func (s *remoteStore) ListSorted(ctx context.Context, prefix, startAfter string)
 		func(k string) string { return k })
 }
 
-// ListInfo implements store.InfoLister, shown only where the plugin's
+// ListInfo is the optional listing with sizes, claimed only where the plugin's
 // store lists with sizes itself: otherwise store.ListInfo's Stat per key
 // costs a call per key.
 func (s *remoteStore) ListInfo(ctx context.Context, prefix, startAfter string) iter.Seq2[store.Entry, error] {

@@ -106,7 +106,7 @@ func (si *storeInstances) buildTransformer(ctx context.Context, e transformer.Re
 	next, err := newClient(staticConnector{name: "host", conn: &Conn{cc: cc}}).openStore(ctx, &pb.StoreRef{}, nil)
 	if err == nil {
 		var st store.Store
-		if st, err = e.New(ctx, json.RawMessage(ref.GetConfiguration()), next.shown()); err == nil {
+		if st, err = e.New(ctx, json.RawMessage(ref.GetConfiguration()), next); err == nil {
 			return st, cc, nil
 		}
 	}

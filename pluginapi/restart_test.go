@@ -121,7 +121,7 @@ func listingAcrossACrash(t *testing.T, sorted bool) (want, got []string, err err
 	}
 	seq := s.List(ctx, "k/")
 	if sorted {
-		seq = s.(store.SortedLister).ListSorted(ctx, "k/", "")
+		seq = s.ListSorted(ctx, "k/", "")
 	}
 	for k, lerr := range seq {
 		if lerr != nil {

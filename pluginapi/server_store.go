@@ -39,7 +39,7 @@ func (s *storeService) Capabilities(ctx context.Context, req *pb.StoreRequest) (
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	return capsToPB(st.Capabilities(), store.OptionalOf(st)), nil
+	return capsToPB(st.Capabilities()), nil
 }
 
 // Get reads with one call of the store, whole value or range alike, and
@@ -238,13 +238,13 @@ func (s *storeService) Close(_ context.Context, req *pb.StoreRequest) (*pb.Empty
 }
 
 // capsToPB says what a store can do, and which of its listings it has
-// itself: the client shows SortedLister and InfoLister only then.
-func capsToPB(c store.Capabilities, o store.Optional) *pb.StoreCapabilities {
+// itself: the client claims ListSorted and ListInfo only then.
+func capsToPB(c store.Capabilities) *pb.StoreCapabilities {
 	return &pb.StoreCapabilities{
 		Read: c.Read, Write: c.Write, Erase: c.Erase, List: c.List,
 		Ranges: c.Ranges, SuffixRanges: c.SuffixRanges, ConditionalWrite: c.ConditionalWrite,
 		Md5Versions: c.MD5Versions,
-		SortedList:  o.Sorted, SizedList: o.Info,
+		SortedList:  c.Sorted, SizedList: c.Info,
 	}
 }
 
@@ -253,14 +253,12 @@ func capsFromPB(p *pb.StoreCapabilities) store.Capabilities {
 		Read: p.Read, Write: p.Write, Erase: p.Erase, List: p.List,
 		Ranges: p.Ranges, SuffixRanges: p.SuffixRanges, ConditionalWrite: p.ConditionalWrite,
 		MD5Versions: p.Md5Versions,
+		// the optional operations of a remote store: its own read into
+		// the caller's buffer (from frames or shared memory, whatever the
+		// plugin's store reads with), and the listings the plugin's store
+		// has
+		Optional: store.Optional{Into: true, Sorted: p.GetSortedList(), Info: p.GetSizedList()},
 	}
-}
-
-// optionalFromPB is the optional interfaces a remote store shows: its own
-// read into the caller's buffer (from frames or shared memory, whatever
-// the plugin's store reads with), and the listings the plugin's store has.
-func optionalFromPB(p *pb.StoreCapabilities) store.Optional {
-	return store.Optional{Into: true, Sorted: p.GetSortedList(), Info: p.GetSizedList()}
 }
 
 func rangeToPB(r store.ByteRange) *pb.ByteRange {

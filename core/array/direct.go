@@ -55,8 +55,8 @@ func (a *Array) readDirect(ctx context.Context, coords []int, dst []byte) error 
 func (a *Array) decodeInto(ctx context.Context, coords []int, dst []byte) (bool, error) {
 	key := a.ChunkKey(coords)
 	if _, raw := a.pipe.Direct(); raw {
-		if ri, ok := a.data.(store.ReaderInto); ok {
-			done, err := ri.GetInto(ctx, key, dst)
+		if store.OptionalOf(a.data).Into {
+			done, err := a.data.GetInto(ctx, key, dst)
 			if errors.Is(err, store.ErrNotFound) {
 				return false, nil
 			}

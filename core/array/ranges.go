@@ -38,7 +38,7 @@ func (c chunkRanges) ReadWhole(ctx context.Context, buf []byte) ([]byte, string,
 // between by one of the same size comes with the older version, which a
 // conditional write then refuses, never accepts.
 func readWhole(ctx context.Context, s store.Store, key string, buf func(n int64) []byte) ([]byte, string, error) {
-	if _, into := s.(store.ReaderInto); into {
+	if store.OptionalOf(s).Into {
 		info, err := s.Stat(ctx, key)
 		if err != nil {
 			return nil, "", err

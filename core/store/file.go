@@ -7,41 +7,40 @@ import (
 	"os"
 )
 
-// FileOpener is a store whose values are files (the fs store), or a
-// wrapper that passes such a store's bytes through unchanged. A server
+// OpenFile and SetFrom (Optional.File) are the operations of a store whose
+// values are files (the fs store), or of a wrapper that passes such a
+// store's bytes through unchanged. A server
 // hands an open file to the kernel (sendfile) instead of reading the
 // value into memory and writing it out again, and writes a request's
 // body into a new file as it arrives instead of holding it in memory.
 //
-// A wrapper implements it only when the bytes it returns are the bytes of
+// A wrapper claims them only when the bytes it returns are the bytes of
 // the store below, byte for byte: one that compresses, encrypts, caches or
 // rearranges them (sharding) does not, so a value read through it is read
-// the ordinary way. Like the other optional interfaces, a wrapper shows it
-// exactly when the store below does (ForwardOptional).
-type FileOpener interface {
-	// OpenFile opens key's value for reading, positioned at its start,
-	// with its Info taken from the open file: the bytes read from it are
-	// those of that version, whatever is written to the key meanwhile.
-	// The caller closes the file. A value that fits in buf is read into
-	// buf[:info.Size] instead, and the file is nil: a small value costs
-	// less read than handed out as a file. A missing key is ErrNotFound.
-	OpenFile(ctx context.Context, key string, buf []byte) (*os.File, Info, error)
-	// SetFrom stores the bytes of r, read to its end, as key's value,
-	// under cond, as Set does with a slice: the bytes go to a new file
-	// as they are read, and the file replaces the value only once r has
-	// ended with io.EOF. An error from r (a client gone, a body over its
-	// limit, a failed checksum) is returned wrapped, and the key keeps
-	// the value it had. A store that can check cond before reading r
-	// does, so that a refused write reads nothing.
-	SetFrom(ctx context.Context, key string, r io.Reader, cond Condition) (string, error)
-}
+// the ordinary way. Like the other optional operations, a wrapper that
+// keeps the bytes claims them exactly when the store below does.
+//
+// Store.OpenFile opens key's value for reading, positioned at its start,
+// with its Info taken from the open file: the bytes read from it are those
+// of that version, whatever is written to the key meanwhile. The caller
+// closes the file. A value that fits in buf is read into buf[:info.Size]
+// instead, and the file is nil: a small value costs less read than handed
+// out as a file. A missing key is ErrNotFound.
+//
+// Store.SetFrom stores the bytes of r, read to its end, as key's value,
+// under cond, as Set does with a slice: the bytes go to a new file as they
+// are read, and the file replaces the value only once r has ended with
+// io.EOF. An error from r (a client gone, a body over its limit, a failed
+// checksum) is returned wrapped, and the key keeps the value it had. A
+// store that can check cond before reading r does, so that a refused
+// write reads nothing.
 
 // SetFrom stores r's bytes as key's value through s's own SetFrom, or
 // reports ErrUnsupported, without reading r, where s has none: the
 // caller then reads r into memory for Set.
 func SetFrom(ctx context.Context, s Store, key string, r io.Reader, cond Condition) (string, error) {
-	if fo, ok := s.(FileOpener); ok {
-		return fo.SetFrom(ctx, key, r, cond)
+	if OptionalOf(s).File {
+		return s.SetFrom(ctx, key, r, cond)
 	}
 	return "", fmt.Errorf("set %q from a stream: %w", key, ErrUnsupported)
 }
@@ -49,8 +48,8 @@ func SetFrom(ctx context.Context, s Store, key string, r io.Reader, cond Conditi
 // OpenFile opens key's value as a file (or reads it into buf) through
 // s's own OpenFile, or reports ErrUnsupported where s has none.
 func OpenFile(ctx context.Context, s Store, key string, buf []byte) (*os.File, Info, error) {
-	if fo, ok := s.(FileOpener); ok {
-		return fo.OpenFile(ctx, key, buf)
+	if OptionalOf(s).File {
+		return s.OpenFile(ctx, key, buf)
 	}
 	return nil, Info{}, fmt.Errorf("open %q as a file: %w", key, ErrUnsupported)
 }

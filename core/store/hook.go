@@ -14,10 +14,10 @@ import (
 // calling.
 type Hook func(ctx context.Context, op, key string, call func(context.Context) error) error
 
-// WithHook returns s with hook around each of its calls. The copy-free
-// read (ReaderInto) and the sorted listings (SortedLister, InfoLister) of
-// s stay available, and only those s has.
-func WithHook(s Store, hook Hook) Store { return ForwardOptional(&hooked{next: s, hook: hook}, s) }
+// WithHook returns s with hook around each of its calls. The optional
+// operations of s (the copy-free read, the sorted listings, the files)
+// stay available, and only those s has.
+func WithHook(s Store, hook Hook) Store { return &hooked{next: s, hook: hook} }
 
 type hooked struct {
 	next Store

@@ -12,16 +12,17 @@ import (
 )
 
 // Memory is a concurrency-safe in-memory store with every capability and
-// every optional interface (ReaderInto, SortedLister, InfoLister).
+// the optional operations GetInto, ListSorted and ListInfo.
 //
 // Stored values are never mutated in place: Set copies its input, and Get
 // returns a fresh copy that the caller owns and may modify, as every other
 // store's Get does. Versions are decimal strings of a counter that grows
 // with every write, so no two writes ever share a version.
 type Memory struct {
-	mu     sync.RWMutex
-	values map[string]memValue
-	seq    uint64 // last version handed out
+	NoOptional // no files: OpenFile and SetFrom report ErrUnsupported
+	mu         sync.RWMutex
+	values     map[string]memValue
+	seq        uint64 // last version handed out
 }
 
 type memValue struct {
@@ -40,7 +41,8 @@ func NewMemory() *Memory {
 // Capabilities reports every capability.
 func (m *Memory) Capabilities() Capabilities {
 	return Capabilities{Read: true, Write: true, Erase: true, List: true,
-		Ranges: true, SuffixRanges: true, ConditionalWrite: true}
+		Ranges: true, SuffixRanges: true, ConditionalWrite: true,
+		Optional: Optional{Into: true, Sorted: true, Info: true}}
 }
 
 func (m *Memory) lookup(ctx context.Context, key string) (memValue, error) {

@@ -1,22 +1,32 @@
 package store
 
-import "strings"
+import (
+	"context"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+	"strings"
+)
 
-// Optional names the optional interfaces a store may implement beyond
-// Store: ReaderInto, SortedLister, InfoLister and FileOpener. Callers test for them
-// (store.ListInfo takes one listing with sizes where a store has it, and a
-// Stat of each key where it has not), so a store that wraps another must
-// have one exactly when the store below can do what it promises: a wrapper
-// that drops one turns a listing into a Stat per key, and one that claims
-// one its store lacks hides that fallback from whoever asks.
+// Optional names the optional operations of Store a store does by its own
+// means (part of its Capabilities). The helpers GetInto, ListSorted,
+// ListInfo, OpenFile and SetFrom ask for them (ListInfo takes one listing
+// with sizes where a store has it, and a Stat of each key where it has
+// not), so a store that wraps another must claim one exactly when the
+// store below can do what it promises: a wrapper that drops one turns a
+// listing into a Stat per key, and one that claims one its store lacks
+// hides that fallback from whoever asks. A wrapper that returns the
+// Capabilities of the store below, changed where it must, claims them
+// exactly so.
 type Optional struct {
-	Into   bool // ReaderInto
-	Sorted bool // SortedLister
-	Info   bool // InfoLister
-	File   bool // FileOpener
+	Into   bool // GetInto
+	Sorted bool // ListSorted
+	Info   bool // ListInfo
+	File   bool // OpenFile and SetFrom
 }
 
-// String names the interfaces o names, "into+sorted+info+file", or "none".
+// String names the operations o names, "into+sorted+info+file", or "none".
 func (o Optional) String() string {
 	var names []string
 	for _, n := range []struct {
@@ -33,12 +43,12 @@ func (o Optional) String() string {
 	return strings.Join(names, "+")
 }
 
-// Minus is the optional interfaces o names and p does not.
+// Minus is the optional operations o names and p does not.
 func (o Optional) Minus(p Optional) Optional {
 	return Optional{Into: o.Into && !p.Into, Sorted: o.Sorted && !p.Sorted, Info: o.Info && !p.Info, File: o.File && !p.File}
 }
 
-// EveryOptional is every combination of optional interfaces, none first.
+// EveryOptional is every combination of optional operations, none first.
 func EveryOptional() []Optional {
 	out := make([]Optional, 0, 16)
 	for i := range 16 {
@@ -47,151 +57,82 @@ func EveryOptional() []Optional {
 	return out
 }
 
-// OptionalOf reports the optional interfaces s implements.
-func OptionalOf(s Store) Optional {
-	_, into := s.(ReaderInto)
-	_, sorted := s.(SortedLister)
-	_, info := s.(InfoLister)
-	_, file := s.(FileOpener)
-	return Optional{Into: into, Sorted: sorted, Info: info, File: file}
-}
+// OptionalOf reports the optional operations s does by its own means.
+func OptionalOf(s Store) Optional { return s.Capabilities().Optional }
 
-// Or is every optional interface o or p names.
+// Or is every optional operation o or p names.
 func (o Optional) Or(p Optional) Optional {
 	return Optional{Into: o.Into || p.Into, Sorted: o.Sorted || p.Sorted, Info: o.Info || p.Info, File: o.File || p.File}
 }
 
-// And is the optional interfaces both o and p name.
+// And is the optional operations both o and p name.
 func (o Optional) And(p Optional) Optional {
 	return Optional{Into: o.Into && p.Into, Sorted: o.Sorted && p.Sorted, Info: o.Info && p.Info, File: o.File && p.File}
 }
 
-// ForwardOptional returns the wrapper w showing those of its optional
-// interfaces that inner, the store it wraps, has too. A wrapper implements
-// every one of them (with the helpers GetInto, ListSorted and ListInfo,
-// which fall back where inner lacks one) and its constructor returns
-// ForwardOptional(w, inner).
+// ForwardOptional returns w claiming only those of its optional
+// operations that inner, the store it wraps, claims too.
+//
+// Deprecated: a wrapper whose Capabilities are those of the store below
+// claims exactly those already; it needs no ForwardOptional.
 func ForwardOptional(w, inner Store) Store { return WithOptional(w, OptionalOf(inner)) }
 
-// WithOptional returns s showing only those of its optional interfaces
-// that o names; s itself when it shows exactly those already. The result
-// has s's Store methods and no other methods of s.
+// WithOptional returns s claiming only those of its optional operations
+// that o names (the others served by the helpers' fallbacks); s itself
+// when it claims exactly those already. Tests use it to stand for a store
+// without some of them.
 func WithOptional(s Store, o Optional) Store {
-	o = o.And(OptionalOf(s))
-	if o == OptionalOf(s) {
+	if o = o.And(OptionalOf(s)); o == OptionalOf(s) {
 		return s
 	}
-	if !o.File {
-		return withLists(s, o)
-	}
-	file := s.(FileOpener)
-	into, _ := s.(ReaderInto)
-	sorted, _ := s.(SortedLister)
-	info, _ := s.(InfoLister)
-	// One type per combination: Go cannot add methods to a value at run
-	// time, and an embedded interface that is nil would claim a method
-	// that panics.
-	switch o.Minus(Optional{File: true}) {
-	case Optional{Into: true, Sorted: true, Info: true}:
-		return struct {
-			Store
-			ReaderInto
-			SortedLister
-			InfoLister
-			FileOpener
-		}{s, into, sorted, info, file}
-	case Optional{Into: true, Sorted: true}:
-		return struct {
-			Store
-			ReaderInto
-			SortedLister
-			FileOpener
-		}{s, into, sorted, file}
-	case Optional{Into: true, Info: true}:
-		return struct {
-			Store
-			ReaderInto
-			InfoLister
-			FileOpener
-		}{s, into, info, file}
-	case Optional{Sorted: true, Info: true}:
-		return struct {
-			Store
-			SortedLister
-			InfoLister
-			FileOpener
-		}{s, sorted, info, file}
-	case Optional{Into: true}:
-		return struct {
-			Store
-			ReaderInto
-			FileOpener
-		}{s, into, file}
-	case Optional{Sorted: true}:
-		return struct {
-			Store
-			SortedLister
-			FileOpener
-		}{s, sorted, file}
-	case Optional{Info: true}:
-		return struct {
-			Store
-			InfoLister
-			FileOpener
-		}{s, info, file}
-	}
-	return struct {
-		Store
-		FileOpener
-	}{s, file}
+	return withOptional{s, o}
 }
 
-// withLists is WithOptional for the combinations without FileOpener.
-func withLists(s Store, o Optional) Store {
-	into, _ := s.(ReaderInto)
-	sorted, _ := s.(SortedLister)
-	info, _ := s.(InfoLister)
-	switch o {
-	case Optional{Into: true, Sorted: true, Info: true}:
-		return struct {
-			Store
-			ReaderInto
-			SortedLister
-			InfoLister
-		}{s, into, sorted, info}
-	case Optional{Into: true, Sorted: true}:
-		return struct {
-			Store
-			ReaderInto
-			SortedLister
-		}{s, into, sorted}
-	case Optional{Into: true, Info: true}:
-		return struct {
-			Store
-			ReaderInto
-			InfoLister
-		}{s, into, info}
-	case Optional{Sorted: true, Info: true}:
-		return struct {
-			Store
-			SortedLister
-			InfoLister
-		}{s, sorted, info}
-	case Optional{Into: true}:
-		return struct {
-			Store
-			ReaderInto
-		}{s, into}
-	case Optional{Sorted: true}:
-		return struct {
-			Store
-			SortedLister
-		}{s, sorted}
-	case Optional{Info: true}:
-		return struct {
-			Store
-			InfoLister
-		}{s, info}
+// withOptional is a store with fewer optional operations than the store
+// it holds.
+type withOptional struct {
+	Store
+	o Optional
+}
+
+func (w withOptional) Capabilities() Capabilities {
+	c := w.Store.Capabilities()
+	c.Optional = w.o
+	return c
+}
+
+// NoOptional, embedded in a store, gives it the optional operations of
+// Store, each reporting ErrUnsupported: a store that does none of them
+// by its own means embeds it and leaves Capabilities().Optional unset,
+// and one that does some defines those and claims them. A wrapper does
+// not embed it: it forwards each one to the store it wraps.
+type NoOptional struct{}
+
+// GetInto reports ErrUnsupported.
+func (NoOptional) GetInto(_ context.Context, key string, _ []byte) (bool, error) {
+	return false, fmt.Errorf("get %q into a buffer: %w", key, ErrUnsupported)
+}
+
+// ListSorted yields ErrUnsupported.
+func (NoOptional) ListSorted(_ context.Context, prefix, _ string) iter.Seq2[string, error] {
+	return func(yield func(string, error) bool) {
+		yield("", fmt.Errorf("list %q in order: %w", prefix, ErrUnsupported))
 	}
-	return struct{ Store }{s}
+}
+
+// ListInfo yields ErrUnsupported.
+func (NoOptional) ListInfo(_ context.Context, prefix, _ string) iter.Seq2[Entry, error] {
+	return func(yield func(Entry, error) bool) {
+		yield(Entry{}, fmt.Errorf("list %q with sizes: %w", prefix, ErrUnsupported))
+	}
+}
+
+// OpenFile reports ErrUnsupported.
+func (NoOptional) OpenFile(_ context.Context, key string, _ []byte) (*os.File, Info, error) {
+	return nil, Info{}, fmt.Errorf("open %q as a file: %w", key, ErrUnsupported)
+}
+
+// SetFrom reports ErrUnsupported without reading r.
+func (NoOptional) SetFrom(_ context.Context, key string, _ io.Reader, _ Condition) (string, error) {
+	return "", fmt.Errorf("set %q from a stream: %w", key, ErrUnsupported)
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/store/storetest"
 )
 
-// WithOptional shows exactly the interfaces asked for, and a store that
+// WithOptional claims exactly the operations asked for, and a store that
 // already shows them is returned as it is.
 func TestWithOptional(t *testing.T) {
 	m := filesToo{store.NewMemory()}
@@ -28,9 +28,15 @@ func TestWithOptional(t *testing.T) {
 	}
 }
 
-// filesToo is a memory store with every optional interface: it claims
-// FileOpener too (never called here).
+// filesToo is a memory store with every optional operation: it claims
+// files too (never opened here).
 type filesToo struct{ *store.Memory }
+
+func (f filesToo) Capabilities() store.Capabilities {
+	c := f.Memory.Capabilities()
+	c.File = true
+	return c
+}
 
 func (filesToo) OpenFile(context.Context, string, []byte) (*os.File, store.Info, error) {
 	return nil, store.Info{}, store.ErrUnsupported
@@ -40,7 +46,7 @@ func (filesToo) SetFrom(context.Context, string, io.Reader, store.Condition) (st
 	return "", store.ErrUnsupported
 }
 
-// Every wrapper of this package keeps exactly the optional interfaces of
+// Every wrapper of this package keeps exactly the optional operations of
 // the store below, and serves each through that store's own.
 func TestWrappersForward(t *testing.T) {
 	wrappers := map[string]storetest.Wrapper{

@@ -9,8 +9,8 @@ import (
 // ReadOnly returns s with writing and erasing refused (ErrUnsupported),
 // for datasets declared read_only: the refusal happens here, before any
 // byte reaches a store that would accept it.
-// The optional interfaces of s stay available, and only those s has.
-func ReadOnly(s Store) Store { return ForwardOptional(readOnly{s}, s) }
+// The optional operations of s stay available, and only those s has.
+func ReadOnly(s Store) Store { return readOnly{s} }
 
 type readOnly struct{ Store }
 

@@ -8,32 +8,22 @@ import (
 	"strings"
 )
 
-// SortedLister is implemented by stores that can list keys in
-// lexicographic (byte) order, starting after a given key, without walking
-// the keys before it: what a paged listing needs to fetch each page at the
-// cost of that page.
-type SortedLister interface {
-	// ListSorted yields the keys starting with prefix that sort after
-	// startAfter ("" for all), in byte order.
-	ListSorted(ctx context.Context, prefix, startAfter string) iter.Seq2[string, error]
-}
-
-// ListSorted lists as SortedLister does, through s's own ListSorted when
-// it has one, else by walking its directories (ListDir) in order: the
+// ListSorted lists as Store.ListSorted does, through s's own ListSorted
+// when it claims one (Optional.Sorted), else by walking its directories (ListDir) in order: the
 // directories that lie wholly before startAfter are never listed, so a
 // page of a paged listing costs the directories on its way, not the
 // whole tree before it.
 func ListSorted(ctx context.Context, s Store, prefix, startAfter string) iter.Seq2[string, error] {
-	if sl, ok := s.(SortedLister); ok {
-		return sl.ListSorted(ctx, prefix, startAfter)
+	if OptionalOf(s).Sorted {
+		return s.ListSorted(ctx, prefix, startAfter)
 	}
 	return WalkSorted(ctx, s, prefix, startAfter)
 }
 
 // WalkSorted lists as ListSorted does by walking s's directories, whether
-// or not s is a SortedLister: ListSorted's fallback, and the sorted
-// listing of a transformer whose keys do not come in its store's order
-// (a SortedLister that walks its own ListDir).
+// or not s lists sorted by its own means: ListSorted's fallback, and the
+// sorted listing of a transformer whose keys do not come in its store's
+// order (a ListSorted that walks its own ListDir).
 func WalkSorted(ctx context.Context, s Store, prefix, startAfter string) iter.Seq2[string, error] {
 	return func(yield func(string, error) bool) {
 		if err := walkSorted(ctx, s, prefix, startAfter, yield); err != nil && err != errStopped {
@@ -85,19 +75,12 @@ type Entry struct {
 	Info Info
 }
 
-// InfoLister is implemented by stores that list keys with their sizes,
-// versions and times in one go (S3's listing does), in byte order after
-// startAfter as ListSorted does.
-type InfoLister interface {
-	ListInfo(ctx context.Context, prefix, startAfter string) iter.Seq2[Entry, error]
-}
-
-// ListInfo lists as InfoLister does, through s's own ListInfo when it has
-// one, else with ListSorted and a Stat of each key (a key erased in
+// ListInfo lists as Store.ListInfo does, through s's own ListInfo when it
+// claims one (Optional.Info), else with ListSorted and a Stat of each key (a key erased in
 // between is left out).
 func ListInfo(ctx context.Context, s Store, prefix, startAfter string) iter.Seq2[Entry, error] {
-	if il, ok := s.(InfoLister); ok {
-		return il.ListInfo(ctx, prefix, startAfter)
+	if OptionalOf(s).Info {
+		return s.ListInfo(ctx, prefix, startAfter)
 	}
 	return func(yield func(Entry, error) bool) {
 		for k, err := range ListSorted(ctx, s, prefix, startAfter) {

@@ -12,7 +12,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
+	"os"
 	"time"
 )
 
@@ -48,6 +50,12 @@ type Capabilities struct {
 	// bytes (S3's ETags of single-part uploads), so it checks a write.
 	// Versions of other forms say nothing of the bytes.
 	MD5Versions bool
+	// Optional says which of the optional operations (GetInto,
+	// ListSorted, ListInfo, OpenFile and SetFrom) the store does by its
+	// own means; the helpers of the same names fall back where it does
+	// not. A wrapper that takes its Capabilities from the store below
+	// carries them along.
+	Optional
 }
 
 // IsMD5Hex reports whether v is 32 hex digits, the form of an MD5 and of
@@ -197,7 +205,7 @@ type Store interface {
 	// deletions drop thousands of chunks at once. Missing keys are not
 	// errors; a failure names the keys that failed. A store without a
 	// batch delete of its own implements it with EraseEach. It is part of
-	// Store, not an optional interface, so that the compiler makes every
+	// Store, as the optional operations are, so that the compiler makes every
 	// wrapper forward it: one that did not would turn a batch back into a
 	// request per key.
 	EraseMany(ctx context.Context, keys []string) error
@@ -210,4 +218,30 @@ type Store interface {
 	ListDir(ctx context.Context, prefix string) (Dir, error)
 	// Close releases resources.
 	Close() error
+
+	// The optional operations. Every store has the methods, so that the
+	// compiler makes every wrapper forward them, as it does EraseMany;
+	// Capabilities().Optional says which the store does by its own means.
+	// A store without one embeds NoOptional, whose methods report
+	// ErrUnsupported, and callers go through the helpers GetInto,
+	// ListSorted, ListInfo, OpenFile and SetFrom, which fall back.
+
+	// GetInto reads the value of key into dst when its size is exactly
+	// len(dst) and reports true; when the size differs it reads nothing
+	// and reports false: a copy saved on the hot read path
+	// (Optional.Into). A missing key is ErrNotFound.
+	GetInto(ctx context.Context, key string, dst []byte) (bool, error)
+	// ListSorted yields the keys starting with prefix that sort after
+	// startAfter ("" for all), in byte order, without walking the keys
+	// before it: what a paged listing needs to fetch each page at the
+	// cost of that page (Optional.Sorted).
+	ListSorted(ctx context.Context, prefix, startAfter string) iter.Seq2[string, error]
+	// ListInfo lists keys as ListSorted does, with their sizes, versions
+	// and times, in one go as S3's listing does (Optional.Info).
+	ListInfo(ctx context.Context, prefix, startAfter string) iter.Seq2[Entry, error]
+	// OpenFile and SetFrom are the operations of a store whose values are
+	// files (the fs store), or of a wrapper that passes such a store's
+	// bytes through unchanged (Optional.File); see file.go.
+	OpenFile(ctx context.Context, key string, buf []byte) (*os.File, Info, error)
+	SetFrom(ctx context.Context, key string, r io.Reader, cond Condition) (string, error)
 }

@@ -21,7 +21,7 @@ func Sub(s Store, prefix string) (Store, error) {
 	if err := ValidatePrefix(prefix); err != nil {
 		return nil, fmt.Errorf("store prefix: %w", err)
 	}
-	return ForwardOptional(&sub{next: s, prefix: prefix}, s), nil
+	return &sub{next: s, prefix: prefix}, nil
 }
 
 type sub struct {

@@ -100,7 +100,7 @@ type dataset struct {
 	// consolidated holds metadata consolidated on the fly, when the
 	// dataset asks for it.
 	consolidated *consolidated
-	// files: the store hands out values as open files (store.FileOpener),
+	// files: the store hands out values as open files (store.Optional.File),
 	// sent with sendfile.
 	files bool
 }
@@ -173,7 +173,7 @@ func (g *Gateway) open(ctx context.Context, dc *config.Dataset) (*dataset, error
 	cached, mc := withMetaCache(opened.Store, g.cfg.Server.MetadataCache, g.cfg.Server.CacheTTL, g.metrics.cache("metadata"))
 	ds := &dataset{name: dc.Name, cfg: dc, store: cached, meta: mc, opts: g.host.ArrayOptions(),
 		md5Versions: opened.Store.Capabilities().MD5Versions}
-	_, ds.files = cached.(store.FileOpener)
+	ds.files = store.OptionalOf(cached).File
 	if g.chunks.Enabled() {
 		ds.chunks = &chunkCache{all: g.chunks, prefix: dc.Name + "\x00", count: g.metrics.cache("chunks")}
 		ds.opts.Chunks = ds.chunks

@@ -35,11 +35,11 @@ type metaEntry struct {
 }
 
 // withMetaCache puts a metadata cache over next: the store to use, which
-// shows the optional reads and listings only where next has them, and the
-// cache itself.
+// claims the optional reads and listings only where next has them (its
+// Capabilities are next's), and the cache itself.
 func withMetaCache(next store.Store, max int64, ttl time.Duration, count cacheCounters) (store.Store, *metaCache) {
 	mc := newMetaCache(next, max, ttl, count)
-	return store.ForwardOptional(mc, next), mc
+	return mc, mc
 }
 
 func newMetaCache(next store.Store, max int64, ttl time.Duration, count cacheCounters) *metaCache {

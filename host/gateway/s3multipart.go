@@ -291,7 +291,7 @@ func (api *s3API) completeUpload(req *s3Request, ds *dataset, id string, doc upl
 // that takes values whole.
 func (api *s3API) assemble(req *s3Request, ds *dataset, key string, cond store.Condition, chosen []stagedPart, total int64) (string, error) {
 	need := total
-	if _, into := ds.store.(store.ReaderInto); !into {
+	if !store.OptionalOf(ds.store).Into {
 		need += largestPart(chosen)
 	}
 	res, err := api.holdWhole(req, need)

@@ -65,7 +65,7 @@ func Enabled() bool { return ptel.Enabled() }
 // Store returns next with a span around each of its calls (see
 // pluginapi/telemetry.Store for their names and attributes), layer naming
 // the part of the stack: the store type or the transformer. It has the
-// optional interfaces of next, and only those.
+// optional operations of next, and only those.
 func Store(next store.Store, layer string) store.Store { return ptel.Store(next, layer) }
 
 // Codecs returns r with each codec it resolves wrapped in spans: one per

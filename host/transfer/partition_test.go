@@ -91,7 +91,7 @@ var partitionCases = []partitionCase{
 func (c partitionCase) source(t *testing.T) store.Store {
 	s := source(t)
 	if c.noSizes {
-		return noSizes{s}
+		return store.WithOptional(noSizes{s}, store.Optional{}) // no listing with sizes
 	}
 	return s
 }

@@ -43,11 +43,11 @@ const (
 // failures: they are attributes, and only other errors mark the span
 // failed. A listing's span lasts while it is iterated.
 //
-// The wrapper has the optional interfaces of next (store.Optional) and
+// The wrapper has the optional operations of next (store.Optional) and
 // only those: it keeps the bytes of its store, so a store of files stays
 // one (uploads stream into it, values go out by sendfile). Callers wrap only when Enabled: it costs a span per call.
 func Store(next store.Store, layer string) store.Store {
-	return store.ForwardOptional(&tracedStore{next: next, tracer: tracer(), layer: attribute.String(AttrStoreLayer, layer)}, next)
+	return &tracedStore{next: next, tracer: tracer(), layer: attribute.String(AttrStoreLayer, layer)}
 }
 
 type tracedStore struct {

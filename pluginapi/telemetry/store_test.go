@@ -23,7 +23,7 @@ func TestStoreConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) store.Store { return Store(store.NewMemory(), "memory") })
 }
 
-// It shows the optional interfaces of its store, and only those, and
+// It claims the optional operations of its store, and only those, and
 // serves them through the store's own; it keeps its store's bytes, so it
 // must keep a store of files one (without OpenFile and SetFrom, traces
 // on would turn streamed uploads into bodies held in memory).
@@ -56,7 +56,7 @@ func TestStoreSpans(t *testing.T) {
 	store.Collect(store.ListSorted(ctx, s, "", "a"))
 	s.ListDir(ctx, "")
 	s.Erase(ctx, "a/b")
-	failing := Store(failingStore{store.NewMemory()}, "failing")
+	failing := Store(store.WithOptional(failingStore{store.NewMemory()}, store.Optional{}), "failing")
 	failing.Get(ctx, "k", store.ByteRange{})
 	parent.End()
 
@@ -119,7 +119,7 @@ func TestStoreListingSpan(t *testing.T) {
 	for _, k := range []string{"a", "b", "c"} {
 		inner.Set(ctx, k, []byte(k), store.Condition{})
 	}
-	outer := Store(walker{inner}, "outer")
+	outer := Store(store.WithOptional(walker{inner}, store.Optional{}), "outer")
 	rec.Reset()
 	seq := outer.List(ctx, "")
 	if n := len(rec.Ended()); n != 0 {
@@ -218,6 +218,12 @@ func TestStoreFileSpans(t *testing.T) {
 // filesStore is a memory store that is a store of files: it streams
 // writes and hands out small values in the caller's buffer.
 type filesStore struct{ *store.Memory }
+
+func (f filesStore) Capabilities() store.Capabilities {
+	c := f.Memory.Capabilities()
+	c.File = true
+	return c
+}
 
 func (f filesStore) OpenFile(ctx context.Context, key string, buf []byte) (*os.File, store.Info, error) {
 	v, err := f.Get(ctx, key, store.ByteRange{})

@@ -210,7 +210,7 @@ func (f failingStore) Get(ctx context.Context, key string, r store.ByteRange) (s
 }
 
 func TestFailedReadIsNotFill(t *testing.T) {
-	s := failingStore{newArray(t)}
+	s := store.WithOptional(failingStore{newArray(t)}, store.Optional{}) // every read a failing Get
 	err := readErr(t, s)
 	wantMention(t, err, "/data/temp", "disk on fire")
 }

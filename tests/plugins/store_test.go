@@ -139,8 +139,8 @@ func TestStoreGetInto(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	into, ok := s.(store.ReaderInto)
-	if !ok {
+	into := s
+	if !store.OptionalOf(s).Into {
 		t.Fatal("the out-of-process store does not read into buffers")
 	}
 	ctx := context.Background()

@@ -192,6 +192,7 @@ func (r *racy) Get(ctx context.Context, key string, br store.ByteRange) (store.V
 func (r *racy) Capabilities() store.Capabilities {
 	c := r.Store.Capabilities()
 	c.ConditionalWrite = c.ConditionalWrite && r.honour
+	c.Optional = store.Optional{} // reads and writes go through Get and Set
 	return c
 }
 

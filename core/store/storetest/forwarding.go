@@ -23,7 +23,7 @@ type Wrapper func(t testing.TB, inner store.Store) store.Store
 
 // ForwardOptions fit the forwarding check to a wrapper.
 type ForwardOptions struct {
-	// Own are the optional interfaces the wrapper has by its own means,
+	// Own are the optional operations the wrapper has by its own means,
 	// whatever its store has (a plugin client reads into the caller's
 	// buffer from frames; the sharding transformer lists its own
 	// directories): it must have them, and they need not reach inner.
@@ -38,7 +38,7 @@ type ForwardOptions struct {
 	// would turn S3's 1000-key DeleteObjects back into 1000 DELETEs.
 	OwnErase bool
 	// KeepsBytes says the wrapper passes its store's bytes through
-	// unchanged, so it must show FileOpener where its store does (a key
+	// unchanged, so it must claim files (Optional.File) where its store does (a key
 	// mapping, a hook, a read-only view). Other wrappers may drop it, and
 	// must, where their bytes differ from the store's: a value read
 	// through a file would skip them.
@@ -46,7 +46,7 @@ type ForwardOptions struct {
 }
 
 // RunForwarding checks wrap over an inner store of every combination of
-// optional interfaces (ReaderInto, SortedLister, InfoLister, FileOpener), one subtest
+// optional operations (Into, Sorted, Info, File), one subtest
 // each: ForwardingProblems must find nothing.
 func RunForwarding(t *testing.T, wrap Wrapper, opts ForwardOptions) {
 	t.Helper()
@@ -59,8 +59,8 @@ func RunForwarding(t *testing.T, wrap Wrapper, opts ForwardOptions) {
 	}
 }
 
-// ForwardingProblems wraps a memory store showing the optional interfaces
-// o and reports what is wrong: an optional interface the wrapper drops or
+// ForwardingProblems wraps a memory store claiming the optional operations
+// o and reports what is wrong: an optional operation the wrapper drops or
 // claims beyond o (and opts), or one it shows but serves by a fallback
 // (a Stat per key, a walk of directories, a Get and a copy) instead of
 // the inner store's own, or serves wrongly.
@@ -263,12 +263,19 @@ func keysAfter(after string) []string {
 }
 
 // counting is a memory store that counts the calls a fallback makes in
-// place of an optional interface: Stats for ListInfo, directory listings
+// place of an optional operation: Stats for ListInfo, directory listings
 // for ListSorted, Gets for GetInto. Calls may come from any goroutine (a
 // plugin's server).
 type counting struct {
 	*store.Memory
 	into, sorted, info, stat, dir, get, erase, many, file, setFrom atomic.Int64
+}
+
+// Capabilities claims files too, which counting hands out.
+func (c *counting) Capabilities() store.Capabilities {
+	caps := c.Memory.Capabilities()
+	caps.File = true
+	return caps
 }
 
 func (c *counting) reset() {

@@ -16,15 +16,20 @@ import (
 // stores need not agree; closing it closes both. It reads into buffers
 // where reader does.
 func ReadVia(writer, reader store.Store) store.Store {
-	return store.WithOptional(&readVia{w: writer, r: reader}, store.Optional{Into: store.OptionalOf(reader).Into})
+	return &readVia{w: writer, r: reader}
 }
 
-type readVia struct{ w, r store.Store }
+// readVia lists nothing and hands out no files: of the optional
+// operations it does GetInto only.
+type readVia struct {
+	store.NoOptional
+	w, r store.Store
+}
 
 func (s *readVia) Capabilities() store.Capabilities {
 	rc, wc := s.r.Capabilities(), s.w.Capabilities()
 	return store.Capabilities{Read: rc.Read, Ranges: rc.Ranges, SuffixRanges: rc.SuffixRanges,
-		Write: wc.Write, Erase: wc.Erase}
+		Write: wc.Write, Erase: wc.Erase, Optional: store.Optional{Into: rc.Into}}
 }
 
 func (s *readVia) Get(ctx context.Context, key string, r store.ByteRange) (store.Value, error) {

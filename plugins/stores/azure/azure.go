@@ -55,22 +55,20 @@ const maxBlocks = 50000
 
 // Store is an Azure Blob container, or the part of it below a prefix.
 type Store struct {
-	client    *container.Client
-	conns     *http.Transport
-	space     remote.Space // az://container/prefix/
-	blockSize int64
-	workers   int
-	pageSize  int32
-	policy    retry.Policy
+	store.NoOptional // it reads into buffers only
+	client           *container.Client
+	conns            *http.Transport
+	space            remote.Space // az://container/prefix/
+	blockSize        int64
+	workers          int
+	pageSize         int32
+	policy           retry.Policy
 	// dropConditions is a test hook: Set sends no preconditions, to show
 	// that the tests catch their absence. False in production.
 	dropConditions bool
 }
 
-var (
-	_ store.Store      = (*Store)(nil)
-	_ store.ReaderInto = (*Store)(nil)
-)
+var _ store.Store = (*Store)(nil)
 
 // New opens the store cfg describes, with credentials from cfg or, where
 // cfg has none, from the environment. It makes no request: wrong
@@ -110,7 +108,8 @@ func clientOptions(conns *http.Transport) *container.ClientOptions {
 // Azure lacks (Get serves them through a size lookup).
 func (s *Store) Capabilities() store.Capabilities {
 	return store.Capabilities{Read: true, Write: true, Erase: true, List: true,
-		Ranges: true, SuffixRanges: false, ConditionalWrite: true}
+		Ranges: true, SuffixRanges: false, ConditionalWrite: true,
+		Optional: store.Optional{Into: true}}
 }
 
 // String names the store as az://container/prefix/.

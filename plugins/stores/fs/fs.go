@@ -50,13 +50,14 @@ const Name = "fs"
 
 // Store is a filesystem store rooted at one directory.
 type Store struct {
-	root    *os.Root // resolves paths where openat2 is unavailable
-	rootFD  int      // the root directory, for openat2
-	openat2 bool     // whether the kernel resolves paths beneath rootFD
-	path    string
-	dirSync bool
-	sweeper sweeper
-	test    testHooks
+	store.NoOptional          // for the listings in order, which it walks
+	root             *os.Root // resolves paths where openat2 is unavailable
+	rootFD           int      // the root directory, for openat2
+	openat2          bool     // whether the kernel resolves paths beneath rootFD
+	path             string
+	dirSync          bool
+	sweeper          sweeper
+	test             testHooks
 }
 
 // testHooks let tests widen race windows and switch off safety mechanisms
@@ -109,7 +110,8 @@ func (s *Store) Root() string { return s.path }
 // Capabilities reports every capability.
 func (s *Store) Capabilities() store.Capabilities {
 	return store.Capabilities{Read: true, Write: true, Erase: true, List: true,
-		Ranges: true, SuffixRanges: true, ConditionalWrite: true}
+		Ranges: true, SuffixRanges: true, ConditionalWrite: true,
+		Optional: store.Optional{Into: true, File: true}}
 }
 
 // Close releases the root directory.

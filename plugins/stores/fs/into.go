@@ -8,7 +8,7 @@ import (
 )
 
 // GetInto reads the whole value of key into dst when its size is exactly
-// len(dst), saving the copy a Get would need (see store.ReaderInto).
+// len(dst), saving the copy a Get would need (see store.Store.GetInto).
 func (s *Store) GetInto(ctx context.Context, key string, dst []byte) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, fmt.Errorf("fs: get %q: %w", key, err)

@@ -68,17 +68,15 @@ func ConfigFromURL(loc string) (Config, error) { return Config{URL: loc}, nil }
 
 // Store reads keys below a base URL.
 type Store struct {
-	base   *url.URL // path ends in "/"
-	name   string   // the base URL without query, for errors
-	token  string
-	client *nethttp.Client
-	policy retry.Policy
+	store.NoOptional          // it reads into buffers only
+	base             *url.URL // path ends in "/"
+	name             string   // the base URL without query, for errors
+	token            string
+	client           *nethttp.Client
+	policy           retry.Policy
 }
 
-var (
-	_ store.Store      = (*Store)(nil)
-	_ store.ReaderInto = (*Store)(nil)
-)
+var _ store.Store = (*Store)(nil)
 
 // New opens the store cfg describes. It makes no request. When ctx
 // carries a store.AddressCheck, every connection the store makes (to its
@@ -127,7 +125,7 @@ func checkedDialer(check store.AddressCheck) *net.Dialer {
 
 // Capabilities: reading, with ranges and suffixes; nothing else.
 func (s *Store) Capabilities() store.Capabilities {
-	return store.Capabilities{Read: true, Ranges: true, SuffixRanges: true}
+	return store.Capabilities{Read: true, Ranges: true, SuffixRanges: true, Optional: store.Optional{Into: true}}
 }
 
 // String names the store by its base URL.

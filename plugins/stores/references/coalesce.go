@@ -15,7 +15,7 @@ import (
 // is kept in the batch for its other keys. Outside a batch (one key over
 // the key API) only the value's own range is read, so a random read
 // never pays for its neighbours. Files on a local file system
-// (store.FileOpener) are read a range at a time: there a request is a
+// (store.Optional.File) are read a range at a time: there a request is a
 // pread, and a run would only add a copy.
 
 // Default bounds: fsspec's max_gap (64 kB) and a run of at most 4 MiB,
@@ -66,7 +66,7 @@ func (s *Store) batchRuns(b *store.ReadBatch) *runs {
 // coalesced reads r (key's reference) through the run holding it, fetched
 // once per batch: ok is false when r is best read alone.
 func (s *Store) coalesced(ctx context.Context, b *store.ReadBatch, key string, r Ref, ext *Extents, target store.Store, tkey string) (store.Value, bool, error) {
-	if _, local := target.(store.FileOpener); s.maxBlock <= 0 || local {
+	if local := store.OptionalOf(target).File; s.maxBlock <= 0 || local {
 		// A file on a local file system costs a pread per range: reading
 		// its neighbours too would only add a copy.
 		return store.Value{}, false, nil

@@ -592,7 +592,7 @@ func (h hookedFiles) OpenURL(ctx context.Context, url string) (store.Store, erro
 	if err != nil {
 		return nil, err
 	}
-	// Without the local files' FileOpener, as a bucket's store: the
+	// Without the local files' OpenFile, as a bucket's store: the
 	// references store coalesces only ranges of remote files.
 	return store.WithOptional(store.WithHook(s, h.hook), store.Optional{}), nil
 }

@@ -48,7 +48,12 @@ type countingFiles struct{ read *atomic.Int64 }
 
 func (c countingFiles) OpenURL(ctx context.Context, url string) (store.Store, error) {
 	s, err := localFiles{}.OpenURL(ctx, url)
-	return countingStore{s, c.read}, err
+	if err != nil {
+		return nil, err
+	}
+	// without the files and copy-free reads of the fs store: every read
+	// is a counted Get
+	return store.WithOptional(countingStore{s, c.read}, store.Optional{}), nil
 }
 
 type countingStore struct {

@@ -21,8 +21,9 @@ import (
 // stores of the host's) and of allow_targets (opened by URL); each root's
 // store is opened once.
 type Store struct {
-	src    Source
-	opener store.URLOpener
+	store.NoOptional // of the optional operations it lists with sizes only
+	src              Source
+	opener           store.URLOpener
 	// maxGap and maxBlock bound the runs of neighbouring ranges read in
 	// one request within a read batch (coalesce.go).
 	maxGap, maxBlock int64
@@ -139,7 +140,8 @@ func splitFile(url string) (dir, name string, err error) {
 }
 
 func (s *Store) Capabilities() store.Capabilities {
-	return store.Capabilities{Read: true, List: true, Ranges: true, SuffixRanges: true}
+	return store.Capabilities{Read: true, List: true, Ranges: true, SuffixRanges: true,
+		Optional: store.Optional{Info: true}}
 }
 
 func (s *Store) lookup(ctx context.Context, key string) (Ref, *Extents, error) {

@@ -62,14 +62,15 @@ const (
 
 // Store is an S3 bucket, or the part of it below a prefix.
 type Store struct {
-	client   *awss3.Client
-	conns    atomic.Pointer[http.Transport] // once the SDK has built it
-	bucket   string
-	space    remote.Space // s3://bucket/prefix/
-	partSize int64
-	workers  int
-	pageSize int32
-	policy   retry.Policy
+	store.NoOptional // no files
+	client           *awss3.Client
+	conns            atomic.Pointer[http.Transport] // once the SDK has built it
+	bucket           string
+	space            remote.Space // s3://bucket/prefix/
+	partSize         int64
+	workers          int
+	pageSize         int32
+	policy           retry.Policy
 	// bucketSeen is set once the bucket is known to exist, so that a 404
 	// without a body (HEAD) can be told to mean a missing key.
 	bucketSeen atomic.Bool
@@ -78,10 +79,7 @@ type Store struct {
 	dropConditions bool
 }
 
-var (
-	_ store.Store      = (*Store)(nil)
-	_ store.ReaderInto = (*Store)(nil)
-)
+var _ store.Store = (*Store)(nil)
 
 // New opens the store cfg describes. It makes no request: wrong
 // credentials or a missing bucket show at first use, as errors naming the
@@ -155,7 +153,8 @@ func (c Config) loadOptions(conns *atomic.Pointer[http.Transport]) []func(*confi
 // MD5 of the bytes for values written in one part.
 func (s *Store) Capabilities() store.Capabilities {
 	return store.Capabilities{Read: true, Write: true, Erase: true, List: true,
-		Ranges: true, SuffixRanges: true, ConditionalWrite: true, MD5Versions: true}
+		Ranges: true, SuffixRanges: true, ConditionalWrite: true, MD5Versions: true,
+		Optional: store.Optional{Into: true, Sorted: true, Info: true}}
 }
 
 // String names the store as s3://bucket/prefix/.

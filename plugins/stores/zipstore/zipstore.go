@@ -39,9 +39,10 @@ var Registration = store.Registration{
 
 // Store serves the members of one zip file.
 type Store struct {
-	zr      *zip.ReadCloser
-	members map[string]*zip.File
-	keys    []string // sorted
+	store.NoOptional // none of the optional operations: the helpers fall back
+	zr               *zip.ReadCloser
+	members          map[string]*zip.File
+	keys             []string // sorted
 }
 
 // Open opens the zip file {"path": "..."} names.

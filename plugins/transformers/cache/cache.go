@@ -40,8 +40,8 @@
 // made for the purpose), so a disk entry a write could not reach (another
 // replica's write, an erase of a prefix) is never served stale.
 //
-// Listings and the optional interfaces pass through to the next store;
-// the cache has exactly the optional interfaces the next store has.
+// Listings and the optional operations pass through to the next store;
+// the cache claims exactly those the next store has, files aside.
 package cache
 
 import (
@@ -49,7 +49,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -97,8 +99,8 @@ type Options struct {
 }
 
 // Cache is the transformer. Its methods are safe for concurrent use.
-// *Cache has every optional interface of a store; the store New's callers
-// get (Store) has those of the next store only.
+// *Cache claims the optional operations of the next store, files aside
+// (Store returns it as the stack sees it).
 type Cache struct {
 	next    store.Store
 	disk    Tier
@@ -153,13 +155,29 @@ func New(next store.Store, opts Options) (*Cache, error) {
 	return c, nil
 }
 
-// Store is the cache as its stack sees it: with the optional interfaces
+// Store is the cache as its stack sees it: with the optional operations
 // (copy-free reads, sorted listings, listings with sizes) of the next
 // store, and only those.
-func (c *Cache) Store() store.Store { return store.ForwardOptional(c, c.next) }
+func (c *Cache) Store() store.Store { return c }
 
-// Capabilities are the next store's.
-func (c *Cache) Capabilities() store.Capabilities { return c.next.Capabilities() }
+// Capabilities are the next store's, without files: a value read from a
+// file of the next store would skip the cache.
+func (c *Cache) Capabilities() store.Capabilities {
+	caps := c.next.Capabilities()
+	caps.File = false
+	return caps
+}
+
+// OpenFile reports ErrUnsupported: the cache hands out no files.
+func (c *Cache) OpenFile(ctx context.Context, key string, buf []byte) (*os.File, store.Info, error) {
+	return store.NoOptional{}.OpenFile(ctx, key, buf)
+}
+
+// SetFrom reports ErrUnsupported without reading r: a write goes through
+// Set, which drops what the cache holds of the key.
+func (c *Cache) SetFrom(ctx context.Context, key string, r io.Reader, cond store.Condition) (string, error) {
+	return store.NoOptional{}.SetFrom(ctx, key, r, cond)
+}
 
 // Close closes the next store and the disk tier, and forgets what the
 // memory tier holds.
@@ -545,7 +563,7 @@ func (c *Cache) Stat(ctx context.Context, key string) (store.Info, error) {
 // one of the same size is kept under the older version until it is
 // revalidated, which a conditional write then refuses, never accepts.
 func (c *Cache) GetInto(ctx context.Context, key string, dst []byte) (bool, error) {
-	ri, into := c.next.(store.ReaderInto)
+	into := store.OptionalOf(c.next).Into
 	if store.ValidateKey(key) != nil {
 		return store.GetInto(ctx, c.next, key, dst)
 	}
@@ -570,7 +588,7 @@ func (c *Cache) GetInto(ctx context.Context, key string, dst []byte) (bool, erro
 		return false, err
 	}
 	res, _ := c.do(ctx, key, callKey{kind: callInto, r: store.Range(0, info.Size)}, func(ctx context.Context, f flight) result {
-		return c.fetchInto(ctx, ri, key, info, f)
+		return c.fetchInto(ctx, key, info, f)
 	})
 	if res.err != nil {
 		if ctx.Err() != nil && errors.Is(res.err, ctx.Err()) {
@@ -587,7 +605,7 @@ func (c *Cache) GetInto(ctx context.Context, key string, dst []byte) (bool, erro
 
 // fetchInto is the one call of GetInto: the whole value of info's size
 // and version, from disk or by the next store's GetInto.
-func (c *Cache) fetchInto(ctx context.Context, ri store.ReaderInto, key string, info store.Info, f flight) result {
+func (c *Cache) fetchInto(ctx context.Context, key string, info store.Info, f flight) result {
 	if c.disk != nil && info.Version != "" {
 		data, version, ok := c.diskGet(key, store.ByteRange{})
 		if ok && version == info.Version && int64(len(data)) == info.Size {
@@ -598,7 +616,7 @@ func (c *Cache) fetchInto(ctx context.Context, ri store.ReaderInto, key string, 
 	}
 	c.count.misses.Add(1)
 	buf := make([]byte, info.Size)
-	ok, err := ri.GetInto(ctx, key, buf)
+	ok, err := c.next.GetInto(ctx, key, buf)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		c.mu.Lock()

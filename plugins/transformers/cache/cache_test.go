@@ -176,7 +176,7 @@ func TestGetIntoKept(t *testing.T) {
 	s := newSetup(t, cache.Options{RevalidateAfter: long}, "")
 	s.setBehind(t, "k", "0123456789")
 	shown := s.c.Store()
-	if _, ok := shown.(store.ReaderInto); !ok {
+	if !store.OptionalOf(shown).Into {
 		t.Fatal("the cache over a store with GetInto has none")
 	}
 	read := func() {
@@ -460,7 +460,7 @@ func (u unversioned) Stat(ctx context.Context, key string) (store.Info, error) {
 func TestUnversioned(t *testing.T) {
 	const after = 10 * time.Second
 	mem := store.NewMemory()
-	next := newCounting(unversioned{mem})
+	next := newCounting(store.WithOptional(unversioned{mem}, store.Optional{})) // reads and listings without versions
 	clk := newClock()
 	d, err := cache.OpenDisk(t.TempDir(), 1<<20, 1000)
 	if err != nil {

@@ -205,9 +205,9 @@ func checkPlacement(next store.Store) error {
 	return nil
 }
 
-// unwrapShown returns the store that store.WithOptional (ForwardOptional)
-// wrapped to show fewer optional interfaces: a struct whose first field
-// is the embedded store.
+// unwrapShown returns the store that store.WithOptional wrapped to claim
+// fewer optional operations: a struct whose first field is the embedded
+// store.
 func unwrapShown(s store.Store) store.Store {
 	for {
 		v := reflect.ValueOf(s)

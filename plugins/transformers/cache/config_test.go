@@ -142,8 +142,8 @@ func TestPlacement(t *testing.T) {
 			s, _ := shardtransformer.New(store.NewMemory(), layout, []int{2})
 			return s
 		},
-		func() store.Store { // without the optional interfaces of the memory store
-			s, _ := shardtransformer.New(struct{ store.Store }{store.NewMemory()}, layout, []int{2})
+		func() store.Store { // without the optional operations of the memory store
+			s, _ := shardtransformer.New(store.WithOptional(store.NewMemory(), store.Optional{}), layout, []int{2})
 			return s
 		},
 	} {

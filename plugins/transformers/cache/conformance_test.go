@@ -71,7 +71,7 @@ func fmtHasVerb(s string) bool {
 	return false
 }
 
-// The cache shows exactly the optional interfaces of its next store, and
+// The cache shows exactly the optional operations of its next store, and
 // serves them through the next store's own.
 func TestForwarding(t *testing.T) {
 	storetest.RunForwarding(t, func(t testing.TB, inner store.Store) store.Store {

@@ -10,7 +10,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"iter"
+	"os"
 	"strings"
 
 	"github.com/zarrgw/zarrgw/core/extension"
@@ -44,10 +46,10 @@ func New(_ context.Context, configuration json.RawMessage, next store.Store) (st
 	if !strings.HasSuffix(cfg.Prefix, "/") || store.ValidatePrefix(cfg.Prefix) != nil {
 		return nil, fmt.Errorf("%s: prefix %q must be a key prefix ending in /", Name, cfg.Prefix)
 	}
-	// The optional interfaces of next (a copy-free read, sorted listings
-	// with sizes) stay available, and only those: without them a listing
-	// with sizes through the transformer costs a Stat per key.
-	return store.ForwardOptional(&Prefixed{next: next, prefix: cfg.Prefix}, next), nil
+	// The optional operations of next (a copy-free read, sorted listings
+	// with sizes, files) stay available, and only those: without them a
+	// listing with sizes through the transformer costs a Stat per key.
+	return &Prefixed{next: next, prefix: cfg.Prefix}, nil
 }
 
 // Prefixed is the store above: next with every key under prefix.
@@ -141,6 +143,22 @@ func (s *Prefixed) GetInto(ctx context.Context, key string, dst []byte) (bool, e
 		return false, err
 	}
 	return store.GetInto(ctx, s.next, s.prefix+key, dst)
+}
+
+// OpenFile keeps the files of the store below: the bytes are its own.
+func (s *Prefixed) OpenFile(ctx context.Context, key string, buf []byte) (*os.File, store.Info, error) {
+	if err := store.ValidateKey(key); err != nil {
+		return nil, store.Info{}, err
+	}
+	return store.OpenFile(ctx, s.next, s.prefix+key, buf)
+}
+
+// SetFrom keeps the streamed writes of the store below.
+func (s *Prefixed) SetFrom(ctx context.Context, key string, r io.Reader, cond store.Condition) (string, error) {
+	if err := store.ValidateKey(key); err != nil {
+		return "", err
+	}
+	return store.SetFrom(ctx, s.next, s.prefix+key, r, cond)
 }
 
 // ListSorted keeps the sorted listing of the store below: every key has

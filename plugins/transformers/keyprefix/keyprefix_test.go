@@ -35,7 +35,7 @@ func TestConformance(t *testing.T) {
 	}
 }
 
-// The transformer keeps exactly the optional interfaces of the store
+// The transformer keeps exactly the optional operations of the store
 // below, and serves each through that store's own.
 func TestForwarding(t *testing.T) {
 	storetest.RunForwarding(t, func(t testing.TB, inner store.Store) store.Store {

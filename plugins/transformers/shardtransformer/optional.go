@@ -3,7 +3,9 @@ package shardtransformer
 import (
 	"context"
 	"errors"
+	"io"
 	"iter"
+	"os"
 
 	"github.com/zarrgw/zarrgw/core/shard"
 	"github.com/zarrgw/zarrgw/core/store"
@@ -15,11 +17,23 @@ import (
 // sizes from its shards' indexes: both its own, whatever the store below
 // lists. A chunk is a part of its shard, read by Get: only keys that pass
 // through gain from a copy-free read below, which it shows only where the
-// store below has one.
+// store below has one. It hands out no files: its chunks are parts of
+// shards.
 
-// shown is s with the optional interfaces it has over its next store.
-func (s *Store) shown() store.Store {
-	return store.WithOptional(s, store.Optional{Into: store.OptionalOf(s.next).Into, Sorted: true, Info: true})
+// optional is what the transformer claims of the optional operations.
+func (s *Store) optional() store.Optional {
+	return store.Optional{Into: store.OptionalOf(s.next).Into, Sorted: true, Info: true}
+}
+
+// OpenFile reports ErrUnsupported: a chunk is a part of its shard.
+func (s *Store) OpenFile(ctx context.Context, key string, buf []byte) (*os.File, store.Info, error) {
+	return store.NoOptional{}.OpenFile(ctx, key, buf)
+}
+
+// SetFrom reports ErrUnsupported without reading r: a chunk is written
+// into its shard by Set.
+func (s *Store) SetFrom(ctx context.Context, key string, r io.Reader, cond store.Condition) (string, error) {
+	return store.NoOptional{}.SetFrom(ctx, key, r, cond)
 }
 
 // GetInto reads a whole value into dst when its size is len(dst): a key
@@ -111,7 +125,7 @@ type passedInfo struct {
 
 func (s *Store) passedInfo(ctx context.Context, prefix, startAfter string) *passedInfo {
 	p := &passedInfo{next: s.next, stop: func() {}}
-	if _, ok := s.next.(store.InfoLister); ok {
+	if store.OptionalOf(s.next).Info {
 		p.pull, p.stop = iter.Pull2(store.ListInfo(ctx, s.next, prefix, startAfter))
 	}
 	return p

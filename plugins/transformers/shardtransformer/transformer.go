@@ -61,13 +61,13 @@ type Store struct {
 var _ store.Store = (*Store)(nil)
 
 // New wraps next with default options. The result reads into buffers
-// (store.ReaderInto) only where next does.
+// (store.Optional.Into) only where next does.
 func New(next store.Store, layout Layout, chunksPerShard []int) (store.Store, error) {
 	s, err := NewWith(next, layout, chunksPerShard, Options{})
 	if err != nil {
 		return nil, err
 	}
-	return s.shown(), nil
+	return s, nil
 }
 
 // NewWith wraps next: chunk keys of layout are stored in shards of
@@ -110,6 +110,7 @@ func (s *Store) Capabilities() store.Capabilities {
 	c := s.next.Capabilities()
 	c.Ranges, c.SuffixRanges = c.Read, c.Read
 	c.MD5Versions = false
+	c.Optional = s.optional()
 	return c
 }
 
