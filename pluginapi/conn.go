@@ -200,7 +200,7 @@ func (c *Conn) gone() bool {
 }
 
 // Connector gives the connection to a plugin, starting or restarting its
-// process as needed. host/launcher implements it.
+// process as needed. host/runtime/launcher implements it.
 type Connector interface {
 	// Name names the plugin in every error about it.
 	Name() string

@@ -3,7 +3,7 @@
 //
 // Plugin authors call ServeCodec, ServeStore, ServeTransformer (or Serve for
 // a mix) from main; the host reaches a running plugin through a Connector
-// (host/launcher provides one) and a Client, whose codecs and stores
+// (host/runtime/launcher provides one) and a Client, whose codecs and stores
 // implement the core/codec and core/store interfaces, so the engine never
 // knows where an extension runs.
 //

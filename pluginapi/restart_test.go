@@ -22,7 +22,7 @@ import (
 
 // restarting is a Connector that replaces a connection found broken by a
 // fresh in-process plugin, as the launcher replaces a dead process by a
-// new one: a fake of host/launcher, for restarts without a binary.
+// new one: a fake of host/runtime/launcher, for restarts without a binary.
 // Like the launcher, it closes the connection it replaces, which fails the
 // calls still under way on it with gRPC's "the client connection is
 // closing".

@@ -25,8 +25,8 @@ import (
 	"github.com/zarrgw/zarrgw/core/meta"
 	"github.com/zarrgw/zarrgw/core/ndarray"
 	"github.com/zarrgw/zarrgw/core/store"
-	"github.com/zarrgw/zarrgw/host/registry"
-	"github.com/zarrgw/zarrgw/plugins/stores/fs"
+	"github.com/zarrgw/zarrgw/host/runtime/registry"
+	"github.com/zarrgw/zarrgw/plugins/stores/fsstore"
 )
 
 const (
@@ -62,7 +62,7 @@ func dataset(b *testing.B, variant string) string {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		b.Fatal(err)
 	}
-	s, err := fs.New(dir)
+	s, err := fsstore.New(dir)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func sampleData() *ndarray.Array {
 
 func openBench(b *testing.B, variant string) *array.Array {
 	dir := dataset(b, variant)
-	s, err := fs.New(dir)
+	s, err := fsstore.New(dir)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -194,7 +194,7 @@ func decodeAll(ctx context.Context, pipe *codec.Pipeline, chunks [][]byte, out [
 }
 
 func fsGet(b *testing.B, variant, key string) ([]byte, error) {
-	s, err := fs.New(dataset(b, variant))
+	s, err := fsstore.New(dataset(b, variant))
 	if err != nil {
 		return nil, err
 	}
@@ -205,7 +205,7 @@ func fsGet(b *testing.B, variant, key string) ([]byte, error) {
 func benchWriteAll(b *testing.B, variant string) {
 	data := sampleData()
 	dir := b.TempDir()
-	s, err := fs.New(dir)
+	s, err := fsstore.New(dir)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -20,8 +20,8 @@ import (
 	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/zarrgw/zarrgw/core/store"
-	"github.com/zarrgw/zarrgw/host/launcher"
-	"github.com/zarrgw/zarrgw/plugins/stores/s3"
+	"github.com/zarrgw/zarrgw/host/runtime/launcher"
+	"github.com/zarrgw/zarrgw/plugins/stores/s3store"
 	"github.com/zarrgw/zarrgw/tests/support/servers"
 )
 
@@ -34,7 +34,7 @@ const (
 // by the benchmarks of a run.
 type fixture struct {
 	srv    *servers.S3
-	cfg    s3.Config
+	cfg    s3store.Config
 	keys   []string
 	values [][]byte
 }
@@ -50,9 +50,9 @@ func setup(b *testing.B) *fixture {
 	once.Do(func() {
 		srv := servers.StartS3(keepAlive{b})
 		f := &fixture{srv: srv}
-		f.cfg = s3.Config{Bucket: srv.NewBucket(b), Endpoint: srv.Endpoint, Region: srv.Region,
+		f.cfg = s3store.Config{Bucket: srv.NewBucket(b), Endpoint: srv.Endpoint, Region: srv.Region,
 			AccessKeyID: srv.AccessKey, SecretAccessKey: srv.SecretKey}
-		st, err := s3.New(context.Background(), f.cfg)
+		st, err := s3store.New(context.Background(), f.cfg)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -182,7 +182,7 @@ func BenchmarkSDKTuned(b *testing.B) { benchSDK(b, true) }
 // BenchmarkStore is the zarrgw s3 store in process.
 func BenchmarkStore(b *testing.B) {
 	f := setup(b)
-	s, err := s3.New(context.Background(), f.cfg)
+	s, err := s3store.New(context.Background(), f.cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -194,14 +194,14 @@ func BenchmarkStore(b *testing.B) {
 // shared memory when a slot is free).
 func BenchmarkStoreOutOfProcess(b *testing.B) {
 	f := setup(b)
-	s := pluginStore(b, f, s3.Name)
+	s := pluginStore(b, f, s3store.Name)
 	run(b, storeGet(s, f))
 }
 
 // BenchmarkStoreOutOfProcessInto reads into the caller's buffers.
 func BenchmarkStoreOutOfProcessInto(b *testing.B) {
 	f := setup(b)
-	s := pluginStore(b, f, s3.Name)
+	s := pluginStore(b, f, s3store.Name)
 	bufs := make([][]byte, parallel)
 	for i := range bufs {
 		bufs[i] = make([]byte, size)
@@ -243,11 +243,11 @@ func pluginStore(b *testing.B, f *fixture, name string) store.Store {
 func BenchmarkInterleaved(b *testing.B) {
 	f := setup(b)
 	c := sdkClient(b, true)
-	s, err := s3.New(context.Background(), f.cfg)
+	s, err := s3store.New(context.Background(), f.cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
-	remote := pluginStore(b, f, s3.Name)
+	remote := pluginStore(b, f, s3store.Name)
 	contenders := []struct {
 		name string
 		get  func(ctx context.Context, i int) ([]byte, error)

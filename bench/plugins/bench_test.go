@@ -13,9 +13,9 @@ import (
 	"github.com/zarrgw/zarrgw/core/codec"
 	"github.com/zarrgw/zarrgw/core/dtype"
 	"github.com/zarrgw/zarrgw/core/store"
-	"github.com/zarrgw/zarrgw/host/launcher"
-	"github.com/zarrgw/zarrgw/host/registry"
-	"github.com/zarrgw/zarrgw/plugins/stores/fs"
+	"github.com/zarrgw/zarrgw/host/runtime/launcher"
+	"github.com/zarrgw/zarrgw/host/runtime/registry"
+	"github.com/zarrgw/zarrgw/plugins/stores/fsstore"
 )
 
 // outOfProcess returns the bundled codecs and fs store served by zarrgw
@@ -177,7 +177,7 @@ func BenchmarkStoreGet1MiB(b *testing.B) {
 		})
 	}
 	b.Run("in-process", func(b *testing.B) {
-		s, err := fs.New(b.TempDir())
+		s, err := fsstore.New(b.TempDir())
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -196,6 +196,6 @@ func BenchmarkStoreGet1MiB(b *testing.B) {
 // fsOpener opens fs stores through parts (in a plugin, out of process).
 func fsOpener(parts *registry.Parts) func(dir string) (store.Store, error) {
 	return func(dir string) (store.Store, error) {
-		return parts.OpenStore(context.Background(), fs.Name, fs.Config(dir))
+		return parts.OpenStore(context.Background(), fsstore.Name, fsstore.Config(dir))
 	}
 }

@@ -25,8 +25,8 @@ import (
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/core/meta"
 	"github.com/zarrgw/zarrgw/core/ndarray"
-	"github.com/zarrgw/zarrgw/host/registry"
-	"github.com/zarrgw/zarrgw/plugins/stores/fs"
+	"github.com/zarrgw/zarrgw/host/runtime/registry"
+	"github.com/zarrgw/zarrgw/plugins/stores/fsstore"
 )
 
 const (
@@ -83,7 +83,7 @@ func open(b *testing.B, layout string) *array.Array {
 	if _, err := os.Stat(filepath.Join(dir, readyMark)); err != nil {
 		write(b, dir, layouts[layout]())
 	}
-	s, err := fs.New(dir)
+	s, err := fsstore.New(dir)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func write(b *testing.B, dir string, m *meta.ArrayMeta) {
 	if err := os.RemoveAll(dir); err != nil {
 		b.Fatal(err)
 	}
-	s, err := fs.New(dir, fs.WithDirSync(false))
+	s, err := fsstore.New(dir, fsstore.WithDirSync(false))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/zarrgw/zarrgw/host/registry"
+	"github.com/zarrgw/zarrgw/host/runtime/registry"
 )
 
 // Flags written Go's way, with one dash, read as Terraform users write

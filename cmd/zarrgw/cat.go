@@ -8,9 +8,9 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/array"
 	"github.com/zarrgw/zarrgw/core/grid"
-	"github.com/zarrgw/zarrgw/host/location"
-	"github.com/zarrgw/zarrgw/host/registry"
-	"github.com/zarrgw/zarrgw/host/render"
+	"github.com/zarrgw/zarrgw/host/commands/render"
+	"github.com/zarrgw/zarrgw/host/app/location"
+	"github.com/zarrgw/zarrgw/host/runtime/registry"
 )
 
 func newCat(set registry.Set) *cobra.Command {

@@ -8,9 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/zarrgw/zarrgw/host/config"
-	"github.com/zarrgw/zarrgw/host/location"
-	"github.com/zarrgw/zarrgw/host/registry"
+	"github.com/zarrgw/zarrgw/host/runtime/config"
+	"github.com/zarrgw/zarrgw/host/app/location"
+	"github.com/zarrgw/zarrgw/host/runtime/registry"
 )
 
 // Shell completion (cobra's "zarrgw completion SHELL" scripts call the

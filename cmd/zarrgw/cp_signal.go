@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/zarrgw/zarrgw/host/transfer"
+	"github.com/zarrgw/zarrgw/host/commands/transfer"
 )
 
 // signalWatch ends a copy's context on SIGINT or SIGTERM and remembers

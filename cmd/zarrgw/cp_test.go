@@ -8,7 +8,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/zarrgw/zarrgw/host/transfer"
+	"github.com/zarrgw/zarrgw/host/commands/transfer"
 )
 
 // cp's help shows examples, both treatments of an existing destination,

@@ -17,8 +17,8 @@ import (
 	"github.com/zarrgw/zarrgw/core/dtype"
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/core/meta"
-	"github.com/zarrgw/zarrgw/host/location"
-	"github.com/zarrgw/zarrgw/host/registry"
+	"github.com/zarrgw/zarrgw/host/app/location"
+	"github.com/zarrgw/zarrgw/host/runtime/registry"
 )
 
 // defaultCodecs are those of a new array when neither --codecs nor the

@@ -10,12 +10,12 @@ import (
 	"github.com/hashicorp/go-version"
 	"github.com/spf13/cobra"
 
-	"github.com/zarrgw/zarrgw/host/config"
-	"github.com/zarrgw/zarrgw/host/launcher"
-	"github.com/zarrgw/zarrgw/host/plugins/cliconfig"
-	"github.com/zarrgw/zarrgw/host/plugins/install"
-	"github.com/zarrgw/zarrgw/host/plugins/pluginpkg"
-	"github.com/zarrgw/zarrgw/host/registry"
+	"github.com/zarrgw/zarrgw/host/install"
+	"github.com/zarrgw/zarrgw/host/install/cliconfig"
+	"github.com/zarrgw/zarrgw/host/runtime/config"
+	"github.com/zarrgw/zarrgw/host/runtime/launcher"
+	"github.com/zarrgw/zarrgw/host/runtime/pluginpkg"
+	"github.com/zarrgw/zarrgw/host/runtime/registry"
 )
 
 // newInit is "zarrgw init": install the plugins a configuration gives by

@@ -6,9 +6,9 @@ import (
 
 	"github.com/hashicorp/go-version"
 
-	"github.com/zarrgw/zarrgw/host/config"
-	"github.com/zarrgw/zarrgw/host/plugins/install"
-	"github.com/zarrgw/zarrgw/host/plugins/pluginpkg"
+	"github.com/zarrgw/zarrgw/host/install"
+	"github.com/zarrgw/zarrgw/host/runtime/config"
+	"github.com/zarrgw/zarrgw/host/runtime/pluginpkg"
 )
 
 // The installer's steps print the lines "zarrgw init", "plugins lock" and

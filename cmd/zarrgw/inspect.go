@@ -6,9 +6,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/zarrgw/zarrgw/host/location"
-	"github.com/zarrgw/zarrgw/host/registry"
-	"github.com/zarrgw/zarrgw/host/render"
+	"github.com/zarrgw/zarrgw/host/commands/render"
+	"github.com/zarrgw/zarrgw/host/app/location"
+	"github.com/zarrgw/zarrgw/host/runtime/registry"
 )
 
 // inspectJSON is what "zarrgw inspect --json" prints. Field names are

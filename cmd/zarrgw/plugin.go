@@ -10,11 +10,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/zarrgw/zarrgw/core/extension"
-	"github.com/zarrgw/zarrgw/host/config"
-	"github.com/zarrgw/zarrgw/host/launcher"
-	"github.com/zarrgw/zarrgw/host/plugins/pluginpkg"
-	"github.com/zarrgw/zarrgw/host/registry"
-	"github.com/zarrgw/zarrgw/host/stack"
+	"github.com/zarrgw/zarrgw/host/app/location"
+	"github.com/zarrgw/zarrgw/host/runtime/config"
+	"github.com/zarrgw/zarrgw/host/runtime/launcher"
+	"github.com/zarrgw/zarrgw/host/runtime/pluginpkg"
+	"github.com/zarrgw/zarrgw/host/runtime/registry"
+	"github.com/zarrgw/zarrgw/host/runtime/stack"
 )
 
 // newPluginServe is "zarrgw plugin serve NAME": zarrgw run by itself (or
@@ -106,7 +107,7 @@ func addConfigured(cmd *cobra.Command, set registry.Set, l *launcher.Launcher, f
 	if file == "" {
 		return nil
 	}
-	opts, err := stack.Options(cmd.Context(), set, file, slog.New(slog.DiscardHandler))
+	opts, err := location.ConfigOptions(cmd.Context(), set, file, slog.New(slog.DiscardHandler))
 	if err != nil {
 		return err
 	}

@@ -7,11 +7,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/zarrgw/zarrgw/host/config"
-	"github.com/zarrgw/zarrgw/host/plugins/install"
-	"github.com/zarrgw/zarrgw/host/plugins/pluginpkg"
-	"github.com/zarrgw/zarrgw/host/registry"
-	"github.com/zarrgw/zarrgw/host/stack"
+	"github.com/zarrgw/zarrgw/host/install"
+	"github.com/zarrgw/zarrgw/host/runtime/config"
+	"github.com/zarrgw/zarrgw/host/runtime/pluginpkg"
+	"github.com/zarrgw/zarrgw/host/runtime/registry"
+	"github.com/zarrgw/zarrgw/host/runtime/stack"
 )
 
 func newPlugins(set registry.Set) *cobra.Command {

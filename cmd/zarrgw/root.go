@@ -3,7 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/zarrgw/zarrgw/host/registry"
+	"github.com/zarrgw/zarrgw/host/runtime/registry"
 )
 
 // newRoot is the command line of a zarrgw binary whose extensions are set:

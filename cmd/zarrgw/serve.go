@@ -1,25 +1,10 @@
 package main
 
 import (
-	"context"
-	"fmt"
-	"io"
-	"log/slog"
-	"net"
-	"os"
-	"os/signal"
-	"syscall"
-	"time"
-
 	"github.com/spf13/cobra"
-	"golang.org/x/sync/errgroup"
 
-	"github.com/zarrgw/zarrgw/host/config"
-	"github.com/zarrgw/zarrgw/host/gateway"
-	"github.com/zarrgw/zarrgw/host/logbatch"
-	"github.com/zarrgw/zarrgw/host/registry"
-	"github.com/zarrgw/zarrgw/host/stack"
-	"github.com/zarrgw/zarrgw/host/telemetry"
+	"github.com/zarrgw/zarrgw/host/app"
+	"github.com/zarrgw/zarrgw/host/runtime/registry"
 )
 
 func newServe(set registry.Set) *cobra.Command {
@@ -33,129 +18,11 @@ func newServe(set registry.Set) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return serve(cmd.Context(), set, file, listen, s3Listen, cmd.ErrOrStderr())
+			return app.Serve(cmd.Context(), set, app.ServeOptions{File: file, Listen: listen, S3Listen: s3Listen, Stderr: cmd.ErrOrStderr()})
 		},
 	}
 	addConfigFlag(cmd, &path)
 	cmd.Flags().StringVar(&listen, "listen", "", "address to listen on, HOST:PORT (default: the server block's listen)")
 	cmd.Flags().StringVar(&s3Listen, "s3-listen", "", "address of the S3 API, HOST:PORT (default: the s3 block's listen; needs an s3 block)")
 	return cmd
-}
-
-// serve runs the gateway until ctx ends (SIGINT or SIGTERM), then drains
-// requests in flight and ends the plugins. Its log, one JSON record per
-// request, goes to stderr in batches (every line written while the
-// previous write was under way goes out in the next), and so does all
-// else it prints, in order.
-func serve(ctx context.Context, set registry.Set, file, listen, s3Listen string, stderr io.Writer) (err error) {
-	lines := logbatch.New(stderr, 0)
-	defer lines.Close() // deferred first: the last to run, after every log line
-	stderr = lines
-	logger := slog.New(slog.NewJSONHandler(stderr, nil))
-	// traces first: plugins started from here on inherit the OTEL_* setup
-	shutdown, err := telemetry.Setup(ctx, "zarrgw")
-	if err != nil {
-		return err
-	}
-	defer flushTraces(shutdown, logger)
-	opts, err := stack.Options(ctx, set, file, logger)
-	if err != nil {
-		return err
-	}
-	cfg, err := config.Check(file, opts, stderr)
-	if err != nil {
-		return err
-	}
-	// from here on, what is logged or returned may quote a sensitive value
-	logger = cfg.RedactLogger(logger)
-	defer func() { err = cfg.RedactError(err) }()
-	if listen != "" {
-		cfg.Server.Listen = listen
-	}
-	if s3Listen != "" {
-		if cfg.Server.S3 == nil {
-			return fmt.Errorf("--s3-listen: %s has no s3 block in its server block", file)
-		}
-		cfg.Server.S3.Listen = s3Listen
-	}
-	host, err := stack.Start(cfg, set, logger)
-	if err != nil {
-		return err
-	}
-	defer host.Close()
-	g, err := gateway.New(ctx, cfg, host, gateway.Options{Logger: logger, AccessLog: lines})
-	if err != nil {
-		return err
-	}
-	defer g.Close()
-	defer hurryOnSecondSignal(ctx, g)()
-	ln, err := net.Listen("tcp", cfg.Server.Listen)
-	if err != nil {
-		return fmt.Errorf("server: %w", err)
-	}
-	printURLs(stderr, cfg, ln.Addr().String())
-	if cfg.Server.S3 == nil {
-		return g.Serve(ctx, ln)
-	}
-	s3ln, err := net.Listen("tcp", cfg.Server.S3.Listen)
-	if err != nil {
-		ln.Close()
-		return fmt.Errorf("server s3: %w", err)
-	}
-	fmt.Fprintf(stderr, "zarrgw: S3 API at %s://%s (region %s; each dataset a bucket)\n", scheme(cfg), s3ln.Addr(), cfg.Server.S3.Region)
-	// both listeners end together: when one fails, the other drains
-	grp, gctx := errgroup.WithContext(ctx)
-	grp.Go(func() error { return g.Serve(gctx, ln) })
-	grp.Go(func() error { return g.ServeS3(gctx, s3ln) })
-	return grp.Wait()
-}
-
-// hurryOnSecondSignal has a signal after the one that began the shutdown
-// (ctx ended) end the drain at once. It returns the function that stops
-// listening.
-func hurryOnSecondSignal(ctx context.Context, g *gateway.Gateway) (stop func()) {
-	done := make(chan struct{})
-	go func() {
-		select {
-		case <-ctx.Done():
-		case <-done:
-			return
-		}
-		again := make(chan os.Signal, 1)
-		signal.Notify(again, os.Interrupt, syscall.SIGTERM)
-		defer signal.Stop(again)
-		select {
-		case <-again:
-			g.Hurry()
-		case <-done:
-		}
-	}()
-	return func() { close(done) }
-}
-
-// flushTraces sends the spans still batched, within a bound: a collector
-// that is down must not hold the shutdown.
-func flushTraces(shutdown func(context.Context) error, logger *slog.Logger) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := shutdown(ctx); err != nil {
-		logger.Warn("sending the last traces", "error", err)
-	}
-}
-
-func scheme(cfg *config.Config) string {
-	if cfg.Server.TLSCertFile != "" {
-		return "https"
-	}
-	return "http"
-}
-
-// printURLs tells a person where to look.
-func printURLs(w io.Writer, cfg *config.Config, addr string) {
-	base := scheme(cfg) + "://" + addr
-	fmt.Fprintf(w, "zarrgw: serving %d datasets at %s/d/ (API: %s/openapi.json, metrics: %s/metrics)\n", len(cfg.Datasets), base, base, base)
-	for _, ds := range cfg.Datasets {
-		fmt.Fprintf(w, "  %s/d/%s/\n", base, ds.Name)
-	}
-	fmt.Fprintf(w, "zarrgw: pages for a browser at %s/ui/\n", base)
 }

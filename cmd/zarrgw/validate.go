@@ -8,9 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/zarrgw/zarrgw/host/config"
-	"github.com/zarrgw/zarrgw/host/registry"
-	"github.com/zarrgw/zarrgw/host/stack"
+	"github.com/zarrgw/zarrgw/host/app/location"
+	"github.com/zarrgw/zarrgw/host/runtime/config"
+	"github.com/zarrgw/zarrgw/host/runtime/registry"
 )
 
 func newValidate(set registry.Set) *cobra.Command {
@@ -38,7 +38,7 @@ range), lock_file, datasets, stores and plugins; the exit status is 1 when it is
 			// Pinned plugins present on this machine are started once to ask
 			// what they serve, so their blocks are checked against their schemas.
 			logger := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
-			opts, err := stack.Options(cmd.Context(), set, file, logger)
+			opts, err := location.ConfigOptions(cmd.Context(), set, file, logger)
 			if err != nil {
 				return err
 			}

@@ -81,7 +81,7 @@ func fillOrZero(a *ArrayMeta) []byte {
 }
 
 // canonicalV3 names codecs as `zarrgw cp --to-format 3` writes them (by
-// their registered v3 names, host/transfer/codecs.go canonicalCodecs):
+// their registered v3 names, host/commands/transfer/codecs.go canonicalCodecs):
 // numcodecs' own ids under "numcodecs.", blosc with its shuffle by name
 // and its typesize, as the bundled codecs' manifests and Configuration
 // report them.

@@ -25,8 +25,8 @@ import (
 	"github.com/zarrgw/zarrgw/core/meta"
 	"github.com/zarrgw/zarrgw/core/ndarray"
 	"github.com/zarrgw/zarrgw/core/store"
-	"github.com/zarrgw/zarrgw/host/registry"
-	"github.com/zarrgw/zarrgw/plugins/stores/fs"
+	"github.com/zarrgw/zarrgw/host/runtime/registry"
+	"github.com/zarrgw/zarrgw/plugins/stores/fsstore"
 )
 
 func main() {
@@ -46,7 +46,7 @@ func write(ctx context.Context, dir string, f meta.Format) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	s, err := fs.New(dir)
+	s, err := fsstore.New(dir)
 	if err != nil {
 		return err
 	}

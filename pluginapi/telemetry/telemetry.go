@@ -6,7 +6,7 @@
 // calls, so that a plugin's spans join the trace of the request that
 // called it.
 //
-// The host (host/telemetry) and the plugin SDK (pluginapi.Serve) both set
+// The host (host/internal/telemetry) and the plugin SDK (pluginapi.Serve) both set
 // up through here; it imports core and OpenTelemetry, nothing of zarrgw's
 // host.
 //

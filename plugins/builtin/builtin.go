@@ -1,7 +1,7 @@
 // Package builtin lists every extension bundled with zarrgw: codecs,
 // stores and storage transformers, each by the registration its package
 // exports. Adding an extension to zarrgw is its package plus one line
-// here; the host (host/registry) reads these lists for everything else:
+// here; the host (host/runtime/registry) reads these lists for everything else:
 // opening by name, serving as a plugin, checking configuration, listing,
 // and LOCATION URLs.
 package builtin
@@ -30,11 +30,11 @@ import (
 	"github.com/zarrgw/zarrgw/plugins/codecs/vlen"
 	"github.com/zarrgw/zarrgw/plugins/codecs/zlibcodec"
 	"github.com/zarrgw/zarrgw/plugins/codecs/zstdcodec"
-	azurestore "github.com/zarrgw/zarrgw/plugins/stores/azure"
-	"github.com/zarrgw/zarrgw/plugins/stores/fs"
-	httpstore "github.com/zarrgw/zarrgw/plugins/stores/http"
+	"github.com/zarrgw/zarrgw/plugins/stores/azurestore"
+	"github.com/zarrgw/zarrgw/plugins/stores/fsstore"
+	"github.com/zarrgw/zarrgw/plugins/stores/httpstore"
 	"github.com/zarrgw/zarrgw/plugins/stores/references"
-	s3store "github.com/zarrgw/zarrgw/plugins/stores/s3"
+	"github.com/zarrgw/zarrgw/plugins/stores/s3store"
 	"github.com/zarrgw/zarrgw/plugins/transformers/cache"
 	"github.com/zarrgw/zarrgw/plugins/transformers/shardtransformer"
 )
@@ -75,7 +75,7 @@ func Codecs() []codec.Registration {
 // Stores returns the registration of every bundled store type.
 func Stores() []store.Registration {
 	return []store.Registration{
-		fs.Registration,
+		fsstore.Registration,
 		s3store.Registration,
 		azurestore.Registration,
 		httpstore.Registration,

@@ -10,7 +10,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/array"
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/core/store"
-	"github.com/zarrgw/zarrgw/plugins/stores/fs"
+	"github.com/zarrgw/zarrgw/plugins/stores/fsstore"
 	"github.com/zarrgw/zarrgw/tests/support/fixtures"
 )
 
@@ -65,7 +65,7 @@ func FuzzDecodeChunk(f *testing.F) {
 
 // openFixture opens the fixture array rooted at dir.
 func openFixture(f *testing.F, dir string) *array.Array {
-	s, err := fs.New(dir)
+	s, err := fsstore.New(dir)
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/core/store/storetest"
-	"github.com/zarrgw/zarrgw/plugins/stores/s3"
+	"github.com/zarrgw/zarrgw/plugins/stores/s3store"
 	"github.com/zarrgw/zarrgw/plugins/transformers/cache"
 	"github.com/zarrgw/zarrgw/tests/support/servers"
 )
@@ -30,11 +30,11 @@ func TestConformanceOverS3(t *testing.T) {
 	for _, c := range configs {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			storetest.RunWith(t, storetest.Options{LargeValue: 2*s3.MinPartSize + 123, VersionsFromContent: true},
+			storetest.RunWith(t, storetest.Options{LargeValue: 2*s3store.MinPartSize + 123, VersionsFromContent: true},
 				func(t *testing.T) store.Store {
-					next, err := s3.New(t.Context(), s3.Config{Bucket: srv.NewBucket(t), Endpoint: srv.Endpoint,
+					next, err := s3store.New(t.Context(), s3store.Config{Bucket: srv.NewBucket(t), Endpoint: srv.Endpoint,
 						Region: srv.Region, AccessKeyID: srv.AccessKey, SecretAccessKey: srv.SecretKey,
-						PartSize: s3.MinPartSize, ListPageSize: 100})
+						PartSize: s3store.MinPartSize, ListPageSize: 100})
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -6,9 +6,9 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/zarrgw/zarrgw/host/config"
-	"github.com/zarrgw/zarrgw/host/launcher"
-	"github.com/zarrgw/zarrgw/host/render"
+	"github.com/zarrgw/zarrgw/host/commands/render"
+	"github.com/zarrgw/zarrgw/host/runtime/config"
+	"github.com/zarrgw/zarrgw/host/runtime/launcher"
 )
 
 // inspect --json describes every node of the sample, groups before their

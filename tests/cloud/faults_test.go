@@ -11,8 +11,8 @@ import (
 	toxiproxy "github.com/Shopify/toxiproxy/v2"
 
 	"github.com/zarrgw/zarrgw/core/store"
-	"github.com/zarrgw/zarrgw/plugins/stores/azure"
-	"github.com/zarrgw/zarrgw/plugins/stores/s3"
+	"github.com/zarrgw/zarrgw/plugins/stores/azurestore"
+	"github.com/zarrgw/zarrgw/plugins/stores/s3store"
 	"github.com/zarrgw/zarrgw/tests/support/servers"
 )
 
@@ -38,16 +38,16 @@ func backends(t *testing.T) []backend {
 		open: func(t *testing.T, addr, secret string, attempts int) store.Store {
 			cfg := s3Config(t, srv3)
 			cfg.Endpoint, cfg.SecretAccessKey, cfg.MaxAttempts = "http://"+addr, secret, attempts
-			return open(t, func(ctx context.Context) (store.Store, error) { return s3.New(ctx, cfg) })
+			return open(t, func(ctx context.Context) (store.Store, error) { return s3store.New(ctx, cfg) })
 		},
 		throttle: servers.Answer{Status: 503, Body: `<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>`},
 		denied:   servers.Answer{Status: 403, Body: `<Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>`},
 	}, {
 		name: "azure", addr: srvAz.Addr, secret: srvAz.AccountKey,
 		open: func(t *testing.T, addr, secret string, attempts int) store.Store {
-			cfg := azure.Config{Container: srvAz.NewContainer(t), Account: srvAz.Account, AccountKey: secret,
+			cfg := azurestore.Config{Container: srvAz.NewContainer(t), Account: srvAz.Account, AccountKey: secret,
 				Endpoint: "http://" + addr + "/" + srvAz.Account, BlockSize: azureBlock, MaxAttempts: attempts}
-			return open(t, func(ctx context.Context) (store.Store, error) { return azure.New(ctx, cfg) })
+			return open(t, func(ctx context.Context) (store.Store, error) { return azurestore.New(ctx, cfg) })
 		},
 		throttle: servers.Answer{Status: 503, Header: map[string]string{"x-ms-error-code": "ServerBusy"},
 			Body: `<Error><Code>ServerBusy</Code><Message>The server is busy.</Message></Error>`},

@@ -9,11 +9,11 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/core/store/storetest"
-	"github.com/zarrgw/zarrgw/host/launcher"
-	"github.com/zarrgw/zarrgw/plugins/stores/azure"
-	"github.com/zarrgw/zarrgw/plugins/stores/fs"
-	"github.com/zarrgw/zarrgw/plugins/stores/http"
-	"github.com/zarrgw/zarrgw/plugins/stores/s3"
+	"github.com/zarrgw/zarrgw/host/runtime/launcher"
+	"github.com/zarrgw/zarrgw/plugins/stores/azurestore"
+	"github.com/zarrgw/zarrgw/plugins/stores/fsstore"
+	"github.com/zarrgw/zarrgw/plugins/stores/httpstore"
+	"github.com/zarrgw/zarrgw/plugins/stores/s3store"
 	"github.com/zarrgw/zarrgw/tests/support/servers"
 )
 
@@ -63,8 +63,8 @@ func remote(t *testing.T, p *launcher.Plugin, name string, config any) store.Sto
 func TestS3OutOfProcess(t *testing.T) {
 	srv := servers.StartS3(t)
 	p := newPlugin(t)
-	storetest.RunWith(t, storetest.Options{LargeValue: 2*s3.MinPartSize + 123, VersionsFromContent: true},
-		func(t *testing.T) store.Store { return remote(t, p, s3.Name, s3Config(t, srv)) })
+	storetest.RunWith(t, storetest.Options{LargeValue: 2*s3store.MinPartSize + 123, VersionsFromContent: true},
+		func(t *testing.T) store.Store { return remote(t, p, s3store.Name, s3Config(t, srv)) })
 }
 
 // The azure store passes the suite out of process against Azurite.
@@ -72,7 +72,7 @@ func TestAzureOutOfProcess(t *testing.T) {
 	srv := servers.StartAzure(t)
 	p := newPlugin(t)
 	storetest.RunWith(t, storetest.Options{LargeValue: 5*azureBlock + 123},
-		func(t *testing.T) store.Store { return remote(t, p, azure.Name, azureConfig(t, srv)) })
+		func(t *testing.T) store.Store { return remote(t, p, azurestore.Name, azureConfig(t, srv)) })
 }
 
 // The http store passes the suite's read checks out of process, in front
@@ -81,12 +81,12 @@ func TestHTTPOutOfProcess(t *testing.T) {
 	p := newPlugin(t)
 	storetest.Run(t, func(t *testing.T) store.Store {
 		dir := t.TempDir()
-		w, err := fs.New(dir)
+		w, err := fsstore.New(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
 		srv := servers.ServeDir(t, dir, servers.HTTPOptions{})
-		return storetest.ReadVia(w, remote(t, p, http.Name, http.Config{URL: srv.URL}))
+		return storetest.ReadVia(w, remote(t, p, httpstore.Name, httpstore.Config{URL: srv.URL}))
 	})
 }
 
@@ -94,13 +94,13 @@ func TestHTTPOutOfProcess(t *testing.T) {
 // staged uploads happen at modest sizes.
 const azureBlock = 64 << 10
 
-func s3Config(t testing.TB, srv *servers.S3) s3.Config {
-	return s3.Config{Bucket: srv.NewBucket(t), Endpoint: srv.Endpoint, Region: srv.Region,
-		AccessKeyID: srv.AccessKey, SecretAccessKey: srv.SecretKey, PartSize: s3.MinPartSize, ListPageSize: 100}
+func s3Config(t testing.TB, srv *servers.S3) s3store.Config {
+	return s3store.Config{Bucket: srv.NewBucket(t), Endpoint: srv.Endpoint, Region: srv.Region,
+		AccessKeyID: srv.AccessKey, SecretAccessKey: srv.SecretKey, PartSize: s3store.MinPartSize, ListPageSize: 100}
 }
 
-func azureConfig(t testing.TB, srv *servers.Azure) azure.Config {
-	return azure.Config{Container: srv.NewContainer(t), ConnectionString: srv.ConnectionString(),
+func azureConfig(t testing.TB, srv *servers.Azure) azurestore.Config {
+	return azurestore.Config{Container: srv.NewContainer(t), ConnectionString: srv.ConnectionString(),
 		BlockSize: azureBlock, ListPageSize: 100}
 }
 
@@ -111,7 +111,7 @@ func TestForbiddenOutOfProcess(t *testing.T) {
 	front := servers.NewFront(t, srv.Addr)
 	cfg := s3Config(t, srv)
 	cfg.Endpoint = front.URL
-	s := remote(t, newPlugin(t), s3.Name, cfg)
+	s := remote(t, newPlugin(t), s3store.Name, cfg)
 	if _, err := s.Set(t.Context(), "secret/k", []byte("v"), store.Condition{}); err != nil {
 		t.Fatal(err)
 	}

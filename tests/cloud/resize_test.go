@@ -18,8 +18,8 @@ import (
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/core/meta"
 	"github.com/zarrgw/zarrgw/core/store"
-	"github.com/zarrgw/zarrgw/host/registry"
-	"github.com/zarrgw/zarrgw/plugins/stores/s3"
+	"github.com/zarrgw/zarrgw/host/runtime/registry"
+	"github.com/zarrgw/zarrgw/plugins/stores/s3store"
 	"github.com/zarrgw/zarrgw/tests/support/servers"
 )
 
@@ -76,7 +76,7 @@ func TestResizeErasesInBatches(t *testing.T) {
 	front := countDeletes(t, srv.Endpoint)
 	cfg := s3Config(t, srv)
 	cfg.Endpoint = front.URL
-	inProcess, err := s3.New(t.Context(), cfg)
+	inProcess, err := s3store.New(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestResizeErasesInBatches(t *testing.T) {
 		batches, singles int64 // at most, at most
 	}{
 		{"in process", inProcess, 10_000, 10, 0},
-		{"out of process", remote(t, p, s3.Name, cfg), 10_000, 10, 0},
+		{"out of process", remote(t, p, s3store.Name, cfg), 10_000, 10, 0},
 		{"key by key", eraseEach{inProcess}, 1_000, 0, 1_000},
 	}
 	for _, c := range cases {

@@ -5,11 +5,11 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/array"
 	"github.com/zarrgw/zarrgw/core/store"
-	"github.com/zarrgw/zarrgw/host/registry"
-	"github.com/zarrgw/zarrgw/plugins/stores/fs"
+	"github.com/zarrgw/zarrgw/host/runtime/registry"
+	"github.com/zarrgw/zarrgw/plugins/stores/fsstore"
 )
 
-func openFS(dir string) (store.Store, error) { return fs.New(dir) }
+func openFS(dir string) (store.Store, error) { return fsstore.New(dir) }
 
 // TestConformanceInProcess decodes every fixture with every extension in
 // process: all 113 must pass, none may be left out for a codec the

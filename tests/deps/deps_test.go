@@ -30,31 +30,56 @@ type rule struct {
 // rules are the layers of the module, innermost first: core is the
 // engine, a library of its own; pluginapi serves and calls plugins over
 // core; plugins are extensions written against both; host runs
-// configurations of them; cmd is the command line over host. Leaves of
-// host (small helpers, wire formats, the gateway's parts below the
-// gateway) import no other part of host, so they can be moved or reused
-// alone.
+// configurations of them; cmd is the command line over host.
+//
+// host is grouped by purpose, each group importing only the groups
+// listed before it: internal (helpers no other part of the module sees),
+// runtime (a configuration opened into running plugins and stores),
+// install (plugins found and installed), commands (what cp, cat and
+// inspect do over arrays), serve (the gateway: a serving core, one
+// package per face, identity below them, and gateway assembling them),
+// app (the operations the command line calls). Leaves (small helpers,
+// wire formats) import no other part of host, so they can be moved or
+// reused alone.
 var rules = []rule{
 	{"core/...", []string{"core/..."}},
 	{"pluginapi/...", []string{"core/...", "pluginapi/..."}},
 	{"plugins/...", []string{"core/...", "pluginapi/...", "plugins/..."}},
 
-	{"host/atomicfile", nil},
-	{"host/logbatch", nil},
-	{"host/gateway/s3wire", nil},
-	{"host/gateway/sigv4", nil},
-	{"host/gateway/cache", nil},
-	{"host/gateway/ui", nil},
-	{"host/gateway/picture", []string{"core/..."}},
-	{"host/identity/oidc", nil},
-	{"host/identity/sts", nil},
-	{"host/render", []string{"core/..."}},
-	{"host/transfer", []string{"core/..."}},
-	{"host/plugins/pluginpkg", []string{"host/atomicfile"}},
-	{"host/plugins/pluginsource", []string{"host/atomicfile", "host/plugins/pluginpkg"}},
-	{"host/...", []string{"core/...", "pluginapi/...", "plugins/...", "host/..."}},
+	// host/internal: leaves, and telemetry over core and pluginapi
+	{"host/internal/atomicfile", nil},
+	{"host/internal/logbatch", nil},
+	{"host/internal/...", []string{"core/...", "pluginapi/...", "host/internal/..."}},
 
-	{"cmd/...", []string{"core/...", "pluginapi/...", "plugins/...", "host/..."}},
+	// host/runtime
+	{"host/runtime/pluginpkg", []string{"host/internal/atomicfile"}},
+	{"host/runtime/...", []string{"core/...", "pluginapi/...", "plugins/...", "host/internal/...", "host/runtime/..."}},
+
+	// host/install
+	{"host/install/pluginsource", []string{"host/internal/atomicfile", "host/runtime/pluginpkg"}},
+	{"host/install/...", []string{"core/...", "pluginapi/...", "plugins/...", "host/internal/...", "host/runtime/...", "host/install/..."}},
+
+	// host/commands
+	{"host/commands/render", []string{"core/..."}},
+	{"host/commands/transfer", []string{"core/..."}},
+	{"host/commands/...", []string{"core/...", "pluginapi/...", "plugins/...", "host/internal/...", "host/runtime/...", "host/commands/..."}},
+
+	// host/serve
+	{"host/serve/s3api/s3wire", nil},
+	{"host/serve/s3api/sigv4", nil},
+	{"host/serve/gateway/cache", nil},
+	{"host/serve/pages/ui", nil},
+	{"host/serve/pages/picture", []string{"core/..."}},
+	{"host/serve/identity/oidc", nil},
+	{"host/serve/identity/sts", nil},
+	{"host/serve/identity", []string{"host/runtime/config", "host/serve/identity/..."}},
+	{"host/serve/...", []string{"core/...", "pluginapi/...", "plugins/...", "host/internal/...", "host/runtime/...",
+		"host/commands/render", "host/serve/..."}},
+
+	// host/app
+	{"host/app/...", []string{"core/...", "pluginapi/...", "plugins/...", "host/..."}},
+
+	{"cmd/...", []string{"core/...", "pluginapi/...", "plugins/...", "host/app/...", "host/runtime/...", "host/install/...", "host/commands/..."}},
 	// Tests, benchmarks and examples use anything of the module.
 	{"tests/...", []string{"..."}},
 	{"bench/...", []string{"..."}},
@@ -175,17 +200,25 @@ func TestRulesRefuse(t *testing.T) {
 		pkg, imp string
 		refused  bool
 	}{
-		{"core/meta", "host/config", true},
+		{"core/meta", "host/runtime/config", true},
 		{"core/meta", "pluginapi", true},
-		{"plugins/stores/fs", "cmd/zarrgw", true},
-		{"plugins/stores/fs", "host/stack", true},
-		{"host/gateway/sigv4", "host/gateway", true},
-		{"host/render", "host/gateway", true},
-		{"host/plugins/pluginpkg", "host/config", true},
+		{"plugins/stores/fsstore", "cmd/zarrgw", true},
+		{"plugins/stores/fsstore", "host/runtime/stack", true},
+		{"host/serve/s3api/sigv4", "host/serve/gateway", true},
+		{"host/commands/render", "host/serve/gateway", true},
+		{"host/runtime/pluginpkg", "host/runtime/config", true},
+		{"host/runtime/config", "host/install", true},
+		{"host/install", "host/serve/gateway", true},
+		{"host/serve/gateway", "host/app", true},
+		{"host/commands/transfer", "host/runtime/stack", true},
+		{"cmd/zarrgw", "host/serve/gateway", true},
+		{"cmd/zarrgw", "host/internal/telemetry", true},
 		{"cmd/zarrgw", "tests/support/binary", true},
 		{"core/meta", "core/dtype", false},
-		{"host/gateway", "host/gateway/sigv4", false},
-		{"plugins/builtin", "plugins/stores/fs", false},
+		{"host/serve/gateway", "host/serve/s3api/sigv4", false},
+		{"host/app", "host/serve/gateway", false},
+		{"host/install", "host/runtime/config", false},
+		{"plugins/builtin", "plugins/stores/fsstore", false},
 		{"tests/cli", "cmd/zarrgw", false},
 	} {
 		got := violations(rules, c.pkg, []string{c.imp})

@@ -21,7 +21,7 @@ import (
 
 	"golang.org/x/net/html"
 
-	"github.com/zarrgw/zarrgw/host/gateway/picture"
+	"github.com/zarrgw/zarrgw/host/serve/pages/picture"
 )
 
 // chromium is Debian's browser, installed by scripts/setup.sh.

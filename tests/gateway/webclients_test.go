@@ -23,7 +23,7 @@ import (
 	"time"
 
 	"github.com/zarrgw/zarrgw/core/store"
-	s3store "github.com/zarrgw/zarrgw/plugins/stores/s3"
+	"github.com/zarrgw/zarrgw/plugins/stores/s3store"
 	"github.com/zarrgw/zarrgw/tests/support/fixtures"
 	"github.com/zarrgw/zarrgw/tests/support/servers"
 )

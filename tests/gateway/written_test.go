@@ -11,8 +11,8 @@ import (
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/core/meta"
 	"github.com/zarrgw/zarrgw/core/ndarray"
-	"github.com/zarrgw/zarrgw/host/registry"
-	"github.com/zarrgw/zarrgw/plugins/stores/fs"
+	"github.com/zarrgw/zarrgw/host/runtime/registry"
+	"github.com/zarrgw/zarrgw/plugins/stores/fsstore"
 )
 
 // writtenArrays are arrays zarrgw wrote into dir.
@@ -31,7 +31,7 @@ func writeArrays(t *testing.T) writtenArrays {
 	t.Helper()
 	ctx := context.Background()
 	w := writtenArrays{dir: t.TempDir()}
-	s, err := fs.New(w.dir)
+	s, err := fsstore.New(w.dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zarrgw/zarrgw/host/config"
+	"github.com/zarrgw/zarrgw/host/runtime/config"
 )
 
 // labConfig is a configuration whose dataset lab, below prefix, takes its

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zarrgw/zarrgw/host/config"
+	"github.com/zarrgw/zarrgw/host/runtime/config"
 )
 
 const address = "example.org/acme/bitshave"

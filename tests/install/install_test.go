@@ -18,8 +18,8 @@ import (
 
 	"golang.org/x/mod/sumdb/dirhash"
 
-	"github.com/zarrgw/zarrgw/host/plugins/install"
-	"github.com/zarrgw/zarrgw/host/plugins/pluginpkg"
+	"github.com/zarrgw/zarrgw/host/install"
+	"github.com/zarrgw/zarrgw/host/runtime/pluginpkg"
 )
 
 // A filesystem mirror holds versions 1.2.0, 1.3.0 and 2.0.0, in either

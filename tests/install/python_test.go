@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zarrgw/zarrgw/host/config"
-	"github.com/zarrgw/zarrgw/host/plugins/pluginpkg"
+	"github.com/zarrgw/zarrgw/host/runtime/config"
+	"github.com/zarrgw/zarrgw/host/runtime/pluginpkg"
 	"github.com/zarrgw/zarrgw/tests/support/servers"
 	"github.com/zarrgw/zarrgw/tests/walkthrough"
 )

@@ -19,8 +19,8 @@ import (
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/core/meta"
 	"github.com/zarrgw/zarrgw/core/store"
-	"github.com/zarrgw/zarrgw/host/registry"
-	"github.com/zarrgw/zarrgw/plugins/stores/fs"
+	"github.com/zarrgw/zarrgw/host/runtime/registry"
+	"github.com/zarrgw/zarrgw/plugins/stores/fsstore"
 	bin "github.com/zarrgw/zarrgw/tests/support/binary"
 	"github.com/zarrgw/zarrgw/tests/support/servers"
 )
@@ -272,7 +272,7 @@ func engineRootAttrs(t *testing.T, ctx context.Context, dir string) json.RawMess
 
 func openDir(t *testing.T, dir string) store.Store {
 	t.Helper()
-	s, err := fs.New(dir)
+	s, err := fsstore.New(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/dtype"
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/core/meta"
-	"github.com/zarrgw/zarrgw/plugins/stores/fs"
+	"github.com/zarrgw/zarrgw/plugins/stores/fsstore"
 )
 
 // v3Types are the types zarrita.js holds in typed arrays; float16 (in a
@@ -126,7 +126,7 @@ func TestZarritaReadsZarrgw(t *testing.T) {
 	node := requireNode(t)
 	ctx := context.Background()
 	dir := t.TempDir()
-	s, err := fs.New(dir, fs.WithDirSync(false))
+	s, err := fsstore.New(dir, fsstore.WithDirSync(false))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,7 +332,7 @@ func TestZarrgwReadsZarrita(t *testing.T) {
 		t.Fatalf("zarrita reported %d results for %d nodes", len(out.Results), len(cases)+len(zarritaWriteGroups))
 	}
 
-	s, err := fs.New(dir, fs.WithDirSync(false))
+	s, err := fsstore.New(dir, fsstore.WithDirSync(false))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/dtype"
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/core/meta"
-	"github.com/zarrgw/zarrgw/plugins/stores/fs"
+	"github.com/zarrgw/zarrgw/plugins/stores/fsstore"
 )
 
 // v2Types are the fixed-size numeric types numpy (and so zarr-python 2) has.
@@ -209,7 +209,7 @@ func zarrPythonUnicodeTree() *v2Tree {
 // the root's metadata.
 func (tr *v2Tree) write(ctx context.Context, t *testing.T, seed int64) {
 	tr.dir = t.TempDir()
-	s, err := fs.New(tr.dir, fs.WithDirSync(false))
+	s, err := fsstore.New(tr.dir, fsstore.WithDirSync(false))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -572,7 +572,7 @@ func TestZarrgwReadsZarrPython(t *testing.T) {
 		}
 	}
 
-	s, err := fs.New(dir, fs.WithDirSync(false))
+	s, err := fsstore.New(dir, fsstore.WithDirSync(false))
 	if err != nil {
 		t.Fatal(err)
 	}

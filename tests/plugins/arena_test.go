@@ -12,8 +12,8 @@ import (
 	"github.com/zarrgw/zarrgw/core/codec"
 	"github.com/zarrgw/zarrgw/core/dtype"
 	"github.com/zarrgw/zarrgw/core/store"
-	"github.com/zarrgw/zarrgw/host/launcher"
-	"github.com/zarrgw/zarrgw/host/registry"
+	"github.com/zarrgw/zarrgw/host/runtime/launcher"
+	"github.com/zarrgw/zarrgw/host/runtime/registry"
 )
 
 // Payloads that fit travel through shared memory: after a decode and a

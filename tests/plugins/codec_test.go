@@ -13,7 +13,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/codec"
 	"github.com/zarrgw/zarrgw/core/codec/codectest"
 	"github.com/zarrgw/zarrgw/core/dtype"
-	"github.com/zarrgw/zarrgw/host/registry"
+	"github.com/zarrgw/zarrgw/host/runtime/registry"
 	"github.com/zarrgw/zarrgw/plugins/builtin/builtintest"
 )
 

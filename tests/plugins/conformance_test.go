@@ -6,15 +6,15 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/array"
 	"github.com/zarrgw/zarrgw/core/store"
-	"github.com/zarrgw/zarrgw/host/registry"
-	"github.com/zarrgw/zarrgw/plugins/stores/fs"
+	"github.com/zarrgw/zarrgw/host/runtime/registry"
+	"github.com/zarrgw/zarrgw/plugins/stores/fsstore"
 	"github.com/zarrgw/zarrgw/tests/conformance"
 )
 
 // Every fixture decodes the same with every bundled codec, the fs store
 // and the sharding transformer out of process as in process.
 func TestConformanceOutOfProcess(t *testing.T) {
-	inProcess := conformance.Run(t, func(dir string) (store.Store, error) { return fs.New(dir) },
+	inProcess := conformance.Run(t, func(dir string) (store.Store, error) { return fsstore.New(dir) },
 		array.Options{Codecs: registry.Codecs(), Transformers: registry.Transformers()})
 
 	l, _ := newLauncher(t)

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zarrgw/zarrgw/host/launcher"
+	"github.com/zarrgw/zarrgw/host/runtime/launcher"
 )
 
 // A codec plugin whose process dies with a crowd of decodes in flight (8,

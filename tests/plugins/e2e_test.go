@@ -17,9 +17,9 @@ import (
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/core/meta"
 	"github.com/zarrgw/zarrgw/core/ndarray"
-	"github.com/zarrgw/zarrgw/host/launcher"
-	"github.com/zarrgw/zarrgw/host/registry"
-	"github.com/zarrgw/zarrgw/plugins/stores/fs"
+	"github.com/zarrgw/zarrgw/host/runtime/launcher"
+	"github.com/zarrgw/zarrgw/host/runtime/registry"
+	"github.com/zarrgw/zarrgw/plugins/stores/fsstore"
 )
 
 // The example codec, built on its own, is launched by path and checksum,
@@ -38,7 +38,7 @@ func TestExternalCodecEndToEnd(t *testing.T) {
 	opts := registry.Bundled().InProcess().WithPlugins(l).ArrayOptions()
 	ctx := context.Background()
 	dir := t.TempDir()
-	s, err := fs.New(dir)
+	s, err := fsstore.New(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zarrgw/zarrgw/host/launcher"
+	"github.com/zarrgw/zarrgw/host/runtime/launcher"
 )
 
 // startErr starts p with a bound, so a start that hung would fail the test

@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/zarrgw/zarrgw/core/store"
-	"github.com/zarrgw/zarrgw/host/launcher"
-	"github.com/zarrgw/zarrgw/host/plugins/pluginpkg"
-	"github.com/zarrgw/zarrgw/host/registry"
-	"github.com/zarrgw/zarrgw/plugins/stores/fs"
+	"github.com/zarrgw/zarrgw/host/runtime/launcher"
+	"github.com/zarrgw/zarrgw/host/runtime/pluginpkg"
+	"github.com/zarrgw/zarrgw/host/runtime/registry"
+	"github.com/zarrgw/zarrgw/plugins/stores/fsstore"
 )
 
 // logBuffer collects the host's log, which is where plugin logs land.
@@ -82,6 +82,6 @@ func tail(s string, n int) string {
 // fsOpener opens fs stores through parts (in a plugin, out of process).
 func fsOpener(parts *registry.Parts) func(dir string) (store.Store, error) {
 	return func(dir string) (store.Store, error) {
-		return parts.OpenStore(context.Background(), fs.Name, fs.Config(dir))
+		return parts.OpenStore(context.Background(), fsstore.Name, fsstore.Config(dir))
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/zarrgw/zarrgw/core/store"
-	"github.com/zarrgw/zarrgw/host/launcher"
+	"github.com/zarrgw/zarrgw/host/runtime/launcher"
 )
 
 // listedKeys is how many keys the listing test stores: several pages.

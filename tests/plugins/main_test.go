@@ -1,5 +1,5 @@
 // Package plugins tests extensions running out of process: real plugin
-// binaries, built once by TestMain, launched through host/launcher.
+// binaries, built once by TestMain, launched through host/runtime/launcher.
 package plugins
 
 import (

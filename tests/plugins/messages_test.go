@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zarrgw/zarrgw/host/launcher"
+	"github.com/zarrgw/zarrgw/host/runtime/launcher"
 )
 
 // zarrgw runs the zarrgw command in dir and returns its standard output,

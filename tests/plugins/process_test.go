@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zarrgw/zarrgw/host/launcher"
+	"github.com/zarrgw/zarrgw/host/runtime/launcher"
 )
 
 func killPID(t *testing.T, pid int) {

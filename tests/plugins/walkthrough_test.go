@@ -10,7 +10,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
-	"github.com/zarrgw/zarrgw/host/config"
+	"github.com/zarrgw/zarrgw/host/runtime/config"
 	"github.com/zarrgw/zarrgw/tests/walkthrough"
 )
 

@@ -18,7 +18,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/zarrgw/zarrgw/plugins/stores/fs"
+	"github.com/zarrgw/zarrgw/plugins/stores/fsstore"
 	"github.com/zarrgw/zarrgw/plugins/stores/references"
 	"github.com/zarrgw/zarrgw/tests/support/binary"
 )
@@ -38,7 +38,7 @@ func toParquet(t *testing.T, src, dst string, recordSize int) {
 	if err := os.MkdirAll(dst, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	out, err := fs.New(dst)
+	out, err := fsstore.New(dst)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/grid"
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/core/store"
-	"github.com/zarrgw/zarrgw/host/registry"
+	"github.com/zarrgw/zarrgw/host/runtime/registry"
 )
 
 // fixedWidthDoc is a zarr.json as zarr-python 3 (commit d44f9f9) writes an

@@ -16,8 +16,8 @@ import (
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/core/meta"
 	"github.com/zarrgw/zarrgw/core/ndarray"
-	"github.com/zarrgw/zarrgw/host/registry"
-	"github.com/zarrgw/zarrgw/plugins/stores/fs"
+	"github.com/zarrgw/zarrgw/host/runtime/registry"
+	"github.com/zarrgw/zarrgw/plugins/stores/fsstore"
 )
 
 // The Zarr array every client uploads as files: int32, 20x30 in chunks of
@@ -56,7 +56,7 @@ func zarrArray(t *testing.T) map[string][]byte {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	s, err := fs.New(dir)
+	s, err := fsstore.New(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

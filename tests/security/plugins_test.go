@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zarrgw/zarrgw/host/config"
-	"github.com/zarrgw/zarrgw/host/plugins/pluginpkg"
+	"github.com/zarrgw/zarrgw/host/runtime/config"
+	"github.com/zarrgw/zarrgw/host/runtime/pluginpkg"
 	bin "github.com/zarrgw/zarrgw/tests/support/binary"
 	"github.com/zarrgw/zarrgw/tests/support/servers"
 )

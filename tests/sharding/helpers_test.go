@@ -16,8 +16,8 @@ import (
 	"github.com/zarrgw/zarrgw/core/meta"
 	"github.com/zarrgw/zarrgw/core/ndarray"
 	"github.com/zarrgw/zarrgw/core/store"
-	"github.com/zarrgw/zarrgw/host/registry"
-	"github.com/zarrgw/zarrgw/plugins/stores/fs"
+	"github.com/zarrgw/zarrgw/host/runtime/registry"
+	"github.com/zarrgw/zarrgw/plugins/stores/fsstore"
 )
 
 var ctx = context.Background()
@@ -72,11 +72,11 @@ func bytesLE(dt dtype.DataType) meta.Extension {
 	return ext("bytes", `{"endian":"little"}`)
 }
 
-func newFS(t testing.TB) *fs.Store {
+func newFS(t testing.TB) *fsstore.Store {
 	t.Helper()
 	// Without directory fsyncs: these tests check behaviour, not
 	// durability, and share a disk with other work.
-	s, err := fs.New(t.TempDir(), fs.WithDirSync(false))
+	s, err := fsstore.New(t.TempDir(), fsstore.WithDirSync(false))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/ndarray"
 	"github.com/zarrgw/zarrgw/plugins/builtin"
 	shardcodec "github.com/zarrgw/zarrgw/plugins/codecs/sharding"
-	"github.com/zarrgw/zarrgw/plugins/stores/fs"
+	"github.com/zarrgw/zarrgw/plugins/stores/fsstore"
 )
 
 // nodeModules is where scripts/setup.sh installs zarrita.js.
@@ -67,7 +67,7 @@ var zarritaArrays = []zarritaArray{
 func TestZarritaReadsShards(t *testing.T) {
 	node := requireZarrita(t)
 	dir := t.TempDir()
-	s, err := fs.New(dir)
+	s, err := fsstore.New(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestZarritaReadsShards(t *testing.T) {
 
 // writeForZarrita writes arange values to part of the array and returns
 // what the whole array holds.
-func writeForZarrita(t *testing.T, s *fs.Store, za zarritaArray) *ndarray.Array {
+func writeForZarrita(t *testing.T, s *fsstore.Store, za zarritaArray) *ndarray.Array {
 	t.Helper()
 	dt := dtype.Named(za.dt)
 	m := shardedMeta(dt, za.shape, za.shard, za.inner, za.codecs, "end")

@@ -12,7 +12,7 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/core/meta"
-	fsstore "github.com/zarrgw/zarrgw/plugins/stores/fs"
+	"github.com/zarrgw/zarrgw/plugins/stores/fsstore"
 )
 
 // theirs writes another hierarchy into dir: a v3 root group with

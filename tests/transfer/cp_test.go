@@ -12,8 +12,8 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/array"
 	"github.com/zarrgw/zarrgw/core/store"
-	"github.com/zarrgw/zarrgw/host/registry"
-	"github.com/zarrgw/zarrgw/plugins/stores/fs"
+	"github.com/zarrgw/zarrgw/host/runtime/registry"
+	"github.com/zarrgw/zarrgw/plugins/stores/fsstore"
 	"github.com/zarrgw/zarrgw/tests/conformance"
 	"github.com/zarrgw/zarrgw/tests/support/fixtures"
 )
@@ -66,7 +66,7 @@ func TestCopyToV3(t *testing.T) {
 					t.Errorf("cp %s: exit %d\n%s", root, code, errOut)
 				}
 			}
-			open := func(dir string) (store.Store, error) { return fs.New(dir) }
+			open := func(dir string) (store.Store, error) { return fsstore.New(dir) }
 			c := conformance.RunCopy(t, dst, open, array.Options{Codecs: registry.Codecs(), Transformers: registry.Transformers()}, nil)
 			fmt.Printf("cp to %s: %d arrays read back exactly, %d failed, %d need a codec\n", variant.name, c.Passed, c.Failed, c.Unavailable)
 			if c.Passed != len(exp.Arrays) {

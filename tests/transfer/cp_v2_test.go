@@ -9,8 +9,8 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/array"
 	"github.com/zarrgw/zarrgw/core/store"
-	"github.com/zarrgw/zarrgw/host/registry"
-	"github.com/zarrgw/zarrgw/plugins/stores/fs"
+	"github.com/zarrgw/zarrgw/host/runtime/registry"
+	"github.com/zarrgw/zarrgw/plugins/stores/fsstore"
 	"github.com/zarrgw/zarrgw/tests/conformance"
 	"github.com/zarrgw/zarrgw/tests/support/fixtures"
 )
@@ -53,7 +53,7 @@ func TestCopyV2ToV3AndBack(t *testing.T) {
 			want++
 		}
 	}
-	open := func(dir string) (store.Store, error) { return fs.New(dir) }
+	open := func(dir string) (store.Store, error) { return fsstore.New(dir) }
 	c := conformance.RunCopy(t, back, open, array.Options{Codecs: registry.Codecs()}, func(name string) bool { return !inV2Root(name) })
 	fmt.Printf("cp v2 -> v3 -> v2: %d arrays of %d v2 hierarchies read back exactly, %d failed\n", c.Passed, len(v2Roots), c.Failed)
 	if want == 0 || c.Passed != want {

@@ -15,8 +15,8 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/array"
 	"github.com/zarrgw/zarrgw/core/hierarchy"
-	"github.com/zarrgw/zarrgw/host/registry"
-	"github.com/zarrgw/zarrgw/plugins/stores/fs"
+	"github.com/zarrgw/zarrgw/host/runtime/registry"
+	"github.com/zarrgw/zarrgw/plugins/stores/fsstore"
 )
 
 func main() {
@@ -28,7 +28,7 @@ func main() {
 
 func run(dir string) error {
 	ctx := context.Background()
-	s, err := fs.New(dir)
+	s, err := fsstore.New(dir)
 	if err != nil {
 		return err
 	}

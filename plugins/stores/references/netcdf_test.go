@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/zarrgw/zarrgw/core/store"
-	"github.com/zarrgw/zarrgw/plugins/stores/fs"
+	"github.com/zarrgw/zarrgw/plugins/stores/fsstore"
 	"github.com/zarrgw/zarrgw/plugins/stores/references"
 	"github.com/zarrgw/zarrgw/tests/support/servers"
 )
@@ -41,7 +41,7 @@ func (localFiles) OpenURL(_ context.Context, url string) (store.Store, error) {
 	if !filepath.IsAbs(url) {
 		return nil, fmt.Errorf("%s is not a local path", url)
 	}
-	return fs.New(url)
+	return fsstore.New(url)
 }
 
 // netcdfWorld makes, in a directory of the test's, NetCDF4 files (nc/,

@@ -23,7 +23,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/plugins/builtin"
-	"github.com/zarrgw/zarrgw/plugins/stores/fs"
+	"github.com/zarrgw/zarrgw/plugins/stores/fsstore"
 	"github.com/zarrgw/zarrgw/plugins/stores/references"
 )
 
@@ -34,7 +34,7 @@ func fsStore(t *testing.T, dir string) store.Store {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	s, err := fs.New(dir)
+	s, err := fsstore.New(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/zarrgw/zarrgw/core/store"
-	httpstore "github.com/zarrgw/zarrgw/plugins/stores/http"
+	"github.com/zarrgw/zarrgw/plugins/stores/httpstore"
 	"github.com/zarrgw/zarrgw/plugins/stores/references"
 	"github.com/zarrgw/zarrgw/tests/support/servers"
 )

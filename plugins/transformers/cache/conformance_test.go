@@ -10,7 +10,7 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/core/store/storetest"
-	"github.com/zarrgw/zarrgw/plugins/stores/fs"
+	"github.com/zarrgw/zarrgw/plugins/stores/fsstore"
 	"github.com/zarrgw/zarrgw/plugins/transformers/cache"
 )
 
@@ -23,7 +23,7 @@ func TestConformance(t *testing.T) {
 	nexts := map[string]func(t *testing.T) store.Store{
 		"memory": func(*testing.T) store.Store { return store.NewMemory() },
 		"fs": func(t *testing.T) store.Store {
-			s, err := fs.New(t.TempDir(), fs.WithDirSync(false))
+			s, err := fsstore.New(t.TempDir(), fsstore.WithDirSync(false))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -4,11 +4,11 @@ package main
 
 import (
 	"github.com/zarrgw/zarrgw/pluginapi"
-	"github.com/zarrgw/zarrgw/plugins/stores/azure"
-	"github.com/zarrgw/zarrgw/plugins/stores/http"
-	"github.com/zarrgw/zarrgw/plugins/stores/s3"
+	"github.com/zarrgw/zarrgw/plugins/stores/azurestore"
+	"github.com/zarrgw/zarrgw/plugins/stores/httpstore"
+	"github.com/zarrgw/zarrgw/plugins/stores/s3store"
 )
 
 func main() {
-	pluginapi.ServeStore(s3.Registration, azure.Registration, http.Registration)
+	pluginapi.ServeStore(s3store.Registration, azurestore.Registration, httpstore.Registration)
 }

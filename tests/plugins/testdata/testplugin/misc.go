@@ -9,7 +9,7 @@ import (
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
 
-	"github.com/zarrgw/zarrgw/host/launcher"
+	"github.com/zarrgw/zarrgw/host/runtime/launcher"
 	"github.com/zarrgw/zarrgw/pluginapi"
 )
 

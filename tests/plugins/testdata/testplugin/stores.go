@@ -13,7 +13,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/extension"
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/pluginapi"
-	"github.com/zarrgw/zarrgw/plugins/stores/fs"
+	"github.com/zarrgw/zarrgw/plugins/stores/fsstore"
 )
 
 func serveMemory() {
@@ -46,7 +46,7 @@ func serveMemory() {
 type crashAfter struct{ store.Store }
 
 func newCrashAfter(context.Context, json.RawMessage) (store.Store, error) {
-	s, err := fs.New(filepath.Join(os.Getenv("ZARRGW_TEST_DIR"), "values"))
+	s, err := fsstore.New(filepath.Join(os.Getenv("ZARRGW_TEST_DIR"), "values"))
 	if err != nil {
 		return nil, err
 	}

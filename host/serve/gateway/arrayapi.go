@@ -1,0 +1,223 @@
+package gateway
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/zarrgw/zarrgw/core/array"
+	"github.com/zarrgw/zarrgw/core/grid"
+	"github.com/zarrgw/zarrgw/core/hierarchy"
+	"github.com/zarrgw/zarrgw/core/ndarray"
+	"github.com/zarrgw/zarrgw/host/commands/render"
+)
+
+// openSlice opens the array at path and parses the request's slice and
+// format (json unless asked).
+func (g *Gateway) openSlice(r *http.Request, ds *dataset, path string) (*array.Array, grid.Selection, render.Format, error) {
+	q := r.URL.Query()
+	name := q.Get("format")
+	if name == "" {
+		name = string(render.FormatJSON)
+	}
+	f, err := render.ParseFormat(name)
+	if err != nil {
+		return nil, nil, "", badRequest(err.Error())
+	}
+	a, err := hierarchy.OpenArray(r.Context(), ds.store, path, ds.opts)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	sel, err := grid.Parse(q.Get("slice"), a.Shape())
+	if err != nil {
+		return nil, nil, "", badRequest(err.Error())
+	}
+	return a, sel, f, nil
+}
+
+// getSlice streams a selection of an array: the response starts as soon
+// as the first slab is read, and memory stays within the streaming budget
+// however large the selection. That budget is held for the whole stream,
+// so a read waits for room in the budget of expensive requests first. A
+// failure after the first byte cuts the connection (the length, when
+// sent, no longer adds up either).
+func (g *Gateway) getSlice(w http.ResponseWriter, r *http.Request, ds *dataset, path string) error {
+	a, sel, f, err := g.openSlice(r, ds, path)
+	if err != nil {
+		return err
+	}
+	so := array.StreamOptions{MemoryBudget: g.budget.streamBudget()}
+	if r.Method != http.MethodHead {
+		// before any header: a refusal must not carry the slice's length
+		cost, err := sliceCost(a, sel, concurrency(ds.opts), so.MemoryBudget)
+		if err != nil {
+			return err
+		}
+		res, err := g.admit(w, r, cost)
+		if err != nil {
+			return err
+		}
+		defer res.release()
+	}
+	h := w.Header()
+	h.Set("Content-Type", sliceContentType(f))
+	h.Set("Zarr-Shape", joinInts(sel.Shape()))
+	h.Set("Zarr-Data-Type", render.DataTypeName(a.Meta()))
+	if n, ok := render.Size(a, sel, f); ok {
+		h.Set("Content-Length", strconv.FormatInt(n, 10))
+	}
+	if r.Method == http.MethodHead {
+		w.WriteHeader(http.StatusOK)
+		return nil
+	}
+	out := &firstWrite{w: w}
+	err = render.Stream(r.Context(), out, a, sel, f, so)
+	if err != nil && !out.started {
+		// answered with the error's status: the slice's headers would
+		// describe a body that is not sent (a length that is not its own)
+		for _, k := range []string{"Content-Length", "Zarr-Shape", "Zarr-Data-Type"} {
+			h.Del(k)
+		}
+		return err
+	}
+	if err != nil {
+		g.abort(w, err)
+	}
+	return nil
+}
+
+// firstWrite sends the status with the first byte, so that an error
+// before it can still be answered with an error status.
+type firstWrite struct {
+	w       http.ResponseWriter
+	started bool
+}
+
+func (f *firstWrite) Write(b []byte) (int, error) {
+	if !f.started {
+		f.started = true
+		f.w.WriteHeader(http.StatusOK)
+	}
+	return f.w.Write(b)
+}
+
+func sliceContentType(f render.Format) string {
+	if f == render.FormatJSON {
+		return "application/json"
+	}
+	return "application/octet-stream"
+}
+
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, n := range v {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ",")
+}
+
+// putSlice writes a selection from the request body (.npy or raw
+// little-endian elements in C order), streamed slab by slab. What the
+// stream holds (its slabs, the chunks in flight) is reserved first from
+// the budget of request bodies, before anything is read.
+func (g *Gateway) putSlice(w http.ResponseWriter, r *http.Request, ds *dataset, path string) error {
+	a, sel, f, err := g.openSlice(r, ds, path)
+	if err != nil {
+		return err
+	}
+	limit := g.cfg.Server.MaxRequestSize
+	if r.ContentLength > limit {
+		return tooLarge(limit)
+	}
+	so := array.StreamOptions{MemoryBudget: g.bodies.streamBudget()}
+	cost, err := writeCost(a, sel, concurrency(ds.opts), so.MemoryBudget)
+	if err != nil {
+		return err
+	}
+	res, err := admitTo(g.bodies, w, r, cost)
+	if err != nil {
+		return err
+	}
+	defer res.release()
+	in := http.MaxBytesReader(w, r.Body, limit)
+	var body *render.Body
+	switch f {
+	case render.FormatNPY:
+		body, err = render.NPYBody(in, "request body", a.Meta().DataType, sel.Counts())
+	case render.FormatRaw:
+		body, err = render.RawBody(in, "request body", a.Meta().DataType, sel.Counts())
+	default:
+		return badRequest("write a slice as format=npy or format=raw")
+	}
+	if err != nil {
+		return badRequest(err.Error())
+	}
+	if r.ContentLength >= 0 && r.ContentLength != body.Size() {
+		return badRequest(fmt.Sprintf("request body holds %d bytes, but a selection of %v %s elements needs %d",
+			r.ContentLength, sel.Shape(), a.Meta().DataType.Name, body.Size()))
+	}
+	if err := a.WriteStream(r.Context(), sel, so, body.Fill); err != nil {
+		return inputError(err)
+	}
+	if err := body.Finish(); err != nil {
+		return badRequest(err.Error())
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"written": ndarray.NumElements(sel.Counts()), "shape": sel.Shape()})
+	return nil
+}
+
+// inputError turns a failure to read the request body into a client
+// error; store and codec failures keep their own status.
+func inputError(err error) error {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return tooLarge(mbe.Limit)
+	}
+	var ie *render.InputError
+	if errors.As(err, &ie) {
+		return badRequest(err.Error())
+	}
+	return err
+}
+
+// nodeMeta answers GET ?meta: the node's type and format, its metadata
+// documents as stored, and for a group its children.
+func (g *Gateway) nodeMeta(w http.ResponseWriter, r *http.Request, ds *dataset, path string) error {
+	ctx := r.Context()
+	n, err := hierarchy.Open(ctx, ds.store, path)
+	if err != nil {
+		return err
+	}
+	type child struct {
+		Name     string `json:"name"`
+		Path     string `json:"path"`
+		NodeType string `json:"node_type"`
+	}
+	out := struct {
+		Path       string                     `json:"path"`
+		NodeType   string                     `json:"node_type"`
+		ZarrFormat string                     `json:"zarr_format"`
+		Documents  map[string]json.RawMessage `json:"documents"`
+		Children   []child                    `json:"children,omitempty"`
+	}{Path: n.Name(), NodeType: nodeType(n), ZarrFormat: n.Format().String(), Documents: map[string]json.RawMessage{}}
+	for _, key := range metaKeys(n) {
+		v, err := ds.read(ctx, key, storeWhole)
+		if err == nil && json.Valid(v.Data) {
+			out.Documents[key] = v.Data
+		}
+	}
+	if n.Group != nil {
+		kids, err := hierarchy.Children(ctx, ds.store, n)
+		if err != nil {
+			return err
+		}
+		for _, k := range kids {
+			out.Children = append(out.Children, child{Name: k.Path[strings.LastIndex(k.Path, "/")+1:], Path: k.Name(), NodeType: nodeType(k)})
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}

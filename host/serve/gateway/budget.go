@@ -1,0 +1,333 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+
+	"golang.org/x/sync/semaphore"
+
+	"github.com/zarrgw/zarrgw/core/array"
+	"github.com/zarrgw/zarrgw/core/checked"
+	"github.com/zarrgw/zarrgw/core/grid"
+	"github.com/zarrgw/zarrgw/core/shard"
+	"github.com/zarrgw/zarrgw/host/runtime/config"
+)
+
+// retryAfter is what a refused client is told to wait, in seconds: long
+// enough for a few pictures to be drawn, short enough for a browser.
+const retryAfter = 3
+
+// budget bounds the array reads (pictures, slices) in progress at once
+// and the memory they hold together, as estimated from the metadata and
+// the query before anything is read. Without it, a few concurrent
+// requests for large pictures hold gigabytes.
+type budget struct {
+	slots  *semaphore.Weighted // nil: no bound on the count
+	memory *semaphore.Weighted // nil: no bound on the bytes
+	cfg    config.Safeguards
+	// waiting, when set, is called as a request starts waiting for room
+	// (tests see that it waits).
+	waiting func()
+	// words, when set, words the refusals of a budget of something other
+	// than expensive requests (request bodies).
+	words refusalWords
+}
+
+// refusalWords say why a budget refused: it stayed full (busy, a 503),
+// or the request alone is larger than all of it (tooLarge, a 413).
+type refusalWords interface {
+	busy(err error) string
+	tooLarge(n int64) error
+}
+
+func newBudget(s config.Safeguards) *budget {
+	b := &budget{cfg: s}
+	if s.ExpensiveRequests > 0 {
+		b.slots = semaphore.NewWeighted(int64(s.ExpensiveRequests))
+	}
+	if s.ExpensiveMemory > 0 {
+		b.memory = semaphore.NewWeighted(s.ExpensiveMemory)
+	}
+	return b
+}
+
+// limit is the most one request may hold (0: no limit).
+func (b *budget) limit() int64 { return b.cfg.ExpensiveMemory }
+
+// streamBudget is the memory budget of one streamed read: the default,
+// unless that is more than a quarter of the whole budget.
+func (b *budget) streamBudget() int64 {
+	if b.memory == nil {
+		return array.DefaultMemoryBudget
+	}
+	return min(array.DefaultMemoryBudget, b.cfg.ExpensiveMemory/4)
+}
+
+// reservation is a slot and bytes taken from a budget.
+type reservation struct {
+	b     *budget
+	slot  bool
+	bytes int64
+}
+
+// reserve takes a slot and n bytes, waiting at most expensive_wait for
+// them (on the semaphores, in order of arrival). A request larger than
+// the whole budget is refused at once (413), one that finds no room in
+// time is refused with 503.
+func (b *budget) reserve(ctx context.Context, n int64) (*reservation, error) {
+	if b.memory != nil && n > b.cfg.ExpensiveMemory {
+		return nil, b.tooExpensive(n)
+	}
+	wctx, cancel := context.WithTimeout(ctx, b.cfg.ExpensiveWait)
+	defer cancel()
+	r := &reservation{b: b}
+	if b.slots != nil {
+		if err := b.acquire(wctx, b.slots, 1); err != nil {
+			return nil, b.refusal(ctx, err)
+		}
+		r.slot = true
+	}
+	if b.memory != nil {
+		if err := b.acquire(wctx, b.memory, n); err != nil {
+			r.release()
+			return nil, b.refusal(ctx, err)
+		}
+		r.bytes = n
+	}
+	return r, nil
+}
+
+// acquire takes n at once when there is room (Acquire fails on an expired
+// context even then, as with expensive_wait = 0s), else waits on s.
+func (b *budget) acquire(ctx context.Context, s *semaphore.Weighted, n int64) error {
+	if s.TryAcquire(n) {
+		return nil
+	}
+	if b.waiting != nil {
+		b.waiting()
+	}
+	return s.Acquire(ctx, n)
+}
+
+// shrink gives back the slot and all but keep bytes: what a request holds
+// while it only writes out a finished response, so that a slow reader
+// does not keep others waiting for what it no longer uses. Bytes given
+// back must be free for the next request, not garbage still counted in
+// the process's memory: after a large request, the garbage is collected
+// and returned to the system first. (Measured: with a collection alone,
+// the next picture's buffers did not fit in the fragmented free space and
+// two pictures in a row kept both resident.)
+func (r *reservation) shrink(keep int64) {
+	if keep < r.bytes {
+		if r.bytes-keep >= r.b.collectAbove() {
+			debug.FreeOSMemory()
+		}
+		r.b.memory.Release(r.bytes - keep)
+		r.bytes = keep
+	}
+	if r.slot {
+		r.b.slots.Release(1)
+		r.slot = false
+	}
+}
+
+// collectAbove is the release after which garbage is collected: an
+// eighth of the budget, where a collection costs little beside the
+// request that made the garbage.
+func (b *budget) collectAbove() int64 { return max(b.cfg.ExpensiveMemory/8, 1) }
+
+// release gives everything back; it may be called more than once.
+func (r *reservation) release() {
+	r.shrink(0)
+}
+
+// busyError is a refusal for want of room: 503 with Retry-After.
+type busyError struct{ msg string }
+
+func (e *busyError) Error() string { return e.msg }
+
+// refusal explains why no room was found: the client went away, or the
+// budget stayed full for expensive_wait.
+func (b *budget) refusal(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("waiting for room among expensive requests: %w", ctx.Err())
+	}
+	if b.words != nil {
+		return &busyError{b.words.busy(err)}
+	}
+	return &busyError{fmt.Sprintf("too many expensive requests (pictures, array slices) at once: "+
+		"the server's budget (expensive_requests = %d, expensive_memory = %s) stayed full for %s; try again in %d seconds (%v)",
+		b.cfg.ExpensiveRequests, sizeText(b.cfg.ExpensiveMemory), b.cfg.ExpensiveWait, retryAfter, err)}
+}
+
+func (b *budget) tooExpensive(n int64) error {
+	if b.words != nil {
+		return b.words.tooLarge(n)
+	}
+	return &requestError{http.StatusRequestEntityTooLarge, fmt.Sprintf(
+		"this request would hold about %s, more than the whole memory budget of expensive requests (expensive_memory = %s): ask for a smaller selection",
+		sizeText(n), sizeText(b.cfg.ExpensiveMemory))}
+}
+
+// admit reserves n bytes for a request; a refusal for want of room is
+// a 503 that tells the client when to come back.
+func (g *Gateway) admit(w http.ResponseWriter, r *http.Request, n int64) (*reservation, error) {
+	return admitTo(g.budget, w, r, n)
+}
+
+// admitTo reserves n bytes of b for a request, as admit does.
+func admitTo(b *budget, w http.ResponseWriter, r *http.Request, n int64) (*reservation, error) {
+	res, err := b.reserve(r.Context(), n)
+	return res, answerBusy(w, err)
+}
+
+// answerBusy turns a refusal for want of room into a 503 that tells the
+// client when to come back; other errors stay as they are.
+func answerBusy(w http.ResponseWriter, err error) error {
+	var busy *busyError
+	if errors.As(err, &busy) {
+		w.Header().Set("Retry-After", strconv.Itoa(retryAfter))
+		return &requestError{http.StatusServiceUnavailable, busy.msg}
+	}
+	return err
+}
+
+// sizeText writes a byte count for people, as the configuration would.
+func sizeText(n int64) string {
+	for _, u := range []struct {
+		unit  string
+		bytes int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}} {
+		if n >= u.bytes && n%u.bytes == 0 {
+			return strconv.FormatInt(n/u.bytes, 10) + u.unit
+		}
+		if n >= u.bytes {
+			return strconv.FormatFloat(float64(n)/float64(u.bytes), 'f', 1, 64) + u.unit
+		}
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
+}
+
+// Estimates of what reading a selection holds beyond its output.
+const (
+	// projectionBytes is one chunk's projection (grid.Projection: three
+	// slices of the rank's length), with its share of the growing list.
+	projectionBytes = 320
+	projectionDim   = 64 // per dimension
+	// responseBytes is a response's buffers (JSON, PNG writers).
+	responseBytes = 1 << 20
+)
+
+// readCost estimates the memory reading sel of a holds beyond its output
+// buffer: the chunks in flight, each stored and decoded at once, and the
+// chunks' projections, which a whole read makes all at once and a
+// streamed read slab by slab (two slabs of streamBudget/2 at a time).
+// Every step is checked: an estimate that overflows is an error (413),
+// never a small number that fits the budget.
+func readCost(a *array.Array, sel grid.Selection, concurrency int, streamBudget int64, streamed bool) (int64, error) {
+	var c checked.Calc
+	touched := chunksTouched(sel, a.Meta().ChunkShape)
+	chunks := c.Product(touched)
+	chunk := decodedChunkBytes(a, &c)
+	projections := chunks
+	if streamed {
+		projections = min(chunks, c.Mul(2, c.Add(c.Add(rowChunks(touched, &c), streamBudget/max(1, chunk)), 1)))
+	}
+	inFlight := min(chunks, int64(concurrency))
+	perProjection := projectionBytes + projectionDim*int64(len(sel))
+	n := c.Add(c.Mul(projections, perProjection), c.Mul(inFlight, c.Add(c.Mul(2, chunk), indexBytes(a, &c))))
+	return n, overflowed(a, &c)
+}
+
+// sliceCost estimates what streaming sel of a holds: its slabs (two, of
+// at most half the stream's budget each) and the reading of chunks.
+func sliceCost(a *array.Array, sel grid.Selection, concurrency int, streamBudget int64) (int64, error) {
+	var c checked.Calc
+	selection := c.Mul(c.Product(sel.Counts()), a.ElemBytes())
+	slabs := 2 * min(selection, streamBudget/2) // 2 x selection may overflow
+	read, err := readCost(a, sel, concurrency, streamBudget, true)
+	if err != nil {
+		return 0, err
+	}
+	return c.Add(responseBytes+slabs, read), overflowed(a, &c)
+}
+
+// writeCost estimates what writing sel of a holds: what streaming it
+// holds, and, for a sharded array, its shards in flight, each built whole
+// (a write decodes, changes and encodes a whole chunk, a shard with all
+// its inner chunks), once decoded and once encoded.
+func writeCost(a *array.Array, sel grid.Selection, concurrency int, streamBudget int64) (int64, error) {
+	n, err := sliceCost(a, sel, concurrency, streamBudget)
+	if err != nil || a.InnerChunkShape() == nil {
+		return n, err
+	}
+	var c checked.Calc
+	shards := c.Product(chunksTouched(sel, a.Meta().ChunkShape))
+	whole := c.Mul(c.Product(a.Meta().ChunkShape), a.ElemBytes())
+	n = c.Add(n, c.Mul(min(shards, int64(concurrency)), c.Mul(2, whole)))
+	return n, overflowed(a, &c)
+}
+
+// overflowed is the refusal of a request whose estimate overflowed: it
+// would hold more than any budget.
+func overflowed(a *array.Array, c *checked.Calc) error {
+	if !c.Overflowed() {
+		return nil
+	}
+	return &requestError{http.StatusRequestEntityTooLarge, fmt.Sprintf(
+		"array %s: the memory this request would hold is beyond a 64-bit count: ask for a smaller selection", a.Name())}
+}
+
+// chunksTouched counts, per dimension, the chunks holding selected
+// elements.
+func chunksTouched(sel grid.Selection, chunk []int) []int {
+	out := make([]int, len(sel))
+	for i, d := range sel {
+		out[i] = d.ChunksCrossed(chunk[i])
+	}
+	return out
+}
+
+// rowChunks is how many chunks one run of chunk rows spans: those of
+// every dimension after the first that spans several.
+func rowChunks(touched []int, c *checked.Calc) int64 {
+	for i, n := range touched {
+		if n > 1 {
+			return c.Product(touched[i+1:])
+		}
+	}
+	return 1
+}
+
+// decodedChunkBytes is a decoded chunk's size; for a sharded array, an inner
+// chunk's (shards are decoded an inner chunk at a time).
+func decodedChunkBytes(a *array.Array, c *checked.Calc) int64 {
+	shape := a.Meta().ChunkShape
+	if inner := a.InnerChunkShape(); inner != nil {
+		shape = inner
+	}
+	return c.Mul(c.Product(shape), a.ElemBytes())
+}
+
+// indexBytes is a shard's index (16 bytes per inner chunk), 0 unsharded.
+func indexBytes(a *array.Array, c *checked.Calc) int64 {
+	inner := a.InnerChunkShape()
+	if inner == nil {
+		return 0
+	}
+	return c.Mul(shard.EntrySize, c.Product(a.Meta().ChunkShape)/max(c.Product(inner), 1))
+}
+
+// concurrency is the chunks an array read has in flight (array.Options'
+// default when the host sets none).
+func concurrency(opts array.Options) int {
+	if opts.Concurrency > 0 {
+		return opts.Concurrency
+	}
+	return 2 * runtime.GOMAXPROCS(0)
+}

@@ -1,0 +1,135 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/zarrgw/zarrgw/core/checked"
+	"github.com/zarrgw/zarrgw/core/grid"
+	"github.com/zarrgw/zarrgw/host/runtime/config"
+)
+
+// A budget of two slots and 100 bytes: what does not fit is refused at
+// once with expensive_wait = 0s, more than the whole is 413 whatever is
+// free, and what is given back can be taken again.
+func TestBudgetReserve(t *testing.T) {
+	ctx := context.Background()
+	b := newBudget(config.Safeguards{ExpensiveRequests: 2, ExpensiveMemory: 100})
+	r1, err := b.reserve(ctx, 60)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.reserve(ctx, 60); !isBusy(err) {
+		t.Fatalf("60 more bytes: %v, want busy", err)
+	}
+	r2, err := b.reserve(ctx, 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.reserve(ctx, 1); !isBusy(err) {
+		t.Fatalf("a third request: %v, want busy (two slots)", err)
+	}
+	var re *requestError
+	if _, err := b.reserve(ctx, 101); !errors.As(err, &re) || re.status != http.StatusRequestEntityTooLarge || !strings.Contains(re.msg, "expensive_memory") {
+		t.Fatalf("more than the whole budget: %v, want 413 naming expensive_memory", err)
+	}
+	r1.shrink(10) // the slot and 50 bytes back
+	r3, err := b.reserve(ctx, 60)
+	if err != nil {
+		t.Fatalf("after shrink: %v", err)
+	}
+	r1.release()
+	r1.release() // twice is harmless
+	r2.release()
+	r3.release()
+	if !b.memory.TryAcquire(100) || !b.slots.TryAcquire(2) {
+		t.Error("the budget is not whole again after every release")
+	}
+}
+
+// A request waits on the semaphore for at most expensive_wait: it gets
+// the room freed meanwhile, and is refused when none is.
+func TestBudgetWaits(t *testing.T) {
+	ctx := context.Background()
+	b := newBudget(config.Safeguards{ExpensiveRequests: 1, ExpensiveMemory: 100, ExpensiveWait: time.Minute})
+	r1, err := b.reserve(ctx, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waiting := make(chan struct{})
+	var once sync.Once
+	b.waiting = func() { once.Do(func() { close(waiting) }) }
+	got := make(chan error, 1)
+	go func() {
+		r, err := b.reserve(ctx, 100)
+		if err == nil {
+			r.release()
+		}
+		got <- err
+	}()
+	<-waiting // on the slot, which r1 holds
+	r1.release()
+	if err := <-got; err != nil {
+		t.Fatalf("waiting request: %v", err)
+	}
+
+	b.waiting = nil
+	short := newBudget(config.Safeguards{ExpensiveRequests: 1, ExpensiveWait: 10 * time.Millisecond})
+	r1, _ = short.reserve(ctx, 0)
+	defer r1.release()
+	if _, err := short.reserve(ctx, 0); !isBusy(err) {
+		t.Fatalf("after the wait: %v, want busy", err)
+	}
+	gone, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := short.reserve(gone, 0); err == nil || isBusy(err) {
+		t.Fatalf("client gone: %v, want its context's error", err)
+	}
+}
+
+// Without bounds, nothing is refused.
+func TestBudgetOff(t *testing.T) {
+	b := newBudget(config.Safeguards{})
+	for range 10 {
+		if _, err := b.reserve(context.Background(), 1<<40); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func isBusy(err error) bool {
+	var busy *busyError
+	return errors.As(err, &busy)
+}
+
+// Chunks touched per dimension: every chunk of the span for short steps,
+// one per element for steps of a chunk or more.
+func TestChunksTouched(t *testing.T) {
+	sel := grid.Selection{
+		{Start: 0, Step: 1, Count: 100},  // chunks 0..9
+		{Start: 5, Step: 3, Count: 10},   // 5..32: chunks 0..3
+		{Start: 0, Step: 10, Count: 7},   // one per element
+		{Start: 15, Step: 1, Count: 1},   // one
+		{Start: 0, Step: 25, Count: 0},   // none
+		{Start: 95, Step: 1, Count: 6},   // 95..100: chunks 9, 10
+		{Start: 9, Step: 100, Count: 3},  // one per element
+		{Start: 0, Step: 9, Count: 3},    // 0, 9, 18: chunks 0, 0, 1
+		{Start: 10, Step: 11, Count: 2},  // 10, 21: chunks 1, 2
+		{Start: 3, Step: 1, Count: 1000}, // 3..1002: chunks 0..100
+	}
+	chunk := slices.Repeat([]int{10}, len(sel))
+	want := []int{10, 4, 7, 1, 0, 2, 3, 2, 2, 101}
+	if got := chunksTouched(sel, chunk); !slices.Equal(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	var c checked.Calc
+	if got := rowChunks([]int{1, 5, 3, 2}, &c); got != 6 || c.Overflowed() {
+		t.Errorf("rowChunks: %d (overflowed %v), want 6", got, c.Overflowed())
+	}
+}

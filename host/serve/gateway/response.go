@@ -1,0 +1,201 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"github.com/zarrgw/zarrgw/host/internal/telemetry"
+	"github.com/zarrgw/zarrgw/host/serve/identity"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"golang.org/x/time/rate"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// continueEmptyBody answers 100 Continue to an empty body announced with
+// Expect: 100-continue, before anything else. net/http sends it on the
+// first read of a body, so never for an empty one; boto3 (1.26) then
+// takes the final response for the 100, its connection falls out of step,
+// and its next request on it waits out the read timeout (a minute).
+// Both APIs call it first.
+func continueEmptyBody(w http.ResponseWriter, r *http.Request) {
+	if r.ContentLength == 0 && strings.EqualFold(r.Header.Get("Expect"), "100-continue") {
+		w.WriteHeader(http.StatusContinue)
+	}
+}
+
+// response records what was answered, for the access log and metrics.
+type response struct {
+	http.ResponseWriter
+	status  int
+	written int64
+	wrote   bool
+	// throttle are the caller's byte-rate buckets (none without a byte
+	// rate); writes wait for them under ctx, the request's.
+	throttle []*rate.Limiter
+	ctx      context.Context
+	// aborted is why the response was cut after its status was sent
+	// (Gateway.abort); nil when it was not.
+	aborted error
+	// body is the request's body, nil without one.
+	body *requestBody
+}
+
+// responseOf finds the response below w's wrappers, nil when there is
+// none (a test's recorder).
+func responseOf(w http.ResponseWriter) *response {
+	for {
+		switch v := w.(type) {
+		case *response:
+			return v
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = v.Unwrap()
+		default:
+			return nil
+		}
+	}
+}
+
+// WriteHeader records the status. An answer to a request whose client
+// still waits for 100 Continue (a write refused before its body was
+// read) closes the connection, as net/http does for the bodies it
+// wraps itself: the client then never sends the body, where net/http
+// would otherwise wait for it to discard it, until the client's wait
+// for 100 Continue runs out.
+func (r *response) WriteHeader(status int) {
+	if !r.wrote {
+		r.status, r.wrote = status, true
+		if status >= http.StatusOK && r.body.awaited() {
+			r.Header().Set("Connection", "close")
+		}
+	}
+	r.ResponseWriter.WriteHeader(status)
+}
+
+func (r *response) Write(b []byte) (int, error) {
+	r.wrote = true
+	if len(r.throttle) > 0 {
+		return r.paced(b)
+	}
+	n, err := r.ResponseWriter.Write(b)
+	r.written += int64(n)
+	return n, err
+}
+
+// paced writes b at the caller's byte rates: each step waits for its
+// bytes before they are sent.
+func (r *response) paced(b []byte) (int, error) {
+	done := 0
+	for done < len(b) {
+		step := identity.Step(r.throttle, len(b)-done)
+		if err := identity.Throttle(r.ctx, r.throttle, step); err != nil {
+			return done, err
+		}
+		n, err := r.ResponseWriter.Write(b[done : done+step])
+		done += n
+		r.written += int64(n)
+		if err != nil {
+			return done, err
+		}
+	}
+	return done, nil
+}
+
+// Unwrap lets http.ResponseController reach the connection (flushes,
+// deadlines).
+func (r *response) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// done ends a request: the deferred call of both APIs' handlers, which
+// writes the access log record (finish). A handler that panicked (a bug;
+// not the deliberate abort of a response, http.ErrAbortHandler) is
+// answered 500 when nothing was sent yet, or has its response cut when
+// something was; either way the access log and metrics say 500 with the
+// panic, and the log has its stack. Without this, the record said 200
+// for a response the client never got.
+func (g *Gateway) done(rw *response, r *http.Request, info *requestInfo, start time.Time) {
+	p := recover()
+	if p == nil || p == http.ErrAbortHandler {
+		g.finish(rw, r, info, time.Since(start))
+		if p != nil {
+			panic(p)
+		}
+		return
+	}
+	g.log.Error("handler panic", "path", r.URL.Path, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+	info.err = fmt.Errorf("internal error: %v", p)
+	sent := rw.wrote
+	if !sent {
+		writeText(rw, http.StatusInternalServerError, "Internal Server Error: internal error")
+	}
+	rw.status = http.StatusInternalServerError
+	g.finish(rw, r, info, time.Since(start))
+	if sent {
+		panic(http.ErrAbortHandler)
+	}
+}
+
+// finish writes the access log record and counts the request. The
+// principal is logged by name; tokens never are.
+func (g *Gateway) finish(rw *response, r *http.Request, info *requestInfo, took time.Duration) {
+	in := info.bytesIn()
+	label := g.metricLabel(info.dataset)
+	g.metrics.request(label, info.op, r.Method, rw.status, in, rw.written, took)
+	e := accessEntry{op: info.op, method: r.Method, path: r.URL.Path, status: rw.status, out: rw.written, in: in,
+		took: took, remote: r.RemoteAddr, dataset: info.dataset, key: info.key, caller: info.caller, level: slog.LevelInfo}
+	if rw.aborted != nil {
+		// logged with the status sent, flagged as cut short, and counted
+		// as a failure
+		e.aborted = true
+		if info.err == nil {
+			info.err = rw.aborted
+		}
+		g.metrics.abortedResponse(label, info.op)
+	}
+	if info.err != nil {
+		e.err = g.cfg.Redact(info.err.Error())
+		if rw.status >= 500 || e.aborted {
+			e.level = slog.LevelWarn
+		}
+	}
+	g.logAccess(r.Context(), &e)
+	if info.span != nil {
+		if e.aborted {
+			info.span.SetStatus(codes.Error, "response aborted: "+e.err)
+		}
+		endSpan(info, rw.status)
+	}
+}
+
+// endSpan names a request's span after its operation and ends it.
+func endSpan(info *requestInfo, status int) {
+	if info.op != "" {
+		info.span.SetName(info.op)
+	}
+	attrs := []attribute.KeyValue{}
+	if info.dataset != "" {
+		attrs = append(attrs, attribute.String("zarrgw.dataset", info.dataset), attribute.String("zarrgw.key", info.key))
+	}
+	if c := info.caller; !c.Anonymous() {
+		attrs = append(attrs, attribute.String("zarrgw.principal", c.Name()), attribute.String("zarrgw.auth", string(c.Method)))
+	}
+	info.span.SetAttributes(attrs...)
+	telemetry.EndRequest(info.span, status)
+}
+
+// metricLabel is the dataset label of a request's metrics: its dataset's
+// name when there is such a dataset, else "". A name the client made up
+// would add a series per request (and one that is not UTF-8 would make
+// the metrics library panic).
+func (g *Gateway) metricLabel(name string) string {
+	if _, ok := g.dataset(name); !ok {
+		return ""
+	}
+	return name
+}
+
+// statusLabel is a status code as a metric label.
+func statusLabel(code int) string { return strconv.Itoa(code) }

@@ -1,0 +1,17 @@
+package httpstore
+
+import (
+	"encoding/json"
+
+	"github.com/zarrgw/zarrgw/core/extension"
+	"github.com/zarrgw/zarrgw/core/store"
+	"github.com/zarrgw/zarrgw/plugins/stores/internal/remote"
+)
+
+// Registration registers the store as "http", with http(s):// LOCATIONs (read only).
+var Registration = store.Registration{
+	Manifest: extension.Manifest{Kind: extension.Store, Name: Name, ConfigSchema: json.RawMessage(Schema)},
+	New:      Open,
+	Schemes:  []string{"http", "https"},
+	FromURL:  remote.URLConfig(ConfigFromURL),
+}
