@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/zarrgw/zarrgw/host/commands/transfer"
 	"github.com/zarrgw/zarrgw/host/app/location"
+	"github.com/zarrgw/zarrgw/host/commands/transfer"
 	"github.com/zarrgw/zarrgw/host/runtime/registry"
 )
 

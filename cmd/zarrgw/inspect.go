@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/zarrgw/zarrgw/host/commands/render"
 	"github.com/zarrgw/zarrgw/host/app/location"
+	"github.com/zarrgw/zarrgw/host/commands/render"
 	"github.com/zarrgw/zarrgw/host/runtime/registry"
 )
 

@@ -14,8 +14,8 @@ import (
 	"github.com/zarrgw/zarrgw/core/dtype"
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/core/store"
-	"github.com/zarrgw/zarrgw/host/runtime/config"
 	"github.com/zarrgw/zarrgw/host/app/location"
+	"github.com/zarrgw/zarrgw/host/runtime/config"
 )
 
 // maxWalk bounds the nodes read to suggest or complete a path: a

@@ -10,8 +10,8 @@ import (
 	"github.com/zarrgw/zarrgw/core/array"
 	"github.com/zarrgw/zarrgw/core/grid"
 	"github.com/zarrgw/zarrgw/core/ndarray"
-	"github.com/zarrgw/zarrgw/host/commands/render"
 	"github.com/zarrgw/zarrgw/host/app/location"
+	"github.com/zarrgw/zarrgw/host/commands/render"
 	"github.com/zarrgw/zarrgw/host/runtime/registry"
 )
 

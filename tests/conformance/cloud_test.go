@@ -7,8 +7,8 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/array"
 	"github.com/zarrgw/zarrgw/core/store"
-	"github.com/zarrgw/zarrgw/host/commands/transfer"
 	"github.com/zarrgw/zarrgw/host/app/location"
+	"github.com/zarrgw/zarrgw/host/commands/transfer"
 	"github.com/zarrgw/zarrgw/host/runtime/registry"
 	"github.com/zarrgw/zarrgw/tests/support/fixtures"
 	"github.com/zarrgw/zarrgw/tests/support/servers"
