@@ -1,7 +1,3 @@
-// Package app holds the operations the command line calls, each over a
-// configuration opened into a running stack: serve its datasets, copy,
-// create. The command line parses flags and prints; what an operation
-// does, and in what order it starts and ends its parts, is here.
 package app
 
 import (
