@@ -59,6 +59,10 @@ var mutants = map[string]expect{
 	"eraseManySkipsInvalid": {must: []string{"EraseManyInvalid"}},
 	// versions claimed to be MD5s that are not
 	"claimsMD5": {must: []string{"MD5Versions"}},
+	// a wrapper that changes the bytes of Get and Set (as one that
+	// encrypts would) but forwards the optional operations of the store
+	// below, which hand out the stored bytes unchanged
+	"optionalBypassesGet": {must: []string{"OptionalAgree"}},
 }
 
 const envMutant = "STORETEST_MUTANT"
@@ -125,6 +129,8 @@ func newMutant(name string) store.Store {
 		m.caps.ConditionalWrite = false
 	case "claimsMD5":
 		m.caps.MD5Versions = true
+	case "optionalBypassesGet":
+		m.caps.Optional = store.NewMemory().Capabilities().Optional
 	}
 	return m
 }
@@ -169,6 +175,8 @@ func (m *mutant) Get(ctx context.Context, key string, r store.ByteRange) (store.
 	}
 	v, err := m.Store.Get(ctx, key, r)
 	switch {
+	case m.defect == "optionalBypassesGet":
+		v.Data = flipped(v.Data)
 	case m.defect == "constantVersion":
 		v.Version = "1"
 	case m.defect == "sharesBuffers" && err == nil && r.Kind == store.Whole:
@@ -220,8 +228,20 @@ func (m *mutant) Set(ctx context.Context, key string, data []byte, cond store.Co
 		if len(data) > largeMutant {
 			cond = store.Condition{}
 		}
+	case "optionalBypassesGet":
+		data = flipped(data)
 	}
 	return m.Store.Set(ctx, key, data, cond)
+}
+
+// flipped is data with every bit inverted, a copy: what
+// optionalBypassesGet stores, and inverts again on Get.
+func flipped(data []byte) []byte {
+	out := make([]byte, len(data))
+	for i, b := range data {
+		out[i] = ^b
+	}
+	return out
 }
 
 // keepBuffer stores data and keeps the caller's slice to hand out again.

@@ -117,6 +117,7 @@ func checks(opts Options) []check {
 		{"ManyKeys", readWriteListErase, with(opts, testManyKeys)},
 		{"ErasePrefix", readWriteErase, testErasePrefix},
 		{"EraseAll", readWriteErase, testEraseAll},
+		{"OptionalAgree", readWriteList, testOptionalAgree},
 		{"InvalidKeys", always, testInvalidKeys},
 		{"InvalidPrefixes", always, testInvalidPrefixes},
 		{"Unsupported", always, testUnsupported},
