@@ -45,68 +45,18 @@ type Config struct {
 func FromEnv(getenv func(string) string) (Config, error) {
 	var c Config
 	env := func(name string) string { return strings.TrimSpace(getenv(name)) }
-	disabled, err := boolEnv(env, "OTEL_SDK_DISABLED")
-	if err != nil {
+	enabled, endpoint, err := tracesEnabled(env)
+	if err != nil || !enabled {
+		return c, err // nothing else is read: it cannot matter
+	}
+	c.Enabled = true
+	c.DefaultEndpoint = !endpoint && env("OTEL_EXPORTER_OTLP_INSECURE") == "" && env("OTEL_EXPORTER_OTLP_TRACES_INSECURE") == ""
+	if c.Protocol, err = protocolEnv(env); err != nil {
 		return c, err
 	}
-	otlp, none := false, false
-	if v := env("OTEL_TRACES_EXPORTER"); v != "" {
-		for _, e := range strings.Split(v, ",") {
-			switch e = strings.ToLower(strings.TrimSpace(e)); e {
-			case "otlp":
-				otlp = true
-			case "none":
-				none = true
-			default:
-				return c, fmt.Errorf("OTEL_TRACES_EXPORTER=%s: exporter %q is not in this build; it exports traces over OTLP only (\"otlp\", or \"none\" for no traces)", v, e)
-			}
-		}
-		if otlp && none {
-			return c, fmt.Errorf("OTEL_TRACES_EXPORTER=%s: \"none\" cannot be combined with another exporter", v)
-		}
-	}
-	endpoint := env("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || env("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != ""
-	c.Enabled = !disabled && !none && (otlp || endpoint)
-	if !c.Enabled {
-		return c, nil // nothing else is read: it cannot matter
-	}
-
-	c.DefaultEndpoint = !endpoint && env("OTEL_EXPORTER_OTLP_INSECURE") == "" && env("OTEL_EXPORTER_OTLP_TRACES_INSECURE") == ""
-	c.Protocol = ProtocolHTTPProtobuf
-	for _, name := range []string{"OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"} {
-		switch v := env(name); v {
-		case "":
-		case ProtocolGRPC, ProtocolHTTPProtobuf:
-			c.Protocol = v // the signal's own variable, read last, wins
-		case "http/json":
-			return c, fmt.Errorf("%s=%s: the Go exporter does not speak OTLP/JSON; use %q or %q", name, v, ProtocolHTTPProtobuf, ProtocolGRPC)
-		default:
-			return c, fmt.Errorf("%s=%s: want %q or %q", name, v, ProtocolHTTPProtobuf, ProtocolGRPC)
-		}
-	}
 	for _, signal := range []string{"", "TRACES_"} {
-		prefix := "OTEL_EXPORTER_OTLP_" + signal
-		if err := checkEndpoint(env, prefix+"ENDPOINT", c.Protocol); err != nil {
+		if err := checkExporterEnv(env, "OTEL_EXPORTER_OTLP_"+signal, c.Protocol); err != nil {
 			return c, err
-		}
-		if err := checkHeaders(env, prefix+"HEADERS"); err != nil {
-			return c, err
-		}
-		if _, err := intEnv(env, prefix+"TIMEOUT", 0); err != nil {
-			return c, err
-		}
-		if _, err := boolEnv(env, prefix+"INSECURE"); err != nil {
-			return c, err
-		}
-		if v := env(prefix + "COMPRESSION"); v != "" && v != "gzip" && v != "none" {
-			return c, fmt.Errorf("%sCOMPRESSION=%s: want \"gzip\" or \"none\"", prefix, v)
-		}
-		for _, file := range []string{"CERTIFICATE", "CLIENT_CERTIFICATE", "CLIENT_KEY"} {
-			if v := env(prefix + file); v != "" {
-				if _, err := os.Stat(v); err != nil {
-					return c, fmt.Errorf("%s%s: %w", prefix, file, err)
-				}
-			}
 		}
 	}
 	// The batch span processor's: zero or less would make no sense, and
@@ -119,20 +69,103 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	if err := checkSampler(env); err != nil {
 		return c, err
 	}
-	c.Propagators = []string{"tracecontext", "baggage"}
-	if v := env("OTEL_PROPAGATORS"); v != "" {
-		c.Propagators = nil
-		for _, p := range strings.Split(v, ",") {
-			switch p = strings.ToLower(strings.TrimSpace(p)); p {
-			case "tracecontext", "baggage":
-				c.Propagators = append(c.Propagators, p)
+	c.Propagators, err = propagatorsEnv(env)
+	return c, err
+}
+
+// tracesEnabled reads whether this process traces at all: not disabled,
+// and an OTLP exporter or an endpoint named. endpoint reports an endpoint
+// variable set.
+func tracesEnabled(env func(string) string) (enabled, endpoint bool, err error) {
+	disabled, err := boolEnv(env, "OTEL_SDK_DISABLED")
+	if err != nil {
+		return false, false, err
+	}
+	otlp, none := false, false
+	if v := env("OTEL_TRACES_EXPORTER"); v != "" {
+		for _, e := range strings.Split(v, ",") {
+			switch e = strings.ToLower(strings.TrimSpace(e)); e {
+			case "otlp":
+				otlp = true
 			case "none":
+				none = true
 			default:
-				return c, fmt.Errorf("OTEL_PROPAGATORS=%s: propagator %q is not in this build (\"tracecontext\", \"baggage\" or \"none\")", v, p)
+				return false, false, fmt.Errorf("OTEL_TRACES_EXPORTER=%s: exporter %q is not in this build; it exports traces over OTLP only (\"otlp\", or \"none\" for no traces)", v, e)
+			}
+		}
+		if otlp && none {
+			return false, false, fmt.Errorf("OTEL_TRACES_EXPORTER=%s: \"none\" cannot be combined with another exporter", v)
+		}
+	}
+	endpoint = env("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || env("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != ""
+	return !disabled && !none && (otlp || endpoint), endpoint, nil
+}
+
+// protocolEnv is the OTLP protocol the variables ask for, HTTP/protobuf
+// when they name none; the signal's own variable, read last, wins.
+func protocolEnv(env func(string) string) (string, error) {
+	protocol := ProtocolHTTPProtobuf
+	for _, name := range []string{"OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"} {
+		switch v := env(name); v {
+		case "":
+		case ProtocolGRPC, ProtocolHTTPProtobuf:
+			protocol = v
+		case "http/json":
+			return "", fmt.Errorf("%s=%s: the Go exporter does not speak OTLP/JSON; use %q or %q", name, v, ProtocolHTTPProtobuf, ProtocolGRPC)
+		default:
+			return "", fmt.Errorf("%s=%s: want %q or %q", name, v, ProtocolHTTPProtobuf, ProtocolGRPC)
+		}
+	}
+	return protocol, nil
+}
+
+// checkExporterEnv checks the exporter variables under prefix
+// (OTEL_EXPORTER_OTLP_ or OTEL_EXPORTER_OTLP_TRACES_): endpoint, headers,
+// timeout, insecure, compression, and that the files named exist.
+func checkExporterEnv(env func(string) string, prefix, protocol string) error {
+	if err := checkEndpoint(env, prefix+"ENDPOINT", protocol); err != nil {
+		return err
+	}
+	if err := checkHeaders(env, prefix+"HEADERS"); err != nil {
+		return err
+	}
+	if _, err := intEnv(env, prefix+"TIMEOUT", 0); err != nil {
+		return err
+	}
+	if _, err := boolEnv(env, prefix+"INSECURE"); err != nil {
+		return err
+	}
+	if v := env(prefix + "COMPRESSION"); v != "" && v != "gzip" && v != "none" {
+		return fmt.Errorf("%sCOMPRESSION=%s: want \"gzip\" or \"none\"", prefix, v)
+	}
+	for _, file := range []string{"CERTIFICATE", "CLIENT_CERTIFICATE", "CLIENT_KEY"} {
+		if v := env(prefix + file); v != "" {
+			if _, err := os.Stat(v); err != nil {
+				return fmt.Errorf("%s%s: %w", prefix, file, err)
 			}
 		}
 	}
-	return c, nil
+	return nil
+}
+
+// propagatorsEnv is the propagators OTEL_PROPAGATORS names, tracecontext
+// and baggage when it names none.
+func propagatorsEnv(env func(string) string) ([]string, error) {
+	v := env("OTEL_PROPAGATORS")
+	if v == "" {
+		return []string{"tracecontext", "baggage"}, nil
+	}
+	var out []string
+	for _, p := range strings.Split(v, ",") {
+		switch p = strings.ToLower(strings.TrimSpace(p)); p {
+		case "tracecontext", "baggage":
+			out = append(out, p)
+		case "none":
+		default:
+			return nil, fmt.Errorf("OTEL_PROPAGATORS=%s: propagator %q is not in this build (\"tracecontext\", \"baggage\" or \"none\")", v, p)
+		}
+	}
+	return out, nil
 }
 
 // boolEnv reads a boolean variable as the specification says: "true" in
