@@ -5,6 +5,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/zarrgw/zarrgw/core/meta"
+	"github.com/zarrgw/zarrgw/host/runtime/config/hclread"
 )
 
 // maxArrayRank bounds max_array_rank: a .npy header (version 1, which
@@ -40,7 +41,7 @@ func (d *decoder) wholeAttr(attrs hcl.Attributes, name string, lo, hi int64) (in
 	}
 	n, acc := v.AsBigFloat().Int64()
 	if acc != 0 || n < lo || n > hi {
-		return 0, false, append(diags, diagf(attrs[name].Expr.Range(), "Invalid "+name,
+		return 0, false, append(diags, hclread.ErrorAt(attrs[name].Expr.Range(), "Invalid "+name,
 			"%s must be a whole number from %d to %d.", name, lo, hi))
 	}
 	return n, true, diags

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/zarrgw/zarrgw/host/runtime/config/hclread"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -25,7 +26,7 @@ func (d *decoder) bucketsFrom(attrs hcl.Attributes, l *S3Listener) hcl.Diagnosti
 		var ref StoreRef
 		ref, found = d.storeRef(v.AsString())
 		if !found {
-			diags = append(diags, diagf(attrs["buckets_from"].Expr.Range(), "Not a declared store",
+			diags = append(diags, hclread.ErrorAt(attrs["buckets_from"].Expr.Range(), "Not a declared store",
 				"buckets_from must refer to a declared store, as store.TYPE.NAME; %q is none.", v.AsString()))
 		}
 		l.BucketsFrom = &ref
@@ -47,10 +48,10 @@ func (d *decoder) bucketsPrefix(attrs hcl.Attributes, l *S3Listener) hcl.Diagnos
 	}
 	prefix, err := cleanPrefix(v.AsString())
 	if err != nil {
-		return append(diags, diagf(attrs["buckets_prefix"].Expr.Range(), "Invalid buckets_prefix", "%s.", err))
+		return append(diags, hclread.ErrorAt(attrs["buckets_prefix"].Expr.Range(), "Invalid buckets_prefix", "%s.", err))
 	}
 	if attrs["buckets_from"] == nil {
-		return append(diags, warnf(attrs["buckets_prefix"].Expr.Range(), "buckets_prefix without buckets_from",
+		return append(diags, hclread.WarningAt(attrs["buckets_prefix"].Expr.Range(), "buckets_prefix without buckets_from",
 			"buckets_prefix places the buckets CreateBucket makes, and without buckets_from it makes none: this setting does nothing."))
 	}
 	l.BucketsPrefix = prefix
@@ -67,7 +68,7 @@ func (d *decoder) checkBucketsOverlap() hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	for _, ds := range d.cfg.Datasets {
 		if ds.Store == *l.BucketsFrom && overlaps(ds.Prefix, l.BucketsPrefix) {
-			diags = append(diags, diagf(d.keysAt[ds.Name], fmt.Sprintf("Dataset %q overlaps the S3 buckets", ds.Name),
+			diags = append(diags, hclread.ErrorAt(d.keysAt[ds.Name], fmt.Sprintf("Dataset %q overlaps the S3 buckets", ds.Name),
 				"Dataset %q keeps its keys in %s, where the server's s3 block (buckets_from at %s) makes buckets %s: a bucket made there could read and overwrite the dataset around its access block. %s",
 				ds.Name, keysPlace(ds), d.bucketsFromAt, bucketsPlace(l.BucketsPrefix), bucketsFix(l.BucketsPrefix)))
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/extension"
 	"github.com/zarrgw/zarrgw/core/meta"
+	"github.com/zarrgw/zarrgw/host/runtime/config/hclread"
 )
 
 // Config is a decoded configuration. Slices keep the order of the file.
@@ -299,4 +300,12 @@ func (c *Config) WriteDiagnostics(w io.Writer, diags hcl.Diagnostics) error {
 }
 
 // At is a position as messages give it: FILE:LINE.
-func At(r hcl.Range) string { return fmt.Sprintf("%s:%d", r.Filename, r.Start.Line) }
+func At(r hcl.Range) string { return hclread.At(r) }
+
+// CheckNesting reports, as a diagnostic at the token that crosses it, a
+// configuration source nested deeper than hclread.MaxNesting. Anything
+// parsing HCL that it does not trust (the CLI configuration too) should
+// call it before the parser.
+func CheckNesting(src []byte, filename string) hcl.Diagnostics {
+	return hclread.CheckNesting(src, filename)
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/extension"
 	"github.com/zarrgw/zarrgw/core/store"
+	"github.com/zarrgw/zarrgw/host/runtime/config/hclread"
 )
 
 var datasetSchema = &hcl.BodySchema{
@@ -33,12 +34,12 @@ func (d *decoder) datasets(blocks []*hcl.Block) hcl.Diagnostics {
 	for _, b := range blocks {
 		name, at := b.Labels[0], b.LabelRanges[0]
 		if !datasetName.MatchString(name) {
-			diags = append(diags, diagf(at, "Invalid dataset name",
+			diags = append(diags, hclread.ErrorAt(at, "Invalid dataset name",
 				"%q cannot name a dataset: it must start with a letter or digit and hold only letters, digits, dots, dashes and underscores, since it appears in URLs.", name))
 			continue
 		}
 		if r, ok := first[name]; ok {
-			diags = append(diags, duplicate(fmt.Sprintf("dataset %q", name), at, r))
+			diags = append(diags, hclread.Duplicate(fmt.Sprintf("dataset %q", name), at, r))
 			continue
 		}
 		first[name] = at
@@ -60,7 +61,7 @@ func (d *decoder) dataset(b *hcl.Block) (Dataset, hcl.Diagnostics) {
 	if ok {
 		r, found := d.storeRef(ref.AsString())
 		if !found {
-			diags = append(diags, diagf(attrs["store"].Expr.Range(), "Not a declared store",
+			diags = append(diags, hclread.ErrorAt(attrs["store"].Expr.Range(), "Not a declared store",
 				"Dataset %q: store must refer to a declared store, as store.TYPE.NAME; %q is none.", ds.Name, ref.AsString()))
 		}
 		ds.Store = r
@@ -70,7 +71,7 @@ func (d *decoder) dataset(b *hcl.Block) (Dataset, hcl.Diagnostics) {
 	if ok {
 		var err error
 		if ds.Prefix, err = cleanPrefix(prefix.AsString()); err != nil {
-			diags = append(diags, diagf(attrs["prefix"].Expr.Range(), "Invalid prefix", "Dataset %q: %s.", ds.Name, err))
+			diags = append(diags, hclread.ErrorAt(attrs["prefix"].Expr.Range(), "Invalid prefix", "Dataset %q: %s.", ds.Name, err))
 		}
 	}
 	if keys := cmp.Or(attrs["prefix"], attrs["store"]); keys != nil {
@@ -98,7 +99,7 @@ func (d *decoder) dataset(b *hcl.Block) (Dataset, hcl.Diagnostics) {
 			ds.Codecs = append(ds.Codecs, ext)
 		case "access":
 			if accessBlock != nil {
-				diags = append(diags, duplicate("access block", blk.DefRange, accessBlock.DefRange))
+				diags = append(diags, hclread.Duplicate("access block", blk.DefRange, accessBlock.DefRange))
 				continue
 			}
 			accessBlock = blk
@@ -140,10 +141,10 @@ func (d *decoder) access(b *hcl.Block, ds *Dataset) hcl.Diagnostics {
 		if !ok {
 			continue
 		}
-		list := stringList(v)
+		list := hclread.StringList(v)
 		for _, p := range list {
 			if strings.TrimSpace(p) == "" {
-				diags = append(diags, diagf(attrs[name].Expr.Range(), "Empty principal",
+				diags = append(diags, hclread.ErrorAt(attrs[name].Expr.Range(), "Empty principal",
 					"Dataset %q: access.%s lists an empty name; use \"*\" for anyone.", ds.Name, name))
 			}
 		}
@@ -154,7 +155,7 @@ func (d *decoder) access(b *hcl.Block, ds *Dataset) hcl.Diagnostics {
 		}
 	}
 	if ds.ReadOnly && len(ds.Access.Write) > 0 {
-		diags = append(diags, diagf(attrs["write"].Expr.Range(), "Write access to a read-only dataset",
+		diags = append(diags, hclread.ErrorAt(attrs["write"].Expr.Range(), "Write access to a read-only dataset",
 			"Dataset %q is read_only, so access.write can grant nothing; remove one of the two.", ds.Name))
 	}
 	return diags

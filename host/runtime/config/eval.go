@@ -1,12 +1,11 @@
 package config
 
 import (
-	"fmt"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/zarrgw/zarrgw/host/runtime/config/hclread"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
 )
@@ -63,19 +62,19 @@ func (d *decoder) checkRefs(traversals []hcl.Traversal) hcl.Diagnostics {
 		case "var":
 			name, ok := attrStep(t, 1)
 			if !ok {
-				diags = append(diags, diagf(rng, "Invalid variable reference", "Refer to a variable as var.NAME."))
+				diags = append(diags, hclread.ErrorAt(rng, "Invalid variable reference", "Refer to a variable as var.NAME."))
 				continue
 			}
 			if !d.declared[name] {
-				diags = append(diags, diagf(rng, "Reference to undeclared variable",
+				diags = append(diags, hclread.ErrorAt(rng, "Reference to undeclared variable",
 					"No variable %q is declared.%s Declare it with a variable %q block.",
-					name, knownList("Declared variables", sortedKeys(d.declared), name), name))
+					name, hclread.KnownList("Declared variables", hclread.SortedKeys(d.declared), name), name))
 			}
 		case "store":
 			typ, ok1 := attrStep(t, 1)
 			name, ok2 := attrStep(t, 2)
 			if !ok1 || !ok2 {
-				diags = append(diags, diagf(rng, "Invalid store reference", "Refer to a store as store.TYPE.NAME."))
+				diags = append(diags, hclread.ErrorAt(rng, "Invalid store reference", "Refer to a store as store.TYPE.NAME."))
 				continue
 			}
 			ref := StoreRef{typ, name}
@@ -85,23 +84,23 @@ func (d *decoder) checkRefs(traversals []hcl.Traversal) hcl.Diagnostics {
 					declared = append(declared, r.String())
 				}
 				sort.Strings(declared)
-				diags = append(diags, diagf(rng, "Reference to undeclared store",
-					"No store %q %q is declared.%s", typ, name, knownList("Declared stores", declared, ref.String())))
+				diags = append(diags, hclread.ErrorAt(rng, "Reference to undeclared store",
+					"No store %q %q is declared.%s", typ, name, hclread.KnownList("Declared stores", declared, ref.String())))
 			}
 		case identityPrefix:
 			name, ok := attrStep(t, 1)
 			if !ok || len(t) != 2 {
-				diags = append(diags, diagf(rng, "Invalid identity provider reference", "Refer to an identity provider as identity_provider.NAME."))
+				diags = append(diags, hclread.ErrorAt(rng, "Invalid identity provider reference", "Refer to an identity provider as identity_provider.NAME."))
 			} else if d.providers[name] == nil {
-				diags = append(diags, diagf(rng, "Reference to undeclared identity provider",
-					"No identity_provider %q is declared.%s", name, knownList("Declared", sortedKeys(blockNames(d.providers)), name)))
+				diags = append(diags, hclread.ErrorAt(rng, "Reference to undeclared identity provider",
+					"No identity_provider %q is declared.%s", name, hclread.KnownList("Declared", hclread.SortedKeys(d.providers), name)))
 			}
 		case "path":
 			if name, ok := attrStep(t, 1); !ok || name != "config" || len(t) != 2 {
-				diags = append(diags, diagf(rng, "Invalid path reference", "path.config, the configuration file's directory, is the only path value."))
+				diags = append(diags, hclread.ErrorAt(rng, "Invalid path reference", "path.config, the configuration file's directory, is the only path value."))
 			}
 		default:
-			diags = append(diags, diagf(rng, "Unknown reference",
+			diags = append(diags, hclread.ErrorAt(rng, "Unknown reference",
 				"%q is not defined here; only var.NAME, store.TYPE.NAME, identity_provider.NAME and path.config may be referred to.", t.RootName()))
 		}
 	}
@@ -130,7 +129,7 @@ func (d *decoder) eval(expr hcl.Expression, ty cty.Type) (cty.Value, hcl.Diagnos
 	}
 	cv, err := convert.Convert(v, ty)
 	if err != nil {
-		return cty.UnknownVal(ty), append(diags, diagf(expr.Range(), "Incorrect value type",
+		return cty.UnknownVal(ty), append(diags, hclread.ErrorAt(expr.Range(), "Incorrect value type",
 			"Expected %s: %s.", ty.FriendlyName(), err))
 	}
 	return cv, diags
@@ -145,73 +144,4 @@ func (d *decoder) evalAttr(attrs hcl.Attributes, name string, ty cty.Type) (v ct
 	}
 	v, diags = d.eval(a.Expr, ty)
 	return v, v.IsWhollyKnown() && !v.IsNull(), diags
-}
-
-// stringList converts a known list of strings; null elements become "".
-func stringList(v cty.Value) []string {
-	var out []string
-	for it := v.ElementIterator(); it.Next(); {
-		_, e := it.Element()
-		if !e.IsNull() {
-			out = append(out, e.AsString())
-		} else {
-			out = append(out, "")
-		}
-	}
-	return out
-}
-
-func diagf(subject hcl.Range, summary, format string, args ...any) *hcl.Diagnostic {
-	return &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: fmt.Sprintf(format, args...), Subject: subject.Ptr()}
-}
-
-func warnf(subject hcl.Range, summary, format string, args ...any) *hcl.Diagnostic {
-	diag := diagf(subject, summary, format, args...)
-	diag.Severity = hcl.DiagWarning
-	return diag
-}
-
-// knownList renders " What: a, b, c." with a suggestion for name, or ""
-// when nothing is known.
-func knownList(what string, known []string, name string) string {
-	if len(known) == 0 {
-		return ""
-	}
-	s := fmt.Sprintf(" %s: %s.", what, strings.Join(known, ", "))
-	if hint := suggest(name, known); hint != "" {
-		s += fmt.Sprintf(" Did you mean %q?", hint)
-	}
-	return s
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// duplicate reports a second declaration, pointing at its label; what is
-// the block type and name, such as `dataset "era5"`.
-func duplicate(what string, at, first hcl.Range) *hcl.Diagnostic {
-	return diagf(at, "Duplicate "+what, "A %s is already declared at %s; names must be unique.", what, first)
-}
-
-// stringListVal is the HCL list of strings ss, for files zarrgw writes.
-func stringListVal(ss []string) cty.Value {
-	vals := make([]cty.Value, len(ss))
-	for i, s := range ss {
-		vals[i] = cty.StringVal(s)
-	}
-	return cty.ListVal(vals)
-}
-
-func blockNames(m map[string]*hcl.Block) map[string]bool {
-	out := make(map[string]bool, len(m))
-	for k := range m {
-		out[k] = true
-	}
-	return out
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/zarrgw/zarrgw/core/extension"
+	"github.com/zarrgw/zarrgw/host/runtime/config/hclread"
 )
 
 // noun names a kind in messages.
@@ -22,9 +23,9 @@ var noun = map[extension.Kind]string{
 func (d *decoder) extension(kind extension.Kind, name string, at hcl.Range, b *hcl.Block) (Extension, hcl.Diagnostics) {
 	res, ok := d.resolve(kind, name)
 	if !ok {
-		return Extension{}, hcl.Diagnostics{diagf(at, fmt.Sprintf("Unknown %s %q", noun[kind], name),
+		return Extension{}, hcl.Diagnostics{hclread.ErrorAt(at, fmt.Sprintf("Unknown %s %q", noun[kind], name),
 			"No %s is called %q.%s A %s that zarrgw does not bundle comes from a plugin: declare it in a plugin block and run \"%s\", which starts it and records the names it serves.",
-			noun[kind], name, knownList("Known "+noun[kind]+"s", d.knownNames(kind), name), noun[kind], d.lockCommand())}
+			noun[kind], name, hclread.KnownList("Known "+noun[kind]+"s", d.knownNames(kind), name), noun[kind], d.lockCommand())}
 	}
 	ext := Extension{Kind: kind, Name: name, Manifest: res.manifest, Plugin: res.plugin, Checked: res.checked, DeclRange: b.DefRange}
 	var (
@@ -36,7 +37,7 @@ func (d *decoder) extension(kind extension.Kind, name string, at hcl.Range, b *h
 		val, diags = d.decodeFree(b.Body)
 	case !res.checked:
 		val, diags = d.decodeFree(b.Body)
-		diags = append(diags, warnf(at, fmt.Sprintf("Configuration of %s %q not checked", noun[kind], name),
+		diags = append(diags, hclread.WarningAt(at, fmt.Sprintf("Configuration of %s %q not checked", noun[kind], name),
 			"%s %q is taken to come from plugin %q, whose manifest is known only once the plugin runs: its configuration is passed on without checking it against a schema.",
 			noun[kind], name, res.plugin))
 	case len(res.manifest.ConfigSchema) == 0:
@@ -45,7 +46,7 @@ func (d *decoder) extension(kind extension.Kind, name string, at hcl.Range, b *h
 	default:
 		s, err := extension.ParseSchema(res.manifest.ConfigSchema)
 		if err != nil {
-			return ext, hcl.Diagnostics{diagf(at, "Unusable configuration schema",
+			return ext, hcl.Diagnostics{hclread.ErrorAt(at, "Unusable configuration schema",
 				"The manifest of %s %q has a configuration schema that cannot be read: %s.", noun[kind], res.manifest.Name, err)}
 		}
 		val, diags = d.decodeBody(b.Body, s)
@@ -53,9 +54,9 @@ func (d *decoder) extension(kind extension.Kind, name string, at hcl.Range, b *h
 	if diags.HasErrors() {
 		return ext, diags
 	}
-	cfg, err := toJSON(val)
+	cfg, err := hclread.ToJSON(val)
 	if err != nil {
-		return ext, append(diags, diagf(b.DefRange, "Configuration cannot be written as JSON", "%s.", err))
+		return ext, append(diags, hclread.ErrorAt(b.DefRange, "Configuration cannot be written as JSON", "%s.", err))
 	}
 	ext.Config = cfg
 	return ext, diags

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zarrgw/zarrgw/host/runtime/config/hclread"
 )
 
 // fsStore is the name of the bundled filesystem store, whose root is a
@@ -77,15 +78,15 @@ func VerifyStores(cfg *Config) hcl.Diagnostics {
 		switch {
 		case err == nil && fi.IsDir():
 		case err == nil:
-			diags = append(diags, diagf(st.RootRange, "Store root is not a directory",
+			diags = append(diags, hclread.ErrorAt(st.RootRange, "Store root is not a directory",
 				"%s: root %s is a file, not a directory.", st.Ref, where))
 		case errors.Is(err, fs.ErrNotExist) && st.CreateRoot:
 		case errors.Is(err, fs.ErrNotExist):
-			diags = append(diags, diagf(st.RootRange, "Store root does not exist",
+			diags = append(diags, hclread.ErrorAt(st.RootRange, "Store root does not exist",
 				"%s: root %s does not exist. Create the directory (mkdir -p %s), or set create_root = true in the store block to have zarrgw create it, and its parents, when the store is first used.",
 				st.Ref, where, shellQuote(st.Root)))
 		default:
-			diags = append(diags, diagf(st.RootRange, "Store root unreadable", "%s: root %s: %s.", st.Ref, where, err))
+			diags = append(diags, hclread.ErrorAt(st.RootRange, "Store root unreadable", "%s: root %s: %s.", st.Ref, where, err))
 		}
 	}
 	return cfg.redact.apply(diags)

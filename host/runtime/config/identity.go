@@ -9,6 +9,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zarrgw/zarrgw/host/runtime/config/hclread"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -90,12 +91,12 @@ func (d *decoder) indexIdentityProviders(blocks []*hcl.Block) hcl.Diagnostics {
 	for _, b := range blocks {
 		name := b.Labels[0]
 		if !hclsyntax.ValidIdentifier(name) {
-			diags = append(diags, diagf(b.LabelRanges[0], "Invalid identity provider name",
+			diags = append(diags, hclread.ErrorAt(b.LabelRanges[0], "Invalid identity provider name",
 				"%q cannot be referred to as identity_provider.NAME: use letters, digits, underscores and dashes, starting with a letter.", name))
 			continue
 		}
 		if prev, ok := d.providers[name]; ok {
-			diags = append(diags, duplicate(fmt.Sprintf("identity_provider %q", name), b.LabelRanges[0], prev.LabelRanges[0]))
+			diags = append(diags, hclread.Duplicate(fmt.Sprintf("identity_provider %q", name), b.LabelRanges[0], prev.LabelRanges[0]))
 			continue
 		}
 		d.providers[name] = b
@@ -117,7 +118,7 @@ func (d *decoder) identityProviders(blocks []*hcl.Block) hcl.Diagnostics {
 		p, more := d.identityProvider(b)
 		diags = append(diags, more...)
 		if first, ok := byIssuer[p.Issuer]; ok && !more.HasErrors() {
-			diags = append(diags, diagf(p.DeclRange, "Issuer of two identity providers",
+			diags = append(diags, hclread.ErrorAt(p.DeclRange, "Issuer of two identity providers",
 				"identity_provider %q has the issuer of identity_provider %q (%s); a token goes to the provider of its issuer, so declare one provider and list both audiences in its audience.", p.Name, first.Name, At(first.DeclRange)))
 			continue
 		}
@@ -136,7 +137,7 @@ func (d *decoder) identityProvider(b *hcl.Block) (IdentityProvider, hcl.Diagnost
 	if v, ok, more := d.evalAttr(attrs, "issuer", cty.String); ok {
 		p.Issuer = v.AsString()
 		if err := checkIssuer(p.Issuer); err != nil {
-			diags = append(diags, diagf(attrs["issuer"].Expr.Range(), "Invalid issuer",
+			diags = append(diags, hclread.ErrorAt(attrs["issuer"].Expr.Range(), "Invalid issuer",
 				"identity_provider %q: %s.", p.Name, err))
 		}
 	} else {
@@ -147,7 +148,7 @@ func (d *decoder) identityProvider(b *hcl.Block) (IdentityProvider, hcl.Diagnost
 	if v, ok, more := d.evalAttr(attrs, "leeway", cty.String); ok {
 		dur, err := time.ParseDuration(v.AsString())
 		if err != nil || dur < 0 || dur > 10*time.Minute {
-			diags = append(diags, diagf(attrs["leeway"].Expr.Range(), "Invalid leeway",
+			diags = append(diags, hclread.ErrorAt(attrs["leeway"].Expr.Range(), "Invalid leeway",
 				"identity_provider %q: leeway must be a duration from \"0s\" to \"10m\", such as \"30s\".", p.Name))
 		}
 		p.Leeway = dur
@@ -195,7 +196,7 @@ func (d *decoder) stringOrList(attrs hcl.Attributes, name, owner string, dst *[]
 		}
 	}
 	if err != nil {
-		return append(diags, diagf(attrs[name].Expr.Range(), "Invalid "+name,
+		return append(diags, hclread.ErrorAt(attrs[name].Expr.Range(), "Invalid "+name,
 			"identity_provider %q: %s must be a string or a list of strings (%s).", owner, name, err))
 	}
 	*dst = list
@@ -222,15 +223,15 @@ func (d *decoder) algorithms(attrs hcl.Attributes, p *IdentityProvider) hcl.Diag
 	if !ok {
 		return diags
 	}
-	p.Algorithms = stringList(v)
+	p.Algorithms = hclread.StringList(v)
 	for _, alg := range p.Algorithms {
 		if slices.Contains(refusedAlgorithms, strings.ToUpper(alg)) || strings.EqualFold(alg, "none") {
-			return append(diags, diagf(attrs["algorithms"].Expr.Range(), "Refused algorithm",
+			return append(diags, hclread.ErrorAt(attrs["algorithms"].Expr.Range(), "Refused algorithm",
 				"identity_provider %q: %q cannot verify a provider's tokens: only asymmetric algorithms (RS*, PS*, ES*, EdDSA) are accepted, since a provider's published key would be a shared secret for HMAC, and \"none\" signs nothing.", p.Name, alg))
 		}
 	}
 	if len(p.Algorithms) == 0 {
-		diags = append(diags, diagf(attrs["algorithms"].Expr.Range(), "Invalid algorithms",
+		diags = append(diags, hclread.ErrorAt(attrs["algorithms"].Expr.Range(), "Invalid algorithms",
 			"identity_provider %q: algorithms is empty; leave it out for the default (RS256, RS384, RS512, PS256, PS384, PS512, ES256, ES384, ES512, EdDSA).", p.Name))
 	}
 	return diags
@@ -244,7 +245,7 @@ func (d *decoder) providerRef(attrs hcl.Attributes, p *Principal) hcl.Diagnostic
 	}
 	name, found := strings.CutPrefix(v.AsString(), identityPrefix+".")
 	if !found || d.providers[name] == nil {
-		return append(diags, diagf(attrs["identity_provider"].Expr.Range(), "Invalid identity_provider",
+		return append(diags, hclread.ErrorAt(attrs["identity_provider"].Expr.Range(), "Invalid identity_provider",
 			"Principal %q: refer to an identity provider as identity_provider.NAME.", p.Name))
 	}
 	p.IdentityProvider = name
@@ -260,10 +261,10 @@ func (d *decoder) principalClaims(b *hcl.Block, attrs hcl.Attributes, p *Princip
 	hasRef := attrs["identity_provider"] != nil
 	switch {
 	case hasRef && attrs["claims"] == nil:
-		return append(diags, diagf(b.DefRange, "Principal without claims",
+		return append(diags, hclread.ErrorAt(b.DefRange, "Principal without claims",
 			"Principal %q names an identity provider but no claims: give claims = { groups = \"...\" } (every listed claim must match), or claims = {} to admit every token of the provider.", p.Name))
 	case !hasRef && attrs["claims"] != nil:
-		return append(diags, diagf(attrs["claims"].Expr.Range(), "Claims without identity provider",
+		return append(diags, hclread.ErrorAt(attrs["claims"].Expr.Range(), "Claims without identity provider",
 			"Principal %q: claims are matched against tokens of an identity provider; add identity_provider = identity_provider.NAME.", p.Name))
 	case !ok:
 		return diags
@@ -271,7 +272,7 @@ func (d *decoder) principalClaims(b *hcl.Block, attrs hcl.Attributes, p *Princip
 	p.Claims = map[string]string{}
 	for k, val := range v.AsValueMap() {
 		if strings.TrimSpace(k) == "" || val.IsNull() {
-			return append(diags, diagf(attrs["claims"].Expr.Range(), "Invalid claims",
+			return append(diags, hclread.ErrorAt(attrs["claims"].Expr.Range(), "Invalid claims",
 				"Principal %q: every claim needs a name and a value.", p.Name))
 		}
 		p.Claims[k] = val.AsString()
@@ -292,7 +293,7 @@ func (d *decoder) rateLimit(b *hcl.Block, owner string, anonymous bool) (*RateLi
 	if v, ok, more := d.evalAttr(attrs, "requests_per_second", cty.Number); ok {
 		l.RequestsPerSecond, _ = v.AsBigFloat().Float64()
 		if l.RequestsPerSecond <= 0 || l.RequestsPerSecond > 1e7 {
-			diags = append(diags, diagf(attrs["requests_per_second"].Expr.Range(), "Invalid requests_per_second",
+			diags = append(diags, hclread.ErrorAt(attrs["requests_per_second"].Expr.Range(), "Invalid requests_per_second",
 				"%s: requests_per_second must be a positive number (up to 10000000).", owner))
 		}
 	} else {
@@ -302,7 +303,7 @@ func (d *decoder) rateLimit(b *hcl.Block, owner string, anonymous bool) (*RateLi
 	if v, ok, more := d.evalAttr(attrs, "burst", cty.Number); ok {
 		n, acc := v.AsBigFloat().Int64()
 		if acc != 0 || n < 1 || n > 1<<24 {
-			diags = append(diags, diagf(attrs["burst"].Expr.Range(), "Invalid burst",
+			diags = append(diags, hclread.ErrorAt(attrs["burst"].Expr.Range(), "Invalid burst",
 				"%s: burst must be a whole number of requests from 1 to 16777216.", owner))
 		}
 		l.Burst = int(n)
@@ -315,7 +316,7 @@ func (d *decoder) rateLimit(b *hcl.Block, owner string, anonymous bool) (*RateLi
 		}
 		n, err := sizeOrZero(v)
 		if err != nil {
-			diags = append(diags, diagf(attrs["bytes_per_second"].Expr.Range(), "Invalid bytes_per_second",
+			diags = append(diags, hclread.ErrorAt(attrs["bytes_per_second"].Expr.Range(), "Invalid bytes_per_second",
 				"%s: bytes_per_second must be a size such as \"100MiB\" (or \"100MiB/s\"; 0 for no bound): %s.", owner, err))
 		}
 		l.BytesPerSecond = n
@@ -328,11 +329,11 @@ func (d *decoder) rateLimit(b *hcl.Block, owner string, anonymous bool) (*RateLi
 		case "subject":
 			l.PerSubject = true
 		default:
-			diags = append(diags, diagf(attrs["per"].Expr.Range(), "Invalid per",
+			diags = append(diags, hclread.ErrorAt(attrs["per"].Expr.Range(), "Invalid per",
 				"%s: per is \"principal\" (one bucket for all its traffic, the default) or \"subject\" (one per user or session acting as it).", owner))
 		}
 		if anonymous {
-			diags = append(diags, diagf(attrs["per"].Expr.Range(), "Unexpected per",
+			diags = append(diags, hclread.ErrorAt(attrs["per"].Expr.Range(), "Unexpected per",
 				"%s: anonymous traffic is limited per client address; per does not apply.", owner))
 		}
 	} else {
@@ -350,7 +351,7 @@ func (d *decoder) rateLimitBlocks(blocks hcl.Blocks, kind, owner string, anonymo
 			continue
 		}
 		if out != nil {
-			diags = append(diags, duplicate(kind+" block", b.DefRange, out.DeclRange))
+			diags = append(diags, hclread.Duplicate(kind+" block", b.DefRange, out.DeclRange))
 			continue
 		}
 		l, more := d.rateLimit(b, owner, anonymous)
@@ -373,19 +374,19 @@ func (d *decoder) sts(b *hcl.Block) (*STS, hcl.Diagnostics) {
 	content, diags := b.Body.Content(stsSchema)
 	attrs := content.Attributes
 	if v, ok, more := d.evalAttr(attrs, "seal_keys", cty.List(cty.String)); ok {
-		s.SealKeys = stringList(v)
+		s.SealKeys = hclread.StringList(v)
 		at := attrs["seal_keys"].Expr.Range()
 		if len(s.SealKeys) == 0 {
-			diags = append(diags, diagf(at, "No seal keys", "sts: seal_keys needs at least one key (the first seals new sessions, every one opens them)."))
+			diags = append(diags, hclread.ErrorAt(at, "No seal keys", "sts: seal_keys needs at least one key (the first seals new sessions, every one opens them)."))
 		}
 		for i, k := range s.SealKeys {
 			if len(strings.TrimSpace(k)) < minSealKey {
-				diags = append(diags, diagf(at, "Seal key too short",
+				diags = append(diags, hclread.ErrorAt(at, "Seal key too short",
 					"sts: seal key %d is %d characters; a seal key must be at least %d characters of a random secret, set from a variable (for example: openssl rand -hex 32).", i+1, len(strings.TrimSpace(k)), minSealKey))
 			}
 		}
 		if len(attrs["seal_keys"].Expr.Variables()) == 0 {
-			diags = append(diags, diagf(at, "Seal key in the file",
+			diags = append(diags, hclread.ErrorAt(at, "Seal key in the file",
 				"sts: set seal_keys from variables (var.NAME, with env = \"...\" in the variable block), so the keys stay out of the file."))
 		}
 	} else {
@@ -399,14 +400,14 @@ func (d *decoder) sts(b *hcl.Block) (*STS, hcl.Diagnostics) {
 		}
 		dur, err := time.ParseDuration(v.AsString())
 		if err != nil || dur < 15*time.Minute || dur > 7*24*time.Hour {
-			diags = append(diags, diagf(attrs[name].Expr.Range(), "Invalid "+name,
+			diags = append(diags, hclread.ErrorAt(attrs[name].Expr.Range(), "Invalid "+name,
 				"sts: %s must be a duration from \"15m\" to \"168h\", such as \"1h\".", name))
 			continue
 		}
 		*dst = dur
 	}
 	if s.DefaultDuration > s.MaxDuration {
-		diags = append(diags, diagf(b.DefRange, "Invalid default_duration",
+		diags = append(diags, hclread.ErrorAt(b.DefRange, "Invalid default_duration",
 			"sts: default_duration (%s) is longer than max_duration (%s).", s.DefaultDuration, s.MaxDuration))
 	}
 	return s, diags

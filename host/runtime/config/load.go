@@ -2,7 +2,6 @@ package config
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 
@@ -11,6 +10,8 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/zarrgw/zarrgw/core/extension"
+	"github.com/zarrgw/zarrgw/host/runtime/config/hclread"
+	"github.com/zarrgw/zarrgw/host/runtime/config/lockfile"
 )
 
 // Options tune LoadWith and ParseWith.
@@ -86,14 +87,14 @@ func Parse(src []byte, filename string, cat *extension.Catalog) (*Config, hcl.Di
 // LoadWith is Load with options.
 func LoadWith(path string, opts Options) (*Config, hcl.Diagnostics) {
 	p := hclparse.NewParser()
-	f, diags := parseFile(p, path)
+	f, diags := hclread.ParseFile(p, path)
 	cfg := newConfig(path, p)
 	if diags.HasErrors() {
 		return cfg, diags
 	}
 	if opts.Lock == nil {
 		cfg.lockSource = cfg.LockSource()
-		lock, lockDiags := parseLockFile(p, cfg.lockSource)
+		lock, lockDiags := lockfile.Read(p, cfg.lockSource)
 		diags = append(diags, lockDiags...)
 		opts.Lock = lock
 	}
@@ -103,34 +104,12 @@ func LoadWith(path string, opts Options) (*Config, hcl.Diagnostics) {
 // ParseWith is Parse with options.
 func ParseWith(src []byte, filename string, opts Options) (*Config, hcl.Diagnostics) {
 	p := hclparse.NewParser()
-	f, diags := parseSource(p, src, filename)
+	f, diags := hclread.ParseSource(p, src, filename)
 	cfg := newConfig(filename, p)
 	if diags.HasErrors() {
 		return cfg, diags
 	}
 	return cfg, append(diags, decode(cfg, f.Body, opts)...)
-}
-
-// parseFile is p.ParseHCLFile, bounded by parseSource.
-func parseFile(p *hclparse.Parser, path string) (*hcl.File, hcl.Diagnostics) {
-	src, err := os.ReadFile(path)
-	if err != nil {
-		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Failed to read file",
-			Detail: fmt.Sprintf("The configuration file %q could not be read: %s.", path, err)}}
-	}
-	return parseSource(p, src, path)
-}
-
-// parseSource is p.ParseHCL once the source is known not to nest beyond
-// MaxNesting. A source that does is not parsed; its beginning, up to the
-// token that crosses the limit, is kept for the diagnostic's snippet
-// (not the whole line, which may be a megabyte of brackets).
-func parseSource(p *hclparse.Parser, src []byte, filename string) (*hcl.File, hcl.Diagnostics) {
-	if diags := CheckNesting(src, filename); diags.HasErrors() {
-		p.Files()[filename] = &hcl.File{Bytes: src[:diags[0].Subject.End.Byte]}
-		return nil, diags
-	}
-	return p.ParseHCL(src, filename)
 }
 
 func newConfig(filename string, p *hclparse.Parser) *Config {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/zarrgw/zarrgw/host/runtime/config/hclread"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -42,11 +43,11 @@ func (d *decoder) principals(blocks []*hcl.Block) hcl.Diagnostics {
 	for _, b := range blocks {
 		name, at := b.Labels[0], b.LabelRanges[0]
 		if name == "" || name == Anyone || strings.TrimSpace(name) != name {
-			diags = append(diags, diagf(at, "Invalid principal name", "%q cannot name a principal; \"*\" stands for anyone in access lists.", name))
+			diags = append(diags, hclread.ErrorAt(at, "Invalid principal name", "%q cannot name a principal; \"*\" stands for anyone in access lists.", name))
 			continue
 		}
 		if r, ok := first[name]; ok {
-			diags = append(diags, duplicate("principal "+quote(name), at, r))
+			diags = append(diags, hclread.Duplicate("principal "+quote(name), at, r))
 			continue
 		}
 		first[name] = at
@@ -72,7 +73,7 @@ func (d *decoder) principal(b *hcl.Block) (Principal, hcl.Diagnostics) {
 	diags = append(diags, more...)
 	if !ok {
 		if p.S3AccessKeyID == "" && p.IdentityProvider == "" && !diags.HasErrors() {
-			diags = append(diags, diagf(b.DefRange, "Principal without credentials",
+			diags = append(diags, hclread.ErrorAt(b.DefRange, "Principal without credentials",
 				"Principal %q needs token_sha256, S3 credentials, an identity provider with claims, or several of these.", p.Name))
 		}
 		return p, diags
@@ -84,7 +85,7 @@ func (d *decoder) principal(b *hcl.Block) (Principal, hcl.Diagnostics) {
 	}
 	sum, err := hex.DecodeString(text)
 	if err != nil || len(sum) != 32 {
-		diags = append(diags, diagf(attr.Expr.Range(), "Invalid token_sha256",
+		diags = append(diags, hclread.ErrorAt(attr.Expr.Range(), "Invalid token_sha256",
 			"Principal %q: token_sha256 must be the SHA-256 of the token as 64 hexadecimal digits (for example the output of: printf %%s \"$TOKEN\" | sha256sum).", p.Name))
 		return p, diags
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/zarrgw/zarrgw/host/runtime/config/hclread"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -68,13 +69,13 @@ func (d *decoder) s3Listener(b *hcl.Block) hcl.Diagnostics {
 		}
 	}
 	if err := checkListen(l.Listen); err != nil && attrs["listen"] != nil {
-		diags = append(diags, diagf(attrs["listen"].Expr.Range(), "Invalid listen address", "s3 listen: %s.", err))
+		diags = append(diags, hclread.ErrorAt(attrs["listen"].Expr.Range(), "Invalid listen address", "s3 listen: %s.", err))
 	}
 	diags = append(diags, d.bucketsFrom(attrs, l)...)
 	if v, ok, more := d.evalAttr(attrs, "multipart_max_age", cty.String); ok {
 		age, err := time.ParseDuration(v.AsString())
 		if err != nil || age <= 0 {
-			diags = append(diags, diagf(attrs["multipart_max_age"].Expr.Range(), "Invalid multipart_max_age",
+			diags = append(diags, hclread.ErrorAt(attrs["multipart_max_age"].Expr.Range(), "Invalid multipart_max_age",
 				"multipart_max_age must be a positive duration such as \"24h\", not %q.", v.AsString()))
 		}
 		l.MultipartMaxAge = age
@@ -85,7 +86,7 @@ func (d *decoder) s3Listener(b *hcl.Block) hcl.Diagnostics {
 	for _, blk := range content.Blocks {
 		if blk.Type == "sts" {
 			if l.STS != nil {
-				diags = append(diags, duplicate("sts block", blk.DefRange, l.STS.DeclRange))
+				diags = append(diags, hclread.Duplicate("sts block", blk.DefRange, l.STS.DeclRange))
 				continue
 			}
 			var more hcl.Diagnostics
@@ -111,7 +112,7 @@ func (d *decoder) checkBucketNames() hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	for _, ds := range d.cfg.Datasets {
 		if !ValidBucketName(ds.Name) {
-			diags = append(diags, diagf(ds.DeclRange, "Dataset name is not a bucket name",
+			diags = append(diags, hclread.ErrorAt(ds.DeclRange, "Dataset name is not a bucket name",
 				"Dataset %q is served as an S3 bucket of the same name, and S3 bucket names are 3 to 63 lower-case letters, digits, dots and dashes, starting and ending with a letter or digit. Rename it, or leave out the server's s3 block.", ds.Name))
 		}
 	}
@@ -131,14 +132,14 @@ func (d *decoder) principalS3(attrs hcl.Attributes, p *Principal) hcl.Diagnostic
 		if at == nil {
 			at = attrs["s3_secret_access_key"]
 		}
-		return append(diags, diagf(at.Expr.Range(), "Incomplete S3 credentials",
+		return append(diags, hclread.ErrorAt(at.Expr.Range(), "Incomplete S3 credentials",
 			"Principal %q: give both s3_access_key_id and s3_secret_access_key.", p.Name))
 	}
 	if !idOK {
 		return diags
 	}
 	if !fromVariable(attrs["s3_secret_access_key"].Expr.Variables()) {
-		return append(diags, diagf(attrs["s3_secret_access_key"].Expr.Range(), `Secret "s3_secret_access_key" written in the file`,
+		return append(diags, hclread.ErrorAt(attrs["s3_secret_access_key"].Expr.Range(), `Secret "s3_secret_access_key" written in the file`,
 			"Principal %q: set s3_secret_access_key from a variable (var.NAME, with env = \"...\" in the variable block), so the value stays out of the file.", p.Name))
 	}
 	p.S3AccessKeyID, p.S3SecretAccessKey = id.AsString(), secret.AsString()
@@ -150,7 +151,7 @@ func (d *decoder) principalS3(attrs hcl.Attributes, p *Principal) hcl.Diagnostic
 func (d *decoder) checkS3Credentials(attrs hcl.Attributes, p *Principal) hcl.Diagnostics {
 	idAttr := attrs["s3_access_key_id"]
 	if strings.TrimSpace(p.S3AccessKeyID) == "" {
-		return hcl.Diagnostics{diagf(idAttr.Expr.Range(), "Empty S3 access key ID",
+		return hcl.Diagnostics{hclread.ErrorAt(idAttr.Expr.Range(), "Empty S3 access key ID",
 			"Principal %q: s3_access_key_id is empty; give the key ID its S3 requests are signed with.", p.Name)}
 	}
 	if diag := d.checkSecret(attrs["s3_secret_access_key"], "S3 secret", p.Name, strings.TrimSpace(p.S3SecretAccessKey)); diag != nil {

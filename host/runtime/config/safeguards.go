@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/zarrgw/zarrgw/host/runtime/config/hclread"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -82,7 +83,7 @@ func (d *decoder) expensiveRequests(attrs hcl.Attributes, s *Safeguards) hcl.Dia
 	}
 	n, acc := v.AsBigFloat().Int64()
 	if acc != 0 || n < 0 || n > maxExpensive {
-		return append(diags, diagf(attrs["expensive_requests"].Expr.Range(), "Invalid expensive_requests",
+		return append(diags, hclread.ErrorAt(attrs["expensive_requests"].Expr.Range(), "Invalid expensive_requests",
 			"expensive_requests must be a whole number from 0 (no bound) to %d.", maxExpensive))
 	}
 	s.ExpensiveRequests = int(n)
@@ -102,7 +103,7 @@ func (d *decoder) bodyMemory(attrs hcl.Attributes, s *Safeguards) hcl.Diagnostic
 func (d *decoder) memoryBound(attrs hcl.Attributes, name string, dst *int64, least int64, why string) hcl.Diagnostics {
 	diags := d.sizeAttr(attrs, name, dst, false)
 	if !diags.HasErrors() && *dst != 0 && *dst < least {
-		diags = append(diags, diagf(attrs[name].Expr.Range(), "Invalid "+name,
+		diags = append(diags, hclread.ErrorAt(attrs[name].Expr.Range(), "Invalid "+name,
 			"%s must be 0 (no bound) or at least %dMiB, not %d bytes: %s.", name, least>>20, *dst, why))
 	}
 	return diags
@@ -115,7 +116,7 @@ func (d *decoder) expensiveWait(attrs hcl.Attributes, s *Safeguards) hcl.Diagnos
 	}
 	wait, err := time.ParseDuration(v.AsString())
 	if err != nil || wait < 0 || wait > maxExpensiveWait {
-		return append(diags, diagf(attrs["expensive_wait"].Expr.Range(), "Invalid expensive_wait",
+		return append(diags, hclread.ErrorAt(attrs["expensive_wait"].Expr.Range(), "Invalid expensive_wait",
 			"expensive_wait must be a duration from \"0s\" (refuse at once) to \"1m\", not %q.", v.AsString()))
 	}
 	s.ExpensiveWait = wait
@@ -135,7 +136,7 @@ func (d *decoder) uploadRate(attrs hcl.Attributes, s *Safeguards) hcl.Diagnostic
 	}
 	n, err := sizeOrZero(v)
 	if err != nil {
-		return append(diags, diagf(attrs[name].Expr.Range(), "Invalid "+name,
+		return append(diags, hclread.ErrorAt(attrs[name].Expr.Range(), "Invalid "+name,
 			"%s must be a number of bytes per second or a size such as \"16KiB\" (or \"16KiB/s\"; 0 turns it off): %s.", name, err))
 	}
 	s.MinUploadRate = n
@@ -148,7 +149,7 @@ func (d *decoder) metrics(b *hcl.Block, s *Safeguards) hcl.Diagnostics {
 	ds := Dataset{Name: "(metrics)"}
 	diags := d.access(b, &ds)
 	if len(ds.Access.Write) > 0 {
-		diags = append(diags, diagf(b.DefRange, "Write access to metrics",
+		diags = append(diags, hclread.ErrorAt(b.DefRange, "Write access to metrics",
 			"The metrics block takes only read: metrics cannot be written."))
 	}
 	read := append([]string{}, ds.Access.Read...) // [] (nobody) differs from nil (loopback only)
@@ -165,8 +166,8 @@ func (d *decoder) knownPrincipals(at hcl.Range, what string, names []string) hcl
 	var diags hcl.Diagnostics
 	for _, name := range names {
 		if name != Anyone && name != "" && !declared[name] {
-			diags = append(diags, diagf(at, "Unknown principal",
-				"%s names %q, which no principal block declares.%s", what, name, knownList("Declared", sortedKeys(declared), name)))
+			diags = append(diags, hclread.ErrorAt(at, "Unknown principal",
+				"%s names %q, which no principal block declares.%s", what, name, hclread.KnownList("Declared", hclread.SortedKeys(declared), name)))
 		}
 	}
 	return diags

@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hcldec"
 	"github.com/zarrgw/zarrgw/core/extension"
+	"github.com/zarrgw/zarrgw/host/runtime/config/hclread"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -43,10 +44,10 @@ func (d *decoder) decodeBody(body hcl.Body, s *extension.Schema) (cty.Value, hcl
 		}
 		rng := hcldec.SourceRange(body, spec[name])
 		for _, problem := range checkValue(p, val.GetAttr(name), name) {
-			diags = append(diags, diagf(rng, fmt.Sprintf("Invalid value for %q", name), "%s.", problem))
+			diags = append(diags, hclread.ErrorAt(rng, fmt.Sprintf("Invalid value for %q", name), "%s.", problem))
 		}
 		if p.WriteOnly && !val.GetAttr(name).IsNull() && !fromVariable(hcldec.Variables(body, spec[name])) {
-			diags = append(diags, diagf(rng, fmt.Sprintf("Secret %q written in the file", name),
+			diags = append(diags, hclread.ErrorAt(rng, fmt.Sprintf("Secret %q written in the file", name),
 				"%q is a secret: set it from a variable (var.NAME, with env = \"...\" in the variable block), so the value stays out of the file.", name))
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/zarrgw/zarrgw/host/runtime/config/hclread"
 )
 
 // published are credentials that zarrgw's examples and documentation
@@ -22,11 +23,11 @@ var published = map[string]string{
 // environment variable to set. value is trimmed; token hashes lower-case.
 func (d *decoder) checkSecret(a *hcl.Attribute, what, principal, value string) *hcl.Diagnostic {
 	if value == "" {
-		return diagf(a.Expr.Range(), "Empty "+what,
+		return hclread.ErrorAt(a.Expr.Range(), "Empty "+what,
 			"Principal %q: %s is empty, and an empty credential is anybody's. %s", principal, a.Name, d.setHint(a.Expr, a.Name, true))
 	}
 	if why, ok := published[value]; ok {
-		return diagf(a.Expr.Range(), "Published secret",
+		return hclread.ErrorAt(a.Expr.Range(), "Published secret",
 			"Principal %q: %s is %s, which anyone can read. Choose one of your own. %s", principal, a.Name, why, d.setHint(a.Expr, a.Name, false))
 	}
 	return nil
@@ -103,7 +104,7 @@ func (d *decoder) claim(kind, value, principal string, at hcl.Range) *hcl.Diagno
 		d.credentials[key] = holder{principal, at}
 		return nil
 	}
-	return diagf(at, "Two principals with one "+kind,
+	return hclread.ErrorAt(at, "Two principals with one "+kind,
 		"Principals %q and %q have the same %s (%q's at %s): a request bearing it would be taken for either's. Give each principal its own.",
 		first.principal, principal, kind, first.principal, first.at)
 }

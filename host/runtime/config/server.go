@@ -2,11 +2,13 @@ package config
 
 import (
 	"fmt"
-	"github.com/zarrgw/zarrgw/core/size"
 	"net"
 	"regexp"
 	"strconv"
 	"time"
+
+	"github.com/zarrgw/zarrgw/core/size"
+	"github.com/zarrgw/zarrgw/host/runtime/config/hclread"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
@@ -32,7 +34,7 @@ func (d *decoder) server(blocks []*hcl.Block) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	for i, b := range blocks {
 		if i > 0 {
-			diags = append(diags, duplicate("server block", b.DefRange, blocks[0].DefRange))
+			diags = append(diags, hclread.Duplicate("server block", b.DefRange, blocks[0].DefRange))
 			continue
 		}
 		diags = append(diags, d.serverBlock(b)...)
@@ -49,7 +51,7 @@ func (d *decoder) serverBlock(b *hcl.Block) hcl.Diagnostics {
 	diags = append(diags, more...)
 	if ok {
 		if err := checkListen(listen.AsString()); err != nil {
-			diags = append(diags, diagf(attrs["listen"].Expr.Range(), "Invalid listen address", "%s.", err))
+			diags = append(diags, hclread.ErrorAt(attrs["listen"].Expr.Range(), "Invalid listen address", "%s.", err))
 		}
 		s.Listen = listen.AsString()
 	}
@@ -69,7 +71,7 @@ func (d *decoder) serverBlock(b *hcl.Block) hcl.Diagnostics {
 			err = fmt.Errorf("negative")
 		}
 		if err != nil {
-			diags = append(diags, diagf(attrs[name].Expr.Range(), fmt.Sprintf("Invalid %s", name),
+			diags = append(diags, hclread.ErrorAt(attrs[name].Expr.Range(), fmt.Sprintf("Invalid %s", name),
 				"%s must be a duration such as \"30s\" or \"2m\" (\"0s\" for no limit), not %q.", name, v.AsString()))
 			continue
 		}
@@ -84,14 +86,14 @@ func (d *decoder) serverBlock(b *hcl.Block) hcl.Diagnostics {
 	diags = append(diags, d.safeguards(attrs, &s.Safeguards)...)
 	diags = append(diags, d.arrayLimits(attrs, &s.ArrayLimits)...)
 	if v, ok, more := d.evalAttr(attrs, "cors_origins", cty.List(cty.String)); ok {
-		s.CORSOrigins = stringList(v)
+		s.CORSOrigins = hclread.StringList(v)
 	} else {
 		diags = append(diags, more...)
 	}
 	if v, ok, more := d.evalAttr(attrs, "store_concurrency", cty.Number); ok {
 		n, acc := v.AsBigFloat().Int64()
 		if acc != 0 || n < 1 || n > 1<<16 {
-			diags = append(diags, diagf(attrs["store_concurrency"].Expr.Range(), "Invalid store_concurrency",
+			diags = append(diags, hclread.ErrorAt(attrs["store_concurrency"].Expr.Range(), "Invalid store_concurrency",
 				"store_concurrency must be a whole number from 1 to 65536."))
 		}
 		s.StoreConcurrency = int(n)
@@ -108,7 +110,7 @@ func (d *decoder) serverBlocks(blocks hcl.Blocks, s *Server) hcl.Diagnostics {
 	first := map[string]*hcl.Block{}
 	for _, blk := range blocks {
 		if f := first[blk.Type]; f != nil {
-			diags = append(diags, duplicate(blk.Type+" block", blk.DefRange, f.DefRange))
+			diags = append(diags, hclread.Duplicate(blk.Type+" block", blk.DefRange, f.DefRange))
 			continue
 		}
 		first[blk.Type] = blk
@@ -142,7 +144,7 @@ func (d *decoder) sizeAttr(attrs hcl.Attributes, name string, dst *int64, positi
 		if !positive {
 			zero = " (0 turns it off)"
 		}
-		return append(diags, diagf(attrs[name].Expr.Range(), "Invalid "+name,
+		return append(diags, hclread.ErrorAt(attrs[name].Expr.Range(), "Invalid "+name,
 			"%s must be a positive number of bytes or a size such as \"64MiB\"%s: %s.", name, zero, err))
 	}
 	*dst = n
@@ -165,7 +167,7 @@ func (d *decoder) tls(attrs hcl.Attributes, s *Server) hcl.Diagnostics {
 		if at == nil {
 			at = attrs["tls_key_file"]
 		}
-		diags = append(diags, diagf(at.Expr.Range(), "Incomplete TLS settings", "HTTPS needs both tls_cert_file and tls_key_file."))
+		diags = append(diags, hclread.ErrorAt(at.Expr.Range(), "Incomplete TLS settings", "HTTPS needs both tls_cert_file and tls_key_file."))
 	}
 	return diags
 }
