@@ -74,4 +74,3 @@ func TestLockInvalidChecksum(t *testing.T) {
 		t.Errorf("diags: %v", diags)
 	}
 }
-
