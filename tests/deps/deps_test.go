@@ -53,9 +53,10 @@ var rules = []rule{
 
 	// host/runtime
 	{"host/runtime/pluginpkg", []string{"host/internal/atomicfile"}},
-	// config's parts below it: reading HCL safely (a leaf over core), the
-	// lock file; none imports config.
+	// config's parts below it: reading HCL safely (a leaf over core),
+	// hiding sensitive values (a leaf), the lock file; none imports config.
 	{"host/runtime/config/hclread", []string{"core/..."}},
+	{"host/runtime/config/redact", nil},
 	{"host/runtime/config/lockfile", []string{"core/...", "host/internal/atomicfile", "host/runtime/pluginpkg",
 		"host/runtime/config/hclread"}},
 	{"host/runtime/...", []string{"core/...", "pluginapi/...", "plugins/...", "host/internal/...", "host/runtime/..."}},
@@ -215,6 +216,7 @@ func TestRulesRefuse(t *testing.T) {
 		{"host/runtime/config", "host/install", true},
 		{"host/runtime/config/hclread", "host/runtime/config", true},
 		{"host/runtime/config/lockfile", "host/runtime/config", true},
+		{"host/runtime/config/redact", "host/runtime/config/hclread", true},
 		{"host/install", "host/serve/gateway", true},
 		{"host/serve/gateway", "host/app", true},
 		{"host/commands/transfer", "host/runtime/stack", true},

@@ -36,7 +36,7 @@ func CheckDiagnostics(path string, opts Options) (*Config, hcl.Diagnostics) {
 			diags = append(diags, VerifyStores(cfg)...)
 		}
 		if opts.Stacks != nil {
-			diags = append(diags, cfg.redact.apply(opts.Stacks(cfg))...)
+			diags = append(diags, cfg.redactor.Diagnostics(opts.Stacks(cfg))...)
 		}
 	}
 	return cfg, diags
@@ -68,7 +68,7 @@ func VerifyPlugins(cfg *Config) hcl.Diagnostics {
 			diags = append(diags, verifyModules(cfg, p)...)
 		}
 	}
-	return cfg.redact.apply(diags)
+	return cfg.redactor.Diagnostics(diags)
 }
 
 // verifyModules compares the Python files beside a Python plugin's script

@@ -12,6 +12,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/extension"
 	"github.com/zarrgw/zarrgw/core/meta"
 	"github.com/zarrgw/zarrgw/host/runtime/config/hclread"
+	"github.com/zarrgw/zarrgw/host/runtime/config/redact"
 )
 
 // Config is a decoded configuration. Slices keep the order of the file.
@@ -41,9 +42,9 @@ type Config struct {
 	// lock file), for printing diagnostics with snippets.
 	Files map[string]*hcl.File
 
-	// redact hides the sensitive variables' values in diagnostics made
+	// redactor hides the sensitive variables' values in diagnostics made
 	// after decoding (VerifyPlugins); nil when there are none.
-	redact *redactor
+	redactor *redact.Redactor
 	// lockSource is the lock file read (LockSource), once LoadWith chose it.
 	lockSource string
 }

@@ -89,7 +89,7 @@ func VerifyStores(cfg *Config) hcl.Diagnostics {
 			diags = append(diags, hclread.ErrorAt(st.RootRange, "Store root unreadable", "%s: root %s: %s.", st.Ref, where, err))
 		}
 	}
-	return cfg.redact.apply(diags)
+	return cfg.redactor.Diagnostics(diags)
 }
 
 // shellQuote quotes a path for a command to copy, when it needs it.

@@ -7,11 +7,11 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclparse"
-	"github.com/zclconf/go-cty/cty"
 
 	"github.com/zarrgw/zarrgw/core/extension"
 	"github.com/zarrgw/zarrgw/host/runtime/config/hclread"
 	"github.com/zarrgw/zarrgw/host/runtime/config/lockfile"
+	"github.com/zarrgw/zarrgw/host/runtime/config/redact"
 )
 
 // Options tune LoadWith and ParseWith.
@@ -138,8 +138,8 @@ type decoder struct {
 	// to stores declared after them.
 	stores map[StoreRef]*hcl.Block
 	// sensitive holds the values of the sensitive variables, which
-	// diagnostics must not show (sensitive.go).
-	sensitive map[string][]cty.Value
+	// diagnostics must not show (package redact).
+	sensitive redact.Values
 	// envNames maps each variable to the environment variable it names,
 	// for messages saying what to set.
 	envNames map[string]string
@@ -168,7 +168,7 @@ func decode(cfg *Config, body hcl.Body, opts Options) hcl.Diagnostics {
 		cfg.Catalog = opts.Catalog.Clone()
 	}
 	d := &decoder{cfg: cfg, opts: opts, stores: map[StoreRef]*hcl.Block{},
-		envNames: map[string]string{}, principalNames: map[string]bool{}, keysAt: map[string]hcl.Range{}}
+		sensitive: redact.Values{}, envNames: map[string]string{}, principalNames: map[string]bool{}, keysAt: map[string]hcl.Range{}}
 	content, diags := body.Content(topSchema)
 	byType := map[string][]*hcl.Block{}
 	for _, b := range content.Blocks {
@@ -192,6 +192,17 @@ func decode(cfg *Config, body hcl.Body, opts Options) hcl.Diagnostics {
 	diags = append(diags, d.server(byType["server"])...)
 	diags = append(diags, d.checkBucketNames()...)
 	diags = append(diags, d.checkBucketsOverlap()...)
-	cfg.redact = d.newRedactor()
-	return cfg.redact.apply(diags)
+	cfg.redactor = d.newRedactor()
+	return cfg.redactor.Diagnostics(diags)
+}
+
+// newRedactor is the redactor of the sensitive values noted while
+// decoding; nil when there are none.
+func (d *decoder) newRedactor() *redact.Redactor {
+	var file string
+	var src []byte
+	if f := d.cfg.Files[d.cfg.Filename]; f != nil {
+		file, src = d.cfg.Filename, f.Bytes
+	}
+	return redact.New(d.sensitive, d.ctx, file, src)
 }

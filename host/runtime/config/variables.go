@@ -41,7 +41,7 @@ func (d *decoder) variables(blocks []*hcl.Block) hcl.Diagnostics {
 			d.cfg.Variables = append(d.cfg.Variables, v)
 		}
 		if ok && v.Sensitive {
-			d.noteSensitive(v.Name, v.Value)
+			d.sensitive.Note(v.Name, v.Value)
 		}
 	}
 	return diags
@@ -91,7 +91,7 @@ func (d *decoder) variable(b *hcl.Block) (Variable, bool, hcl.Diagnostics) {
 		d.envNames[v.Name] = env
 		if s, ok := d.opts.LookupEnv(env); ok {
 			if v.Sensitive {
-				d.noteSensitive(v.Name, cty.StringVal(s)) // even when it is not a value
+				d.sensitive.Note(v.Name, cty.StringVal(s)) // even when it is not a value
 			}
 			val, err := hclread.EnvValue(s, def)
 			if err != nil {
