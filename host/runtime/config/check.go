@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/hashicorp/hcl/v2"
+
 	"github.com/zarrgw/zarrgw/host/runtime/config/hclread"
 	"github.com/zarrgw/zarrgw/host/runtime/config/lockfile"
 	"github.com/zarrgw/zarrgw/host/runtime/pluginpkg"

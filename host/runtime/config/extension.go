@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"sort"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
@@ -34,22 +33,22 @@ func (d *decoder) extension(kind extension.Kind, name string, at hcl.Range, b *h
 	)
 	switch {
 	case res.pending:
-		val, diags = d.decodeFree(b.Body)
+		val, diags = d.ev.DecodeFree(b.Body)
 	case !res.checked:
-		val, diags = d.decodeFree(b.Body)
+		val, diags = d.ev.DecodeFree(b.Body)
 		diags = append(diags, hclread.WarningAt(at, fmt.Sprintf("Configuration of %s %q not checked", noun[kind], name),
 			"%s %q is taken to come from plugin %q, whose manifest is known only once the plugin runs: its configuration is passed on without checking it against a schema.",
 			noun[kind], name, res.plugin))
 	case len(res.manifest.ConfigSchema) == 0:
 		// The extension declares no schema: it checks its own configuration.
-		val, diags = d.decodeFree(b.Body)
+		val, diags = d.ev.DecodeFree(b.Body)
 	default:
 		s, err := extension.ParseSchema(res.manifest.ConfigSchema)
 		if err != nil {
 			return ext, hcl.Diagnostics{hclread.ErrorAt(at, "Unusable configuration schema",
 				"The manifest of %s %q has a configuration schema that cannot be read: %s.", noun[kind], res.manifest.Name, err)}
 		}
-		val, diags = d.decodeBody(b.Body, s)
+		val, diags = d.ev.DecodeBody(b.Body, s)
 	}
 	if diags.HasErrors() {
 		return ext, diags
@@ -60,21 +59,4 @@ func (d *decoder) extension(kind extension.Kind, name string, at hcl.Range, b *h
 	}
 	ext.Config = cfg
 	return ext, diags
-}
-
-// decodeFree decodes a body of attributes without a schema.
-func (d *decoder) decodeFree(body hcl.Body) (cty.Value, hcl.Diagnostics) {
-	attrs, diags := body.JustAttributes()
-	names := make([]string, 0, len(attrs))
-	for name := range attrs {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	obj := map[string]cty.Value{}
-	for _, name := range names {
-		v, more := d.eval(attrs[name].Expr, cty.DynamicPseudoType)
-		diags = append(diags, more...)
-		obj[name] = v
-	}
-	return cty.ObjectVal(obj), diags
 }

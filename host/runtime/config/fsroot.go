@@ -12,6 +12,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+
 	"github.com/zarrgw/zarrgw/host/runtime/config/hclread"
 )
 
@@ -47,7 +48,7 @@ func (d *decoder) fsRoot(st *Store, b *hcl.Block) hcl.Diagnostics {
 		return nil // the store refuses it
 	}
 	st.CreateRoot, _ = conf["create_root"].(bool)
-	st.Root = d.relPath(written)
+	st.Root = d.ev.RelPath(written)
 	st.rootWritten = written
 	if st.Root != written {
 		conf["root"] = st.Root
@@ -120,12 +121,12 @@ func (d *decoder) referencesPath(st *Store) {
 		return // checked against the schema already; the store reports it
 	}
 	if loc, _ := conf["references"].(string); relativePath(loc) {
-		conf["references"] = d.relPath(loc)
+		conf["references"] = d.ev.RelPath(loc)
 	}
 	allowed, _ := conf["allow_targets"].([]any)
 	for i, a := range allowed {
 		if dir, _ := a.(string); relativePath(dir) {
-			allowed[i] = d.relPath(dir)
+			allowed[i] = d.ev.RelPath(dir)
 		}
 	}
 	if b, err := json.Marshal(conf); err == nil {

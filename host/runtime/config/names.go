@@ -3,6 +3,7 @@ package config
 import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclparse"
+
 	"github.com/zarrgw/zarrgw/host/runtime/config/hclread"
 )
 

@@ -3,7 +3,6 @@ package config
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -105,15 +104,15 @@ func (d *decoder) plugin(b *hcl.Block) (Plugin, bool, hcl.Diagnostics) {
 	p := Plugin{Source: b.Labels[0], DeclRange: b.DefRange}
 	content, diags := b.Body.Content(pluginSchema)
 	attrs := content.Attributes
-	path, ok, more := d.evalAttr(attrs, "path", cty.String)
+	path, ok, more := d.ev.Attr(attrs, "path", cty.String)
 	diags = append(diags, more...)
 	if ok && path.AsString() == "" {
 		diags = append(diags, hclread.ErrorAt(attrs["path"].Expr.Range(), "Empty plugin path", "Give the path of the plugin's binary."))
 	} else if ok {
 		// Absolute, so that exec never searches $PATH for a bare name.
-		p.Path = d.relPath(path.AsString())
+		p.Path = d.ev.RelPath(path.AsString())
 	}
-	sum, ok, more := d.evalAttr(attrs, "sha256", cty.String)
+	sum, ok, more := d.ev.Attr(attrs, "sha256", cty.String)
 	diags = append(diags, more...)
 	if ok {
 		hex := strings.ToLower(sum.AsString())
@@ -126,12 +125,12 @@ func (d *decoder) plugin(b *hcl.Block) (Plugin, bool, hcl.Diagnostics) {
 		}
 	}
 	diags = append(diags, d.pluginModules(&p, attrs)...)
-	args, ok, more := d.evalAttr(attrs, "args", cty.List(cty.String))
+	args, ok, more := d.ev.Attr(attrs, "args", cty.List(cty.String))
 	diags = append(diags, more...)
 	if ok {
 		p.Args = hclread.StringList(args)
 	}
-	env, ok, more := d.evalAttr(attrs, "env", cty.Map(cty.String))
+	env, ok, more := d.ev.Attr(attrs, "env", cty.Map(cty.String))
 	diags = append(diags, more...)
 	if ok {
 		p.Env = map[string]string{}
@@ -145,12 +144,12 @@ func (d *decoder) plugin(b *hcl.Block) (Plugin, bool, hcl.Diagnostics) {
 			}
 		}
 	}
-	inherit, ok, more := d.evalAttr(attrs, "inherit_env", cty.Bool)
+	inherit, ok, more := d.ev.Attr(attrs, "inherit_env", cty.Bool)
 	diags = append(diags, more...)
 	if ok {
 		p.InheritEnv = inherit.True()
 	}
-	headers, ok, more := d.evalAttr(attrs, "otel_headers", cty.Bool)
+	headers, ok, more := d.ev.Attr(attrs, "otel_headers", cty.Bool)
 	diags = append(diags, more...)
 	if ok {
 		p.OTELHeaders = headers.True()
@@ -167,7 +166,7 @@ func (d *decoder) plugin(b *hcl.Block) (Plugin, bool, hcl.Diagnostics) {
 // pluginModules decodes a block's modules, the pin of a Python plugin's
 // files, given beside the sha256 that pins its script.
 func (d *decoder) pluginModules(p *Plugin, attrs hcl.Attributes) hcl.Diagnostics {
-	v, ok, diags := d.evalAttr(attrs, "modules", cty.String)
+	v, ok, diags := d.ev.Attr(attrs, "modules", cty.String)
 	if !ok || diags.HasErrors() {
 		return diags
 	}
@@ -184,7 +183,7 @@ func (d *decoder) pluginModules(p *Plugin, attrs hcl.Attributes) hcl.Diagnostics
 // installed by "zarrgw init" rather than given by path, and its address
 // must be one a mirror can lay out (HOST/NAMESPACE/TYPE).
 func (d *decoder) pluginVersion(p *Plugin, b *hcl.Block, attrs hcl.Attributes) hcl.Diagnostics {
-	v, ok, diags := d.evalAttr(attrs, "version", cty.String)
+	v, ok, diags := d.ev.Attr(attrs, "version", cty.String)
 	switch {
 	case diags.HasErrors():
 		return diags
@@ -209,16 +208,4 @@ func (d *decoder) pluginVersion(p *Plugin, b *hcl.Block, attrs hcl.Attributes) h
 	}
 	p.Constraints = v.AsString()
 	return diags
-}
-
-// relPath resolves a path written in the configuration: relative to the
-// configuration file's directory, made absolute.
-func (d *decoder) relPath(p string) string {
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(d.cfg.Dir, p)
-	}
-	if abs, err := filepath.Abs(p); err == nil {
-		p = abs
-	}
-	return p
 }

@@ -6,8 +6,9 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
-	"github.com/zarrgw/zarrgw/host/runtime/config/hclread"
 	"github.com/zclconf/go-cty/cty"
+
+	"github.com/zarrgw/zarrgw/host/runtime/config/hclread"
 )
 
 var variableSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{

@@ -19,8 +19,8 @@ func ToJSON(v cty.Value) (json.RawMessage, error) {
 	return json.Marshal(x) // maps marshal with sorted keys: stable output
 }
 
-// MustJSON is ToJSON for values already known to convert.
-func MustJSON(v cty.Value) json.RawMessage {
+// mustJSON is ToJSON for values already known to convert.
+func mustJSON(v cty.Value) json.RawMessage {
 	b, err := ToJSON(v)
 	if err != nil {
 		return nil

@@ -1,4 +1,4 @@
-package config
+package hclread
 
 import (
 	"bytes"
@@ -7,7 +7,6 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/zarrgw/zarrgw/core/extension"
-	"github.com/zarrgw/zarrgw/host/runtime/config/hclread"
 )
 
 // checkValue returns what is wrong with the value of attribute name, a
@@ -18,7 +17,7 @@ func checkValue(s *extension.Schema, v cty.Value, name string) []string {
 	if v.IsNull() || !v.IsWhollyKnown() {
 		return nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(hclread.MustJSON(v)))
+	dec := json.NewDecoder(bytes.NewReader(mustJSON(v)))
 	dec.UseNumber()
 	var x any
 	if err := dec.Decode(&x); err != nil {

@@ -1,4 +1,4 @@
-package config
+package server
 
 import (
 	"github.com/hashicorp/hcl/v2"
@@ -17,7 +17,7 @@ const maxArrayRank = 1024
 // max_shard_chunks. They apply wherever the configuration opens arrays,
 // the gateway and the CLI; one left out keeps meta's default (a zero
 // field).
-func (d *decoder) arrayLimits(attrs hcl.Attributes, l *meta.Limits) hcl.Diagnostics {
+func (d *Decoder) arrayLimits(attrs hcl.Attributes, l *meta.Limits) hcl.Diagnostics {
 	diags := d.sizeAttr(attrs, "max_chunk_bytes", &l.MaxChunkBytes, true)
 	if n, ok, more := d.wholeAttr(attrs, "max_array_rank", 1, maxArrayRank); ok {
 		l.MaxRank = int(n)
@@ -34,8 +34,8 @@ func (d *decoder) arrayLimits(attrs hcl.Attributes, l *meta.Limits) hcl.Diagnost
 
 // wholeAttr reads a whole number from lo to hi; ok is false when the
 // attribute is absent or wrong (diags say which).
-func (d *decoder) wholeAttr(attrs hcl.Attributes, name string, lo, hi int64) (int64, bool, hcl.Diagnostics) {
-	v, ok, diags := d.evalAttr(attrs, name, cty.Number)
+func (d *Decoder) wholeAttr(attrs hcl.Attributes, name string, lo, hi int64) (int64, bool, hcl.Diagnostics) {
+	v, ok, diags := d.ev.Attr(attrs, name, cty.Number)
 	if !ok {
 		return 0, false, diags
 	}
