@@ -29,18 +29,10 @@ func decode(t *testing.T, src string, readOnly bool) ([]access.Principal, []acce
 	ev := hclread.NewEvaluator(hclread.Scope{Variables: map[string]cty.Value{
 		"t": cty.StringVal("9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08")}})
 	d := access.NewDecoder(ev, nil, func(name string) (string, bool) { return strings.ToUpper(name), true })
-	var principals, lists []*hcl.Block
-	for _, b := range content.Blocks {
-		if b.Type == "access" {
-			lists = append(lists, b)
-		} else {
-			principals = append(principals, b)
-		}
-	}
-	ps, more := d.Principals(principals)
+	ps, more := d.Principals(content.Blocks.OfType("principal"))
 	diags = append(diags, more...)
 	var out []access.Access
-	for _, b := range lists {
+	for _, b := range content.Blocks.OfType("access") {
 		a := access.Access{Read: []string{access.Anyone}}
 		diags = append(diags, d.Lists(b, "d", readOnly, &a)...)
 		out = append(out, a)

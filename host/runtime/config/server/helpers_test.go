@@ -26,19 +26,11 @@ func parse(t *testing.T, src string) (server.Server, *hclparse.Parser, hcl.Diagn
 	}
 	content, diags := f.Body.Content(&hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{
 		{Type: "principal", LabelNames: []string{"name"}}, {Type: "server"}}})
-	var principals, servers []*hcl.Block
-	for _, b := range content.Blocks {
-		if b.Type == "server" {
-			servers = append(servers, b)
-		} else {
-			principals = append(principals, b)
-		}
-	}
 	ev := hclread.NewEvaluator(hclread.Scope{Dir: "/etc/zarrgw"})
 	acc := access.NewDecoder(ev, nil, func(string) (string, bool) { return "", false })
-	_, more := acc.Principals(principals)
+	_, more := acc.Principals(content.Blocks.OfType("principal"))
 	diags = append(diags, more...)
-	return s, p, append(diags, server.NewDecoder(ev, acc).Decode(servers, &s)...)
+	return s, p, append(diags, server.NewDecoder(ev, acc).Decode(content.Blocks.OfType("server"), &s)...)
 }
 
 // mustParse parses src and fails on any error.
