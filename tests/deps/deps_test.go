@@ -53,6 +53,16 @@ var rules = []rule{
 
 	// host/runtime
 	{"host/runtime/pluginpkg", []string{"host/internal/atomicfile"}},
+	// config's parts below it, none importing config: reading HCL safely
+	// (a leaf over core), hiding sensitive values (a leaf), the lock file,
+	// who may call (principals, identity providers, access lists) and the
+	// server block over it.
+	{"host/runtime/config/hclread", []string{"core/..."}},
+	{"host/runtime/config/redact", nil},
+	{"host/runtime/config/lockfile", []string{"core/...", "host/internal/atomicfile", "host/runtime/pluginpkg",
+		"host/runtime/config/hclread"}},
+	{"host/runtime/config/access", []string{"host/runtime/config/hclread"}},
+	{"host/runtime/config/server", []string{"core/...", "host/runtime/config/hclread", "host/runtime/config/access"}},
 	{"host/runtime/...", []string{"core/...", "pluginapi/...", "plugins/...", "host/internal/...", "host/runtime/..."}},
 
 	// host/install
@@ -208,6 +218,12 @@ func TestRulesRefuse(t *testing.T) {
 		{"host/commands/render", "host/serve/gateway", true},
 		{"host/runtime/pluginpkg", "host/runtime/config", true},
 		{"host/runtime/config", "host/install", true},
+		{"host/runtime/config/hclread", "host/runtime/config", true},
+		{"host/runtime/config/lockfile", "host/runtime/config", true},
+		{"host/runtime/config/redact", "host/runtime/config/hclread", true},
+		{"host/runtime/config/access", "host/runtime/config/server", true},
+		{"host/runtime/config/server", "host/runtime/config", true},
+		{"host/runtime/config/server", "host/runtime/config/access", false},
 		{"host/install", "host/serve/gateway", true},
 		{"host/serve/gateway", "host/app", true},
 		{"host/commands/transfer", "host/runtime/stack", true},

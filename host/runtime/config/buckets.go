@@ -6,7 +6,8 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/zclconf/go-cty/cty"
+
+	"github.com/zarrgw/zarrgw/host/runtime/config/hclread"
 )
 
 // CreateBucket makes buckets as key prefixes of the buckets_from store,
@@ -15,61 +16,20 @@ import (
 // its own access block: validation refuses such a dataset, and the
 // gateway asks BucketOverlaps before making a bucket.
 
-// bucketsFrom decodes buckets_from and buckets_prefix. Once both are
-// valid, it records where buckets_from is, which turns on the check of
-// the datasets against them.
-func (d *decoder) bucketsFrom(attrs hcl.Attributes, l *S3Listener) hcl.Diagnostics {
-	v, ok, diags := d.evalAttr(attrs, "buckets_from", cty.String)
-	found := false
-	if ok {
-		var ref StoreRef
-		ref, found = d.storeRef(v.AsString())
-		if !found {
-			diags = append(diags, diagf(attrs["buckets_from"].Expr.Range(), "Not a declared store",
-				"buckets_from must refer to a declared store, as store.TYPE.NAME; %q is none.", v.AsString()))
-		}
-		l.BucketsFrom = &ref
-	}
-	more := d.bucketsPrefix(attrs, l)
-	if found && !more.HasErrors() {
-		at := attrs["buckets_from"].Expr.Range()
-		d.bucketsFromAt = &at
-	}
-	return append(diags, more...)
-}
-
-// bucketsPrefix decodes buckets_prefix, a key prefix checked as a
-// dataset's is.
-func (d *decoder) bucketsPrefix(attrs hcl.Attributes, l *S3Listener) hcl.Diagnostics {
-	v, ok, diags := d.evalAttr(attrs, "buckets_prefix", cty.String)
-	if !ok {
-		return diags
-	}
-	prefix, err := cleanPrefix(v.AsString())
-	if err != nil {
-		return append(diags, diagf(attrs["buckets_prefix"].Expr.Range(), "Invalid buckets_prefix", "%s.", err))
-	}
-	if attrs["buckets_from"] == nil {
-		return append(diags, warnf(attrs["buckets_prefix"].Expr.Range(), "buckets_prefix without buckets_from",
-			"buckets_prefix places the buckets CreateBucket makes, and without buckets_from it makes none: this setting does nothing."))
-	}
-	l.BucketsPrefix = prefix
-	return diags
-}
-
 // checkBucketsOverlap refuses every dataset of the buckets_from store
 // whose prefix is, is inside or holds buckets_prefix ("" holds all).
 func (d *decoder) checkBucketsOverlap() hcl.Diagnostics {
-	if d.bucketsFromAt == nil {
+	at := d.srv.BucketsFromAt()
+	if at == nil {
 		return nil // no buckets made, or their settings already failed
 	}
 	l := d.cfg.Server.S3
 	var diags hcl.Diagnostics
 	for _, ds := range d.cfg.Datasets {
 		if ds.Store == *l.BucketsFrom && overlaps(ds.Prefix, l.BucketsPrefix) {
-			diags = append(diags, diagf(d.keysAt[ds.Name], fmt.Sprintf("Dataset %q overlaps the S3 buckets", ds.Name),
+			diags = append(diags, hclread.ErrorAt(d.keysAt[ds.Name], fmt.Sprintf("Dataset %q overlaps the S3 buckets", ds.Name),
 				"Dataset %q keeps its keys in %s, where the server's s3 block (buckets_from at %s) makes buckets %s: a bucket made there could read and overwrite the dataset around its access block. %s",
-				ds.Name, keysPlace(ds), d.bucketsFromAt, bucketsPlace(l.BucketsPrefix), bucketsFix(l.BucketsPrefix)))
+				ds.Name, keysPlace(ds), at, bucketsPlace(l.BucketsPrefix), bucketsFix(l.BucketsPrefix)))
 		}
 	}
 	return diags
@@ -124,3 +84,19 @@ func (c *Config) BucketOverlaps(bucket string) (dataset string, ok bool) {
 func overlaps(a, b string) bool { return inside(a, b) || inside(b, a) }
 
 func inside(a, b string) bool { return b == "" || a == b || strings.HasPrefix(a, b+"/") }
+
+// checkBucketNames reports datasets whose names cannot be bucket names
+// when the S3 listener is on.
+func (d *decoder) checkBucketNames() hcl.Diagnostics {
+	if d.cfg.Server.S3 == nil {
+		return nil
+	}
+	var diags hcl.Diagnostics
+	for _, ds := range d.cfg.Datasets {
+		if !ValidBucketName(ds.Name) {
+			diags = append(diags, hclread.ErrorAt(ds.DeclRange, "Dataset name is not a bucket name",
+				"Dataset %q is served as an S3 bucket of the same name, and S3 bucket names are 3 to 63 lower-case letters, digits, dots and dashes, starting and ending with a letter or digit. Rename it, or leave out the server's s3 block.", ds.Name))
+		}
+	}
+	return diags
+}

@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/zarrgw/zarrgw/core/extension"
+	"github.com/zarrgw/zarrgw/host/runtime/config/hclread"
 )
 
 // resolution is what a name in a block label turned out to denote.
@@ -64,7 +65,7 @@ func (d *decoder) catalogPlugins() hcl.Diagnostics {
 	for _, p := range d.cfg.Plugins {
 		for _, m := range p.Manifests {
 			if err := d.cfg.Catalog.Add(p.Source, m); err != nil {
-				diags = append(diags, diagf(p.DeclRange, "Two plugins serve one name", "Plugin %q: %s.", p.Source, err))
+				diags = append(diags, hclread.ErrorAt(p.DeclRange, "Two plugins serve one name", "Plugin %q: %s.", p.Source, err))
 			}
 		}
 	}
@@ -90,39 +91,6 @@ func (d *decoder) knownNames(kind extension.Kind) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// suggest returns the known name closest to name, if it is close enough to
-// be a likely typo.
-func suggest(name string, known []string) string {
-	best, bestDist := "", max(1, len(name)/4)+1
-	for _, k := range known {
-		if dist := editDistance(name, k); dist < bestDist {
-			best, bestDist = k, dist
-		}
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, by bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 func lastSegment(source string) string {

@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/zarrgw/zarrgw/host/runtime/config/hclread"
+	"github.com/zarrgw/zarrgw/host/runtime/config/lockfile"
 	"github.com/zarrgw/zarrgw/host/runtime/pluginpkg"
 )
 
@@ -34,7 +37,7 @@ func CheckDiagnostics(path string, opts Options) (*Config, hcl.Diagnostics) {
 			diags = append(diags, VerifyStores(cfg)...)
 		}
 		if opts.Stacks != nil {
-			diags = append(diags, cfg.redact.apply(opts.Stacks(cfg))...)
+			diags = append(diags, cfg.redactor.Diagnostics(opts.Stacks(cfg))...)
 		}
 	}
 	return cfg, diags
@@ -54,19 +57,19 @@ func VerifyPlugins(cfg *Config) hcl.Diagnostics {
 		sum, err := pluginpkg.FileSHA256(p.Path)
 		switch {
 		case errors.Is(err, os.ErrNotExist):
-			diags = append(diags, warnf(p.DeclRange, "Plugin binary not found",
+			diags = append(diags, hclread.WarningAt(p.DeclRange, "Plugin binary not found",
 				"Plugin %q: %s does not exist here; the gateway will not start without it.", p.Source, p.Path))
 		case err != nil:
-			diags = append(diags, diagf(p.DeclRange, "Plugin binary unreadable", "Plugin %q: %s.", p.Source, err))
+			diags = append(diags, hclread.ErrorAt(p.DeclRange, "Plugin binary unreadable", "Plugin %q: %s.", p.Source, err))
 		case sum != p.SHA256:
-			diags = append(diags, diagf(p.DeclRange, "Plugin binary does not match its checksum",
+			diags = append(diags, hclread.ErrorAt(p.DeclRange, "Plugin binary does not match its checksum",
 				"Plugin %q: %s has SHA-256 %s, but %s pins %s. %s",
 				p.Source, p.Path, sum, pinPlace(cfg, p), p.SHA256, relockAdvice(cfg, p, sum)))
 		case p.Modules != "":
 			diags = append(diags, verifyModules(cfg, p)...)
 		}
 	}
-	return cfg.redact.apply(diags)
+	return cfg.redactor.Diagnostics(diags)
 }
 
 // verifyModules compares the Python files beside a Python plugin's script
@@ -75,10 +78,10 @@ func verifyModules(cfg *Config, p Plugin) hcl.Diagnostics {
 	h1, err := pluginpkg.PythonModules(p.Path)
 	switch {
 	case err != nil:
-		return hcl.Diagnostics{diagf(p.DeclRange, "Plugin files unreadable", "Plugin %q: %s.", p.Source, err)}
+		return hcl.Diagnostics{hclread.ErrorAt(p.DeclRange, "Plugin files unreadable", "Plugin %q: %s.", p.Source, err)}
 	case h1 != p.Modules:
 		dir, _ := pluginpkg.PythonDir(p.Path)
-		return hcl.Diagnostics{diagf(p.DeclRange, "Python files of a plugin do not match their hash",
+		return hcl.Diagnostics{hclread.ErrorAt(p.DeclRange, "Python files of a plugin do not match their hash",
 			"Plugin %q: the Python files in %s, beside %s, have %s, but %s pins %s: one was changed, added or removed since. %s",
 			p.Source, dir, filepath.Base(p.Path), h1, pinPlace(cfg, p), p.Modules, cfg.Remedy(p))}
 	}
@@ -150,7 +153,7 @@ func (p Plugin) Locked() LockedPlugin {
 
 // LockPath is the configuration's own lock file, the one "zarrgw init" and
 // "zarrgw plugins lock" write: NAME.lock.hcl beside NAME.hcl (LockPathFor).
-func (c *Config) LockPath() string { return filepath.Join(c.Dir, lockName(c.Filename)) }
+func (c *Config) LockPath() string { return filepath.Join(c.Dir, lockfile.NameFor(c.Filename)) }
 
 // LockSource is the lock file the configuration's pins are read from: its
 // own (LockPath) or, while that does not exist, the zarrgw.lock.hcl that
@@ -159,7 +162,7 @@ func (c *Config) LockSource() string {
 	if c.lockSource != "" {
 		return c.lockSource
 	}
-	return lockSource(c.Dir, lockName(c.Filename))
+	return lockfile.SourceIn(c.Dir, lockfile.NameFor(c.Filename))
 }
 
 // SharedLock reports whether the pins come from the directory's shared

@@ -4,13 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/zarrgw/zarrgw/core/extension"
-	"github.com/zarrgw/zarrgw/core/meta"
+	"github.com/zarrgw/zarrgw/host/runtime/config/hclread"
+	"github.com/zarrgw/zarrgw/host/runtime/config/redact"
 )
 
 // Config is a decoded configuration. Slices keep the order of the file.
@@ -40,9 +40,9 @@ type Config struct {
 	// lock file), for printing diagnostics with snippets.
 	Files map[string]*hcl.File
 
-	// redact hides the sensitive variables' values in diagnostics made
+	// redactor hides the sensitive variables' values in diagnostics made
 	// after decoding (VerifyPlugins); nil when there are none.
-	redact *redactor
+	redactor *redact.Redactor
 	// lockSource is the lock file read (LockSource), once LoadWith chose it.
 	lockSource string
 }
@@ -146,12 +146,6 @@ type Extension struct {
 	DeclRange hcl.Range
 }
 
-// StoreRef identifies a store block: store "TYPE" "NAME".
-type StoreRef struct{ Type, Name string }
-
-// String returns the reference as written in HCL: store.TYPE.NAME.
-func (r StoreRef) String() string { return "store." + r.Type + "." + r.Name }
-
 // Store is a declared store.
 type Store struct {
 	Ref StoreRef
@@ -197,69 +191,6 @@ type Dataset struct {
 	DeclRange   hcl.Range
 }
 
-// Access lists the principals allowed to read and write; "*" is anyone.
-// Without an access block anyone may read and no one may write.
-type Access struct{ Read, Write []string }
-
-// Server is the HTTP listener. Zero timeouts mean no limit.
-type Server struct {
-	Listen            string
-	ReadHeaderTimeout time.Duration
-	ReadTimeout       time.Duration
-	WriteTimeout      time.Duration
-	IdleTimeout       time.Duration
-	ShutdownTimeout   time.Duration
-	// DrainDelay is how long, on a shutdown, the gateway keeps serving
-	// while /readyz fails and every response closes its connection, before
-	// it stops taking connections: time for a load balancer to stop
-	// sending. 0 stops taking them at once.
-	DrainDelay time.Duration
-	// MaxRequestSize bounds request bodies, in bytes.
-	MaxRequestSize int64
-	// TLSCertFile and TLSKeyFile (absolute) serve HTTPS; both or neither.
-	TLSCertFile, TLSKeyFile string
-	// CORSOrigins are the origins browsers may read from ("*" for any);
-	// none disables CORS headers.
-	CORSOrigins []string
-	// StoreConcurrency bounds the calls in flight to each store.
-	StoreConcurrency int
-	// MetadataCache and ChunkCache bound the caches of metadata documents
-	// and of decoded chunks, in bytes (0 turns one off); CacheTTL is how
-	// long an entry is trusted without asking the store again, which is
-	// how long a write by another replica can go unseen.
-	MetadataCache, ChunkCache int64
-	CacheTTL                  time.Duration
-	// S3 is the S3 API listener; nil when the server block has none.
-	S3 *S3Listener
-	// AnonymousRateLimit bounds the traffic of each client address
-	// without credentials; nil = no bound.
-	AnonymousRateLimit *RateLimit
-	// Safeguards bound what clients can make the gateway spend (safeguards.go).
-	Safeguards
-	// ArrayLimits bound what array metadata may ask of a reader, in the
-	// gateway and the CLI alike (arraylimits.go); zero fields: defaults.
-	ArrayLimits meta.Limits
-}
-
-// DefaultServer returns the server used without a server block; a block
-// starts from it. Read and write timeouts stay unlimited because one
-// request may stream a large array.
-func DefaultServer() Server {
-	return Server{
-		Listen:            "127.0.0.1:8080",
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		ShutdownTimeout:   30 * time.Second,
-		MaxRequestSize:    256 << 20,
-		CORSOrigins:       []string{"*"},
-		StoreConcurrency:  64,
-		MetadataCache:     16 << 20,
-		ChunkCache:        256 << 20,
-		CacheTTL:          2 * time.Second,
-		Safeguards:        DefaultSafeguards(),
-	}
-}
-
 // Store returns the store ref names.
 func (c *Config) Store(ref StoreRef) (*Store, bool) {
 	for i := range c.Stores {
@@ -299,4 +230,12 @@ func (c *Config) WriteDiagnostics(w io.Writer, diags hcl.Diagnostics) error {
 }
 
 // At is a position as messages give it: FILE:LINE.
-func At(r hcl.Range) string { return fmt.Sprintf("%s:%d", r.Filename, r.Start.Line) }
+func At(r hcl.Range) string { return hclread.At(r) }
+
+// CheckNesting reports, as a diagnostic at the token that crosses it, a
+// configuration source nested deeper than hclread.MaxNesting. Anything
+// parsing HCL that it does not trust (the CLI configuration too) should
+// call it before the parser.
+func CheckNesting(src []byte, filename string) hcl.Diagnostics {
+	return hclread.CheckNesting(src, filename)
+}

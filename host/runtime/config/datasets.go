@@ -4,13 +4,13 @@ import (
 	"cmp"
 	"fmt"
 	"regexp"
-	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/zarrgw/zarrgw/core/extension"
-	"github.com/zarrgw/zarrgw/core/store"
+	"github.com/zarrgw/zarrgw/host/runtime/config/hclread"
+	"github.com/zarrgw/zarrgw/host/runtime/config/server"
 )
 
 var datasetSchema = &hcl.BodySchema{
@@ -22,8 +22,6 @@ var datasetSchema = &hcl.BodySchema{
 	},
 }
 
-var accessSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "read"}, {Name: "write"}}}
-
 // datasetName keeps names usable as one URL path segment.
 var datasetName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
@@ -33,12 +31,12 @@ func (d *decoder) datasets(blocks []*hcl.Block) hcl.Diagnostics {
 	for _, b := range blocks {
 		name, at := b.Labels[0], b.LabelRanges[0]
 		if !datasetName.MatchString(name) {
-			diags = append(diags, diagf(at, "Invalid dataset name",
+			diags = append(diags, hclread.ErrorAt(at, "Invalid dataset name",
 				"%q cannot name a dataset: it must start with a letter or digit and hold only letters, digits, dots, dashes and underscores, since it appears in URLs.", name))
 			continue
 		}
 		if r, ok := first[name]; ok {
-			diags = append(diags, duplicate(fmt.Sprintf("dataset %q", name), at, r))
+			diags = append(diags, hclread.Duplicate(fmt.Sprintf("dataset %q", name), at, r))
 			continue
 		}
 		first[name] = at
@@ -55,34 +53,34 @@ func (d *decoder) dataset(b *hcl.Block) (Dataset, hcl.Diagnostics) {
 	ds := Dataset{Name: b.Labels[0], DeclRange: b.DefRange, AccessRange: b.DefRange, Access: Access{Read: []string{Anyone}}}
 	content, diags := b.Body.Content(datasetSchema)
 	attrs := content.Attributes
-	ref, ok, more := d.evalAttr(attrs, "store", cty.String)
+	ref, ok, more := d.ev.Attr(attrs, "store", cty.String)
 	diags = append(diags, more...)
 	if ok {
-		r, found := d.storeRef(ref.AsString())
+		r, found := d.ev.StoreRef(ref.AsString())
 		if !found {
-			diags = append(diags, diagf(attrs["store"].Expr.Range(), "Not a declared store",
+			diags = append(diags, hclread.ErrorAt(attrs["store"].Expr.Range(), "Not a declared store",
 				"Dataset %q: store must refer to a declared store, as store.TYPE.NAME; %q is none.", ds.Name, ref.AsString()))
 		}
 		ds.Store = r
 	}
-	prefix, ok, more := d.evalAttr(attrs, "prefix", cty.String)
+	prefix, ok, more := d.ev.Attr(attrs, "prefix", cty.String)
 	diags = append(diags, more...)
 	if ok {
 		var err error
-		if ds.Prefix, err = cleanPrefix(prefix.AsString()); err != nil {
-			diags = append(diags, diagf(attrs["prefix"].Expr.Range(), "Invalid prefix", "Dataset %q: %s.", ds.Name, err))
+		if ds.Prefix, err = server.CleanPrefix(prefix.AsString()); err != nil {
+			diags = append(diags, hclread.ErrorAt(attrs["prefix"].Expr.Range(), "Invalid prefix", "Dataset %q: %s.", ds.Name, err))
 		}
 	}
 	if keys := cmp.Or(attrs["prefix"], attrs["store"]); keys != nil {
 		d.keysAt[ds.Name] = keys.Expr.Range()
 	}
-	ro, ok, more := d.evalAttr(attrs, "read_only", cty.Bool)
+	ro, ok, more := d.ev.Attr(attrs, "read_only", cty.Bool)
 	diags = append(diags, more...)
 	ds.ReadOnly = ok && ro.True()
 	if ds.ReadOnly {
 		ds.ReadOnlyRange = attrs["read_only"].Range
 	}
-	cons, ok, more := d.evalAttr(attrs, "consolidated", cty.Bool)
+	cons, ok, more := d.ev.Attr(attrs, "consolidated", cty.Bool)
 	diags = append(diags, more...)
 	ds.Consolidated = ok && cons.True()
 	var accessBlock *hcl.Block
@@ -98,64 +96,13 @@ func (d *decoder) dataset(b *hcl.Block) (Dataset, hcl.Diagnostics) {
 			ds.Codecs = append(ds.Codecs, ext)
 		case "access":
 			if accessBlock != nil {
-				diags = append(diags, duplicate("access block", blk.DefRange, accessBlock.DefRange))
+				diags = append(diags, hclread.Duplicate("access block", blk.DefRange, accessBlock.DefRange))
 				continue
 			}
 			accessBlock = blk
 			ds.AccessRange = blk.DefRange
-			diags = append(diags, d.access(blk, &ds)...)
+			diags = append(diags, d.acc.Lists(blk, ds.Name, ds.ReadOnly, &ds.Access)...)
 		}
 	}
 	return ds, diags
-}
-
-// cleanPrefix is a key prefix as written (a trailing "/" or not) without
-// its trailing "/", once valid.
-func cleanPrefix(prefix string) (string, error) {
-	prefix = strings.TrimSuffix(prefix, "/")
-	if prefix == "" {
-		return "", nil
-	}
-	return prefix, store.ValidatePrefix(prefix + "/")
-}
-
-// storeRef parses a store identity, "store.TYPE.NAME", and reports whether
-// that store is declared.
-func (d *decoder) storeRef(s string) (StoreRef, bool) {
-	parts := strings.Split(s, ".")
-	if len(parts) != 3 || parts[0] != "store" {
-		return StoreRef{}, false
-	}
-	ref := StoreRef{Type: parts[1], Name: parts[2]}
-	_, ok := d.stores[ref]
-	return ref, ok
-}
-
-func (d *decoder) access(b *hcl.Block, ds *Dataset) hcl.Diagnostics {
-	content, diags := b.Body.Content(accessSchema)
-	attrs := content.Attributes
-	for _, name := range []string{"read", "write"} {
-		v, ok, more := d.evalAttr(attrs, name, cty.List(cty.String))
-		diags = append(diags, more...)
-		if !ok {
-			continue
-		}
-		list := stringList(v)
-		for _, p := range list {
-			if strings.TrimSpace(p) == "" {
-				diags = append(diags, diagf(attrs[name].Expr.Range(), "Empty principal",
-					"Dataset %q: access.%s lists an empty name; use \"*\" for anyone.", ds.Name, name))
-			}
-		}
-		if name == "read" {
-			ds.Access.Read = list
-		} else {
-			ds.Access.Write = list
-		}
-	}
-	if ds.ReadOnly && len(ds.Access.Write) > 0 {
-		diags = append(diags, diagf(attrs["write"].Expr.Range(), "Write access to a read-only dataset",
-			"Dataset %q is read_only, so access.write can grant nothing; remove one of the two.", ds.Name))
-	}
-	return diags
 }

@@ -15,4 +15,12 @@
 //
 // Secrets come from variables or the environment, never from the file:
 // schema properties marked writeOnly must be set from a variable.
+//
+// config holds the decoding's order, the variables, plugins, stores and
+// datasets, the checks across blocks and what is verified after loading;
+// its parts live below it, none importing it: hclread (reading HCL
+// safely, the evaluation scope), redact (sensitive values hidden),
+// lockfile (the lock file), access (principals, identity providers,
+// access lists) and server (the server block). config names their types
+// as it always has.
 package config

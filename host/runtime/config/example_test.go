@@ -23,7 +23,7 @@ var exampleEnv = envOf(map[string]string{
 // extensions, once the environment gives the ingest principal's
 // credentials; the only warning is for the plugin's unchecked codec.
 func TestExampleIsValid(t *testing.T) {
-	cfg, diags := config.LoadWith("../../config.hcl.example", config.Options{Catalog: exampleCatalog(t), LookupEnv: exampleEnv})
+	cfg, diags := config.LoadWith("../../../config.hcl.example", config.Options{Catalog: exampleCatalog(t), LookupEnv: exampleEnv})
 	if diags.HasErrors() || len(diags) != 1 || !strings.Contains(diags[0].Summary, `codec "bitshave" not checked`) {
 		t.Fatalf("want one warning about bitshave:\n%s", render(cfg, diags))
 	}
@@ -53,7 +53,7 @@ func TestExampleIsValid(t *testing.T) {
 // The example ships no working credentials: without the environment it
 // fails, naming the variables to set.
 func TestExampleNeedsCredentials(t *testing.T) {
-	cfg, diags := config.LoadWith("../../config.hcl.example", config.Options{Catalog: exampleCatalog(t), LookupEnv: noEnv})
+	cfg, diags := config.LoadWith("../../../config.hcl.example", config.Options{Catalog: exampleCatalog(t), LookupEnv: noEnv})
 	var text string
 	for _, d := range errorsOf(diags) {
 		text += d.Detail + "\n"

@@ -2,12 +2,12 @@ package config
 
 import (
 	"fmt"
-	"sort"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/zarrgw/zarrgw/core/extension"
+	"github.com/zarrgw/zarrgw/host/runtime/config/hclread"
 )
 
 // noun names a kind in messages.
@@ -22,9 +22,9 @@ var noun = map[extension.Kind]string{
 func (d *decoder) extension(kind extension.Kind, name string, at hcl.Range, b *hcl.Block) (Extension, hcl.Diagnostics) {
 	res, ok := d.resolve(kind, name)
 	if !ok {
-		return Extension{}, hcl.Diagnostics{diagf(at, fmt.Sprintf("Unknown %s %q", noun[kind], name),
+		return Extension{}, hcl.Diagnostics{hclread.ErrorAt(at, fmt.Sprintf("Unknown %s %q", noun[kind], name),
 			"No %s is called %q.%s A %s that zarrgw does not bundle comes from a plugin: declare it in a plugin block and run \"%s\", which starts it and records the names it serves.",
-			noun[kind], name, knownList("Known "+noun[kind]+"s", d.knownNames(kind), name), noun[kind], d.lockCommand())}
+			noun[kind], name, hclread.KnownList("Known "+noun[kind]+"s", d.knownNames(kind), name), noun[kind], d.lockCommand())}
 	}
 	ext := Extension{Kind: kind, Name: name, Manifest: res.manifest, Plugin: res.plugin, Checked: res.checked, DeclRange: b.DefRange}
 	var (
@@ -33,47 +33,30 @@ func (d *decoder) extension(kind extension.Kind, name string, at hcl.Range, b *h
 	)
 	switch {
 	case res.pending:
-		val, diags = d.decodeFree(b.Body)
+		val, diags = d.ev.DecodeFree(b.Body)
 	case !res.checked:
-		val, diags = d.decodeFree(b.Body)
-		diags = append(diags, warnf(at, fmt.Sprintf("Configuration of %s %q not checked", noun[kind], name),
+		val, diags = d.ev.DecodeFree(b.Body)
+		diags = append(diags, hclread.WarningAt(at, fmt.Sprintf("Configuration of %s %q not checked", noun[kind], name),
 			"%s %q is taken to come from plugin %q, whose manifest is known only once the plugin runs: its configuration is passed on without checking it against a schema.",
 			noun[kind], name, res.plugin))
 	case len(res.manifest.ConfigSchema) == 0:
 		// The extension declares no schema: it checks its own configuration.
-		val, diags = d.decodeFree(b.Body)
+		val, diags = d.ev.DecodeFree(b.Body)
 	default:
 		s, err := extension.ParseSchema(res.manifest.ConfigSchema)
 		if err != nil {
-			return ext, hcl.Diagnostics{diagf(at, "Unusable configuration schema",
+			return ext, hcl.Diagnostics{hclread.ErrorAt(at, "Unusable configuration schema",
 				"The manifest of %s %q has a configuration schema that cannot be read: %s.", noun[kind], res.manifest.Name, err)}
 		}
-		val, diags = d.decodeBody(b.Body, s)
+		val, diags = d.ev.DecodeBody(b.Body, s)
 	}
 	if diags.HasErrors() {
 		return ext, diags
 	}
-	cfg, err := toJSON(val)
+	cfg, err := hclread.ToJSON(val)
 	if err != nil {
-		return ext, append(diags, diagf(b.DefRange, "Configuration cannot be written as JSON", "%s.", err))
+		return ext, append(diags, hclread.ErrorAt(b.DefRange, "Configuration cannot be written as JSON", "%s.", err))
 	}
 	ext.Config = cfg
 	return ext, diags
-}
-
-// decodeFree decodes a body of attributes without a schema.
-func (d *decoder) decodeFree(body hcl.Body) (cty.Value, hcl.Diagnostics) {
-	attrs, diags := body.JustAttributes()
-	names := make([]string, 0, len(attrs))
-	for name := range attrs {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	obj := map[string]cty.Value{}
-	for _, name := range names {
-		v, more := d.eval(attrs[name].Expr, cty.DynamicPseudoType)
-		diags = append(diags, more...)
-		obj[name] = v
-	}
-	return cty.ObjectVal(obj), diags
 }

@@ -12,6 +12,8 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+
+	"github.com/zarrgw/zarrgw/host/runtime/config/hclread"
 )
 
 // fsStore is the name of the bundled filesystem store, whose root is a
@@ -46,7 +48,7 @@ func (d *decoder) fsRoot(st *Store, b *hcl.Block) hcl.Diagnostics {
 		return nil // the store refuses it
 	}
 	st.CreateRoot, _ = conf["create_root"].(bool)
-	st.Root = d.relPath(written)
+	st.Root = d.ev.RelPath(written)
 	st.rootWritten = written
 	if st.Root != written {
 		conf["root"] = st.Root
@@ -77,18 +79,18 @@ func VerifyStores(cfg *Config) hcl.Diagnostics {
 		switch {
 		case err == nil && fi.IsDir():
 		case err == nil:
-			diags = append(diags, diagf(st.RootRange, "Store root is not a directory",
+			diags = append(diags, hclread.ErrorAt(st.RootRange, "Store root is not a directory",
 				"%s: root %s is a file, not a directory.", st.Ref, where))
 		case errors.Is(err, fs.ErrNotExist) && st.CreateRoot:
 		case errors.Is(err, fs.ErrNotExist):
-			diags = append(diags, diagf(st.RootRange, "Store root does not exist",
+			diags = append(diags, hclread.ErrorAt(st.RootRange, "Store root does not exist",
 				"%s: root %s does not exist. Create the directory (mkdir -p %s), or set create_root = true in the store block to have zarrgw create it, and its parents, when the store is first used.",
 				st.Ref, where, shellQuote(st.Root)))
 		default:
-			diags = append(diags, diagf(st.RootRange, "Store root unreadable", "%s: root %s: %s.", st.Ref, where, err))
+			diags = append(diags, hclread.ErrorAt(st.RootRange, "Store root unreadable", "%s: root %s: %s.", st.Ref, where, err))
 		}
 	}
-	return cfg.redact.apply(diags)
+	return cfg.redactor.Diagnostics(diags)
 }
 
 // shellQuote quotes a path for a command to copy, when it needs it.
@@ -119,12 +121,12 @@ func (d *decoder) referencesPath(st *Store) {
 		return // checked against the schema already; the store reports it
 	}
 	if loc, _ := conf["references"].(string); relativePath(loc) {
-		conf["references"] = d.relPath(loc)
+		conf["references"] = d.ev.RelPath(loc)
 	}
 	allowed, _ := conf["allow_targets"].([]any)
 	for i, a := range allowed {
 		if dir, _ := a.(string); relativePath(dir) {
-			allowed[i] = d.relPath(dir)
+			allowed[i] = d.ev.RelPath(dir)
 		}
 	}
 	if b, err := json.Marshal(conf); err == nil {

@@ -2,7 +2,6 @@ package config
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 
@@ -11,6 +10,11 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/zarrgw/zarrgw/core/extension"
+	"github.com/zarrgw/zarrgw/host/runtime/config/access"
+	"github.com/zarrgw/zarrgw/host/runtime/config/hclread"
+	"github.com/zarrgw/zarrgw/host/runtime/config/lockfile"
+	"github.com/zarrgw/zarrgw/host/runtime/config/redact"
+	"github.com/zarrgw/zarrgw/host/runtime/config/server"
 )
 
 // Options tune LoadWith and ParseWith.
@@ -86,14 +90,14 @@ func Parse(src []byte, filename string, cat *extension.Catalog) (*Config, hcl.Di
 // LoadWith is Load with options.
 func LoadWith(path string, opts Options) (*Config, hcl.Diagnostics) {
 	p := hclparse.NewParser()
-	f, diags := parseFile(p, path)
+	f, diags := hclread.ParseFile(p, path)
 	cfg := newConfig(path, p)
 	if diags.HasErrors() {
 		return cfg, diags
 	}
 	if opts.Lock == nil {
 		cfg.lockSource = cfg.LockSource()
-		lock, lockDiags := parseLockFile(p, cfg.lockSource)
+		lock, lockDiags := lockfile.Read(p, cfg.lockSource)
 		diags = append(diags, lockDiags...)
 		opts.Lock = lock
 	}
@@ -103,34 +107,12 @@ func LoadWith(path string, opts Options) (*Config, hcl.Diagnostics) {
 // ParseWith is Parse with options.
 func ParseWith(src []byte, filename string, opts Options) (*Config, hcl.Diagnostics) {
 	p := hclparse.NewParser()
-	f, diags := parseSource(p, src, filename)
+	f, diags := hclread.ParseSource(p, src, filename)
 	cfg := newConfig(filename, p)
 	if diags.HasErrors() {
 		return cfg, diags
 	}
 	return cfg, append(diags, decode(cfg, f.Body, opts)...)
-}
-
-// parseFile is p.ParseHCLFile, bounded by parseSource.
-func parseFile(p *hclparse.Parser, path string) (*hcl.File, hcl.Diagnostics) {
-	src, err := os.ReadFile(path)
-	if err != nil {
-		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Failed to read file",
-			Detail: fmt.Sprintf("The configuration file %q could not be read: %s.", path, err)}}
-	}
-	return parseSource(p, src, path)
-}
-
-// parseSource is p.ParseHCL once the source is known not to nest beyond
-// MaxNesting. A source that does is not parsed; its beginning, up to the
-// token that crosses the limit, is kept for the diagnostic's snippet
-// (not the whole line, which may be a megabyte of brackets).
-func parseSource(p *hclparse.Parser, src []byte, filename string) (*hcl.File, hcl.Diagnostics) {
-	if diags := CheckNesting(src, filename); diags.HasErrors() {
-		p.Files()[filename] = &hcl.File{Bytes: src[:diags[0].Subject.End.Byte]}
-		return nil, diags
-	}
-	return p.ParseHCL(src, filename)
 }
 
 func newConfig(filename string, p *hclparse.Parser) *Config {
@@ -152,32 +134,26 @@ var topSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{
 type decoder struct {
 	cfg  *Config
 	opts Options
-	ctx  *hcl.EvalContext
+	// ev evaluates expressions once the variables are known (phase two).
+	ev *hclread.Evaluator
+	// acc reads principals, identity providers and access lists; srv
+	// the server block.
+	acc *access.Decoder
+	srv *server.Decoder
 	// declared holds every declared variable name, valued or not.
 	declared map[string]bool
 	// stores maps every declared store to its block, so datasets may refer
 	// to stores declared after them.
 	stores map[StoreRef]*hcl.Block
 	// sensitive holds the values of the sensitive variables, which
-	// diagnostics must not show (sensitive.go).
-	sensitive map[string][]cty.Value
+	// diagnostics must not show (package redact).
+	sensitive redact.Values
 	// envNames maps each variable to the environment variable it names,
 	// for messages saying what to set.
 	envNames map[string]string
-	// credentials holds the principals' access key IDs and token hashes,
-	// which must differ (secrets.go).
-	credentials map[string]holder
-	// principalNames holds every principal declared, its block valid or
-	// not, so that access lists naming one that failed add no error to
-	// its own.
-	principalNames map[string]bool
 	// keysAt is where each dataset's keys are placed (its prefix, else
-	// its store), and bucketsFromAt the s3 block's buckets_from once it
-	// and buckets_prefix are valid, for the overlap check (buckets.go).
-	keysAt        map[string]hcl.Range
-	bucketsFromAt *hcl.Range
-	// providers maps every valid identity_provider name to its block.
-	providers map[string]*hcl.Block
+	// its store), for the check of overlaps with buckets (buckets.go).
+	keysAt map[string]hcl.Range
 }
 
 func decode(cfg *Config, body hcl.Body, opts Options) hcl.Diagnostics {
@@ -189,30 +165,79 @@ func decode(cfg *Config, body hcl.Body, opts Options) hcl.Diagnostics {
 		cfg.Catalog = opts.Catalog.Clone()
 	}
 	d := &decoder{cfg: cfg, opts: opts, stores: map[StoreRef]*hcl.Block{},
-		envNames: map[string]string{}, principalNames: map[string]bool{}, keysAt: map[string]hcl.Range{}}
+		sensitive: redact.Values{}, envNames: map[string]string{}, keysAt: map[string]hcl.Range{}}
 	content, diags := body.Content(topSchema)
 	byType := map[string][]*hcl.Block{}
 	for _, b := range content.Blocks {
 		byType[b.Type] = append(byType[b.Type], b)
 	}
-	// Phase one: variables, which may refer to nothing.
+	// Phase one: variables, which may refer to nothing, and the names
+	// that later blocks may refer to wherever they are declared.
 	diags = append(diags, d.variables(byType["variable"])...)
 	diags = append(diags, d.indexStores(byType["store"])...)
-	diags = append(diags, d.indexIdentityProviders(byType["identity_provider"])...)
-	d.ctx = d.evalContext()
+	providers, more := access.IndexProviders(byType["identity_provider"])
+	diags = append(diags, more...)
+	d.ev = hclread.NewEvaluator(d.scope(providers))
+	d.acc = access.NewDecoder(d.ev, providers, d.variableSource)
+	d.srv = server.NewDecoder(d.ev, d.acc)
 	// Phase two: everything else, with var.* and store.* in scope.
 	diags = append(diags, d.plugins(byType["plugin"])...)
 	diags = append(diags, d.catalogPlugins()...)
 	for _, b := range byType["store"] {
 		diags = append(diags, d.store(b)...)
 	}
-	diags = append(diags, d.identityProviders(byType["identity_provider"])...)
-	diags = append(diags, d.principals(byType["principal"])...)
+	cfg.IdentityProviders, more = d.acc.Providers(byType["identity_provider"])
+	diags = append(diags, more...)
+	cfg.Principals, more = d.acc.Principals(byType["principal"])
+	diags = append(diags, more...)
 	diags = append(diags, d.datasets(byType["dataset"])...)
 	diags = append(diags, d.checkAccess()...)
-	diags = append(diags, d.server(byType["server"])...)
+	diags = append(diags, d.srv.Decode(byType["server"], &cfg.Server)...)
 	diags = append(diags, d.checkBucketNames()...)
 	diags = append(diags, d.checkBucketsOverlap()...)
-	cfg.redact = d.newRedactor()
-	return cfg.redact.apply(diags)
+	cfg.redactor = d.newRedactor()
+	return cfg.redactor.Diagnostics(diags)
+}
+
+// scope is what phase two may refer to: the variables (unknown where
+// their value failed, so that references to them add no errors to the
+// one already reported), the stores and the identity providers.
+func (d *decoder) scope(providers map[string]*hcl.Block) hclread.Scope {
+	s := hclread.Scope{Variables: map[string]cty.Value{}, Stores: map[StoreRef]bool{}, Providers: map[string]bool{}, Dir: d.cfg.Dir}
+	for name := range d.declared {
+		s.Variables[name] = cty.DynamicVal
+	}
+	for _, v := range d.cfg.Variables {
+		s.Variables[v.Name] = v.Value
+	}
+	for ref := range d.stores {
+		s.Stores[ref] = true
+	}
+	for name := range providers {
+		s.Providers[name] = true
+	}
+	return s
+}
+
+// variableSource says where variable name's value comes from: the
+// environment variable its block names, and whether the value came
+// from it (access.VariableSource).
+func (d *decoder) variableSource(name string) (env string, set bool) {
+	for _, v := range d.cfg.Variables {
+		if v.Name == name {
+			return d.envNames[name], v.Env != ""
+		}
+	}
+	return d.envNames[name], false
+}
+
+// newRedactor is the redactor of the sensitive values noted while
+// decoding; nil when there are none.
+func (d *decoder) newRedactor() *redact.Redactor {
+	var file string
+	var src []byte
+	if f := d.cfg.Files[d.cfg.Filename]; f != nil {
+		file, src = d.cfg.Filename, f.Bytes
+	}
+	return redact.New(d.sensitive, d.ev.Context(), file, src)
 }

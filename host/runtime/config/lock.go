@@ -1,358 +1,45 @@
 package config
 
 import (
-	"errors"
-	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"slices"
-	"sort"
-	"strings"
-
 	"github.com/hashicorp/hcl/v2"
-	"github.com/hashicorp/hcl/v2/hclparse"
-	"github.com/hashicorp/hcl/v2/hclsyntax"
-	"github.com/hashicorp/hcl/v2/hclwrite"
-	"github.com/zclconf/go-cty/cty"
 
 	"github.com/zarrgw/zarrgw/core/extension"
-	"github.com/zarrgw/zarrgw/host/internal/atomicfile"
-	"github.com/zarrgw/zarrgw/host/runtime/pluginpkg"
+	"github.com/zarrgw/zarrgw/host/runtime/config/lockfile"
 )
 
-// LockFileName is the lock file of a configuration file named zarrgw.hcl.
-// Before each configuration had a lock file of its own it was the lock
-// file of every configuration of its directory: a configuration whose own
-// lock file does not exist still reads it (LockSource).
-const LockFileName = "zarrgw.lock.hcl"
+// The lock file is read and written by package lockfile; these are its
+// names as the configuration's users have always called them.
+type (
+	// Lock pins plugin binaries to checksums (lockfile.Lock).
+	Lock = lockfile.Lock
+	// LockedPlugin is one entry of a lock file (lockfile.Entry).
+	LockedPlugin = lockfile.Entry
+	// Served lists the names of the extensions a plugin serves, by kind.
+	Served = lockfile.Served
+)
 
-// LockPathFor is the lock file of the configuration file at path: NAME.hcl
-// is locked in NAME.lock.hcl beside it (zarrgw.hcl in zarrgw.lock.hcl), so
-// that configurations sharing a directory never share pins, as each has
-// plugins of its own. A name not ending in .hcl gets .lock.hcl appended.
-func LockPathFor(path string) string {
-	return filepath.Join(filepath.Dir(path), lockName(path))
-}
+// LockFileName is the lock file of a configuration file named zarrgw.hcl
+// (lockfile.FileName).
+const LockFileName = lockfile.FileName
 
-// lockName is the file name of the lock file of the configuration file
-// at path.
-func lockName(path string) string {
-	base := filepath.Base(path)
-	if path == "" || base == "." || base == string(filepath.Separator) {
-		return LockFileName
-	}
-	return strings.TrimSuffix(base, ".hcl") + ".lock.hcl"
-}
+// LockPathFor is the lock file of the configuration file at path
+// (lockfile.PathFor).
+func LockPathFor(path string) string { return lockfile.PathFor(path) }
 
-// LockSourceFor is the lock file a configuration at path reads: its own
-// when it exists, else the directory's zarrgw.lock.hcl when that exists
-// (the shared lock file of earlier versions), else its own (missing, so
-// empty).
-func LockSourceFor(path string) string {
-	return lockSource(filepath.Dir(path), lockName(path))
-}
-
-func lockSource(dir, name string) string {
-	own := filepath.Join(dir, name)
-	if _, err := os.Stat(own); err == nil {
-		return own
-	}
-	shared := filepath.Join(dir, LockFileName)
-	if shared != own {
-		if _, err := os.Stat(shared); err == nil {
-			return shared
-		}
-	}
-	return own
-}
-
-// Lock pins plugin binaries to checksums, like Terraform's provider lock
-// file, so the configuration itself need not carry them.
-type Lock struct {
-	// Plugins is keyed by source address.
-	Plugins map[string]LockedPlugin
-}
-
-// LockedPlugin is one entry of a lock file.
-type LockedPlugin struct {
-	// SHA256 is the checksum of a binary given by path, in lower-case hex;
-	// Modules, for one that is a Python script, the h1: hash of the Python
-	// files beside it (entries written before it was recorded have none,
-	// and their Python plugins must be locked again).
-	SHA256  string
-	Modules string
-	// Version is the version "zarrgw init" installed of a plugin given by
-	// version, Constraints the constraint it met then (for readers: it
-	// decides nothing), and Hashes the hashes of its packages, "h1:..."
-	// and "zh:...", for every platform recorded.
-	Version     string
-	Constraints string
-	Hashes      []string
-	// Serves is what the binary said it serves when it was locked, so that
-	// names resolve to it before it runs (or where its binary is absent).
-	// Entries written before names were recorded have none.
-	Serves    Served
-	DeclRange hcl.Range
-}
-
-// Served lists the names of the extensions a plugin serves, by kind.
-type Served struct {
-	Codecs, Stores, Transformers []string
-}
-
-// servedAttrs are the lock file's attributes for Served, by kind.
-var servedAttrs = []struct {
-	name string
-	kind extension.Kind
-}{{"codecs", extension.Codec}, {"stores", extension.Store}, {"transformers", extension.Transformer}}
-
-// list returns the names of kind.
-func (s *Served) list(kind extension.Kind) *[]string {
-	switch kind {
-	case extension.Codec:
-		return &s.Codecs
-	case extension.Store:
-		return &s.Stores
-	}
-	return &s.Transformers
-}
-
-// Has reports whether a name of kind is among them.
-func (s Served) Has(kind extension.Kind, name string) bool {
-	return slices.Contains(*s.list(kind), name)
-}
-
-// String lists the names with their kinds: "codec xor, store zip".
-func (s Served) String() string {
-	var parts []string
-	for _, a := range servedAttrs {
-		for _, n := range *s.list(a.kind) {
-			parts = append(parts, string(a.kind)+" "+n)
-		}
-	}
-	if len(parts) == 0 {
-		return "nothing known"
-	}
-	return strings.Join(parts, ", ")
-}
-
-// Empty reports whether no names are recorded.
-func (s Served) Empty() bool { return len(s.Codecs)+len(s.Stores)+len(s.Transformers) == 0 }
-
-// ServedBy lists the names of manifests, sorted, by kind.
-func ServedBy(ms []extension.Manifest) Served {
-	var s Served
-	for _, m := range ms {
-		l := s.list(m.Kind)
-		*l = append(*l, m.Name)
-	}
-	for _, a := range servedAttrs {
-		slices.Sort(*s.list(a.kind))
-	}
-	return s
-}
-
-var lockSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "plugin", LabelNames: []string{"source"}}}}
-
-var lockPluginSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
-	{Name: "sha256"}, {Name: "modules"}, {Name: "version"}, {Name: "constraints"}, {Name: "hashes"},
-	{Name: "codecs"}, {Name: "stores"}, {Name: "transformers"},
-}}
+// LockSourceFor is the lock file a configuration at path reads
+// (lockfile.SourceFor).
+func LockSourceFor(path string) string { return lockfile.SourceFor(path) }
 
 // LoadLock reads a lock file; a missing file is an empty lock.
-func LoadLock(path string) (*Lock, hcl.Diagnostics) {
-	return parseLockFile(hclparse.NewParser(), path)
-}
+func LoadLock(path string) (*Lock, hcl.Diagnostics) { return lockfile.Load(path) }
 
 // ParseLock decodes a lock file held in memory.
 func ParseLock(src []byte, filename string) (*Lock, hcl.Diagnostics) {
-	f, diags := parseSource(hclparse.NewParser(), src, filename)
-	if diags.HasErrors() {
-		return &Lock{Plugins: map[string]LockedPlugin{}}, diags
-	}
-	return decodeLock(f.Body)
+	return lockfile.Parse(src, filename)
 }
 
-func parseLockFile(p *hclparse.Parser, path string) (*Lock, hcl.Diagnostics) {
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return &Lock{Plugins: map[string]LockedPlugin{}}, nil
-	}
-	f, diags := parseFile(p, path)
-	if diags.HasErrors() {
-		return &Lock{Plugins: map[string]LockedPlugin{}}, diags
-	}
-	return decodeLock(f.Body)
-}
+// WriteLock writes l to path in canonical form, atomically (lockfile.Write).
+func WriteLock(path string, l *Lock) error { return lockfile.Write(path, l) }
 
-func decodeLock(body hcl.Body) (*Lock, hcl.Diagnostics) {
-	l := &Lock{Plugins: map[string]LockedPlugin{}}
-	content, diags := body.Content(lockSchema)
-	for _, b := range content.Blocks {
-		source := b.Labels[0]
-		if prev, ok := l.Plugins[source]; ok {
-			diags = append(diags, duplicate(fmt.Sprintf("plugin %q", source), b.LabelRanges[0], prev.DeclRange))
-			continue
-		}
-		p, more := decodeLockedPlugin(source, b)
-		diags = append(diags, more...)
-		if !more.HasErrors() {
-			l.Plugins[source] = p
-		}
-	}
-	return l, diags
-}
-
-// decodeLockedPlugin decodes one entry: a binary given by path (sha256),
-// or an installed plugin (version, constraints, hashes); and what it serves.
-func decodeLockedPlugin(source string, b *hcl.Block) (LockedPlugin, hcl.Diagnostics) {
-	p := LockedPlugin{DeclRange: b.DefRange}
-	content, diags := b.Body.Content(lockPluginSchema)
-	attrs := content.Attributes
-	str := func(name string) string {
-		a := attrs[name]
-		if a == nil {
-			return ""
-		}
-		v, more := constantOf(a.Expr, cty.String)
-		diags = append(diags, more...)
-		if more.HasErrors() || v.IsNull() {
-			return ""
-		}
-		return v.AsString()
-	}
-	p.SHA256, p.Version, p.Constraints = strings.ToLower(str("sha256")), str("version"), str("constraints")
-	switch {
-	case diags.HasErrors():
-	case (p.SHA256 == "") == (p.Version == ""):
-		diags = append(diags, diagf(b.DefRange, "Invalid lock entry",
-			"Plugin %q: an entry gives either sha256 (a binary given by path) or version (an installed plugin).", source))
-	case p.SHA256 != "" && !sha256Hex.MatchString(p.SHA256):
-		diags = append(diags, diagf(attrs["sha256"].Expr.Range(), "Invalid sha256",
-			"Plugin %q: sha256 must be 64 hexadecimal digits, not %q.", source, str("sha256")))
-	case p.Version != "":
-		diags = append(diags, p.decodeHashes(source, attrs["hashes"])...)
-	}
-	if a := attrs["modules"]; a != nil && !diags.HasErrors() {
-		p.Modules = str("modules")
-		diags = append(diags, checkModulesHash(source, a, p.Modules, p.SHA256 != "")...)
-	}
-	served, more := decodeServed(attrs)
-	p.Serves = served
-	return p, append(diags, more...)
-}
-
-// checkModulesHash checks the modules = "h1:..." of a plugin given by path
-// (byPath), in its block or its lock entry.
-func checkModulesHash(source string, a *hcl.Attribute, h1 string, byPath bool) hcl.Diagnostics {
-	switch {
-	case !byPath:
-		return hcl.Diagnostics{diagf(a.Expr.Range(), "modules of an installed plugin",
-			"Plugin %q: modules pins the Python files beside a script given by path; an installed plugin's package hashes cover all its files.", source)}
-	case !strings.HasPrefix(h1, pluginpkg.H1) || len(h1) == len(pluginpkg.H1):
-		return hcl.Diagnostics{diagf(a.Expr.Range(), "Invalid modules hash",
-			"Plugin %q: modules is the \"h1:\" hash of a Python plugin's files, not %q.", source, h1)}
-	}
-	return nil
-}
-
-// decodeHashes reads an installed plugin's package hashes, each "h1:..."
-// or "zh:...".
-func (p *LockedPlugin) decodeHashes(source string, a *hcl.Attribute) hcl.Diagnostics {
-	if a == nil {
-		return hcl.Diagnostics{diagf(p.DeclRange, "Lock entry without hashes",
-			"Plugin %q: an installed plugin's entry lists the hashes of its packages.", source)}
-	}
-	v, diags := constantOf(a.Expr, cty.List(cty.String))
-	if diags.HasErrors() || v.IsNull() {
-		return diags
-	}
-	for _, h := range stringList(v) {
-		if !pluginpkg.Known(h) {
-			return append(diags, diagf(a.Expr.Range(), "Invalid hash",
-				"Plugin %q: %q is not a package hash: each is \"h1:\" or \"zh:\" and the hash.", source, h))
-		}
-		p.Hashes = append(p.Hashes, h)
-	}
-	return diags
-}
-
-// decodeServed reads the lists of served names of a lock entry.
-func decodeServed(attrs hcl.Attributes) (Served, hcl.Diagnostics) {
-	var s Served
-	var diags hcl.Diagnostics
-	for _, a := range servedAttrs {
-		attr := attrs[a.name]
-		if attr == nil {
-			continue
-		}
-		v, more := constantOf(attr.Expr, cty.List(cty.String))
-		diags = append(diags, more...)
-		if !more.HasErrors() && !v.IsNull() {
-			*s.list(a.kind) = stringList(v)
-		}
-	}
-	return s, diags
-}
-
-// WriteLock writes l to path in canonical form, sorted by source address,
-// formatted as Terraform formats its lock file. It replaces the file
-// atomically, so a reader never sees half a lock.
-func WriteLock(path string, l *Lock) error {
-	f := hclwrite.NewEmptyFile()
-	body := f.Body()
-	body.AppendUnstructuredTokens(hclwrite.Tokens{{
-		Type: hclsyntax.TokenComment,
-		Bytes: []byte("# Plugin versions, package hashes and binary checksums, and the names each\n" +
-			"# plugin serves, written by \"zarrgw init\" and \"zarrgw plugins lock\".\n" +
-			"# A plugin runs only if it matches. Commit this file with the configuration.\n"),
-	}})
-	sources := make([]string, 0, len(l.Plugins))
-	for s := range l.Plugins {
-		sources = append(sources, s)
-	}
-	sort.Strings(sources)
-	for _, s := range sources {
-		body.AppendNewline()
-		writeLockedPlugin(body.AppendNewBlock("plugin", []string{s}).Body(), l.Plugins[s])
-	}
-	return atomicfile.WriteBytes(path, 0o644, hclwrite.Format(f.Bytes()))
-}
-
-func writeLockedPlugin(body *hclwrite.Body, p LockedPlugin) {
-	if p.SHA256 != "" {
-		body.SetAttributeValue("sha256", cty.StringVal(p.SHA256))
-	}
-	if p.Modules != "" {
-		body.SetAttributeValue("modules", cty.StringVal(p.Modules))
-	}
-	if p.Version != "" {
-		body.SetAttributeValue("version", cty.StringVal(p.Version))
-		if p.Constraints != "" {
-			body.SetAttributeValue("constraints", cty.StringVal(p.Constraints))
-		}
-		body.SetAttributeRaw("hashes", multilineList(sortedUnique(p.Hashes)))
-	}
-	for _, a := range servedAttrs {
-		if names := *p.Serves.list(a.kind); len(names) > 0 {
-			body.SetAttributeValue(a.name, stringListVal(names))
-		}
-	}
-}
-
-// multilineList is a list of strings one per line, as Terraform writes
-// hashes, so that a change to one shows as one line in a diff.
-func multilineList(ss []string) hclwrite.Tokens {
-	toks := hclwrite.Tokens{{Type: hclsyntax.TokenOBrack, Bytes: []byte("[")}, {Type: hclsyntax.TokenNewline, Bytes: []byte("\n")}}
-	for _, s := range ss {
-		toks = append(toks, hclwrite.TokensForValue(cty.StringVal(s))...)
-		toks = append(toks, &hclwrite.Token{Type: hclsyntax.TokenComma, Bytes: []byte(",")}, &hclwrite.Token{Type: hclsyntax.TokenNewline, Bytes: []byte("\n")})
-	}
-	return append(toks, &hclwrite.Token{Type: hclsyntax.TokenCBrack, Bytes: []byte("]")})
-}
-
-func sortedUnique(ss []string) []string {
-	out := slices.Clone(ss)
-	slices.Sort(out)
-	return slices.Compact(out)
-}
+// ServedBy lists the names of manifests, sorted, by kind.
+func ServedBy(ms []extension.Manifest) Served { return lockfile.ServedBy(ms) }

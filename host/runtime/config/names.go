@@ -3,6 +3,8 @@ package config
 import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclparse"
+
+	"github.com/zarrgw/zarrgw/host/runtime/config/hclread"
 )
 
 // DatasetNames lists the datasets the configuration file at path declares,
@@ -10,7 +12,7 @@ import (
 // configuration with errors elsewhere, or whose plugins are not installed,
 // still names its datasets (for shell completion).
 func DatasetNames(path string) ([]string, error) {
-	f, diags := parseFile(hclparse.NewParser(), path)
+	f, diags := hclread.ParseFile(hclparse.NewParser(), path)
 	if diags.HasErrors() {
 		return nil, diags
 	}

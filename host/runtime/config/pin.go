@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/go-version"
 	"github.com/hashicorp/hcl/v2"
 
+	"github.com/zarrgw/zarrgw/host/runtime/config/hclread"
 	"github.com/zarrgw/zarrgw/host/runtime/pluginpkg"
 )
 
@@ -42,17 +43,17 @@ func (d *decoder) pin(p *Plugin, inline *hcl.Attribute) hcl.Diagnostics {
 	}
 	switch {
 	case locked != nil && p.SHA256 != "" && locked.SHA256 != p.SHA256:
-		return hcl.Diagnostics{diagf(inline.Expr.Range(), "Checksum differs from the lock file",
+		return hcl.Diagnostics{hclread.ErrorAt(inline.Expr.Range(), "Checksum differs from the lock file",
 			"Plugin %q is pinned to %s here and to %s at %s; remove one of them or correct it.",
 			p.Source, p.SHA256, locked.SHA256, locked.DeclRange)}
 	case locked != nil && p.Modules != "" && locked.Modules != "" && locked.Modules != p.Modules:
-		return hcl.Diagnostics{diagf(p.DeclRange, "Python files' hash differs from the lock file",
+		return hcl.Diagnostics{hclread.ErrorAt(p.DeclRange, "Python files' hash differs from the lock file",
 			"Plugin %q pins its Python files to %s here and to %s at %s; remove one of them or correct it.",
 			p.Source, p.Modules, locked.Modules, locked.DeclRange)}
 	case locked != nil && p.SHA256 == "":
 		p.SHA256, p.PinnedBy = locked.SHA256, PinLock
 	case p.SHA256 == "":
-		return hcl.Diagnostics{diagf(p.DeclRange, fmt.Sprintf("Plugin %q is not pinned", p.Source),
+		return hcl.Diagnostics{hclread.ErrorAt(p.DeclRange, fmt.Sprintf("Plugin %q is not pinned", p.Source),
 			"A plugin runs only when its binary matches a recorded checksum, and %s records none for it%s. Record it, and the names it serves, with:\n  %s",
 			d.lockWhere(), d.elsewhere(p.Source), d.lockCommand())}
 	}
@@ -82,7 +83,7 @@ func (d *decoder) pinnedModules(p *Plugin) hcl.Diagnostics {
 	if p.PinnedBy == PinConfig {
 		fix = fmt.Sprintf("If they are the ones to run, add modules = %q (their hash now) beside sha256 in the plugin block, or remove sha256 and record both with:\n  %s", h1, d.lockCommand())
 	}
-	return hcl.Diagnostics{diagf(p.DeclRange, fmt.Sprintf("Python files of plugin %q not pinned", p.Source),
+	return hcl.Diagnostics{hclread.ErrorAt(p.DeclRange, fmt.Sprintf("Python files of plugin %q not pinned", p.Source),
 		"%s is a Python program: %s pins the script alone, not the Python files beside it that it may import, so the plugin does not run (earlier versions of zarrgw pinned scripts alone). %s",
 		p.Path, d.pinSource(p), fix)}
 }
@@ -104,12 +105,12 @@ func (d *decoder) override(p *Plugin) (hcl.Diagnostics, bool) {
 	loc, ok, err := d.opts.Override(*p)
 	switch {
 	case err != nil:
-		return hcl.Diagnostics{diagf(p.DeclRange, "Development override unusable", "Plugin %q: %s.", p.Source, err)}, true
+		return hcl.Diagnostics{hclread.ErrorAt(p.DeclRange, "Development override unusable", "Plugin %q: %s.", p.Source, err)}, true
 	case !ok:
 		return nil, false
 	}
 	p.Path, p.SHA256, p.Modules, p.PinnedBy = loc.Path, loc.SHA256, loc.Modules, PinOverride
-	return hcl.Diagnostics{warnf(p.DeclRange, fmt.Sprintf("Development override for plugin %q", p.Source),
+	return hcl.Diagnostics{hclread.WarningAt(p.DeclRange, fmt.Sprintf("Development override for plugin %q", p.Source),
 		"%s names a development build of this plugin: %s runs as it is, without installation, version or checksum checks, and %s is not consulted for it. Remove the override when you are done.",
 		loc.From, loc.Path, d.cfg.LockSource())}, true
 }
@@ -121,12 +122,12 @@ func (d *decoder) installed(p *Plugin, locked *LockedPlugin) hcl.Diagnostics {
 		return diags
 	}
 	if d.opts.Installed == nil {
-		return hcl.Diagnostics{diagf(p.DeclRange, "Installed plugins not supported here",
+		return hcl.Diagnostics{hclread.ErrorAt(p.DeclRange, "Installed plugins not supported here",
 			"Plugin %q is installed by \"zarrgw init\", and this program was not given a way to find installed plugins.", p.Source)}
 	}
 	loc, err := d.opts.Installed(*p)
 	if err != nil {
-		return hcl.Diagnostics{diagf(p.DeclRange, "Plugin not installed as locked", "%s.", withoutPluginName(err, p.Source))}
+		return hcl.Diagnostics{hclread.ErrorAt(p.DeclRange, "Plugin not installed as locked", "%s.", withoutPluginName(err, p.Source))}
 	}
 	p.Path, p.SHA256, p.Modules, p.PinnedBy = loc.Path, loc.SHA256, loc.Modules, PinInstalled
 	return nil
@@ -140,7 +141,7 @@ func (d *decoder) fromLock(p *Plugin, locked *LockedPlugin) hcl.Diagnostics {
 		if writing {
 			return nil
 		}
-		return hcl.Diagnostics{diagf(p.DeclRange, fmt.Sprintf("Plugin %q is not installed", p.Source),
+		return hcl.Diagnostics{hclread.ErrorAt(p.DeclRange, fmt.Sprintf("Plugin %q is not installed", p.Source),
 			"%s records no version of this plugin%s. Install it, and record the version, with:\n  %s", d.lockWhere(), d.elsewhere(p.Source), InitCommand(d.cfg.Filename, false))}
 	}
 	p.Version, p.Hashes, p.Serves = locked.Version, locked.Hashes, locked.Serves
@@ -150,7 +151,7 @@ func (d *decoder) fromLock(p *Plugin, locked *LockedPlugin) hcl.Diagnostics {
 		if writing {
 			return nil
 		}
-		return hcl.Diagnostics{diagf(p.DeclRange, "Locked version does not meet the constraint",
+		return hcl.Diagnostics{hclread.ErrorAt(p.DeclRange, "Locked version does not meet the constraint",
 			"Plugin %q: %s pins version %s, which does not meet version = %q. Choose a version that does, and record it, with:\n  %s",
 			p.Source, d.cfg.LockSource(), locked.Version, p.Constraints, InitCommand(d.cfg.Filename, true))}
 	}
@@ -177,12 +178,12 @@ func (d *decoder) pinToFile(p *Plugin) hcl.Diagnostics {
 	}
 	switch {
 	case err != nil:
-		return hcl.Diagnostics{diagf(p.DeclRange, "Plugin binary unreadable", "Plugin %q: %s.", p.Source, err)}
+		return hcl.Diagnostics{hclread.ErrorAt(p.DeclRange, "Plugin binary unreadable", "Plugin %q: %s.", p.Source, err)}
 	case p.PinnedBy == PinConfig && sum != p.SHA256:
-		return hcl.Diagnostics{diagf(p.DeclRange, "Plugin binary does not match its checksum",
+		return hcl.Diagnostics{hclread.ErrorAt(p.DeclRange, "Plugin binary does not match its checksum",
 			"Plugin %q: %s has SHA-256 %s, but the plugin block pins %s; correct or remove that sha256.", p.Source, p.Path, sum, p.SHA256)}
 	case p.PinnedBy == PinConfig && p.Modules != "" && modules != p.Modules:
-		return hcl.Diagnostics{diagf(p.DeclRange, "Python files do not match their hash",
+		return hcl.Diagnostics{hclread.ErrorAt(p.DeclRange, "Python files do not match their hash",
 			"Plugin %q: the Python files beside %s have %s, but the plugin block pins %s; correct or remove that modules.", p.Source, p.Path, modules, p.Modules)}
 	}
 	if p.PinnedBy != PinConfig {

@@ -3,7 +3,6 @@ package config
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -11,6 +10,8 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/zarrgw/zarrgw/host/runtime/config/hclread"
+	"github.com/zarrgw/zarrgw/host/runtime/config/lockfile"
 	"github.com/zarrgw/zarrgw/host/runtime/pluginpkg"
 )
 
@@ -32,12 +33,12 @@ func (d *decoder) plugins(blocks []*hcl.Block) hcl.Diagnostics {
 	for _, b := range blocks {
 		source, at := b.Labels[0], b.LabelRanges[0]
 		if !validSource(source) {
-			diags = append(diags, diagf(at, "Invalid plugin address",
+			diags = append(diags, hclread.ErrorAt(at, "Invalid plugin address",
 				"%q is not a plugin address: write slash-separated segments of letters, digits, dots, dashes and underscores, such as \"example.org/acme/bitshave\".", source))
 			continue
 		}
 		if r, ok := first[source]; ok {
-			diags = append(diags, duplicate(fmt.Sprintf("plugin %q", source), at, r))
+			diags = append(diags, hclread.Duplicate(fmt.Sprintf("plugin %q", source), at, r))
 			continue
 		}
 		first[source] = at
@@ -68,7 +69,7 @@ func (d *decoder) probe(p *Plugin) hcl.Diagnostics {
 		return nil // the names it provides stay assumed, with a warning
 	}
 	if err != nil {
-		return hcl.Diagnostics{diagf(p.DeclRange, "Plugin could not be probed",
+		return hcl.Diagnostics{hclread.ErrorAt(p.DeclRange, "Plugin could not be probed",
 			"Plugin %q did not say what it serves: %s.", p.Source, withoutPluginName(err, p.Source))}
 	}
 	p.Probed, p.Manifests, p.Serves = true, ms, ServedBy(ms)
@@ -103,20 +104,20 @@ func (d *decoder) plugin(b *hcl.Block) (Plugin, bool, hcl.Diagnostics) {
 	p := Plugin{Source: b.Labels[0], DeclRange: b.DefRange}
 	content, diags := b.Body.Content(pluginSchema)
 	attrs := content.Attributes
-	path, ok, more := d.evalAttr(attrs, "path", cty.String)
+	path, ok, more := d.ev.Attr(attrs, "path", cty.String)
 	diags = append(diags, more...)
 	if ok && path.AsString() == "" {
-		diags = append(diags, diagf(attrs["path"].Expr.Range(), "Empty plugin path", "Give the path of the plugin's binary."))
+		diags = append(diags, hclread.ErrorAt(attrs["path"].Expr.Range(), "Empty plugin path", "Give the path of the plugin's binary."))
 	} else if ok {
 		// Absolute, so that exec never searches $PATH for a bare name.
-		p.Path = d.relPath(path.AsString())
+		p.Path = d.ev.RelPath(path.AsString())
 	}
-	sum, ok, more := d.evalAttr(attrs, "sha256", cty.String)
+	sum, ok, more := d.ev.Attr(attrs, "sha256", cty.String)
 	diags = append(diags, more...)
 	if ok {
 		hex := strings.ToLower(sum.AsString())
-		if !sha256Hex.MatchString(hex) {
-			diags = append(diags, diagf(attrs["sha256"].Expr.Range(), "Invalid sha256",
+		if !lockfile.IsSHA256(hex) {
+			diags = append(diags, hclread.ErrorAt(attrs["sha256"].Expr.Range(), "Invalid sha256",
 				"Plugin %q: sha256 must be the 64 hexadecimal digits of the binary's SHA-256, not %q (%d characters).",
 				p.Source, sum.AsString(), len(sum.AsString())))
 		} else {
@@ -124,18 +125,18 @@ func (d *decoder) plugin(b *hcl.Block) (Plugin, bool, hcl.Diagnostics) {
 		}
 	}
 	diags = append(diags, d.pluginModules(&p, attrs)...)
-	args, ok, more := d.evalAttr(attrs, "args", cty.List(cty.String))
+	args, ok, more := d.ev.Attr(attrs, "args", cty.List(cty.String))
 	diags = append(diags, more...)
 	if ok {
-		p.Args = stringList(args)
+		p.Args = hclread.StringList(args)
 	}
-	env, ok, more := d.evalAttr(attrs, "env", cty.Map(cty.String))
+	env, ok, more := d.ev.Attr(attrs, "env", cty.Map(cty.String))
 	diags = append(diags, more...)
 	if ok {
 		p.Env = map[string]string{}
 		for k, e := range env.AsValueMap() {
 			if !envName.MatchString(k) {
-				diags = append(diags, diagf(attrs["env"].Expr.Range(), "Invalid environment variable name",
+				diags = append(diags, hclread.ErrorAt(attrs["env"].Expr.Range(), "Invalid environment variable name",
 					"Plugin %q: %q is not an environment variable name.", p.Source, k))
 			}
 			if !e.IsNull() {
@@ -143,12 +144,12 @@ func (d *decoder) plugin(b *hcl.Block) (Plugin, bool, hcl.Diagnostics) {
 			}
 		}
 	}
-	inherit, ok, more := d.evalAttr(attrs, "inherit_env", cty.Bool)
+	inherit, ok, more := d.ev.Attr(attrs, "inherit_env", cty.Bool)
 	diags = append(diags, more...)
 	if ok {
 		p.InheritEnv = inherit.True()
 	}
-	headers, ok, more := d.evalAttr(attrs, "otel_headers", cty.Bool)
+	headers, ok, more := d.ev.Attr(attrs, "otel_headers", cty.Bool)
 	diags = append(diags, more...)
 	if ok {
 		p.OTELHeaders = headers.True()
@@ -165,58 +166,46 @@ func (d *decoder) plugin(b *hcl.Block) (Plugin, bool, hcl.Diagnostics) {
 // pluginModules decodes a block's modules, the pin of a Python plugin's
 // files, given beside the sha256 that pins its script.
 func (d *decoder) pluginModules(p *Plugin, attrs hcl.Attributes) hcl.Diagnostics {
-	v, ok, diags := d.evalAttr(attrs, "modules", cty.String)
+	v, ok, diags := d.ev.Attr(attrs, "modules", cty.String)
 	if !ok || diags.HasErrors() {
 		return diags
 	}
 	if attrs["sha256"] == nil {
-		return append(diags, diagf(attrs["modules"].Expr.Range(), "modules without sha256",
+		return append(diags, hclread.ErrorAt(attrs["modules"].Expr.Range(), "modules without sha256",
 			"Plugin %q: modules pins the Python files beside a script that sha256 pins in the same block; give both, or record both with:\n  %s",
 			p.Source, d.lockCommand()))
 	}
 	p.Modules = v.AsString()
-	return append(diags, checkModulesHash(p.Source, attrs["modules"], p.Modules, attrs["version"] == nil)...)
+	return append(diags, lockfile.CheckModulesHash(p.Source, attrs["modules"], p.Modules, attrs["version"] == nil)...)
 }
 
 // pluginVersion decodes a block's version constraint: such a plugin is
 // installed by "zarrgw init" rather than given by path, and its address
 // must be one a mirror can lay out (HOST/NAMESPACE/TYPE).
 func (d *decoder) pluginVersion(p *Plugin, b *hcl.Block, attrs hcl.Attributes) hcl.Diagnostics {
-	v, ok, diags := d.evalAttr(attrs, "version", cty.String)
+	v, ok, diags := d.ev.Attr(attrs, "version", cty.String)
 	switch {
 	case diags.HasErrors():
 		return diags
 	case !ok && attrs["path"] == nil:
-		return append(diags, diagf(p.DeclRange, "Plugin without a binary",
+		return append(diags, hclread.ErrorAt(p.DeclRange, "Plugin without a binary",
 			"Plugin %q: give version = \"...\" (a version constraint, for a plugin installed by \"zarrgw init\") or path = \"...\" (a binary on this machine).", p.Source))
 	case !ok:
 		return diags
 	case attrs["path"] != nil:
-		return append(diags, diagf(attrs["version"].Expr.Range(), "Both path and version",
+		return append(diags, hclread.ErrorAt(attrs["version"].Expr.Range(), "Both path and version",
 			"Plugin %q: a plugin is either a binary given by path or installed by version, not both.", p.Source))
 	case attrs["sha256"] != nil:
-		return append(diags, diagf(attrs["sha256"].Expr.Range(), "sha256 of an installed plugin",
+		return append(diags, hclread.ErrorAt(attrs["sha256"].Expr.Range(), "sha256 of an installed plugin",
 			"Plugin %q: sha256 pins a binary given by path; the hashes of an installed plugin are in %s.", p.Source, d.cfg.LockPath()))
 	}
 	if _, err := version.NewConstraint(v.AsString()); err != nil {
-		return append(diags, diagf(attrs["version"].Expr.Range(), "Invalid version constraint",
+		return append(diags, hclread.ErrorAt(attrs["version"].Expr.Range(), "Invalid version constraint",
 			"Plugin %q: %q is not a version constraint (%s): write for instance \"~> 1.2\", \">= 1.2, < 2.0\" or \"= 1.2.3\".", p.Source, v.AsString(), err))
 	}
 	if _, err := pluginpkg.ParseAddress(p.Source); err != nil {
-		return append(diags, diagf(b.LabelRanges[0], "Invalid address for an installed plugin", "%s.", err))
+		return append(diags, hclread.ErrorAt(b.LabelRanges[0], "Invalid address for an installed plugin", "%s.", err))
 	}
 	p.Constraints = v.AsString()
 	return diags
-}
-
-// relPath resolves a path written in the configuration: relative to the
-// configuration file's directory, made absolute.
-func (d *decoder) relPath(p string) string {
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(d.cfg.Dir, p)
-	}
-	if abs, err := filepath.Abs(p); err == nil {
-		p = abs
-	}
-	return p
 }

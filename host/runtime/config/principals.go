@@ -1,107 +1,17 @@
 package config
 
 import (
-	"encoding/hex"
 	"fmt"
-	"strings"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/zclconf/go-cty/cty"
 )
-
-// Principal is a caller the gateway knows by a bearer token. Only the
-// token's SHA-256 is kept: the configuration never holds the token.
-type Principal struct {
-	Name        string
-	TokenSHA256 [32]byte
-	// HasToken is false for a principal known by S3 credentials only.
-	HasToken bool
-	// S3AccessKeyID and S3SecretAccessKey sign the principal's requests
-	// to the S3 API (from variables; "" when it has none).
-	S3AccessKeyID, S3SecretAccessKey string
-	// IdentityProvider names the identity_provider whose tokens identify
-	// the principal when they carry Claims ("" for none): every listed
-	// claim must match (identity/oidc.Match says how).
-	IdentityProvider string
-	Claims           map[string]string
-	// RateLimit bounds the principal's traffic; nil = no bound.
-	RateLimit *RateLimit
-	DeclRange hcl.Range
-}
-
-// Anyone is the principal name that grants access without a token.
-const Anyone = "*"
-
-var principalSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "token_sha256"},
-	{Name: "s3_access_key_id"}, {Name: "s3_secret_access_key"}, {Name: "identity_provider"}, {Name: "claims"}},
-	Blocks: []hcl.BlockHeaderSchema{{Type: "rate_limit"}}}
-
-func (d *decoder) principals(blocks []*hcl.Block) hcl.Diagnostics {
-	var diags hcl.Diagnostics
-	first := map[string]hcl.Range{}
-	for _, b := range blocks {
-		name, at := b.Labels[0], b.LabelRanges[0]
-		if name == "" || name == Anyone || strings.TrimSpace(name) != name {
-			diags = append(diags, diagf(at, "Invalid principal name", "%q cannot name a principal; \"*\" stands for anyone in access lists.", name))
-			continue
-		}
-		if r, ok := first[name]; ok {
-			diags = append(diags, duplicate("principal "+quote(name), at, r))
-			continue
-		}
-		first[name] = at
-		d.principalNames[name] = true
-		p, more := d.principal(b)
-		diags = append(diags, more...)
-		if !more.HasErrors() {
-			d.cfg.Principals = append(d.cfg.Principals, p)
-		}
-	}
-	return diags
-}
-
-func (d *decoder) principal(b *hcl.Block) (Principal, hcl.Diagnostics) {
-	p := Principal{Name: b.Labels[0], DeclRange: b.DefRange}
-	content, diags := b.Body.Content(principalSchema)
-	diags = append(diags, d.principalS3(content.Attributes, &p)...)
-	diags = append(diags, d.principalClaims(b, content.Attributes, &p)...)
-	var more hcl.Diagnostics
-	p.RateLimit, more = d.rateLimitBlocks(content.Blocks, "rate_limit", fmt.Sprintf("Principal %q: rate_limit", p.Name), false)
-	diags = append(diags, more...)
-	v, ok, more := d.evalAttr(content.Attributes, "token_sha256", cty.String)
-	diags = append(diags, more...)
-	if !ok {
-		if p.S3AccessKeyID == "" && p.IdentityProvider == "" && !diags.HasErrors() {
-			diags = append(diags, diagf(b.DefRange, "Principal without credentials",
-				"Principal %q needs token_sha256, S3 credentials, an identity provider with claims, or several of these.", p.Name))
-		}
-		return p, diags
-	}
-	attr := content.Attributes["token_sha256"]
-	text := strings.ToLower(strings.TrimSpace(v.AsString()))
-	if diag := d.checkSecret(attr, "token_sha256", p.Name, text); diag != nil {
-		return p, append(diags, diag)
-	}
-	sum, err := hex.DecodeString(text)
-	if err != nil || len(sum) != 32 {
-		diags = append(diags, diagf(attr.Expr.Range(), "Invalid token_sha256",
-			"Principal %q: token_sha256 must be the SHA-256 of the token as 64 hexadecimal digits (for example the output of: printf %%s \"$TOKEN\" | sha256sum).", p.Name))
-		return p, diags
-	}
-	if diag := d.claim("token", text, p.Name, attr.Expr.Range()); diag != nil {
-		return p, append(diags, diag)
-	}
-	copy(p.TokenSHA256[:], sum)
-	p.HasToken = true
-	return p, diags
-}
 
 // checkAccess reports access lists that name principals nobody declared.
 func (d *decoder) checkAccess() hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	for _, ds := range d.cfg.Datasets {
 		for _, list := range [][]string{ds.Access.Read, ds.Access.Write} {
-			diags = append(diags, d.knownPrincipals(ds.AccessRange, fmt.Sprintf("Dataset %q: access", ds.Name), list)...)
+			diags = append(diags, d.acc.KnownPrincipals(ds.AccessRange, fmt.Sprintf("Dataset %q: access", ds.Name), list)...)
 		}
 	}
 	return diags
@@ -117,4 +27,33 @@ func (c *Config) Principal(name string) (*Principal, bool) {
 	return nil, false
 }
 
-func quote(s string) string { return `"` + s + `"` }
+// PrincipalByAccessKey returns the principal with S3 access key ID id.
+func (c *Config) PrincipalByAccessKey(id string) (*Principal, bool) {
+	for i := range c.Principals {
+		if c.Principals[i].S3AccessKeyID == id && id != "" {
+			return &c.Principals[i], true
+		}
+	}
+	return nil, false
+}
+
+// ClaimPrincipals returns the principals defined by claims, in file order.
+func (c *Config) ClaimPrincipals() []*Principal {
+	var out []*Principal
+	for i := range c.Principals {
+		if c.Principals[i].IdentityProvider != "" {
+			out = append(out, &c.Principals[i])
+		}
+	}
+	return out
+}
+
+// IdentityProvider returns the identity provider called name.
+func (c *Config) IdentityProvider(name string) (*IdentityProvider, bool) {
+	for i := range c.IdentityProviders {
+		if c.IdentityProviders[i].Name == name {
+			return &c.IdentityProviders[i], true
+		}
+	}
+	return nil, false
+}

@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 
 	"github.com/zarrgw/zarrgw/core/extension"
+	"github.com/zarrgw/zarrgw/host/runtime/config/hclread"
 )
 
 // indexStores records every store block before anything is evaluated, so
@@ -17,7 +18,7 @@ func (d *decoder) indexStores(blocks []*hcl.Block) hcl.Diagnostics {
 		bad := false
 		for i, what := range []string{"store type", "store name"} {
 			if !hclsyntax.ValidIdentifier(b.Labels[i]) {
-				diags = append(diags, diagf(b.LabelRanges[i], fmt.Sprintf("Invalid %s", what),
+				diags = append(diags, hclread.ErrorAt(b.LabelRanges[i], fmt.Sprintf("Invalid %s", what),
 					"%q cannot be referred to as store.TYPE.NAME: use letters, digits, underscores and dashes, starting with a letter.", b.Labels[i]))
 				bad = true
 			}
@@ -27,7 +28,7 @@ func (d *decoder) indexStores(blocks []*hcl.Block) hcl.Diagnostics {
 		}
 		ref := StoreRef{Type: b.Labels[0], Name: b.Labels[1]}
 		if prev, ok := d.stores[ref]; ok {
-			diags = append(diags, duplicate(fmt.Sprintf("store %q %q", ref.Type, ref.Name), b.LabelRanges[1], prev.LabelRanges[1]))
+			diags = append(diags, hclread.Duplicate(fmt.Sprintf("store %q %q", ref.Type, ref.Name), b.LabelRanges[1], prev.LabelRanges[1]))
 			continue
 		}
 		d.stores[ref] = b

@@ -17,7 +17,7 @@ import (
 // valid, and the bounds it sets on what clients and metadata may cost
 // are never negative.
 func FuzzValidate(f *testing.F) {
-	if example, err := os.ReadFile("../../config.hcl.example"); err == nil {
+	if example, err := os.ReadFile("../../../config.hcl.example"); err == nil {
 		f.Add(example)
 	}
 	for _, seed := range []string{

@@ -7,7 +7,8 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
-	"github.com/zclconf/go-cty/cty/convert"
+
+	"github.com/zarrgw/zarrgw/host/runtime/config/hclread"
 )
 
 var variableSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
@@ -25,12 +26,12 @@ func (d *decoder) variables(blocks []*hcl.Block) hcl.Diagnostics {
 	for _, b := range blocks {
 		name, at := b.Labels[0], b.LabelRanges[0]
 		if !hclsyntax.ValidIdentifier(name) {
-			diags = append(diags, diagf(at, "Invalid variable name",
+			diags = append(diags, hclread.ErrorAt(at, "Invalid variable name",
 				"%q cannot be referred to as var.NAME: use letters, digits, underscores and dashes, starting with a letter.", name))
 			continue
 		}
 		if r, ok := first[name]; ok {
-			diags = append(diags, duplicate(fmt.Sprintf("variable %q", name), at, r))
+			diags = append(diags, hclread.Duplicate(fmt.Sprintf("variable %q", name), at, r))
 			continue
 		}
 		first[name] = at
@@ -41,7 +42,7 @@ func (d *decoder) variables(blocks []*hcl.Block) hcl.Diagnostics {
 			d.cfg.Variables = append(d.cfg.Variables, v)
 		}
 		if ok && v.Sensitive {
-			d.noteSensitive(v.Name, v.Value)
+			d.sensitive.Note(v.Name, v.Value)
 		}
 	}
 	return diags
@@ -56,7 +57,7 @@ func (d *decoder) variable(b *hcl.Block) (Variable, bool, hcl.Diagnostics) {
 	attrs := content.Attributes
 	def := cty.NilVal
 	if a := attrs["default"]; a != nil {
-		val, more := constant(a.Expr)
+		val, more := hclread.Constant(a.Expr)
 		diags = append(diags, more...)
 		if !more.HasErrors() && !val.IsNull() {
 			def = val
@@ -64,24 +65,24 @@ func (d *decoder) variable(b *hcl.Block) (Variable, bool, hcl.Diagnostics) {
 	}
 	var env string
 	if a := attrs["env"]; a != nil {
-		val, more := constantOf(a.Expr, cty.String)
+		val, more := hclread.ConstantOf(a.Expr, cty.String)
 		diags = append(diags, more...)
 		if !more.HasErrors() && !val.IsNull() {
 			env = val.AsString()
 			if !envName.MatchString(env) {
-				diags = append(diags, diagf(a.Expr.Range(), "Invalid environment variable name",
+				diags = append(diags, hclread.ErrorAt(a.Expr.Range(), "Invalid environment variable name",
 					"%q is not an environment variable name: use letters, digits and underscores.", env))
 				env = ""
 			}
 		}
 	}
 	if a := attrs["sensitive"]; a != nil {
-		val, more := constantOf(a.Expr, cty.Bool)
+		val, more := hclread.ConstantOf(a.Expr, cty.Bool)
 		diags = append(diags, more...)
 		v.Sensitive = !more.HasErrors() && val.True()
 	}
 	if a := attrs["description"]; a != nil {
-		_, more := constantOf(a.Expr, cty.String)
+		_, more := hclread.ConstantOf(a.Expr, cty.String)
 		diags = append(diags, more...)
 	}
 	if diags.HasErrors() {
@@ -91,11 +92,11 @@ func (d *decoder) variable(b *hcl.Block) (Variable, bool, hcl.Diagnostics) {
 		d.envNames[v.Name] = env
 		if s, ok := d.opts.LookupEnv(env); ok {
 			if v.Sensitive {
-				d.noteSensitive(v.Name, cty.StringVal(s)) // even when it is not a value
+				d.sensitive.Note(v.Name, cty.StringVal(s)) // even when it is not a value
 			}
-			val, err := fromEnv(s, def)
+			val, err := hclread.EnvValue(s, def)
 			if err != nil {
-				return v, false, append(diags, diagf(attrs["env"].Expr.Range(), "Invalid value in environment variable",
+				return v, false, append(diags, hclread.ErrorAt(attrs["env"].Expr.Range(), "Invalid value in environment variable",
 					"%s does not hold a value like the default of variable %q: %s.", env, v.Name, err))
 			}
 			v.Value, v.Env = val, env
@@ -110,51 +111,5 @@ func (d *decoder) variable(b *hcl.Block) (Variable, bool, hcl.Diagnostics) {
 	if env != "" {
 		detail = fmt.Sprintf("The environment variable %s is not set and variable %q has no default.", env, v.Name)
 	}
-	return v, false, append(diags, diagf(b.LabelRanges[0], fmt.Sprintf("No value for variable %q", v.Name), "%s", detail))
-}
-
-// fromEnv reads an environment value as the type of the default: a string
-// without one, a number or bool converted from the text, and for lists and
-// objects an HCL expression such as ["a", "b"].
-func fromEnv(s string, def cty.Value) (cty.Value, error) {
-	if def == cty.NilVal || def.Type() == cty.String {
-		return cty.StringVal(s), nil
-	}
-	if def.Type().IsPrimitiveType() {
-		return convert.Convert(cty.StringVal(s), def.Type())
-	}
-	if diags := checkExpressionNesting([]byte(s), "env"); diags.HasErrors() {
-		return cty.NilVal, nestingError(diags)
-	}
-	expr, diags := hclsyntax.ParseExpression([]byte(s), "env", hcl.InitialPos)
-	if diags.HasErrors() {
-		return cty.NilVal, diags
-	}
-	val, diags := constant(expr)
-	if diags.HasErrors() {
-		return cty.NilVal, diags
-	}
-	return val, nil
-}
-
-// constant evaluates an expression that may refer to nothing.
-func constant(expr hcl.Expression) (cty.Value, hcl.Diagnostics) {
-	if vars := expr.Variables(); len(vars) > 0 {
-		return cty.NilVal, hcl.Diagnostics{diagf(vars[0].SourceRange(), "Reference not allowed here",
-			"Variable blocks are read before anything else, so their attributes must be constants.")}
-	}
-	return expr.Value(nil)
-}
-
-// constantOf is constant converted to ty.
-func constantOf(expr hcl.Expression, ty cty.Type) (cty.Value, hcl.Diagnostics) {
-	val, diags := constant(expr)
-	if diags.HasErrors() {
-		return cty.NullVal(ty), diags
-	}
-	cv, err := convert.Convert(val, ty)
-	if err != nil {
-		return cty.NullVal(ty), append(diags, diagf(expr.Range(), "Incorrect value type", "Expected %s: %s.", ty.FriendlyName(), err))
-	}
-	return cv, diags
+	return v, false, append(diags, hclread.ErrorAt(b.LabelRanges[0], fmt.Sprintf("No value for variable %q", v.Name), "%s", detail))
 }

@@ -1,4 +1,4 @@
-package config
+package hclread
 
 import (
 	"bytes"
@@ -84,7 +84,7 @@ func tooDeep(toks hclsyntax.Tokens, lines bool) *hcl.Diagnostic {
 			depth--
 		}
 		if depth > MaxNesting {
-			return diagf(tok.Range, "Nesting too deep",
+			return ErrorAt(tok.Range, "Nesting too deep",
 				"This opens more than %d levels of blocks, brackets, parentheses, strings, template directives and operators; zarrgw reads no deeper, since the parser would exhaust its stack. Write the value with less nesting.", MaxNesting)
 		}
 	}

@@ -1,24 +1,24 @@
-package config_test
+package server_test
 
 import (
 	"reflect"
 	"testing"
 	"time"
 
-	"github.com/zarrgw/zarrgw/host/runtime/config"
+	"github.com/zarrgw/zarrgw/host/runtime/config/server"
 )
 
 // Without a server block, or with one that names none of them, the
 // safeguards keep their defaults; metrics are for loopback clients (nil).
 func TestSafeguardDefaults(t *testing.T) {
-	want := config.Safeguards{
+	want := server.Safeguards{
 		ExpensiveRequests: 4, ExpensiveMemory: 512 << 20, ExpensiveWait: 2 * time.Second,
 		BodyReadTimeout: time.Minute, MinUploadRate: 16 << 10, BodyMemory: 512 << 20,
 	}
 	for _, src := range []string{"", "server {\n  listen = \":80\"\n}"} {
-		cfg := mustParse(t, src, config.Options{})
-		if !reflect.DeepEqual(cfg.Server.Safeguards, want) {
-			t.Errorf("%q: got %+v, want %+v", src, cfg.Server.Safeguards, want)
+		got := mustParse(t, src).Safeguards
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%q: got %+v, want %+v", src, got, want)
 		}
 	}
 }
@@ -38,24 +38,24 @@ server {
 func TestExpensiveRequestBounds(t *testing.T) {
 	s := mustParse(t, serverWith(`expensive_requests = 8
   expensive_memory = "1GiB"
-  expensive_wait = "500ms"`), config.Options{}).Server
+  expensive_wait = "500ms"`))
 	if s.ExpensiveRequests != 8 || s.ExpensiveMemory != 1<<30 || s.ExpensiveWait != 500*time.Millisecond {
 		t.Errorf("got %+v", s.Safeguards)
 	}
 	s = mustParse(t, serverWith(`expensive_requests = 0
   expensive_memory = 0
-  expensive_wait = "0s"`), config.Options{}).Server
+  expensive_wait = "0s"`))
 	if s.ExpensiveRequests != 0 || s.ExpensiveMemory != 0 || s.ExpensiveWait != 0 {
 		t.Errorf("off: got %+v", s.Safeguards)
 	}
 }
 
 func TestBodyReadTimeout(t *testing.T) {
-	s := mustParse(t, serverWith(`body_read_timeout = "90s"`), config.Options{}).Server
+	s := mustParse(t, serverWith(`body_read_timeout = "90s"`))
 	if s.BodyReadTimeout != 90*time.Second {
 		t.Errorf("got %v", s.BodyReadTimeout)
 	}
-	if s = mustParse(t, serverWith(`body_read_timeout = "0s"`), config.Options{}).Server; s.BodyReadTimeout != 0 {
+	if s = mustParse(t, serverWith(`body_read_timeout = "0s"`)); s.BodyReadTimeout != 0 {
 		t.Errorf("0s: got %v", s.BodyReadTimeout)
 	}
 }
@@ -64,7 +64,7 @@ func TestMinUploadRate(t *testing.T) {
 	for src, want := range map[string]int64{
 		`"32KiB"`: 32 << 10, `"32KiB/s"`: 32 << 10, `"1MB/s"`: 1e6, `4096`: 4096, `"0"`: 0, `0`: 0,
 	} {
-		s := mustParse(t, serverWith(`min_upload_rate = `+src), config.Options{}).Server
+		s := mustParse(t, serverWith(`min_upload_rate = `+src))
 		if s.MinUploadRate != want {
 			t.Errorf("%s: got %d, want %d", src, s.MinUploadRate, want)
 		}
@@ -73,7 +73,7 @@ func TestMinUploadRate(t *testing.T) {
 
 func TestBodyMemory(t *testing.T) {
 	for src, want := range map[string]int64{`"64MiB"`: 64 << 20, `"2GiB"`: 2 << 30, `0`: 0, `"0"`: 0} {
-		s := mustParse(t, serverWith(`body_memory = `+src), config.Options{}).Server
+		s := mustParse(t, serverWith(`body_memory = `+src))
 		if s.BodyMemory != want {
 			t.Errorf("%s: got %d, want %d", src, s.BodyMemory, want)
 		}
@@ -83,14 +83,14 @@ func TestBodyMemory(t *testing.T) {
 func TestMetricsAccess(t *testing.T) {
 	s := mustParse(t, serverWith(`metrics {
     read = ["ops", "*"]
-  }`), config.Options{}).Server
+  }`))
 	if s.Metrics == nil || !reflect.DeepEqual(s.Metrics.Read, []string{"ops", "*"}) || s.Metrics.Write != nil {
 		t.Errorf("got %+v", s.Metrics)
 	}
 	// an empty list is nobody, which differs from no block (loopback only)
 	s = mustParse(t, serverWith(`metrics {
     read = []
-  }`), config.Options{}).Server
+  }`))
 	if s.Metrics == nil || s.Metrics.Read == nil || len(s.Metrics.Read) != 0 {
 		t.Errorf("read = []: got %+v", s.Metrics)
 	}
@@ -120,8 +120,8 @@ func TestSafeguardErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			cfg, diags := parse(t, serverWith(c.body), config.Options{})
-			wantOneError(t, cfg, diags, c.line, c.want...)
+			_, p, diags := parse(t, serverWith(c.body))
+			wantOneError(t, p, diags, c.line, c.want...)
 		})
 	}
 }

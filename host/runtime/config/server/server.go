@@ -1,8 +1,7 @@
-package config
+package server
 
 import (
 	"fmt"
-	"github.com/zarrgw/zarrgw/core/size"
 	"net"
 	"regexp"
 	"strconv"
@@ -10,7 +9,70 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
+
+	"github.com/zarrgw/zarrgw/core/meta"
+	"github.com/zarrgw/zarrgw/host/runtime/config/access"
+	"github.com/zarrgw/zarrgw/host/runtime/config/hclread"
 )
+
+// Server is the HTTP listener. Zero timeouts mean no limit.
+type Server struct {
+	Listen            string
+	ReadHeaderTimeout time.Duration
+	ReadTimeout       time.Duration
+	WriteTimeout      time.Duration
+	IdleTimeout       time.Duration
+	ShutdownTimeout   time.Duration
+	// DrainDelay is how long, on a shutdown, the gateway keeps serving
+	// while /readyz fails and every response closes its connection, before
+	// it stops taking connections: time for a load balancer to stop
+	// sending. 0 stops taking them at once.
+	DrainDelay time.Duration
+	// MaxRequestSize bounds request bodies, in bytes.
+	MaxRequestSize int64
+	// TLSCertFile and TLSKeyFile (absolute) serve HTTPS; both or neither.
+	TLSCertFile, TLSKeyFile string
+	// CORSOrigins are the origins browsers may read from ("*" for any);
+	// none disables CORS headers.
+	CORSOrigins []string
+	// StoreConcurrency bounds the calls in flight to each store.
+	StoreConcurrency int
+	// MetadataCache and ChunkCache bound the caches of metadata documents
+	// and of decoded chunks, in bytes (0 turns one off); CacheTTL is how
+	// long an entry is trusted without asking the store again, which is
+	// how long a write by another replica can go unseen.
+	MetadataCache, ChunkCache int64
+	CacheTTL                  time.Duration
+	// S3 is the S3 API listener; nil when the server block has none.
+	S3 *S3Listener
+	// AnonymousRateLimit bounds the traffic of each client address
+	// without credentials; nil = no bound.
+	AnonymousRateLimit *access.RateLimit
+	// Safeguards bound what clients can make the gateway spend (safeguards.go).
+	Safeguards
+	// ArrayLimits bound what array metadata may ask of a reader, in the
+	// gateway and the CLI alike (arraylimits.go); zero fields: defaults.
+	ArrayLimits meta.Limits
+}
+
+// DefaultServer returns the server used without a server block; a block
+// starts from it. Read and write timeouts stay unlimited because one
+// request may stream a large array.
+func DefaultServer() Server {
+	return Server{
+		Listen:            "127.0.0.1:8080",
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ShutdownTimeout:   30 * time.Second,
+		MaxRequestSize:    256 << 20,
+		CORSOrigins:       []string{"*"},
+		StoreConcurrency:  64,
+		MetadataCache:     16 << 20,
+		ChunkCache:        256 << 20,
+		CacheTTL:          2 * time.Second,
+		Safeguards:        DefaultSafeguards(),
+	}
+}
 
 var serverSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "s3"}, {Type: "metrics"}, {Type: "anonymous_rate_limit"}}, Attributes: []hcl.AttributeSchema{
 	{Name: "listen", Required: true},
@@ -28,28 +90,29 @@ var serverSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "s3"},
 // hostname is a DNS name; IP addresses are checked separately.
 var hostname = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$`)
 
-func (d *decoder) server(blocks []*hcl.Block) hcl.Diagnostics {
+// Decode decodes the server block, of which there is one at most, into
+// s, which holds what a block leaves out (DefaultServer).
+func (d *Decoder) Decode(blocks []*hcl.Block, s *Server) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	for i, b := range blocks {
 		if i > 0 {
-			diags = append(diags, duplicate("server block", b.DefRange, blocks[0].DefRange))
+			diags = append(diags, hclread.Duplicate("server block", b.DefRange, blocks[0].DefRange))
 			continue
 		}
-		diags = append(diags, d.serverBlock(b)...)
+		diags = append(diags, d.serverBlock(b, s)...)
 	}
 	return diags
 }
 
-func (d *decoder) serverBlock(b *hcl.Block) hcl.Diagnostics {
-	s := &d.cfg.Server
+func (d *Decoder) serverBlock(b *hcl.Block, s *Server) hcl.Diagnostics {
 	content, diags := b.Body.Content(serverSchema)
 	attrs := content.Attributes
 	diags = append(diags, d.serverBlocks(content.Blocks, s)...)
-	listen, ok, more := d.evalAttr(attrs, "listen", cty.String)
+	listen, ok, more := d.ev.Attr(attrs, "listen", cty.String)
 	diags = append(diags, more...)
 	if ok {
 		if err := checkListen(listen.AsString()); err != nil {
-			diags = append(diags, diagf(attrs["listen"].Expr.Range(), "Invalid listen address", "%s.", err))
+			diags = append(diags, hclread.ErrorAt(attrs["listen"].Expr.Range(), "Invalid listen address", "%s.", err))
 		}
 		s.Listen = listen.AsString()
 	}
@@ -59,7 +122,7 @@ func (d *decoder) serverBlock(b *hcl.Block) hcl.Diagnostics {
 		"drain_delay":       &s.DrainDelay,
 		"body_read_timeout": &s.BodyReadTimeout,
 	} {
-		v, ok, more := d.evalAttr(attrs, name, cty.String)
+		v, ok, more := d.ev.Attr(attrs, name, cty.String)
 		diags = append(diags, more...)
 		if !ok {
 			continue
@@ -69,7 +132,7 @@ func (d *decoder) serverBlock(b *hcl.Block) hcl.Diagnostics {
 			err = fmt.Errorf("negative")
 		}
 		if err != nil {
-			diags = append(diags, diagf(attrs[name].Expr.Range(), fmt.Sprintf("Invalid %s", name),
+			diags = append(diags, hclread.ErrorAt(attrs[name].Expr.Range(), fmt.Sprintf("Invalid %s", name),
 				"%s must be a duration such as \"30s\" or \"2m\" (\"0s\" for no limit), not %q.", name, v.AsString()))
 			continue
 		}
@@ -83,15 +146,15 @@ func (d *decoder) serverBlock(b *hcl.Block) hcl.Diagnostics {
 	diags = append(diags, d.tls(attrs, s)...)
 	diags = append(diags, d.safeguards(attrs, &s.Safeguards)...)
 	diags = append(diags, d.arrayLimits(attrs, &s.ArrayLimits)...)
-	if v, ok, more := d.evalAttr(attrs, "cors_origins", cty.List(cty.String)); ok {
-		s.CORSOrigins = stringList(v)
+	if v, ok, more := d.ev.Attr(attrs, "cors_origins", cty.List(cty.String)); ok {
+		s.CORSOrigins = hclread.StringList(v)
 	} else {
 		diags = append(diags, more...)
 	}
-	if v, ok, more := d.evalAttr(attrs, "store_concurrency", cty.Number); ok {
+	if v, ok, more := d.ev.Attr(attrs, "store_concurrency", cty.Number); ok {
 		n, acc := v.AsBigFloat().Int64()
 		if acc != 0 || n < 1 || n > 1<<16 {
-			diags = append(diags, diagf(attrs["store_concurrency"].Expr.Range(), "Invalid store_concurrency",
+			diags = append(diags, hclread.ErrorAt(attrs["store_concurrency"].Expr.Range(), "Invalid store_concurrency",
 				"store_concurrency must be a whole number from 1 to 65536."))
 		}
 		s.StoreConcurrency = int(n)
@@ -103,20 +166,20 @@ func (d *decoder) serverBlock(b *hcl.Block) hcl.Diagnostics {
 
 // serverBlocks decodes the server block's s3 and metrics blocks, one of
 // each at most.
-func (d *decoder) serverBlocks(blocks hcl.Blocks, s *Server) hcl.Diagnostics {
+func (d *Decoder) serverBlocks(blocks hcl.Blocks, s *Server) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	first := map[string]*hcl.Block{}
 	for _, blk := range blocks {
 		if f := first[blk.Type]; f != nil {
-			diags = append(diags, duplicate(blk.Type+" block", blk.DefRange, f.DefRange))
+			diags = append(diags, hclread.Duplicate(blk.Type+" block", blk.DefRange, f.DefRange))
 			continue
 		}
 		first[blk.Type] = blk
 		switch blk.Type {
 		case "s3":
-			diags = append(diags, d.s3Listener(blk)...)
+			diags = append(diags, d.s3Listener(blk, s)...)
 		case "anonymous_rate_limit":
-			l, more := d.rateLimit(blk, "anonymous_rate_limit", true)
+			l, more := d.access.RateLimit(blk, "anonymous_rate_limit", true)
 			diags = append(diags, more...)
 			s.AnonymousRateLimit = l
 		default:
@@ -127,14 +190,14 @@ func (d *decoder) serverBlocks(blocks hcl.Blocks, s *Server) hcl.Diagnostics {
 }
 
 // sizeAttr decodes a size attribute; zero is allowed unless positive.
-func (d *decoder) sizeAttr(attrs hcl.Attributes, name string, dst *int64, positive bool) hcl.Diagnostics {
-	v, ok, diags := d.evalAttr(attrs, name, cty.DynamicPseudoType)
+func (d *Decoder) sizeAttr(attrs hcl.Attributes, name string, dst *int64, positive bool) hcl.Diagnostics {
+	v, ok, diags := d.ev.Attr(attrs, name, cty.DynamicPseudoType)
 	if !ok {
 		return diags
 	}
-	parse := sizeOrZero
+	parse := hclread.SizeOrZero
 	if positive {
-		parse = parseSize
+		parse = hclread.Size
 	}
 	n, err := parse(v)
 	if err != nil {
@@ -142,7 +205,7 @@ func (d *decoder) sizeAttr(attrs hcl.Attributes, name string, dst *int64, positi
 		if !positive {
 			zero = " (0 turns it off)"
 		}
-		return append(diags, diagf(attrs[name].Expr.Range(), "Invalid "+name,
+		return append(diags, hclread.ErrorAt(attrs[name].Expr.Range(), "Invalid "+name,
 			"%s must be a positive number of bytes or a size such as \"64MiB\"%s: %s.", name, zero, err))
 	}
 	*dst = n
@@ -151,13 +214,13 @@ func (d *decoder) sizeAttr(attrs hcl.Attributes, name string, dst *int64, positi
 
 // tls decodes tls_cert_file and tls_key_file, relative to the
 // configuration's directory; both or neither.
-func (d *decoder) tls(attrs hcl.Attributes, s *Server) hcl.Diagnostics {
+func (d *Decoder) tls(attrs hcl.Attributes, s *Server) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	for name, dst := range map[string]*string{"tls_cert_file": &s.TLSCertFile, "tls_key_file": &s.TLSKeyFile} {
-		v, ok, more := d.evalAttr(attrs, name, cty.String)
+		v, ok, more := d.ev.Attr(attrs, name, cty.String)
 		diags = append(diags, more...)
 		if ok {
-			*dst = d.relPath(v.AsString())
+			*dst = d.ev.RelPath(v.AsString())
 		}
 	}
 	if (s.TLSCertFile == "") != (s.TLSKeyFile == "") {
@@ -165,7 +228,7 @@ func (d *decoder) tls(attrs hcl.Attributes, s *Server) hcl.Diagnostics {
 		if at == nil {
 			at = attrs["tls_key_file"]
 		}
-		diags = append(diags, diagf(at.Expr.Range(), "Incomplete TLS settings", "HTTPS needs both tls_cert_file and tls_key_file."))
+		diags = append(diags, hclread.ErrorAt(at.Expr.Range(), "Incomplete TLS settings", "HTTPS needs both tls_cert_file and tls_key_file."))
 	}
 	return diags
 }
@@ -184,16 +247,4 @@ func checkListen(addr string) error {
 		return fmt.Errorf("%q: %q is neither an IP address nor a host name", addr, host)
 	}
 	return nil
-}
-
-// parseSize reads a number of bytes or a string such as "64MiB" or "1.5GB".
-func parseSize(v cty.Value) (int64, error) {
-	switch v.Type() {
-	case cty.Number:
-		f, _ := v.AsBigFloat().Float64()
-		return size.Whole(f)
-	case cty.String:
-		return size.Parse(v.AsString())
-	}
-	return 0, fmt.Errorf("got %s", v.Type().FriendlyName())
 }

@@ -1,32 +1,32 @@
-package config
+package redact
 
 import (
 	"context"
 	"log/slog"
 )
 
-// RedactLogger is logger with the values of the sensitive variables
-// hidden in every message and string attribute (Redact): the errors a
-// command or the gateway logs quote stores' roots and endpoints, which
-// may come from such variables. Without sensitive variables it is logger.
-func (c *Config) RedactLogger(logger *slog.Logger) *slog.Logger {
-	if logger == nil || !c.Redacts() {
+// Logger is logger with the sensitive values hidden in every message and
+// string attribute (Text): the errors a command or the gateway logs quote
+// stores' roots and endpoints, which may come from sensitive variables.
+// A nil Redactor returns logger.
+func (r *Redactor) Logger(logger *slog.Logger) *slog.Logger {
+	if logger == nil || r == nil {
 		return logger
 	}
-	if r, ok := logger.Handler().(redacting); ok && r.cfg == c {
+	if h, ok := logger.Handler().(redacting); ok && h.r == r {
 		return logger
 	}
-	return slog.New(redacting{logger.Handler(), c})
+	return slog.New(redacting{logger.Handler(), r})
 }
 
 // redacting is a slog.Handler that redacts what it passes on.
 type redacting struct {
 	slog.Handler
-	cfg *Config
+	r *Redactor
 }
 
 func (h redacting) Handle(ctx context.Context, r slog.Record) error {
-	out := slog.NewRecord(r.Time, r.Level, h.cfg.Redact(r.Message), r.PC)
+	out := slog.NewRecord(r.Time, r.Level, h.r.Text(r.Message), r.PC)
 	r.Attrs(func(a slog.Attr) bool {
 		out.AddAttrs(h.attr(a))
 		return true
@@ -39,11 +39,11 @@ func (h redacting) WithAttrs(attrs []slog.Attr) slog.Handler {
 	for i, a := range attrs {
 		out[i] = h.attr(a)
 	}
-	return redacting{h.Handler.WithAttrs(out), h.cfg}
+	return redacting{h.Handler.WithAttrs(out), h.r}
 }
 
 func (h redacting) WithGroup(name string) slog.Handler {
-	return redacting{h.Handler.WithGroup(name), h.cfg}
+	return redacting{h.Handler.WithGroup(name), h.r}
 }
 
 // attr is a with its strings (and errors, as their text) redacted.
@@ -51,7 +51,7 @@ func (h redacting) attr(a slog.Attr) slog.Attr {
 	v := a.Value.Resolve()
 	switch v.Kind() {
 	case slog.KindString:
-		return slog.String(a.Key, h.cfg.Redact(v.String()))
+		return slog.String(a.Key, h.r.Text(v.String()))
 	case slog.KindGroup:
 		group := v.Group()
 		out := make([]any, len(group))
@@ -61,7 +61,7 @@ func (h redacting) attr(a slog.Attr) slog.Attr {
 		return slog.Group(a.Key, out...)
 	case slog.KindAny:
 		if err, ok := v.Any().(error); ok {
-			return slog.String(a.Key, h.cfg.Redact(err.Error()))
+			return slog.String(a.Key, h.r.Text(err.Error()))
 		}
 	}
 	return a

@@ -1,11 +1,13 @@
-package config
+package server
 
 import (
-	"strings"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
+
+	"github.com/zarrgw/zarrgw/host/runtime/config/access"
+	"github.com/zarrgw/zarrgw/host/runtime/config/hclread"
 )
 
 // Safeguards are the server block's bounds on what clients can make the
@@ -34,7 +36,7 @@ type Safeguards struct {
 	BodyMemory int64
 	// Metrics lists the principals who may read /metrics; nil (no metrics
 	// block) means loopback clients only.
-	Metrics *Access
+	Metrics *access.Access
 }
 
 // Bounds of the safeguards' attributes.
@@ -66,7 +68,7 @@ func DefaultSafeguards() Safeguards {
 }
 
 // safeguards decodes the safeguards' attributes of a server block.
-func (d *decoder) safeguards(attrs hcl.Attributes, s *Safeguards) hcl.Diagnostics {
+func (d *Decoder) safeguards(attrs hcl.Attributes, s *Safeguards) hcl.Diagnostics {
 	diags := d.expensiveRequests(attrs, s)
 	diags = append(diags, d.expensiveMemory(attrs, s)...)
 	diags = append(diags, d.expensiveWait(attrs, s)...)
@@ -75,47 +77,47 @@ func (d *decoder) safeguards(attrs hcl.Attributes, s *Safeguards) hcl.Diagnostic
 	return diags
 }
 
-func (d *decoder) expensiveRequests(attrs hcl.Attributes, s *Safeguards) hcl.Diagnostics {
-	v, ok, diags := d.evalAttr(attrs, "expensive_requests", cty.Number)
+func (d *Decoder) expensiveRequests(attrs hcl.Attributes, s *Safeguards) hcl.Diagnostics {
+	v, ok, diags := d.ev.Attr(attrs, "expensive_requests", cty.Number)
 	if !ok {
 		return diags
 	}
 	n, acc := v.AsBigFloat().Int64()
 	if acc != 0 || n < 0 || n > maxExpensive {
-		return append(diags, diagf(attrs["expensive_requests"].Expr.Range(), "Invalid expensive_requests",
+		return append(diags, hclread.ErrorAt(attrs["expensive_requests"].Expr.Range(), "Invalid expensive_requests",
 			"expensive_requests must be a whole number from 0 (no bound) to %d.", maxExpensive))
 	}
 	s.ExpensiveRequests = int(n)
 	return diags
 }
 
-func (d *decoder) expensiveMemory(attrs hcl.Attributes, s *Safeguards) hcl.Diagnostics {
+func (d *Decoder) expensiveMemory(attrs hcl.Attributes, s *Safeguards) hcl.Diagnostics {
 	return d.memoryBound(attrs, "expensive_memory", &s.ExpensiveMemory, minExpensiveMemory, "one streamed slice needs that much")
 }
 
-func (d *decoder) bodyMemory(attrs hcl.Attributes, s *Safeguards) hcl.Diagnostics {
+func (d *Decoder) bodyMemory(attrs hcl.Attributes, s *Safeguards) hcl.Diagnostics {
 	return d.memoryBound(attrs, "body_memory", &s.BodyMemory, minBodyMemory, "every upload holds up to 1MiB of its body")
 }
 
 // memoryBound decodes a budget of memory: 0 (no bound) or at least
 // least bytes, for the reason why.
-func (d *decoder) memoryBound(attrs hcl.Attributes, name string, dst *int64, least int64, why string) hcl.Diagnostics {
+func (d *Decoder) memoryBound(attrs hcl.Attributes, name string, dst *int64, least int64, why string) hcl.Diagnostics {
 	diags := d.sizeAttr(attrs, name, dst, false)
 	if !diags.HasErrors() && *dst != 0 && *dst < least {
-		diags = append(diags, diagf(attrs[name].Expr.Range(), "Invalid "+name,
+		diags = append(diags, hclread.ErrorAt(attrs[name].Expr.Range(), "Invalid "+name,
 			"%s must be 0 (no bound) or at least %dMiB, not %d bytes: %s.", name, least>>20, *dst, why))
 	}
 	return diags
 }
 
-func (d *decoder) expensiveWait(attrs hcl.Attributes, s *Safeguards) hcl.Diagnostics {
-	v, ok, diags := d.evalAttr(attrs, "expensive_wait", cty.String)
+func (d *Decoder) expensiveWait(attrs hcl.Attributes, s *Safeguards) hcl.Diagnostics {
+	v, ok, diags := d.ev.Attr(attrs, "expensive_wait", cty.String)
 	if !ok {
 		return diags
 	}
 	wait, err := time.ParseDuration(v.AsString())
 	if err != nil || wait < 0 || wait > maxExpensiveWait {
-		return append(diags, diagf(attrs["expensive_wait"].Expr.Range(), "Invalid expensive_wait",
+		return append(diags, hclread.ErrorAt(attrs["expensive_wait"].Expr.Range(), "Invalid expensive_wait",
 			"expensive_wait must be a duration from \"0s\" (refuse at once) to \"1m\", not %q.", v.AsString()))
 	}
 	s.ExpensiveWait = wait
@@ -124,18 +126,15 @@ func (d *decoder) expensiveWait(attrs hcl.Attributes, s *Safeguards) hcl.Diagnos
 
 // uploadRate decodes min_upload_rate: a size per second, such as
 // "16KiB" or "16KiB/s"; "0" turns it off.
-func (d *decoder) uploadRate(attrs hcl.Attributes, s *Safeguards) hcl.Diagnostics {
+func (d *Decoder) uploadRate(attrs hcl.Attributes, s *Safeguards) hcl.Diagnostics {
 	const name = "min_upload_rate"
-	v, ok, diags := d.evalAttr(attrs, name, cty.DynamicPseudoType)
+	v, ok, diags := d.ev.Attr(attrs, name, cty.DynamicPseudoType)
 	if !ok {
 		return diags
 	}
-	if v.Type() == cty.String {
-		v = cty.StringVal(strings.TrimSuffix(strings.TrimSpace(v.AsString()), "/s"))
-	}
-	n, err := sizeOrZero(v)
+	n, err := hclread.Rate(v)
 	if err != nil {
-		return append(diags, diagf(attrs[name].Expr.Range(), "Invalid "+name,
+		return append(diags, hclread.ErrorAt(attrs[name].Expr.Range(), "Invalid "+name,
 			"%s must be a number of bytes per second or a size such as \"16KiB\" (or \"16KiB/s\"; 0 turns it off): %s.", name, err))
 	}
 	s.MinUploadRate = n
@@ -144,38 +143,14 @@ func (d *decoder) uploadRate(attrs hcl.Attributes, s *Safeguards) hcl.Diagnostic
 
 // metrics decodes the server block's metrics block: an access list whose
 // read names the principals (or "*") who may read /metrics.
-func (d *decoder) metrics(b *hcl.Block, s *Safeguards) hcl.Diagnostics {
-	ds := Dataset{Name: "(metrics)"}
-	diags := d.access(b, &ds)
-	if len(ds.Access.Write) > 0 {
-		diags = append(diags, diagf(b.DefRange, "Write access to metrics",
+func (d *Decoder) metrics(b *hcl.Block, s *Safeguards) hcl.Diagnostics {
+	var a access.Access
+	diags := d.access.Lists(b, "(metrics)", false, &a)
+	if len(a.Write) > 0 {
+		diags = append(diags, hclread.ErrorAt(b.DefRange, "Write access to metrics",
 			"The metrics block takes only read: metrics cannot be written."))
 	}
-	read := append([]string{}, ds.Access.Read...) // [] (nobody) differs from nil (loopback only)
-	s.Metrics = &Access{Read: read}
-	return append(diags, d.knownPrincipals(b.DefRange, "metrics: read", read)...)
-}
-
-// knownPrincipals reports names of an access list that no principal block
-// declares (principals are decoded before the server block and the
-// datasets' checks). A principal whose block failed counts as declared:
-// its own error says what is wrong.
-func (d *decoder) knownPrincipals(at hcl.Range, what string, names []string) hcl.Diagnostics {
-	declared := d.principalNames
-	var diags hcl.Diagnostics
-	for _, name := range names {
-		if name != Anyone && name != "" && !declared[name] {
-			diags = append(diags, diagf(at, "Unknown principal",
-				"%s names %q, which no principal block declares.%s", what, name, knownList("Declared", sortedKeys(declared), name)))
-		}
-	}
-	return diags
-}
-
-// sizeOrZero is parseSize that also takes 0 (a feature turned off).
-func sizeOrZero(v cty.Value) (int64, error) {
-	if v.Type() == cty.Number && v.RawEquals(cty.Zero) || v.Type() == cty.String && strings.TrimSpace(v.AsString()) == "0" {
-		return 0, nil
-	}
-	return parseSize(v)
+	read := append([]string{}, a.Read...) // [] (nobody) differs from nil (loopback only)
+	s.Metrics = &access.Access{Read: read}
+	return append(diags, d.access.KnownPrincipals(b.DefRange, "metrics: read", read)...)
 }

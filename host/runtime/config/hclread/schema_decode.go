@@ -1,4 +1,4 @@
-package config
+package hclread
 
 import (
 	"fmt"
@@ -6,15 +6,16 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hcldec"
-	"github.com/zarrgw/zarrgw/core/extension"
 	"github.com/zclconf/go-cty/cty"
+
+	"github.com/zarrgw/zarrgw/core/extension"
 )
 
-// decodeBody decodes a block body against s and checks what types alone do
+// DecodeBody decodes a block body against s and checks what types alone do
 // not: integers, enums, bounds and secrets.
-func (d *decoder) decodeBody(body hcl.Body, s *extension.Schema) (cty.Value, hcl.Diagnostics) {
+func (e *Evaluator) DecodeBody(body hcl.Body, s *extension.Schema) (cty.Value, hcl.Diagnostics) {
 	spec := bodySpec(s, body)
-	diags := d.checkRefs(hcldec.Variables(body, spec))
+	diags := e.checkRefs(hcldec.Variables(body, spec))
 	if diags.HasErrors() {
 		return cty.NilVal, diags
 	}
@@ -23,9 +24,9 @@ func (d *decoder) decodeBody(body hcl.Body, s *extension.Schema) (cty.Value, hcl
 		more hcl.Diagnostics
 	)
 	if open(s) {
-		val, more = d.decodeOpen(body, spec)
+		val, more = e.decodeOpen(body, spec)
 	} else {
-		val, more = hcldec.Decode(body, spec, d.ctx)
+		val, more = hcldec.Decode(body, spec, e.ctx)
 	}
 	diags = append(diags, more...)
 	if more.HasErrors() {
@@ -43,10 +44,10 @@ func (d *decoder) decodeBody(body hcl.Body, s *extension.Schema) (cty.Value, hcl
 		}
 		rng := hcldec.SourceRange(body, spec[name])
 		for _, problem := range checkValue(p, val.GetAttr(name), name) {
-			diags = append(diags, diagf(rng, fmt.Sprintf("Invalid value for %q", name), "%s.", problem))
+			diags = append(diags, ErrorAt(rng, fmt.Sprintf("Invalid value for %q", name), "%s.", problem))
 		}
-		if p.WriteOnly && !val.GetAttr(name).IsNull() && !fromVariable(hcldec.Variables(body, spec[name])) {
-			diags = append(diags, diagf(rng, fmt.Sprintf("Secret %q written in the file", name),
+		if p.WriteOnly && !val.GetAttr(name).IsNull() && !FromVariable(hcldec.Variables(body, spec[name])) {
+			diags = append(diags, ErrorAt(rng, fmt.Sprintf("Secret %q written in the file", name),
 				"%q is a secret: set it from a variable (var.NAME, with env = \"...\" in the variable block), so the value stays out of the file.", name))
 		}
 	}
@@ -55,12 +56,12 @@ func (d *decoder) decodeBody(body hcl.Body, s *extension.Schema) (cty.Value, hcl
 
 // decodeOpen decodes the properties by spec and adds the body's other
 // attributes as they are.
-func (d *decoder) decodeOpen(body hcl.Body, spec hcldec.ObjectSpec) (cty.Value, hcl.Diagnostics) {
-	val, rest, diags := hcldec.PartialDecode(body, spec, d.ctx)
+func (e *Evaluator) decodeOpen(body hcl.Body, spec hcldec.ObjectSpec) (cty.Value, hcl.Diagnostics) {
+	val, rest, diags := hcldec.PartialDecode(body, spec, e.ctx)
 	if diags.HasErrors() {
 		return val, diags
 	}
-	extra, more := d.decodeFree(rest)
+	extra, more := e.DecodeFree(rest)
 	diags = append(diags, more...)
 	attrs := val.AsValueMap()
 	if attrs == nil {
@@ -70,13 +71,4 @@ func (d *decoder) decodeOpen(body hcl.Body, spec hcldec.ObjectSpec) (cty.Value, 
 		attrs[name] = v
 	}
 	return cty.ObjectVal(attrs), diags
-}
-
-func fromVariable(traversals []hcl.Traversal) bool {
-	for _, t := range traversals {
-		if t.RootName() == "var" {
-			return true
-		}
-	}
-	return false
 }

@@ -1,10 +1,11 @@
-package config
+package server
 
 import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/zarrgw/zarrgw/core/meta"
+	"github.com/zarrgw/zarrgw/host/runtime/config/hclread"
 )
 
 // maxArrayRank bounds max_array_rank: a .npy header (version 1, which
@@ -16,7 +17,7 @@ const maxArrayRank = 1024
 // max_shard_chunks. They apply wherever the configuration opens arrays,
 // the gateway and the CLI; one left out keeps meta's default (a zero
 // field).
-func (d *decoder) arrayLimits(attrs hcl.Attributes, l *meta.Limits) hcl.Diagnostics {
+func (d *Decoder) arrayLimits(attrs hcl.Attributes, l *meta.Limits) hcl.Diagnostics {
 	diags := d.sizeAttr(attrs, "max_chunk_bytes", &l.MaxChunkBytes, true)
 	if n, ok, more := d.wholeAttr(attrs, "max_array_rank", 1, maxArrayRank); ok {
 		l.MaxRank = int(n)
@@ -33,14 +34,14 @@ func (d *decoder) arrayLimits(attrs hcl.Attributes, l *meta.Limits) hcl.Diagnost
 
 // wholeAttr reads a whole number from lo to hi; ok is false when the
 // attribute is absent or wrong (diags say which).
-func (d *decoder) wholeAttr(attrs hcl.Attributes, name string, lo, hi int64) (int64, bool, hcl.Diagnostics) {
-	v, ok, diags := d.evalAttr(attrs, name, cty.Number)
+func (d *Decoder) wholeAttr(attrs hcl.Attributes, name string, lo, hi int64) (int64, bool, hcl.Diagnostics) {
+	v, ok, diags := d.ev.Attr(attrs, name, cty.Number)
 	if !ok {
 		return 0, false, diags
 	}
 	n, acc := v.AsBigFloat().Int64()
 	if acc != 0 || n < lo || n > hi {
-		return 0, false, append(diags, diagf(attrs[name].Expr.Range(), "Invalid "+name,
+		return 0, false, append(diags, hclread.ErrorAt(attrs[name].Expr.Range(), "Invalid "+name,
 			"%s must be a whole number from %d to %d.", name, lo, hi))
 	}
 	return n, true, diags

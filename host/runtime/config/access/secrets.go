@@ -1,9 +1,11 @@
-package config
+package access
 
 import (
 	"fmt"
 
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/zarrgw/zarrgw/host/runtime/config/hclread"
 )
 
 // published are credentials that zarrgw's examples and documentation
@@ -20,13 +22,13 @@ var published = map[string]string{
 // checkSecret refuses an empty or published value of a principal's
 // credential attribute a (what names it in messages), saying which
 // environment variable to set. value is trimmed; token hashes lower-case.
-func (d *decoder) checkSecret(a *hcl.Attribute, what, principal, value string) *hcl.Diagnostic {
+func (d *Decoder) checkSecret(a *hcl.Attribute, what, principal, value string) *hcl.Diagnostic {
 	if value == "" {
-		return diagf(a.Expr.Range(), "Empty "+what,
+		return hclread.ErrorAt(a.Expr.Range(), "Empty "+what,
 			"Principal %q: %s is empty, and an empty credential is anybody's. %s", principal, a.Name, d.setHint(a.Expr, a.Name, true))
 	}
 	if why, ok := published[value]; ok {
-		return diagf(a.Expr.Range(), "Published secret",
+		return hclread.ErrorAt(a.Expr.Range(), "Published secret",
 			"Principal %q: %s is %s, which anyone can read. Choose one of your own. %s", principal, a.Name, why, d.setHint(a.Expr, a.Name, false))
 	}
 	return nil
@@ -34,54 +36,28 @@ func (d *decoder) checkSecret(a *hcl.Attribute, what, principal, value string) *
 
 // setHint says where the value of expr, an empty one or not, comes from
 // and how to set it.
-func (d *decoder) setHint(expr hcl.Expression, attr string, empty bool) string {
+func (d *Decoder) setHint(expr hcl.Expression, attr string, empty bool) string {
 	what := "the secret"
 	if attr == "token_sha256" {
 		what = `the SHA-256 of a token of your own (printf %s "$TOKEN" | sha256sum)`
 	}
-	name, ok := onlyVariable(expr)
+	name, ok := hclread.OnlyVariable(expr)
 	switch {
 	case !ok && len(expr.Variables()) == 0:
 		return fmt.Sprintf("Write %s instead.", what)
 	case !ok:
 		return fmt.Sprintf("Set %s from a variable holding %s.", attr, what)
 	}
-	env := d.envNames[name]
+	env, set := d.vars(name)
 	switch {
 	case env == "":
 		return fmt.Sprintf("It is the default of var.%s: give the variable env = \"NAME\" and set that environment variable to %s.", name, what)
-	case d.fromEnv(name) && empty:
+	case set && empty:
 		return fmt.Sprintf("It comes from var.%s, and %s is set but empty: set %s to %s.", name, env, env, what)
-	case d.fromEnv(name):
+	case set:
 		return fmt.Sprintf("It comes from var.%s, through %s: set %s to %s.", name, env, env, what)
 	}
 	return fmt.Sprintf("It is the default of var.%s: set the environment variable %s to %s.", name, env, what)
-}
-
-// onlyVariable returns the variable expr refers to, when it refers to
-// exactly one.
-func onlyVariable(expr hcl.Expression) (string, bool) {
-	var names []string
-	for _, t := range expr.Variables() {
-		if name, ok := attrStep(t, 1); ok && t.RootName() == "var" {
-			names = append(names, name)
-		}
-	}
-	if len(names) != 1 {
-		return "", false
-	}
-	return names[0], true
-}
-
-// fromEnv reports whether variable name took its value from the
-// environment.
-func (d *decoder) fromEnv(name string) bool {
-	for _, v := range d.cfg.Variables {
-		if v.Name == name {
-			return v.Env != ""
-		}
-	}
-	return false
 }
 
 // holder is the principal holding a credential, and where.
@@ -93,17 +69,14 @@ type holder struct {
 // claim records that principal holds credential value of kind (as it
 // appears in messages), and refuses one another principal holds: a
 // request bearing it would be taken for either's.
-func (d *decoder) claim(kind, value, principal string, at hcl.Range) *hcl.Diagnostic {
+func (d *Decoder) claim(kind, value, principal string, at hcl.Range) *hcl.Diagnostic {
 	key := kind + "\x00" + value
 	first, ok := d.credentials[key]
 	if !ok {
-		if d.credentials == nil {
-			d.credentials = map[string]holder{}
-		}
 		d.credentials[key] = holder{principal, at}
 		return nil
 	}
-	return diagf(at, "Two principals with one "+kind,
+	return hclread.ErrorAt(at, "Two principals with one "+kind,
 		"Principals %q and %q have the same %s (%q's at %s): a request bearing it would be taken for either's. Give each principal its own.",
 		first.principal, principal, kind, first.principal, first.at)
 }

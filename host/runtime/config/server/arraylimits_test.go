@@ -1,23 +1,22 @@
-package config_test
+package server_test
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/zarrgw/zarrgw/core/meta"
-	"github.com/zarrgw/zarrgw/host/runtime/config"
 )
 
 // The server block's bounds on array metadata: unset they are zero
 // (meta's defaults), set they are read, out of range they are errors
 // naming the attribute.
 func TestArrayLimits(t *testing.T) {
-	if l := mustParse(t, serverWith(""), config.Options{}).Server.ArrayLimits; l != (meta.Limits{}) {
+	if l := mustParse(t, serverWith("")).ArrayLimits; l != (meta.Limits{}) {
 		t.Errorf("unset: %+v, want zero (the defaults)", l)
 	}
 	got := mustParse(t, serverWith(`max_array_rank = 8
   max_chunk_bytes = "256MiB"
-  max_shard_chunks = 65536`), config.Options{}).Server.ArrayLimits
+  max_shard_chunks = 65536`)).ArrayLimits
 	if want := (meta.Limits{MaxRank: 8, MaxChunkBytes: 256 << 20, MaxShardChunks: 65536}); got != want {
 		t.Errorf("got %+v, want %+v", got, want)
 	}
@@ -28,8 +27,8 @@ func TestArrayLimits(t *testing.T) {
 		`max_chunk_bytes = "1KB"`: "",
 		`max_shard_chunks = -1`:   "max_shard_chunks must be a whole number from 1",
 	} {
-		cfg, diags := parse(t, serverWith(src), config.Options{})
-		if msg := render(cfg, diags); want == "" && diags.HasErrors() || want != "" && !strings.Contains(msg, want) {
+		_, p, diags := parse(t, serverWith(src))
+		if msg := render(p, diags); want == "" && diags.HasErrors() || want != "" && !strings.Contains(msg, want) {
 			t.Errorf("%s: %q, want %q", src, msg, want)
 		}
 	}

@@ -1,4 +1,4 @@
-package config
+package hclread
 
 import (
 	"encoding/json"
@@ -7,11 +7,11 @@ import (
 	"github.com/zclconf/go-cty/cty"
 )
 
-// toJSON renders a decoded configuration as the JSON handed to an
+// ToJSON renders a decoded configuration as the JSON handed to an
 // extension. Null object attributes (optional ones left out) are omitted,
 // so the extension applies its own defaults; numbers keep their exact
 // decimal form.
-func toJSON(v cty.Value) (json.RawMessage, error) {
+func ToJSON(v cty.Value) (json.RawMessage, error) {
 	x, err := jsonValue(v)
 	if err != nil {
 		return nil, err
@@ -19,9 +19,9 @@ func toJSON(v cty.Value) (json.RawMessage, error) {
 	return json.Marshal(x) // maps marshal with sorted keys: stable output
 }
 
-// mustJSON is toJSON for values already known to convert.
+// mustJSON is ToJSON for values already known to convert.
 func mustJSON(v cty.Value) json.RawMessage {
-	b, err := toJSON(v)
+	b, err := ToJSON(v)
 	if err != nil {
 		return nil
 	}
@@ -72,4 +72,27 @@ func jsonValue(v cty.Value) (any, error) {
 		return out, nil
 	}
 	return nil, fmt.Errorf("a %s cannot be written as JSON", ty.FriendlyName())
+}
+
+// StringList converts a known list of strings; null elements become "".
+func StringList(v cty.Value) []string {
+	var out []string
+	for it := v.ElementIterator(); it.Next(); {
+		_, e := it.Element()
+		if !e.IsNull() {
+			out = append(out, e.AsString())
+		} else {
+			out = append(out, "")
+		}
+	}
+	return out
+}
+
+// StringListVal is the HCL list of strings ss, for files zarrgw writes.
+func StringListVal(ss []string) cty.Value {
+	vals := make([]cty.Value, len(ss))
+	for i, s := range ss {
+		vals[i] = cty.StringVal(s)
+	}
+	return cty.ListVal(vals)
 }

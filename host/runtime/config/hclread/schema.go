@@ -1,4 +1,4 @@
-package config
+package hclread
 
 import (
 	"slices"
@@ -12,9 +12,9 @@ import (
 
 // A manifest's configuration schema (extension.Schema) decides how a block
 // body is decoded (the HCL types of its attributes, here) and what values
-// it takes (extension's validator, the one plugins use too, in check.go's
-// checkValue). Unlike JSON Schema's default, a body may not carry
-// attributes beyond the properties unless the schema says
+// it takes (extension's validator, the one plugins use too, in
+// schema_check.go's checkValue). Unlike JSON Schema's default, a body may
+// not carry attributes beyond the properties unless the schema says
 // additionalProperties true: configuration is written by hand, and an
 // unknown attribute is far more often a typo than a wish.
 
