@@ -35,13 +35,19 @@ func (g *Gateway) serveValue(w http.ResponseWriter, r *http.Request, ds *dataset
 			return err
 		}
 	}
-	for attempt := 0; ; attempt++ {
+	for attempt := 1; ; attempt++ {
 		err := g.serveFromStat(w, r, ds, key, rs, ranged)
-		if !errors.Is(err, errChanged) || attempt == 2 {
+		if !errors.Is(err, errChanged) || attempt == readAttempts {
 			return err
 		}
 	}
 }
+
+// readAttempts is how many times a value is read before the gateway
+// gives up on it: a value rewritten between its Stat and its read is read
+// again, since a writer rarely rewrites a key twice in that time, but one
+// rewritten on every try is answered 503 rather than chased for ever.
+const readAttempts = 3
 
 // errChanged means the value changed between its Stat and its read.
 var errChanged = &requestError{http.StatusServiceUnavailable, "the value changed while it was read; try again"}

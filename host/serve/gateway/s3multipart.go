@@ -122,7 +122,7 @@ func (api *s3API) upload(ctx context.Context, ds *dataset, id, key string) (uplo
 func (api *s3API) uploadPart(req *s3Request, ds *dataset, id string, _ uploadDoc) error {
 	n, err := strconv.Atoi(req.query().Get("partNumber"))
 	if err != nil || n < 1 || n > maxParts {
-		return s3wire.Errorf(s3wire.InvalidArgument, "partNumber must be a whole number from 1 to 10000")
+		return s3wire.Errorf(s3wire.InvalidArgument, fmt.Sprintf("partNumber must be a whole number from 1 to %d", maxParts))
 	}
 	copying := req.r.Header.Get("X-Amz-Copy-Source") != ""
 	var data []byte
@@ -213,13 +213,13 @@ func stagedParts(ctx context.Context, ds *dataset, id string) ([]stagedPart, err
 func (api *s3API) listParts(req *s3Request, ds *dataset, id string, _ uploadDoc) error {
 	q := req.query()
 	marker, _ := strconv.Atoi(q.Get("part-number-marker"))
-	limit := 1000
+	limit := s3wire.MaxPage
 	if s := q.Get("max-parts"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 0 {
 			return s3wire.Errorf(s3wire.InvalidArgument, "max-parts must be a whole number of 0 or more")
 		}
-		limit = min(n, 1000)
+		limit = min(n, s3wire.MaxPage)
 	}
 	parts, err := stagedParts(req.r.Context(), ds, id)
 	if err != nil {
@@ -476,9 +476,9 @@ func (api *s3API) listUploads(req *s3Request, ds *dataset) error {
 		}
 		return all[i].doc.Initiated.Before(all[j].doc.Initiated)
 	})
-	limit := 1000
+	limit := s3wire.MaxPage
 	if n, err := strconv.Atoi(q.Get("max-uploads")); err == nil && n >= 0 {
-		limit = min(n, 1000)
+		limit = min(n, s3wire.MaxPage)
 	}
 	keyMarker, idMarker := q.Get("key-marker"), q.Get("upload-id-marker")
 	out := s3wire.ListMultipartUploadsResult{Xmlns: s3wire.Namespace, Bucket: ds.name, KeyMarker: keyMarker,
