@@ -233,20 +233,20 @@ func (g *Gateway) Close() {
 
 // ServeHTTP routes a request, then logs and counts it.
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	rw, r, info := begin(w, r, g.cfg.Server)
+	rw, c := begin(w, r, g.cfg.Server)
 	start := time.Now()
-	defer g.done(rw, r, info, start)
-	if g.cors(rw, r) {
+	defer g.done(rw, c.r, c.info, start)
+	if g.cors(rw, c.r) {
 		return
 	}
-	for _, rt := range serviceRoutes {
-		if rt.match(r.URL.Path) {
-			info.op = rt.op
-			rt.serve(g, rw, r, info)
-			return
-		}
+	rt, _ := lookup(serviceRoutes, c)
+	if rt == nil {
+		writeText(rw, http.StatusNotFound, "not found: the API lives under /d/ (see /openapi.json)")
+		return
 	}
-	writeText(rw, http.StatusNotFound, "not found: the API lives under /d/ (see /openapi.json)")
+	if err := g.pass(c, bearer, rt); err != nil {
+		g.failBearer(c, err)
+	}
 }
 
 // requestInfo is what the access log says of a request beyond its line.

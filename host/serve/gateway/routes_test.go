@@ -36,7 +36,7 @@ func keyRequest(rt gateway.Route) string {
 
 // s3Request is a request the S3 row takes: its path, query and headers.
 func s3Request(rt gateway.Route) signedRequest {
-	path := map[string]string{"SERVICE": "/", "BUCKET": "/open", "OBJECT": "/open/k"}[rt.Target]
+	path := map[string]string{"SERVICE": "/", "BUCKET": "/open", "OBJECT": "/open/k", "DIRECTORY": "/open/dir/"}[rt.Target]
 	if rt.Op == "s3:CreateBucket" {
 		path = "/made-by-test"
 	}

@@ -25,18 +25,19 @@ func (api *s3API) deleteObject(req *s3Request, ds *dataset) error {
 	return api.g.eraseValue(req.w, req.r, ds, req.key)
 }
 
-// directoryOp answers for a key ending in "/", which S3 tools read,
-// write and erase as a directory marker: no store holds such a key, so it
-// is missing to reads, erased already, and refused to writes (its name,
-// not its access, is what is wrong).
-func (api *s3API) directoryOp(req *s3Request) error {
-	switch req.r.Method {
-	case http.MethodGet, http.MethodHead:
-		return s3wire.Errorf(s3wire.NoSuchKey, "no key ends in /: the gateway's stores hold none (directories exist as the keys below them)")
-	case http.MethodDelete:
-		req.w.WriteHeader(http.StatusNoContent)
-		return nil
-	}
+// noDirectory answers a read of a directory marker: no store holds one.
+func noDirectory(*s3API, *s3Request, *dataset) error {
+	return s3wire.Errorf(s3wire.NoSuchKey, "no key ends in /: the gateway's stores hold none (directories exist as the keys below them)")
+}
+
+// directoryErased answers an erase of a directory marker: erased already.
+func directoryErased(_ *s3API, req *s3Request, _ *dataset) error {
+	req.w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// notADirectory refuses a write of a directory marker.
+func notADirectory(*s3API, *s3Request, *dataset) error {
 	return s3wire.Errorf(s3wire.InvalidArgument, "keys ending in / (directory markers) are not stored: directories exist as the keys below them")
 }
 
