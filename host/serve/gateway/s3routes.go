@@ -13,10 +13,10 @@ import (
 type s3Target int
 
 const (
-	targetService s3Target = iota // the endpoint itself (ListBuckets)
-	targetBucket                  // a bucket
-	targetObject                  // a key in a bucket
-	targetDirectory               // a key ending in "/": a directory marker
+	targetService   s3Target = iota // the endpoint itself (ListBuckets)
+	targetBucket                    // a bucket
+	targetObject                    // a key in a bucket
+	targetDirectory                 // a key ending in "/": a directory marker
 )
 
 func (t s3Target) String() string {
