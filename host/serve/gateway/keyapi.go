@@ -271,12 +271,13 @@ func valueHeaders(w http.ResponseWriter, key, tag string, length int64) {
 // putKey stores the request body as the value of key, honouring If-Match
 // and If-None-Match: * through the store's conditional write; a write
 // the store would refuse is refused before the body is read.
-func (g *Gateway) putKey(w http.ResponseWriter, r *http.Request, ds *dataset, key string) error {
+func (g *Gateway) putKey(c *call) error {
+	w, r, ds, key := c.w, c.r, c.ds, c.key
 	cond, err := g.condition(r, ds, key)
 	if err != nil {
 		return err
 	}
-	u, err := g.receive(w, r, r.Body, r.ContentLength)
+	u, err := g.receive(c, r.Body, r.ContentLength)
 	if err != nil {
 		return err
 	}

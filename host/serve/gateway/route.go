@@ -90,13 +90,15 @@ const takesNothing = -1
 
 // The cost classes. Listings are bounded by their page size (max_keys)
 // and take from no budget; slices and pictures take from the budget of
-// expensive requests; slices written take from that of request bodies.
+// expensive requests; slices written and bodies received take from that
+// of request bodies.
 var (
 	costNone       = cost{name: "none"}
 	costListing    = cost{name: "listing"}
 	costSlice      = cost{name: "slice", budget: expensive, estimate: estimateSlice}
 	costPicture    = cost{name: "picture", budget: expensive, estimate: estimatePicture}
 	costSliceWrite = cost{name: "slice_write", budget: bodies, estimate: estimateSliceWrite}
+	costUpload     = cost{name: "upload", budget: bodies, estimate: estimateBody}
 )
 
 func expensive(g *Gateway) *budget { return g.budget }

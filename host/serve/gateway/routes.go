@@ -84,7 +84,7 @@ var keyRoutes = []route{
 	keyRow("array:PutSlice", shapeSlice, http.MethodPut, accessWrite, costSliceWrite, (*Gateway).putSlice),
 	keyRow("key:Get", shapeKey, http.MethodGet, accessRead, costNone, onValue((*Gateway).serveKey)),
 	keyRow("key:Head", shapeKey, http.MethodHead, accessRead, costNone, onValue((*Gateway).serveKey)),
-	keyRow("key:Put", shapeKey, http.MethodPut, accessWrite, costNone, onValue((*Gateway).putKey)),
+	keyRow("key:Put", shapeKey, http.MethodPut, accessWrite, costUpload, (*Gateway).putKey),
 	keyRow("key:Delete", shapeKey, http.MethodDelete, accessWrite, costNone, onValue((*Gateway).eraseValue)),
 }
 

@@ -382,7 +382,7 @@ func (api *s3API) receive(req *s3Request) (*upload, error) {
 	if in, err = withContentMD5(r, in); err != nil {
 		return nil, err
 	}
-	u, err := api.g.receive(req.w, r, in, bodyLength(r))
+	u, err := api.g.receive(req.c, in, bodyLength(r))
 	return u, s3BodyFailure(err)
 }
 

@@ -54,9 +54,9 @@ var s3Routes = []route{
 	s3Row("s3:HeadBucket", targetBucket, http.MethodHead, "", "", accessRead, (*s3API).headBucket),
 	s3Row("s3:PutBucketVersioning", targetBucket, http.MethodPut, "versioning", "", accessWrite,
 		notImplemented("the gateway's buckets are not versioned")),
-	s3Row("s3:CreateBucket", targetBucket, http.MethodPut, "", "", accessCreate, (*s3API).createBucket),
+	uploading(s3Row("s3:CreateBucket", targetBucket, http.MethodPut, "", "", accessCreate, (*s3API).createBucket)),
 	s3Row("s3:DeleteBucket", targetBucket, http.MethodDelete, "", "", accessWrite, (*s3API).deleteBucket),
-	s3Row("s3:DeleteObjects", targetBucket, http.MethodPost, "delete", "", accessWrite, (*s3API).deleteObjects),
+	uploading(s3Row("s3:DeleteObjects", targetBucket, http.MethodPost, "delete", "", accessWrite, (*s3API).deleteObjects)),
 	s3Row("s3:GetBucketLocation", targetBucket, http.MethodGet, "location", "", accessRead, (*s3API).bucketLocation),
 	s3Row("s3:GetBucketVersioning", targetBucket, http.MethodGet, "versioning", "", accessRead, (*s3API).bucketVersioning),
 	s3Row("s3:ListMultipartUploads", targetBucket, http.MethodGet, "uploads", "", accessRead, (*s3API).listUploads),
@@ -74,17 +74,23 @@ var s3Routes = []route{
 	s3Row("s3:CreateMultipartUpload", targetObject, http.MethodPost, "uploads", "", accessWrite, (*s3API).createUpload),
 	s3Row("s3:UploadPartCopy", targetObject, http.MethodPut, "uploadId", "X-Amz-Copy-Source", accessWrite,
 		onUpload((*s3API).uploadPart)),
-	s3Row("s3:UploadPart", targetObject, http.MethodPut, "uploadId", "", accessWrite, onUpload((*s3API).uploadPart)),
+	uploading(s3Row("s3:UploadPart", targetObject, http.MethodPut, "uploadId", "", accessWrite, onUpload((*s3API).uploadPart))),
 	s3Row("s3:ListParts", targetObject, http.MethodGet, "uploadId", "", accessRead, onUpload((*s3API).listParts)),
-	s3Row("s3:CompleteMultipartUpload", targetObject, http.MethodPost, "uploadId", "", accessWrite,
-		onUpload((*s3API).completeUpload)),
+	uploading(s3Row("s3:CompleteMultipartUpload", targetObject, http.MethodPost, "uploadId", "", accessWrite,
+		onUpload((*s3API).completeUpload))),
 	s3Row("s3:AbortMultipartUpload", targetObject, http.MethodDelete, "uploadId", "", accessWrite,
 		onUpload((*s3API).abortUpload)),
 	s3Row("s3:GetObject", targetObject, http.MethodGet, "", "", accessRead, (*s3API).getObject),
 	s3Row("s3:HeadObject", targetObject, http.MethodHead, "", "", accessRead, (*s3API).getObject),
 	s3Row("s3:CopyObject", targetObject, http.MethodPut, "", "X-Amz-Copy-Source", accessWrite, (*s3API).copyObject),
-	s3Row("s3:PutObject", targetObject, http.MethodPut, "", "", accessWrite, (*s3API).putObject),
+	uploading(s3Row("s3:PutObject", targetObject, http.MethodPut, "", "", accessWrite, (*s3API).putObject)),
 	s3Row("s3:DeleteObject", targetObject, http.MethodDelete, "", "", accessWrite, (*s3API).deleteObject),
+}
+
+// uploading is a row whose request carries a body (costUpload).
+func uploading(rt route) route {
+	rt.cost = costUpload
+	return rt
 }
 
 // stsRoute is STS's one operation: its request carries the web identity
