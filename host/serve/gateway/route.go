@@ -27,6 +27,12 @@ type route struct {
 	handle handler
 }
 
+// costs is the row with cost class k.
+func (rt route) costs(k cost) route {
+	rt.cost = k
+	return rt
+}
+
 // handler answers a request its row's middleware has let through.
 type handler func(g *Gateway, c *call) error
 

@@ -72,26 +72,21 @@ var s3Routes = []route{
 	s3Row("s3:DeleteObject", targetDirectory, http.MethodDelete, "", "", accessWrite, directoryErased),
 
 	s3Row("s3:CreateMultipartUpload", targetObject, http.MethodPost, "uploads", "", accessWrite, (*s3API).createUpload),
-	s3Row("s3:UploadPartCopy", targetObject, http.MethodPut, "uploadId", "X-Amz-Copy-Source", accessWrite,
-		onUpload((*s3API).uploadPart)),
+	s3Row("s3:UploadPartCopy", targetObject, http.MethodPut, "uploadId", "X-Amz-Copy-Source", accessWrite, (*s3API).uploadPartCopy).costs(costPartCopy),
 	uploading(s3Row("s3:UploadPart", targetObject, http.MethodPut, "uploadId", "", accessWrite, onUpload((*s3API).uploadPart))),
 	s3Row("s3:ListParts", targetObject, http.MethodGet, "uploadId", "", accessRead, onUpload((*s3API).listParts)),
-	uploading(s3Row("s3:CompleteMultipartUpload", targetObject, http.MethodPost, "uploadId", "", accessWrite,
-		onUpload((*s3API).completeUpload))),
+	s3Row("s3:CompleteMultipartUpload", targetObject, http.MethodPost, "uploadId", "", accessWrite, (*s3API).completeUpload).costs(costCompletion),
 	s3Row("s3:AbortMultipartUpload", targetObject, http.MethodDelete, "uploadId", "", accessWrite,
 		onUpload((*s3API).abortUpload)),
 	s3Row("s3:GetObject", targetObject, http.MethodGet, "", "", accessRead, (*s3API).getObject),
 	s3Row("s3:HeadObject", targetObject, http.MethodHead, "", "", accessRead, (*s3API).getObject),
-	s3Row("s3:CopyObject", targetObject, http.MethodPut, "", "X-Amz-Copy-Source", accessWrite, (*s3API).copyObject),
+	s3Row("s3:CopyObject", targetObject, http.MethodPut, "", "X-Amz-Copy-Source", accessWrite, (*s3API).copyObject).costs(costCopy),
 	uploading(s3Row("s3:PutObject", targetObject, http.MethodPut, "", "", accessWrite, (*s3API).putObject)),
 	s3Row("s3:DeleteObject", targetObject, http.MethodDelete, "", "", accessWrite, (*s3API).deleteObject),
 }
 
 // uploading is a row whose request carries a body (costUpload).
-func uploading(rt route) route {
-	rt.cost = costUpload
-	return rt
-}
+func uploading(rt route) route { return rt.costs(costUpload) }
 
 // stsRoute is STS's one operation: its request carries the web identity
 // token it is checked by, so it is charged to the client address's
