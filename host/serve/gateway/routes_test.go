@@ -3,6 +3,8 @@ package gateway_test
 import (
 	"encoding/json"
 	"net/http"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -165,5 +167,45 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 		if !routed[op] {
 			t.Errorf("/openapi.json documents %s, which no route serves", op)
 		}
+	}
+}
+
+// The README's list of the S3 operations answered is the S3 table's: an
+// operation routed without its mention, or mentioned without its route,
+// fails here.
+func TestReadmeListsEveryS3Operation(t *testing.T) {
+	b, err := os.ReadFile("../../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	start := strings.Index(readme, "- **S3 API**")
+	if start < 0 {
+		t.Fatal("the README has no S3 API paragraph")
+	}
+	section := readme[start:]
+	if end := strings.Index(section[1:], "\n- **"); end >= 0 {
+		section = section[:end+1]
+	}
+	listed := map[string]bool{}
+	for _, m := range regexp.MustCompile("`(s3:[A-Za-z0-9]+)`").FindAllStringSubmatch(section, -1) {
+		listed[m[1]] = true
+	}
+	routed := map[string]bool{}
+	for _, rt := range gateway.S3Routes() {
+		routed[rt.Op] = true
+	}
+	for op := range routed {
+		if !listed[op] {
+			t.Errorf("the S3 route %s is not in the README's list of operations", op)
+		}
+	}
+	for op := range listed {
+		if !routed[op] {
+			t.Errorf("the README lists %s, which no S3 route serves", op)
+		}
+	}
+	if len(routed) < 20 {
+		t.Errorf("%d S3 operations routed, want the whole table", len(routed))
 	}
 }
