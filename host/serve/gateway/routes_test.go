@@ -158,14 +158,21 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 			routed[op] = true
 		}
 	}
+	sameOperations(t, routed, documented, "/openapi.json")
+}
+
+// sameOperations fails for every operation routed but not documented in
+// doc, or documented there but not routed.
+func sameOperations(t *testing.T, routed, documented map[string]bool, doc string) {
+	t.Helper()
 	for op := range routed {
 		if !documented[op] {
-			t.Errorf("the route %s is not in /openapi.json", op)
+			t.Errorf("the route %s is not in %s", op, doc)
 		}
 	}
 	for op := range documented {
 		if !routed[op] {
-			t.Errorf("/openapi.json documents %s, which no route serves", op)
+			t.Errorf("%s documents %s, which no route serves", doc, op)
 		}
 	}
 }
@@ -195,16 +202,7 @@ func TestReadmeListsEveryS3Operation(t *testing.T) {
 	for _, rt := range gateway.S3Routes() {
 		routed[rt.Op] = true
 	}
-	for op := range routed {
-		if !listed[op] {
-			t.Errorf("the S3 route %s is not in the README's list of operations", op)
-		}
-	}
-	for op := range listed {
-		if !routed[op] {
-			t.Errorf("the README lists %s, which no S3 route serves", op)
-		}
-	}
+	sameOperations(t, routed, listed, "the README's list of S3 operations")
 	if len(routed) < 20 {
 		t.Errorf("%d S3 operations routed, want the whole table", len(routed))
 	}
