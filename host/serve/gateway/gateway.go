@@ -4,6 +4,13 @@
 // array slice (streamed .npy, raw or JSON), with bearer-token access
 // control per dataset, metrics, an access log and health endpoints.
 //
+// Every face (the gateway's own paths, the key and array APIs, the
+// pages, the S3 API) is a table of one row type, route: the operation,
+// the method and match, the access needed, the cost class and the
+// handler. The middleware (pass) identifies the caller, applies the rate
+// limits, checks the access and takes the cost's room from its budget
+// from the row, before the handler runs.
+//
 // The gateway holds no state another replica could contradict: its
 // caches trust an entry for a short TTL at most, writes carry the store's
 // ETags, and replicas share nothing but the stores.
