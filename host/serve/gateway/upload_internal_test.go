@@ -161,3 +161,18 @@ func TestBodyLimits(t *testing.T) {
 type failingReader struct{ err error }
 
 func (f *failingReader) Read([]byte) (int, error) { return 0, f.err }
+
+// A body received by a row whose cost took no room for it (a route
+// table's mistake) is refused with 500 before a byte is read, never read
+// outside the budget.
+func TestBodyWithoutRoomRefused(t *testing.T) {
+	g := bodyGateway(32<<20, 64<<20)
+	w, r := bodyRequest([]byte("abcd"), 4)
+	u, err := g.receive(&call{w: w, r: r, info: &requestInfo{}}, r.Body, 4)
+	if u != nil || statusOf(err) != http.StatusInternalServerError {
+		t.Fatalf("a body without room: %v, %v; want a 500 and no upload", u, err)
+	}
+	if n, _ := r.Body.Read(make([]byte, 8)); n != 4 {
+		t.Errorf("the body was read (%d bytes left of 4)", n)
+	}
+}
