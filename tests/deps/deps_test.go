@@ -74,17 +74,27 @@ var rules = []rule{
 	{"host/commands/transfer", []string{"core/..."}},
 	{"host/commands/...", []string{"core/...", "pluginapi/...", "plugins/...", "host/internal/...", "host/runtime/...", "host/commands/..."}},
 
-	// host/serve
+	// host/serve: leaves (wire formats, caches, templates), identity,
+	// the serving core (server: route rows, middleware, datasets, errors,
+	// access log, metrics, budgets), one package per face, each over the
+	// core and never another face (keyapi: the key and array APIs with
+	// their index pages; s3api: the S3 API, with STS, s3wire and sigv4
+	// below it; pages: the browser pages and pictures), and gateway,
+	// which assembles the core and the faces. A new face adds its row.
 	{"host/serve/s3api/s3wire", nil},
 	{"host/serve/s3api/sigv4", nil},
 	{"host/serve/gateway/cache", nil},
+	{"host/serve/server/cache", nil},
 	{"host/serve/pages/ui", nil},
 	{"host/serve/pages/picture", []string{"core/..."}},
 	{"host/serve/identity/oidc", nil},
 	{"host/serve/identity/sts", nil},
 	{"host/serve/identity", []string{"host/runtime/config", "host/serve/identity/..."}},
-	{"host/serve/...", []string{"core/...", "pluginapi/...", "plugins/...", "host/internal/...", "host/runtime/...",
-		"host/commands/render", "host/serve/..."}},
+	{"host/serve/server/...", append(serveBase, "host/serve/server/...")},
+	{"host/serve/keyapi/...", append(serveBase, "host/serve/server/...", "host/serve/keyapi/...")},
+	{"host/serve/s3api/...", append(serveBase, "host/serve/server/...", "host/serve/s3api/...")},
+	{"host/serve/pages/...", append(serveBase, "host/serve/server/...", "host/serve/pages/...")},
+	{"host/serve/gateway/...", append(serveBase, "host/serve/...")},
 
 	// host/app
 	{"host/app/...", []string{"core/...", "pluginapi/...", "plugins/...", "host/..."}},
@@ -95,6 +105,12 @@ var rules = []rule{
 	{"bench/...", []string{"..."}},
 	{"examples/...", []string{"..."}},
 }
+
+// serveBase is what every package of host/serve above identity may
+// import: the layers below serving, and identity. The rows of
+// host/serve append to it what lies beside them.
+var serveBase = []string{"core/...", "pluginapi/...", "plugins/...", "host/internal/...", "host/runtime/...",
+	"host/commands/render", "host/serve/identity/..."}
 
 // matches reports whether pkg (a path below the module) is pattern or,
 // for a pattern ending in "/...", below it; "..." matches every package.
@@ -228,10 +244,21 @@ func TestRulesRefuse(t *testing.T) {
 		{"host/serve/gateway", "host/app", true},
 		{"host/commands/transfer", "host/runtime/stack", true},
 		{"cmd/zarrgw", "host/serve/gateway", true},
+		// a face imports the serving core, never another face
+		{"host/serve/s3api", "host/serve/keyapi", true},
+		{"host/serve/keyapi", "host/serve/pages/picture", true},
+		{"host/serve/pages", "host/serve/s3api/s3wire", true},
+		{"host/serve/server", "host/serve/keyapi", true},
+		{"host/serve/server", "host/serve/gateway", true},
+		{"host/serve/views", "host/serve/server", true}, // a new face without its row
 		{"cmd/zarrgw", "host/internal/telemetry", true},
 		{"cmd/zarrgw", "tests/support/binary", true},
 		{"core/meta", "core/dtype", false},
 		{"host/serve/gateway", "host/serve/s3api/sigv4", false},
+		{"host/serve/keyapi", "host/serve/server", false},
+		{"host/serve/s3api", "host/serve/s3api/sigv4", false},
+		{"host/serve/pages", "host/serve/pages/picture", false},
+		{"host/serve/gateway", "host/serve/keyapi", false},
 		{"host/app", "host/serve/gateway", false},
 		{"host/install", "host/runtime/config", false},
 		{"plugins/builtin", "plugins/stores/fsstore", false},

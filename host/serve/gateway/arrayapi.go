@@ -38,30 +38,60 @@ func (g *Gateway) openSlice(r *http.Request, ds *dataset, path string) (*array.A
 	return a, sel, f, nil
 }
 
+// slicePlan is a slice read or written, as its cost's estimate opened it.
+type slicePlan struct {
+	a      *array.Array
+	sel    grid.Selection
+	f      render.Format
+	stream array.StreamOptions
+}
+
+// planSlice opens the slice a request asks for, streamed within b's share.
+func (g *Gateway) planSlice(c *call, b *budget) (*slicePlan, error) {
+	a, sel, f, err := g.openSlice(c.r, c.ds, c.key)
+	if err != nil {
+		return nil, err
+	}
+	p := &slicePlan{a: a, sel: sel, f: f, stream: array.StreamOptions{MemoryBudget: b.streamBudget()}}
+	c.plan = p
+	return p, nil
+}
+
+// estimateSlice is what streaming a slice holds (costSlice): taken before
+// any header, since a refusal must not carry the slice's length. A HEAD
+// reads no chunk and takes nothing.
+func estimateSlice(g *Gateway, c *call) (int64, error) {
+	p, err := g.planSlice(c, g.budget)
+	if err != nil || c.r.Method == http.MethodHead {
+		return takesNothing, err
+	}
+	return sliceCost(p.a, p.sel, concurrency(c.ds.opts), p.stream.MemoryBudget)
+}
+
+// estimateSliceWrite is what writing a slice holds (costSliceWrite): its
+// stream (slabs, the chunks in flight), taken from the budget of request
+// bodies before the body is read.
+func estimateSliceWrite(g *Gateway, c *call) (int64, error) {
+	p, err := g.planSlice(c, g.bodies)
+	if err != nil {
+		return 0, err
+	}
+	if limit := g.cfg.Server.MaxRequestSize; c.r.ContentLength > limit {
+		return 0, tooLarge(limit)
+	}
+	return writeCost(p.a, p.sel, concurrency(c.ds.opts), p.stream.MemoryBudget)
+}
+
 // getSlice streams a selection of an array: the response starts as soon
 // as the first slab is read, and memory stays within the streaming budget
-// however large the selection. That budget is held for the whole stream,
-// so a read waits for room in the budget of expensive requests first. A
-// failure after the first byte cuts the connection (the length, when
-// sent, no longer adds up either).
-func (g *Gateway) getSlice(w http.ResponseWriter, r *http.Request, ds *dataset, path string) error {
-	a, sel, f, err := g.openSlice(r, ds, path)
-	if err != nil {
-		return err
-	}
-	so := array.StreamOptions{MemoryBudget: g.budget.streamBudget()}
-	if r.Method != http.MethodHead {
-		// before any header: a refusal must not carry the slice's length
-		cost, err := sliceCost(a, sel, concurrency(ds.opts), so.MemoryBudget)
-		if err != nil {
-			return err
-		}
-		res, err := g.admit(w, r, cost)
-		if err != nil {
-			return err
-		}
-		defer res.release()
-	}
+// however large the selection. That budget is held for the whole stream:
+// the row's cost (costSlice) waited for room in the budget of expensive
+// requests before it began. A failure after the first byte cuts the
+// connection (the length, when sent, no longer adds up either).
+func (g *Gateway) getSlice(c *call) error {
+	w, r := c.w, c.r
+	p := c.plan.(*slicePlan)
+	a, sel, f, so := p.a, p.sel, p.f, p.stream
 	h := w.Header()
 	h.Set("Content-Type", sliceContentType(f))
 	h.Set("Zarr-Shape", joinInts(sel.Shape()))
@@ -74,7 +104,7 @@ func (g *Gateway) getSlice(w http.ResponseWriter, r *http.Request, ds *dataset, 
 		return nil
 	}
 	out := &firstWrite{w: w}
-	err = render.Stream(r.Context(), out, a, sel, f, so)
+	err := render.Stream(r.Context(), out, a, sel, f, so)
 	if err != nil && !out.started {
 		// answered with the error's status: the slice's headers would
 		// describe a body that is not sent (a length that is not its own)
@@ -121,29 +151,16 @@ func joinInts(v []int) string {
 
 // putSlice writes a selection from the request body (.npy or raw
 // little-endian elements in C order), streamed slab by slab. What the
-// stream holds (its slabs, the chunks in flight) is reserved first from
-// the budget of request bodies, before anything is read.
-func (g *Gateway) putSlice(w http.ResponseWriter, r *http.Request, ds *dataset, path string) error {
-	a, sel, f, err := g.openSlice(r, ds, path)
-	if err != nil {
-		return err
-	}
-	limit := g.cfg.Server.MaxRequestSize
-	if r.ContentLength > limit {
-		return tooLarge(limit)
-	}
-	so := array.StreamOptions{MemoryBudget: g.bodies.streamBudget()}
-	cost, err := writeCost(a, sel, concurrency(ds.opts), so.MemoryBudget)
-	if err != nil {
-		return err
-	}
-	res, err := admitTo(g.bodies, w, r, cost)
-	if err != nil {
-		return err
-	}
-	defer res.release()
-	in := http.MaxBytesReader(w, r.Body, limit)
+// stream holds (its slabs, the chunks in flight) the row's cost
+// (costSliceWrite) reserved from the budget of request bodies, before
+// anything was read.
+func (g *Gateway) putSlice(c *call) error {
+	w, r := c.w, c.r
+	p := c.plan.(*slicePlan)
+	a, sel, f, so := p.a, p.sel, p.f, p.stream
+	in := http.MaxBytesReader(w, r.Body, g.cfg.Server.MaxRequestSize)
 	var body *render.Body
+	var err error
 	switch f {
 	case render.FormatNPY:
 		body, err = render.NPYBody(in, "request body", a.Meta().DataType, sel.Counts())

@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"net/http"
@@ -41,52 +40,26 @@ func (g *Gateway) identify(r *http.Request) (identity.Caller, error) {
 	return g.ids.Bearer(r.Context(), token)
 }
 
-// who identifies and admits a request: false when it has been answered
-// (401 for credentials not recognised, 503 when the identity provider
-// cannot be reached, 429 over a rate limit).
-func (g *Gateway) who(w http.ResponseWriter, r *http.Request, info *requestInfo) (identity.Caller, bool) {
-	c, err := g.identify(r)
-	if err != nil {
-		g.authFailed(w, r, info, err)
-		return c, false
-	}
-	info.caller = c
-	return c, g.admitRate(w, r, info, c)
-}
+// rateError is a request over a rate limit, Retry-After already set;
+// each face words it (429, S3's SlowDown, STS's Throttling).
+type rateError struct{ d identity.Decision }
 
-// authFailed answers a failed authentication and counts it by reason. It
-// is charged to the client address's anonymous bucket (when there is an
-// anonymous_rate_limit): made-up tokens cost a signature check each, and
-// must not come for free. The client is told the reason, the log the
-// cause too.
-func (g *Gateway) authFailed(w http.ResponseWriter, r *http.Request, info *requestInfo, err error) {
-	g.metrics.authFailure(identity.ReasonOf(err))
-	if !g.admitRate(w, r, info, identity.Caller{Method: identity.Anonymous}) {
-		return
-	}
-	var f *identity.Failure
-	if errors.As(err, &f) && f.Status == http.StatusServiceUnavailable {
-		g.fail(w, info, &requestError{http.StatusServiceUnavailable, f.Msg})
-	} else {
-		g.unauthorized(w, info, `error="invalid_token"`, err.Error())
-	}
-	info.err = identity.Detailed(err)
+func (e *rateError) Error() string {
+	return fmt.Sprintf("over the rate limit of %s: retry after %s seconds", e.d.Limiter, retryAfterSeconds(e.d.Retry))
 }
 
 // admitRate applies the caller's rate limits: over one, the request is
-// answered 429 with Retry-After; within them, the response is written at
-// the caller's byte rates (if any).
-func (g *Gateway) admitRate(w http.ResponseWriter, r *http.Request, info *requestInfo, c identity.Caller) bool {
-	d := g.limits.Admit(c, r.RemoteAddr)
+// refused with Retry-After; within them, the response is written at the
+// caller's byte rates (if any). Only the middleware calls it.
+func (g *Gateway) admitRate(c *call, caller identity.Caller) error {
+	d := g.limits.Admit(caller, c.r.RemoteAddr)
 	if !d.OK {
 		g.metrics.limited(d.Limiter)
-		w.Header().Set("Retry-After", retryAfterSeconds(d.Retry))
-		g.fail(w, info, &requestError{http.StatusTooManyRequests,
-			fmt.Sprintf("over the rate limit of %s: retry after %s seconds", d.Limiter, retryAfterSeconds(d.Retry))})
-		return false
+		c.w.Header().Set("Retry-After", retryAfterSeconds(d.Retry))
+		return &rateError{d}
 	}
-	pace(w, r, d)
-	return true
+	pace(c.w, c.r, d)
+	return nil
 }
 
 // pace has the response to r written at the byte rates of the limits

@@ -82,12 +82,13 @@ func (b *requestBody) pace() bool {
 // needs, the recording response, the counted and paced body, the log
 // record, and when traces are on the request's span, whose context the
 // returned request carries.
-func begin(w http.ResponseWriter, r *http.Request, s config.Server) (*response, *http.Request, *requestInfo) {
+func begin(w http.ResponseWriter, r *http.Request, s config.Server) (*response, *call) {
 	continueEmptyBody(w, r)
-	// one allocation for both: every request has them
+	// one allocation for all three: every request has them
 	both := &struct {
 		rw   response
 		info requestInfo
+		c    call
 	}{rw: response{ResponseWriter: w, status: http.StatusOK}}
 	info := &both.info
 	if telemetry.Enabled() {
@@ -101,7 +102,8 @@ func begin(w http.ResponseWriter, r *http.Request, s config.Server) (*response, 
 		r.Body = info.body
 		both.rw.body = info.body
 	}
-	return &both.rw, r, info
+	both.c = call{w: &both.rw, r: r, info: info}
+	return &both.rw, &both.c
 }
 
 // bytesIn is how many body bytes the request's handler read.

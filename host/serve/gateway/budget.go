@@ -174,18 +174,6 @@ func (b *budget) tooExpensive(n int64) error {
 		sizeText(n), sizeText(b.cfg.ExpensiveMemory))}
 }
 
-// admit reserves n bytes for a request; a refusal for want of room is
-// a 503 that tells the client when to come back.
-func (g *Gateway) admit(w http.ResponseWriter, r *http.Request, n int64) (*reservation, error) {
-	return admitTo(g.budget, w, r, n)
-}
-
-// admitTo reserves n bytes of b for a request, as admit does.
-func admitTo(b *budget, w http.ResponseWriter, r *http.Request, n int64) (*reservation, error) {
-	res, err := b.reserve(r.Context(), n)
-	return res, answerBusy(w, err)
-}
-
 // answerBusy turns a refusal for want of room into a 503 that tells the
 // client when to come back; other errors stay as they are.
 func answerBusy(w http.ResponseWriter, err error) error {

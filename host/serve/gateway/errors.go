@@ -30,9 +30,12 @@ func badRequest(msg string) error { return &requestError{http.StatusBadRequest, 
 func statusOf(err error) int {
 	var re *requestError
 	var be *bodyError
+	var over *rateError
 	switch {
 	case errors.As(err, &re):
 		return re.status
+	case errors.As(err, &over):
+		return http.StatusTooManyRequests
 	case errors.Is(err, errSlowBody):
 		return http.StatusRequestTimeout
 	case errors.As(err, &be):

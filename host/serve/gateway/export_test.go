@@ -12,9 +12,10 @@ type Route struct {
 // KeyRoutes are the key and array APIs' rows.
 func KeyRoutes() []Route {
 	var out []Route
+	png := &call{q: map[string][]string{"format": {"png"}}}
 	for _, rt := range keyRoutes {
-		out = append(out, Route{Op: rt.op, Method: rt.method, Target: string(rt.shape),
-			Picture: rt.when != nil && rt.when(map[string][]string{"format": {"png"}}),
+		out = append(out, Route{Op: rt.op, Method: rt.method, Target: rt.match.target,
+			Picture: rt.match.when != nil && rt.match.when(png),
 			Write:   rt.access == accessWrite, Read: rt.access == accessRead})
 	}
 	return out
@@ -24,7 +25,7 @@ func KeyRoutes() []Route {
 func S3Routes() []Route {
 	var out []Route
 	for _, rt := range s3Routes {
-		out = append(out, Route{Op: rt.op, Method: rt.method, Query: rt.query, Header: rt.header, Target: rt.target.String(),
+		out = append(out, Route{Op: rt.op, Method: rt.method, Query: rt.match.query, Header: rt.match.header, Target: rt.match.target,
 			Write: rt.access == accessWrite, Read: rt.access == accessRead})
 	}
 	return out

@@ -4,6 +4,13 @@
 // array slice (streamed .npy, raw or JSON), with bearer-token access
 // control per dataset, metrics, an access log and health endpoints.
 //
+// Every face (the gateway's own paths, the key and array APIs, the
+// pages, the S3 API) is a table of one row type, route: the operation,
+// the method and match, the access needed, the cost class and the
+// handler. The middleware (pass) identifies the caller, applies the rate
+// limits, checks the access and takes the cost's room from its budget
+// from the row, before the handler runs.
+//
 // The gateway holds no state another replica could contradict: its
 // caches trust an entry for a short TTL at most, writes carry the store's
 // ETags, and replicas share nothing but the stores.
@@ -233,20 +240,20 @@ func (g *Gateway) Close() {
 
 // ServeHTTP routes a request, then logs and counts it.
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	rw, r, info := begin(w, r, g.cfg.Server)
+	rw, c := begin(w, r, g.cfg.Server)
 	start := time.Now()
-	defer g.done(rw, r, info, start)
-	if g.cors(rw, r) {
+	defer g.done(rw, c.r, c.info, start)
+	if g.cors(rw, c.r) {
 		return
 	}
-	for _, rt := range serviceRoutes {
-		if rt.match(r.URL.Path) {
-			info.op = rt.op
-			rt.serve(g, rw, r, info)
-			return
-		}
+	rt, _ := lookup(serviceRoutes, c)
+	if rt == nil {
+		writeText(rw, http.StatusNotFound, "not found: the API lives under /d/ (see /openapi.json)")
+		return
 	}
-	writeText(rw, http.StatusNotFound, "not found: the API lives under /d/ (see /openapi.json)")
+	if err := g.pass(c, bearer, rt); err != nil {
+		g.failBearer(c, err)
+	}
 }
 
 // requestInfo is what the access log says of a request beyond its line.

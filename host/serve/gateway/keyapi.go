@@ -35,13 +35,19 @@ func (g *Gateway) serveValue(w http.ResponseWriter, r *http.Request, ds *dataset
 			return err
 		}
 	}
-	for attempt := 0; ; attempt++ {
+	for attempt := 1; ; attempt++ {
 		err := g.serveFromStat(w, r, ds, key, rs, ranged)
-		if !errors.Is(err, errChanged) || attempt == 2 {
+		if !errors.Is(err, errChanged) || attempt == readAttempts {
 			return err
 		}
 	}
 }
+
+// readAttempts is how many times a value is read before the gateway
+// gives up on it: a value rewritten between its Stat and its read is read
+// again, since a writer rarely rewrites a key twice in that time, but one
+// rewritten on every try is answered 503 rather than chased for ever.
+const readAttempts = 3
 
 // errChanged means the value changed between its Stat and its read.
 var errChanged = &requestError{http.StatusServiceUnavailable, "the value changed while it was read; try again"}
@@ -265,12 +271,13 @@ func valueHeaders(w http.ResponseWriter, key, tag string, length int64) {
 // putKey stores the request body as the value of key, honouring If-Match
 // and If-None-Match: * through the store's conditional write; a write
 // the store would refuse is refused before the body is read.
-func (g *Gateway) putKey(w http.ResponseWriter, r *http.Request, ds *dataset, key string) error {
+func (g *Gateway) putKey(c *call) error {
+	w, r, ds, key := c.w, c.r, c.ds, c.key
 	cond, err := g.condition(r, ds, key)
 	if err != nil {
 		return err
 	}
-	u, err := g.receive(w, r, r.Body, r.ContentLength)
+	u, err := g.receive(c, r.Body, r.ContentLength)
 	if err != nil {
 		return err
 	}

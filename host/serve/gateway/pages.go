@@ -37,49 +37,69 @@ func wantsHTML(r *http.Request) bool {
 		strings.Contains(r.Header.Get("Accept"), "text/html")
 }
 
+// pageRoutes are the pages' rows below /ui: the static files and the
+// colormaps' bars, which need no caller, and the pages, which show what
+// the caller may read.
+var pageRoutes = func() []route {
+	var rows []route
+	for _, m := range []string{http.MethodGet, http.MethodHead} {
+		rows = append(rows,
+			route{op: "ui:Page", method: m, match: match{path: below("/ui/static/")}, handle: serveStatic},
+			route{op: "ui:Page", method: m, match: match{path: below("/ui/colorbar/")}, handle: (*Gateway).serveColorbar},
+			route{op: "ui:Page", method: m, access: accessAny, handle: (*Gateway).servePage})
+	}
+	return rows
+}()
+
 // servePages answers /ui/...: the dataset list, a dataset's hierarchy, a
-// node's page, and the pages' static files.
-func (g *Gateway) servePages(w http.ResponseWriter, r *http.Request, info *requestInfo) {
-	if err := methods(r, http.MethodGet, http.MethodHead); err != nil {
-		g.fail(w, info, err)
+// node's page, and the pages' static files, through pageRoutes.
+func (g *Gateway) servePages(c *call) error {
+	rt, allowed := lookup(pageRoutes, c)
+	if rt == nil {
+		return notAllowed(c.r, allowed)
+	}
+	if err := g.pass(c, bearer, rt); err != nil {
+		g.failPage(c, err)
+	}
+	return nil
+}
+
+func serveStatic(_ *Gateway, c *call) error {
+	ui.Static("/ui/static/").ServeHTTP(c.w, c.r)
+	return nil
+}
+
+// failPage answers a token not accepted with a page that asks for
+// another; other failures as the key API answers them.
+func (g *Gateway) failPage(c *call, err error) {
+	var ae *authError
+	if !errors.As(err, &ae) {
+		g.failBearer(c, err)
 		return
 	}
-	if strings.HasPrefix(r.URL.Path, "/ui/static/") {
-		ui.Static("/ui/static/").ServeHTTP(w, r)
-		return
+	common := ui.Common{Principal: displayName(c.info.caller), TokenBox: true}
+	c.w.Header().Set("WWW-Authenticate", `Bearer realm="zarrgw", error="invalid_token"`)
+	status := http.StatusUnauthorized
+	if f := (*identity.Failure)(nil); errors.As(ae.err, &f) && f.Status == http.StatusServiceUnavailable {
+		status = f.Status
 	}
-	if name, ok := strings.CutPrefix(r.URL.Path, "/ui/colorbar/"); ok {
-		g.serveColorbar(w, r, info, name)
-		return
-	}
-	caller, err := g.identify(r)
-	info.caller = caller
+	c.info.err = identity.Detailed(ae.err)
+	g.page(c.w, c.r, c.info, status, "error", ui.ErrorPage{Common: titled(common, "Unknown token"), Status: status,
+		Message: "The token given is not accepted: " + ae.Error() + ".", AskToken: true})
+}
+
+// servePage answers a page for the caller the middleware identified.
+func (g *Gateway) servePage(c *call) error {
+	w, r, info, caller := c.w, c.r, c.info, c.info.caller
 	common := ui.Common{Principal: displayName(caller), TokenBox: !caller.Anonymous() || g.someNeedToken()}
-	if err != nil {
-		g.metrics.authFailure(identity.ReasonOf(err))
-		w.Header().Set("WWW-Authenticate", `Bearer realm="zarrgw", error="invalid_token"`)
-		common.TokenBox = true
-		status := http.StatusUnauthorized
-		if f := (*identity.Failure)(nil); errors.As(err, &f) && f.Status == http.StatusServiceUnavailable {
-			status = f.Status
-		}
-		info.err = identity.Detailed(err)
-		g.page(w, r, info, status, "error", ui.ErrorPage{Common: titled(common, "Unknown token"), Status: status,
-			Message: "The token given is not accepted: " + err.Error() + ".", AskToken: true})
-		return
-	}
-	if !g.admitRate(w, r, info, caller) {
-		return
-	}
 	rest, _ := strings.CutPrefix(r.URL.Path, "/ui")
 	if rest == "" || rest == "/" {
 		g.page(w, r, info, http.StatusOK, "datasets", ui.DatasetsPage{Common: titled(common, "Datasets"), Datasets: g.datasetViews(caller)})
-		return
+		return nil
 	}
 	name, path, err := splitDatasetPath(r.URL.EscapedPath()[len("/ui"):])
 	if err != nil {
-		g.fail(w, info, badRequest("invalid path"))
-		return
+		return badRequest("invalid path")
 	}
 	info.dataset, info.key = name, path
 	ds, ok := g.dataset(name)
@@ -91,21 +111,22 @@ func (g *Gateway) servePages(w http.ResponseWriter, r *http.Request, info *reque
 			common.TokenBox = true
 		}
 		g.page(w, r, info, status, "error", ui.ErrorPage{Common: titled(common, "Not found"), Status: status, Message: msg, AskToken: status == 401})
-		return
+		return nil
 	}
 	common.Crumbs = []ui.Link{{Name: name, URL: "/ui/d/" + url.PathEscape(name) + "/"}}
 	if path == "" {
 		g.page(w, r, info, http.StatusOK, "dataset", g.datasetPage(r.Context(), ds, caller, titled(common, name), baseURL(r)))
-		return
+		return nil
 	}
 	p, err := g.nodePage(r.Context(), ds, path, common, r.URL.Query())
 	if err != nil {
 		status := statusOf(err)
 		info.err = err
 		g.page(w, r, info, status, "error", ui.ErrorPage{Common: titled(common, "Error"), Status: status, Message: store.PublicText(err)})
-		return
+		return nil
 	}
 	g.page(w, r, info, http.StatusOK, "node", p)
+	return nil
 }
 
 // someNeedToken reports whether some dataset needs a token to be read:
@@ -123,17 +144,17 @@ func (g *Gateway) someNeedToken() bool {
 // serveColorbar answers /ui/colorbar/NAME.png: the colormap NAME as the
 // pictures use it, one row from low to high, for the pages to stretch
 // under a picture.
-func (g *Gateway) serveColorbar(w http.ResponseWriter, r *http.Request, info *requestInfo, file string) {
+func (g *Gateway) serveColorbar(c *call) error {
+	w, r := c.w, c.r
+	file := strings.TrimPrefix(r.URL.Path, "/ui/colorbar/")
 	name, ok := strings.CutSuffix(file, ".png")
 	img, err := picture.Colorbar(name)
 	if !ok || err != nil {
-		g.fail(w, info, &requestError{http.StatusNotFound, "no colormap " + file + "; there are " + strings.Join(picture.Colormaps(), ", ")})
-		return
+		return &requestError{http.StatusNotFound, "no colormap " + file + "; there are " + strings.Join(picture.Colormaps(), ", ")}
 	}
 	var buf bytes.Buffer
 	if err := picture.EncodePNG(&buf, img); err != nil {
-		g.fail(w, info, err)
-		return
+		return err
 	}
 	w.Header().Set("Content-Type", "image/png")
 	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
@@ -143,6 +164,7 @@ func (g *Gateway) serveColorbar(w http.ResponseWriter, r *http.Request, info *re
 	if r.Method != http.MethodHead {
 		w.Write(buf.Bytes())
 	}
+	return nil
 }
 
 // baseURL is the gateway's URL as the request reached it.

@@ -272,3 +272,36 @@ func TestOneDimensionalPage(t *testing.T) {
 		t.Errorf("a 1-D array of strings: table %v, picture %v", strings.Contains(page, `id="values"`), strings.Contains(page, `id="picture"`))
 	}
 }
+
+// A token the pages do not accept counts against the client address's
+// anonymous bucket, as on the key and S3 APIs: made-up tokens sent to the
+// pages cost a check each and must not come for free. Once they have
+// spent the burst, even an anonymous page is refused (429).
+func TestPagesChargeRefusedTokens(t *testing.T) {
+	tg := newGatewayOf(t, `store "fs" "local" {
+  root = "ROOT"
+}
+principal "writer" {
+  token_sha256 = "ef80202ea99d7c668a9677d9242456057ac10488311cb8757674490e194a56e1"
+}
+dataset "open" {
+  store = store.fs.local
+}
+server {
+  listen = "127.0.0.1:0"
+  anonymous_rate_limit {
+    requests_per_second = 0.001
+    burst               = 2
+  }
+}
+`)
+	for range 2 {
+		if resp, body := tg.do(t, http.MethodGet, "/ui/", "", "Authorization: Bearer made-up-token"); resp.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("a made-up token: %d %.200s, want the pages' 401", resp.StatusCode, body)
+		}
+	}
+	resp, body := tg.do(t, http.MethodGet, "/ui/", "")
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("an anonymous page after two refused tokens: %d %.200s, want 429 with Retry-After", resp.StatusCode, body)
+	}
+}

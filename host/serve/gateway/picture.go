@@ -23,39 +23,61 @@ import (
 // of Stat calls.
 const maxTaggedChunks = 4096
 
-// getPicture answers ?format=png: the 2-D selection drawn through a
-// colormap, tagged with the versions of the metadata and chunks it reads,
-// so that a browser's revalidation costs no decoding. Drawing waits for
-// room in the budget of expensive requests (see fitPicture).
-func (g *Gateway) getPicture(w http.ResponseWriter, r *http.Request, ds *dataset, path string) error {
-	a, sel, opts, err := g.openPicture(r, ds, path)
+// picturePlan is a picture to draw, as its cost's estimate found it.
+type picturePlan struct {
+	a    *array.Array
+	sel  grid.Selection
+	opts picture.Options
+	tag  string
+	// unchanged: the client has the picture already (If-None-Match)
+	unchanged bool
+}
+
+// estimatePicture is what drawing a picture holds (costPicture), fitted
+// to the budget of expensive requests (see fitPicture); a picture the
+// client has already is not drawn and needs no room.
+func estimatePicture(g *Gateway, c *call) (int64, error) {
+	r, ds := c.r, c.ds
+	a, sel, opts, err := g.openPicture(r, ds, c.key)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	opts, cost, err := g.fitPicture(ds, a, sel, opts)
 	if err != nil {
-		return pictureError(err)
+		return 0, pictureError(err)
 	}
 	tag, err := g.pictureTag(r.Context(), ds, a, cost.read, r.URL.RawQuery+"\n"+strconv.Itoa(opts.MaxPixels))
 	if err != nil {
-		return err
+		return 0, err
 	}
+	p := &picturePlan{a: a, sel: sel, opts: opts, tag: tag}
+	c.plan = p
 	if h := r.Header.Get("If-None-Match"); tag != "" && h != "" && matchWeak(h, tag) {
+		p.unchanged = true
+		return takesNothing, nil
+	}
+	return cost.bytes, nil
+}
+
+// getPicture answers ?format=png: the 2-D selection drawn through a
+// colormap, tagged with the versions of the metadata and chunks it reads,
+// so that a browser's revalidation costs no decoding. Drawing holds the
+// room its row's cost (costPicture) took.
+func (g *Gateway) getPicture(c *call) error {
+	w, r := c.w, c.r
+	p := c.plan.(*picturePlan)
+	a, sel, opts, tag := p.a, p.sel, p.opts, p.tag
+	if p.unchanged {
 		setPictureTag(w, tag)
 		w.WriteHeader(http.StatusNotModified) // no drawing: no room needed
 		return nil
 	}
-	res, err := g.admit(w, r, cost.bytes)
-	if err != nil {
-		return err
-	}
-	defer res.release()
 	var buf bytes.Buffer
 	drawn, err := drawPicture(r.Context(), &buf, a, sel, opts)
 	if err != nil {
 		return err
 	}
-	res.shrink(int64(buf.Cap())) // all but the PNG is garbage now
+	c.res.shrink(int64(buf.Cap())) // all but the PNG is garbage now
 	setPictureTag(w, tag)
 	setPictureRange(w.Header(), drawn)
 	w.Header().Set("Content-Type", "image/png")

@@ -1,36 +1,11 @@
 package gateway
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
 )
-
-// access is what a route needs of its caller.
-type access int
-
-const (
-	accessNone   access = iota // anyone: the handler decides (service routes)
-	accessRead                 // read access to the dataset
-	accessWrite                // write access to the dataset (never on a read-only one)
-	accessCreate               // the right to make buckets (S3's bucket_access write)
-)
-
-// handler answers a request on a dataset's key or node.
-type handler func(g *Gateway, w http.ResponseWriter, r *http.Request, ds *dataset, key string) error
-
-// keyRoute is one row of the key and array APIs' table: the requests of
-// one shape and method, the operation they are, the access they need and
-// what answers them. Access is checked from the row before the handler
-// runs; the operation names the request in the access log and metrics.
-type keyRoute struct {
-	op     string
-	shape  keyShape
-	method string
-	when   func(url.Values) bool // narrows a shape (nil: any)
-	access access
-	handle handler
-}
 
 // keyShape is what a request below /d/NAME/ addresses, from its query.
 type keyShape string
@@ -59,62 +34,92 @@ func shapeOf(q url.Values, key string, dir bool) keyShape {
 	return shapeKey
 }
 
-func isPNG(q url.Values) bool    { return q.Get("format") == "png" }
-func isNotPNG(q url.Values) bool { return !isPNG(q) }
+func isPNG(c *call) bool    { return c.query().Get("format") == "png" }
+func isNotPNG(c *call) bool { return !isPNG(c) }
+
+// valueHandler answers a request on a dataset's key or node; the S3 API
+// calls the same functions (serveValue, eraseValue, ...).
+type valueHandler func(g *Gateway, w http.ResponseWriter, r *http.Request, ds *dataset, key string) error
+
+// onValue is the row handler of a valueHandler.
+func onValue(f valueHandler) handler {
+	return func(g *Gateway, c *call) error { return f(g, c.w, c.r, c.ds, c.key) }
+}
+
+// keyRow is a row of the key and array APIs. A browser asking for a node
+// (a path that holds no value) is sent to its page instead.
+func keyRow(op string, shape keyShape, method string, a access, k cost, f handler) route {
+	return route{op: op, method: method, match: match{target: string(shape)}, access: a, cost: k,
+		handle: func(g *Gateway, c *call) error {
+			if wantsHTML(c.r) && g.isNodePath(c.r, c.ds, c.key) {
+				http.Redirect(c.w, c.r, nodeURL(c.ds.name, c.key), http.StatusSeeOther)
+				return nil
+			}
+			return f(g, c)
+		}}
+}
+
+// forPictures narrows a slice row to pictures (want) or to the rest.
+func forPictures(rt route, want bool) route {
+	rt.match.when = isNotPNG
+	if want {
+		rt.match.when = isPNG
+	}
+	return rt
+}
 
 // keyRoutes is the key and array APIs, as data. openapi.json documents
 // each operation under its name (a test holds the two together).
-var keyRoutes = []keyRoute{
-	{op: "key:List", shape: shapeList, method: http.MethodGet, access: accessRead, handle: (*Gateway).list},
-	{op: "key:List", shape: shapeList, method: http.MethodHead, access: accessRead, handle: (*Gateway).list},
-	{op: "key:Index", shape: shapeIndex, method: http.MethodGet, access: accessRead, handle: (*Gateway).index},
-	{op: "key:IndexHead", shape: shapeIndex, method: http.MethodHead, access: accessRead, handle: (*Gateway).index},
-	{op: "node:Meta", shape: shapeMeta, method: http.MethodGet, access: accessRead, handle: (*Gateway).nodeMeta},
-	{op: "node:Meta", shape: shapeMeta, method: http.MethodHead, access: accessRead, handle: (*Gateway).nodeMeta},
-	{op: "array:Picture", shape: shapeSlice, method: http.MethodGet, when: isPNG, access: accessRead, handle: (*Gateway).getPicture},
-	{op: "array:Picture", shape: shapeSlice, method: http.MethodHead, when: isPNG, access: accessRead, handle: (*Gateway).getPicture},
-	{op: "array:Slice", shape: shapeSlice, method: http.MethodGet, when: isNotPNG, access: accessRead, handle: (*Gateway).getSlice},
-	{op: "array:Slice", shape: shapeSlice, method: http.MethodHead, when: isNotPNG, access: accessRead, handle: (*Gateway).getSlice},
-	{op: "array:PutSlice", shape: shapeSlice, method: http.MethodPut, access: accessWrite, handle: (*Gateway).putSlice},
-	{op: "key:Get", shape: shapeKey, method: http.MethodGet, access: accessRead, handle: (*Gateway).serveKey},
-	{op: "key:Head", shape: shapeKey, method: http.MethodHead, access: accessRead, handle: (*Gateway).serveKey},
-	{op: "key:Put", shape: shapeKey, method: http.MethodPut, access: accessWrite, handle: (*Gateway).putKey},
-	{op: "key:Delete", shape: shapeKey, method: http.MethodDelete, access: accessWrite, handle: (*Gateway).eraseValue},
+var keyRoutes = []route{
+	keyRow("key:List", shapeList, http.MethodGet, accessRead, costListing, onValue((*Gateway).list)),
+	keyRow("key:List", shapeList, http.MethodHead, accessRead, costListing, onValue((*Gateway).list)),
+	keyRow("key:Index", shapeIndex, http.MethodGet, accessRead, costListing, onValue((*Gateway).index)),
+	keyRow("key:IndexHead", shapeIndex, http.MethodHead, accessRead, costListing, onValue((*Gateway).index)),
+	keyRow("node:Meta", shapeMeta, http.MethodGet, accessRead, costNone, onValue((*Gateway).nodeMeta)),
+	keyRow("node:Meta", shapeMeta, http.MethodHead, accessRead, costNone, onValue((*Gateway).nodeMeta)),
+	forPictures(keyRow("array:Picture", shapeSlice, http.MethodGet, accessRead, costPicture, (*Gateway).getPicture), true),
+	forPictures(keyRow("array:Picture", shapeSlice, http.MethodHead, accessRead, costPicture, (*Gateway).getPicture), true),
+	forPictures(keyRow("array:Slice", shapeSlice, http.MethodGet, accessRead, costSlice, (*Gateway).getSlice), false),
+	forPictures(keyRow("array:Slice", shapeSlice, http.MethodHead, accessRead, costSlice, (*Gateway).getSlice), false),
+	keyRow("array:PutSlice", shapeSlice, http.MethodPut, accessWrite, costSliceWrite, (*Gateway).putSlice),
+	keyRow("key:Get", shapeKey, http.MethodGet, accessRead, costNone, onValue((*Gateway).serveKey)),
+	keyRow("key:Head", shapeKey, http.MethodHead, accessRead, costNone, onValue((*Gateway).serveKey)),
+	keyRow("key:Put", shapeKey, http.MethodPut, accessWrite, costUpload, (*Gateway).putKey),
+	keyRow("key:Delete", shapeKey, http.MethodDelete, accessWrite, costNone, onValue((*Gateway).eraseValue)),
 }
 
-// findKeyRoute is the row for a request, or nil with the methods its
-// shape takes.
-func findKeyRoute(r *http.Request, key string, dir bool) (*keyRoute, []string) {
-	var q url.Values // nil, read as empty, for the usual request without a query
-	if r.URL.RawQuery != "" {
-		q = r.URL.Query()
+// serveDataset answers a request below /d/NAME/ (the key and array
+// APIs): the path is checked and the dataset found before the request's
+// row in keyRoutes goes through the middleware. A method no row takes is
+// answered 405 to readers only.
+func (g *Gateway) serveDataset(c *call) error {
+	escaped := c.r.URL.EscapedPath()
+	dir := strings.HasSuffix(escaped, "/")
+	trimmed := strings.TrimSuffix(escaped, "/")
+	name, key, err := splitDatasetPath(trimmed)
+	if err == nil && strings.HasSuffix(trimmed, "/") {
+		err = errBadPath // "//": an empty segment
 	}
-	shape := shapeOf(q, key, dir)
-	var allowed []string
-	for i := range keyRoutes {
-		rt := &keyRoutes[i]
-		if rt.shape != shape || rt.when != nil && !rt.when(q) {
-			continue
-		}
-		if rt.method == r.Method {
-			return rt, nil
-		}
-		allowed = append(allowed, rt.method)
+	if err != nil {
+		return badRequest(keyProblem(err))
 	}
-	return nil, allowed
+	c.info.dataset, c.info.key, c.key = name, key, key
+	ds, ok := g.dataset(name)
+	if !ok {
+		return &requestError{http.StatusNotFound, "no dataset " + name}
+	}
+	c.ds = ds
+	c.target = string(shapeOf(c.query(), key, dir))
+	rt, allowed := lookup(keyRoutes, c)
+	if rt == nil {
+		rt = refusal(accessRead, notAllowed(c.r, allowed))
+	}
+	return g.pass(c, bearer, rt)
 }
 
-// notAllowed is the 405 of a method a shape does not take.
-func notAllowed(r *http.Request, allowed []string) error {
-	return &requestError{http.StatusMethodNotAllowed, r.Method + " is not allowed here; use " + strings.Join(allowed, ", ")}
-}
-
-// serviceRoute is a row of the gateway's own paths: everything but the
-// requests below /d/NAME/, which keyRoutes takes (through "dataset").
-type serviceRoute struct {
-	op    string
-	match func(path string) bool
-	serve func(g *Gateway, w http.ResponseWriter, r *http.Request, info *requestInfo)
+// serviceRow is a row of the gateway's own paths: any method.
+func serviceRow(op string, path func(string) bool, a access, f handler) route {
+	return route{op: op, match: match{path: path}, access: a, handle: f}
 }
 
 func exactly(paths ...string) func(string) bool {
@@ -128,21 +133,85 @@ func exactly(paths ...string) func(string) bool {
 	}
 }
 
-var serviceRoutes = []serviceRoute{
-	{op: "service:Health", match: exactly("/healthz"), serve: func(_ *Gateway, w http.ResponseWriter, _ *http.Request, _ *requestInfo) {
-		writeText(w, http.StatusOK, "ok")
-	}},
-	{op: "service:Ready", match: exactly("/readyz"), serve: func(g *Gateway, w http.ResponseWriter, r *http.Request, _ *requestInfo) {
-		g.ready.serve(w, r)
-	}},
-	{op: "service:Metrics", match: exactly("/metrics"), serve: (*Gateway).serveMetrics},
-	{op: "service:OpenAPI", match: exactly("/openapi.json"), serve: func(_ *Gateway, w http.ResponseWriter, r *http.Request, _ *requestInfo) {
-		serveOpenAPI(w, r)
-	}},
-	{op: "ui:Redirect", match: exactly("/"), serve: func(_ *Gateway, w http.ResponseWriter, r *http.Request, _ *requestInfo) {
-		http.Redirect(w, r, "/ui/", http.StatusFound)
-	}},
-	{op: "ui:Page", match: func(p string) bool { return p == "/ui" || strings.HasPrefix(p, "/ui/") }, serve: (*Gateway).servePages},
-	{op: "key:ListDatasets", match: exactly("/d", "/d/"), serve: (*Gateway).serveDatasetList},
-	{op: "", match: func(p string) bool { return strings.HasPrefix(p, "/d/") }, serve: (*Gateway).serveDataset}, // keyRoutes name it
+func below(prefix string) func(string) bool {
+	return func(p string) bool { return strings.HasPrefix(p, prefix) }
+}
+
+// serviceRoutes are the gateway's own paths, and the mounts of its faces
+// (the pages below /ui, the key and array APIs below /d/NAME/), whose
+// own rows name their operations and methods. These rows take any method.
+var serviceRoutes = []route{
+	serviceRow("service:Health", exactly("/healthz"), accessNone, serveHealth),
+	serviceRow("service:Ready", exactly("/readyz"), accessNone, func(g *Gateway, c *call) error {
+		g.ready.serve(c.w, c.r)
+		return nil
+	}),
+	serviceRow("service:Metrics", exactly("/metrics"), accessMetrics, func(g *Gateway, c *call) error {
+		g.metrics.handler().ServeHTTP(c.w, c.r)
+		return nil
+	}),
+	serviceRow("service:OpenAPI", exactly("/openapi.json"), accessNone, func(_ *Gateway, c *call) error {
+		serveOpenAPI(c.w, c.r)
+		return nil
+	}),
+	serviceRow("ui:Redirect", exactly("/"), accessNone, redirectTo("/ui/", http.StatusFound)),
+	serviceRow("ui:Page", func(p string) bool { return p == "/ui" || strings.HasPrefix(p, "/ui/") }, accessNone, (*Gateway).servePages),
+	// a browser is sent to the pages before it is asked who it is
+	{op: "key:ListDatasets", match: match{path: exactly("/d", "/d/"), when: wantsHTMLCall}, handle: redirectTo("/ui/", http.StatusSeeOther)},
+	serviceRow("key:ListDatasets", exactly("/d", "/d/"), accessAny, (*Gateway).serveDatasetList),
+	serviceRow("", below("/d/"), accessNone, (*Gateway).serveDataset), // keyRoutes name it
+}
+
+func serveHealth(_ *Gateway, c *call) error {
+	writeText(c.w, http.StatusOK, "ok")
+	return nil
+}
+
+func redirectTo(url string, status int) handler {
+	return func(_ *Gateway, c *call) error {
+		http.Redirect(c.w, c.r, url, status)
+		return nil
+	}
+}
+
+func wantsHTMLCall(c *call) bool { return wantsHTML(c.r) }
+
+// serveDatasetList answers GET /d/ with the datasets the caller may read.
+func (g *Gateway) serveDatasetList(c *call) error {
+	caller := c.info.caller
+	type entry struct {
+		Name     string `json:"name"`
+		ReadOnly bool   `json:"read_only"`
+		Writable bool   `json:"writable"`
+	}
+	out := struct {
+		Datasets []entry `json:"datasets"`
+	}{Datasets: []entry{}}
+	for _, ds := range g.all() {
+		if g.authorize(ds, caller, false) != nil {
+			continue
+		}
+		out.Datasets = append(out.Datasets, entry{Name: ds.name, ReadOnly: ds.cfg.ReadOnly, Writable: g.authorize(ds, caller, true) == nil})
+	}
+	writeJSON(c.w, http.StatusOK, out)
+	return nil
+}
+
+// writeJSON answers with v as JSON.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+}
+
+// isNodePath reports whether a browser's request names a node rather than
+// a stored value (a key with a value is served as it is).
+func (g *Gateway) isNodePath(r *http.Request, ds *dataset, key string) bool {
+	if key == "" {
+		return true
+	}
+	_, err := ds.stat(r.Context(), key)
+	return isNotFound(err)
 }

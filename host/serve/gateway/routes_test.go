@@ -3,6 +3,8 @@ package gateway_test
 import (
 	"encoding/json"
 	"net/http"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -36,7 +38,7 @@ func keyRequest(rt gateway.Route) string {
 
 // s3Request is a request the S3 row takes: its path, query and headers.
 func s3Request(rt gateway.Route) signedRequest {
-	path := map[string]string{"SERVICE": "/", "BUCKET": "/open", "OBJECT": "/open/k"}[rt.Target]
+	path := map[string]string{"SERVICE": "/", "BUCKET": "/open", "OBJECT": "/open/k", "DIRECTORY": "/open/dir/"}[rt.Target]
 	if rt.Op == "s3:CreateBucket" {
 		path = "/made-by-test"
 	}
@@ -156,14 +158,52 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 			routed[op] = true
 		}
 	}
+	sameOperations(t, routed, documented, "/openapi.json")
+}
+
+// sameOperations fails for every operation routed but not documented in
+// doc, or documented there but not routed.
+func sameOperations(t *testing.T, routed, documented map[string]bool, doc string) {
+	t.Helper()
 	for op := range routed {
 		if !documented[op] {
-			t.Errorf("the route %s is not in /openapi.json", op)
+			t.Errorf("the route %s is not in %s", op, doc)
 		}
 	}
 	for op := range documented {
 		if !routed[op] {
-			t.Errorf("/openapi.json documents %s, which no route serves", op)
+			t.Errorf("%s documents %s, which no route serves", doc, op)
 		}
+	}
+}
+
+// The README's list of the S3 operations answered is the S3 table's: an
+// operation routed without its mention, or mentioned without its route,
+// fails here.
+func TestReadmeListsEveryS3Operation(t *testing.T) {
+	b, err := os.ReadFile("../../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	start := strings.Index(readme, "- **S3 API**")
+	if start < 0 {
+		t.Fatal("the README has no S3 API paragraph")
+	}
+	section := readme[start:]
+	if end := strings.Index(section[1:], "\n- **"); end >= 0 {
+		section = section[:end+1]
+	}
+	listed := map[string]bool{}
+	for _, m := range regexp.MustCompile("`(s3:[A-Za-z0-9]+)`").FindAllStringSubmatch(section, -1) {
+		listed[m[1]] = true
+	}
+	routed := map[string]bool{}
+	for _, rt := range gateway.S3Routes() {
+		routed[rt.Op] = true
+	}
+	sameOperations(t, routed, listed, "the README's list of S3 operations")
+	if len(routed) < 20 {
+		t.Errorf("%d S3 operations routed, want the whole table", len(routed))
 	}
 }

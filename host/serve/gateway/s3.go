@@ -101,29 +101,16 @@ type s3Request struct {
 	w      http.ResponseWriter
 	r      *http.Request
 	info   *requestInfo
+	c      *call
 	id     string
 	bucket string
 	key    string
 	caller identity.Caller
 	signed *sigv4.Request // nil for anonymous requests
-	q      url.Values     // the query, parsed once (see query)
 }
 
-// query is the request's query, parsed on first use: a presigned URL's is
-// long, and several steps read it. Its readers only read it.
-func (req *s3Request) query() url.Values {
-	if req.q == nil {
-		if req.r.URL.RawQuery == "" {
-			req.q = noQuery // most GETs: no map to make
-		} else {
-			req.q = parseQuery(req.r.URL.RawQuery)
-		}
-	}
-	return req.q
-}
-
-// noQuery is every request's query that has none; never written.
-var noQuery = url.Values{}
+// query is the request's query, parsed once (see call.query).
+func (req *s3Request) query() url.Values { return req.c.query() }
 
 // parseQuery is what url.ParseQuery makes of raw, its errors ignored as
 // URL.Query ignores them (the pairs in error left out), with the values
@@ -164,18 +151,21 @@ func parseQuery(raw string) url.Values {
 
 func (api *s3API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	g := api.g
-	rw, r, info := begin(w, r, g.cfg.Server)
+	rw, c := begin(w, r, g.cfg.Server)
 	start := time.Now()
-	defer g.done(rw, r, info, start)
-	req := &s3Request{w: rw, r: r, info: info, id: requestID()}
+	defer g.done(rw, c.r, c.info, start)
+	req := &s3Request{w: rw, r: c.r, info: c.info, c: c, id: requestID()}
+	c.s3 = req
 	// both headers' values in one slice (Header.Set makes one per value);
 	// each capped, so an Add to either copies rather than writes over the
 	// other
 	vals := []string{req.id, "zarrgw"}
 	h := rw.Header()
 	h["X-Amz-Request-Id"], h["Server"] = vals[0:1:1], vals[1:2:2]
-	if sts.IsSTSRequest(r) {
-		api.assumeRole(req)
+	if sts.IsSTSRequest(c.r) {
+		if err := g.pass(c, sigV4, &stsRoute); err != nil {
+			api.failSTS(req, err)
+		}
 		return
 	}
 	if err := api.serve(req); err != nil {
@@ -183,54 +173,35 @@ func (api *s3API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// serve authenticates, routes and answers a request: its row in s3Routes
-// names the operation and the access it needs, which is checked before
-// the row's handler runs.
+// sigV4 is the S3 face: a request signed with a principal's access key
+// or a session's credentials, or anonymous.
+var sigV4 = &face{
+	identify: func(g *Gateway, c *call) (identity.Caller, error) {
+		err := g.s3.authenticate(c.s3)
+		return c.s3.caller, err
+	},
+	reason: s3FailureReason,
+}
+
+// serve addresses a request (its bucket and key, checked) and passes it
+// through its row in s3Routes, which names the operation, the access it
+// needs and what answers it.
 func (api *s3API) serve(req *s3Request) error {
 	var err error
 	if req.bucket, req.key, err = api.route(req.r); err != nil {
 		return err
 	}
-	req.info.dataset, req.info.key = req.bucket, req.key
+	req.info.dataset, req.info.key, req.c.key = req.bucket, req.key, req.key
 	if req.r.Method == http.MethodHead && req.bucket != "" && req.key == "" {
 		req.w.Header().Set("X-Amz-Bucket-Region", api.listener.Region) // clients find a bucket's region this way, allowed or not
 	}
-	if err := api.authenticate(req); err != nil {
-		api.g.metrics.authFailure(s3FailureReason(err))
-		// charged to the address's anonymous bucket: a bad signature
-		// costs as much as a good one
-		if d := api.g.limits.Admit(identity.Caller{Method: identity.Anonymous}, req.r.RemoteAddr); !d.OK {
-			return api.slowDown(req, d)
-		}
-		return err
-	}
-	req.info.caller = req.caller
-	d := api.g.limits.Admit(req.caller, req.r.RemoteAddr)
-	if !d.OK {
-		return api.slowDown(req, d)
-	}
-	pace(req.w, req.r, d)
-	rt, err := findS3Route(req)
-	if err != nil {
-		return err
-	}
-	req.info.op = rt.op
-	ds, err := api.authorizeRoute(req, rt)
-	if err != nil {
-		return err
-	}
-	if rt.target == targetObject && strings.HasSuffix(req.key, "/") {
-		return api.directoryOp(req)
-	}
-	return rt.handle(api, req, ds)
+	return api.g.pass(req.c, sigV4, findS3Route(req))
 }
 
-// slowDown answers a request over a rate limit: S3's SlowDown.
-func (api *s3API) slowDown(req *s3Request, d identity.Decision) error {
-	api.g.metrics.limited(d.Limiter)
-	req.w.Header().Set("Retry-After", retryAfterSeconds(d.Retry))
+// slowDown words a request over a rate limit: S3's SlowDown.
+func slowDown(over *rateError) error {
 	e := s3wire.Errorf(s3wire.SlowDown, "Please reduce your request rate.")
-	e.Detail = fmt.Sprintf("over the rate limit of %s", d.Limiter)
+	e.Detail = fmt.Sprintf("over the rate limit of %s", over.d.Limiter)
 	return e
 }
 
@@ -411,7 +382,7 @@ func (api *s3API) receive(req *s3Request) (*upload, error) {
 	if in, err = withContentMD5(r, in); err != nil {
 		return nil, err
 	}
-	u, err := api.g.receive(req.w, r, in, bodyLength(r))
+	u, err := api.g.receive(req.c, in, bodyLength(r))
 	return u, s3BodyFailure(err)
 }
 
@@ -488,8 +459,19 @@ const chunkedSlack = 1 << 20
 // fail answers an error in S3's form: S3 errors as they are, the
 // gateway's own mapped onto S3's codes.
 func (api *s3API) fail(req *s3Request, err error) {
-	req.info.err = err
 	var se *s3wire.Error
+	var over *rateError
+	var denied *accessError
+	var missing *noDataset
+	switch {
+	case errors.As(err, &over):
+		err = slowDown(over)
+	case errors.As(err, &denied):
+		err = s3wire.Errorf(s3wire.AccessDenied, denied.msg)
+	case errors.As(err, &missing):
+		err = s3wire.Errorf(s3wire.NoSuchBucket, "the bucket "+missing.name+" does not exist")
+	}
+	req.info.err = err
 	if !errors.As(err, &se) {
 		se = s3Error(err)
 	}

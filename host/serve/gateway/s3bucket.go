@@ -195,7 +195,7 @@ func (api *s3API) loadBuckets(ctx context.Context) error {
 	return nil
 }
 
-// deleteObjects answers DeleteObjects: up to 1000 keys erased in one
+// deleteObjects answers DeleteObjects: up to s3wire.MaxPage keys erased in one
 // request, each reported as deleted or failed.
 func (api *s3API) deleteObjects(req *s3Request, ds *dataset) error {
 	data, release, err := api.body(req)
@@ -208,8 +208,8 @@ func (api *s3API) deleteObjects(req *s3Request, ds *dataset) error {
 	if err != nil {
 		return s3wire.Errorf(s3wire.MalformedXML, "the Delete document is not valid XML: "+err.Error())
 	}
-	if len(doc.Objects) == 0 || len(doc.Objects) > 1000 {
-		return s3wire.Errorf(s3wire.MalformedXML, "a Delete document names 1 to 1000 keys")
+	if len(doc.Objects) == 0 || len(doc.Objects) > s3wire.MaxPage {
+		return s3wire.Errorf(s3wire.MalformedXML, fmt.Sprintf("a Delete document names 1 to %d keys", s3wire.MaxPage))
 	}
 	out := s3wire.DeleteResult{Xmlns: s3wire.Namespace}
 	for _, o := range doc.Objects {

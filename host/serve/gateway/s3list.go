@@ -75,16 +75,17 @@ func (api *s3API) listObjects(req *s3Request, ds *dataset) error {
 	return nil
 }
 
-// s3MaxKeys reads max-keys: 1000 when absent, and never more (as S3).
+// s3MaxKeys reads max-keys: a page of S3's size when absent, and never
+// more (as S3).
 func s3MaxKeys(s string) (int, error) {
 	if s == "" {
-		return 1000, nil
+		return s3wire.MaxPage, nil
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 0 {
 		return 0, s3wire.Errorf(s3wire.InvalidArgument, "max-keys must be a whole number of 0 or more")
 	}
-	return min(n, 1000), nil
+	return min(n, s3wire.MaxPage), nil
 }
 
 // s3URLEncode encodes a key as S3 does for encoding-type=url: form

@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
@@ -120,41 +119,65 @@ func (api *s3API) upload(ctx context.Context, ds *dataset, id, key string) (uplo
 // with UploadPartCopy) and erases what an earlier upload of the same part
 // number left.
 func (api *s3API) uploadPart(req *s3Request, ds *dataset, id string, _ uploadDoc) error {
-	n, err := strconv.Atoi(req.query().Get("partNumber"))
-	if err != nil || n < 1 || n > maxParts {
-		return s3wire.Errorf(s3wire.InvalidArgument, "partNumber must be a whole number from 1 to 10000")
+	n, err := partNumber(req)
+	if err != nil {
+		return err
 	}
-	copying := req.r.Header.Get("X-Amz-Copy-Source") != ""
-	var data []byte
 	// in memory: the part's key is named by its MD5, known at its end
-	var release func()
-	if copying {
-		_, data, release, err = api.copySource(req, req.r.Header.Get("X-Amz-Copy-Source-Range"))
-	} else {
-		data, release, err = api.body(req)
-	}
+	data, release, err := api.body(req)
 	if err != nil {
 		return err
 	}
 	defer release()
+	tag, err := api.storePart(req, ds, id, n, data)
+	if err != nil {
+		return err
+	}
+	req.w.Header().Set("ETag", tag)
+	req.w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+// uploadPartCopy stores a part copied from another key (UploadPartCopy),
+// read into the memory its row's cost reserved.
+func (api *s3API) uploadPartCopy(req *s3Request, ds *dataset) error {
+	p := req.c.plan.(*copyPlan)
+	data, err := p.read(req.r.Context())
+	if err != nil {
+		return err
+	}
+	tag, err := api.storePart(req, ds, p.upload, p.part, data)
+	if err != nil {
+		return err
+	}
+	s3wire.WriteXML(req.w, s3wire.CopyPartResult{Xmlns: s3wire.Namespace, ETag: tag, LastModified: s3wire.Time(time.Now())})
+	return nil
+}
+
+// partNumber reads the partNumber of an upload's part.
+func partNumber(req *s3Request) (int, error) {
+	n, err := strconv.Atoi(req.query().Get("partNumber"))
+	if err != nil || n < 1 || n > maxParts {
+		return 0, s3wire.Errorf(s3wire.InvalidArgument, fmt.Sprintf("partNumber must be a whole number from 1 to %d", maxParts))
+	}
+	return n, nil
+}
+
+// storePart stores part n of upload id, named by its MD5, and erases what
+// an earlier upload of the same part number left; it returns the part's
+// ETag.
+func (api *s3API) storePart(req *s3Request, ds *dataset, id string, n int, data []byte) (string, error) {
 	sum := md5.Sum(data)
 	digest := hex.EncodeToString(sum[:])
 	ctx := req.r.Context()
 	key := fmt.Sprintf("%s%s/p%05d-%s", multipartDir, id, n, digest)
 	if _, err := ds.store.Set(ctx, key, data, store.Condition{}); err != nil {
-		return err
+		return "", err
 	}
 	if err := api.dropOtherParts(ctx, ds, id, n, key); err != nil {
-		return err
+		return "", err
 	}
-	tag := `"` + digest + `"`
-	if copying {
-		s3wire.WriteXML(req.w, s3wire.CopyPartResult{Xmlns: s3wire.Namespace, ETag: tag, LastModified: s3wire.Time(time.Now())})
-		return nil
-	}
-	req.w.Header().Set("ETag", tag)
-	req.w.WriteHeader(http.StatusOK)
-	return nil
+	return `"` + digest + `"`, nil
 }
 
 // dropOtherParts erases the parts numbered n other than keep. It lists
@@ -213,13 +236,13 @@ func stagedParts(ctx context.Context, ds *dataset, id string) ([]stagedPart, err
 func (api *s3API) listParts(req *s3Request, ds *dataset, id string, _ uploadDoc) error {
 	q := req.query()
 	marker, _ := strconv.Atoi(q.Get("part-number-marker"))
-	limit := 1000
+	limit := s3wire.MaxPage
 	if s := q.Get("max-parts"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 0 {
 			return s3wire.Errorf(s3wire.InvalidArgument, "max-parts must be a whole number of 0 or more")
 		}
-		limit = min(n, 1000)
+		limit = min(n, s3wire.MaxPage)
 	}
 	parts, err := stagedParts(req.r.Context(), ds, id)
 	if err != nil {
@@ -242,33 +265,15 @@ func (api *s3API) listParts(req *s3Request, ds *dataset, id string, _ uploadDoc)
 	return nil
 }
 
-// completeUpload assembles the parts the request lists, in order, writes
-// them as the key's value and erases the upload.
-func (api *s3API) completeUpload(req *s3Request, ds *dataset, id string, doc uploadDoc) error {
-	cond, err := api.g.condition(req.r, ds, doc.Key)
-	if err != nil {
-		return err
-	}
-	data, release, err := api.body(req)
-	if err != nil {
-		return err
-	}
-	var list s3wire.CompleteMultipartUpload
-	err = xml.Unmarshal(data, &list)
-	release()
-	if err != nil || len(list.Parts) == 0 {
-		return s3wire.Errorf(s3wire.MalformedXML, "the CompleteMultipartUpload document is not valid or lists no parts")
-	}
+// completeUpload assembles the parts the request lists (as its row's
+// cost chose them), in order, writes them as the key's value and erases
+// the upload.
+func (api *s3API) completeUpload(req *s3Request, ds *dataset) error {
+	p := req.c.plan.(*completion)
+	id, doc, cond, chosen, total := p.upload, p.doc, p.cond, p.chosen, p.total
 	ctx := req.r.Context()
-	staged, err := stagedParts(ctx, ds, id)
-	if err != nil {
-		return err
-	}
-	chosen, total, err := api.chooseParts(list, staged)
-	if err != nil {
-		return err
-	}
 	var version string
+	var err error
 	if ds.files {
 		version, err = api.streamParts(req.r, ds, doc.Key, cond, chosen)
 	} else {
@@ -285,20 +290,11 @@ func (api *s3API) completeUpload(req *s3Request, ds *dataset, id string, doc upl
 	return nil
 }
 
-// assemble joins the parts in memory reserved from body_memory, each
-// read into its place where the store reads into a buffer (else whole,
-// then copied), and writes them as key's value under cond, for a store
-// that takes values whole.
+// assemble joins the parts in the memory the row's cost reserved from
+// body_memory (see estimateCompletion), each read into its place where
+// the store reads into a buffer (else whole, then copied), and writes
+// them as key's value under cond, for a store that takes values whole.
 func (api *s3API) assemble(req *s3Request, ds *dataset, key string, cond store.Condition, chosen []stagedPart, total int64) (string, error) {
-	need := total
-	if !store.OptionalOf(ds.store).Into {
-		need += largestPart(chosen)
-	}
-	res, err := api.holdWhole(req, need)
-	if err != nil {
-		return "", err
-	}
-	defer res.release()
 	value, err := readParts(req.r.Context(), ds, chosen, total)
 	if err != nil {
 		return "", err
@@ -332,18 +328,18 @@ func largestPart(parts []stagedPart) int64 {
 	return n
 }
 
-// holdWhole reserves n bytes of body_memory for a value a copy or a
-// completed upload builds in memory, for a store that takes values whole:
-// 503 with Retry-After when the budget stays full, 413 when n is more
-// than all of it.
-func (api *s3API) holdWhole(req *s3Request, n int64) (*reservation, error) {
+// wholeFits checks n bytes of a value a copy or a completed upload builds
+// in memory, for a store that takes values whole, against the whole of
+// body_memory: 413 when n is more than all of it (the budget then waits
+// for room for it, 503 with Retry-After when it stays full).
+func (api *s3API) wholeFits(n int64) (int64, error) {
 	if limit := api.g.cfg.Server.BodyMemory; limit > 0 && n > limit {
 		e := s3wire.Errorf(s3wire.EntityTooLarge, fmt.Sprintf(
 			"this request would hold %s in memory to write a value whole (a copy, or an upload completed into a store that takes values whole), more than the whole budget of request bodies (body_memory = %s)",
 			sizeText(n), sizeText(limit)))
-		return nil, e.With("ProposedSize", strconv.FormatInt(n, 10)).With("MaxSizeAllowed", strconv.FormatInt(limit, 10))
+		return 0, e.With("ProposedSize", strconv.FormatInt(n, 10)).With("MaxSizeAllowed", strconv.FormatInt(limit, 10))
 	}
-	return admitTo(api.g.bodies, req.w, req.r, n)
+	return n, nil
 }
 
 // streamParts writes the parts, one after the other, as key's value under
@@ -476,9 +472,9 @@ func (api *s3API) listUploads(req *s3Request, ds *dataset) error {
 		}
 		return all[i].doc.Initiated.Before(all[j].doc.Initiated)
 	})
-	limit := 1000
+	limit := s3wire.MaxPage
 	if n, err := strconv.Atoi(q.Get("max-uploads")); err == nil && n >= 0 {
-		limit = min(n, 1000)
+		limit = min(n, s3wire.MaxPage)
 	}
 	keyMarker, idMarker := q.Get("key-marker"), q.Get("upload-id-marker")
 	out := s3wire.ListMultipartUploadsResult{Xmlns: s3wire.Namespace, Bucket: ds.name, KeyMarker: keyMarker,

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -25,18 +26,19 @@ func (api *s3API) deleteObject(req *s3Request, ds *dataset) error {
 	return api.g.eraseValue(req.w, req.r, ds, req.key)
 }
 
-// directoryOp answers for a key ending in "/", which S3 tools read,
-// write and erase as a directory marker: no store holds such a key, so it
-// is missing to reads, erased already, and refused to writes (its name,
-// not its access, is what is wrong).
-func (api *s3API) directoryOp(req *s3Request) error {
-	switch req.r.Method {
-	case http.MethodGet, http.MethodHead:
-		return s3wire.Errorf(s3wire.NoSuchKey, "no key ends in /: the gateway's stores hold none (directories exist as the keys below them)")
-	case http.MethodDelete:
-		req.w.WriteHeader(http.StatusNoContent)
-		return nil
-	}
+// noDirectory answers a read of a directory marker: no store holds one.
+func noDirectory(*s3API, *s3Request, *dataset) error {
+	return s3wire.Errorf(s3wire.NoSuchKey, "no key ends in /: the gateway's stores hold none (directories exist as the keys below them)")
+}
+
+// directoryErased answers an erase of a directory marker: erased already.
+func directoryErased(_ *s3API, req *s3Request, _ *dataset) error {
+	req.w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// notADirectory refuses a write of a directory marker.
+func notADirectory(*s3API, *s3Request, *dataset) error {
 	return s3wire.Errorf(s3wire.InvalidArgument, "keys ending in / (directory markers) are not stored: directories exist as the keys below them")
 }
 
@@ -72,15 +74,12 @@ func (api *s3API) putObject(req *s3Request, ds *dataset) error {
 // x-amz-copy-source-if-* conditions and the destination's If-Match and
 // If-None-Match.
 func (api *s3API) copyObject(req *s3Request, dst *dataset) error {
-	cond, err := api.g.condition(req.r, dst, req.key)
+	p := req.c.plan.(*copyPlan)
+	cond, src := p.cond, p.src
+	data, err := p.read(req.r.Context())
 	if err != nil {
 		return err
 	}
-	src, data, release, err := api.copySource(req, "")
-	if err != nil {
-		return err
-	}
-	defer release()
 	if src.ds == dst && src.key == req.key && !strings.EqualFold(req.r.Header.Get("X-Amz-Metadata-Directive"), "REPLACE") {
 		return s3wire.Errorf(s3wire.InvalidRequest, "This copy request is illegal because it is trying to copy an object to itself without changing the object's metadata, storage class, website redirect location or encryption attributes.")
 	}
@@ -99,31 +98,15 @@ type copiedFrom struct {
 	version string // the version copied from
 }
 
-// copySource reads the value x-amz-copy-source names (the bytes
-// rangeHeader asks for, "bytes=FIRST-LAST", when it is not empty), after
-// checking read access and the copy-source conditions, within
-// max_object_size, into memory reserved from body_memory (as completed
-// uploads are); release gives it back.
-func (api *s3API) copySource(req *s3Request, rangeHeader string) (src copiedFrom, data []byte, release func(), err error) {
-	src, start, end, err := api.copyRange(req, rangeHeader)
-	if err != nil {
-		return copiedFrom{}, nil, nil, err
-	}
-	ctx := req.r.Context()
-	res, err := api.holdWhole(req, end-start)
-	if err != nil {
-		return copiedFrom{}, nil, nil, err
-	}
-	release = res.release
-	v, err := src.ds.read(ctx, src.key, store.Range(start, end-start))
-	if err == nil && (int64(len(v.Data)) != end-start || src.version != "" && v.Version != src.version) {
+// read reads the bytes of the copy's source, into the memory its row's
+// cost reserved: the version the conditions were checked against, or
+// errChanged.
+func (p *copyPlan) read(ctx context.Context) ([]byte, error) {
+	v, err := p.src.ds.read(ctx, p.src.key, store.Range(p.start, p.end-p.start))
+	if err == nil && (int64(len(v.Data)) != p.end-p.start || p.src.version != "" && v.Version != p.src.version) {
 		err = errChanged
 	}
-	if err != nil {
-		release()
-		return copiedFrom{}, nil, nil, err
-	}
-	return src, v.Data, release, nil
+	return v.Data, err
 }
 
 // copyRange finds the part of the value x-amz-copy-source names to copy,

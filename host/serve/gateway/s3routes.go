@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/zarrgw/zarrgw/host/serve/identity"
+
 	"github.com/zarrgw/zarrgw/host/serve/s3api/s3wire"
 )
 
@@ -11,105 +13,113 @@ import (
 type s3Target int
 
 const (
-	targetService s3Target = iota // the endpoint itself (ListBuckets)
-	targetBucket                  // a bucket
-	targetObject                  // a key in a bucket
+	targetService   s3Target = iota // the endpoint itself (ListBuckets)
+	targetBucket                    // a bucket
+	targetObject                    // a key in a bucket
+	targetDirectory                 // a key ending in "/": a directory marker
 )
 
 func (t s3Target) String() string {
-	return [...]string{"SERVICE", "BUCKET", "OBJECT"}[t]
+	return [...]string{"SERVICE", "BUCKET", "OBJECT", "DIRECTORY"}[t]
+}
+
+// resource is the target as S3 names it in errors: a directory marker is
+// an object.
+func (t s3Target) resource() string {
+	if t == targetDirectory {
+		return targetObject.String()
+	}
+	return t.String()
 }
 
 // s3Handler answers a request whose access its route has checked; ds is
 // the bucket's dataset (nil for the service and for CreateBucket).
 type s3Handler func(api *s3API, req *s3Request, ds *dataset) error
 
-// s3Route is one row of the S3 API's table: the requests of one target,
-// method, subresource (a query parameter, or "name=value") and header,
-// the operation they are (S3's own name), the access they need, and what
-// answers them. Rows are tried in order: those that ask for more come
-// before those that ask for less.
-type s3Route struct {
-	op     string
-	target s3Target
-	method string
-	query  string
-	header string
-	access access
-	handle s3Handler
+// s3Row is a row of the S3 API: its target, method, subresource (a query
+// parameter, or "name=value") and header, S3's name of the operation.
+func s3Row(op string, t s3Target, method, query, header string, a access, f s3Handler) route {
+	return route{op: op, method: method, match: match{target: t.String(), query: query, header: header}, access: a,
+		handle: func(g *Gateway, c *call) error { return f(g.s3, c.s3, c.ds) }}
 }
 
-var s3Routes = []s3Route{
-	{op: "s3:ListBuckets", target: targetService, method: http.MethodGet, access: accessNone, handle: (*s3API).listBuckets},
+// s3Routes is the S3 API's table. Rows are tried in order: those that
+// ask for more come before those that ask for less. Keys ending in "/"
+// (directory markers, which S3 tools read, write and erase) have rows of
+// their own: no store holds such a key, so it is missing to reads, erased
+// already, and refused to writes (its name, not its access, is wrong).
+var s3Routes = []route{
+	s3Row("s3:ListBuckets", targetService, http.MethodGet, "", "", accessAny, (*s3API).listBuckets),
 
-	{op: "s3:HeadBucket", target: targetBucket, method: http.MethodHead, access: accessRead, handle: (*s3API).headBucket},
-	{op: "s3:PutBucketVersioning", target: targetBucket, method: http.MethodPut, query: "versioning", access: accessWrite,
-		handle: notImplemented("the gateway's buckets are not versioned")},
-	{op: "s3:CreateBucket", target: targetBucket, method: http.MethodPut, access: accessCreate, handle: (*s3API).createBucket},
-	{op: "s3:DeleteBucket", target: targetBucket, method: http.MethodDelete, access: accessWrite, handle: (*s3API).deleteBucket},
-	{op: "s3:DeleteObjects", target: targetBucket, method: http.MethodPost, query: "delete", access: accessWrite, handle: (*s3API).deleteObjects},
-	{op: "s3:GetBucketLocation", target: targetBucket, method: http.MethodGet, query: "location", access: accessRead, handle: (*s3API).bucketLocation},
-	{op: "s3:GetBucketVersioning", target: targetBucket, method: http.MethodGet, query: "versioning", access: accessRead, handle: (*s3API).bucketVersioning},
-	{op: "s3:ListMultipartUploads", target: targetBucket, method: http.MethodGet, query: "uploads", access: accessRead, handle: (*s3API).listUploads},
-	{op: "s3:ListObjectsV2", target: targetBucket, method: http.MethodGet, query: "list-type=2", access: accessRead, handle: (*s3API).listObjects},
-	{op: "s3:ListObjects", target: targetBucket, method: http.MethodGet, access: accessRead, handle: (*s3API).listObjects},
+	s3Row("s3:HeadBucket", targetBucket, http.MethodHead, "", "", accessRead, (*s3API).headBucket),
+	s3Row("s3:PutBucketVersioning", targetBucket, http.MethodPut, "versioning", "", accessWrite,
+		notImplemented("the gateway's buckets are not versioned")),
+	uploading(s3Row("s3:CreateBucket", targetBucket, http.MethodPut, "", "", accessCreate, (*s3API).createBucket)),
+	s3Row("s3:DeleteBucket", targetBucket, http.MethodDelete, "", "", accessWrite, (*s3API).deleteBucket),
+	uploading(s3Row("s3:DeleteObjects", targetBucket, http.MethodPost, "delete", "", accessWrite, (*s3API).deleteObjects)),
+	s3Row("s3:GetBucketLocation", targetBucket, http.MethodGet, "location", "", accessRead, (*s3API).bucketLocation),
+	s3Row("s3:GetBucketVersioning", targetBucket, http.MethodGet, "versioning", "", accessRead, (*s3API).bucketVersioning),
+	s3Row("s3:ListMultipartUploads", targetBucket, http.MethodGet, "uploads", "", accessRead, (*s3API).listUploads),
+	s3Row("s3:ListObjectsV2", targetBucket, http.MethodGet, "list-type=2", "", accessRead, (*s3API).listObjects),
+	s3Row("s3:ListObjects", targetBucket, http.MethodGet, "", "", accessRead, (*s3API).listObjects),
 
-	{op: "s3:CreateMultipartUpload", target: targetObject, method: http.MethodPost, query: "uploads", access: accessWrite, handle: (*s3API).createUpload},
-	{op: "s3:UploadPartCopy", target: targetObject, method: http.MethodPut, query: "uploadId", header: "X-Amz-Copy-Source", access: accessWrite,
-		handle: onUpload((*s3API).uploadPart)},
-	{op: "s3:UploadPart", target: targetObject, method: http.MethodPut, query: "uploadId", access: accessWrite, handle: onUpload((*s3API).uploadPart)},
-	{op: "s3:ListParts", target: targetObject, method: http.MethodGet, query: "uploadId", access: accessRead, handle: onUpload((*s3API).listParts)},
-	{op: "s3:CompleteMultipartUpload", target: targetObject, method: http.MethodPost, query: "uploadId", access: accessWrite,
-		handle: onUpload((*s3API).completeUpload)},
-	{op: "s3:AbortMultipartUpload", target: targetObject, method: http.MethodDelete, query: "uploadId", access: accessWrite,
-		handle: onUpload((*s3API).abortUpload)},
-	{op: "s3:GetObject", target: targetObject, method: http.MethodGet, access: accessRead, handle: (*s3API).getObject},
-	{op: "s3:HeadObject", target: targetObject, method: http.MethodHead, access: accessRead, handle: (*s3API).getObject},
-	{op: "s3:CopyObject", target: targetObject, method: http.MethodPut, header: "X-Amz-Copy-Source", access: accessWrite, handle: (*s3API).copyObject},
-	{op: "s3:PutObject", target: targetObject, method: http.MethodPut, access: accessWrite, handle: (*s3API).putObject},
-	{op: "s3:DeleteObject", target: targetObject, method: http.MethodDelete, access: accessWrite, handle: (*s3API).deleteObject},
+	s3Row("s3:CreateMultipartUpload", targetDirectory, http.MethodPost, "uploads", "", accessWrite, notADirectory),
+	s3Row("s3:UploadPart", targetDirectory, http.MethodPut, "uploadId", "", accessWrite, notADirectory),
+	s3Row("s3:CompleteMultipartUpload", targetDirectory, http.MethodPost, "uploadId", "", accessWrite, notADirectory),
+	s3Row("s3:GetObject", targetDirectory, http.MethodGet, "", "", accessRead, noDirectory),
+	s3Row("s3:HeadObject", targetDirectory, http.MethodHead, "", "", accessRead, noDirectory),
+	s3Row("s3:PutObject", targetDirectory, http.MethodPut, "", "", accessWrite, notADirectory),
+	s3Row("s3:DeleteObject", targetDirectory, http.MethodDelete, "", "", accessWrite, directoryErased),
+
+	s3Row("s3:CreateMultipartUpload", targetObject, http.MethodPost, "uploads", "", accessWrite, (*s3API).createUpload),
+	s3Row("s3:UploadPartCopy", targetObject, http.MethodPut, "uploadId", "X-Amz-Copy-Source", accessWrite, (*s3API).uploadPartCopy).costs(costPartCopy),
+	uploading(s3Row("s3:UploadPart", targetObject, http.MethodPut, "uploadId", "", accessWrite, onUpload((*s3API).uploadPart))),
+	s3Row("s3:ListParts", targetObject, http.MethodGet, "uploadId", "", accessRead, onUpload((*s3API).listParts)),
+	s3Row("s3:CompleteMultipartUpload", targetObject, http.MethodPost, "uploadId", "", accessWrite, (*s3API).completeUpload).costs(costCompletion),
+	s3Row("s3:AbortMultipartUpload", targetObject, http.MethodDelete, "uploadId", "", accessWrite,
+		onUpload((*s3API).abortUpload)),
+	s3Row("s3:GetObject", targetObject, http.MethodGet, "", "", accessRead, (*s3API).getObject),
+	s3Row("s3:HeadObject", targetObject, http.MethodHead, "", "", accessRead, (*s3API).getObject),
+	s3Row("s3:CopyObject", targetObject, http.MethodPut, "", "X-Amz-Copy-Source", accessWrite, (*s3API).copyObject).costs(costCopy),
+	uploading(s3Row("s3:PutObject", targetObject, http.MethodPut, "", "", accessWrite, (*s3API).putObject)),
+	s3Row("s3:DeleteObject", targetObject, http.MethodDelete, "", "", accessWrite, (*s3API).deleteObject),
 }
 
-// targetOf is what a request addresses.
+// uploading is a row whose request carries a body (costUpload).
+func uploading(rt route) route { return rt.costs(costUpload) }
+
+// stsRoute is STS's one operation: its request carries the web identity
+// token it is checked by, so it is charged to the client address's
+// anonymous bucket of the rate limits (a signature check each).
+var stsRoute = route{op: "sts:AssumeRoleWithWebIdentity", access: accessAnonymous,
+	handle: func(g *Gateway, c *call) error { return g.s3.issueSession(c.s3) }}
+
+// target is what a request addresses.
 func (req *s3Request) target() s3Target {
 	switch {
 	case req.bucket == "":
 		return targetService
 	case req.key == "":
 		return targetBucket
+	case strings.HasSuffix(req.key, "/"):
+		return targetDirectory
 	}
 	return targetObject
 }
 
-// matches reports whether the row takes req.
-func (rt *s3Route) matches(req *s3Request, t s3Target) bool {
-	if rt.target != t || rt.method != req.r.Method {
-		return false
-	}
-	if rt.header != "" && req.r.Header.Get(rt.header) == "" {
-		return false
-	}
-	if rt.query == "" {
-		return true
-	}
-	name, value, hasValue := strings.Cut(rt.query, "=")
-	q := req.query()
-	return q.Has(name) && (!hasValue || q.Get(name) == value)
-}
-
 // findS3Route is the row for a request: subresources the gateway does not
-// keep are NotImplemented, a method its target does not take 405.
-func findS3Route(req *s3Request) (*s3Route, error) {
+// keep are NotImplemented, a method its target does not take 405, both
+// once the caller is identified.
+func findS3Route(req *s3Request) *route {
 	t := req.target()
+	req.c.target = t.String()
 	if err := unsupported(req, t); err != nil {
-		return nil, err
+		return refusal(accessAny, err)
 	}
-	for i := range s3Routes {
-		if s3Routes[i].matches(req, t) {
-			return &s3Routes[i], nil
-		}
+	if rt, _ := lookup(s3Routes, req.c); rt != nil {
+		return rt
 	}
-	return nil, methodNotAllowed(req, t.String())
+	return refusal(accessAny, methodNotAllowed(req, t.resource()))
 }
 
 // unsupported refuses the subresources of settings the gateway does not
@@ -124,7 +134,7 @@ func unsupported(req *s3Request, t s3Target) error {
 				return s3wire.Errorf(s3wire.NotImplemented, "the gateway does not keep bucket "+sub+" settings")
 			}
 		}
-	case targetObject:
+	case targetObject, targetDirectory:
 		for _, sub := range unsupportedObject {
 			if q.Has(sub) && !(sub == "partNumber" && q.Has("uploadId")) {
 				return s3wire.Errorf(s3wire.NotImplemented, "the gateway does not keep object "+sub)
@@ -134,29 +144,15 @@ func unsupported(req *s3Request, t s3Target) error {
 	return nil
 }
 
-// authorizeRoute checks the access a row names, once, before its handler
-// runs, and returns the bucket's dataset.
-func (api *s3API) authorizeRoute(req *s3Request, rt *s3Route) (*dataset, error) {
-	switch rt.access {
-	case accessNone:
-		return nil, nil
-	case accessCreate:
-		if api.listener.BucketsFrom == nil {
-			return nil, s3wire.Errorf(s3wire.AccessDenied, "this gateway makes no buckets: its datasets are declared in its configuration (s3 buckets_from is not set)")
-		}
-		if !req.caller.Allowed(api.listener.BucketAccess.Write) {
-			return nil, s3wire.Errorf(s3wire.AccessDenied, "no write access to the buckets this gateway makes")
-		}
-		return nil, nil
+// mayCreate checks the right to make buckets (CreateBucket's access).
+func (api *s3API) mayCreate(caller identity.Caller) error {
+	if api.listener.BucketsFrom == nil {
+		return s3wire.Errorf(s3wire.AccessDenied, "this gateway makes no buckets: its datasets are declared in its configuration (s3 buckets_from is not set)")
 	}
-	ds, ok := api.g.dataset(req.bucket)
-	if !ok {
-		return nil, s3wire.Errorf(s3wire.NoSuchBucket, "the bucket "+req.bucket+" does not exist")
+	if !caller.Allowed(api.listener.BucketAccess.Write) {
+		return s3wire.Errorf(s3wire.AccessDenied, "no write access to the buckets this gateway makes")
 	}
-	if err := api.g.authorize(ds, req.caller, rt.access == accessWrite); err != nil {
-		return nil, s3wire.Errorf(s3wire.AccessDenied, err.Error())
-	}
-	return ds, nil
+	return nil
 }
 
 // notImplemented answers a row the gateway names but does not serve.

@@ -91,34 +91,25 @@ func s3FailureReason(err error) string {
 	return "malformed"
 }
 
-// assumeRole answers STS's AssumeRoleWithWebIdentity: the role names a
-// principal defined by claims, the web identity token must be one of its
-// identity provider's and match them, and the session lasts what was
-// asked within the bounds, never past the token's own expiry.
-func (api *s3API) assumeRole(req *s3Request) {
-	req.info.op = "sts:AssumeRoleWithWebIdentity"
-	var err error
-	// unauthenticated, and a signature check each: charged to the
-	// address's anonymous bucket
-	if d := api.g.limits.Admit(identity.Caller{Method: identity.Anonymous}, req.r.RemoteAddr); !d.OK {
-		api.g.metrics.limited(d.Limiter)
-		req.w.Header().Set("Retry-After", retryAfterSeconds(d.Retry))
+// failSTS answers a failed AssumeRoleWithWebIdentity in STS's form.
+func (api *s3API) failSTS(req *s3Request, err error) {
+	if over := (*rateError)(nil); errors.As(err, &over) {
 		err = &sts.Error{Code: "Throttling", Message: "Rate exceeded", Status: http.StatusBadRequest, Type: sts.Sender}
-	} else {
-		err = api.issueSession(req)
 	}
-	if err != nil {
-		req.info.err = err
-		if f := (*identity.Failure)(nil); errors.As(err, &f) && f.Err != nil {
-			req.info.err = fmt.Errorf("%v (%v)", err, f.Err) // the cause for the log, never for the client
-		}
-		api.g.metrics.authFailure(stsReason(err))
-		if werr := sts.WriteError(req.w, req.id, err); werr != nil {
-			api.g.log.Warn("writing an STS error", "error", werr)
-		}
+	req.info.err = err
+	if f := (*identity.Failure)(nil); errors.As(err, &f) && f.Err != nil {
+		req.info.err = fmt.Errorf("%v (%v)", err, f.Err) // the cause for the log, never for the client
+	}
+	api.g.metrics.authFailure(stsReason(err))
+	if werr := sts.WriteError(req.w, req.id, err); werr != nil {
+		api.g.log.Warn("writing an STS error", "error", werr)
 	}
 }
 
+// issueSession answers STS's AssumeRoleWithWebIdentity: the role names a
+// principal defined by claims, the web identity token must be one of its
+// identity provider's and match them, and the session lasts what was
+// asked within the bounds, never past the token's own expiry.
 func (api *s3API) issueSession(req *s3Request) error {
 	if api.issuer == nil {
 		return sts.NewError(sts.CodeInvalidAction, "this gateway issues no temporary credentials: its s3 block has no sts block")

@@ -123,28 +123,62 @@ func (s *bodySource) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// receive begins reading a request body (body: r.Body, or what a
-// signature check decodes of it; length: its declared length, -1 for
-// none): refused at once when it says it is over max_request_size, else
-// its first smallBody bytes read into memory reserved from body_memory.
-// The caller releases the upload when it is stored.
-func (g *Gateway) receive(w http.ResponseWriter, r *http.Request, body io.Reader, length int64) (*upload, error) {
-	limit := g.cfg.Server.MaxRequestSize
-	if length > limit {
-		return nil, tooLarge(limit)
+// declaredLength is a request body's declared length, -1 for none: for
+// S3, what its framing decodes to.
+func declaredLength(c *call) int64 {
+	if c.s3 != nil {
+		return bodyLength(c.r)
 	}
-	if body == r.Body {
-		body = http.MaxBytesReader(w, r.Body, limit)
-	}
+	return c.r.ContentLength
+}
+
+// bodyHead is how much of a body of length (-1: not declared) is read
+// before deciding how to store it: smallBody at most, and one byte more
+// than expected (a body that fills it goes on).
+func bodyHead(length int64) int64 {
 	n := int64(smallBody)
 	if length >= 0 {
 		n = min(n, length)
 	}
-	// one byte more than expected: a body that fills it goes on
-	res, err := admitTo(g.bodies, w, r, n+1)
-	if err != nil {
-		return nil, err
+	return n + 1
+}
+
+// estimateBody is the room of a request body's first bytes (costUpload),
+// from its declared length: refused at once when that is over
+// max_request_size. A body read on into memory grows its room as it is
+// read (reservation.grow), never before its bytes arrive.
+func estimateBody(g *Gateway, c *call) (int64, error) {
+	length := declaredLength(c)
+	if limit := g.cfg.Server.MaxRequestSize; length > limit {
+		return 0, tooLarge(limit)
 	}
+	return bodyHead(length), nil
+}
+
+// errNoRoom is a body received by a row whose cost took no room for it:
+// a route table's mistake, answered 500 rather than read unbounded.
+var errNoRoom = &requestError{http.StatusInternalServerError, "the gateway took no memory for this request's body (its route's cost class is not upload)"}
+
+// receive begins reading a request body (body: r.Body, or what a
+// signature check decodes of it; length: its declared length, -1 for
+// none): refused at once when it says it is over max_request_size, else
+// its first bytes (bodyHead) read into the memory the row's cost
+// (costUpload) reserved from body_memory. The upload owns that room from
+// then on; the caller releases it when the body is stored.
+func (g *Gateway) receive(c *call, body io.Reader, length int64) (*upload, error) {
+	w, r := c.w, c.r
+	limit := g.cfg.Server.MaxRequestSize
+	if length > limit {
+		return nil, tooLarge(limit)
+	}
+	res := c.res
+	if res == nil {
+		return nil, errNoRoom
+	}
+	if body == r.Body {
+		body = http.MaxBytesReader(w, r.Body, limit)
+	}
+	n := bodyHead(length) - 1
 	u := &upload{w: w, r: r, length: length, res: res}
 	src := &bodySource{in: body, limit: limit}
 	buf := make([]byte, n+1)

@@ -25,6 +25,17 @@ func bodyGateway(budget, maxRequest int64) *Gateway {
 
 // bodyRequest is a PUT of data; length is its declared length (-1 for
 // none, as a chunked body).
+// receiveAsRow receives a body as a row of cost costUpload does: room
+// taken by the middleware from the declared length, then the body.
+func receiveAsRow(g *Gateway, w http.ResponseWriter, r *http.Request, declared int64) (*upload, error) {
+	r.ContentLength = declared
+	c := &call{w: w, r: r, info: &requestInfo{}}
+	if err := g.take(c, costUpload); err != nil {
+		return nil, err
+	}
+	return g.receive(c, r.Body, declared)
+}
+
 func bodyRequest(data []byte, length int64) (*httptest.ResponseRecorder, *http.Request) {
 	r := httptest.NewRequest(http.MethodPut, "/d/x/k", bytes.NewReader(data))
 	r.ContentLength = length
@@ -50,7 +61,7 @@ func TestBodiesInMemoryAreBudgeted(t *testing.T) {
 		body := bytes.Repeat([]byte{7}, c.size)
 		take := func() (*upload, *httptest.ResponseRecorder, error) {
 			w, r := bodyRequest(body, length)
-			u, err := g.receive(w, r, r.Body, length)
+			u, err := receiveAsRow(g, w, r, length)
 			if err != nil {
 				return nil, w, err
 			}
@@ -83,7 +94,7 @@ func TestBodiesInMemoryAreBudgeted(t *testing.T) {
 	large := bytes.Repeat([]byte{7}, 40*mib)
 	for _, length := range []int64{int64(len(large)), -1} {
 		w, r := bodyRequest(large, length)
-		u, err := g.receive(w, r, r.Body, length)
+		u, err := receiveAsRow(g, w, r, length)
 		if err == nil {
 			_, err = u.data()
 			u.release()
@@ -105,7 +116,7 @@ func TestBodyLimits(t *testing.T) {
 	body := bytes.Repeat([]byte{1}, 4<<20)
 	for _, length := range []int64{int64(len(body)), -1} {
 		w, r := bodyRequest(body, length)
-		u, err := g.receive(w, r, r.Body, length)
+		u, err := receiveAsRow(g, w, r, length)
 		if err == nil {
 			_, err = u.data()
 		}
@@ -115,7 +126,7 @@ func TestBodyLimits(t *testing.T) {
 	}
 	// streamed: the store sees the reader's error; the answer is the body's
 	w, r := bodyRequest(body, -1)
-	u, err := g.receive(w, r, r.Body, -1)
+	u, err := receiveAsRow(g, w, r, -1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +137,7 @@ func TestBodyLimits(t *testing.T) {
 	// a body (decoded from a framing) shorter or longer than it declared
 	for _, declared := range []int64{3 << 20, 2 << 20} {
 		w, r := bodyRequest(body[:2<<20+1<<19], -1)
-		u, err := g.receive(w, r, r.Body, declared)
+		u, err := receiveAsRow(g, w, r, declared)
 		if err == nil {
 			_, err = u.data()
 		}
@@ -137,7 +148,7 @@ func TestBodyLimits(t *testing.T) {
 	cut := errors.New("connection reset")
 	w, r = bodyRequest(nil, -1)
 	r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body[:2<<20]), &failingReader{cut}))
-	u, err = g.receive(w, r, r.Body, -1)
+	u, err = receiveAsRow(g, w, r, -1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,3 +161,18 @@ func TestBodyLimits(t *testing.T) {
 type failingReader struct{ err error }
 
 func (f *failingReader) Read([]byte) (int, error) { return 0, f.err }
+
+// A body received by a row whose cost took no room for it (a route
+// table's mistake) is refused with 500 before a byte is read, never read
+// outside the budget.
+func TestBodyWithoutRoomRefused(t *testing.T) {
+	g := bodyGateway(32<<20, 64<<20)
+	w, r := bodyRequest([]byte("abcd"), 4)
+	u, err := g.receive(&call{w: w, r: r, info: &requestInfo{}}, r.Body, 4)
+	if u != nil || statusOf(err) != http.StatusInternalServerError {
+		t.Fatalf("a body without room: %v, %v; want a 500 and no upload", u, err)
+	}
+	if n, _ := r.Body.Read(make([]byte, 8)); n != 4 {
+		t.Errorf("the body was read (%d bytes left of 4)", n)
+	}
+}

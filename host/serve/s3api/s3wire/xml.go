@@ -8,6 +8,12 @@ import (
 // Namespace is the XML namespace of S3's documents.
 const Namespace = "http://s3.amazonaws.com/doc/2006-03-01/"
 
+// MaxPage is the most entries S3 returns or takes in one request: keys,
+// parts or uploads in a page of a listing (max-keys, max-parts and
+// max-uploads are capped at it, and it is their default), and keys
+// named in one DeleteObjects document.
+const MaxPage = 1000
+
 // TimeFormat is how S3's XML writes times.
 const TimeFormat = "2006-01-02T15:04:05.000Z"
 
