@@ -18,6 +18,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/meta"
 	"github.com/zarrgw/zarrgw/host/app/location"
 	"github.com/zarrgw/zarrgw/host/commands/transfer"
+	"github.com/zarrgw/zarrgw/host/commands/transfer/journal"
 	"github.com/zarrgw/zarrgw/host/runtime/registry"
 )
 
@@ -257,7 +258,7 @@ func runPlan(ctx context.Context, cmd *cobra.Command, plan *transfer.Plan, dst t
 		// said even when quiet: a run that seems to hang says why
 		fmt.Fprintf(stderr, "cp: another run of this copy holds its journal (%s): waiting for it to end, to go on from what it did\n", path)
 	}
-	journal, err := transfer.Resume(ctx, transfer.CopyID(f.config, srcLoc, dstLoc, opts), fresh, waiting)
+	journal, err := journal.Resume(ctx, transfer.CopyID(f.config, srcLoc, dstLoc, opts), fresh, waiting)
 	if err != nil {
 		return nil, err // interrupted while waiting: runCp says so
 	}

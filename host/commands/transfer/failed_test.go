@@ -11,6 +11,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/meta"
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/host/commands/transfer"
+	"github.com/zarrgw/zarrgw/host/commands/transfer/journal"
 )
 
 // badChunk is a chunk of source(t)'s array g/a0.
@@ -79,7 +80,7 @@ func TestFailedArrayHasNoMetadata(t *testing.T) {
 				})
 			}
 			dst := store.NewMemory()
-			j, err := transfer.OpenJournal(ctx, t.TempDir(), "copy", nil)
+			j, err := journal.Open(ctx, t.TempDir(), "copy", nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -19,6 +19,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/ndarray"
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/host/commands/transfer"
+	"github.com/zarrgw/zarrgw/host/commands/transfer/journal"
 )
 
 // "I/N" is read with 0 <= I < N and N >= 1; anything else is refused
@@ -459,7 +460,7 @@ func TestPartitionResumes(t *testing.T) {
 	}
 	objects := p.Partition.Objects
 	dir := t.TempDir()
-	j, err := transfer.OpenJournal(ctx, dir, "part", nil)
+	j, err := journal.Open(ctx, dir, "part", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -469,7 +470,7 @@ func TestPartitionResumes(t *testing.T) {
 		t.Fatal("the stopped run ended well")
 	}
 	j.Close()
-	if j, err = transfer.OpenJournal(ctx, dir, "part", nil); err != nil {
+	if j, err = journal.Open(ctx, dir, "part", nil); err != nil {
 		t.Fatal(err)
 	}
 	if int64(j.Resumed()) != half {

@@ -10,6 +10,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/array"
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/core/meta"
+	"github.com/zarrgw/zarrgw/host/commands/transfer/journal"
 )
 
 // Plan is what a copy will do, found out before it writes anything: the
@@ -266,7 +267,7 @@ func ancestorsOf(path string) []string {
 // SetJournal gives the copy its journal: opened once the plan has said
 // whether what an earlier run recorded still stands (not after
 // --overwrite erased it).
-func (p *Plan) SetJournal(j *Journal) { p.opts.Journal = j }
+func (p *Plan) SetJournal(j *journal.Journal) { p.opts.Journal = j }
 
 // SetProgress gives the copy what it reports its progress to.
 func (p *Plan) SetProgress(pr Progress) { p.opts.Progress = pr }

@@ -15,6 +15,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/core/meta"
 	"github.com/zarrgw/zarrgw/core/store"
+	"github.com/zarrgw/zarrgw/host/commands/transfer/journal"
 )
 
 // Endpoint is one side of a copy: a store and how arrays in it open.
@@ -70,7 +71,7 @@ type Options struct {
 	DryRun bool
 	// Journal, when set, records what is complete and skips what an
 	// earlier run completed.
-	Journal *Journal
+	Journal *journal.Journal
 	// Progress, when set, is told of the work.
 	Progress Progress
 	// Retries of a key whose copy fails for a transient reason (0 = 3).

@@ -19,6 +19,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/ndarray"
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/host/commands/transfer"
+	"github.com/zarrgw/zarrgw/host/commands/transfer/journal"
 	"github.com/zarrgw/zarrgw/host/runtime/registry"
 )
 
@@ -110,14 +111,14 @@ func TestResumeKeys(t *testing.T) {
 		})
 	}
 	dir := t.TempDir()
-	j, err := transfer.OpenJournal(ctx, dir, "copy", nil)
+	j, err := journal.Open(ctx, dir, "copy", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	half := int64(len(keys) / 2)
 	transfer.Run(first, endpoint("src", src), endpoint("dst", counting(half)), transfer.Options{Jobs: 1, Journal: j})
 	j.Close() // as a killed process leaves it: what was flushed
-	j, err = transfer.OpenJournal(ctx, dir, "copy", nil)
+	j, err = journal.Open(ctx, dir, "copy", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
