@@ -62,6 +62,7 @@ var rules = []rule{
 	// host/commands
 	{"host/commands/render", []string{"core/..."}},
 	{"host/commands/transfer/journal", nil},
+	{"host/commands/transfer/layout", []string{"core/..."}},
 	{"host/commands/transfer", []string{"core/...", "host/commands/transfer/..."}},
 	{"host/commands/...", []string{"core/...", "pluginapi/...", "plugins/...", "host/internal/...", "host/runtime/...", "host/commands/..."}},
 

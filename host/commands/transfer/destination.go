@@ -11,11 +11,11 @@ import (
 	"strings"
 
 	"github.com/zarrgw/zarrgw/core/array"
-	"github.com/zarrgw/zarrgw/core/checked"
 	"github.com/zarrgw/zarrgw/core/grid"
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/core/meta"
 	"github.com/zarrgw/zarrgw/core/store"
+	"github.com/zarrgw/zarrgw/host/commands/transfer/layout"
 )
 
 // ForeignError refuses a destination that holds data the copy would not
@@ -246,7 +246,7 @@ func (p *Plan) chunkIndex() map[string]chunkKeys {
 	for _, n := range p.nodes {
 		if m := n.out.Array; m != nil {
 			if enc, err := grid.NewKeyEncoder(m.ChunkKey); err == nil {
-				out[n.out.Path] = chunkKeys{enc: enc, counts: gridCounts(m.Shape, m.ChunkShape)}
+				out[n.out.Path] = chunkKeys{enc: enc, counts: layout.Counts(m.Shape, m.ChunkShape)}
 			}
 		}
 	}
@@ -282,17 +282,6 @@ func parentDir(key string) string {
 		return key[:i]
 	}
 	return ""
-}
-
-// gridCounts is the number of chunks along each dimension.
-func gridCounts(shape, chunks []int) []int {
-	out := make([]int, len(shape))
-	for i := range shape {
-		if chunks[i] > 0 {
-			out[i] = checked.CeilDiv(shape[i], chunks[i])
-		}
-	}
-	return out
 }
 
 // planAncestors finds the groups above Path the copy creates: those the

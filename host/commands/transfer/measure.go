@@ -9,10 +9,10 @@ import (
 	"strings"
 
 	"github.com/zarrgw/zarrgw/core/array"
-	"github.com/zarrgw/zarrgw/core/checked"
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/core/meta"
 	"github.com/zarrgw/zarrgw/core/store"
+	"github.com/zarrgw/zarrgw/host/commands/transfer/layout"
 )
 
 // ArrayPlan is one array of a plan.
@@ -238,7 +238,7 @@ func newChunks(n *outNode, sz sizes, keys []string) int64 {
 	if w := chunkWeights(n, sz, keys); w != nil {
 		return int64(len(w))
 	}
-	return product(gridCounts(n.out.Array.Shape, n.out.Array.ChunkShape))
+	return layout.Product(layout.Counts(n.out.Array.Shape, n.out.Array.ChunkShape))
 }
 
 // measureTotals sums the report, adding the groups created above the
@@ -304,7 +304,7 @@ func arrayOf[T any](arrays map[string]T, key string) string {
 func layoutOf(m *meta.ArrayMeta) Layout {
 	l := Layout{Format: m.Format.String(), DataType: m.DataType.Name, Shape: m.Shape, ChunkShape: m.ChunkShape}
 	if len(m.Codecs) == 1 && m.Codecs[0].Name == "sharding_indexed" {
-		if inner, _, err := innerLayout(m); err == nil {
+		if inner, _, err := layout.Inner(m); err == nil {
 			l.ChunkShape, l.ShardShape = inner, m.ChunkShape
 		}
 	}
@@ -342,14 +342,6 @@ func sumSizes(sz sizes, keys []string) *int64 {
 		n += sz[k]
 	}
 	return &n
-}
-
-// product is the chunks of a grid of counts. The new layout's metadata
-// was checked when its chain was probed (array.Probe), so its count fits;
-// one that did not would be math.MaxInt64, never a wrapped small count.
-func product(counts []int) int64 {
-	var c checked.Calc
-	return c.Product(counts)
 }
 
 // sortPlans orders the report by path.

@@ -16,6 +16,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/meta"
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/host/commands/transfer/journal"
+	"github.com/zarrgw/zarrgw/host/commands/transfer/layout"
 )
 
 // Endpoint is one side of a copy: a store and how arrays in it open.
@@ -117,6 +118,12 @@ func (o Options) validate() error {
 		return fmt.Errorf("--path: %w", err)
 	}
 	return nil
+}
+
+// layout is what the options change of each array.
+func (o Options) layout() layout.Spec {
+	return layout.Spec{ToFormat: o.ToFormat, Codecs: o.Codecs, Chunks: o.Chunks, Shard: o.Shard, InnerChunks: o.InnerChunks,
+		ChunksPerShard: o.ChunksPerShard}
 }
 
 // Rewrites reports whether arrays go through the engine.
