@@ -19,6 +19,7 @@ import (
 	"github.com/zarrgw/zarrgw/host/app/location"
 	"github.com/zarrgw/zarrgw/host/commands/transfer"
 	"github.com/zarrgw/zarrgw/host/commands/transfer/journal"
+	"github.com/zarrgw/zarrgw/host/commands/transfer/report"
 	"github.com/zarrgw/zarrgw/host/runtime/registry"
 )
 
@@ -253,7 +254,7 @@ func runPlan(ctx context.Context, cmd *cobra.Command, plan *transfer.Plan, dst t
 	redact func(error) error) (*transfer.Summary, error) {
 	stderr := cmd.ErrOrStderr()
 	// a destination erased first holds nothing the journal could vouch for
-	fresh := f.fresh || plan.Target.State == "overwrite"
+	fresh := f.fresh || plan.Target.State == report.StateOverwrite
 	waiting := func(path string) {
 		// said even when quiet: a run that seems to hang says why
 		fmt.Fprintf(stderr, "cp: another run of this copy holds its journal (%s): waiting for it to end, to go on from what it did\n", path)
@@ -271,7 +272,7 @@ func runPlan(ctx context.Context, cmd *cobra.Command, plan *transfer.Plan, dst t
 		fmt.Fprintf(stderr, "cp: resuming: %d entries done before (%s)\n", n, journal.Path())
 	}
 	plan.SetJournal(journal)
-	plan.SetProgress(transfer.NewProgress(stderr, isTerminal(stderr), f.quiet))
+	plan.SetProgress(report.NewProgress(stderr, isTerminal(stderr), f.quiet))
 	s, err := plan.Run(ctx, dst)
 	if err != nil && ctx.Err() != nil {
 		return &s, err // interrupted: runCp says so

@@ -63,6 +63,7 @@ var rules = []rule{
 	{"host/commands/render", []string{"core/..."}},
 	{"host/commands/transfer/journal", nil},
 	{"host/commands/transfer/layout", []string{"core/..."}},
+	{"host/commands/transfer/report", []string{"core/...", "host/commands/transfer/layout"}},
 	{"host/commands/transfer", []string{"core/...", "host/commands/transfer/..."}},
 	{"host/commands/...", []string{"core/...", "pluginapi/...", "plugins/...", "host/internal/...", "host/runtime/...", "host/commands/..."}},
 

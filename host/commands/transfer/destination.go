@@ -16,6 +16,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/meta"
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/host/commands/transfer/layout"
+	"github.com/zarrgw/zarrgw/host/commands/transfer/report"
 )
 
 // ForeignError refuses a destination that holds data the copy would not
@@ -74,7 +75,7 @@ const maxExamples = 2
 // refused, erased first (Overwrite) or kept (Merge). It only reads.
 func (p *Plan) checkDestination(ctx context.Context, dst Endpoint) error {
 	if dst.Store == nil {
-		p.Target.State = "new"
+		p.Target.State = report.StateNew
 		return p.planAncestors(ctx, dst)
 	}
 	switch caps := dst.Store.Capabilities(); {
@@ -90,13 +91,13 @@ func (p *Plan) checkDestination(ctx context.Context, dst Endpoint) error {
 	p.Target.Keys, p.Target.Foreign, p.Target.Differing = sv.keys, sv.foreign, sv.differing
 	switch {
 	case sv.foreign == 0 && sv.differing == 0 && sv.keys == 0:
-		p.Target.State = "empty"
+		p.Target.State = report.StateEmpty
 	case sv.foreign == 0 && sv.differing == 0:
-		p.Target.State = "same_copy"
+		p.Target.State = report.StateSameCopy
 	case p.opts.Existing == Overwrite:
-		p.Target.State, p.Target.Erase, p.erase = "overwrite", sv.keys, true
+		p.Target.State, p.Target.Erase, p.erase = report.StateOverwrite, sv.keys, true
 	case p.opts.Existing == Merge:
-		p.Target.State = "merge"
+		p.Target.State = report.StateMerge
 		if err := p.mergeNodes(ctx, dst, sv.nodes); err != nil {
 			return err
 		}
@@ -146,7 +147,7 @@ func (p *Plan) survey(ctx context.Context, dst Endpoint) (*survey, error) {
 // whether key is a metadata document whose content differs from what
 // the copy writes there (doc): what decides that two hierarchies differ.
 func (p *Plan) classify(ctx context.Context, dst Endpoint, chunks map[string]chunkKeys, key string) (mine, doc bool, err error) {
-	if p.Mode == "copy" {
+	if p.Mode == report.ModeCopy {
 		if !p.writes(key) {
 			return false, false, nil
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/grid"
 	"github.com/zarrgw/zarrgw/core/ndarray"
 	"github.com/zarrgw/zarrgw/host/commands/transfer/layout"
+	"github.com/zarrgw/zarrgw/host/commands/transfer/report"
 )
 
 // objects are the destination objects of a plan in the order partitions
@@ -77,7 +78,7 @@ func (p *Plan) objects(ctx context.Context) (*objects, error) {
 		o.metaBytes += p.docSize(k, sz) + 1
 	}
 	o.count, o.total = int64(len(o.meta)), o.metaBytes
-	if p.Mode == "copy" {
+	if p.Mode == report.ModeCopy {
 		for _, k := range p.keys {
 			if isMetadataKey(k) {
 				continue
@@ -116,7 +117,7 @@ func (p *Plan) objects(ctx context.Context) (*objects, error) {
 // consolidated metadata.
 func (p *Plan) metadataKeys() []string {
 	set := map[string]bool{}
-	if p.Mode == "copy" {
+	if p.Mode == report.ModeCopy {
 		for _, k := range p.keys {
 			if isMetadataKey(k) {
 				set[k] = true
@@ -167,7 +168,7 @@ func (p *Plan) arrayObjects(n *outNode, sz sizes, keys []string) (*arrayObjects,
 		a.bytes = *b
 	}
 	weights := chunkWeights(n, sz, keys)
-	if weights == nil || p.Target.State == "merge" {
+	if weights == nil || p.Target.State == report.StateMerge {
 		a.dense = true
 		return a, nil
 	}

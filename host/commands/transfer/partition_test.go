@@ -20,6 +20,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/host/commands/transfer"
 	"github.com/zarrgw/zarrgw/host/commands/transfer/journal"
+	"github.com/zarrgw/zarrgw/host/commands/transfer/report"
 )
 
 // "I/N" is read with 0 <= I < N and N >= 1; anything else is refused
@@ -163,7 +164,7 @@ func TestSplitDisjointAndWhole(t *testing.T) {
 // copy's bytes, to within the heaviest object (an object belongs to the
 // part its midpoint falls in: at most half an object too much or too
 // little at either end).
-func checkBalance(t *testing.T, what string, parts []transfer.PartitionPlan, heaviest int64) {
+func checkBalance(t *testing.T, what string, parts []report.PartitionPlan, heaviest int64) {
 	t.Helper()
 	total, n := parts[0].CopyBytes, int64(len(parts))
 	var sum int64
@@ -285,7 +286,7 @@ var toShards = transfer.Options{ToFormat: meta.V3, Shard: []int{128, 64}, InnerC
 // counted in two partitions.
 func TestSplitIgnoresChunkKeysBeyondInt(t *testing.T) {
 	ctx := context.Background()
-	split := func(src store.Store) []transfer.PartitionPlan {
+	split := func(src store.Store) []report.PartitionPlan {
 		p, err := transfer.Prepare(ctx, endpoint("src", src), endpoint("dst", store.NewMemory()), toShards)
 		if err != nil {
 			t.Fatal(err)

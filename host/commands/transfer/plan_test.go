@@ -16,6 +16,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/meta"
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/host/commands/transfer"
+	"github.com/zarrgw/zarrgw/host/commands/transfer/report"
 )
 
 // snapshot is every key of s with its bytes.
@@ -117,7 +118,7 @@ func TestSameCopyGoesOn(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%+v: a partial copy of the same source is refused: %v", o, err)
 		}
-		if p.Target.State != "same_copy" {
+		if p.Target.State != report.StateSameCopy {
 			t.Fatalf("%+v: state %q", o, p.Target.State)
 		}
 		if _, err := p.Run(ctx, endpoint("dst", dst)); err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/array"
 	"github.com/zarrgw/zarrgw/core/ndarray"
 	"github.com/zarrgw/zarrgw/core/store"
+	"github.com/zarrgw/zarrgw/host/commands/transfer/report"
 )
 
 // rewrite copies the plan's nodes through the engine, parents first:
@@ -102,9 +103,9 @@ func copyArray(ctx context.Context, from, to *array.Array, opts Options, s *Summ
 	return to.CopyFrom(ctx, from, co)
 }
 
-func (o Options) progress() Progress {
+func (o Options) progress() report.Progress {
 	if o.Progress == nil {
-		return silent{}
+		return report.NewProgress(nil, false, true)
 	}
 	return o.Progress
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/host/commands/transfer/journal"
 	"github.com/zarrgw/zarrgw/host/commands/transfer/layout"
+	"github.com/zarrgw/zarrgw/host/commands/transfer/report"
 )
 
 // Endpoint is one side of a copy: a store and how arrays in it open.
@@ -74,7 +75,7 @@ type Options struct {
 	// earlier run completed.
 	Journal *journal.Journal
 	// Progress, when set, is told of the work.
-	Progress Progress
+	Progress report.Progress
 	// Retries of a key whose copy fails for a transient reason (0 = 3).
 	Retries int
 	// Partition, when set, makes the run the Index-th of Count disjoint
@@ -178,17 +179,7 @@ func (s Summary) String() string {
 		rate = fmt.Sprintf(", %.1f MB/s", float64(s.Bytes)/s.Took.Seconds()/1e6)
 	}
 	return fmt.Sprintf("copied %d, skipped %d (done before), failed %d; %s in %s%s",
-		s.Copied, s.Skipped, s.Failed, bytesText(s.Bytes), s.Took.Round(time.Millisecond), rate)
-}
-
-func bytesText(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	}
-	return fmt.Sprintf("%d bytes", n)
+		s.Copied, s.Skipped, s.Failed, report.Bytes(s.Bytes), s.Took.Round(time.Millisecond), rate)
 }
 
 // ErrFailed is returned when some keys could not be copied (the summary

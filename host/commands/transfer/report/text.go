@@ -1,4 +1,4 @@
-package transfer
+package report
 
 import (
 	"encoding/json"
@@ -143,7 +143,7 @@ func sizeText(n *int64) string {
 	if n == nil {
 		return "unknown size"
 	}
-	return bytesText(*n)
+	return Bytes(*n)
 }
 
 // Describe says in a line what the partition writes of the copy.
@@ -156,5 +156,16 @@ func (pp PartitionPlan) Describe() string {
 		what = ", the metadata documents among them"
 	}
 	return fmt.Sprintf("partition %d/%d: %d of the copy's %d objects%s, about %s of %s", pp.Index, pp.Count, pp.Objects, pp.CopyObjects,
-		what, bytesText(pp.Bytes), bytesText(pp.CopyBytes))
+		what, Bytes(pp.Bytes), Bytes(pp.CopyBytes))
+}
+
+// Bytes is a number of bytes for a person: in GiB or MiB past them.
+func Bytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
