@@ -43,7 +43,7 @@ func newCat(set registry.Set) *cobra.Command {
 				return err
 			}
 			out := bufio.NewWriterSize(os.Stdout, 1<<16)
-			if err := render.Stream(ctx, out, a, sel, f, memory.options()); err != nil {
+			if err := render.Stream(ctx, out, a, sel, f, array.StreamOptions{MemoryBudget: memory.bytes}); err != nil {
 				out.Flush()
 				return err
 			}

@@ -52,7 +52,7 @@ func newWrite(set registry.Set) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := a.WriteStream(ctx, sel, memory.options(), body.Fill); err != nil {
+			if err := a.WriteStream(ctx, sel, array.StreamOptions{MemoryBudget: memory.bytes}, body.Fill); err != nil {
 				return writeError(t, err)
 			}
 			if err := body.Finish(); err != nil {

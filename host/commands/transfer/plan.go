@@ -226,6 +226,11 @@ func ancestorsOf(path string) []string {
 	return out
 }
 
+// ErasesDestination reports a plan that erases what the destination
+// holds first (--overwrite over other data): nothing an earlier run
+// recorded in its journal then stands.
+func (p *Plan) ErasesDestination() bool { return p.erase }
+
 // SetJournal gives the copy its journal: opened once the plan has said
 // whether what an earlier run recorded still stands (not after
 // --overwrite erased it).
