@@ -6,13 +6,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/zarrgw/zarrgw/host/runtime/registry"
+	"github.com/zarrgw/zarrgw/host/app"
 )
 
 // Every command's --help ends with examples, each line of which runs
 // zarrgw or is a comment (cp's, written with cp, are its own business).
 func TestEveryCommandHasExamples(t *testing.T) {
-	root := newRoot(registry.Bundled())
+	root := newRoot(app.Bundled())
 	var walk func(*cobra.Command)
 	n := 0
 	walk = func(c *cobra.Command) {

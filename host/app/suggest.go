@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agext/levenshtein"
+
 	"github.com/zarrgw/zarrgw/core/dtype"
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/core/store"
@@ -56,7 +58,7 @@ func Nearest(s string, candidates []string) []string {
 	var found []scored
 	limit := max(2, len(s)/3)
 	for _, c := range candidates {
-		d := distance(strings.ToLower(s), strings.ToLower(c))
+		d := levenshtein.Distance(strings.ToLower(s), strings.ToLower(c), nil)
 		if d <= limit || strings.HasSuffix(c, "/"+s) {
 			found = append(found, scored{c, d})
 		}
@@ -67,28 +69,6 @@ func Nearest(s string, candidates []string) []string {
 		out = append(out, found[i].c)
 	}
 	return out
-}
-
-// distance is the Levenshtein distance between a and b.
-func distance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 // OpenNode opens the node at path of t, explaining a failure: where it
