@@ -305,13 +305,23 @@ func parseShape(name, s string) ([]int, error) {
 	if s == "" {
 		return nil, nil
 	}
+	out, ok := commaInts(s, 1)
+	if !ok {
+		return nil, fmt.Errorf("%s %q: give positive whole numbers separated by commas", name, s)
+	}
+	return out, nil
+}
+
+// commaInts reads whole numbers separated by commas, each at least
+// least.
+func commaInts(s string, least int) ([]int, bool) {
 	var out []int
 	for _, p := range strings.Split(s, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(p))
-		if err != nil || n < 1 {
-			return nil, fmt.Errorf("%s %q: give positive whole numbers separated by commas", name, s)
+		if err != nil || n < least {
+			return nil, false
 		}
 		out = append(out, n)
 	}
-	return out, nil
+	return out, true
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/zarrgw/zarrgw/core/array"
@@ -168,13 +167,9 @@ func dimensionNames(flag string, rank int) ([]string, error) {
 }
 
 func parseDims(flag, s string) ([]int, error) {
-	var out []int
-	for _, f := range strings.Split(s, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 0 {
-			return nil, fmt.Errorf("%s %q: want comma-separated non-negative integers", flag, s)
-		}
-		out = append(out, n)
+	out, ok := commaInts(s, 0)
+	if !ok {
+		return nil, fmt.Errorf("%s %q: want comma-separated non-negative integers", flag, s)
 	}
 	return out, nil
 }
