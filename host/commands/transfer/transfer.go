@@ -3,6 +3,10 @@
 // through the engine (to Zarr v3, other chunks, codecs or shards),
 // streamed in bounded memory. A journal records what is complete, so an
 // interrupted copy run again with the same arguments finishes the rest.
+//
+// Below it: the journal (transfer/journal), what a rewrite makes of an
+// array and the arithmetic of its chunk grid (transfer/layout), and what
+// a copy tells a person, its plan and its progress (transfer/report).
 package transfer
 
 import (
