@@ -149,6 +149,32 @@ func TestOverwrite(t *testing.T) {
 	}
 }
 
+// A plan erases the destination first only where --overwrite meets other
+// data: over an earlier run of the same copy, what its journal recorded
+// still stands, even with --overwrite.
+func TestOverwriteErasesOnlyOtherData(t *testing.T) {
+	ctx := context.Background()
+	o := transfer.Options{Existing: transfer.Overwrite}
+	p, err := transfer.Prepare(ctx, endpoint("src", source(t)), endpoint("dst", other(t, false)), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.ErasesDestination() || p.Target.State != report.StateOverwrite {
+		t.Errorf("over other data: erases %v, state %q", p.ErasesDestination(), p.Target.State)
+	}
+	same := store.NewMemory()
+	if _, err := transfer.Run(ctx, endpoint("src", source(t)), endpoint("dst", same), transfer.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	p, err = transfer.Prepare(ctx, endpoint("src", source(t)), endpoint("dst", same), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.ErasesDestination() || p.Target.State != report.StateSameCopy {
+		t.Errorf("over the same copy: erases %v, state %q", p.ErasesDestination(), p.Target.State)
+	}
+}
+
 // --merge keeps the other hierarchy's nodes, adds the copy's, merges the
 // root's attributes (the copy's value where both name one) and rebuilds
 // the consolidated metadata the destination had, over both.
