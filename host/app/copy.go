@@ -248,8 +248,8 @@ func (o CopyOptions) transferOptions() (transfer.Options, error) {
 
 // parse turns the options as typed into transfer's.
 func (o CopyOptions) parse() (transfer.Options, error) {
-	opts := transfer.Options{Path: o.Path, Jobs: o.Jobs, Consolidate: o.Consolidate, Stream: streamOptions(o.Memory),
-		ChunksPerShard: o.ChunksPerShard, DryRun: o.DryRun}
+	opts := transfer.Options{Path: o.Path, Jobs: o.Jobs, Consolidate: o.Consolidate, Stream: streamOptions(o.Memory), DryRun: o.DryRun}
+	opts.ChunksPerShard = o.ChunksPerShard
 	if o.Partition != "" {
 		part, err := transfer.ParsePartition(o.Partition)
 		if err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/host/commands/transfer"
 	"github.com/zarrgw/zarrgw/host/commands/transfer/journal"
+	"github.com/zarrgw/zarrgw/host/commands/transfer/layout"
 	"github.com/zarrgw/zarrgw/host/commands/transfer/report"
 )
 
@@ -83,11 +84,11 @@ type partitionCase struct {
 // list sizes.
 var partitionCases = []partitionCase{
 	{"byte copy", transfer.Options{}, false, true},
-	{"sharded v3", transfer.Options{ToFormat: meta.V3, ChunksPerShard: 2}, false, true},
+	{"sharded v3", transfer.Options{Spec: layout.Spec{ToFormat: meta.V3, ChunksPerShard: 2}}, false, true},
 	// rows 24 to 31 overlap the source's stored chunk of rows 20 to 24, in
 	// which rows 20 to 23 hold values
-	{"rechunked node, consolidated", transfer.Options{ToFormat: meta.V3, Chunks: []int{8, 4}, Path: "g/a0", Consolidate: true}, false, false},
-	{"sizes unknown", transfer.Options{ToFormat: meta.V3, ChunksPerShard: 2}, true, false},
+	{"rechunked node, consolidated", transfer.Options{Spec: layout.Spec{ToFormat: meta.V3, Chunks: []int{8, 4}}, Path: "g/a0", Consolidate: true}, false, false},
+	{"sizes unknown", transfer.Options{Spec: layout.Spec{ToFormat: meta.V3, ChunksPerShard: 2}}, true, false},
 }
 
 func (c partitionCase) source(t *testing.T) store.Store {
@@ -277,7 +278,7 @@ func rewriteSource(t *testing.T) store.Store {
 }
 
 // toShards rewrites rewriteSource's chunks into shards of two.
-var toShards = transfer.Options{ToFormat: meta.V3, Shard: []int{128, 64}, InnerChunks: []int{64, 64}}
+var toShards = transfer.Options{Spec: layout.Spec{ToFormat: meta.V3, Shard: []int{128, 64}, InnerChunks: []int{64, 64}}}
 
 // A stored key whose chunk would lie beyond an int (its coordinates times
 // the chunk shape) is outside the array: the plans are those of the
@@ -436,7 +437,7 @@ func TestPartitionsPastTheObjects(t *testing.T) {
 // the partitions still make the whole copy.
 func TestPartitionResumes(t *testing.T) {
 	ctx := context.Background()
-	o := transfer.Options{ToFormat: meta.V3, ChunksPerShard: 2, Jobs: 1}
+	o := transfer.Options{Spec: layout.Spec{ToFormat: meta.V3, ChunksPerShard: 2}, Jobs: 1}
 	whole := store.NewMemory()
 	if _, err := transfer.Run(ctx, endpoint("src", source(t)), endpoint("dst", whole), o); err != nil {
 		t.Fatal(err)
@@ -530,8 +531,8 @@ func TestPartitionsMerge(t *testing.T) {
 		dst func(*testing.T) store.Store
 	}{
 		{transfer.Options{Existing: transfer.Merge}, func(t *testing.T) store.Store { return other(t, true) }},
-		{transfer.Options{Existing: transfer.Merge, Chunks: []int{10, 10}, Path: "g/a0"}, func(t *testing.T) store.Store { return other(t, true) }},
-		{transfer.Options{Existing: transfer.Merge, ToFormat: meta.V2}, holdsTheArray},
+		{transfer.Options{Spec: layout.Spec{Chunks: []int{10, 10}}, Existing: transfer.Merge, Path: "g/a0"}, func(t *testing.T) store.Store { return other(t, true) }},
+		{transfer.Options{Spec: layout.Spec{ToFormat: meta.V2}, Existing: transfer.Merge}, holdsTheArray},
 	} {
 		o := c.o
 		whole := c.dst(t)

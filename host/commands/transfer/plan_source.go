@@ -90,7 +90,7 @@ func (p *Plan) outNode(ctx context.Context, n hierarchy.Node, dst Endpoint) (*ou
 		}
 		return &outNode{src: n, out: hierarchy.Node{Path: n.Path, Group: g}, docs: docs}, nil
 	}
-	m, err := layout.New(ctx, n.Array, p.opts.layout(), p.src.Options.Codecs)
+	m, err := layout.New(ctx, n.Array, p.opts.Spec, p.src.Options.Codecs)
 	if err != nil {
 		return nil, fmt.Errorf("array %s: %w", n.Name(), err)
 	}

@@ -55,16 +55,10 @@ const (
 type Options struct {
 	// Path is the node to copy; "" for everything.
 	Path string
-	// Rewrite options; with none set, keys are copied as they are.
-	ToFormat    meta.Format      // 0: keep each node's format
-	Codecs      []meta.Extension // nil: keep the codecs
-	Chunks      []int            // nil: keep the chunk shape
-	Shard       []int            // shard shape (nil: not sharded)
-	InnerChunks []int            // inner chunk shape of shards
-	// ChunksPerShard shards every array, whatever its rank: shards of N
-	// chunks along each dimension.
-	ChunksPerShard int
-	Consolidate    bool // write consolidated metadata at Path
+	// Spec is what a rewrite changes of each array; with nothing set,
+	// keys are copied as they are.
+	layout.Spec
+	Consolidate bool // write consolidated metadata at Path
 	// Existing says what to do with a destination holding other data.
 	Existing Existing
 	// Jobs bounds the keys or chunks in flight (0 = localJobs, or
@@ -123,12 +117,6 @@ func (o Options) validate() error {
 		return fmt.Errorf("--path: %w", err)
 	}
 	return nil
-}
-
-// layout is what the options change of each array.
-func (o Options) layout() layout.Spec {
-	return layout.Spec{ToFormat: o.ToFormat, Codecs: o.Codecs, Chunks: o.Chunks, Shard: o.Shard, InnerChunks: o.InnerChunks,
-		ChunksPerShard: o.ChunksPerShard}
 }
 
 // Rewrites reports whether arrays go through the engine.
