@@ -1,19 +1,14 @@
 package main
 
 import (
-	"bufio"
 	"os"
 
 	"github.com/spf13/cobra"
 
-	"github.com/zarrgw/zarrgw/core/array"
-	"github.com/zarrgw/zarrgw/core/grid"
-	"github.com/zarrgw/zarrgw/host/app/location"
-	"github.com/zarrgw/zarrgw/host/commands/render"
-	"github.com/zarrgw/zarrgw/host/runtime/registry"
+	"github.com/zarrgw/zarrgw/host/app"
 )
 
-func newCat(set registry.Set) *cobra.Command {
+func newCat(set app.Set) *cobra.Command {
 	var path, format, slice, configFile string
 	var memory memoryFlag
 	cmd := &cobra.Command{
@@ -24,30 +19,8 @@ func newCat(set registry.Set) *cobra.Command {
   zarrgw cat s3://bucket/data.zarr --path t2m --slice ::10,::10 --format raw | od -f
   zarrgw cat -c zarrgw.hcl era5 --path t2m --memory 256MiB`,
 		Args: oneLocation,
-		RunE: onLocation(set, &configFile, func(cmd *cobra.Command, t *location.Target) error {
-			f, err := render.ParseFormat(format)
-			if err != nil {
-				return err
-			}
-			ctx := cmd.Context()
-			n, err := openNode(ctx, t, path, true)
-			if err != nil {
-				return err
-			}
-			a, err := array.New(ctx, t.Store, n.Path, n.Array, t.Options)
-			if err != nil {
-				return err
-			}
-			sel, err := grid.Parse(slice, a.Shape())
-			if err != nil {
-				return err
-			}
-			out := bufio.NewWriterSize(os.Stdout, 1<<16)
-			if err := render.Stream(ctx, out, a, sel, f, memory.options()); err != nil {
-				out.Flush()
-				return err
-			}
-			return out.Flush()
+		RunE: onLocation(set, &configFile, func(cmd *cobra.Command, t *app.Target) error {
+			return app.Cat(cmd.Context(), t, app.CatOptions{Path: path, Slice: slice, Format: format, Memory: memory.bytes}, os.Stdout)
 		}),
 	}
 	cmd.Flags().StringVar(&path, "path", "", "node path of the array inside the hierarchy")

@@ -2,15 +2,12 @@ package main
 
 import (
 	"context"
-	"io"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/zarrgw/zarrgw/host/app/location"
-	"github.com/zarrgw/zarrgw/host/runtime/config"
-	"github.com/zarrgw/zarrgw/host/runtime/registry"
+	"github.com/zarrgw/zarrgw/host/app"
 )
 
 // Shell completion (cobra's "zarrgw completion SHELL" scripts call the
@@ -41,7 +38,7 @@ func completeLocations(max int) cobra.CompletionFunc {
 		if file == "" {
 			return nil, cobra.ShellCompDirectiveFilterDirs
 		}
-		names, err := config.DatasetNames(file)
+		names, err := app.DatasetNames(file)
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveError
 		}
@@ -51,19 +48,18 @@ func completeLocations(max int) cobra.CompletionFunc {
 
 // completeNodes completes --path with the node paths (arrays only, when
 // arrays) of the LOCATION already given.
-func completeNodes(set registry.Set, arrays bool) cobra.CompletionFunc {
+func completeNodes(set app.Set, arrays bool) cobra.CompletionFunc {
 	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		if len(args) == 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
 		ctx, cancel := context.WithTimeout(cmd.Context(), completeTimeout)
 		defer cancel()
-		t, err := location.Resolve(ctx, set, configFlag(cmd), args[0], io.Discard)
+		paths, err := app.NodesAt(ctx, set, configFlag(cmd), args[0], arrays)
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveError
 		}
-		defer t.Close()
-		return withPrefix(nodePaths(ctx, t.Store, arrays), strings.TrimPrefix(toComplete, "/")), cobra.ShellCompDirectiveNoFileComp
+		return withPrefix(paths, strings.TrimPrefix(toComplete, "/")), cobra.ShellCompDirectiveNoFileComp
 	}
 }
 
@@ -95,7 +91,7 @@ func withPrefix(values []string, prefix string) []cobra.Completion {
 }
 
 // registerCompletions gives every command of root its completions.
-func registerCompletions(root *cobra.Command, set registry.Set) {
+func registerCompletions(root *cobra.Command, set app.Set) {
 	var walk func(*cobra.Command)
 	walk = func(c *cobra.Command) {
 		if f := c.Flags().Lookup("config"); f != nil {

@@ -2,34 +2,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 
-	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
-	"github.com/zarrgw/zarrgw/core/meta"
-	"github.com/zarrgw/zarrgw/host/app/location"
-	"github.com/zarrgw/zarrgw/host/commands/transfer"
-	"github.com/zarrgw/zarrgw/host/runtime/registry"
+	"github.com/zarrgw/zarrgw/host/app"
 )
-
-// cpFlags are the options of zarrgw cp as given.
-type cpFlags struct {
-	config, path, codecs, chunks, shard, inner string
-	partition                                  string
-	toFormat, jobs, perShard                   int
-	consolidate, dryRun, quiet, fresh, asJSON  bool
-	overwrite, merge, verify                   bool
-	memory                                     memoryFlag
-}
 
 const cpLong = `Copy a Zarr hierarchy (or the node --path) from SRC to DST, each a
 directory, a URL (s3://, az://, http(s):// for sources) or, with --config,
@@ -139,8 +118,9 @@ const cpExamples = `  # a copy byte for byte, checked, resumable
   zarrgw cp --partition 2/4 --chunks-per-shard 8 --to-format 3 old.zarr s3://bucket/new.zarr
   zarrgw cp --verify --chunks-per-shard 8 --to-format 3 old.zarr s3://bucket/new.zarr`
 
-func newCp(set registry.Set) *cobra.Command {
-	var f cpFlags
+func newCp(set app.Set) *cobra.Command {
+	var o app.CopyOptions
+	var memory memoryFlag
 	cmd := &cobra.Command{
 		Use:     "cp SRC DST",
 		Short:   "Copy a hierarchy or node between locations, as it is or rewritten (v3, chunks, codecs, shards), resumably",
@@ -148,7 +128,9 @@ func newCp(set registry.Set) *cobra.Command {
 		Example: cpExamples,
 		Args:    cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			err := runCp(cmd, set, args[0], args[1], f)
+			o.Source, o.Destination, o.Memory = args[0], args[1], memory.bytes
+			o.Stdout, o.Stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			err := runCp(cmd.Context(), set, o)
 			var stop *interruption
 			if errors.As(err, &stop) {
 				// said in cp's own words (how to resume); main exits 130/143
@@ -159,285 +141,46 @@ func newCp(set registry.Set) *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&f.config, "config", "c", "", "configuration file (HCL); SRC and DST may then be its datasets")
-	fl.StringVar(&f.path, "path", "", "the node to copy (default: the whole hierarchy)")
-	fl.IntVar(&f.toFormat, "to-format", 0, "rewrite metadata as this Zarr format: 3, or 2 (dimension names become xarray's _ARRAY_DIMENSIONS; arrays v2 cannot hold, such as sharded ones, are refused)")
-	fl.StringVar(&f.codecs, "codecs", "", `new codec chain, as zarr.json writes it (e.g. '[{"name":"bytes"},{"name":"zstd"}]')`)
-	fl.StringVar(&f.chunks, "chunks", "", "new chunk shape, e.g. 100,100")
-	fl.StringVar(&f.shard, "shard", "", "shard shape: shards of this shape holding the (new) chunks")
-	fl.StringVar(&f.inner, "inner-chunks", "", "inner chunk shape of the shards")
-	fl.IntVar(&f.perShard, "chunks-per-shard", 0, "shard every array, of any rank: N chunks along each dimension per shard")
-	fl.BoolVar(&f.consolidate, "consolidate", false, "write consolidated metadata at the destination")
-	fl.BoolVar(&f.overwrite, "overwrite", false, "erase what DST holds below the node first, if it holds anything but this copy's keys")
-	fl.BoolVar(&f.merge, "merge", false, "keep what DST holds and add the copy, merging the metadata of nodes both hold")
-	fl.IntVar(&f.jobs, "jobs", 0, "keys in flight at once (default 16; 64 when either side is in the cloud)")
-	addMemoryFlag(cmd, &f.memory)
-	fl.BoolVar(&f.dryRun, "dry-run", false, "print the plan (arrays, layouts, keys, bytes) and write nothing")
-	fl.BoolVar(&f.asJSON, "json", false, "print the plan (--dry-run) or the summary as JSON")
-	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress output")
-	fl.BoolVar(&f.fresh, "fresh", false, "ignore what an interrupted run of the same copy completed")
-	fl.StringVar(&f.partition, "partition", "", "do the I-th of N disjoint parts of the copy, e.g. 0/4 (partition 0 also writes the metadata)")
-	fl.BoolVar(&f.verify, "verify", false, "write nothing: compare DST with what this copy makes there, listing what is missing or different")
+	fl.StringVarP(&o.Config, "config", "c", "", "configuration file (HCL); SRC and DST may then be its datasets")
+	fl.StringVar(&o.Path, "path", "", "the node to copy (default: the whole hierarchy)")
+	fl.IntVar(&o.ToFormat, "to-format", 0, "rewrite metadata as this Zarr format: 3, or 2 (dimension names become xarray's _ARRAY_DIMENSIONS; arrays v2 cannot hold, such as sharded ones, are refused)")
+	fl.StringVar(&o.Codecs, "codecs", "", `new codec chain, as zarr.json writes it (e.g. '[{"name":"bytes"},{"name":"zstd"}]')`)
+	fl.StringVar(&o.Chunks, "chunks", "", "new chunk shape, e.g. 100,100")
+	fl.StringVar(&o.Shard, "shard", "", "shard shape: shards of this shape holding the (new) chunks")
+	fl.StringVar(&o.InnerChunks, "inner-chunks", "", "inner chunk shape of the shards")
+	fl.IntVar(&o.ChunksPerShard, "chunks-per-shard", 0, "shard every array, of any rank: N chunks along each dimension per shard")
+	fl.BoolVar(&o.Consolidate, "consolidate", false, "write consolidated metadata at the destination")
+	fl.BoolVar(&o.Overwrite, "overwrite", false, "erase what DST holds below the node first, if it holds anything but this copy's keys")
+	fl.BoolVar(&o.Merge, "merge", false, "keep what DST holds and add the copy, merging the metadata of nodes both hold")
+	fl.IntVar(&o.Jobs, "jobs", 0, "keys in flight at once (default 16; 64 when either side is in the cloud)")
+	addMemoryFlag(cmd, &memory)
+	fl.BoolVar(&o.DryRun, "dry-run", false, "print the plan (arrays, layouts, keys, bytes) and write nothing")
+	fl.BoolVar(&o.JSON, "json", false, "print the plan (--dry-run) or the summary as JSON")
+	fl.BoolVarP(&o.Quiet, "quiet", "q", false, "no progress output")
+	fl.BoolVar(&o.Fresh, "fresh", false, "ignore what an interrupted run of the same copy completed")
+	fl.StringVar(&o.Partition, "partition", "", "do the I-th of N disjoint parts of the copy, e.g. 0/4 (partition 0 also writes the metadata)")
+	fl.BoolVar(&o.Verify, "verify", false, "write nothing: compare DST with what this copy makes there, listing what is missing or different")
 	return cmd
 }
 
-func runCp(cmd *cobra.Command, set registry.Set, srcLoc, dstLoc string, f cpFlags) error {
-	opts, err := f.options()
-	if err == nil {
-		err = f.checkLocations(srcLoc, dstLoc)
-	}
-	if err != nil {
-		return err
-	}
-	ctx, signals := watchSignals(cmd.Context())
+// runCp runs the copy (or its verification) until it ends or a signal
+// stops it; a copy stopped so says how to resume it.
+func runCp(ctx context.Context, set app.Set, o app.CopyOptions) error {
+	ctx, signals := watchSignals(ctx)
 	defer signals.stop()
-	if f.verify {
-		err := verifyWith(ctx, cmd, set, srcLoc, dstLoc, f, opts)
+	if o.Verify {
+		err := app.VerifyCopy(ctx, set, o)
 		if sig := signals.received(ctx); err != nil && sig != nil {
 			return fmt.Errorf("cp --verify: interrupted by %s; nothing was written", signalName(sig))
 		}
 		return err
 	}
-	s, err := copyWith(ctx, cmd, set, srcLoc, dstLoc, f, opts)
+	s, err := app.Copy(ctx, set, o)
 	if err == nil {
 		return nil // done, even if a signal came as it ended
 	}
 	if sig := signals.received(ctx); sig != nil {
-		return newInterruption(sig, f.dryRun, s)
+		return newInterruption(sig, o.DryRun, s)
 	}
 	return err
-}
-
-// copyWith opens both sides, plans the copy, and prints the plan (dry
-// run) or makes the copy and prints its summary.
-func copyWith(ctx context.Context, cmd *cobra.Command, set registry.Set, srcLoc, dstLoc string, f cpFlags, opts transfer.Options) (_ *transfer.Summary, err error) {
-	stderr := cmd.ErrOrStderr()
-	src, err := location.Resolve(ctx, set, f.config, srcLoc, stderr)
-	if err != nil {
-		return nil, err
-	}
-	defer src.Close()
-	defer func() { err = src.Redact(err) }() // both sides are of one configuration
-	srcEnd := transfer.Endpoint{Name: srcLoc, Store: src.Store, Options: src.Options, Remote: location.Remote(srcLoc)}
-	dst, err := openDestination(ctx, set, f, dstLoc, stderr)
-	if err != nil {
-		return nil, err
-	}
-	defer dst.Close()
-	dstEnd := transfer.Endpoint{Name: dstLoc, Store: dst.Store, Options: dst.Options, Remote: location.Remote(dstLoc)}
-	if dst.Store == nil {
-		dstEnd.Options = set.InProcess().ArrayOptions() // what the directory opens with, once made
-	}
-	plan, err := transfer.Prepare(ctx, srcEnd, dstEnd, opts)
-	if err != nil || f.dryRun {
-		if err == nil {
-			err = printPlan(cmd.OutOrStdout(), plan, f.asJSON)
-		}
-		return nil, err
-	}
-	if dst.Store == nil {
-		// checked and planned: only now is the directory made
-		if dst, err = makeDestination(ctx, set, f, dstLoc, stderr); err != nil {
-			return nil, err
-		}
-		defer dst.Close()
-		dstEnd.Store, dstEnd.Options = dst.Store, dst.Options
-	}
-	return runPlan(ctx, cmd, plan, dstEnd, f, opts, srcLoc, dstLoc, src.Redact)
-}
-
-// runPlan makes the copy the plan describes, with its journal, and
-// prints its summary, each failure through redact.
-func runPlan(ctx context.Context, cmd *cobra.Command, plan *transfer.Plan, dst transfer.Endpoint, f cpFlags, opts transfer.Options, srcLoc, dstLoc string,
-	redact func(error) error) (*transfer.Summary, error) {
-	stderr := cmd.ErrOrStderr()
-	// a destination erased first holds nothing the journal could vouch for
-	fresh := f.fresh || plan.Target.State == "overwrite"
-	waiting := func(path string) {
-		// said even when quiet: a run that seems to hang says why
-		fmt.Fprintf(stderr, "cp: another run of this copy holds its journal (%s): waiting for it to end, to go on from what it did\n", path)
-	}
-	journal, err := transfer.Resume(ctx, transfer.CopyID(f.config, srcLoc, dstLoc, opts), fresh, waiting)
-	if err != nil {
-		return nil, err // interrupted while waiting: runCp says so
-	}
-	if p := plan.Partition; p != nil && (!f.quiet || p.Objects == 0) {
-		// an empty part is said even when quiet: it is the run's result
-		fmt.Fprintf(stderr, "cp: %s\n", p.Describe())
-	}
-	defer journal.Close()
-	if n := journal.Resumed(); n > 0 && !f.quiet {
-		fmt.Fprintf(stderr, "cp: resuming: %d entries done before (%s)\n", n, journal.Path())
-	}
-	plan.SetJournal(journal)
-	plan.SetProgress(transfer.NewProgress(stderr, isTerminal(stderr), f.quiet))
-	s, err := plan.Run(ctx, dst)
-	if err != nil && ctx.Err() != nil {
-		return &s, err // interrupted: runCp says so
-	}
-	if err2 := printSummary(cmd.OutOrStdout(), s, f.asJSON, opts.Partition); err == nil {
-		err = err2
-	}
-	for _, msg := range s.Failures {
-		fmt.Fprintf(stderr, "cp: %s\n", redact(errors.New(msg)))
-	}
-	return &s, err
-}
-
-func isTerminal(w io.Writer) bool {
-	file, ok := w.(*os.File)
-	return ok && isatty.IsTerminal(file.Fd())
-}
-
-// localDir reports a destination that is a directory path (not a URL
-// nor a dataset), and its path.
-func localDir(f cpFlags, loc string) (string, bool) {
-	if f.config != "" {
-		return "", false
-	}
-	if dir, ok := strings.CutPrefix(loc, "file://"); ok {
-		return dir, true
-	}
-	return loc, !strings.Contains(loc, "://")
-}
-
-// openDestination opens DST. A directory that does not exist yet is
-// returned without a store: the copy is planned against an empty
-// destination, and the directory made only once the plan stands.
-func openDestination(ctx context.Context, set registry.Set, f cpFlags, loc string, stderr io.Writer) (*location.Target, error) {
-	if dir, ok := localDir(f, loc); ok {
-		if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
-			return &location.Target{}, nil
-		}
-	}
-	return location.Resolve(ctx, set, f.config, loc, stderr)
-}
-
-// makeDestination makes the directory DST names and opens it.
-func makeDestination(ctx context.Context, set registry.Set, f cpFlags, loc string, stderr io.Writer) (*location.Target, error) {
-	dir, _ := localDir(f, loc)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("destination %q: %w", loc, err)
-	}
-	return location.Resolve(ctx, set, f.config, loc, stderr)
-}
-
-// checkLocations refuses, for directories, a copy onto itself or into
-// itself: the destination would be (or hold) the source it reads.
-func (f cpFlags) checkLocations(srcLoc, dstLoc string) error {
-	src, srcOK := localDir(f, srcLoc)
-	dst, dstOK := localDir(f, dstLoc)
-	if !srcOK || !dstOK {
-		return nil
-	}
-	src, _ = filepath.Abs(src)
-	dst, _ = filepath.Abs(dst)
-	for _, pair := range [][2]string{{src, dst}, {dst, src}} {
-		if rel, err := filepath.Rel(pair[0], pair[1]); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
-			return fmt.Errorf("SRC %q and DST %q are the same directory, or one holds the other: copy into another directory", srcLoc, dstLoc)
-		}
-	}
-	return nil
-}
-
-// printPlan prints the dry run's plan.
-func printPlan(w io.Writer, plan *transfer.Plan, asJSON bool) error {
-	if asJSON {
-		return plan.WriteJSON(w)
-	}
-	return plan.WriteText(w)
-}
-
-// printSummary prints what the copy did.
-func printSummary(w io.Writer, s transfer.Summary, asJSON bool, part transfer.Partition) error {
-	if !asJSON {
-		of := ""
-		if part.Count > 0 {
-			of = "partition " + part.String() + ": "
-		}
-		_, err := fmt.Fprintf(w, "cp: %s%s\n", of, s)
-		return err
-	}
-	failures := s.Failures
-	if failures == nil {
-		failures = []string{}
-	}
-	out := map[string]any{"copied": s.Copied, "skipped": s.Skipped, "failed": s.Failed, "bytes": s.Bytes,
-		"seconds": s.Took.Seconds(), "failures": failures}
-	if part.Count > 0 {
-		out["partition"] = part.String()
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
-}
-
-// options turns the flags into transfer options.
-func (f cpFlags) options() (transfer.Options, error) {
-	opts := transfer.Options{Path: f.path, Jobs: f.jobs, Consolidate: f.consolidate, Stream: f.memory.options(),
-		ChunksPerShard: f.perShard, DryRun: f.dryRun}
-	if f.partition != "" {
-		part, err := transfer.ParsePartition(f.partition)
-		if err != nil {
-			return opts, err
-		}
-		opts.Partition = part
-	}
-	switch {
-	case f.verify && f.dryRun:
-		return opts, fmt.Errorf("--verify and --dry-run: give one (--verify checks a copy made, --dry-run plans one)")
-	case f.overwrite && f.partition != "" && !f.verify:
-		return opts, fmt.Errorf("--partition and --overwrite: each partition would erase what the others had written; " +
-			"empty DST first, then run the partitions without --overwrite")
-	}
-	switch {
-	case f.overwrite && f.merge:
-		return opts, fmt.Errorf("--overwrite and --merge: give one (replace what DST holds, or add to it)")
-	case f.overwrite:
-		opts.Existing = transfer.Overwrite
-	case f.merge:
-		opts.Existing = transfer.Merge
-	}
-	switch f.toFormat {
-	case 0:
-	case 2:
-		opts.ToFormat = meta.V2
-	case 3:
-		opts.ToFormat = meta.V3
-	default:
-		return opts, fmt.Errorf("--to-format %d: give 2 or 3", f.toFormat)
-	}
-	if f.codecs != "" {
-		codecs, err := meta.ParseExtensions(json.RawMessage(f.codecs))
-		if err != nil {
-			return opts, fmt.Errorf("--codecs: %w", err)
-		}
-		opts.Codecs = codecs
-	}
-	var err error
-	for _, s := range []struct {
-		name, text string
-		dst        *[]int
-	}{{"--chunks", f.chunks, &opts.Chunks}, {"--shard", f.shard, &opts.Shard}, {"--inner-chunks", f.inner, &opts.InnerChunks}} {
-		if *s.dst, err = parseShape(s.name, s.text); err != nil {
-			return opts, err
-		}
-	}
-	return opts, nil
-}
-
-// parseShape reads "10,20" (nil for "").
-func parseShape(name, s string) ([]int, error) {
-	if s == "" {
-		return nil, nil
-	}
-	var out []int
-	for _, p := range strings.Split(s, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(p))
-		if err != nil || n < 1 {
-			return nil, fmt.Errorf("%s %q: give positive whole numbers separated by commas", name, s)
-		}
-		out = append(out, n)
-	}
-	return out, nil
 }

@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/zarrgw/zarrgw/host/commands/transfer"
+	"github.com/zarrgw/zarrgw/host/app"
 )
 
 // signalWatch ends a copy's context on SIGINT or SIGTERM and remembers
@@ -65,11 +65,11 @@ func (w *signalWatch) received(ctx context.Context) os.Signal {
 type interruption struct {
 	sig     os.Signal
 	dryRun  bool
-	summary *transfer.Summary // nil: stopped before copying began
+	summary *app.CopySummary // nil: stopped before copying began
 	resume  string
 }
 
-func newInterruption(sig os.Signal, dryRun bool, s *transfer.Summary) *interruption {
+func newInterruption(sig os.Signal, dryRun bool, s *app.CopySummary) *interruption {
 	return &interruption{sig: sig, dryRun: dryRun, summary: s, resume: resumeCommand(os.Args)}
 }
 

@@ -8,7 +8,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/zarrgw/zarrgw/host/commands/transfer"
+	"github.com/zarrgw/zarrgw/host/app"
 )
 
 // cp's help shows examples, both treatments of an existing destination,
@@ -48,7 +48,7 @@ func TestResumeCommand(t *testing.T) {
 // The exit status of a stopped copy is the shell's for its signal.
 func TestInterruptionExitCode(t *testing.T) {
 	for sig, want := range map[os.Signal]int{os.Interrupt: 130, syscall.SIGTERM: 143} {
-		e := newInterruption(sig, false, &transfer.Summary{Copied: 3})
+		e := newInterruption(sig, false, &app.CopySummary{Copied: 3})
 		if e.ExitCode() != want || !strings.Contains(e.Error(), "run the same command again") {
 			t.Errorf("%v: exit %d (want %d), %q", sig, e.ExitCode(), want, e.Error())
 		}

@@ -1,20 +1,18 @@
 package main
 
 import (
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
 
-	"github.com/zarrgw/zarrgw/core/dtype"
-	"github.com/zarrgw/zarrgw/host/runtime/registry"
+	"github.com/zarrgw/zarrgw/host/app"
 )
 
 // Every command's --help ends with examples, each line of which runs
 // zarrgw or is a comment (cp's, written with cp, are its own business).
 func TestEveryCommandHasExamples(t *testing.T) {
-	root := newRoot(registry.Bundled())
+	root := newRoot(app.Bundled())
 	var walk func(*cobra.Command)
 	n := 0
 	walk = func(c *cobra.Command) {
@@ -38,41 +36,5 @@ func TestEveryCommandHasExamples(t *testing.T) {
 	walk(root)
 	if n < 15 {
 		t.Errorf("only %d commands", n)
-	}
-}
-
-func TestNearest(t *testing.T) {
-	paths := []string{"t2m", "t2m_max", "group/precip", "group/temperature", "u10"}
-	for _, c := range []struct {
-		s    string
-		want []string
-	}{
-		{"t2n", []string{"t2m"}},
-		{"T2M", []string{"t2m"}},
-		{"precip", []string{"group/precip"}},
-		{"group/temprature", []string{"group/temperature"}},
-		{"wind", nil},
-	} {
-		if got := nearest(c.s, paths); !slices.Equal(got, c.want) {
-			t.Errorf("nearest(%q) = %q, want %q", c.s, got, c.want)
-		}
-	}
-	if d := distance("kitten", "sitting"); d != 3 {
-		t.Errorf("distance = %d", d)
-	}
-}
-
-// Every type create offers parses as a fixed-size v3 data type, and a
-// numpy type string is answered with the v3 name.
-func TestCreateTypes(t *testing.T) {
-	for _, name := range createTypes {
-		if dt, err := dtype.ParseV3(name); err != nil || dt.Variable() {
-			t.Errorf("%s: %v", name, err)
-		}
-	}
-	for in, want := range map[string]string{"f4": "did you mean float32?", "<u8": "did you mean uint64?", "|b1": "did you mean bool?", "inte16": "did you mean int16"} {
-		if err := dtypeError(in); !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "accepted: bool, int8") {
-			t.Errorf("%s: %v", in, err)
-		}
 	}
 }

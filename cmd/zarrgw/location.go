@@ -3,8 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/zarrgw/zarrgw/host/app/location"
-	"github.com/zarrgw/zarrgw/host/runtime/registry"
+	"github.com/zarrgw/zarrgw/host/app"
 )
 
 // addLocationFlags adds --config to a command whose LOCATION is a
@@ -16,9 +15,9 @@ func addLocationFlags(cmd *cobra.Command, path *string) {
 // onLocation is the RunE of a command on LOCATION: it opens it (with
 // --config, as a dataset of that configuration), runs fn, and closes it,
 // ending any plugin processes.
-func onLocation(set registry.Set, configFile *string, fn func(*cobra.Command, *location.Target) error) func(*cobra.Command, []string) error {
+func onLocation(set app.Set, configFile *string, fn func(*cobra.Command, *app.Target) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
-		t, err := location.Resolve(cmd.Context(), set, *configFile, args[0], cmd.ErrOrStderr())
+		t, err := app.Open(cmd.Context(), set, *configFile, args[0], cmd.ErrOrStderr())
 		if err != nil {
 			return err
 		}

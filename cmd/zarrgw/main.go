@@ -9,7 +9,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/zarrgw/zarrgw/host/runtime/registry"
+	"github.com/zarrgw/zarrgw/host/app"
 )
 
 func main() {
@@ -23,7 +23,7 @@ func main() {
 	// and plugin processes end with it.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	root := newRoot(registry.Bundled())
+	root := newRoot(app.Bundled())
 	root.SetArgs(goStyleFlags(root, os.Args[1:]))
 	if err := root.ExecuteContext(ctx); err != nil {
 		var quiet exitCode

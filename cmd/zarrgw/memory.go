@@ -2,11 +2,10 @@ package main
 
 import (
 	"fmt"
-	"github.com/zarrgw/zarrgw/core/size"
 
 	"github.com/spf13/cobra"
 
-	"github.com/zarrgw/zarrgw/core/array"
+	"github.com/zarrgw/zarrgw/host/app"
 )
 
 // memoryFlag is a --memory value: a size such as "64MiB".
@@ -20,7 +19,7 @@ func (m *memoryFlag) String() string {
 }
 
 func (m *memoryFlag) Set(s string) error {
-	n, err := size.Parse(s)
+	n, err := app.ParseSize(s)
 	if err != nil {
 		return err
 	}
@@ -29,10 +28,6 @@ func (m *memoryFlag) Set(s string) error {
 }
 
 func (m *memoryFlag) Type() string { return "size" }
-
-func (m *memoryFlag) options() array.StreamOptions {
-	return array.StreamOptions{MemoryBudget: m.bytes}
-}
 
 // addMemoryFlag adds --memory, the budget of a streaming read or write.
 func addMemoryFlag(cmd *cobra.Command, m *memoryFlag) {

@@ -2,19 +2,13 @@ package main
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 
 	"github.com/spf13/cobra"
 
-	"github.com/zarrgw/zarrgw/host/install"
-	"github.com/zarrgw/zarrgw/host/runtime/config"
-	"github.com/zarrgw/zarrgw/host/runtime/pluginpkg"
-	"github.com/zarrgw/zarrgw/host/runtime/registry"
-	"github.com/zarrgw/zarrgw/host/runtime/stack"
+	"github.com/zarrgw/zarrgw/host/app"
 )
 
-func newPlugins(set registry.Set) *cobra.Command {
+func newPlugins(set app.Set) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "plugins",
 		Short: "Manage the plugins a configuration declares",
@@ -31,11 +25,11 @@ func newPlugins(set registry.Set) *cobra.Command {
 // (repeatable; default: this machine's platform) and runs run with them.
 // When fileArg, the file may be given as the argument instead (-config
 // FILE, Go's way); otherwise the arguments are run's.
-func withPlatforms(cmd *cobra.Command, what string, fileArg bool, run func(cmd *cobra.Command, file string, platforms []pluginpkg.Platform, args []string) error) {
+func withPlatforms(cmd *cobra.Command, what string, fileArg bool, run func(cmd *cobra.Command, file string, platforms []app.Platform, args []string) error) {
 	var path string
 	var names []string
 	addConfigFlag(cmd, &path)
-	cmd.Flags().StringArrayVar(&names, "platform", nil, what+" (OS_ARCH, such as linux_arm64; repeatable; default: this machine's, "+pluginpkg.Current().String()+")")
+	cmd.Flags().StringArrayVar(&names, "platform", nil, what+" (OS_ARCH, such as linux_arm64; repeatable; default: this machine's, "+app.CurrentPlatform().String()+")")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		fileArgs := args
 		if !fileArg {
@@ -45,12 +39,12 @@ func withPlatforms(cmd *cobra.Command, what string, fileArg bool, run func(cmd *
 		if err != nil {
 			return err
 		}
-		platforms := []pluginpkg.Platform{pluginpkg.Current()}
+		platforms := []app.Platform{app.CurrentPlatform()}
 		if len(names) > 0 {
 			platforms = nil
 		}
 		for _, n := range names {
-			p, err := pluginpkg.ParsePlatform(n)
+			p, err := app.ParsePlatform(n)
 			if err != nil {
 				return err
 			}
@@ -60,7 +54,7 @@ func withPlatforms(cmd *cobra.Command, what string, fileArg bool, run func(cmd *
 	}
 }
 
-func newPluginsLock(set registry.Set) *cobra.Command {
+func newPluginsLock(set app.Set) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "lock -c FILE [-platform=OS_ARCH]...",
 		Short: "Record in the configuration's lock file (NAME.lock.hcl) each plugin binary's SHA-256 and names, and the package hashes of installed plugins",
@@ -77,42 +71,19 @@ Each configuration file has a lock file of its own beside it: NAME.hcl's is NAME
 		Args: cobra.MaximumNArgs(1),
 	}
 	withPlatforms(cmd, "platform to record installed plugins' package hashes for", true,
-		func(cmd *cobra.Command, file string, platforms []pluginpkg.Platform, _ []string) error {
-			return lockPlugins(cmd, set, file, platforms)
+		func(cmd *cobra.Command, file string, platforms []app.Platform, _ []string) error {
+			return app.LockPlugins(cmd.Context(), set, platformsOptions(cmd, file, platforms))
 		})
 	return cmd
 }
 
-func lockPlugins(cmd *cobra.Command, set registry.Set, file string, platforms []pluginpkg.Platform) error {
-	// Each binary given by path is started once, pinned to its checksum,
-	// to ask what it serves; the lock records those names beside it.
-	opts := config.Options{Catalog: set.Catalog(), Probe: stack.Probe(cmd.Context(), pluginLaunch(cmd.ErrOrStderr()).Logger)}
-	cfg, lock, err := config.LockPlugins(file, opts, cmd.ErrOrStderr())
-	if err != nil {
-		return err
-	}
-	for _, source := range slices.Sorted(maps.Keys(lock.Plugins)) {
-		if p := lock.Plugins[source]; p.SHA256 != "" {
-			fmt.Fprintf(cmd.OutOrStdout(), "%s: sha256 %s, serves %s\n", source, p.SHA256, p.Serves)
-		}
-	}
-	if hasInstalled(cfg) {
-		_, in, err := loadForLock(cmd, set, file, config.Options{Installing: true})
-		if err != nil {
-			return err
-		}
-		if err := in.LockPlatforms(cmd.Context(), cfg, lock, platforms); err != nil {
-			return err
-		}
-	}
-	return writeLock(cmd.OutOrStdout(), cfg, lock)
+// platformsOptions are the options of lock and mirror: their flags, and
+// the command's output.
+func platformsOptions(cmd *cobra.Command, file string, platforms []app.Platform) app.PlatformsOptions {
+	return app.PlatformsOptions{File: file, Platforms: platforms, Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()}
 }
 
-func hasInstalled(cfg *config.Config) bool {
-	return slices.ContainsFunc(cfg.Plugins, config.Plugin.Installed)
-}
-
-func newPluginsMirror(set registry.Set) *cobra.Command {
+func newPluginsMirror(set app.Set) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "mirror -c FILE [-platform=OS_ARCH]... DIR",
 		Short: "Fill a mirror directory with the packages of the plugins a configuration installs",
@@ -126,16 +97,8 @@ HTTP server, a network mirror. Mirroring several configurations into one DIR mer
 		Args: cobra.ExactArgs(1),
 	}
 	withPlatforms(cmd, "platform to mirror packages for", false,
-		func(cmd *cobra.Command, file string, platforms []pluginpkg.Platform, args []string) error {
-			cfg, in, err := loadForLock(cmd, set, file, config.Options{Installing: true})
-			if err != nil {
-				return err
-			}
-			lock, diags := config.LoadLock(cfg.LockSource())
-			if diags.HasErrors() {
-				return fmt.Errorf("%s: %w", cfg.LockSource(), diags)
-			}
-			return in.Mirror(cmd.Context(), cfg, lock, args[0], platforms)
+		func(cmd *cobra.Command, file string, platforms []app.Platform, args []string) error {
+			return app.MirrorPlugins(cmd.Context(), set, platformsOptions(cmd, file, platforms), args[0])
 		})
 	return cmd
 }
@@ -164,10 +127,10 @@ plugin whose script or modules changed is refused like a changed binary.`,
   zarrgw plugins package --address example.org/acme/xorpy --version 1.0.0 xorpy/plugin.py xorpy/xor_codec.py zarrgw/pluginapi/python/zarrgw_plugin`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			plat := pluginpkg.Current()
+			plat := app.CurrentPlatform()
 			if platformName != "" {
 				var err error
-				if plat, err = pluginpkg.ParsePlatform(platformName); err != nil {
+				if plat, err = app.ParsePlatform(platformName); err != nil {
 					return err
 				}
 			}
@@ -178,17 +141,18 @@ plugin whose script or modules changed is refused like a changed binary.`,
 			if toMirror {
 				dir = mirror
 			}
-			zipPath, hashes, err := install.Package(args[0], address, ver, plat, dir, toMirror, args[1:]...)
+			pkg, err := app.PackagePlugin(app.PackageOptions{Entry: args[0], Files: args[1:], Address: address, Version: ver,
+				Platform: plat, Dir: dir, Mirror: toMirror})
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s\n  %s\n  %s\n", zipPath, hashes[0], hashes[1])
+			fmt.Fprintf(cmd.OutOrStdout(), "%s\n  %s\n  %s\n", pkg.Path, pkg.Hashes[0], pkg.Hashes[1])
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&address, "address", "", "the plugin's source address, HOST/NAMESPACE/TYPE")
 	cmd.Flags().StringVar(&ver, "version", "", "the plugin's version, such as 1.2.0")
-	cmd.Flags().StringVar(&platformName, "platform", "", "the platform ENTRY was built for, OS_ARCH (default: this machine's, "+pluginpkg.Current().String()+")")
+	cmd.Flags().StringVar(&platformName, "platform", "", "the platform ENTRY was built for, OS_ARCH (default: this machine's, "+app.CurrentPlatform().String()+")")
 	cmd.Flags().StringVar(&output, "output", ".", "the directory to write the package to")
 	cmd.Flags().StringVar(&mirror, "mirror", "", "a mirror directory to publish the package into instead")
 	return cmd

@@ -3,12 +3,12 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/zarrgw/zarrgw/host/runtime/registry"
+	"github.com/zarrgw/zarrgw/host/app"
 )
 
 // newRoot is the command line of a zarrgw binary whose extensions are set:
 // every command opens, checks, lists and serves extensions through it.
-func newRoot(set registry.Set) *cobra.Command {
+func newRoot(set app.Set) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "zarrgw",
 		Short: "Zarr engine and gateway",

@@ -4,10 +4,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/zarrgw/zarrgw/host/app"
-	"github.com/zarrgw/zarrgw/host/runtime/registry"
 )
 
-func newServe(set registry.Set) *cobra.Command {
+func newServe(set app.Set) *cobra.Command {
 	var path, listen, s3Listen string
 	cmd := &cobra.Command{
 		Use:   "serve --config FILE",

@@ -1,179 +1,24 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"slices"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/zarrgw/zarrgw/core/dtype"
-	"github.com/zarrgw/zarrgw/core/hierarchy"
-	"github.com/zarrgw/zarrgw/core/store"
-	"github.com/zarrgw/zarrgw/host/app/location"
-	"github.com/zarrgw/zarrgw/host/runtime/config"
+	"github.com/zarrgw/zarrgw/host/app"
 )
 
-// maxWalk bounds the nodes read to suggest or complete a path: a
-// hierarchy of a million arrays is not listed for a typo.
-const maxWalk = 10000
-
-var errEnough = errors.New("enough nodes")
-
-// nodePaths lists the paths of the nodes below the root of s (the root
-// excluded), arrays only when arrays, at most maxWalk.
-func nodePaths(ctx context.Context, s store.Store, arrays bool) []string {
-	root, err := hierarchy.Open(ctx, s, "")
-	if err != nil {
-		return nil
-	}
-	var out []string
-	n := 0
-	hierarchy.Walk(ctx, s, root, func(node hierarchy.Node) error {
-		if n++; n > maxWalk {
-			return errEnough
-		}
-		if node.Path != "" && (!arrays || node.Array != nil) {
-			out = append(out, node.Path)
-		}
-		return nil
-	})
-	return out
-}
-
-// nearest returns the candidates closest to s: by edit distance, at most
-// about a third of s's length away, or equal ignoring case, or ending in
-// s as a path segment; the closest first, at most three.
-func nearest(s string, candidates []string) []string {
-	type scored struct {
-		c string
-		d int
-	}
-	var found []scored
-	limit := max(2, len(s)/3)
-	for _, c := range candidates {
-		d := distance(strings.ToLower(s), strings.ToLower(c))
-		if d <= limit || strings.HasSuffix(c, "/"+s) {
-			found = append(found, scored{c, d})
-		}
-	}
-	sort.SliceStable(found, func(i, j int) bool { return found[i].d < found[j].d })
-	var out []string
-	for i := 0; i < len(found) && i < 3; i++ {
-		out = append(out, found[i].c)
-	}
-	return out
-}
-
-// distance is the Levenshtein distance between a and b.
-func distance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
-}
-
-// openNode opens the node at path of t, explaining a failure: where it
-// looked (the directory, URL or dataset, resolved) and the nearest paths
-// that exist. With arrayOnly, a group is an error listing its arrays.
-func openNode(ctx context.Context, t *location.Target, path string, arrayOnly bool) (hierarchy.Node, error) {
-	n, err := hierarchy.Open(ctx, t.Store, path)
-	switch {
-	case errors.Is(err, hierarchy.ErrNoNode):
-		hint := ""
-		if clean, cerr := hierarchy.CleanPath(path); cerr == nil && clean != "" {
-			if near := nearest(clean, nodePaths(ctx, t.Store, arrayOnly)); len(near) > 0 {
-				hint = "; did you mean --path " + strings.Join(near, " or --path ") + "?"
-			}
-		}
-		return n, fmt.Errorf("%w in %s%s", err, t.Where, hint)
-	case err != nil:
-		return n, fmt.Errorf("%s: %w", t.Where, err)
-	case arrayOnly && n.Array == nil:
-		msg := fmt.Sprintf("%s in %s is a group, not an array", n.Name(), t.Where)
-		if arrays := below(nodePaths(ctx, t.Store, true), n.Path); len(arrays) > 0 {
-			if len(arrays) > 5 {
-				arrays = append(arrays[:5], fmt.Sprintf("... (%d arrays)", len(arrays)))
-			}
-			msg += ": name one of its arrays with --path: " + strings.Join(arrays, ", ")
-		}
-		return n, errors.New(msg)
-	}
-	return n, nil
-}
-
-// below keeps the paths inside the group at dir ("" is the root).
-func below(paths []string, dir string) []string {
-	if dir == "" {
-		return paths
-	}
-	var out []string
-	for _, p := range paths {
-		if strings.HasPrefix(p, dir+"/") {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// readOnly refuses a write to a read-only dataset, naming it and the line
-// that makes it so, before anything is written.
-func readOnly(t *location.Target) error {
-	if t.Dataset == nil || !t.Dataset.ReadOnly {
-		return nil
-	}
-	return fmt.Errorf("dataset %q is read-only (%s: read_only = true): nothing written", t.Dataset.Name, config.At(t.Dataset.ReadOnlyRange))
-}
-
-// writeError names the dataset a write was refused by, when it is
-// read-only below a transformer that hid the first refusal.
-func writeError(t *location.Target, err error) error {
-	if err != nil && errors.Is(err, store.ErrUnsupported) {
-		if ro := readOnly(t); ro != nil {
-			return fmt.Errorf("%w (%w)", ro, err)
-		}
-	}
-	return err
-}
-
-// createTypes are the data types "zarrgw create" accepts, besides rN
-// (N bits of raw bytes, N a multiple of 8): v3's fixed-size core types.
-var createTypes = []string{"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-	"float16", "float32", "float64", "complex64", "complex128"}
-
-// dtypeError explains a --dtype that is not accepted: the names that
-// are, and the nearest, or the v3 name of a numpy type string ("f4",
-// "<i2") given instead.
-func dtypeError(name string) error {
-	accepted := strings.Join(createTypes, ", ") + ", rN (N bits of raw bytes: r8, r16, ...)"
-	hint := ""
-	if dt, _, err := dtype.ParseV2(name); err == nil && slices.Contains(createTypes, dt.Name) {
-		hint = fmt.Sprintf("; did you mean %s? (numpy calls it %q)", dt.Name, name)
-	} else if dt, err := dtype.ParseV3(name); err == nil && dt.Variable() {
-		hint = fmt.Sprintf(" (%s elements have no fixed size)", name)
-	} else if near := nearest(name, createTypes); len(near) > 0 {
-		hint = "; did you mean " + strings.Join(near, " or ") + "?"
-	}
-	return fmt.Errorf("--dtype %q: not a fixed-size v3 data type%s; accepted: %s", name, hint, accepted)
-}
+// The data commands' answers to a name that is not there, made in
+// host/app: named here as the commands call them.
+var (
+	openNode    = app.OpenNode
+	readOnly    = app.ReadOnly
+	writeError  = app.WriteError
+	dtypeError  = app.DtypeError
+	createTypes = app.CreateTypes
+)
 
 // oneLocation is the Args of a command on one LOCATION with a --path: a
 // second argument is taken for the node path it probably is.

@@ -3,17 +3,14 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/zarrgw/zarrgw/host/app/location"
-	"github.com/zarrgw/zarrgw/host/runtime/config"
-	"github.com/zarrgw/zarrgw/host/runtime/registry"
+	"github.com/zarrgw/zarrgw/host/app"
 )
 
-func newValidate(set registry.Set) *cobra.Command {
+func newValidate(set app.Set) *cobra.Command {
 	var path string
 	var asJSON bool
 	cmd := &cobra.Command{
@@ -35,16 +32,12 @@ range), lock_file, datasets, stores and plugins; the exit status is 1 when it is
 			if err != nil {
 				return err
 			}
-			// Pinned plugins present on this machine are started once to ask
-			// what they serve, so their blocks are checked against their schemas.
-			logger := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
-			opts, err := location.ConfigOptions(cmd.Context(), set, file, logger)
-			if err != nil {
-				return err
-			}
+			o := app.ValidateOptions{File: file, Stderr: cmd.ErrOrStderr()}
 			if asJSON {
-				cfg, diags := config.CheckDiagnostics(file, opts)
-				report := config.NewReport(cfg, diags)
+				report, err := app.ValidateReport(cmd.Context(), set, o)
+				if err != nil {
+					return err
+				}
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
 				if err := enc.Encode(report); err != nil {
@@ -55,12 +48,12 @@ range), lock_file, datasets, stores and plugins; the exit status is 1 when it is
 				}
 				return nil
 			}
-			cfg, err := config.Check(file, opts, cmd.ErrOrStderr())
+			v, err := app.Validate(cmd.Context(), set, o)
 			if err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: valid: %d datasets, %d stores, %d plugins\n",
-				file, len(cfg.Datasets), len(cfg.Stores), len(cfg.Plugins))
+				file, v.Datasets, v.Stores, v.Plugins)
 			return nil
 		},
 	}

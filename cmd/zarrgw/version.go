@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/zarrgw/zarrgw/pluginapi"
+	"github.com/zarrgw/zarrgw/host/app"
 )
 
 // Set at build time, for a release:
@@ -46,7 +46,7 @@ type buildInfo struct {
 
 func currentBuild() buildInfo {
 	b := buildInfo{Version: release, Commit: commit, GoVersion: runtime.Version(),
-		Platform: runtime.GOOS + "_" + runtime.GOARCH, PluginProtocolVersions: pluginapi.ProtocolVersions}
+		Platform: runtime.GOOS + "_" + runtime.GOARCH, PluginProtocolVersions: app.PluginProtocolVersions()}
 	if info, ok := debug.ReadBuildInfo(); ok {
 		if b.Version == "" && info.Main.Version != "" && info.Main.Version != "(devel)" {
 			b.Version = strings.TrimPrefix(info.Main.Version, "v")

@@ -2,20 +2,13 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
-	"github.com/zarrgw/zarrgw/core/array"
-	"github.com/zarrgw/zarrgw/core/grid"
-	"github.com/zarrgw/zarrgw/core/ndarray"
-	"github.com/zarrgw/zarrgw/host/app/location"
-	"github.com/zarrgw/zarrgw/host/commands/render"
-	"github.com/zarrgw/zarrgw/host/runtime/registry"
+	"github.com/zarrgw/zarrgw/host/app"
 )
 
-func newWrite(set registry.Set) *cobra.Command {
+func newWrite(set app.Set) *cobra.Command {
 	var configFile, path, slice, from, format string
 	var memory memoryFlag
 	cmd := &cobra.Command{
@@ -26,39 +19,13 @@ func newWrite(set registry.Set) *cobra.Command {
   printf 'abcd' | zarrgw write data.zarr --path t --format raw
   zarrgw write -c zarrgw.hcl era5 --path t2m --from t2m.npy`,
 		Args: oneLocation,
-		RunE: onLocation(set, &configFile, func(cmd *cobra.Command, t *location.Target) error {
-			ctx := cmd.Context()
-			if err := readOnly(t); err != nil {
-				return err
-			}
-			n, err := openNode(ctx, t, path, true)
+		RunE: onLocation(set, &configFile, func(cmd *cobra.Command, t *app.Target) error {
+			w, err := app.Write(cmd.Context(), t, app.WriteOptions{Path: path, Slice: slice, From: from, Stdin: cmd.InOrStdin(),
+				Format: format, Memory: memory.bytes})
 			if err != nil {
 				return err
 			}
-			a, err := array.New(ctx, t.Store, n.Path, n.Array, t.Options)
-			if err != nil {
-				return err
-			}
-			sel, err := grid.Parse(slice, a.Shape())
-			if err != nil {
-				return err
-			}
-			in, name, err := openInput(cmd, from)
-			if err != nil {
-				return err
-			}
-			defer in.Close()
-			body, err := openBody(in, name, format, a, sel)
-			if err != nil {
-				return err
-			}
-			if err := a.WriteStream(ctx, sel, memory.options(), body.Fill); err != nil {
-				return writeError(t, err)
-			}
-			if err := body.Finish(); err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "wrote %d elements to %s\n", ndarray.NumElements(sel.Counts()), a.Name())
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %d elements to %s\n", w.Elements, w.Array)
 			return nil
 		}),
 	}
@@ -69,44 +36,4 @@ func newWrite(set registry.Set) *cobra.Command {
 	cmd.Flags().StringVar(&format, "format", "npy", "input format: npy, or raw (the selection's little-endian elements in C order)")
 	addMemoryFlag(cmd, &memory)
 	return cmd
-}
-
-// openBody reads the input's header, if any, and checks it against the
-// array and selection. A regular file must hold exactly what it promises,
-// checked before anything is written, so a short file changes nothing.
-func openBody(in io.Reader, name, format string, a *array.Array, sel grid.Selection) (*render.Body, error) {
-	dt := a.Meta().DataType
-	var body *render.Body
-	var err error
-	switch format {
-	case "npy":
-		body, err = render.NPYBody(in, name, dt, sel.Counts())
-	case "raw":
-		body, err = render.RawBody(in, name, dt, sel.Counts())
-	default:
-		return nil, fmt.Errorf("--format %q: use npy or raw", format)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if f, ok := in.(*os.File); ok {
-		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() != body.Size() {
-			return nil, fmt.Errorf("%s: holds %d bytes, but a selection of %v %s elements needs %d", name, fi.Size(), sel.Shape(), dt.Name, body.Size())
-		}
-	}
-	return body, nil
-}
-
-func openInput(cmd *cobra.Command, from string) (io.ReadCloser, string, error) {
-	if from == "-" {
-		if f, ok := cmd.InOrStdin().(*os.File); ok {
-			return f, "standard input", nil // a regular file's size is checked
-		}
-		return io.NopCloser(cmd.InOrStdin()), "standard input", nil
-	}
-	f, err := os.Open(from)
-	if err != nil {
-		return nil, "", err
-	}
-	return f, from, nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/array"
 	"github.com/zarrgw/zarrgw/core/grid"
 	"github.com/zarrgw/zarrgw/core/ndarray"
+	"github.com/zarrgw/zarrgw/host/commands/transfer/layout"
 )
 
 // rewriteShare makes a partition's part of a rewrite: partition 0's
@@ -26,7 +27,7 @@ func (p *Plan) rewriteShare(ctx context.Context, src, dst Endpoint, opts Options
 	var total int64
 	for _, run := range sh.chunks {
 		run.each(func(idx int64) bool {
-			total += int64(ndarray.NumElements(chunkBox(run.a.node.out.Array, coordsOf(idx, run.a.counts)).Counts()))
+			total += int64(ndarray.NumElements(layout.ChunkBox(run.a.node.out.Array, layout.Coords(idx, run.a.counts)).Counts()))
 			return true
 		})
 	}
@@ -124,8 +125,8 @@ func (c *chunkCopier) copyRun(ctx context.Context, run *chunkRun, opts Options, 
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(c.inFlight)
 	run.each(func(idx int64) bool {
-		coords := coordsOf(idx, run.a.counts)
-		box := chunkBox(out.Array, coords)
+		coords := layout.Coords(idx, run.a.counts)
+		box := layout.ChunkBox(out.Array, coords)
 		elems := int64(ndarray.NumElements(box.Counts()))
 		entry := "c " + out.Path + " " + strconv.FormatInt(idx, 10)
 		if opts.Journal != nil {
@@ -172,7 +173,7 @@ func (c *chunkCopier) copyRun(ctx context.Context, run *chunkRun, opts Options, 
 // in pieces when larger than half the memory budget (each piece then
 // updates the part of the chunk it holds).
 func (c *chunkCopier) copy(ctx context.Context, box grid.Selection) error {
-	for _, piece := range pieces(box, c.inner, c.elem, c.piece) {
+	for _, piece := range layout.Pieces(box, c.inner, c.elem, c.piece) {
 		data, err := c.from.Read(ctx, piece)
 		if err != nil {
 			return err
@@ -182,49 +183,4 @@ func (c *chunkCopier) copy(ctx context.Context, box grid.Selection) error {
 		}
 	}
 	return nil
-}
-
-// pieces cuts box into selections of at most maxBytes (an element taking
-// elem), box itself when it fits: ranges along the outermost dimension
-// along which one index fits, each index of the dimensions before it
-// alone. Along that dimension a piece holds whole inner chunks (inner,
-// when the array is sharded) where it can, so that none is encoded twice.
-func pieces(box grid.Selection, inner []int, elem, maxBytes int64) []grid.Selection {
-	counts := box.Counts()
-	total := int64(ndarray.NumElements(counts)) * elem
-	if total <= maxBytes || len(box) == 0 {
-		return []grid.Selection{box}
-	}
-	level, row := 0, total/int64(counts[0]) // row: the bytes of one index along level
-	for row > maxBytes && level < len(box)-1 {
-		level++
-		row /= int64(counts[level])
-	}
-	rows := int(max(maxBytes/max(row, 1), 1))
-	if inner != nil && rows >= inner[level] {
-		rows -= rows % inner[level] // box starts at a chunk's start: a multiple of inner
-	}
-	var out []grid.Selection
-	idx := make([]int, level) // the index of each dimension before level
-	for {
-		for lo := 0; lo < counts[level]; lo += rows {
-			sub := make(grid.Selection, len(box))
-			copy(sub, box)
-			for d, i := range idx {
-				sub[d] = grid.Dim{Start: box[d].Start + i, Step: 1, Count: 1}
-			}
-			sub[level] = grid.Dim{Start: box[level].Start + lo, Step: 1, Count: min(rows, counts[level]-lo)}
-			out = append(out, sub)
-		}
-		d := level - 1
-		for ; d >= 0; d-- {
-			if idx[d]++; idx[d] < counts[d] {
-				break
-			}
-			idx[d] = 0
-		}
-		if d < 0 {
-			return out
-		}
-	}
 }

@@ -11,11 +11,12 @@ import (
 	"strings"
 
 	"github.com/zarrgw/zarrgw/core/array"
-	"github.com/zarrgw/zarrgw/core/checked"
 	"github.com/zarrgw/zarrgw/core/grid"
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/core/meta"
 	"github.com/zarrgw/zarrgw/core/store"
+	"github.com/zarrgw/zarrgw/host/commands/transfer/layout"
+	"github.com/zarrgw/zarrgw/host/commands/transfer/report"
 )
 
 // ForeignError refuses a destination that holds data the copy would not
@@ -74,7 +75,7 @@ const maxExamples = 2
 // refused, erased first (Overwrite) or kept (Merge). It only reads.
 func (p *Plan) checkDestination(ctx context.Context, dst Endpoint) error {
 	if dst.Store == nil {
-		p.Target.State = "new"
+		p.Target.State = report.StateNew
 		return p.planAncestors(ctx, dst)
 	}
 	switch caps := dst.Store.Capabilities(); {
@@ -90,13 +91,13 @@ func (p *Plan) checkDestination(ctx context.Context, dst Endpoint) error {
 	p.Target.Keys, p.Target.Foreign, p.Target.Differing = sv.keys, sv.foreign, sv.differing
 	switch {
 	case sv.foreign == 0 && sv.differing == 0 && sv.keys == 0:
-		p.Target.State = "empty"
+		p.Target.State = report.StateEmpty
 	case sv.foreign == 0 && sv.differing == 0:
-		p.Target.State = "same_copy"
+		p.Target.State = report.StateSameCopy
 	case p.opts.Existing == Overwrite:
-		p.Target.State, p.Target.Erase, p.erase = "overwrite", sv.keys, true
+		p.Target.State, p.Target.Erase, p.erase = report.StateOverwrite, sv.keys, true
 	case p.opts.Existing == Merge:
-		p.Target.State = "merge"
+		p.Target.State = report.StateMerge
 		if err := p.mergeNodes(ctx, dst, sv.nodes); err != nil {
 			return err
 		}
@@ -146,7 +147,7 @@ func (p *Plan) survey(ctx context.Context, dst Endpoint) (*survey, error) {
 // whether key is a metadata document whose content differs from what
 // the copy writes there (doc): what decides that two hierarchies differ.
 func (p *Plan) classify(ctx context.Context, dst Endpoint, chunks map[string]chunkKeys, key string) (mine, doc bool, err error) {
-	if p.Mode == "copy" {
+	if p.Mode == report.ModeCopy {
 		if !p.writes(key) {
 			return false, false, nil
 		}
@@ -246,7 +247,7 @@ func (p *Plan) chunkIndex() map[string]chunkKeys {
 	for _, n := range p.nodes {
 		if m := n.out.Array; m != nil {
 			if enc, err := grid.NewKeyEncoder(m.ChunkKey); err == nil {
-				out[n.out.Path] = chunkKeys{enc: enc, counts: gridCounts(m.Shape, m.ChunkShape)}
+				out[n.out.Path] = chunkKeys{enc: enc, counts: layout.Counts(m.Shape, m.ChunkShape)}
 			}
 		}
 	}
@@ -282,17 +283,6 @@ func parentDir(key string) string {
 		return key[:i]
 	}
 	return ""
-}
-
-// gridCounts is the number of chunks along each dimension.
-func gridCounts(shape, chunks []int) []int {
-	out := make([]int, len(shape))
-	for i := range shape {
-		if chunks[i] > 0 {
-			out[i] = checked.CeilDiv(shape[i], chunks[i])
-		}
-	}
-	return out
 }
 
 // planAncestors finds the groups above Path the copy creates: those the

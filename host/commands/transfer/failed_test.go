@@ -11,6 +11,8 @@ import (
 	"github.com/zarrgw/zarrgw/core/meta"
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/host/commands/transfer"
+	"github.com/zarrgw/zarrgw/host/commands/transfer/journal"
+	"github.com/zarrgw/zarrgw/host/commands/transfer/layout"
 )
 
 // badChunk is a chunk of source(t)'s array g/a0.
@@ -54,8 +56,8 @@ func TestFailedArrayHasNoMetadata(t *testing.T) {
 		meta, otherMeta string // the failed array's and the other's documents
 	}{
 		{"bytes", transfer.Options{}, "g/a0/.zarray", "g/a1/.zarray"},
-		{"rewrite", transfer.Options{ToFormat: meta.V3}, "g/a0/zarr.json", "g/a1/zarr.json"},
-		{"partition", transfer.Options{ToFormat: meta.V3, Partition: transfer.Partition{Index: 0, Count: 1}}, "g/a0/zarr.json", "g/a1/zarr.json"},
+		{"rewrite", transfer.Options{Spec: layout.Spec{ToFormat: meta.V3}}, "g/a0/zarr.json", "g/a1/zarr.json"},
+		{"partition", transfer.Options{Spec: layout.Spec{ToFormat: meta.V3}, Partition: transfer.Partition{Index: 0, Count: 1}}, "g/a0/zarr.json", "g/a1/zarr.json"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -79,7 +81,7 @@ func TestFailedArrayHasNoMetadata(t *testing.T) {
 				})
 			}
 			dst := store.NewMemory()
-			j, err := transfer.OpenJournal(ctx, t.TempDir(), "copy", nil)
+			j, err := journal.Open(ctx, t.TempDir(), "copy", nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -2,69 +2,18 @@ package transfer
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
 	"strings"
 
 	"github.com/zarrgw/zarrgw/core/array"
-	"github.com/zarrgw/zarrgw/core/checked"
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/core/meta"
 	"github.com/zarrgw/zarrgw/core/store"
+	"github.com/zarrgw/zarrgw/host/commands/transfer/layout"
+	"github.com/zarrgw/zarrgw/host/commands/transfer/report"
 )
-
-// ArrayPlan is one array of a plan.
-type ArrayPlan struct {
-	Path   string `json:"path"`
-	Before Layout `json:"before"`
-	After  Layout `json:"after"`
-	// Keys counts the keys written: metadata and chunks (or shards).
-	Keys int64 `json:"keys"`
-	// Bytes is the stored size of the source values below the array
-	// (metadata and chunks), what the copy reads; nil when the source
-	// cannot list its keys with sizes.
-	Bytes *int64 `json:"bytes"`
-}
-
-// Layout is how an array is stored.
-type Layout struct {
-	Format   string `json:"format"`
-	DataType string `json:"data_type"`
-	Shape    []int  `json:"shape"`
-	// ChunkShape is the shape of the chunks (of a sharded array: of its
-	// inner chunks); ShardShape is nil when the array is not sharded.
-	ChunkShape []int           `json:"chunk_shape"`
-	ShardShape []int           `json:"shard_shape"`
-	Codecs     json.RawMessage `json:"codecs"`
-}
-
-// GroupPlan is one group of a plan.
-type GroupPlan struct {
-	Path   string `json:"path"`
-	Format string `json:"format"`
-	Keys   int64  `json:"keys"`
-	Bytes  *int64 `json:"bytes"`
-	// Created: a group above the copied node that the destination lacks.
-	Created bool `json:"created,omitempty"`
-}
-
-// KeyCount is a number of keys and their stored size.
-type KeyCount struct {
-	Keys  int64  `json:"keys"`
-	Bytes *int64 `json:"bytes"`
-}
-
-// Totals sum a plan: Keys is every key the copy writes (the arrays',
-// the groups', the other keys and the consolidated metadata); Bytes the
-// stored size of what it reads, nil when unknown.
-type Totals struct {
-	Arrays int    `json:"arrays"`
-	Groups int    `json:"groups"`
-	Keys   int64  `json:"keys"`
-	Bytes  *int64 `json:"bytes"`
-}
 
 // sizes are the stored sizes of the source keys below the copied node;
 // nil when the source cannot list them.
@@ -108,7 +57,7 @@ func (p *Plan) measure(ctx context.Context) error {
 		return err
 	}
 	p.Other.Bytes = known(sz)
-	if p.Mode == "copy" {
+	if p.Mode == report.ModeCopy {
 		err = p.measureCopy(ctx, sz)
 	} else {
 		p.measureRewrite(sz)
@@ -171,13 +120,13 @@ func (p *Plan) sourceNodes(ctx context.Context) ([]hierarchy.Node, error) {
 }
 
 // nodePlans starts the report of each node, and indexes it by path.
-func (p *Plan) nodePlans(nodes []hierarchy.Node, sz sizes) (map[string]*ArrayPlan, map[string]*GroupPlan) {
-	arrays, groups := map[string]*ArrayPlan{}, map[string]*GroupPlan{}
+func (p *Plan) nodePlans(nodes []hierarchy.Node, sz sizes) (map[string]*report.ArrayPlan, map[string]*report.GroupPlan) {
+	arrays, groups := map[string]*report.ArrayPlan{}, map[string]*report.GroupPlan{}
 	for _, n := range nodes {
 		if n.Array != nil {
-			p.Arrays = append(p.Arrays, ArrayPlan{Path: n.Path, Before: layoutOf(n.Array), After: layoutOf(n.Array), Bytes: known(sz)})
+			p.Arrays = append(p.Arrays, report.ArrayPlan{Path: n.Path, Before: report.LayoutOf(n.Array), After: report.LayoutOf(n.Array), Bytes: known(sz)})
 		} else {
-			p.Groups = append(p.Groups, GroupPlan{Path: n.Path, Format: n.Group.Format.String(), Bytes: known(sz)})
+			p.Groups = append(p.Groups, report.GroupPlan{Path: n.Path, Format: n.Group.Format.String(), Bytes: known(sz)})
 		}
 	}
 	for i := range p.Arrays {
@@ -197,11 +146,11 @@ func (p *Plan) measureRewrite(sz sizes) {
 	for _, n := range p.nodes {
 		bytes := sumSizes(sz, byNode[n.src.Path])
 		if n.out.Group != nil {
-			p.Groups = append(p.Groups, GroupPlan{Path: n.out.Path, Format: n.out.Group.Format.String(), Keys: int64(len(n.docs)), Bytes: bytes})
+			p.Groups = append(p.Groups, report.GroupPlan{Path: n.out.Path, Format: n.out.Group.Format.String(), Keys: int64(len(n.docs)), Bytes: bytes})
 			continue
 		}
 		chunks := newChunks(n, sz, byNode[n.src.Path])
-		p.Arrays = append(p.Arrays, ArrayPlan{Path: n.out.Path, Before: layoutOf(n.src.Array), After: layoutOf(n.out.Array),
+		p.Arrays = append(p.Arrays, report.ArrayPlan{Path: n.out.Path, Before: report.LayoutOf(n.src.Array), After: report.LayoutOf(n.out.Array),
 			Keys: int64(len(n.docs)) + chunks, Bytes: bytes})
 	}
 }
@@ -238,7 +187,7 @@ func newChunks(n *outNode, sz sizes, keys []string) int64 {
 	if w := chunkWeights(n, sz, keys); w != nil {
 		return int64(len(w))
 	}
-	return product(gridCounts(n.out.Array.Shape, n.out.Array.ChunkShape))
+	return layout.Product(layout.Counts(n.out.Array.Shape, n.out.Array.ChunkShape))
 }
 
 // measureTotals sums the report, adding the groups created above the
@@ -249,7 +198,7 @@ func (p *Plan) measureTotals() {
 		written[d.Key] = true
 	}
 	for _, a := range p.Target.Ancestors {
-		g := GroupPlan{Path: strings.TrimPrefix(a, "/"), Format: p.rootFormat().String(), Bytes: new(int64), Created: true}
+		g := report.GroupPlan{Path: strings.TrimPrefix(a, "/"), Format: p.rootFormat().String(), Bytes: new(int64), Created: true}
 		for _, d := range p.ancestors {
 			if nodeOfDoc(d.Key) == g.Path {
 				g.Keys++
@@ -257,7 +206,7 @@ func (p *Plan) measureTotals() {
 		}
 		p.Groups = append(p.Groups, g)
 	}
-	t := Totals{Arrays: len(p.Arrays), Groups: len(p.Groups), Keys: p.Other.Keys, Bytes: p.Other.Bytes}
+	t := report.Totals{Arrays: len(p.Arrays), Groups: len(p.Groups), Keys: p.Other.Keys, Bytes: p.Other.Bytes}
 	for _, a := range p.Arrays {
 		t.Keys += a.Keys
 		t.Bytes = addPtr(t.Bytes, a.Bytes)
@@ -300,18 +249,6 @@ func arrayOf[T any](arrays map[string]T, key string) string {
 	return ""
 }
 
-// layoutOf describes how an array is stored.
-func layoutOf(m *meta.ArrayMeta) Layout {
-	l := Layout{Format: m.Format.String(), DataType: m.DataType.Name, Shape: m.Shape, ChunkShape: m.ChunkShape}
-	if len(m.Codecs) == 1 && m.Codecs[0].Name == "sharding_indexed" {
-		if inner, _, err := innerLayout(m); err == nil {
-			l.ChunkShape, l.ShardShape = inner, m.ChunkShape
-		}
-	}
-	l.Codecs, _ = meta.MarshalExtensions(m.Codecs)
-	return l
-}
-
 func known(sz sizes) *int64 {
 	if sz == nil {
 		return nil
@@ -342,14 +279,6 @@ func sumSizes(sz sizes, keys []string) *int64 {
 		n += sz[k]
 	}
 	return &n
-}
-
-// product is the chunks of a grid of counts. The new layout's metadata
-// was checked when its chain was probed (array.Probe), so its count fits;
-// one that did not would be math.MaxInt64, never a wrapped small count.
-func product(counts []int) int64 {
-	var c checked.Calc
-	return c.Product(counts)
 }
 
 // sortPlans orders the report by path.

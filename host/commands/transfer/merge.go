@@ -9,6 +9,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/array"
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/core/meta"
+	"github.com/zarrgw/zarrgw/host/commands/transfer/report"
 )
 
 // mergeNodes decides what a merge writes for each node the copy writes
@@ -36,7 +37,7 @@ func (p *Plan) mergeNodes(ctx context.Context, dst Endpoint, held map[string]boo
 	// both sides' members are the merged group's: what either side had
 	// consolidated must list them all
 	dstConsolidated := have != nil && have.Group != nil && have.Group.Consolidated != nil
-	srcConsolidated := p.Mode == "copy" && p.root != nil && p.root.Group != nil && p.root.Group.Consolidated != nil
+	srcConsolidated := p.Mode == report.ModeCopy && p.root != nil && p.root.Group != nil && p.root.Group.Consolidated != nil
 	p.mergeConsolidated = dstConsolidated || srcConsolidated
 	return nil
 }
@@ -84,7 +85,7 @@ func (p *Plan) wantNode(ctx context.Context, path string) (*hierarchy.Node, erro
 			return &n.out, nil
 		}
 	}
-	if p.Mode == "rewrite" {
+	if p.Mode == report.ModeRewrite {
 		return nil, nil
 	}
 	return openNode(ctx, p.src, path)
@@ -180,7 +181,7 @@ func (p *Plan) setNodeDocs(path string, docs []array.Doc) {
 	}
 	for _, d := range docs {
 		p.docs[d.Key] = d.Value
-		if p.Mode == "copy" && !p.writes(d.Key) {
+		if p.Mode == report.ModeCopy && !p.writes(d.Key) {
 			i := sort.SearchStrings(p.keys, d.Key)
 			p.keys = append(p.keys[:i], append([]string{d.Key}, p.keys[i:]...)...)
 		}

@@ -9,8 +9,9 @@ import (
 	"github.com/zarrgw/zarrgw/core/array"
 	"github.com/zarrgw/zarrgw/core/checked"
 	"github.com/zarrgw/zarrgw/core/grid"
-	"github.com/zarrgw/zarrgw/core/meta"
 	"github.com/zarrgw/zarrgw/core/ndarray"
+	"github.com/zarrgw/zarrgw/host/commands/transfer/layout"
+	"github.com/zarrgw/zarrgw/host/commands/transfer/report"
 )
 
 // objects are the destination objects of a plan in the order partitions
@@ -77,7 +78,7 @@ func (p *Plan) objects(ctx context.Context) (*objects, error) {
 		o.metaBytes += p.docSize(k, sz) + 1
 	}
 	o.count, o.total = int64(len(o.meta)), o.metaBytes
-	if p.Mode == "copy" {
+	if p.Mode == report.ModeCopy {
 		for _, k := range p.keys {
 			if isMetadataKey(k) {
 				continue
@@ -116,7 +117,7 @@ func (p *Plan) objects(ctx context.Context) (*objects, error) {
 // consolidated metadata.
 func (p *Plan) metadataKeys() []string {
 	set := map[string]bool{}
-	if p.Mode == "copy" {
+	if p.Mode == report.ModeCopy {
 		for _, k := range p.keys {
 			if isMetadataKey(k) {
 				set[k] = true
@@ -161,13 +162,13 @@ func (p *Plan) arrayObjects(n *outNode, sz sizes, keys []string) (*arrayObjects,
 	if err != nil {
 		return nil, fmt.Errorf("array %s: %w", n.out.Name(), err)
 	}
-	a := &arrayObjects{node: n, counts: gridCounts(out.Shape, out.ChunkShape), enc: enc,
+	a := &arrayObjects{node: n, counts: layout.Counts(out.Shape, out.ChunkShape), enc: enc,
 		prefix: array.ChunkPrefix(out.Format, n.out.Path), bytes: -1}
 	if b := sumSizes(sz, keys); b != nil {
 		a.bytes = *b
 	}
 	weights := chunkWeights(n, sz, keys)
-	if weights == nil || p.Target.State == "merge" {
+	if weights == nil || p.Target.State == report.StateMerge {
 		a.dense = true
 		return a, nil
 	}
@@ -189,56 +190,24 @@ func (a *arrayObjects) each(fn func(idx, weight int64)) {
 		return
 	}
 	out := a.node.out.Array
-	total := product(a.counts)
+	total := layout.Product(a.counts)
 	elems := int64(ndarray.NumElements(out.Shape))
 	size := int64(max(out.DataType.Size, 1))
 	coords := make([]int, len(a.counts))
 	for idx := int64(0); idx < total; idx++ {
-		e := int64(ndarray.NumElements(chunkBox(out, coords).Counts()))
+		e := int64(ndarray.NumElements(layout.ChunkBox(out, coords).Counts()))
 		w := e * size
 		if a.bytes >= 0 && elems > 0 {
 			w = checked.MulDiv(a.bytes, e, elems)
 		}
 		fn(idx, w+1)
-		nextCoords(coords, a.counts)
+		layout.Next(coords, a.counts)
 	}
 }
 
 // key is the destination key of the chunk at linear index idx.
 func (a *arrayObjects) key(idx int64) string {
-	return a.prefix + a.enc.Key(coordsOf(idx, a.counts))
-}
-
-// coordsOf turns a linear index in C order into grid coordinates.
-func coordsOf(idx int64, counts []int) []int {
-	coords := make([]int, len(counts))
-	for d := len(counts) - 1; d >= 0; d-- {
-		c := int64(counts[d])
-		coords[d] = int(idx % c)
-		idx /= c
-	}
-	return coords
-}
-
-// nextCoords advances coords in C order within counts.
-func nextCoords(coords, counts []int) {
-	for d := len(coords) - 1; d >= 0; d-- {
-		if coords[d]++; coords[d] < counts[d] {
-			return
-		}
-		coords[d] = 0
-	}
-}
-
-// chunkBox is the selection of the chunk at coords, cut at the array's
-// end.
-func chunkBox(m *meta.ArrayMeta, coords []int) grid.Selection {
-	start, count := make([]int, len(coords)), make([]int, len(coords))
-	for i, c := range coords {
-		start[i] = c * m.ChunkShape[i]
-		count[i] = min(m.ChunkShape[i], m.Shape[i]-start[i])
-	}
-	return grid.Box(start, count)
+	return a.prefix + a.enc.Key(layout.Coords(idx, a.counts))
 }
 
 // chunkWeights weighs the chunks of n's new grid that overlap a stored
@@ -250,7 +219,7 @@ func chunkWeights(n *outNode, sz sizes, keys []string) map[int64]int64 {
 	if sz == nil || err != nil || len(src.StorageTransformers) > 0 {
 		return nil
 	}
-	counts := gridCounts(out.Shape, out.ChunkShape)
+	counts := layout.Counts(out.Shape, out.ChunkShape)
 	prefix := array.ChunkPrefix(src.Format, n.src.Path)
 	weights := map[int64]int64{}
 	for _, key := range keys {
@@ -258,49 +227,8 @@ func chunkWeights(n *outNode, sz sizes, keys []string) map[int64]int64 {
 			continue
 		}
 		if coords, ok := enc.Parse(strings.TrimPrefix(key, prefix), len(src.Shape)); ok {
-			weighOverlap(weights, coords, sz[key], src, out, counts)
+			layout.WeighOverlap(weights, coords, sz[key], src, out, counts)
 		}
 	}
 	return weights
-}
-
-// weighOverlap adds to each chunk of out's grid that the source chunk at
-// coords overlaps its share of size, by the volume of the overlap. The
-// coordinates come from a stored key: one whose origin is beyond an int
-// is outside the array, never wrapped into it.
-func weighOverlap(weights map[int64]int64, coords []int, size int64, src, out *meta.ArrayMeta, counts []int) {
-	rank := len(coords)
-	start, end := make([]int, rank), make([]int, rank)
-	lo, hi := make([]int, rank), make([]int, rank)
-	volume := int64(1)
-	for i, c := range coords {
-		var ok bool
-		if start[i], ok = checked.Mul(c, src.ChunkShape[i]); ok {
-			end[i] = start[i] + min(src.ChunkShape[i], src.Shape[i]-start[i])
-		}
-		if !ok || start[i] >= end[i] {
-			return // a chunk outside the array (left by a shrink, or a stray key)
-		}
-		lo[i], hi[i] = start[i]/out.ChunkShape[i], (end[i]-1)/out.ChunkShape[i]
-		volume *= int64(end[i] - start[i])
-	}
-	idx := append([]int(nil), lo...)
-	for {
-		var linear int64
-		overlap := int64(1)
-		for i := range idx {
-			linear = linear*int64(counts[i]) + int64(idx[i])
-			from, to := max(start[i], idx[i]*out.ChunkShape[i]), min(end[i], (idx[i]+1)*out.ChunkShape[i])
-			overlap *= int64(to - from)
-		}
-		weights[linear] += checked.MulDiv(max(size, 0), overlap, volume)
-		d := rank - 1
-		for ; d >= 0 && idx[d] == hi[d]; d-- {
-			idx[d] = lo[d]
-		}
-		if d < 0 {
-			return
-		}
-		idx[d]++
-	}
 }

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/zarrgw/zarrgw/host/commands/transfer/report"
 )
 
 // Partition names the Index-th of Count disjoint parts of a copy (zarrgw
@@ -70,29 +72,10 @@ func (p Partition) check() error {
 	return nil
 }
 
-// PartitionPlan is what one partition of a copy writes.
-type PartitionPlan struct {
-	Index int `json:"index"`
-	Count int `json:"count"`
-	// Metadata: this partition writes the metadata documents, the groups
-	// above --path and the consolidated metadata (partition 0).
-	Metadata bool `json:"metadata"`
-	// Objects counts the objects it writes; Bytes is their estimated
-	// share of the bytes the copy reads (see Partition).
-	Objects int64 `json:"objects"`
-	Bytes   int64 `json:"estimated_bytes"`
-	// CopyObjects and CopyBytes are the same for the whole copy.
-	CopyObjects int64 `json:"copy_objects"`
-	CopyBytes   int64 `json:"copy_estimated_bytes"`
-	// Keys are its objects' keys, sorted (in a dry run's report and from
-	// Split).
-	Keys []string `json:"keys,omitempty"`
-}
-
 // Split cuts the plan into n partitions and returns the plan of each, its
 // keys listed: every object the copy writes is in exactly one of them.
 // It is what each of n processes given --partition I/n finds for itself.
-func (p *Plan) Split(ctx context.Context, n int) ([]PartitionPlan, error) {
+func (p *Plan) Split(ctx context.Context, n int) ([]report.PartitionPlan, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("split into %d partitions: give 1 or more", n)
 	}
@@ -100,9 +83,9 @@ func (p *Plan) Split(ctx context.Context, n int) ([]PartitionPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]PartitionPlan, n)
+	out := make([]report.PartitionPlan, n)
 	for i, sh := range objs.split(n, -1) {
-		out[i] = sh.report(objs, true)
+		out[i] = sh.plan(objs, true)
 	}
 	return out, nil
 }
@@ -246,9 +229,9 @@ func partOf(before, w, total int64, n int) int {
 	return min(int(q), n-1)
 }
 
-// report describes the part; its keys listed when withKeys.
-func (s *share) report(o *objects, withKeys bool) PartitionPlan {
-	r := PartitionPlan{Index: s.part.Index, Count: s.part.Count, Metadata: s.metadata, Objects: s.objects, Bytes: s.bytes,
+// plan describes the part; its keys listed when withKeys.
+func (s *share) plan(o *objects, withKeys bool) report.PartitionPlan {
+	r := report.PartitionPlan{Index: s.part.Index, Count: s.part.Count, Metadata: s.metadata, Objects: s.objects, Bytes: s.bytes,
 		CopyObjects: o.count, CopyBytes: o.total}
 	if !withKeys {
 		return r

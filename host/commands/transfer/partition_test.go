@@ -19,6 +19,9 @@ import (
 	"github.com/zarrgw/zarrgw/core/ndarray"
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/host/commands/transfer"
+	"github.com/zarrgw/zarrgw/host/commands/transfer/journal"
+	"github.com/zarrgw/zarrgw/host/commands/transfer/layout"
+	"github.com/zarrgw/zarrgw/host/commands/transfer/report"
 )
 
 // "I/N" is read with 0 <= I < N and N >= 1; anything else is refused
@@ -81,11 +84,11 @@ type partitionCase struct {
 // list sizes.
 var partitionCases = []partitionCase{
 	{"byte copy", transfer.Options{}, false, true},
-	{"sharded v3", transfer.Options{ToFormat: meta.V3, ChunksPerShard: 2}, false, true},
+	{"sharded v3", transfer.Options{Spec: layout.Spec{ToFormat: meta.V3, ChunksPerShard: 2}}, false, true},
 	// rows 24 to 31 overlap the source's stored chunk of rows 20 to 24, in
 	// which rows 20 to 23 hold values
-	{"rechunked node, consolidated", transfer.Options{ToFormat: meta.V3, Chunks: []int{8, 4}, Path: "g/a0", Consolidate: true}, false, false},
-	{"sizes unknown", transfer.Options{ToFormat: meta.V3, ChunksPerShard: 2}, true, false},
+	{"rechunked node, consolidated", transfer.Options{Spec: layout.Spec{ToFormat: meta.V3, Chunks: []int{8, 4}}, Path: "g/a0", Consolidate: true}, false, false},
+	{"sizes unknown", transfer.Options{Spec: layout.Spec{ToFormat: meta.V3, ChunksPerShard: 2}}, true, false},
 }
 
 func (c partitionCase) source(t *testing.T) store.Store {
@@ -162,7 +165,7 @@ func TestSplitDisjointAndWhole(t *testing.T) {
 // copy's bytes, to within the heaviest object (an object belongs to the
 // part its midpoint falls in: at most half an object too much or too
 // little at either end).
-func checkBalance(t *testing.T, what string, parts []transfer.PartitionPlan, heaviest int64) {
+func checkBalance(t *testing.T, what string, parts []report.PartitionPlan, heaviest int64) {
 	t.Helper()
 	total, n := parts[0].CopyBytes, int64(len(parts))
 	var sum int64
@@ -275,7 +278,7 @@ func rewriteSource(t *testing.T) store.Store {
 }
 
 // toShards rewrites rewriteSource's chunks into shards of two.
-var toShards = transfer.Options{ToFormat: meta.V3, Shard: []int{128, 64}, InnerChunks: []int{64, 64}}
+var toShards = transfer.Options{Spec: layout.Spec{ToFormat: meta.V3, Shard: []int{128, 64}, InnerChunks: []int{64, 64}}}
 
 // A stored key whose chunk would lie beyond an int (its coordinates times
 // the chunk shape) is outside the array: the plans are those of the
@@ -284,7 +287,7 @@ var toShards = transfer.Options{ToFormat: meta.V3, Shard: []int{128, 64}, InnerC
 // counted in two partitions.
 func TestSplitIgnoresChunkKeysBeyondInt(t *testing.T) {
 	ctx := context.Background()
-	split := func(src store.Store) []transfer.PartitionPlan {
+	split := func(src store.Store) []report.PartitionPlan {
 		p, err := transfer.Prepare(ctx, endpoint("src", src), endpoint("dst", store.NewMemory()), toShards)
 		if err != nil {
 			t.Fatal(err)
@@ -434,7 +437,7 @@ func TestPartitionsPastTheObjects(t *testing.T) {
 // the partitions still make the whole copy.
 func TestPartitionResumes(t *testing.T) {
 	ctx := context.Background()
-	o := transfer.Options{ToFormat: meta.V3, ChunksPerShard: 2, Jobs: 1}
+	o := transfer.Options{Spec: layout.Spec{ToFormat: meta.V3, ChunksPerShard: 2}, Jobs: 1}
 	whole := store.NewMemory()
 	if _, err := transfer.Run(ctx, endpoint("src", source(t)), endpoint("dst", whole), o); err != nil {
 		t.Fatal(err)
@@ -459,7 +462,7 @@ func TestPartitionResumes(t *testing.T) {
 	}
 	objects := p.Partition.Objects
 	dir := t.TempDir()
-	j, err := transfer.OpenJournal(ctx, dir, "part", nil)
+	j, err := journal.Open(ctx, dir, "part", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -469,7 +472,7 @@ func TestPartitionResumes(t *testing.T) {
 		t.Fatal("the stopped run ended well")
 	}
 	j.Close()
-	if j, err = transfer.OpenJournal(ctx, dir, "part", nil); err != nil {
+	if j, err = journal.Open(ctx, dir, "part", nil); err != nil {
 		t.Fatal(err)
 	}
 	if int64(j.Resumed()) != half {
@@ -528,8 +531,8 @@ func TestPartitionsMerge(t *testing.T) {
 		dst func(*testing.T) store.Store
 	}{
 		{transfer.Options{Existing: transfer.Merge}, func(t *testing.T) store.Store { return other(t, true) }},
-		{transfer.Options{Existing: transfer.Merge, Chunks: []int{10, 10}, Path: "g/a0"}, func(t *testing.T) store.Store { return other(t, true) }},
-		{transfer.Options{Existing: transfer.Merge, ToFormat: meta.V2}, holdsTheArray},
+		{transfer.Options{Spec: layout.Spec{Chunks: []int{10, 10}}, Existing: transfer.Merge, Path: "g/a0"}, func(t *testing.T) store.Store { return other(t, true) }},
+		{transfer.Options{Spec: layout.Spec{ToFormat: meta.V2}, Existing: transfer.Merge}, holdsTheArray},
 	} {
 		o := c.o
 		whole := c.dst(t)

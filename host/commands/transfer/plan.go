@@ -10,32 +10,16 @@ import (
 	"github.com/zarrgw/zarrgw/core/array"
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/core/meta"
+	"github.com/zarrgw/zarrgw/host/commands/transfer/journal"
+	"github.com/zarrgw/zarrgw/host/commands/transfer/report"
 )
 
 // Plan is what a copy will do, found out before it writes anything: the
 // source is listed and read, every array's new layout is built and
-// checked, and the destination is examined. Its exported fields are the
-// dry run's report (zarrgw cp --dry-run --json prints them).
+// checked, and the destination is examined. Its report is what a dry run
+// prints (zarrgw cp --dry-run --json).
 type Plan struct {
-	Source      string `json:"source"`
-	Destination string `json:"destination"`
-	// Path is the node copied, "" for the whole hierarchy.
-	Path string `json:"path"`
-	// Mode is "copy" (keys byte for byte) or "rewrite" (arrays through
-	// the engine).
-	Mode   string      `json:"mode"`
-	Target Target      `json:"destination_state"`
-	Arrays []ArrayPlan `json:"arrays"`
-	Groups []GroupPlan `json:"groups"`
-	// Other counts the keys below no node (a byte copy copies them too).
-	Other KeyCount `json:"other_keys"`
-	// Notes say what the plan could not describe (unreadable metadata
-	// copied as it is, sizes a store does not give).
-	Notes  []string `json:"notes,omitempty"`
-	Totals Totals   `json:"totals"`
-	// Partition is what this partition writes (--partition), its keys
-	// listed in a dry run; nil for the whole copy.
-	Partition *PartitionPlan `json:"partition,omitempty"`
+	report.Plan
 
 	src   Endpoint
 	opts  Options
@@ -78,27 +62,6 @@ type outNode struct {
 	docs []array.Doc
 }
 
-// Target is what the destination held, and what the copy does about it.
-type Target struct {
-	// State is "new" (no such directory yet), "empty", "same_copy" (it
-	// holds only keys this copy writes, with the same metadata: an
-	// earlier run of it, which a rerun resumes), "overwrite" (other data,
-	// erased first) or "merge" (other data, kept).
-	State string `json:"state"`
-	// Keys counts the keys found below the copied node.
-	Keys int64 `json:"keys"`
-	// Foreign counts those this copy would not write, and Differing the
-	// metadata documents it would write with other content.
-	Foreign   int64 `json:"foreign_keys"`
-	Differing int64 `json:"differing_metadata"`
-	// Erase counts the keys --overwrite removes first.
-	Erase int64 `json:"erase_keys"`
-	// Ancestors are the groups created above the copied node.
-	Ancestors []string `json:"created_groups_above"`
-	// Merged are the nodes whose metadata --merge merges.
-	Merged []string `json:"merged_nodes,omitempty"`
-}
-
 // Prepare plans the copy of src to dst, as opts say, and writes nothing.
 // It fails on an option that cannot apply, a source that cannot be read,
 // an array that cannot be converted, and a destination holding data this
@@ -110,11 +73,11 @@ func Prepare(ctx context.Context, src, dst Endpoint, opts Options) (*Plan, error
 	}
 	path, _ := hierarchy.CleanPath(opts.Path)
 	opts.Path = path
-	p := &Plan{Source: src.Name, Destination: dst.Name, Path: path, Mode: "copy", src: src, opts: opts,
+	p := &Plan{Plan: report.Plan{Source: src.Name, Destination: dst.Name, Path: path, Mode: report.ModeCopy}, src: src, opts: opts,
 		scope: keyPrefix(path), docs: map[string][]byte{}}
 	plan := p.planCopy
 	if opts.Rewrites() {
-		p.Mode, plan = "rewrite", p.planRewrite
+		p.Mode, plan = report.ModeRewrite, p.planRewrite
 	}
 	if err := plan(ctx, dst); err != nil {
 		return nil, err
@@ -131,8 +94,8 @@ func Prepare(ctx context.Context, src, dst Endpoint, opts Options) (*Plan, error
 			return nil, err
 		}
 		p.share = sh
-		report := sh.report(p.objs, opts.DryRun) // the keys only for a dry run's report
-		p.Partition = &report
+		part := sh.plan(p.objs, opts.DryRun) // the keys only for a dry run's report
+		p.Partition = &part
 	}
 	if opts.DryRun {
 		if err := p.measure(ctx); err != nil {
@@ -195,11 +158,11 @@ func (p *Plan) Run(ctx context.Context, dst Endpoint) (Summary, error) {
 		}
 	}
 	switch {
-	case p.share != nil && p.Mode == "rewrite":
+	case p.share != nil && p.Mode == report.ModeRewrite:
 		s, err = p.rewriteShare(ctx, src, dst, opts)
 	case p.share != nil:
 		s, err = p.copyKeys(ctx, src, dst, opts, p.shareKeys(p.share))
-	case p.Mode == "rewrite":
+	case p.Mode == report.ModeRewrite:
 		s, err = p.rewrite(ctx, src, dst, opts)
 	default:
 		s, err = p.copyKeys(ctx, src, dst, opts, p.keys)
@@ -263,10 +226,15 @@ func ancestorsOf(path string) []string {
 	return out
 }
 
+// ErasesDestination reports a plan that erases what the destination
+// holds first (--overwrite over other data): nothing an earlier run
+// recorded in its journal then stands.
+func (p *Plan) ErasesDestination() bool { return p.erase }
+
 // SetJournal gives the copy its journal: opened once the plan has said
 // whether what an earlier run recorded still stands (not after
 // --overwrite erased it).
-func (p *Plan) SetJournal(j *Journal) { p.opts.Journal = j }
+func (p *Plan) SetJournal(j *journal.Journal) { p.opts.Journal = j }
 
 // SetProgress gives the copy what it reports its progress to.
-func (p *Plan) SetProgress(pr Progress) { p.opts.Progress = pr }
+func (p *Plan) SetProgress(pr report.Progress) { p.opts.Progress = pr }

@@ -8,7 +8,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/array"
 	"github.com/zarrgw/zarrgw/core/codec"
 	"github.com/zarrgw/zarrgw/core/hierarchy"
-	"github.com/zarrgw/zarrgw/core/meta"
+	"github.com/zarrgw/zarrgw/host/commands/transfer/layout"
 )
 
 // planCopy lists the keys a byte copy copies and finds the node at Path
@@ -83,14 +83,14 @@ func (p *Plan) planRewrite(ctx context.Context, dst Endpoint) error {
 // codecs so that every codec is known to exist and be configured right.
 func (p *Plan) outNode(ctx context.Context, n hierarchy.Node, dst Endpoint) (*outNode, error) {
 	if n.Group != nil {
-		g := convertGroup(n.Group, p.opts)
+		g := layout.Group(n.Group, p.opts.ToFormat)
 		docs, err := hierarchy.GroupDocs(g, n.Path)
 		if err != nil {
 			return nil, fmt.Errorf("group %s: %w", n.Name(), err)
 		}
 		return &outNode{src: n, out: hierarchy.Node{Path: n.Path, Group: g}, docs: docs}, nil
 	}
-	m, err := newLayout(ctx, n.Array, p.opts, p.src.Options.Codecs)
+	m, err := layout.New(ctx, n.Array, p.opts.Spec, p.src.Options.Codecs)
 	if err != nil {
 		return nil, fmt.Errorf("array %s: %w", n.Name(), err)
 	}
@@ -121,19 +121,4 @@ func probeBytes(o array.StreamOptions) int64 {
 		return max(min(o.MemoryBudget/2, codec.DefaultProbeBytes), 1)
 	}
 	return codec.DefaultProbeBytes
-}
-
-// convertGroup is a group's metadata in the output format. Consolidated
-// metadata is left out: it would describe the old layout (--consolidate
-// rebuilds it).
-func convertGroup(g *meta.GroupMeta, opts Options) *meta.GroupMeta {
-	switch {
-	case opts.ToFormat == meta.V2:
-		g = g.ToV2()
-	case opts.ToFormat == meta.V3 || g.Format == meta.V3Draft:
-		g = g.ToV3()
-	}
-	copied := *g
-	copied.Consolidated = nil
-	return &copied
 }

@@ -16,6 +16,8 @@ import (
 	"github.com/zarrgw/zarrgw/core/meta"
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/host/commands/transfer"
+	"github.com/zarrgw/zarrgw/host/commands/transfer/layout"
+	"github.com/zarrgw/zarrgw/host/commands/transfer/report"
 )
 
 // snapshot is every key of s with its bytes.
@@ -69,7 +71,7 @@ func other(t *testing.T, consolidated bool) store.Store {
 func TestForeignDestinationRefused(t *testing.T) {
 	ctx := context.Background()
 	for name, dst := range map[string]store.Store{"another hierarchy": other(t, false), "other root metadata": rootOnly(t)} {
-		for _, o := range []transfer.Options{{}, {ToFormat: meta.V3}, {DryRun: true}} {
+		for _, o := range []transfer.Options{{}, {Spec: layout.Spec{ToFormat: meta.V3}}, {DryRun: true}} {
 			before := snapshot(t, dst)
 			_, err := transfer.Run(ctx, endpoint("src", source(t)), endpoint("dst.zarr", dst), o)
 			var fe *transfer.ForeignError
@@ -101,7 +103,7 @@ func rootOnly(t *testing.T) store.Store {
 // own: the copy goes on into it.
 func TestSameCopyGoesOn(t *testing.T) {
 	ctx := context.Background()
-	for _, o := range []transfer.Options{{}, {ToFormat: meta.V3, ChunksPerShard: 2}} {
+	for _, o := range []transfer.Options{{}, {Spec: layout.Spec{ToFormat: meta.V3, ChunksPerShard: 2}}} {
 		src, dst := source(t), store.NewMemory()
 		if _, err := transfer.Run(ctx, endpoint("src", src), endpoint("dst", dst), o); err != nil {
 			t.Fatal(err)
@@ -117,7 +119,7 @@ func TestSameCopyGoesOn(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%+v: a partial copy of the same source is refused: %v", o, err)
 		}
-		if p.Target.State != "same_copy" {
+		if p.Target.State != report.StateSameCopy {
 			t.Fatalf("%+v: state %q", o, p.Target.State)
 		}
 		if _, err := p.Run(ctx, endpoint("dst", dst)); err != nil {
@@ -132,7 +134,7 @@ func TestSameCopyGoesOn(t *testing.T) {
 // --overwrite leaves what a copy into an empty destination makes.
 func TestOverwrite(t *testing.T) {
 	ctx := context.Background()
-	for _, o := range []transfer.Options{{}, {ToFormat: meta.V3}} {
+	for _, o := range []transfer.Options{{}, {Spec: layout.Spec{ToFormat: meta.V3}}} {
 		fresh := store.NewMemory()
 		if _, err := transfer.Run(ctx, endpoint("src", source(t)), endpoint("dst", fresh), o); err != nil {
 			t.Fatal(err)
@@ -145,6 +147,32 @@ func TestOverwrite(t *testing.T) {
 		if !maps.Equal(snapshot(t, fresh), snapshot(t, dst)) {
 			t.Fatalf("%+v: overwritten, the destination is not what a fresh copy makes", o)
 		}
+	}
+}
+
+// A plan erases the destination first only where --overwrite meets other
+// data: over an earlier run of the same copy, what its journal recorded
+// still stands, even with --overwrite.
+func TestOverwriteErasesOnlyOtherData(t *testing.T) {
+	ctx := context.Background()
+	o := transfer.Options{Existing: transfer.Overwrite}
+	p, err := transfer.Prepare(ctx, endpoint("src", source(t)), endpoint("dst", other(t, false)), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.ErasesDestination() || p.Target.State != report.StateOverwrite {
+		t.Errorf("over other data: erases %v, state %q", p.ErasesDestination(), p.Target.State)
+	}
+	same := store.NewMemory()
+	if _, err := transfer.Run(ctx, endpoint("src", source(t)), endpoint("dst", same), transfer.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	p, err = transfer.Prepare(ctx, endpoint("src", source(t)), endpoint("dst", same), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.ErasesDestination() || p.Target.State != report.StateSameCopy {
+		t.Errorf("over the same copy: erases %v, state %q", p.ErasesDestination(), p.Target.State)
 	}
 }
 
@@ -185,7 +213,7 @@ func TestMerge(t *testing.T) {
 // the copy has an array, another format.
 func TestMergeConflicts(t *testing.T) {
 	ctx := context.Background()
-	for name, o := range map[string]transfer.Options{"array of another shape": {}, "another format": {ToFormat: meta.V3}} {
+	for name, o := range map[string]transfer.Options{"array of another shape": {}, "another format": {Spec: layout.Spec{ToFormat: meta.V3}}} {
 		dst := store.NewMemory()
 		m := &meta.ArrayMeta{Format: meta.V2, Shape: []int{3}, ChunkShape: []int{3}, DataType: dtype.Named("int32"),
 			FillValue: make([]byte, 4), ChunkKey: meta.ChunkKeyEncoding{Name: "v2", Separator: "."},
@@ -218,7 +246,7 @@ func TestStoreFaultStopsCopy(t *testing.T) {
 		}
 		return call(ctx)
 	})
-	for _, o := range []transfer.Options{{Jobs: 4}, {Jobs: 4, ToFormat: meta.V3}} {
+	for _, o := range []transfer.Options{{Jobs: 4}, {Spec: layout.Spec{ToFormat: meta.V3}, Jobs: 4}} {
 		sets.Store(0)
 		s, err := transfer.Run(ctx, endpoint("src", source(t)), endpoint("dst", denied), o)
 		var fault *transfer.StoreFault
@@ -236,7 +264,7 @@ func TestStoreFaultStopsCopy(t *testing.T) {
 // grid holding stored values (the source's arrays are partly written).
 func TestPlanMatchesRun(t *testing.T) {
 	ctx := context.Background()
-	for _, o := range []transfer.Options{{}, {ToFormat: meta.V3, ChunksPerShard: 2}, {ToFormat: meta.V3, Chunks: []int{10}, Path: "g/a1", Consolidate: true}} {
+	for _, o := range []transfer.Options{{}, {Spec: layout.Spec{ToFormat: meta.V3, ChunksPerShard: 2}}, {Spec: layout.Spec{ToFormat: meta.V3, Chunks: []int{10}}, Path: "g/a1", Consolidate: true}} {
 		src := source(t)
 		dry := o
 		dry.DryRun = true

@@ -2,15 +2,13 @@ package transfer
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 
 	"github.com/zarrgw/zarrgw/core/array"
-	"github.com/zarrgw/zarrgw/core/codec"
-	"github.com/zarrgw/zarrgw/core/meta"
 	"github.com/zarrgw/zarrgw/core/ndarray"
 	"github.com/zarrgw/zarrgw/core/store"
+	"github.com/zarrgw/zarrgw/host/commands/transfer/report"
 )
 
 // rewrite copies the plan's nodes through the engine, parents first:
@@ -105,9 +103,9 @@ func copyArray(ctx context.Context, from, to *array.Array, opts Options, s *Summ
 	return to.CopyFrom(ctx, from, co)
 }
 
-func (o Options) progress() Progress {
+func (o Options) progress() report.Progress {
 	if o.Progress == nil {
-		return silent{}
+		return report.NewProgress(nil, false, true)
 	}
 	return o.Progress
 }
@@ -131,124 +129,4 @@ func writeDocs(ctx context.Context, dst Endpoint, entry string, opts Options, s 
 		return opts.Journal.Record(entry, "-")
 	}
 	return nil
-}
-
-// newLayout is an array's metadata in the output format and layout:
-// converted to v3 when asked (draft arrays always are, unless v2 is
-// asked), its codecs then named as v3 registers them (resolved through
-// r), or to v2 (an array v2 cannot hold is refused: meta.ErrNoV2Form);
-// with the new chunk shape, codecs and sharding.
-func newLayout(ctx context.Context, src *meta.ArrayMeta, opts Options, r codec.Resolver) (*meta.ArrayMeta, error) {
-	m, err := convertArray(ctx, src, opts, r)
-	if err != nil {
-		return nil, err
-	}
-	out := *m
-	sharded := opts.Shard != nil || opts.InnerChunks != nil || opts.ChunksPerShard > 0
-	if out.Format != meta.V3 && (opts.Codecs != nil || sharded) {
-		return nil, fmt.Errorf("new codecs and shards need Zarr v3 output (--to-format 3); this array is %s", out.Format)
-	}
-	rank := len(out.Shape)
-	for name, shape := range map[string][]int{"--chunks": opts.Chunks, "--shard": opts.Shard, "--inner-chunks": opts.InnerChunks} {
-		if shape != nil && len(shape) != rank {
-			return nil, fmt.Errorf("%s has %d dimensions, the array %d", name, len(shape), rank)
-		}
-	}
-	if opts.Chunks != nil {
-		out.ChunkShape = append([]int(nil), opts.Chunks...)
-	}
-	if opts.Codecs != nil {
-		out.Codecs = append([]meta.Extension(nil), opts.Codecs...)
-	}
-	if sharded {
-		if err := shard(&out, opts); err != nil {
-			return nil, err
-		}
-	}
-	return &out, nil
-}
-
-// convertArray is an array's metadata in the output format.
-func convertArray(ctx context.Context, src *meta.ArrayMeta, opts Options, r codec.Resolver) (*meta.ArrayMeta, error) {
-	m := src
-	var err error
-	if opts.ToFormat == meta.V3 || src.Format == meta.V3Draft {
-		if m, err = src.ToV3(); err != nil {
-			return nil, err
-		}
-		if src.Format != meta.V3 {
-			if m.Codecs, err = canonicalCodecs(ctx, r, m); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if opts.ToFormat == meta.V2 {
-		// the chunk keys lose v3's "c" segment when the engine writes them
-		// under the v2 encoding ToV2 gives; _ARRAY_DIMENSIONS carries the
-		// dimension names
-		return m.ToV2()
-	}
-	return m, nil
-}
-
-// shard makes the array's chunks shards: of shape --shard (else its chunk
-// shape, or that many chunks per dimension with ChunksPerShard) holding
-// inner chunks of --inner-chunks (else its chunk shape), each encoded with
-// its codec chain; the index gets bytes and crc32c. An array that is
-// sharded already is resharded: its inner chunks and chain are the ones
-// sharded again, never a shard inside a shard.
-func shard(m *meta.ArrayMeta, opts Options) error {
-	inner, chain, err := innerLayout(m)
-	if err != nil {
-		return err
-	}
-	if opts.InnerChunks != nil {
-		inner = opts.InnerChunks
-	}
-	outer := m.ChunkShape
-	switch {
-	case opts.Shard != nil:
-		outer = opts.Shard
-	case opts.ChunksPerShard > 0:
-		outer = make([]int, len(inner))
-		for i := range inner {
-			outer[i] = inner[i] * opts.ChunksPerShard
-		}
-	}
-	for i := range outer {
-		if inner[i] < 1 || outer[i]%inner[i] != 0 {
-			return fmt.Errorf("inner chunks %v do not divide shards %v", inner, outer)
-		}
-	}
-	codecs, err := meta.MarshalExtensions(chain)
-	if err != nil {
-		return err
-	}
-	innerShape, _ := json.Marshal(inner)
-	cfg := fmt.Sprintf(`{"chunk_shape":%s,"codecs":%s,"index_codecs":[{"name":"bytes","configuration":{"endian":"little"}},{"name":"crc32c"}],"index_location":"end"}`,
-		innerShape, codecs)
-	m.ChunkShape = append([]int(nil), outer...)
-	m.Codecs = []meta.Extension{{Name: "sharding_indexed", Configuration: json.RawMessage(cfg), MustUnderstand: true}}
-	return nil
-}
-
-// innerLayout is the chunk shape and codec chain of an array's chunks as
-// they would be sharded: those of its shards' inner chunks when it is
-// sharded already, else its own.
-func innerLayout(m *meta.ArrayMeta) ([]int, []meta.Extension, error) {
-	if len(m.Codecs) != 1 || m.Codecs[0].Name != "sharding_indexed" {
-		return m.ChunkShape, m.Codecs, nil
-	}
-	var cfg struct {
-		ChunkShape []int           `json:"chunk_shape"`
-		Codecs     json.RawMessage `json:"codecs"`
-	}
-	if err := json.Unmarshal(m.Codecs[0].Configuration, &cfg); err != nil {
-		return nil, nil, fmt.Errorf("sharding_indexed configuration: %w", err)
-	}
-	chain, err := meta.ParseExtensions(cfg.Codecs)
-	if err != nil {
-		return nil, nil, fmt.Errorf("sharding_indexed codecs: %w", err)
-	}
-	return cfg.ChunkShape, chain, nil
 }

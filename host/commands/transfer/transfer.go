@@ -3,6 +3,10 @@
 // through the engine (to Zarr v3, other chunks, codecs or shards),
 // streamed in bounded memory. A journal records what is complete, so an
 // interrupted copy run again with the same arguments finishes the rest.
+//
+// Below it: the journal (transfer/journal), what a rewrite makes of an
+// array and the arithmetic of its chunk grid (transfer/layout), and what
+// a copy tells a person, its plan and its progress (transfer/report).
 package transfer
 
 import (
@@ -15,6 +19,9 @@ import (
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/core/meta"
 	"github.com/zarrgw/zarrgw/core/store"
+	"github.com/zarrgw/zarrgw/host/commands/transfer/journal"
+	"github.com/zarrgw/zarrgw/host/commands/transfer/layout"
+	"github.com/zarrgw/zarrgw/host/commands/transfer/report"
 )
 
 // Endpoint is one side of a copy: a store and how arrays in it open.
@@ -48,16 +55,10 @@ const (
 type Options struct {
 	// Path is the node to copy; "" for everything.
 	Path string
-	// Rewrite options; with none set, keys are copied as they are.
-	ToFormat    meta.Format      // 0: keep each node's format
-	Codecs      []meta.Extension // nil: keep the codecs
-	Chunks      []int            // nil: keep the chunk shape
-	Shard       []int            // shard shape (nil: not sharded)
-	InnerChunks []int            // inner chunk shape of shards
-	// ChunksPerShard shards every array, whatever its rank: shards of N
-	// chunks along each dimension.
-	ChunksPerShard int
-	Consolidate    bool // write consolidated metadata at Path
+	// Spec is what a rewrite changes of each array; with nothing set,
+	// keys are copied as they are.
+	layout.Spec
+	Consolidate bool // write consolidated metadata at Path
 	// Existing says what to do with a destination holding other data.
 	Existing Existing
 	// Jobs bounds the keys or chunks in flight (0 = localJobs, or
@@ -70,9 +71,9 @@ type Options struct {
 	DryRun bool
 	// Journal, when set, records what is complete and skips what an
 	// earlier run completed.
-	Journal *Journal
+	Journal *journal.Journal
 	// Progress, when set, is told of the work.
-	Progress Progress
+	Progress report.Progress
 	// Retries of a key whose copy fails for a transient reason (0 = 3).
 	Retries int
 	// Partition, when set, makes the run the Index-th of Count disjoint
@@ -170,17 +171,7 @@ func (s Summary) String() string {
 		rate = fmt.Sprintf(", %.1f MB/s", float64(s.Bytes)/s.Took.Seconds()/1e6)
 	}
 	return fmt.Sprintf("copied %d, skipped %d (done before), failed %d; %s in %s%s",
-		s.Copied, s.Skipped, s.Failed, bytesText(s.Bytes), s.Took.Round(time.Millisecond), rate)
-}
-
-func bytesText(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	}
-	return fmt.Sprintf("%d bytes", n)
+		s.Copied, s.Skipped, s.Failed, report.Bytes(s.Bytes), s.Took.Round(time.Millisecond), rate)
 }
 
 // ErrFailed is returned when some keys could not be copied (the summary

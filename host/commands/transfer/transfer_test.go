@@ -19,6 +19,8 @@ import (
 	"github.com/zarrgw/zarrgw/core/ndarray"
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/host/commands/transfer"
+	"github.com/zarrgw/zarrgw/host/commands/transfer/journal"
+	"github.com/zarrgw/zarrgw/host/commands/transfer/layout"
 	"github.com/zarrgw/zarrgw/host/runtime/registry"
 )
 
@@ -110,14 +112,14 @@ func TestResumeKeys(t *testing.T) {
 		})
 	}
 	dir := t.TempDir()
-	j, err := transfer.OpenJournal(ctx, dir, "copy", nil)
+	j, err := journal.Open(ctx, dir, "copy", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	half := int64(len(keys) / 2)
 	transfer.Run(first, endpoint("src", src), endpoint("dst", counting(half)), transfer.Options{Jobs: 1, Journal: j})
 	j.Close() // as a killed process leaves it: what was flushed
-	j, err = transfer.OpenJournal(ctx, dir, "copy", nil)
+	j, err = journal.Open(ctx, dir, "copy", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,10 +143,10 @@ func TestRewrite(t *testing.T) {
 	ctx := context.Background()
 	src := source(t)
 	for _, o := range []transfer.Options{
-		{ToFormat: meta.V3},
-		{ToFormat: meta.V3, Chunks: []int{8, 8}},
-		{ToFormat: meta.V3, Shard: []int{10, 14}, InnerChunks: []int{5, 7}, Consolidate: true},
-		{ToFormat: meta.V3, Codecs: []meta.Extension{{Name: "bytes", Configuration: json.RawMessage(`{"endian":"big"}`)}, {Name: "zstd"}}, Stream: array.StreamOptions{MemoryBudget: 512}},
+		{Spec: layout.Spec{ToFormat: meta.V3}},
+		{Spec: layout.Spec{ToFormat: meta.V3, Chunks: []int{8, 8}}},
+		{Spec: layout.Spec{ToFormat: meta.V3, Shard: []int{10, 14}, InnerChunks: []int{5, 7}}, Consolidate: true},
+		{Spec: layout.Spec{ToFormat: meta.V3, Codecs: []meta.Extension{{Name: "bytes", Configuration: json.RawMessage(`{"endian":"big"}`)}, {Name: "zstd"}}}, Stream: array.StreamOptions{MemoryBudget: 512}},
 	} {
 		if o.Shard != nil || o.Chunks != nil {
 			o.Path = "g/a0" // 2-D shapes
@@ -185,7 +187,7 @@ func TestRewrite(t *testing.T) {
 	}
 	// found before anything is written, each array named
 	dst := store.NewMemory()
-	_, err := transfer.Run(ctx, endpoint("src", src), endpoint("dst", dst), transfer.Options{Shard: []int{3, 3}, Path: "g"})
+	_, err := transfer.Run(ctx, endpoint("src", src), endpoint("dst", dst), transfer.Options{Spec: layout.Spec{Shard: []int{3, 3}}, Path: "g"})
 	if err == nil || !strings.Contains(err.Error(), "--to-format 3") || !strings.Contains(err.Error(), "/g/a0") {
 		t.Fatalf("sharding a v2 array without --to-format 3: %v", err)
 	}
@@ -239,7 +241,7 @@ func TestCopyChecksDestination(t *testing.T) {
 // A copy is named by what decides its output: the same copy again finds
 // its journal, a copy with another destination or layout does not.
 func TestCopyID(t *testing.T) {
-	base := transfer.Options{ChunksPerShard: 4}
+	base := transfer.Options{Spec: layout.Spec{ChunksPerShard: 4}}
 	id := transfer.CopyID("", "src.zarr", "dst.zarr", base)
 	if again := transfer.CopyID("", "src.zarr", "dst.zarr", base); again != id {
 		t.Fatalf("the same copy named %s, then %s", id, again)
@@ -250,9 +252,9 @@ func TestCopyID(t *testing.T) {
 	}
 	for name, other := range map[string]string{
 		"destination": transfer.CopyID("", "src.zarr", "other.zarr", base),
-		"layout":      transfer.CopyID("", "src.zarr", "dst.zarr", transfer.Options{ChunksPerShard: 8}),
-		"codecs":      transfer.CopyID("", "src.zarr", "dst.zarr", transfer.Options{ChunksPerShard: 4, Codecs: []meta.Extension{{Name: "zstd"}}}),
-		"memory":      transfer.CopyID("", "src.zarr", "dst.zarr", transfer.Options{ChunksPerShard: 4, Stream: array.StreamOptions{MemoryBudget: 1 << 20}}),
+		"layout":      transfer.CopyID("", "src.zarr", "dst.zarr", transfer.Options{Spec: layout.Spec{ChunksPerShard: 8}}),
+		"codecs":      transfer.CopyID("", "src.zarr", "dst.zarr", transfer.Options{Spec: layout.Spec{ChunksPerShard: 4, Codecs: []meta.Extension{{Name: "zstd"}}}}),
+		"memory":      transfer.CopyID("", "src.zarr", "dst.zarr", transfer.Options{Spec: layout.Spec{ChunksPerShard: 4}, Stream: array.StreamOptions{MemoryBudget: 1 << 20}}),
 	} {
 		if other == id {
 			t.Errorf("a copy with another %s has the same journal", name)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/core/store"
+	"github.com/zarrgw/zarrgw/host/commands/transfer/layout"
 )
 
 // VerifyReport is what Verify found.
@@ -314,9 +315,9 @@ func (v *verifier) chunks(ctx context.Context, run *chunkRun) error {
 
 // chunk checks one chunk of the new grid, piece by piece.
 func (v *verifier) chunk(ctx context.Context, c *chunkCopier, a *arrayObjects, idx int64) error {
-	coords := coordsOf(idx, a.counts)
+	coords := layout.Coords(idx, a.counts)
 	key := c.to.ChunkKey(coords)
-	for _, piece := range pieces(chunkBox(a.node.out.Array, coords), c.inner, c.elem, c.piece) {
+	for _, piece := range layout.Pieces(layout.ChunkBox(a.node.out.Array, coords), c.inner, c.elem, c.piece) {
 		want, err := c.from.Read(ctx, piece)
 		if err != nil {
 			if fatal(ctx, err) {

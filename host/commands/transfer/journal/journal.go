@@ -1,9 +1,10 @@
-package transfer
+// Package journal records what a copy (zarrgw cp) completed, in a file
+// that survives the process, so that a run with the same arguments goes
+// on from there; one process holds a journal at a time.
+package journal
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -28,14 +29,14 @@ type Journal struct {
 	done map[string]string // entry -> detail (size for keys)
 }
 
-// OpenJournal opens (or creates) the journal of the copy identified by id
+// Open opens (or creates) the journal of the copy identified by id
 // in dir, reading what an earlier run recorded. One process holds a
 // journal at a time, by a lock the kernel ends with the process: a second
 // run of the same copy at once (a partition started twice on one
 // machine) calls waiting and waits until the first ends, or ctx does. It
 // then goes on from what the first recorded, even when the first
 // finished and removed the journal: the first's work is not done again.
-func OpenJournal(ctx context.Context, dir, id string, waiting func(path string)) (*Journal, error) {
+func Open(ctx context.Context, dir, id string, waiting func(path string)) (*Journal, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
@@ -195,10 +196,10 @@ func (j *Journal) forget() error {
 	return nil
 }
 
-// JournalDir is where copies keep their journals: zarrgw/cp in the user's
+// Dir is where copies keep their journals: zarrgw/cp in the user's
 // cache directory ($XDG_CACHE_HOME, else ~/.cache), else in the system's
 // temporary directory. A resume is thus per user and machine.
-func JournalDir() string {
+func Dir() string {
 	dir, err := os.UserCacheDir()
 	if err != nil {
 		dir = os.TempDir()
@@ -206,12 +207,12 @@ func JournalDir() string {
 	return filepath.Join(dir, "zarrgw", "cp")
 }
 
-// Resume opens, in JournalDir, the journal of the copy that id names (see
-// CopyID), with what an interrupted run of it completed; fresh forgets
-// that, and the copy starts over. A run of the same copy holding the
-// journal is waited for (see OpenJournal).
+// Resume opens, in Dir, the journal of the copy that id names (see
+// transfer.CopyID), with what an interrupted run of it completed; fresh
+// forgets that, and the copy starts over. A run of the same copy holding
+// the journal is waited for (see Open).
 func Resume(ctx context.Context, id string, fresh bool, waiting func(path string)) (*Journal, error) {
-	j, err := OpenJournal(ctx, JournalDir(), id, waiting)
+	j, err := Open(ctx, Dir(), id, waiting)
 	if err != nil || !fresh {
 		return j, err
 	}
@@ -220,34 +221,4 @@ func Resume(ctx context.Context, id string, fresh bool, waiting func(path string
 		return nil, err
 	}
 	return j, nil
-}
-
-// CopyID names a copy by everything that decides what it writes: the
-// configuration file (when locations are its datasets), both locations
-// and the options that shape the output. A second run of the same copy
-// finds its journal, and no other copy does. Local paths count by their
-// absolute form.
-func CopyID(configFile, src, dst string, opts Options) string {
-	abs := func(loc string) string {
-		if strings.Contains(loc, "://") || configFile != "" {
-			return loc
-		}
-		if a, err := filepath.Abs(loc); err == nil {
-			return a
-		}
-		return loc
-	}
-	if configFile != "" {
-		configFile, _ = filepath.Abs(configFile)
-	}
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%d\x00%v\x00%v\x00%v\x00%v\x00%d\x00%t\x00%d",
-		configFile, abs(src), abs(dst), opts.Path, opts.ToFormat, opts.Codecs, opts.Chunks, opts.Shard, opts.InnerChunks,
-		opts.ChunksPerShard, opts.Consolidate, opts.Stream.MemoryBudget)
-	if opts.Partition.set() {
-		// each partition its own journal; added only then, so that the
-		// journals of copies begun before partitions existed still match
-		fmt.Fprintf(h, "\x00partition %s", opts.Partition)
-	}
-	return hex.EncodeToString(h.Sum(nil)[:12])
 }

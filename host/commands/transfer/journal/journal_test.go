@@ -1,4 +1,4 @@
-package transfer_test
+package journal_test
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zarrgw/zarrgw/host/commands/transfer"
+	"github.com/zarrgw/zarrgw/host/commands/transfer/journal"
 )
 
 // A second run of one copy at once waits for the journal's holder, then
@@ -15,15 +15,15 @@ import (
 func TestJournalWaitsForItsHolder(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	holder, err := transfer.OpenJournal(ctx, dir, "copy", nil)
+	holder, err := journal.Open(ctx, dir, "copy", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	holder.Record("k a", "1")
 	waiting := make(chan string, 1)
-	opened := make(chan *transfer.Journal, 1)
+	opened := make(chan *journal.Journal, 1)
 	go func() {
-		j, err := transfer.OpenJournal(ctx, dir, "copy", func(path string) { waiting <- path })
+		j, err := journal.Open(ctx, dir, "copy", func(path string) { waiting <- path })
 		if err != nil {
 			t.Error(err)
 		}
@@ -43,7 +43,7 @@ func TestJournalWaitsForItsHolder(t *testing.T) {
 	if err := holder.Finish(); err != nil {
 		t.Fatal(err)
 	}
-	var second *transfer.Journal
+	var second *journal.Journal
 	select {
 	case second = <-opened:
 	case <-time.After(time.Minute):
@@ -55,14 +55,14 @@ func TestJournalWaitsForItsHolder(t *testing.T) {
 	// what it carried over is in the journal's file: a third run, after
 	// a crash of the second, has it too
 	second.Close()
-	third, err := transfer.OpenJournal(ctx, dir, "copy", nil)
+	third, err := journal.Open(ctx, dir, "copy", nil)
 	if err != nil || third.Resumed() != 2 {
 		t.Fatalf("after the second run's crash: %v, %d entries", err, third.Resumed())
 	}
 	stopped, stop := context.WithCancel(ctx)
 	ended := make(chan error, 1)
 	go func() {
-		_, err := transfer.OpenJournal(stopped, dir, "copy", func(string) { stop() })
+		_, err := journal.Open(stopped, dir, "copy", func(string) { stop() })
 		ended <- err
 	}()
 	select {

@@ -1,4 +1,4 @@
-package transfer
+package report
 
 import (
 	"encoding/json"
@@ -34,7 +34,7 @@ func (p *Plan) WriteJSON(w io.Writer) error {
 // changes it), the groups, and the totals.
 func (p *Plan) WriteText(w io.Writer) error {
 	how := "byte for byte"
-	if p.Mode == "rewrite" {
+	if p.Mode == ModeRewrite {
 		how = "rewritten through the engine"
 	}
 	node := ""
@@ -79,16 +79,16 @@ func (t Target) describe(path string) string {
 	}
 	var s string
 	switch t.State {
-	case "new":
+	case StateNew:
 		s = "does not exist yet; it is created"
-	case "empty":
+	case StateEmpty:
 		s = "holds nothing" + below
-	case "same_copy":
+	case StateSameCopy:
 		s = fmt.Sprintf("holds %d keys%s, all this copy's (an earlier run of it): the copy goes on, skipping what its journal records", t.Keys, below)
-	case "overwrite":
+	case StateOverwrite:
 		s = fmt.Sprintf("holds other data (%d keys not this copy's, %d metadata documents of another hierarchy): its %d keys%s are erased first (--overwrite)",
 			t.Foreign, t.Differing, t.Erase, below)
-	case "merge":
+	case StateMerge:
 		s = fmt.Sprintf("holds other data (%d keys not this copy's), kept (--merge)", t.Foreign)
 		if len(t.Merged) > 0 {
 			s += "; metadata merged at " + strings.Join(t.Merged, ", ")
@@ -143,7 +143,7 @@ func sizeText(n *int64) string {
 	if n == nil {
 		return "unknown size"
 	}
-	return bytesText(*n)
+	return Bytes(*n)
 }
 
 // Describe says in a line what the partition writes of the copy.
@@ -156,5 +156,16 @@ func (pp PartitionPlan) Describe() string {
 		what = ", the metadata documents among them"
 	}
 	return fmt.Sprintf("partition %d/%d: %d of the copy's %d objects%s, about %s of %s", pp.Index, pp.Count, pp.Objects, pp.CopyObjects,
-		what, bytesText(pp.Bytes), bytesText(pp.CopyBytes))
+		what, Bytes(pp.Bytes), Bytes(pp.CopyBytes))
+}
+
+// Bytes is a number of bytes for a person: in GiB or MiB past them.
+func Bytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

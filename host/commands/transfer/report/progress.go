@@ -1,4 +1,4 @@
-package transfer
+package report
 
 import (
 	"fmt"
@@ -65,7 +65,7 @@ func (b *bar) Add(units, bytes int64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.out += bytes
-	b.b.Describe(fmt.Sprintf("cp %s", bytesText(b.out)))
+	b.b.Describe(fmt.Sprintf("cp %s", Bytes(b.out)))
 	b.b.Add64(units)
 }
 
@@ -120,5 +120,5 @@ func (l *lines) print() {
 	if l.done > 0 && l.done < l.total {
 		eta = fmt.Sprintf(", ETA %s", (time.Duration(float64(took) / float64(l.done) * float64(l.total-l.done))).Round(time.Second))
 	}
-	fmt.Fprintf(l.w, "cp: %d/%d %s, %s%s%s\n", l.done, l.total, l.what, bytesText(l.bytes), rate, eta)
+	fmt.Fprintf(l.w, "cp: %d/%d %s, %s%s%s\n", l.done, l.total, l.what, Bytes(l.bytes), rate, eta)
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package transfer
+package journal
 
 import (
 	"errors"
