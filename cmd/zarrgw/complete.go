@@ -120,7 +120,7 @@ func registerCompletions(root *cobra.Command, set app.Set) {
 			c.RegisterFlagCompletionFunc("format", completeValues(writeFormats...))
 		case "create":
 			c.ValidArgsFunction = completeLocations(1)
-			c.RegisterFlagCompletionFunc("dtype", completeValues(createTypes...))
+			c.RegisterFlagCompletionFunc("dtype", completeValues(app.CreateTypes...))
 		case "cp":
 			// cp.go is written elsewhere: its completions are given here,
 			// unless it gives its own.

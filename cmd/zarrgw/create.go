@@ -45,7 +45,7 @@ create_root = true).`,
 	f.StringVar(&o.Chunks, "chunks", "", "chunk shape, comma-separated (default: the shape)")
 	f.StringVar(&o.DimensionNames, "dimension-names", "", "a name per dimension, comma-separated (v3 dimension_names; xarray's dimensions)")
 	f.StringVar(&o.Attributes, "attrs", "", `attributes as a JSON object, e.g. '{"units":"K"}'`)
-	f.StringVar(&o.DataType, "dtype", "", "data type, as named in v3 metadata: "+strings.Join(createTypes, ", ")+", or rN (N bits of raw bytes)")
+	f.StringVar(&o.DataType, "dtype", "", "data type, as named in v3 metadata: "+strings.Join(app.CreateTypes, ", ")+", or rN (N bits of raw bytes)")
 	f.StringVar(&o.FillValue, "fill-value", "", "fill value as JSON, as in zarr.json (default: zero)")
 	f.StringVar(&o.Codecs, "codecs", "", "codec chain as the JSON list of zarr.json")
 	for _, name := range []string{"path", "shape", "dtype"} {

@@ -6,18 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-
-	"github.com/zarrgw/zarrgw/host/app"
-)
-
-// The data commands' answers to a name that is not there, made in
-// host/app: named here as the commands call them.
-var (
-	openNode    = app.OpenNode
-	readOnly    = app.ReadOnly
-	writeError  = app.WriteError
-	dtypeError  = app.DtypeError
-	createTypes = app.CreateTypes
 )
 
 // oneLocation is the Args of a command on one LOCATION with a --path: a

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agext/levenshtein"
 	"github.com/hashicorp/hcl/v2"
 )
 
@@ -57,30 +58,9 @@ func SortedKeys[V any](m map[string]V) []string {
 func Suggest(name string, known []string) string {
 	best, bestDist := "", max(1, len(name)/4)+1
 	for _, k := range known {
-		if dist := editDistance(name, k); dist < bestDist {
+		if dist := levenshtein.Distance(name, k, nil); dist < bestDist {
 			best, bestDist = k, dist
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, by bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
