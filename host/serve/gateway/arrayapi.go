@@ -13,11 +13,12 @@ import (
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/core/ndarray"
 	"github.com/zarrgw/zarrgw/host/commands/render"
+	"github.com/zarrgw/zarrgw/host/serve/server"
 )
 
 // openSlice opens the array at path and parses the request's slice and
 // format (json unless asked).
-func (g *Gateway) openSlice(r *http.Request, ds *dataset, path string) (*array.Array, grid.Selection, render.Format, error) {
+func (g *Gateway) openSlice(r *http.Request, ds *server.Dataset, path string) (*array.Array, grid.Selection, render.Format, error) {
 	q := r.URL.Query()
 	name := q.Get("format")
 	if name == "" {
@@ -25,15 +26,15 @@ func (g *Gateway) openSlice(r *http.Request, ds *dataset, path string) (*array.A
 	}
 	f, err := render.ParseFormat(name)
 	if err != nil {
-		return nil, nil, "", badRequest(err.Error())
+		return nil, nil, "", server.BadRequest(err.Error())
 	}
-	a, err := hierarchy.OpenArray(r.Context(), ds.store, path, ds.opts)
+	a, err := hierarchy.OpenArray(r.Context(), ds.Store, path, ds.Opts)
 	if err != nil {
 		return nil, nil, "", err
 	}
 	sel, err := grid.Parse(q.Get("slice"), a.Shape())
 	if err != nil {
-		return nil, nil, "", badRequest(err.Error())
+		return nil, nil, "", server.BadRequest(err.Error())
 	}
 	return a, sel, f, nil
 }
@@ -47,39 +48,39 @@ type slicePlan struct {
 }
 
 // planSlice opens the slice a request asks for, streamed within b's share.
-func (g *Gateway) planSlice(c *call, b *budget) (*slicePlan, error) {
-	a, sel, f, err := g.openSlice(c.r, c.ds, c.key)
+func (g *Gateway) planSlice(c *server.Call, b *server.Budget) (*slicePlan, error) {
+	a, sel, f, err := g.openSlice(c.R, c.DS, c.Key)
 	if err != nil {
 		return nil, err
 	}
-	p := &slicePlan{a: a, sel: sel, f: f, stream: array.StreamOptions{MemoryBudget: b.streamBudget()}}
-	c.plan = p
+	p := &slicePlan{a: a, sel: sel, f: f, stream: array.StreamOptions{MemoryBudget: b.StreamBudget()}}
+	c.Plan = p
 	return p, nil
 }
 
 // estimateSlice is what streaming a slice holds (costSlice): taken before
 // any header, since a refusal must not carry the slice's length. A HEAD
 // reads no chunk and takes nothing.
-func estimateSlice(g *Gateway, c *call) (int64, error) {
-	p, err := g.planSlice(c, g.budget)
-	if err != nil || c.r.Method == http.MethodHead {
-		return takesNothing, err
+func estimateSlice(g *Gateway, c *server.Call) (int64, error) {
+	p, err := g.planSlice(c, g.ExpensiveBudget)
+	if err != nil || c.R.Method == http.MethodHead {
+		return server.TakesNothing, err
 	}
-	return sliceCost(p.a, p.sel, concurrency(c.ds.opts), p.stream.MemoryBudget)
+	return server.SliceCost(p.a, p.sel, server.Concurrency(c.DS.Opts), p.stream.MemoryBudget)
 }
 
 // estimateSliceWrite is what writing a slice holds (costSliceWrite): its
 // stream (slabs, the chunks in flight), taken from the budget of request
 // bodies before the body is read.
-func estimateSliceWrite(g *Gateway, c *call) (int64, error) {
-	p, err := g.planSlice(c, g.bodies)
+func estimateSliceWrite(g *Gateway, c *server.Call) (int64, error) {
+	p, err := g.planSlice(c, g.BodyBudget)
 	if err != nil {
 		return 0, err
 	}
-	if limit := g.cfg.Server.MaxRequestSize; c.r.ContentLength > limit {
-		return 0, tooLarge(limit)
+	if limit := g.Cfg.Server.MaxRequestSize; c.R.ContentLength > limit {
+		return 0, server.TooLarge(limit)
 	}
-	return writeCost(p.a, p.sel, concurrency(c.ds.opts), p.stream.MemoryBudget)
+	return server.WriteCost(p.a, p.sel, server.Concurrency(c.DS.Opts), p.stream.MemoryBudget)
 }
 
 // getSlice streams a selection of an array: the response starts as soon
@@ -88,9 +89,9 @@ func estimateSliceWrite(g *Gateway, c *call) (int64, error) {
 // the row's cost (costSlice) waited for room in the budget of expensive
 // requests before it began. A failure after the first byte cuts the
 // connection (the length, when sent, no longer adds up either).
-func (g *Gateway) getSlice(c *call) error {
-	w, r := c.w, c.r
-	p := c.plan.(*slicePlan)
+func (g *Gateway) getSlice(c *server.Call) error {
+	w, r := c.W, c.R
+	p := c.Plan.(*slicePlan)
 	a, sel, f, so := p.a, p.sel, p.f, p.stream
 	h := w.Header()
 	h.Set("Content-Type", sliceContentType(f))
@@ -114,7 +115,7 @@ func (g *Gateway) getSlice(c *call) error {
 		return err
 	}
 	if err != nil {
-		g.abort(w, err)
+		g.Abort(w, err)
 	}
 	return nil
 }
@@ -154,11 +155,11 @@ func joinInts(v []int) string {
 // stream holds (its slabs, the chunks in flight) the row's cost
 // (costSliceWrite) reserved from the budget of request bodies, before
 // anything was read.
-func (g *Gateway) putSlice(c *call) error {
-	w, r := c.w, c.r
-	p := c.plan.(*slicePlan)
+func (g *Gateway) putSlice(c *server.Call) error {
+	w, r := c.W, c.R
+	p := c.Plan.(*slicePlan)
 	a, sel, f, so := p.a, p.sel, p.f, p.stream
-	in := http.MaxBytesReader(w, r.Body, g.cfg.Server.MaxRequestSize)
+	in := http.MaxBytesReader(w, r.Body, g.Cfg.Server.MaxRequestSize)
 	var body *render.Body
 	var err error
 	switch f {
@@ -167,22 +168,22 @@ func (g *Gateway) putSlice(c *call) error {
 	case render.FormatRaw:
 		body, err = render.RawBody(in, "request body", a.Meta().DataType, sel.Counts())
 	default:
-		return badRequest("write a slice as format=npy or format=raw")
+		return server.BadRequest("write a slice as format=npy or format=raw")
 	}
 	if err != nil {
-		return badRequest(err.Error())
+		return server.BadRequest(err.Error())
 	}
 	if r.ContentLength >= 0 && r.ContentLength != body.Size() {
-		return badRequest(fmt.Sprintf("request body holds %d bytes, but a selection of %v %s elements needs %d",
+		return server.BadRequest(fmt.Sprintf("request body holds %d bytes, but a selection of %v %s elements needs %d",
 			r.ContentLength, sel.Shape(), a.Meta().DataType.Name, body.Size()))
 	}
 	if err := a.WriteStream(r.Context(), sel, so, body.Fill); err != nil {
 		return inputError(err)
 	}
 	if err := body.Finish(); err != nil {
-		return badRequest(err.Error())
+		return server.BadRequest(err.Error())
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"written": ndarray.NumElements(sel.Counts()), "shape": sel.Shape()})
+	server.WriteJSON(w, http.StatusOK, map[string]any{"written": ndarray.NumElements(sel.Counts()), "shape": sel.Shape()})
 	return nil
 }
 
@@ -191,20 +192,20 @@ func (g *Gateway) putSlice(c *call) error {
 func inputError(err error) error {
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
-		return tooLarge(mbe.Limit)
+		return server.TooLarge(mbe.Limit)
 	}
 	var ie *render.InputError
 	if errors.As(err, &ie) {
-		return badRequest(err.Error())
+		return server.BadRequest(err.Error())
 	}
 	return err
 }
 
 // nodeMeta answers GET ?meta: the node's type and format, its metadata
 // documents as stored, and for a group its children.
-func (g *Gateway) nodeMeta(w http.ResponseWriter, r *http.Request, ds *dataset, path string) error {
+func (g *Gateway) nodeMeta(w http.ResponseWriter, r *http.Request, ds *server.Dataset, path string) error {
 	ctx := r.Context()
-	n, err := hierarchy.Open(ctx, ds.store, path)
+	n, err := hierarchy.Open(ctx, ds.Store, path)
 	if err != nil {
 		return err
 	}
@@ -219,22 +220,22 @@ func (g *Gateway) nodeMeta(w http.ResponseWriter, r *http.Request, ds *dataset, 
 		ZarrFormat string                     `json:"zarr_format"`
 		Documents  map[string]json.RawMessage `json:"documents"`
 		Children   []child                    `json:"children,omitempty"`
-	}{Path: n.Name(), NodeType: nodeType(n), ZarrFormat: n.Format().String(), Documents: map[string]json.RawMessage{}}
-	for _, key := range metaKeys(n) {
-		v, err := ds.read(ctx, key, storeWhole)
+	}{Path: n.Name(), NodeType: server.NodeType(n), ZarrFormat: n.Format().String(), Documents: map[string]json.RawMessage{}}
+	for _, key := range server.MetaKeys(n) {
+		v, err := ds.Read(ctx, key, server.StoreWhole)
 		if err == nil && json.Valid(v.Data) {
 			out.Documents[key] = v.Data
 		}
 	}
 	if n.Group != nil {
-		kids, err := hierarchy.Children(ctx, ds.store, n)
+		kids, err := hierarchy.Children(ctx, ds.Store, n)
 		if err != nil {
 			return err
 		}
 		for _, k := range kids {
-			out.Children = append(out.Children, child{Name: k.Path[strings.LastIndex(k.Path, "/")+1:], Path: k.Name(), NodeType: nodeType(k)})
+			out.Children = append(out.Children, child{Name: k.Path[strings.LastIndex(k.Path, "/")+1:], Path: k.Name(), NodeType: server.NodeType(k)})
 		}
 	}
-	writeJSON(w, http.StatusOK, out)
+	server.WriteJSON(w, http.StatusOK, out)
 	return nil
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/zarrgw/zarrgw/host/runtime/config"
 	"github.com/zarrgw/zarrgw/host/runtime/registry"
 	"github.com/zarrgw/zarrgw/host/serve/pages/picture"
+	"github.com/zarrgw/zarrgw/host/serve/server"
 )
 
 // The fuzzed gateway's budget of expensive requests, and the most an
@@ -56,12 +57,12 @@ func FuzzArrayEstimate(f *testing.F) {
 	} {
 		f.Add([]byte(s.doc), s.slice, s.format, uint32(0))
 	}
-	g := &Gateway{budget: newBudget(config.Safeguards{ExpensiveMemory: fuzzBudget})}
+	g := &Gateway{Server: &server.Server{ExpensiveBudget: server.NewBudget(config.Safeguards{ExpensiveMemory: fuzzBudget})}}
 	opts := registry.Bundled().InProcess().ArrayOptions()
 	opts.Concurrency = 2
 	// small limits: a chunk read whole is allocated whole, every run
 	opts.Limits = meta.Limits{MaxChunkBytes: 8 << 20, MaxShardChunks: 1 << 16}
-	ds := &dataset{opts: opts}
+	ds := &server.Dataset{Opts: opts}
 	f.Fuzz(func(t *testing.T, doc []byte, slice string, format uint8, maxPixels uint32) {
 		var calls atomic.Int64
 		a := fuzzArray(t, doc, opts, &calls)
@@ -72,10 +73,10 @@ func FuzzArrayEstimate(f *testing.F) {
 		if err != nil {
 			return
 		}
-		stream := array.StreamOptions{MemoryBudget: g.budget.streamBudget()}
+		stream := array.StreamOptions{MemoryBudget: g.ExpensiveBudget.StreamBudget()}
 		if format%8 < 3 {
 			f := []render.Format{render.FormatJSON, render.FormatNPY, render.FormatRaw}[format%8]
-			cost, err := sliceCost(a, sel, opts.Concurrency, stream.MemoryBudget)
+			cost, err := server.SliceCost(a, sel, opts.Concurrency, stream.MemoryBudget)
 			if !checkEstimate(t, cost, err) {
 				return
 			}
@@ -143,9 +144,9 @@ func fuzzArray(t *testing.T, doc []byte, opts array.Options, calls *atomic.Int64
 // the request would be carried out within fuzzRun.
 func checkEstimate(t *testing.T, cost int64, err error) bool {
 	t.Helper()
-	var re *requestError
+	var re *server.RequestError
 	switch {
-	case err != nil && errors.As(err, &re) && re.status == http.StatusRequestEntityTooLarge:
+	case err != nil && errors.As(err, &re) && re.Status == http.StatusRequestEntityTooLarge:
 		return false
 	case err != nil:
 		t.Fatalf("estimate: %v (want 413 or an estimate)", err)

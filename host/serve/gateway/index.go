@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/zarrgw/zarrgw/core/store"
+	"github.com/zarrgw/zarrgw/host/serve/server"
 )
 
 // The key API answers directories as a static web server does, because
@@ -24,9 +25,9 @@ import (
 // has that name but keys lie below it, a 301 to the directory's slash
 // form, as nginx and Go's FileServer answer "/dir". Only a name with
 // neither is 404.
-func (g *Gateway) serveKey(w http.ResponseWriter, r *http.Request, ds *dataset, key string) error {
-	err := g.serveValue(w, r, ds, key)
-	if !isNotFound(err) || r.URL.RawQuery != "" || isMetaKey(key) {
+func (g *Gateway) serveKey(w http.ResponseWriter, r *http.Request, ds *server.Dataset, key string) error {
+	err := g.ServeValue(w, r, ds, key)
+	if !server.IsNotFound(err) || r.URL.RawQuery != "" || server.IsMetaKey(key) {
 		// a metadata document's name is never a directory: Zarr clients
 		// probing for one (zarr.json, .zarray, .zgroup) pay no listing
 		return err
@@ -34,19 +35,19 @@ func (g *Gateway) serveKey(w http.ResponseWriter, r *http.Request, ds *dataset, 
 	dir, lerr := hasKeysBelow(r.Context(), ds, key+"/")
 	if lerr != nil {
 		// the value is absent all the same: its 404 stands
-		g.log.Warn("listing a missing key's directory failed", "dataset", ds.name, "key", key, "error", lerr.Error())
+		g.Log.Warn("listing a missing key's directory failed", "dataset", ds.Name, "key", key, "error", lerr.Error())
 	}
 	if !dir {
 		return err
 	}
-	redirectToDir(w, ds.name, key)
+	redirectToDir(w, ds.Name, key)
 	return nil
 }
 
 // hasKeysBelow reports whether any key a client may read starts with dir.
-func hasKeysBelow(ctx context.Context, ds *dataset, dir string) (bool, error) {
-	page, err := listBucket(ctx, ds, listQuery{prefix: dir, max: 1})
-	return page.count() > 0, err
+func hasKeysBelow(ctx context.Context, ds *server.Dataset, dir string) (bool, error) {
+	page, err := server.ListBucket(ctx, ds, server.ListQuery{Prefix: dir, Max: 1})
+	return page.Count() > 0, err
 }
 
 // redirectToDir answers 301 with the slash form of the directory key of
@@ -93,19 +94,19 @@ func isUnreserved(c byte) bool {
 // index answers a directory: its index page, one link per key and child
 // prefix below it. A request with a query, or that asks for JSON, gets the
 // key API's JSON listing of the same (paged by page_token).
-func (g *Gateway) index(w http.ResponseWriter, r *http.Request, ds *dataset, key string) error {
+func (g *Gateway) index(w http.ResponseWriter, r *http.Request, ds *server.Dataset, key string) error {
 	if r.URL.RawQuery != "" || acceptsJSON(r) {
-		return g.list(w, r, ds, key)
+		return g.List(w, r, ds, key)
 	}
 	if !strings.HasSuffix(r.URL.EscapedPath(), "/") { // "/d/NAME"
-		redirectToDir(w, ds.name, "")
+		redirectToDir(w, ds.Name, "")
 		return nil
 	}
 	dir := ""
 	if key != "" {
 		dir = key + "/"
 	}
-	d, err := ds.listDir(r.Context(), dir)
+	d, err := listDir(r.Context(), ds, dir)
 	if err != nil {
 		return err
 	}
@@ -164,17 +165,17 @@ func writeIndex(w io.Writer, path, dir string, d store.Dir) {
 // listDir lists one directory as clients see it: without the gateway's
 // reserved names, and with the root document the gateway consolidates
 // on the fly where it serves one the store lacks (a v2 .zmetadata).
-func (ds *dataset) listDir(ctx context.Context, dir string) (store.Dir, error) {
-	d, err := ds.store.ListDir(ctx, dir)
+func listDir(ctx context.Context, ds *server.Dataset, dir string) (store.Dir, error) {
+	d, err := ds.Store.ListDir(ctx, dir)
 	if err != nil {
 		return store.Dir{}, err
 	}
-	d.Keys = slices.DeleteFunc(d.Keys, reserved)
-	d.Prefixes = slices.DeleteFunc(d.Prefixes, reserved)
+	d.Keys = slices.DeleteFunc(d.Keys, server.Reserved)
+	d.Prefixes = slices.DeleteFunc(d.Prefixes, server.Reserved)
 	if len(d.Keys)+len(d.Prefixes) == 0 {
 		return d, nil
 	}
-	built, err := ds.builtEntry(ctx, dir)
+	built, err := ds.BuiltEntry(ctx, dir)
 	if err != nil || built == nil {
 		return d, err
 	}

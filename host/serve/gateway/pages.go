@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/zarrgw/zarrgw/host/serve/identity"
 	"math"
 	"net/http"
 	"net/url"
@@ -16,6 +15,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/zarrgw/zarrgw/host/serve/identity"
+	"github.com/zarrgw/zarrgw/host/serve/server"
 
 	"github.com/zarrgw/zarrgw/core/array"
 	"github.com/zarrgw/zarrgw/core/dtype"
@@ -31,79 +33,73 @@ import (
 // maxTreeNodes bounds a dataset page's hierarchy listing.
 const maxTreeNodes = 500
 
-// wantsHTML reports a browser asking for a page.
-func wantsHTML(r *http.Request) bool {
-	return (r.Method == http.MethodGet || r.Method == http.MethodHead) && r.URL.RawQuery == "" &&
-		strings.Contains(r.Header.Get("Accept"), "text/html")
-}
-
 // pageRoutes are the pages' rows below /ui: the static files and the
 // colormaps' bars, which need no caller, and the pages, which show what
 // the caller may read.
-var pageRoutes = func() []route {
-	var rows []route
+func pageRoutes(g *Gateway) []server.Route {
+	var rows []server.Route
 	for _, m := range []string{http.MethodGet, http.MethodHead} {
 		rows = append(rows,
-			route{op: "ui:Page", method: m, match: match{path: below("/ui/static/")}, handle: serveStatic},
-			route{op: "ui:Page", method: m, match: match{path: below("/ui/colorbar/")}, handle: (*Gateway).serveColorbar},
-			route{op: "ui:Page", method: m, access: accessAny, handle: (*Gateway).servePage})
+			server.Route{Op: "ui:Page", Method: m, Match: server.Match{Path: below("/ui/static/")}, Handle: g.bind(serveStatic)},
+			server.Route{Op: "ui:Page", Method: m, Match: server.Match{Path: below("/ui/colorbar/")}, Handle: g.bind((*Gateway).serveColorbar)},
+			server.Route{Op: "ui:Page", Method: m, Access: server.AccessAny, Handle: g.bind((*Gateway).servePage)})
 	}
 	return rows
-}()
+}
 
 // servePages answers /ui/...: the dataset list, a dataset's hierarchy, a
 // node's page, and the pages' static files, through pageRoutes.
-func (g *Gateway) servePages(c *call) error {
-	rt, allowed := lookup(pageRoutes, c)
+func (g *Gateway) servePages(c *server.Call) error {
+	rt, allowed := server.Lookup(g.pageRows, c)
 	if rt == nil {
-		return notAllowed(c.r, allowed)
+		return server.NotAllowed(c.R, allowed)
 	}
-	if err := g.pass(c, bearer, rt); err != nil {
+	if err := g.Pass(c, server.Bearer, rt); err != nil {
 		g.failPage(c, err)
 	}
 	return nil
 }
 
-func serveStatic(_ *Gateway, c *call) error {
-	ui.Static("/ui/static/").ServeHTTP(c.w, c.r)
+func serveStatic(_ *Gateway, c *server.Call) error {
+	ui.Static("/ui/static/").ServeHTTP(c.W, c.R)
 	return nil
 }
 
 // failPage answers a token not accepted with a page that asks for
 // another; other failures as the key API answers them.
-func (g *Gateway) failPage(c *call, err error) {
-	var ae *authError
+func (g *Gateway) failPage(c *server.Call, err error) {
+	var ae *server.AuthError
 	if !errors.As(err, &ae) {
-		g.failBearer(c, err)
+		g.FailBearer(c, err)
 		return
 	}
-	common := ui.Common{Principal: displayName(c.info.caller), TokenBox: true}
-	c.w.Header().Set("WWW-Authenticate", `Bearer realm="zarrgw", error="invalid_token"`)
+	common := ui.Common{Principal: displayName(c.Info.Caller), TokenBox: true}
+	c.W.Header().Set("WWW-Authenticate", `Bearer realm="zarrgw", error="invalid_token"`)
 	status := http.StatusUnauthorized
-	if f := (*identity.Failure)(nil); errors.As(ae.err, &f) && f.Status == http.StatusServiceUnavailable {
+	if f := (*identity.Failure)(nil); errors.As(ae.Err, &f) && f.Status == http.StatusServiceUnavailable {
 		status = f.Status
 	}
-	c.info.err = identity.Detailed(ae.err)
-	g.page(c.w, c.r, c.info, status, "error", ui.ErrorPage{Common: titled(common, "Unknown token"), Status: status,
+	c.Info.Err = identity.Detailed(ae.Err)
+	g.page(c.W, c.R, c.Info, status, "error", ui.ErrorPage{Common: titled(common, "Unknown token"), Status: status,
 		Message: "The token given is not accepted: " + ae.Error() + ".", AskToken: true})
 }
 
 // servePage answers a page for the caller the middleware identified.
-func (g *Gateway) servePage(c *call) error {
-	w, r, info, caller := c.w, c.r, c.info, c.info.caller
+func (g *Gateway) servePage(c *server.Call) error {
+	w, r, info, caller := c.W, c.R, c.Info, c.Info.Caller
 	common := ui.Common{Principal: displayName(caller), TokenBox: !caller.Anonymous() || g.someNeedToken()}
 	rest, _ := strings.CutPrefix(r.URL.Path, "/ui")
 	if rest == "" || rest == "/" {
 		g.page(w, r, info, http.StatusOK, "datasets", ui.DatasetsPage{Common: titled(common, "Datasets"), Datasets: g.datasetViews(caller)})
 		return nil
 	}
-	name, path, err := splitDatasetPath(r.URL.EscapedPath()[len("/ui"):])
+	name, path, err := server.SplitDatasetPath(r.URL.EscapedPath()[len("/ui"):])
 	if err != nil {
-		return badRequest("invalid path")
+		return server.BadRequest("invalid path")
 	}
-	info.dataset, info.key = name, path
-	ds, ok := g.dataset(name)
-	if !ok || g.authorize(ds, caller, false) != nil {
+	info.Dataset, info.Key = name, path
+	ds, ok := g.Dataset(name)
+	if !ok || g.Authorize(ds, caller, false) != nil {
 		status, msg := http.StatusNotFound, "No dataset "+name+" that you may read."
 		if ok && caller.Anonymous() {
 			status, msg = http.StatusUnauthorized, "Dataset "+name+" needs a token."
@@ -120,8 +116,8 @@ func (g *Gateway) servePage(c *call) error {
 	}
 	p, err := g.nodePage(r.Context(), ds, path, common, r.URL.Query())
 	if err != nil {
-		status := statusOf(err)
-		info.err = err
+		status := server.StatusOf(err)
+		info.Err = err
 		g.page(w, r, info, status, "error", ui.ErrorPage{Common: titled(common, "Error"), Status: status, Message: store.PublicText(err)})
 		return nil
 	}
@@ -133,8 +129,8 @@ func (g *Gateway) servePage(c *call) error {
 // otherwise the pages, which only read, offer no token form to anonymous
 // callers.
 func (g *Gateway) someNeedToken() bool {
-	for _, ds := range g.all() {
-		if g.authorize(ds, identity.Caller{Method: identity.Anonymous}, false) != nil {
+	for _, ds := range g.All() {
+		if g.Authorize(ds, identity.Caller{Method: identity.Anonymous}, false) != nil {
 			return true
 		}
 	}
@@ -144,13 +140,13 @@ func (g *Gateway) someNeedToken() bool {
 // serveColorbar answers /ui/colorbar/NAME.png: the colormap NAME as the
 // pictures use it, one row from low to high, for the pages to stretch
 // under a picture.
-func (g *Gateway) serveColorbar(c *call) error {
-	w, r := c.w, c.r
+func (g *Gateway) serveColorbar(c *server.Call) error {
+	w, r := c.W, c.R
 	file := strings.TrimPrefix(r.URL.Path, "/ui/colorbar/")
 	name, ok := strings.CutSuffix(file, ".png")
 	img, err := picture.Colorbar(name)
 	if !ok || err != nil {
-		return &requestError{http.StatusNotFound, "no colormap " + file + "; there are " + strings.Join(picture.Colormaps(), ", ")}
+		return &server.RequestError{Status: http.StatusNotFound, Msg: "no colormap " + file + "; there are " + strings.Join(picture.Colormaps(), ", ")}
 	}
 	var buf bytes.Buffer
 	if err := picture.EncodePNG(&buf, img); err != nil {
@@ -183,10 +179,10 @@ func titled(c ui.Common, title string) ui.Common {
 
 // page renders a page with an ETag of its content (a revalidation costs
 // the rendering, not the transfer).
-func (g *Gateway) page(w http.ResponseWriter, r *http.Request, info *requestInfo, status int, name string, data any) {
+func (g *Gateway) page(w http.ResponseWriter, r *http.Request, info *server.RequestInfo, status int, name string, data any) {
 	var buf pageBuffer
 	if err := ui.Render(&buf, status, name, data); err != nil {
-		g.fail(w, info, err)
+		g.Fail(w, info, err)
 		return
 	}
 	sum := sha256.Sum256(buf.body.Bytes())
@@ -197,7 +193,7 @@ func (g *Gateway) page(w http.ResponseWriter, r *http.Request, info *requestInfo
 	w.Header().Set("ETag", tag)
 	w.Header().Set("Cache-Control", "no-cache")
 	w.Header().Set("Vary", "Cookie, Authorization")
-	if status == http.StatusOK && matchWeak(r.Header.Get("If-None-Match"), tag) {
+	if status == http.StatusOK && server.MatchWeak(r.Header.Get("If-None-Match"), tag) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
@@ -227,8 +223,8 @@ func (b *pageBuffer) WriteHeader(status int)      { b.status = status }
 // name, prefix, transformers, plugins; never store settings or secrets.
 func (g *Gateway) datasetViews(caller identity.Caller) []ui.Dataset {
 	var out []ui.Dataset
-	for _, ds := range g.all() {
-		if g.authorize(ds, caller, false) != nil {
+	for _, ds := range g.All() {
+		if g.Authorize(ds, caller, false) != nil {
 			continue
 		}
 		out = append(out, g.datasetView(ds, caller))
@@ -236,12 +232,12 @@ func (g *Gateway) datasetViews(caller identity.Caller) []ui.Dataset {
 	return out
 }
 
-func (g *Gateway) datasetView(ds *dataset, caller identity.Caller) ui.Dataset {
-	c := ds.cfg
-	v := ui.Dataset{Name: ds.name, Store: fmt.Sprintf("%s %q", c.Store.Type, c.Store.Name), Prefix: g.cfg.Redact(c.Prefix),
-		ReadOnly: c.ReadOnly, Writable: g.authorize(ds, caller, true) == nil, Consolidated: c.Consolidated}
+func (g *Gateway) datasetView(ds *server.Dataset, caller identity.Caller) ui.Dataset {
+	c := ds.Cfg
+	v := ui.Dataset{Name: ds.Name, Store: fmt.Sprintf("%s %q", c.Store.Type, c.Store.Name), Prefix: g.Cfg.Redact(c.Prefix),
+		ReadOnly: c.ReadOnly, Writable: g.Authorize(ds, caller, true) == nil, Consolidated: c.Consolidated}
 	plugins := map[string]bool{}
-	if st, ok := g.cfg.Store(c.Store); ok && st.Extension.Plugin != "" {
+	if st, ok := g.Cfg.Store(c.Store); ok && st.Extension.Plugin != "" {
 		plugins[st.Extension.Plugin] = true
 	}
 	for _, t := range c.Transformers {
@@ -264,11 +260,11 @@ func (g *Gateway) datasetView(ds *dataset, caller identity.Caller) ui.Dataset {
 
 // datasetPage lists the dataset's hierarchy, depth first; of an empty
 // dataset it says how to write into it (base is the gateway's URL).
-func (g *Gateway) datasetPage(ctx context.Context, ds *dataset, caller identity.Caller, common ui.Common, base string) ui.DatasetPage {
+func (g *Gateway) datasetPage(ctx context.Context, ds *server.Dataset, caller identity.Caller, common ui.Common, base string) ui.DatasetPage {
 	p := ui.DatasetPage{Common: common, Dataset: g.datasetView(ds, caller)}
-	root, err := hierarchy.Open(ctx, ds.store, "")
+	root, err := hierarchy.Open(ctx, ds.Store, "")
 	if err != nil {
-		if (errors.Is(err, hierarchy.ErrNoNode) || isNotFound(err)) && isEmpty(ctx, ds) {
+		if (errors.Is(err, hierarchy.ErrNoNode) || server.IsNotFound(err)) && isEmpty(ctx, ds) {
 			p.Empty = g.emptyHelp(ds, base)
 			return p
 		}
@@ -276,7 +272,7 @@ func (g *Gateway) datasetPage(ctx context.Context, ds *dataset, caller identity.
 		return p
 	}
 	errTruncated := errors.New("truncated")
-	err = hierarchy.Walk(ctx, ds.store, root, func(n hierarchy.Node) error {
+	err = hierarchy.Walk(ctx, ds.Store, root, func(n hierarchy.Node) error {
 		if len(p.Nodes) == maxTreeNodes {
 			return errTruncated
 		}
@@ -293,10 +289,10 @@ func (g *Gateway) datasetPage(ctx context.Context, ds *dataset, caller identity.
 // isEmpty reports whether a dataset's store holds no key (the gateway's
 // own reserved keys aside, up to a bound); false when it cannot be
 // listed.
-func isEmpty(ctx context.Context, ds *dataset) bool {
+func isEmpty(ctx context.Context, ds *server.Dataset) bool {
 	seen := 0
-	for k, err := range ds.store.List(ctx, "") {
-		if err != nil || !reserved(k) || seen == maxTreeNodes {
+	for k, err := range ds.Store.List(ctx, "") {
+		if err != nil || !server.Reserved(k) || seen == maxTreeNodes {
 			return false
 		}
 		seen++
@@ -306,24 +302,24 @@ func isEmpty(ctx context.Context, ds *dataset) bool {
 
 // emptyHelp says how an empty dataset is written into: with the command
 // line and the configuration, or through the gateway's key API.
-func (g *Gateway) emptyHelp(ds *dataset, base string) *ui.Empty {
-	e := &ui.Empty{Name: ds.name, URL: base + "/d/" + url.PathEscape(ds.name) + "/", Config: "zarrgw.hcl", ReadOnly: ds.cfg.ReadOnly}
-	if g.cfg.Filename != "" {
-		e.Config = filepath.Base(g.cfg.Filename)
+func (g *Gateway) emptyHelp(ds *server.Dataset, base string) *ui.Empty {
+	e := &ui.Empty{Name: ds.Name, URL: base + "/d/" + url.PathEscape(ds.Name) + "/", Config: "zarrgw.hcl", ReadOnly: ds.Cfg.ReadOnly}
+	if g.Cfg.Filename != "" {
+		e.Config = filepath.Base(g.Cfg.Filename)
 	}
-	if !e.ReadOnly && len(ds.cfg.Access.Write) > 0 {
+	if !e.ReadOnly && len(ds.Cfg.Access.Write) > 0 {
 		e.Writable = true
-		e.Token = !slices.Contains(ds.cfg.Access.Write, config.Anyone)
+		e.Token = !slices.Contains(ds.Cfg.Access.Write, config.Anyone)
 	}
 	return e
 }
 
-func (g *Gateway) treeNode(ds *dataset, n hierarchy.Node) ui.TreeNode {
+func (g *Gateway) treeNode(ds *server.Dataset, n hierarchy.Node) ui.TreeNode {
 	name := n.Path[strings.LastIndex(n.Path, "/")+1:]
 	if n.Path == "" {
 		name = "/"
 	}
-	t := ui.TreeNode{Name: name, Path: n.Path, Kind: nodeType(n), Depth: strings.Count(n.Path, "/"), URL: nodeURL(ds.name, n.Path)}
+	t := ui.TreeNode{Name: name, Path: n.Path, Kind: server.NodeType(n), Depth: strings.Count(n.Path, "/"), URL: nodeURL(ds.Name, n.Path)}
 	if n.Path != "" {
 		t.Depth++
 	}
@@ -353,25 +349,25 @@ func escapeSegments(p string) string {
 
 // nodePage describes one node; for arrays also how much is stored and a
 // picture of the default slice.
-func (g *Gateway) nodePage(ctx context.Context, ds *dataset, path string, common ui.Common, q url.Values) (ui.NodePage, error) {
-	n, err := hierarchy.Open(ctx, ds.store, path)
+func (g *Gateway) nodePage(ctx context.Context, ds *server.Dataset, path string, common ui.Common, q url.Values) (ui.NodePage, error) {
+	n, err := hierarchy.Open(ctx, ds.Store, path)
 	if err != nil {
 		return ui.NodePage{}, err
 	}
-	common.Crumbs = append(common.Crumbs, crumbs(ds.name, n.Path)...)
-	p := ui.NodePage{Common: titled(common, "/"+n.Path), Dataset: ds.name, Path: n.Path, Kind: nodeType(n)}
+	common.Crumbs = append(common.Crumbs, crumbs(ds.Name, n.Path)...)
+	p := ui.NodePage{Common: titled(common, "/"+n.Path), Dataset: ds.Name, Path: n.Path, Kind: server.NodeType(n)}
 	attrs := n.Attributes()
 	var pretty bytes.Buffer
 	if json.Indent(&pretty, attrs, "", "  ") == nil {
 		p.Attributes = pretty.String()
 	}
-	for _, k := range metaKeys(n) {
-		p.Links = append(p.Links, ui.Link{Name: "key " + k, URL: apiURL(ds.name, k)})
+	for _, k := range server.MetaKeys(n) {
+		p.Links = append(p.Links, ui.Link{Name: "key " + k, URL: apiURL(ds.Name, k)})
 	}
-	p.Links = append(p.Links, ui.Link{Name: "metadata and children (JSON)", URL: apiURL(ds.name, n.Path) + "?meta"})
+	p.Links = append(p.Links, ui.Link{Name: "metadata and children (JSON)", URL: apiURL(ds.Name, n.Path) + "?meta"})
 	if n.Group != nil {
 		p.Fields = []ui.Field{{Label: "format", Value: n.Group.Format.String()}}
-		kids, err := hierarchy.Children(ctx, ds.store, n)
+		kids, err := hierarchy.Children(ctx, ds.Store, n)
 		if err != nil {
 			return p, err
 		}
@@ -394,7 +390,7 @@ func crumbs(dataset, path string) []ui.Link {
 	return out
 }
 
-func (g *Gateway) arrayPage(ctx context.Context, ds *dataset, n hierarchy.Node, p ui.NodePage, q url.Values) (ui.NodePage, error) {
+func (g *Gateway) arrayPage(ctx context.Context, ds *server.Dataset, n hierarchy.Node, p ui.NodePage, q url.Values) (ui.NodePage, error) {
 	m := n.Array
 	d := render.Describe(m)
 	p.Fields = []ui.Field{
@@ -408,7 +404,7 @@ func (g *Gateway) arrayPage(ctx context.Context, ds *dataset, n hierarchy.Node, 
 	if d.DimensionNames != "" {
 		p.Fields = append(p.Fields, ui.Field{Label: "dimension names", Value: d.DimensionNames})
 	}
-	a, err := array.New(ctx, ds.store, n.Path, m, ds.opts)
+	a, err := array.New(ctx, ds.Store, n.Path, m, ds.Opts)
 	if err != nil {
 		p.Stored = "This array cannot be opened here: " + store.PublicText(err)
 		return p, nil
@@ -417,9 +413,9 @@ func (g *Gateway) arrayPage(ctx context.Context, ds *dataset, n hierarchy.Node, 
 		p.Fields = append(p.Fields, ui.Field{Label: "shards", Value: layout})
 	}
 	p.Stored = storedChunks(ctx, ds, a)
-	base := apiURL(ds.name, n.Path)
+	base := apiURL(ds.Name, n.Path)
 	p.Links = append(p.Links,
-		ui.Link{Name: "chunk keys", URL: "/d/" + url.PathEscape(ds.name) + "/?list&prefix=" + url.QueryEscape(array.ChunkPrefix(m.Format, n.Path))},
+		ui.Link{Name: "chunk keys", URL: "/d/" + url.PathEscape(ds.Name) + "/?list&prefix=" + url.QueryEscape(array.ChunkPrefix(m.Format, n.Path))},
 		ui.Link{Name: "first elements as JSON", URL: base + "?format=json&slice=" + url.QueryEscape(firstElements(m.Shape))},
 		ui.Link{Name: "whole array as .npy", URL: base + "?format=npy"},
 	)
@@ -558,7 +554,7 @@ func (g *Gateway) codecSources(m *meta.ArrayMeta) string {
 	var parts []string
 	for _, c := range m.Codecs {
 		src := "bundled"
-		for _, pl := range g.cfg.Plugins {
+		for _, pl := range g.Cfg.Plugins {
 			for _, man := range pl.Manifests {
 				if slices.Contains(man.Names(), c.Name) {
 					src = "plugin " + pl.Source
@@ -598,13 +594,13 @@ const maxCountedKeys = 100000
 
 // storedChunks says how many of an array's chunks are stored, from a
 // listing of its keys.
-func storedChunks(ctx context.Context, ds *dataset, a *array.Array) string {
+func storedChunks(ctx context.Context, ds *server.Dataset, a *array.Array) string {
 	prefix := array.NodePrefix(a.Path())
 	if a.Meta().Format == meta.V3Draft {
 		prefix = array.ChunkPrefix(a.Meta().Format, a.Path())
 	}
 	stored, more := 0, false
-	for k, err := range ds.store.List(ctx, prefix) {
+	for k, err := range ds.Store.List(ctx, prefix) {
 		if err != nil {
 			return "Stored chunks unknown: " + store.PublicText(err)
 		}
@@ -612,7 +608,7 @@ func storedChunks(ctx context.Context, ds *dataset, a *array.Array) string {
 			more = true
 			break
 		}
-		if !isMetaKey(k) {
+		if !server.IsMetaKey(k) {
 			stored++
 		}
 	}

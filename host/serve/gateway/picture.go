@@ -16,6 +16,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/grid"
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/host/serve/pages/picture"
+	"github.com/zarrgw/zarrgw/host/serve/server"
 )
 
 // maxTaggedChunks bounds the chunks whose versions tag a picture: a
@@ -36,9 +37,9 @@ type picturePlan struct {
 // estimatePicture is what drawing a picture holds (costPicture), fitted
 // to the budget of expensive requests (see fitPicture); a picture the
 // client has already is not drawn and needs no room.
-func estimatePicture(g *Gateway, c *call) (int64, error) {
-	r, ds := c.r, c.ds
-	a, sel, opts, err := g.openPicture(r, ds, c.key)
+func estimatePicture(g *Gateway, c *server.Call) (int64, error) {
+	r, ds := c.R, c.DS
+	a, sel, opts, err := g.openPicture(r, ds, c.Key)
 	if err != nil {
 		return 0, err
 	}
@@ -51,10 +52,10 @@ func estimatePicture(g *Gateway, c *call) (int64, error) {
 		return 0, err
 	}
 	p := &picturePlan{a: a, sel: sel, opts: opts, tag: tag}
-	c.plan = p
-	if h := r.Header.Get("If-None-Match"); tag != "" && h != "" && matchWeak(h, tag) {
+	c.Plan = p
+	if h := r.Header.Get("If-None-Match"); tag != "" && h != "" && server.MatchWeak(h, tag) {
 		p.unchanged = true
-		return takesNothing, nil
+		return server.TakesNothing, nil
 	}
 	return cost.bytes, nil
 }
@@ -63,9 +64,9 @@ func estimatePicture(g *Gateway, c *call) (int64, error) {
 // colormap, tagged with the versions of the metadata and chunks it reads,
 // so that a browser's revalidation costs no decoding. Drawing holds the
 // room its row's cost (costPicture) took.
-func (g *Gateway) getPicture(c *call) error {
-	w, r := c.w, c.r
-	p := c.plan.(*picturePlan)
+func (g *Gateway) getPicture(c *server.Call) error {
+	w, r := c.W, c.R
+	p := c.Plan.(*picturePlan)
 	a, sel, opts, tag := p.a, p.sel, p.opts, p.tag
 	if p.unchanged {
 		setPictureTag(w, tag)
@@ -77,7 +78,7 @@ func (g *Gateway) getPicture(c *call) error {
 	if err != nil {
 		return err
 	}
-	c.res.shrink(int64(buf.Cap())) // all but the PNG is garbage now
+	c.Res.Shrink(int64(buf.Cap())) // all but the PNG is garbage now
 	setPictureTag(w, tag)
 	setPictureRange(w.Header(), drawn)
 	w.Header().Set("Content-Type", "image/png")
@@ -123,18 +124,18 @@ func setPictureTag(w http.ResponseWriter, tag string) {
 
 // openPicture opens the array at path and reads the picture's selection
 // and options; block means are streamed within the budget's share.
-func (g *Gateway) openPicture(r *http.Request, ds *dataset, path string) (*array.Array, grid.Selection, picture.Options, error) {
+func (g *Gateway) openPicture(r *http.Request, ds *server.Dataset, path string) (*array.Array, grid.Selection, picture.Options, error) {
 	q := r.URL.Query()
-	a, err := hierarchy.OpenArray(r.Context(), ds.store, path, ds.opts)
+	a, err := hierarchy.OpenArray(r.Context(), ds.Store, path, ds.Opts)
 	if err != nil {
 		return nil, nil, picture.Options{}, err
 	}
 	sel, err := grid.Parse(q.Get("slice"), a.Shape())
 	if err != nil {
-		return nil, nil, picture.Options{}, badRequest(err.Error())
+		return nil, nil, picture.Options{}, server.BadRequest(err.Error())
 	}
 	opts, err := pictureOptions(q)
-	opts.Stream = array.StreamOptions{MemoryBudget: g.budget.streamBudget()}
+	opts.Stream = array.StreamOptions{MemoryBudget: g.ExpensiveBudget.StreamBudget()}
 	return a, sel, opts, err
 }
 
@@ -150,8 +151,8 @@ type pictureCost struct {
 // picture is already a downsampled view, and a coarser one serves better
 // than a refusal. Only when even one pixel does not fit (huge chunks) is
 // the request refused (413).
-func (g *Gateway) fitPicture(ds *dataset, a *array.Array, sel grid.Selection, opts picture.Options) (picture.Options, pictureCost, error) {
-	limit := g.budget.limit()
+func (g *Gateway) fitPicture(ds *server.Dataset, a *array.Array, sel grid.Selection, opts picture.Options) (picture.Options, pictureCost, error) {
+	limit := g.ExpensiveBudget.Limit()
 	var n int64
 	// Lowering max_pixels never makes the rest cost more (fewer or as
 	// many chunks are read), so one lowering fits; the third pass is a
@@ -161,14 +162,14 @@ func (g *Gateway) fitPicture(ds *dataset, a *array.Array, sel grid.Selection, op
 		if err != nil {
 			return opts, pictureCost{}, err
 		}
-		read, err := readCost(a, c.Read, concurrency(ds.opts), opts.Stream.MemoryBudget, c.Streamed)
+		read, err := server.ReadCost(a, c.Read, server.Concurrency(ds.Opts), opts.Stream.MemoryBudget, c.Streamed)
 		if err != nil {
 			return opts, pictureCost{}, err
 		}
 		var sum checked.Calc
 		n = sum.Add(c.Bytes(), read)
 		if sum.Overflowed() {
-			return opts, pictureCost{}, overflowed(a, &sum)
+			return opts, pictureCost{}, server.Overflowed(a, &sum)
 		}
 		if limit == 0 || n <= limit {
 			return opts, pictureCost{bytes: n, read: c.Read}, nil
@@ -179,7 +180,7 @@ func (g *Gateway) fitPicture(ds *dataset, a *array.Array, sel grid.Selection, op
 		}
 		opts.MaxPixels = int(min(fit, c.Pixels-1))
 	}
-	return opts, pictureCost{}, g.budget.tooExpensive(n)
+	return opts, pictureCost{}, g.ExpensiveBudget.TooExpensive(n)
 }
 
 // drawPicture renders sel of a and encodes it as a PNG into buf.
@@ -197,7 +198,7 @@ func drawPicture(ctx context.Context, buf *bytes.Buffer, a *array.Array, sel gri
 
 func pictureError(err error) error {
 	if errors.Is(err, picture.ErrUnsupported) {
-		return badRequest(err.Error())
+		return server.BadRequest(err.Error())
 	}
 	return err
 }
@@ -210,21 +211,21 @@ func pictureOptions(q url.Values) (picture.Options, error) {
 	opts := picture.Options{Colormap: q.Get("cmap")}
 	if opts.Colormap != "" {
 		if _, err := picture.Colorize(emptyGrid{}, opts.Colormap, picture.Limits{}); err != nil {
-			return opts, badRequest(err.Error())
+			return opts, server.BadRequest(err.Error())
 		}
 	}
 	if q.Has("vmin") || q.Has("vmax") {
 		lo, err1 := strconv.ParseFloat(q.Get("vmin"), 64)
 		hi, err2 := strconv.ParseFloat(q.Get("vmax"), 64)
 		if err1 != nil || err2 != nil || !(hi > lo) {
-			return opts, badRequest("vmin and vmax must both be numbers, vmin below vmax")
+			return opts, server.BadRequest("vmin and vmax must both be numbers, vmin below vmax")
 		}
 		opts.Limits = &picture.Limits{Min: lo, Max: hi}
 	}
 	if s := q.Get("max_pixels"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > 64<<20 {
-			return opts, badRequest("max_pixels must be a whole number from 1 to 67108864")
+			return opts, server.BadRequest("max_pixels must be a whole number from 1 to 67108864")
 		}
 		opts.MaxPixels = n
 	}
@@ -233,7 +234,7 @@ func pictureOptions(q url.Values) (picture.Options, error) {
 	case "line":
 		opts.Plot = true
 	default:
-		return opts, badRequest("plot must be line (a 1-D selection drawn as a line plot)")
+		return opts, server.BadRequest("plot must be line (a 1-D selection drawn as a line plot)")
 	}
 	switch q.Get("downsample") {
 	case "":
@@ -243,10 +244,10 @@ func pictureOptions(q url.Values) (picture.Options, error) {
 		opts.Mean = true
 	case "minmax":
 		if !opts.Plot {
-			return opts, badRequest("downsample=minmax is for line plots (plot=line); a picture downsamples by stride or mean")
+			return opts, server.BadRequest("downsample=minmax is for line plots (plot=line); a picture downsamples by stride or mean")
 		}
 	default:
-		return opts, badRequest("downsample must be stride or mean (or, for a line plot, minmax)")
+		return opts, server.BadRequest("downsample must be stride or mean (or, for a line plot, minmax)")
 	}
 	return opts, nil
 }
@@ -260,27 +261,27 @@ func (emptyGrid) Value(int) (float64, bool) { return 0, false }
 // pictureTag hashes the query with the versions of the array's metadata
 // and of every chunk the picture reads ("" when there are too many to
 // ask for, or a store gives no versions).
-func (g *Gateway) pictureTag(ctx context.Context, ds *dataset, a *array.Array, read grid.Selection, query string) (string, error) {
+func (g *Gateway) pictureTag(ctx context.Context, ds *server.Dataset, a *array.Array, read grid.Selection, query string) (string, error) {
 	// counted before they are projected: a projection per chunk of a
 	// huge picture would itself take hundreds of megabytes
-	if n, ok := checked.Product(chunksTouched(read, a.Meta().ChunkShape)); !ok || n > maxTaggedChunks {
+	if n, ok := checked.Product(server.ChunksTouched(read, a.Meta().ChunkShape)); !ok || n > maxTaggedChunks {
 		return "", nil
 	}
 	projections := a.Grid().Project(read)
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\n", query)
-	keys := metaKeys(hierarchy.Node{Path: a.Path(), Array: a.Meta()})
+	keys := server.MetaKeys(hierarchy.Node{Path: a.Path(), Array: a.Meta()})
 	for _, p := range projections {
 		keys = append(keys, a.ChunkKey(p.Chunk))
 	}
 	for _, k := range keys {
-		info, err := ds.stat(ctx, k)
+		info, err := ds.Stat(ctx, k)
 		switch {
 		case err == nil && info.Version == "":
 			return "", nil
 		case err == nil:
 			fmt.Fprintf(h, "%s %s\n", k, info.Version)
-		case isNotFound(err):
+		case server.IsNotFound(err):
 			fmt.Fprintf(h, "%s -\n", k)
 		default:
 			return "", err

@@ -1,10 +1,11 @@
 package gateway
 
 import (
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/zarrgw/zarrgw/host/serve/server"
 )
 
 // keyShape is what a request below /d/NAME/ addresses, from its query.
@@ -34,25 +35,25 @@ func shapeOf(q url.Values, key string, dir bool) keyShape {
 	return shapeKey
 }
 
-func isPNG(c *call) bool    { return c.query().Get("format") == "png" }
-func isNotPNG(c *call) bool { return !isPNG(c) }
+func isPNG(c *server.Call) bool    { return c.Query().Get("format") == "png" }
+func isNotPNG(c *server.Call) bool { return !isPNG(c) }
 
 // valueHandler answers a request on a dataset's key or node; the S3 API
 // calls the same functions (serveValue, eraseValue, ...).
-type valueHandler func(g *Gateway, w http.ResponseWriter, r *http.Request, ds *dataset, key string) error
+type valueHandler func(g *Gateway, w http.ResponseWriter, r *http.Request, ds *server.Dataset, key string) error
 
 // onValue is the row handler of a valueHandler.
 func onValue(f valueHandler) handler {
-	return func(g *Gateway, c *call) error { return f(g, c.w, c.r, c.ds, c.key) }
+	return func(g *Gateway, c *server.Call) error { return f(g, c.W, c.R, c.DS, c.Key) }
 }
 
 // keyRow is a row of the key and array APIs. A browser asking for a node
 // (a path that holds no value) is sent to its page instead.
-func keyRow(op string, shape keyShape, method string, a access, k cost, f handler) route {
-	return route{op: op, method: method, match: match{target: string(shape)}, access: a, cost: k,
-		handle: func(g *Gateway, c *call) error {
-			if wantsHTML(c.r) && g.isNodePath(c.r, c.ds, c.key) {
-				http.Redirect(c.w, c.r, nodeURL(c.ds.name, c.key), http.StatusSeeOther)
+func (g *Gateway) keyRow(op string, shape keyShape, method string, a server.Access, k server.Cost, f handler) server.Route {
+	return server.Route{Op: op, Method: method, Match: server.Match{Target: string(shape)}, Access: a, Cost: k,
+		Handle: func(c *server.Call) error {
+			if server.WantsHTML(c.R) && g.isNodePath(c.R, c.DS, c.Key) {
+				http.Redirect(c.W, c.R, nodeURL(c.DS.Name, c.Key), http.StatusSeeOther)
 				return nil
 			}
 			return f(g, c)
@@ -60,66 +61,71 @@ func keyRow(op string, shape keyShape, method string, a access, k cost, f handle
 }
 
 // forPictures narrows a slice row to pictures (want) or to the rest.
-func forPictures(rt route, want bool) route {
-	rt.match.when = isNotPNG
+func forPictures(rt server.Route, want bool) server.Route {
+	rt.Match.When = isNotPNG
 	if want {
-		rt.match.when = isPNG
+		rt.Match.When = isPNG
 	}
 	return rt
 }
 
 // keyRoutes is the key and array APIs, as data. openapi.json documents
 // each operation under its name (a test holds the two together).
-var keyRoutes = []route{
-	keyRow("key:List", shapeList, http.MethodGet, accessRead, costListing, onValue((*Gateway).list)),
-	keyRow("key:List", shapeList, http.MethodHead, accessRead, costListing, onValue((*Gateway).list)),
-	keyRow("key:Index", shapeIndex, http.MethodGet, accessRead, costListing, onValue((*Gateway).index)),
-	keyRow("key:IndexHead", shapeIndex, http.MethodHead, accessRead, costListing, onValue((*Gateway).index)),
-	keyRow("node:Meta", shapeMeta, http.MethodGet, accessRead, costNone, onValue((*Gateway).nodeMeta)),
-	keyRow("node:Meta", shapeMeta, http.MethodHead, accessRead, costNone, onValue((*Gateway).nodeMeta)),
-	forPictures(keyRow("array:Picture", shapeSlice, http.MethodGet, accessRead, costPicture, (*Gateway).getPicture), true),
-	forPictures(keyRow("array:Picture", shapeSlice, http.MethodHead, accessRead, costPicture, (*Gateway).getPicture), true),
-	forPictures(keyRow("array:Slice", shapeSlice, http.MethodGet, accessRead, costSlice, (*Gateway).getSlice), false),
-	forPictures(keyRow("array:Slice", shapeSlice, http.MethodHead, accessRead, costSlice, (*Gateway).getSlice), false),
-	keyRow("array:PutSlice", shapeSlice, http.MethodPut, accessWrite, costSliceWrite, (*Gateway).putSlice),
-	keyRow("key:Get", shapeKey, http.MethodGet, accessRead, costNone, onValue((*Gateway).serveKey)),
-	keyRow("key:Head", shapeKey, http.MethodHead, accessRead, costNone, onValue((*Gateway).serveKey)),
-	keyRow("key:Put", shapeKey, http.MethodPut, accessWrite, costUpload, (*Gateway).putKey),
-	keyRow("key:Delete", shapeKey, http.MethodDelete, accessWrite, costNone, onValue((*Gateway).eraseValue)),
+func keyRoutes(g *Gateway) []server.Route {
+	costPicture := g.cost("picture", server.Expensive, estimatePicture)
+	costSlice := g.cost("slice", server.Expensive, estimateSlice)
+	costSliceWrite := g.cost("slice_write", server.Bodies, estimateSliceWrite)
+	return []server.Route{
+		g.keyRow("key:List", shapeList, http.MethodGet, server.AccessRead, server.CostListing, onValue((*Gateway).List)),
+		g.keyRow("key:List", shapeList, http.MethodHead, server.AccessRead, server.CostListing, onValue((*Gateway).List)),
+		g.keyRow("key:Index", shapeIndex, http.MethodGet, server.AccessRead, server.CostListing, onValue((*Gateway).index)),
+		g.keyRow("key:IndexHead", shapeIndex, http.MethodHead, server.AccessRead, server.CostListing, onValue((*Gateway).index)),
+		g.keyRow("node:Meta", shapeMeta, http.MethodGet, server.AccessRead, server.CostNone, onValue((*Gateway).nodeMeta)),
+		g.keyRow("node:Meta", shapeMeta, http.MethodHead, server.AccessRead, server.CostNone, onValue((*Gateway).nodeMeta)),
+		forPictures(g.keyRow("array:Picture", shapeSlice, http.MethodGet, server.AccessRead, costPicture, (*Gateway).getPicture), true),
+		forPictures(g.keyRow("array:Picture", shapeSlice, http.MethodHead, server.AccessRead, costPicture, (*Gateway).getPicture), true),
+		forPictures(g.keyRow("array:Slice", shapeSlice, http.MethodGet, server.AccessRead, costSlice, (*Gateway).getSlice), false),
+		forPictures(g.keyRow("array:Slice", shapeSlice, http.MethodHead, server.AccessRead, costSlice, (*Gateway).getSlice), false),
+		g.keyRow("array:PutSlice", shapeSlice, http.MethodPut, server.AccessWrite, costSliceWrite, (*Gateway).putSlice),
+		g.keyRow("key:Get", shapeKey, http.MethodGet, server.AccessRead, server.CostNone, onValue((*Gateway).serveKey)),
+		g.keyRow("key:Head", shapeKey, http.MethodHead, server.AccessRead, server.CostNone, onValue((*Gateway).serveKey)),
+		g.keyRow("key:Put", shapeKey, http.MethodPut, server.AccessWrite, server.CostUpload, (*Gateway).putKey),
+		g.keyRow("key:Delete", shapeKey, http.MethodDelete, server.AccessWrite, server.CostNone, onValue((*Gateway).EraseValue)),
+	}
 }
 
 // serveDataset answers a request below /d/NAME/ (the key and array
 // APIs): the path is checked and the dataset found before the request's
 // row in keyRoutes goes through the middleware. A method no row takes is
 // answered 405 to readers only.
-func (g *Gateway) serveDataset(c *call) error {
-	escaped := c.r.URL.EscapedPath()
+func (g *Gateway) serveDataset(c *server.Call) error {
+	escaped := c.R.URL.EscapedPath()
 	dir := strings.HasSuffix(escaped, "/")
 	trimmed := strings.TrimSuffix(escaped, "/")
-	name, key, err := splitDatasetPath(trimmed)
+	name, key, err := server.SplitDatasetPath(trimmed)
 	if err == nil && strings.HasSuffix(trimmed, "/") {
-		err = errBadPath // "//": an empty segment
+		err = server.ErrBadPath // "//": an empty segment
 	}
 	if err != nil {
-		return badRequest(keyProblem(err))
+		return server.BadRequest(server.KeyProblem(err))
 	}
-	c.info.dataset, c.info.key, c.key = name, key, key
-	ds, ok := g.dataset(name)
+	c.Info.Dataset, c.Info.Key, c.Key = name, key, key
+	ds, ok := g.Dataset(name)
 	if !ok {
-		return &requestError{http.StatusNotFound, "no dataset " + name}
+		return &server.RequestError{Status: http.StatusNotFound, Msg: "no dataset " + name}
 	}
-	c.ds = ds
-	c.target = string(shapeOf(c.query(), key, dir))
-	rt, allowed := lookup(keyRoutes, c)
+	c.DS = ds
+	c.Target = string(shapeOf(c.Query(), key, dir))
+	rt, allowed := server.Lookup(g.keyRows, c)
 	if rt == nil {
-		rt = refusal(accessRead, notAllowed(c.r, allowed))
+		rt = server.Refusal(server.AccessRead, server.NotAllowed(c.R, allowed))
 	}
-	return g.pass(c, bearer, rt)
+	return g.Pass(c, server.Bearer, rt)
 }
 
 // serviceRow is a row of the gateway's own paths: any method.
-func serviceRow(op string, path func(string) bool, a access, f handler) route {
-	return route{op: op, match: match{path: path}, access: a, handle: f}
+func (g *Gateway) serviceRow(op string, path func(string) bool, a server.Access, f handler) server.Route {
+	return server.Route{Op: op, Match: server.Match{Path: path}, Access: a, Handle: g.bind(f)}
 }
 
 func exactly(paths ...string) func(string) bool {
@@ -140,45 +146,47 @@ func below(prefix string) func(string) bool {
 // serviceRoutes are the gateway's own paths, and the mounts of its faces
 // (the pages below /ui, the key and array APIs below /d/NAME/), whose
 // own rows name their operations and methods. These rows take any method.
-var serviceRoutes = []route{
-	serviceRow("service:Health", exactly("/healthz"), accessNone, serveHealth),
-	serviceRow("service:Ready", exactly("/readyz"), accessNone, func(g *Gateway, c *call) error {
-		g.ready.serve(c.w, c.r)
-		return nil
-	}),
-	serviceRow("service:Metrics", exactly("/metrics"), accessMetrics, func(g *Gateway, c *call) error {
-		g.metrics.handler().ServeHTTP(c.w, c.r)
-		return nil
-	}),
-	serviceRow("service:OpenAPI", exactly("/openapi.json"), accessNone, func(_ *Gateway, c *call) error {
-		serveOpenAPI(c.w, c.r)
-		return nil
-	}),
-	serviceRow("ui:Redirect", exactly("/"), accessNone, redirectTo("/ui/", http.StatusFound)),
-	serviceRow("ui:Page", func(p string) bool { return p == "/ui" || strings.HasPrefix(p, "/ui/") }, accessNone, (*Gateway).servePages),
-	// a browser is sent to the pages before it is asked who it is
-	{op: "key:ListDatasets", match: match{path: exactly("/d", "/d/"), when: wantsHTMLCall}, handle: redirectTo("/ui/", http.StatusSeeOther)},
-	serviceRow("key:ListDatasets", exactly("/d", "/d/"), accessAny, (*Gateway).serveDatasetList),
-	serviceRow("", below("/d/"), accessNone, (*Gateway).serveDataset), // keyRoutes name it
+func serviceRoutes(g *Gateway) []server.Route {
+	return []server.Route{
+		g.serviceRow("service:Health", exactly("/healthz"), server.AccessNone, serveHealth),
+		g.serviceRow("service:Ready", exactly("/readyz"), server.AccessNone, func(g *Gateway, c *server.Call) error {
+			g.Ready.Serve(c.W, c.R)
+			return nil
+		}),
+		g.serviceRow("service:Metrics", exactly("/metrics"), server.AccessMetrics, func(g *Gateway, c *server.Call) error {
+			g.Metrics.Handler().ServeHTTP(c.W, c.R)
+			return nil
+		}),
+		g.serviceRow("service:OpenAPI", exactly("/openapi.json"), server.AccessNone, func(_ *Gateway, c *server.Call) error {
+			serveOpenAPI(c.W, c.R)
+			return nil
+		}),
+		g.serviceRow("ui:Redirect", exactly("/"), server.AccessNone, redirectTo("/ui/", http.StatusFound)),
+		g.serviceRow("ui:Page", func(p string) bool { return p == "/ui" || strings.HasPrefix(p, "/ui/") }, server.AccessNone, (*Gateway).servePages),
+		// a browser is sent to the pages before it is asked who it is
+		{Op: "key:ListDatasets", Match: server.Match{Path: exactly("/d", "/d/"), When: wantsHTMLCall}, Handle: g.bind(redirectTo("/ui/", http.StatusSeeOther))},
+		g.serviceRow("key:ListDatasets", exactly("/d", "/d/"), server.AccessAny, (*Gateway).serveDatasetList),
+		g.serviceRow("", below("/d/"), server.AccessNone, (*Gateway).serveDataset), // keyRoutes name it
+	}
 }
 
-func serveHealth(_ *Gateway, c *call) error {
-	writeText(c.w, http.StatusOK, "ok")
+func serveHealth(_ *Gateway, c *server.Call) error {
+	server.WriteText(c.W, http.StatusOK, "ok")
 	return nil
 }
 
 func redirectTo(url string, status int) handler {
-	return func(_ *Gateway, c *call) error {
-		http.Redirect(c.w, c.r, url, status)
+	return func(_ *Gateway, c *server.Call) error {
+		http.Redirect(c.W, c.R, url, status)
 		return nil
 	}
 }
 
-func wantsHTMLCall(c *call) bool { return wantsHTML(c.r) }
+func wantsHTMLCall(c *server.Call) bool { return server.WantsHTML(c.R) }
 
 // serveDatasetList answers GET /d/ with the datasets the caller may read.
-func (g *Gateway) serveDatasetList(c *call) error {
-	caller := c.info.caller
+func (g *Gateway) serveDatasetList(c *server.Call) error {
+	caller := c.Info.Caller
 	type entry struct {
 		Name     string `json:"name"`
 		ReadOnly bool   `json:"read_only"`
@@ -187,31 +195,22 @@ func (g *Gateway) serveDatasetList(c *call) error {
 	out := struct {
 		Datasets []entry `json:"datasets"`
 	}{Datasets: []entry{}}
-	for _, ds := range g.all() {
-		if g.authorize(ds, caller, false) != nil {
+	for _, ds := range g.All() {
+		if g.Authorize(ds, caller, false) != nil {
 			continue
 		}
-		out.Datasets = append(out.Datasets, entry{Name: ds.name, ReadOnly: ds.cfg.ReadOnly, Writable: g.authorize(ds, caller, true) == nil})
+		out.Datasets = append(out.Datasets, entry{Name: ds.Name, ReadOnly: ds.Cfg.ReadOnly, Writable: g.Authorize(ds, caller, true) == nil})
 	}
-	writeJSON(c.w, http.StatusOK, out)
+	server.WriteJSON(c.W, http.StatusOK, out)
 	return nil
-}
-
-// writeJSON answers with v as JSON.
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.Encode(v)
 }
 
 // isNodePath reports whether a browser's request names a node rather than
 // a stored value (a key with a value is served as it is).
-func (g *Gateway) isNodePath(r *http.Request, ds *dataset, key string) bool {
+func (g *Gateway) isNodePath(r *http.Request, ds *server.Dataset, key string) bool {
 	if key == "" {
 		return true
 	}
-	_, err := ds.stat(r.Context(), key)
-	return isNotFound(err)
+	_, err := ds.Stat(r.Context(), key)
+	return server.IsNotFound(err)
 }

@@ -7,8 +7,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"github.com/zarrgw/zarrgw/host/serve/identity"
-	"github.com/zarrgw/zarrgw/host/serve/identity/sts"
 	"hash"
 	"io"
 	"math/rand/v2"
@@ -18,6 +16,10 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/zarrgw/zarrgw/host/serve/identity"
+	"github.com/zarrgw/zarrgw/host/serve/identity/sts"
+	"github.com/zarrgw/zarrgw/host/serve/server"
 
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/host/runtime/config"
@@ -51,7 +53,7 @@ type s3Key struct {
 
 func newS3API(ctx context.Context, g *Gateway, l *config.S3Listener) (*s3API, error) {
 	api := &s3API{g: g, listener: l, stop: make(chan struct{}), keys: map[string]s3Key{}}
-	for _, p := range g.cfg.Principals {
+	for _, p := range g.Cfg.Principals {
 		if _, seen := api.keys[p.S3AccessKeyID]; p.S3AccessKeyID != "" && !seen { // the first, as PrincipalByAccessKey finds
 			api.keys[p.S3AccessKeyID] = s3Key{secret: p.S3SecretAccessKey,
 				caller: identity.Caller{Principals: []string{p.Name}, Method: identity.SigV4}}
@@ -100,70 +102,37 @@ func (g *Gateway) S3Handler() http.Handler {
 type s3Request struct {
 	w      http.ResponseWriter
 	r      *http.Request
-	info   *requestInfo
-	c      *call
+	info   *server.RequestInfo
+	c      *server.Call
 	id     string
 	bucket string
 	key    string
 	caller identity.Caller
 	signed *sigv4.Request // nil for anonymous requests
+	api    *s3API
 }
+
+// s3Of is the S3 request of a call on the S3 face.
+func s3Of(c *server.Call) *s3Request { return c.Ext.(*s3Request) }
 
 // query is the request's query, parsed once (see call.query).
-func (req *s3Request) query() url.Values { return req.c.query() }
-
-// parseQuery is what url.ParseQuery makes of raw, its errors ignored as
-// URL.Query ignores them (the pairs in error left out), with the values
-// of a query of a few parameters (a presigned URL has eight) in one slice
-// rather than one slice each. Each value is capped, so appending to one
-// copies it.
-func parseQuery(raw string) url.Values {
-	n := strings.Count(raw, "&") + 1
-	if n > 64 || strings.Contains(raw, ";") { // url.ParseQuery's own limits and refusals
-		q, _ := url.ParseQuery(raw)
-		return q
-	}
-	q := make(url.Values, n)
-	vals := make([]string, 0, n) // never grows: one value per pair at most
-	for raw != "" {
-		var pair string
-		pair, raw, _ = strings.Cut(raw, "&")
-		if pair == "" {
-			continue
-		}
-		k, v, _ := strings.Cut(pair, "=")
-		k, err := url.QueryUnescape(k)
-		if err != nil {
-			continue
-		}
-		if v, err = url.QueryUnescape(v); err != nil {
-			continue
-		}
-		if prev, ok := q[k]; ok {
-			q[k] = append(prev, v)
-			continue
-		}
-		vals = append(vals, v)
-		q[k] = vals[len(vals)-1 : len(vals) : len(vals)]
-	}
-	return q
-}
+func (req *s3Request) query() url.Values { return req.c.Query() }
 
 func (api *s3API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	g := api.g
-	rw, c := begin(w, r, g.cfg.Server)
+	rw, c := server.Begin(w, r, g.Cfg.Server)
 	start := time.Now()
-	defer g.done(rw, c.r, c.info, start)
-	req := &s3Request{w: rw, r: c.r, info: c.info, c: c, id: requestID()}
-	c.s3 = req
+	defer g.Done(rw, c.R, c.Info, start)
+	req := &s3Request{w: rw, r: c.R, info: c.Info, c: c, id: requestID(), api: api}
+	c.Ext, c.Decoded = req, true
 	// both headers' values in one slice (Header.Set makes one per value);
 	// each capped, so an Add to either copies rather than writes over the
 	// other
 	vals := []string{req.id, "zarrgw"}
 	h := rw.Header()
 	h["X-Amz-Request-Id"], h["Server"] = vals[0:1:1], vals[1:2:2]
-	if sts.IsSTSRequest(c.r) {
-		if err := g.pass(c, sigV4, &stsRoute); err != nil {
+	if sts.IsSTSRequest(c.R) {
+		if err := g.Pass(c, sigV4, &stsRoute); err != nil {
 			api.failSTS(req, err)
 		}
 		return
@@ -175,12 +144,13 @@ func (api *s3API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // sigV4 is the S3 face: a request signed with a principal's access key
 // or a session's credentials, or anonymous.
-var sigV4 = &face{
-	identify: func(g *Gateway, c *call) (identity.Caller, error) {
-		err := g.s3.authenticate(c.s3)
-		return c.s3.caller, err
+var sigV4 = &server.Face{
+	Identify: func(c *server.Call) (identity.Caller, error) {
+		req := s3Of(c)
+		err := req.api.authenticate(req)
+		return req.caller, err
 	},
-	reason: s3FailureReason,
+	Reason: s3FailureReason,
 }
 
 // serve addresses a request (its bucket and key, checked) and passes it
@@ -191,17 +161,17 @@ func (api *s3API) serve(req *s3Request) error {
 	if req.bucket, req.key, err = api.route(req.r); err != nil {
 		return err
 	}
-	req.info.dataset, req.info.key, req.c.key = req.bucket, req.key, req.key
+	req.info.Dataset, req.info.Key, req.c.Key = req.bucket, req.key, req.key
 	if req.r.Method == http.MethodHead && req.bucket != "" && req.key == "" {
 		req.w.Header().Set("X-Amz-Bucket-Region", api.listener.Region) // clients find a bucket's region this way, allowed or not
 	}
-	return api.g.pass(req.c, sigV4, findS3Route(req))
+	return api.g.Pass(req.c, sigV4, findS3Route(req))
 }
 
 // slowDown words a request over a rate limit: S3's SlowDown.
-func slowDown(over *rateError) error {
+func slowDown(over *server.RateError) error {
 	e := s3wire.Errorf(s3wire.SlowDown, "Please reduce your request rate.")
-	e.Detail = fmt.Sprintf("over the rate limit of %s", over.d.Limiter)
+	e.Detail = fmt.Sprintf("over the rate limit of %s", over.Decision.Limiter)
 	return e
 }
 
@@ -225,7 +195,7 @@ func (api *s3API) route(r *http.Request) (bucket, key string, err error) {
 		return "", "", nil
 	}
 	b, k, _ := strings.Cut(rest, "/")
-	if bucket, err = decodeSegment(b); err != nil {
+	if bucket, err = server.DecodeSegment(b); err != nil {
 		return "", "", s3wire.Errorf(s3wire.InvalidBucketName, "the bucket name is not valid")
 	}
 	key, err = routeKey(k)
@@ -240,44 +210,20 @@ func routeKey(escaped string) (string, error) {
 		return "", nil
 	}
 	dir := strings.HasSuffix(escaped, "/")
-	key, err := decodeKey(strings.TrimSuffix(escaped, "/"))
+	key, err := server.DecodeKey(strings.TrimSuffix(escaped, "/"))
 	if err != nil {
-		return "", s3wire.Errorf(s3wire.InvalidArgument, keyProblem(err))
+		return "", s3wire.Errorf(s3wire.InvalidArgument, server.KeyProblem(err))
 	}
-	switch err := checkWhole(key); {
-	case errors.Is(err, errKeyTooLong):
-		return "", s3wire.Errorf(s3wire.KeyTooLongError, keyProblem(err))
+	switch err := server.CheckWhole(key); {
+	case errors.Is(err, server.ErrKeyTooLong):
+		return "", s3wire.Errorf(s3wire.KeyTooLongError, server.KeyProblem(err))
 	case err != nil:
-		return "", s3wire.Errorf(s3wire.InvalidArgument, keyProblem(err))
+		return "", s3wire.Errorf(s3wire.InvalidArgument, server.KeyProblem(err))
 	}
 	if dir {
 		key += "/"
 	}
 	return key, nil
-}
-
-// decodeKey decodes and checks each segment of an escaped key. A key with
-// nothing escaped (most) is its own decoding: its segments are checked in
-// place rather than split and joined again.
-func decodeKey(escaped string) (string, error) {
-	if !strings.Contains(escaped, "%") {
-		for rest, more := escaped, true; more; {
-			var seg string
-			seg, rest, more = strings.Cut(rest, "/")
-			if err := checkSegment(seg); err != nil {
-				return "", err
-			}
-		}
-		return escaped, nil
-	}
-	segs := strings.Split(escaped, "/")
-	for i, seg := range segs {
-		var err error
-		if segs[i], err = decodeSegment(seg); err != nil {
-			return "", err
-		}
-	}
-	return strings.Join(segs, "/"), nil
 }
 
 // authenticate verifies the signature (anonymous requests act as "*"):
@@ -357,9 +303,9 @@ func signatureError(err error) error {
 // max_request_size, and against Content-MD5, each check failing the
 // read at the body's end, so that nothing is stored from a body that
 // fails one. The caller releases the upload.
-func (api *s3API) receive(req *s3Request) (*upload, error) {
+func (api *s3API) receive(req *s3Request) (*server.Upload, error) {
 	r := req.r
-	limit := api.g.cfg.Server.MaxRequestSize
+	limit := api.g.Cfg.Server.MaxRequestSize
 	payload := req.signed
 	if payload == nil {
 		// unsigned: aws-chunked framing and checksums still apply
@@ -372,7 +318,7 @@ func (api *s3API) receive(req *s3Request) (*upload, error) {
 		}
 	}
 	if r.ContentLength > framedLimit(limit) {
-		return nil, tooLarge(limit)
+		return nil, server.TooLarge(limit)
 	}
 	r.Body = http.MaxBytesReader(req.w, r.Body, framedLimit(limit))
 	in, err := payload.Body(r)
@@ -382,7 +328,7 @@ func (api *s3API) receive(req *s3Request) (*upload, error) {
 	if in, err = withContentMD5(r, in); err != nil {
 		return nil, err
 	}
-	u, err := api.g.receive(req.c, in, bodyLength(r))
+	u, err := api.g.Receive(req.c, in, server.BodyLength(r))
 	return u, s3BodyFailure(err)
 }
 
@@ -394,24 +340,24 @@ func (api *s3API) body(req *s3Request) (data []byte, release func(), err error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	if data, err = u.data(); err != nil {
-		u.release()
+	if data, err = u.Data(); err != nil {
+		u.Release()
 		return nil, nil, s3BodyFailure(err)
 	}
-	return data, u.release, nil
+	return data, u.Release, nil
 }
 
 // s3BodyFailure answers a body that failed its signature or a checksum
 // with S3's code for it; a body cut off for its pace stays a 408,
 // whatever the framing makes of the cut.
 func s3BodyFailure(err error) error {
-	var be *bodyError
-	if errors.Is(err, errSlowBody) || !errors.As(err, &be) {
+	var be *server.BodyError
+	if errors.Is(err, server.ErrSlowBody) || !errors.As(err, &be) {
 		return err
 	}
 	if errors.Is(err, sigv4.ErrSignature) || errors.Is(err, sigv4.ErrPayloadMismatch) ||
 		errors.Is(err, sigv4.ErrChecksum) || errors.Is(err, sigv4.ErrMalformed) {
-		return signatureError(be.err)
+		return signatureError(be.Err)
 	}
 	return err
 }
@@ -460,18 +406,18 @@ const chunkedSlack = 1 << 20
 // gateway's own mapped onto S3's codes.
 func (api *s3API) fail(req *s3Request, err error) {
 	var se *s3wire.Error
-	var over *rateError
-	var denied *accessError
-	var missing *noDataset
+	var over *server.RateError
+	var denied *server.AccessError
+	var missing *server.NoDataset
 	switch {
 	case errors.As(err, &over):
 		err = slowDown(over)
 	case errors.As(err, &denied):
-		err = s3wire.Errorf(s3wire.AccessDenied, denied.msg)
+		err = s3wire.Errorf(s3wire.AccessDenied, denied.Msg)
 	case errors.As(err, &missing):
-		err = s3wire.Errorf(s3wire.NoSuchBucket, "the bucket "+missing.name+" does not exist")
+		err = s3wire.Errorf(s3wire.NoSuchBucket, "the bucket "+missing.Name+" does not exist")
 	}
-	req.info.err = err
+	req.info.Err = err
 	if !errors.As(err, &se) {
 		se = s3Error(err)
 	}
@@ -484,7 +430,7 @@ func (api *s3API) fail(req *s3Request, err error) {
 
 // s3Error maps a gateway or store error onto an S3 error code.
 func s3Error(err error) *s3wire.Error {
-	status := statusOf(err)
+	status := server.StatusOf(err)
 	code := s3wire.InternalError
 	switch status {
 	case http.StatusNotFound:

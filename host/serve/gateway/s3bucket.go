@@ -13,12 +13,13 @@ import (
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/host/runtime/config"
 	"github.com/zarrgw/zarrgw/host/serve/s3api/s3wire"
+	"github.com/zarrgw/zarrgw/host/serve/server"
 )
 
 // bucketMarker is the key that makes a directory of the buckets_from
 // store a bucket: CreateBucket writes it, DeleteBucket erases it, and the
 // gateway serves the directories that hold one when it starts.
-const bucketMarker = reservedPrefix + "bucket"
+const bucketMarker = server.ReservedPrefix + "bucket"
 
 // unsupportedBucket are bucket subresources the gateway does not keep
 // (ACLs, policies, lifecycle, ...): asked for, they are NotImplemented
@@ -29,7 +30,7 @@ var unsupportedBucket = []string{"acl", "policy", "policyStatus", "cors", "lifec
 	"versions", "torrent"}
 
 // bucketLocation answers GetBucketLocation: the gateway's region.
-func (api *s3API) bucketLocation(req *s3Request, _ *dataset) error {
+func (api *s3API) bucketLocation(req *s3Request, _ *server.Dataset) error {
 	region := api.listener.Region
 	if region == "us-east-1" {
 		region = "" // as S3 answers for us-east-1
@@ -39,31 +40,31 @@ func (api *s3API) bucketLocation(req *s3Request, _ *dataset) error {
 }
 
 // bucketVersioning answers GetBucketVersioning: never enabled.
-func (api *s3API) bucketVersioning(req *s3Request, _ *dataset) error {
+func (api *s3API) bucketVersioning(req *s3Request, _ *server.Dataset) error {
 	s3wire.WriteXML(req.w, s3wire.VersioningConfiguration{Xmlns: s3wire.Namespace})
 	return nil
 }
 
 // headBucket answers that the bucket exists and may be read (the region
 // went out with the headers already).
-func (api *s3API) headBucket(req *s3Request, _ *dataset) error {
+func (api *s3API) headBucket(req *s3Request, _ *server.Dataset) error {
 	req.w.WriteHeader(http.StatusOK)
 	return nil
 }
 
 // listBuckets answers ListBuckets: the datasets the principal may read.
-func (api *s3API) listBuckets(req *s3Request, _ *dataset) error {
+func (api *s3API) listBuckets(req *s3Request, _ *server.Dataset) error {
 	out := s3wire.ListAllMyBucketsResult{Xmlns: s3wire.Namespace,
 		Owner: s3wire.Owner{ID: req.caller.Name(), DisplayName: req.caller.Name()}}
-	for _, ds := range api.g.all() {
-		if api.g.authorize(ds, req.caller, false) != nil {
+	for _, ds := range api.g.All() {
+		if api.g.Authorize(ds, req.caller, false) != nil {
 			continue
 		}
-		created := ds.created
+		created := ds.Created
 		if created.IsZero() {
-			created = api.g.started
+			created = api.g.Started
 		}
-		out.Buckets = append(out.Buckets, s3wire.Bucket{Name: ds.name, CreationDate: s3wire.Time(created)})
+		out.Buckets = append(out.Buckets, s3wire.Bucket{Name: ds.Name, CreationDate: s3wire.Time(created)})
 	}
 	s3wire.WriteXML(req.w, out)
 	return nil
@@ -71,37 +72,37 @@ func (api *s3API) listBuckets(req *s3Request, _ *dataset) error {
 
 // createBucket makes a dataset below the buckets_from store (its route
 // checked that there is one and that the principal may make buckets).
-func (api *s3API) createBucket(req *s3Request, _ *dataset) error {
+func (api *s3API) createBucket(req *s3Request, _ *server.Dataset) error {
 	if !config.ValidBucketName(req.bucket) {
 		return s3wire.Errorf(s3wire.InvalidBucketName, "bucket names are 3 to 63 lower-case letters, digits, dots and dashes")
 	}
 	if err := api.drainBody(req); err != nil {
 		return err
 	}
-	if name, ok := api.g.cfg.BucketOverlaps(req.bucket); ok {
+	if name, ok := api.g.Cfg.BucketOverlaps(req.bucket); ok {
 		// validation refuses such layouts; this holds should one slip by
 		return s3wire.Errorf(s3wire.BucketAlreadyExists, "the bucket "+req.bucket+" would share keys with the dataset "+name)
 	}
-	if ds, ok := api.g.dataset(req.bucket); ok {
-		if ds.created.IsZero() || !req.caller.Allowed(ds.cfg.Access.Write) {
+	if ds, ok := api.g.Dataset(req.bucket); ok {
+		if ds.Created.IsZero() || !req.caller.Allowed(ds.Cfg.Access.Write) {
 			return s3wire.Errorf(s3wire.BucketAlreadyExists, "the bucket "+req.bucket+" exists")
 		}
 		return s3wire.Errorf(s3wire.BucketAlreadyOwnedByYou, "you made the bucket "+req.bucket+" already")
 	}
 	ctx := req.r.Context()
-	ds, err := api.g.open(ctx, api.bucketDataset(req.bucket))
+	ds, err := api.g.Open(ctx, api.bucketDataset(req.bucket))
 	if err != nil {
 		return err
 	}
-	cond := store.Condition{IfNoneMatch: ds.store.Capabilities().ConditionalWrite}
-	if _, err := ds.store.Set(ctx, bucketMarker, []byte(time.Now().UTC().Format(time.RFC3339)+"\n"), cond); err != nil {
+	cond := store.Condition{IfNoneMatch: ds.Store.Capabilities().ConditionalWrite}
+	if _, err := ds.Store.Set(ctx, bucketMarker, []byte(time.Now().UTC().Format(time.RFC3339)+"\n"), cond); err != nil {
 		if errors.Is(err, store.ErrConflict) {
 			return s3wire.Errorf(s3wire.BucketAlreadyOwnedByYou, "the bucket "+req.bucket+" was made at the same time")
 		}
 		return err
 	}
-	ds.created = time.Now()
-	api.g.add(ds)
+	ds.Created = time.Now()
+	api.g.Add(ds)
 	req.w.Header().Set("Location", "/"+req.bucket)
 	req.w.WriteHeader(http.StatusOK)
 	return nil
@@ -128,26 +129,26 @@ func (api *s3API) bucketDataset(name string) *config.Dataset {
 
 // deleteBucket erases an empty bucket that CreateBucket made; declared
 // datasets are never erased through the API.
-func (api *s3API) deleteBucket(req *s3Request, ds *dataset) error {
-	if ds.created.IsZero() {
-		return s3wire.Errorf(s3wire.AccessDenied, "the bucket "+ds.name+" is a dataset of the configuration; only buckets made by CreateBucket are deleted")
+func (api *s3API) deleteBucket(req *s3Request, ds *server.Dataset) error {
+	if ds.Created.IsZero() {
+		return s3wire.Errorf(s3wire.AccessDenied, "the bucket "+ds.Name+" is a dataset of the configuration; only buckets made by CreateBucket are deleted")
 	}
 	ctx := req.r.Context()
-	for k, err := range store.ListSorted(ctx, ds.store, "", "") {
+	for k, err := range store.ListSorted(ctx, ds.Store, "", "") {
 		if err != nil {
 			return err
 		}
-		if !reserved(k) {
-			return s3wire.Errorf(s3wire.BucketNotEmpty, "the bucket "+ds.name+" holds keys ("+k+")")
+		if !server.Reserved(k) {
+			return s3wire.Errorf(s3wire.BucketNotEmpty, "the bucket "+ds.Name+" holds keys ("+k+")")
 		}
 	}
-	if err := ds.store.ErasePrefix(ctx, multipartDir); err != nil {
+	if err := ds.Store.ErasePrefix(ctx, multipartDir); err != nil {
 		return err
 	}
-	if err := ds.store.Erase(ctx, bucketMarker); err != nil {
+	if err := ds.Store.Erase(ctx, bucketMarker); err != nil {
 		return err
 	}
-	api.g.remove(ds.name)
+	api.g.Remove(ds.Name)
 	req.w.WriteHeader(http.StatusNoContent)
 	return nil
 }
@@ -159,45 +160,45 @@ func (api *s3API) loadBuckets(ctx context.Context) error {
 	if api.listener.BucketsFrom == nil {
 		return nil
 	}
-	whole, err := api.g.open(ctx, &config.Dataset{Name: "(buckets)", Store: *api.listener.BucketsFrom, Prefix: api.listener.BucketsPrefix})
+	whole, err := api.g.Open(ctx, &config.Dataset{Name: "(buckets)", Store: *api.listener.BucketsFrom, Prefix: api.listener.BucketsPrefix})
 	if err != nil {
 		return fmt.Errorf("s3 buckets_from: %w", err)
 	}
-	dir, err := whole.store.ListDir(ctx, "")
+	dir, err := whole.Store.ListDir(ctx, "")
 	if err != nil {
 		return fmt.Errorf("s3 buckets_from %s: listing its buckets: %w", api.listener.BucketsFrom, err)
 	}
 	for _, p := range dir.Prefixes {
 		name := p[:len(p)-1]
-		if _, declared := api.g.dataset(name); declared || !config.ValidBucketName(name) {
+		if _, declared := api.g.Dataset(name); declared || !config.ValidBucketName(name) {
 			continue
 		}
-		if _, overlaps := api.g.cfg.BucketOverlaps(name); overlaps {
+		if _, overlaps := api.g.Cfg.BucketOverlaps(name); overlaps {
 			continue // a dataset's keys, never a bucket, whatever marker is there
 		}
-		info, err := whole.store.Stat(ctx, p+bucketMarker)
+		info, err := whole.Store.Stat(ctx, p+bucketMarker)
 		if errors.Is(err, store.ErrNotFound) {
 			continue
 		}
 		if err != nil {
 			return fmt.Errorf("s3 buckets_from %s: bucket %s: %w", api.listener.BucketsFrom, name, err)
 		}
-		ds, err := api.g.open(ctx, api.bucketDataset(name))
+		ds, err := api.g.Open(ctx, api.bucketDataset(name))
 		if err != nil {
 			return err
 		}
-		ds.created = info.ModTime
-		if ds.created.IsZero() {
-			ds.created = time.Now()
+		ds.Created = info.ModTime
+		if ds.Created.IsZero() {
+			ds.Created = time.Now()
 		}
-		api.g.add(ds)
+		api.g.Add(ds)
 	}
 	return nil
 }
 
 // deleteObjects answers DeleteObjects: up to s3wire.MaxPage keys erased in one
 // request, each reported as deleted or failed.
-func (api *s3API) deleteObjects(req *s3Request, ds *dataset) error {
+func (api *s3API) deleteObjects(req *s3Request, ds *server.Dataset) error {
 	data, release, err := api.body(req)
 	if err != nil {
 		return err
@@ -215,8 +216,8 @@ func (api *s3API) deleteObjects(req *s3Request, ds *dataset) error {
 	for _, o := range doc.Objects {
 		if err := api.eraseKey(req, ds, o.Key); err != nil {
 			se := s3Error(err)
-			if errors.Is(err, errBadPath) || errors.Is(err, errReserved) {
-				se = s3wire.Errorf(s3wire.InvalidArgument, keyProblem(err))
+			if errors.Is(err, server.ErrBadPath) || errors.Is(err, server.ErrReserved) {
+				se = s3wire.Errorf(s3wire.InvalidArgument, server.KeyProblem(err))
 			}
 			out.Errors = append(out.Errors, s3wire.DeleteFailed{Key: o.Key, Code: se.Code, Message: se.Message})
 			continue
@@ -231,16 +232,16 @@ func (api *s3API) deleteObjects(req *s3Request, ds *dataset) error {
 
 // eraseKey erases one key named in a request body, checked as a path (a
 // directory marker, "name/", is erased already: no store holds one).
-func (api *s3API) eraseKey(req *s3Request, ds *dataset, key string) error {
-	if dir, ok := strings.CutSuffix(key, "/"); ok && checkKey(dir) == nil {
+func (api *s3API) eraseKey(req *s3Request, ds *server.Dataset, key string) error {
+	if dir, ok := strings.CutSuffix(key, "/"); ok && server.CheckKey(dir) == nil {
 		return nil
 	}
-	if err := checkKey(key); err != nil {
+	if err := server.CheckKey(key); err != nil {
 		return err
 	}
-	if err := ds.store.Erase(req.r.Context(), key); err != nil {
+	if err := ds.Store.Erase(req.r.Context(), key); err != nil {
 		return err
 	}
-	ds.changed(key)
+	ds.Changed(key)
 	return nil
 }

@@ -7,15 +7,16 @@ import (
 	"strings"
 
 	"github.com/zarrgw/zarrgw/host/serve/s3api/s3wire"
+	"github.com/zarrgw/zarrgw/host/serve/server"
 )
 
 // listObjects answers ListObjects (V1) and ListObjectsV2 (list-type=2).
-func (api *s3API) listObjects(req *s3Request, ds *dataset) error {
+func (api *s3API) listObjects(req *s3Request, ds *server.Dataset) error {
 	q := req.query()
 	v2 := q.Get("list-type") == "2"
-	lq := listQuery{prefix: q.Get("prefix"), delimiter: q.Get("delimiter"), sizes: true}
+	lq := server.ListQuery{Prefix: q.Get("prefix"), Delimiter: q.Get("delimiter"), Sizes: true}
 	var err error
-	if lq.max, err = s3MaxKeys(q.Get("max-keys")); err != nil {
+	if lq.Max, err = s3MaxKeys(q.Get("max-keys")); err != nil {
 		return err
 	}
 	encoding := q.Get("encoding-type")
@@ -25,23 +26,23 @@ func (api *s3API) listObjects(req *s3Request, ds *dataset) error {
 	token := q.Get("continuation-token")
 	switch {
 	case !v2:
-		lq.after = q.Get("marker")
+		lq.After = q.Get("marker")
 	case q.Has("continuation-token"):
 		b, err := base64.RawURLEncoding.DecodeString(token)
 		if err != nil || token == "" {
 			return s3wire.Errorf(s3wire.InvalidArgument, "the continuation token is not one this gateway gave")
 		}
-		lq.after = string(b)
+		lq.After = string(b)
 	default:
-		lq.after = q.Get("start-after")
+		lq.After = q.Get("start-after")
 	}
-	for _, p := range []string{lq.prefix, lq.delimiter, lq.after, q.Get("start-after")} {
+	for _, p := range []string{lq.Prefix, lq.Delimiter, lq.After, q.Get("start-after")} {
 		if hasControl(p) {
 			// no key holds one, and an XML answer cannot carry it back
 			return s3wire.Errorf(s3wire.InvalidArgument, "prefix, delimiter, marker and start-after hold no control characters")
 		}
 	}
-	page, err := listBucket(req.r.Context(), ds, lq)
+	page, err := server.ListBucket(req.r.Context(), ds, lq)
 	if err != nil {
 		return err
 	}
@@ -49,26 +50,26 @@ func (api *s3API) listObjects(req *s3Request, ds *dataset) error {
 	if encoding == "url" {
 		enc = s3URLEncode
 	}
-	out := s3wire.ListBucketResult{Xmlns: s3wire.Namespace, Name: ds.name, Prefix: enc(lq.prefix),
-		Delimiter: enc(lq.delimiter), MaxKeys: lq.max, EncodingType: encoding, IsTruncated: page.truncated}
-	for _, e := range page.objects {
+	out := s3wire.ListBucketResult{Xmlns: s3wire.Namespace, Name: ds.Name, Prefix: enc(lq.Prefix),
+		Delimiter: enc(lq.Delimiter), MaxKeys: lq.Max, EncodingType: encoding, IsTruncated: page.Truncated}
+	for _, e := range page.Objects {
 		out.Contents = append(out.Contents, s3wire.Object{Key: enc(e.Key), LastModified: s3wire.Time(e.Info.ModTime),
-			ETag: ds.etag(e.Info.Version), Size: e.Info.Size, StorageClass: "STANDARD"})
+			ETag: ds.ETag(e.Info.Version), Size: e.Info.Size, StorageClass: "STANDARD"})
 	}
-	for _, p := range page.prefixes {
+	for _, p := range page.Prefixes {
 		out.CommonPrefixes = append(out.CommonPrefixes, s3wire.CommonPrefix{Prefix: enc(p)})
 	}
 	if v2 {
-		n := page.count()
+		n := page.Count()
 		out.KeyCount, out.ContinuationToken, out.StartAfter = &n, token, enc(q.Get("start-after"))
-		if page.truncated {
-			out.NextContinuationToken = base64.RawURLEncoding.EncodeToString([]byte(page.last))
+		if page.Truncated {
+			out.NextContinuationToken = base64.RawURLEncoding.EncodeToString([]byte(page.Last))
 		}
 	} else {
-		marker := enc(lq.after)
+		marker := enc(lq.After)
 		out.Marker = &marker
-		if page.truncated {
-			out.NextMarker = enc(page.last)
+		if page.Truncated {
+			out.NextMarker = enc(page.Last)
 		}
 	}
 	s3wire.WriteXML(req.w, out)

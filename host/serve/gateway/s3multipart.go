@@ -19,6 +19,7 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/host/serve/s3api/s3wire"
+	"github.com/zarrgw/zarrgw/host/serve/server"
 )
 
 // Multipart uploads are staged in the dataset's own store, below
@@ -29,7 +30,7 @@ import (
 // assembles them in memory within body_memory (stores that take values
 // whole), and writes the key under the request's conditions;
 // replicas share nothing but the store, so any of them can take any step.
-const multipartDir = reservedPrefix + "multipart/"
+const multipartDir = server.ReservedPrefix + "multipart/"
 
 // minPartSize is S3's smallest part but the last.
 const minPartSize = 5 << 20
@@ -53,8 +54,8 @@ type stagedPart struct {
 }
 
 // createUpload answers CreateMultipartUpload.
-func (api *s3API) createUpload(req *s3Request, ds *dataset) error {
-	if limit := api.g.cfg.Server.MaxRequestSize; limit > 0 && limit < minPartSize {
+func (api *s3API) createUpload(req *s3Request, ds *server.Dataset) error {
+	if limit := api.g.Cfg.Server.MaxRequestSize; limit > 0 && limit < minPartSize {
 		// every part but the last must be 5 MiB: the parts would stage
 		// until multipart_max_age and the upload never complete
 		return s3wire.Errorf(s3wire.InvalidRequest, fmt.Sprintf("multipart uploads need parts of 5 MiB, and this gateway takes requests of at most %d bytes (max_request_size): send the object in one PUT", limit))
@@ -63,17 +64,17 @@ func (api *s3API) createUpload(req *s3Request, ds *dataset) error {
 	rand.Read(b[:])
 	id := hex.EncodeToString(b[:])
 	doc, _ := json.Marshal(uploadDoc{Key: req.key, Initiated: time.Now().UTC()})
-	if _, err := ds.store.Set(req.r.Context(), multipartDir+id+"/upload", doc, store.Condition{}); err != nil {
+	if _, err := ds.Store.Set(req.r.Context(), multipartDir+id+"/upload", doc, store.Condition{}); err != nil {
 		return err
 	}
-	s3wire.WriteXML(req.w, s3wire.InitiateMultipartUploadResult{Xmlns: s3wire.Namespace, Bucket: ds.name, Key: req.key, UploadID: id})
+	s3wire.WriteXML(req.w, s3wire.InitiateMultipartUploadResult{Xmlns: s3wire.Namespace, Bucket: ds.Name, Key: req.key, UploadID: id})
 	return nil
 }
 
 // onUpload answers a request on an upload in progress: its record is
 // read (and its key checked) before handle runs.
-func onUpload(handle func(api *s3API, req *s3Request, ds *dataset, id string, doc uploadDoc) error) s3Handler {
-	return func(api *s3API, req *s3Request, ds *dataset) error {
+func onUpload(handle func(api *s3API, req *s3Request, ds *server.Dataset, id string, doc uploadDoc) error) s3Handler {
+	return func(api *s3API, req *s3Request, ds *server.Dataset) error {
 		id := req.query().Get("uploadId")
 		doc, err := api.upload(req.r.Context(), ds, id, req.key)
 		if err != nil {
@@ -84,8 +85,8 @@ func onUpload(handle func(api *s3API, req *s3Request, ds *dataset, id string, do
 }
 
 // abortUpload answers AbortMultipartUpload: the upload's parts go.
-func (api *s3API) abortUpload(req *s3Request, ds *dataset, id string, _ uploadDoc) error {
-	if err := ds.store.ErasePrefix(req.r.Context(), multipartDir+id+"/"); err != nil {
+func (api *s3API) abortUpload(req *s3Request, ds *server.Dataset, id string, _ uploadDoc) error {
+	if err := ds.Store.ErasePrefix(req.r.Context(), multipartDir+id+"/"); err != nil {
 		return err
 	}
 	req.w.WriteHeader(http.StatusNoContent)
@@ -94,12 +95,12 @@ func (api *s3API) abortUpload(req *s3Request, ds *dataset, id string, _ uploadDo
 
 // upload reads an upload's record; an ID that is not one of ours, or an
 // upload of another key, is NoSuchUpload.
-func (api *s3API) upload(ctx context.Context, ds *dataset, id, key string) (uploadDoc, error) {
+func (api *s3API) upload(ctx context.Context, ds *server.Dataset, id, key string) (uploadDoc, error) {
 	var doc uploadDoc
 	if b, err := hex.DecodeString(id); err != nil || len(b) != 16 {
 		return doc, s3wire.Errorf(s3wire.NoSuchUpload, "no upload "+strconv.Quote(id))
 	}
-	v, err := ds.store.Get(ctx, multipartDir+id+"/upload", store.ByteRange{})
+	v, err := ds.Store.Get(ctx, multipartDir+id+"/upload", store.ByteRange{})
 	if errors.Is(err, store.ErrNotFound) {
 		return doc, s3wire.Errorf(s3wire.NoSuchUpload, "no upload "+id+": it was completed, aborted or never begun")
 	}
@@ -118,7 +119,7 @@ func (api *s3API) upload(ctx context.Context, ds *dataset, id, key string) (uplo
 // uploadPart stores a part (from the body, or copied from another key
 // with UploadPartCopy) and erases what an earlier upload of the same part
 // number left.
-func (api *s3API) uploadPart(req *s3Request, ds *dataset, id string, _ uploadDoc) error {
+func (api *s3API) uploadPart(req *s3Request, ds *server.Dataset, id string, _ uploadDoc) error {
 	n, err := partNumber(req)
 	if err != nil {
 		return err
@@ -140,8 +141,8 @@ func (api *s3API) uploadPart(req *s3Request, ds *dataset, id string, _ uploadDoc
 
 // uploadPartCopy stores a part copied from another key (UploadPartCopy),
 // read into the memory its row's cost reserved.
-func (api *s3API) uploadPartCopy(req *s3Request, ds *dataset) error {
-	p := req.c.plan.(*copyPlan)
+func (api *s3API) uploadPartCopy(req *s3Request, ds *server.Dataset) error {
+	p := req.c.Plan.(*copyPlan)
 	data, err := p.read(req.r.Context())
 	if err != nil {
 		return err
@@ -166,12 +167,12 @@ func partNumber(req *s3Request) (int, error) {
 // storePart stores part n of upload id, named by its MD5, and erases what
 // an earlier upload of the same part number left; it returns the part's
 // ETag.
-func (api *s3API) storePart(req *s3Request, ds *dataset, id string, n int, data []byte) (string, error) {
+func (api *s3API) storePart(req *s3Request, ds *server.Dataset, id string, n int, data []byte) (string, error) {
 	sum := md5.Sum(data)
 	digest := hex.EncodeToString(sum[:])
 	ctx := req.r.Context()
 	key := fmt.Sprintf("%s%s/p%05d-%s", multipartDir, id, n, digest)
-	if _, err := ds.store.Set(ctx, key, data, store.Condition{}); err != nil {
+	if _, err := ds.Store.Set(ctx, key, data, store.Condition{}); err != nil {
 		return "", err
 	}
 	if err := api.dropOtherParts(ctx, ds, id, n, key); err != nil {
@@ -184,10 +185,10 @@ func (api *s3API) storePart(req *s3Request, ds *dataset, id string, n int, data 
 // from that number on, in order, and stops past it: each part costs a
 // short listing, not one of the whole upload (which, on a store without
 // sizes in its listing, is a Stat per part staged).
-func (api *s3API) dropOtherParts(ctx context.Context, ds *dataset, id string, n int, keep string) error {
+func (api *s3API) dropOtherParts(ctx context.Context, ds *server.Dataset, id string, n int, keep string) error {
 	number := fmt.Sprintf("%s%s/p%05d", multipartDir, id, n)
 	var others []string
-	for key, err := range store.ListSorted(ctx, ds.store, multipartDir+id+"/", number) {
+	for key, err := range store.ListSorted(ctx, ds.Store, multipartDir+id+"/", number) {
 		if err != nil {
 			return err
 		}
@@ -199,7 +200,7 @@ func (api *s3API) dropOtherParts(ctx context.Context, ds *dataset, id string, n 
 		}
 	}
 	for _, key := range others {
-		if err := ds.store.Erase(ctx, key); err != nil {
+		if err := ds.Store.Erase(ctx, key); err != nil {
 			return err
 		}
 	}
@@ -208,10 +209,10 @@ func (api *s3API) dropOtherParts(ctx context.Context, ds *dataset, id string, n 
 
 // stagedParts lists an upload's parts by number (the latest of a number
 // last, should two be staged at once).
-func stagedParts(ctx context.Context, ds *dataset, id string) ([]stagedPart, error) {
+func stagedParts(ctx context.Context, ds *server.Dataset, id string) ([]stagedPart, error) {
 	dir := multipartDir + id + "/"
 	var out []stagedPart
-	for e, err := range store.ListInfo(ctx, ds.store, dir, "") {
+	for e, err := range store.ListInfo(ctx, ds.Store, dir, "") {
 		if err != nil {
 			return nil, err
 		}
@@ -233,7 +234,7 @@ func stagedParts(ctx context.Context, ds *dataset, id string) ([]stagedPart, err
 }
 
 // listParts answers ListParts.
-func (api *s3API) listParts(req *s3Request, ds *dataset, id string, _ uploadDoc) error {
+func (api *s3API) listParts(req *s3Request, ds *server.Dataset, id string, _ uploadDoc) error {
 	q := req.query()
 	marker, _ := strconv.Atoi(q.Get("part-number-marker"))
 	limit := s3wire.MaxPage
@@ -248,7 +249,7 @@ func (api *s3API) listParts(req *s3Request, ds *dataset, id string, _ uploadDoc)
 	if err != nil {
 		return err
 	}
-	out := s3wire.ListPartsResult{Xmlns: s3wire.Namespace, Bucket: ds.name, Key: req.key, UploadID: id,
+	out := s3wire.ListPartsResult{Xmlns: s3wire.Namespace, Bucket: ds.Name, Key: req.key, UploadID: id,
 		PartNumberMarker: marker, MaxParts: limit}
 	for i, p := range parts {
 		if p.number <= marker || i+1 < len(parts) && parts[i+1].number == p.number {
@@ -268,13 +269,13 @@ func (api *s3API) listParts(req *s3Request, ds *dataset, id string, _ uploadDoc)
 // completeUpload assembles the parts the request lists (as its row's
 // cost chose them), in order, writes them as the key's value and erases
 // the upload.
-func (api *s3API) completeUpload(req *s3Request, ds *dataset) error {
-	p := req.c.plan.(*completion)
+func (api *s3API) completeUpload(req *s3Request, ds *server.Dataset) error {
+	p := req.c.Plan.(*completion)
 	id, doc, cond, chosen, total := p.upload, p.doc, p.cond, p.chosen, p.total
 	ctx := req.r.Context()
 	var version string
 	var err error
-	if ds.files {
+	if ds.Files {
 		version, err = api.streamParts(req.r, ds, doc.Key, cond, chosen)
 	} else {
 		version, err = api.assemble(req, ds, doc.Key, cond, chosen, total)
@@ -282,11 +283,11 @@ func (api *s3API) completeUpload(req *s3Request, ds *dataset) error {
 	if err != nil {
 		return err
 	}
-	if err := ds.store.ErasePrefix(ctx, multipartDir+id+"/"); err != nil {
-		api.g.log.Warn("s3: parts of a completed upload left behind", "dataset", ds.name, "upload", id, "error", err.Error())
+	if err := ds.Store.ErasePrefix(ctx, multipartDir+id+"/"); err != nil {
+		api.g.Log.Warn("s3: parts of a completed upload left behind", "dataset", ds.Name, "upload", id, "error", err.Error())
 	}
 	s3wire.WriteXML(req.w, s3wire.CompleteMultipartUploadResult{Xmlns: s3wire.Namespace,
-		Location: objectURL(req.r, ds.name, doc.Key), Bucket: ds.name, Key: doc.Key, ETag: ds.etag(version)})
+		Location: objectURL(req.r, ds.Name, doc.Key), Bucket: ds.Name, Key: doc.Key, ETag: ds.ETag(version)})
 	return nil
 }
 
@@ -294,21 +295,21 @@ func (api *s3API) completeUpload(req *s3Request, ds *dataset) error {
 // body_memory (see estimateCompletion), each read into its place where
 // the store reads into a buffer (else whole, then copied), and writes
 // them as key's value under cond, for a store that takes values whole.
-func (api *s3API) assemble(req *s3Request, ds *dataset, key string, cond store.Condition, chosen []stagedPart, total int64) (string, error) {
+func (api *s3API) assemble(req *s3Request, ds *server.Dataset, key string, cond store.Condition, chosen []stagedPart, total int64) (string, error) {
 	value, err := readParts(req.r.Context(), ds, chosen, total)
 	if err != nil {
 		return "", err
 	}
-	return api.g.storeValue(req.r, ds, key, cond, value)
+	return api.g.StoreValue(req.r, ds, key, cond, value)
 }
 
 // readParts reads the parts one after the other into one buffer of total
 // bytes.
-func readParts(ctx context.Context, ds *dataset, chosen []stagedPart, total int64) ([]byte, error) {
+func readParts(ctx context.Context, ds *server.Dataset, chosen []stagedPart, total int64) ([]byte, error) {
 	value := make([]byte, total)
 	at := int64(0)
 	for _, p := range chosen {
-		ok, err := store.GetInto(ctx, ds.store, p.key, value[at:at+p.size])
+		ok, err := store.GetInto(ctx, ds.Store, p.key, value[at:at+p.size])
 		if errors.Is(err, store.ErrNotFound) || err == nil && !ok {
 			return nil, partChanged(p)
 		}
@@ -333,10 +334,10 @@ func largestPart(parts []stagedPart) int64 {
 // body_memory: 413 when n is more than all of it (the budget then waits
 // for room for it, 503 with Retry-After when it stays full).
 func (api *s3API) wholeFits(n int64) (int64, error) {
-	if limit := api.g.cfg.Server.BodyMemory; limit > 0 && n > limit {
+	if limit := api.g.Cfg.Server.BodyMemory; limit > 0 && n > limit {
 		e := s3wire.Errorf(s3wire.EntityTooLarge, fmt.Sprintf(
 			"this request would hold %s in memory to write a value whole (a copy, or an upload completed into a store that takes values whole), more than the whole budget of request bodies (body_memory = %s)",
-			sizeText(n), sizeText(limit)))
+			server.SizeText(n), server.SizeText(limit)))
 		return 0, e.With("ProposedSize", strconv.FormatInt(n, 10)).With("MaxSizeAllowed", strconv.FormatInt(limit, 10))
 	}
 	return n, nil
@@ -345,11 +346,11 @@ func (api *s3API) wholeFits(n int64) (int64, error) {
 // streamParts writes the parts, one after the other, as key's value under
 // cond into a store of files: each part is read from its file as the new
 // value's file is written, so no part is held in memory.
-func (api *s3API) streamParts(r *http.Request, ds *dataset, key string, cond store.Condition, chosen []stagedPart) (string, error) {
+func (api *s3API) streamParts(r *http.Request, ds *server.Dataset, key string, cond store.Condition, chosen []stagedPart) (string, error) {
 	parts := &partsReader{ctx: r.Context(), ds: ds, parts: chosen}
 	defer parts.close()
-	version, err := store.SetFrom(r.Context(), ds.store, key, parts, cond)
-	return api.g.stored(r, ds, key, cond, version, err)
+	version, err := store.SetFrom(r.Context(), ds.Store, key, parts, cond)
+	return api.g.Stored(r, ds, key, cond, version, err)
 }
 
 func partChanged(p stagedPart) error {
@@ -361,7 +362,7 @@ func partChanged(p stagedPart) error {
 // upload completes fails the read, and so the write.
 type partsReader struct {
 	ctx   context.Context
-	ds    *dataset
+	ds    *server.Dataset
 	parts []stagedPart // those still to open
 	f     *os.File     // the part being read (nil for an empty one)
 	left  int64        // its bytes still to read
@@ -389,7 +390,7 @@ func (p *partsReader) next() error {
 		return io.EOF
 	}
 	p.part, p.parts = p.parts[0], p.parts[1:]
-	f, info, err := store.OpenFile(p.ctx, p.ds.store, p.part.key, nil)
+	f, info, err := store.OpenFile(p.ctx, p.ds.Store, p.part.key, nil)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return partChanged(p.part)
@@ -443,10 +444,10 @@ func (api *s3API) chooseParts(list s3wire.CompleteMultipartUpload, staged []stag
 }
 
 // listUploads answers ListMultipartUploads.
-func (api *s3API) listUploads(req *s3Request, ds *dataset) error {
+func (api *s3API) listUploads(req *s3Request, ds *server.Dataset) error {
 	q := req.query()
 	ctx := req.r.Context()
-	dir, err := ds.store.ListDir(ctx, multipartDir)
+	dir, err := ds.Store.ListDir(ctx, multipartDir)
 	if err != nil {
 		return err
 	}
@@ -457,7 +458,7 @@ func (api *s3API) listUploads(req *s3Request, ds *dataset) error {
 	var all []upload
 	for _, p := range dir.Prefixes {
 		id := strings.TrimSuffix(strings.TrimPrefix(p, multipartDir), "/")
-		v, err := ds.store.Get(ctx, p+"upload", store.ByteRange{})
+		v, err := ds.Store.Get(ctx, p+"upload", store.ByteRange{})
 		var doc uploadDoc
 		if err != nil || json.Unmarshal(v.Data, &doc) != nil {
 			continue // being aborted, or debris the clean-up takes
@@ -477,7 +478,7 @@ func (api *s3API) listUploads(req *s3Request, ds *dataset) error {
 		limit = min(n, s3wire.MaxPage)
 	}
 	keyMarker, idMarker := q.Get("key-marker"), q.Get("upload-id-marker")
-	out := s3wire.ListMultipartUploadsResult{Xmlns: s3wire.Namespace, Bucket: ds.name, KeyMarker: keyMarker,
+	out := s3wire.ListMultipartUploadsResult{Xmlns: s3wire.Namespace, Bucket: ds.Name, KeyMarker: keyMarker,
 		UploadIDMarker: idMarker, MaxUploads: limit, Prefix: q.Get("prefix")}
 	passed := idMarker == ""
 	for _, u := range all {
@@ -510,8 +511,8 @@ func (api *s3API) janitor() {
 		case <-api.stop:
 			return
 		case <-t.C:
-			for _, ds := range api.g.all() {
-				if !ds.cfg.ReadOnly && ds.store.Capabilities().Write {
+			for _, ds := range api.g.All() {
+				if !ds.Cfg.ReadOnly && ds.Store.Capabilities().Write {
 					api.sweep(ds)
 				}
 			}
@@ -521,38 +522,38 @@ func (api *s3API) janitor() {
 
 // sweep erases one dataset's uploads older than multipart_max_age, and
 // directories of uploads whose record is gone (an abort cut short).
-func (api *s3API) sweep(ds *dataset) {
+func (api *s3API) sweep(ds *server.Dataset) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	dir, err := ds.store.ListDir(ctx, multipartDir)
+	dir, err := ds.Store.ListDir(ctx, multipartDir)
 	if err != nil {
-		api.g.log.Warn("s3: listing multipart uploads", "dataset", ds.name, "error", err.Error())
+		api.g.Log.Warn("s3: listing multipart uploads", "dataset", ds.Name, "error", err.Error())
 		return
 	}
 	for _, p := range dir.Prefixes {
-		info, err := ds.store.Stat(ctx, p+"upload")
+		info, err := ds.Store.Stat(ctx, p+"upload")
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			continue
 		}
 		if err == nil && time.Since(api.started(ctx, ds, p, info)) < api.listener.MultipartMaxAge {
 			continue
 		}
-		if err := ds.store.ErasePrefix(ctx, p); err != nil {
-			api.g.log.Warn("s3: erasing an abandoned multipart upload", "dataset", ds.name, "upload", p, "error", err.Error())
+		if err := ds.Store.ErasePrefix(ctx, p); err != nil {
+			api.g.Log.Warn("s3: erasing an abandoned multipart upload", "dataset", ds.Name, "upload", p, "error", err.Error())
 			continue
 		}
-		api.g.log.Info("s3: erased an abandoned multipart upload", "dataset", ds.name, "upload", strings.TrimSuffix(strings.TrimPrefix(p, multipartDir), "/"))
+		api.g.Log.Info("s3: erased an abandoned multipart upload", "dataset", ds.Name, "upload", strings.TrimSuffix(strings.TrimPrefix(p, multipartDir), "/"))
 	}
 }
 
 // started is when the upload of directory p began: its record's time,
 // read from the record where the store keeps no times.
-func (api *s3API) started(ctx context.Context, ds *dataset, p string, info store.Info) time.Time {
+func (api *s3API) started(ctx context.Context, ds *server.Dataset, p string, info store.Info) time.Time {
 	if !info.ModTime.IsZero() {
 		return info.ModTime
 	}
 	var doc uploadDoc
-	v, err := ds.store.Get(ctx, p+"upload", store.ByteRange{})
+	v, err := ds.Store.Get(ctx, p+"upload", store.ByteRange{})
 	if err != nil || json.Unmarshal(v.Data, &doc) != nil {
 		return time.Now() // unreadable now: look again next time
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/host/serve/s3api/s3wire"
+	"github.com/zarrgw/zarrgw/host/serve/server"
 )
 
 // unsupportedObject are object subresources the gateway does not keep.
@@ -17,36 +18,36 @@ var unsupportedObject = []string{"acl", "tagging", "retention", "legal-hold", "a
 
 // getObject answers GetObject and HeadObject through the shared read of
 // a value (ranges, conditions, ETags), with S3's response overrides.
-func (api *s3API) getObject(req *s3Request, ds *dataset) error {
-	return api.g.serveValue(overrides(req.w, req.query()), req.r, ds, req.key)
+func (api *s3API) getObject(req *s3Request, ds *server.Dataset) error {
+	return api.g.ServeValue(overrides(req.w, req.query()), req.r, ds, req.key)
 }
 
 // deleteObject answers DeleteObject through the shared erase of a value.
-func (api *s3API) deleteObject(req *s3Request, ds *dataset) error {
-	return api.g.eraseValue(req.w, req.r, ds, req.key)
+func (api *s3API) deleteObject(req *s3Request, ds *server.Dataset) error {
+	return api.g.EraseValue(req.w, req.r, ds, req.key)
 }
 
 // noDirectory answers a read of a directory marker: no store holds one.
-func noDirectory(*s3API, *s3Request, *dataset) error {
+func noDirectory(*s3API, *s3Request, *server.Dataset) error {
 	return s3wire.Errorf(s3wire.NoSuchKey, "no key ends in /: the gateway's stores hold none (directories exist as the keys below them)")
 }
 
 // directoryErased answers an erase of a directory marker: erased already.
-func directoryErased(_ *s3API, req *s3Request, _ *dataset) error {
+func directoryErased(_ *s3API, req *s3Request, _ *server.Dataset) error {
 	req.w.WriteHeader(http.StatusNoContent)
 	return nil
 }
 
 // notADirectory refuses a write of a directory marker.
-func notADirectory(*s3API, *s3Request, *dataset) error {
+func notADirectory(*s3API, *s3Request, *server.Dataset) error {
 	return s3wire.Errorf(s3wire.InvalidArgument, "keys ending in / (directory markers) are not stored: directories exist as the keys below them")
 }
 
 // putObject stores the body under the request's conditions (If-Match,
 // If-None-Match: *), through the key API's own write: conditions first,
 // then the body, streamed where the store takes streams.
-func (api *s3API) putObject(req *s3Request, ds *dataset) error {
-	cond, err := api.g.condition(req.r, ds, req.key)
+func (api *s3API) putObject(req *s3Request, ds *server.Dataset) error {
+	cond, err := api.g.Condition(req.r, ds, req.key)
 	if err != nil {
 		return err
 	}
@@ -54,17 +55,17 @@ func (api *s3API) putObject(req *s3Request, ds *dataset) error {
 	if err != nil {
 		return err
 	}
-	defer u.release()
-	version, err := api.g.storeBody(req.r, ds, req.key, cond, u)
+	defer u.Release()
+	version, err := api.g.StoreBody(req.r, ds, req.key, cond, u)
 	if err != nil {
 		return s3BodyFailure(err)
 	}
-	if tag := ds.etag(version); tag != "" {
+	if tag := ds.ETag(version); tag != "" {
 		req.w.Header().Set("ETag", tag)
 	}
 	// S3 sends the size for directory buckets only; clients (versitygw's
 	// suite among them) read it regardless
-	req.w.Header().Set("X-Amz-Object-Size", strconv.FormatInt(u.size(), 10))
+	req.w.Header().Set("X-Amz-Object-Size", strconv.FormatInt(u.Size(), 10))
 	req.w.WriteHeader(http.StatusOK)
 	return nil
 }
@@ -73,8 +74,8 @@ func (api *s3API) putObject(req *s3Request, ds *dataset) error {
 // access to the source, write access to the destination, the source's
 // x-amz-copy-source-if-* conditions and the destination's If-Match and
 // If-None-Match.
-func (api *s3API) copyObject(req *s3Request, dst *dataset) error {
-	p := req.c.plan.(*copyPlan)
+func (api *s3API) copyObject(req *s3Request, dst *server.Dataset) error {
+	p := req.c.Plan.(*copyPlan)
 	cond, src := p.cond, p.src
 	data, err := p.read(req.r.Context())
 	if err != nil {
@@ -83,17 +84,17 @@ func (api *s3API) copyObject(req *s3Request, dst *dataset) error {
 	if src.ds == dst && src.key == req.key && !strings.EqualFold(req.r.Header.Get("X-Amz-Metadata-Directive"), "REPLACE") {
 		return s3wire.Errorf(s3wire.InvalidRequest, "This copy request is illegal because it is trying to copy an object to itself without changing the object's metadata, storage class, website redirect location or encryption attributes.")
 	}
-	version, err := api.g.storeValue(req.r, dst, req.key, cond, data)
+	version, err := api.g.StoreValue(req.r, dst, req.key, cond, data)
 	if err != nil {
 		return err
 	}
-	s3wire.WriteXML(req.w, s3wire.CopyObjectResult{Xmlns: s3wire.Namespace, ETag: dst.etag(version), LastModified: s3wire.Time(time.Now())})
+	s3wire.WriteXML(req.w, s3wire.CopyObjectResult{Xmlns: s3wire.Namespace, ETag: dst.ETag(version), LastModified: s3wire.Time(time.Now())})
 	return nil
 }
 
 // copiedFrom is the source of a copy.
 type copiedFrom struct {
-	ds      *dataset
+	ds      *server.Dataset
 	key     string
 	version string // the version copied from
 }
@@ -102,9 +103,9 @@ type copiedFrom struct {
 // cost reserved: the version the conditions were checked against, or
 // errChanged.
 func (p *copyPlan) read(ctx context.Context) ([]byte, error) {
-	v, err := p.src.ds.read(ctx, p.src.key, store.Range(p.start, p.end-p.start))
+	v, err := p.src.ds.Read(ctx, p.src.key, store.Range(p.start, p.end-p.start))
 	if err == nil && (int64(len(v.Data)) != p.end-p.start || p.src.version != "" && v.Version != p.src.version) {
-		err = errChanged
+		err = server.ErrChanged
 	}
 	return v.Data, err
 }
@@ -116,18 +117,18 @@ func (api *s3API) copyRange(req *s3Request, rangeHeader string) (copiedFrom, int
 	if err != nil {
 		return copiedFrom{}, 0, 0, err
 	}
-	ds, ok := api.g.dataset(bucket)
+	ds, ok := api.g.Dataset(bucket)
 	if !ok {
 		return copiedFrom{}, 0, 0, s3wire.Errorf(s3wire.NoSuchBucket, "the copy source's bucket "+bucket+" does not exist")
 	}
-	if err := api.g.authorize(ds, req.caller, false); err != nil {
+	if err := api.g.Authorize(ds, req.caller, false); err != nil {
 		return copiedFrom{}, 0, 0, s3wire.Errorf(s3wire.AccessDenied, err.Error())
 	}
-	info, err := ds.stat(req.r.Context(), key)
+	info, err := ds.Stat(req.r.Context(), key)
 	if err != nil {
 		return copiedFrom{}, 0, 0, err
 	}
-	if err := copyConditions(req.r, ds.etag(info.Version), info.ModTime); err != nil {
+	if err := copyConditions(req.r, ds.ETag(info.Version), info.ModTime); err != nil {
 		return copiedFrom{}, 0, 0, err
 	}
 	start, end := int64(0), info.Size
@@ -181,7 +182,7 @@ func parseCopySource(h string) (string, string, error) {
 // that fails is PreconditionFailed (S3 answers 412 for all four).
 func copyConditions(r *http.Request, tag string, mod time.Time) error {
 	const prefix = "X-Amz-Copy-Source-"
-	failed, notModified := evalConditions(func(name string) string { return r.Header.Get(prefix + name) }, tag, mod)
+	failed, notModified := server.EvalConditions(func(name string) string { return r.Header.Get(prefix + name) }, tag, mod)
 	if h := failed + notModified; h != "" {
 		// a copy has no 304: either outcome is S3's 412
 		return s3wire.Errorf(s3wire.PreconditionFailed, strings.ToLower(prefix+h)+" does not hold for the source")

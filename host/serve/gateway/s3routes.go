@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/zarrgw/zarrgw/host/serve/identity"
+	"github.com/zarrgw/zarrgw/host/serve/server"
 
 	"github.com/zarrgw/zarrgw/host/serve/s3api/s3wire"
 )
@@ -34,13 +35,13 @@ func (t s3Target) resource() string {
 
 // s3Handler answers a request whose access its route has checked; ds is
 // the bucket's dataset (nil for the service and for CreateBucket).
-type s3Handler func(api *s3API, req *s3Request, ds *dataset) error
+type s3Handler func(api *s3API, req *s3Request, ds *server.Dataset) error
 
 // s3Row is a row of the S3 API: its target, method, subresource (a query
 // parameter, or "name=value") and header, S3's name of the operation.
-func s3Row(op string, t s3Target, method, query, header string, a access, f s3Handler) route {
-	return route{op: op, method: method, match: match{target: t.String(), query: query, header: header}, access: a,
-		handle: func(g *Gateway, c *call) error { return f(g.s3, c.s3, c.ds) }}
+func s3Row(op string, t s3Target, method, query, header string, a server.Access, f s3Handler) server.Route {
+	return server.Route{Op: op, Method: method, Match: server.Match{Target: t.String(), Query: query, Header: header}, Access: a,
+		Handle: func(c *server.Call) error { req := s3Of(c); return f(req.api, req, c.DS) }}
 }
 
 // s3Routes is the S3 API's table. Rows are tried in order: those that
@@ -48,51 +49,51 @@ func s3Row(op string, t s3Target, method, query, header string, a access, f s3Ha
 // (directory markers, which S3 tools read, write and erase) have rows of
 // their own: no store holds such a key, so it is missing to reads, erased
 // already, and refused to writes (its name, not its access, is wrong).
-var s3Routes = []route{
-	s3Row("s3:ListBuckets", targetService, http.MethodGet, "", "", accessAny, (*s3API).listBuckets),
+var s3Routes = []server.Route{
+	s3Row("s3:ListBuckets", targetService, http.MethodGet, "", "", server.AccessAny, (*s3API).listBuckets),
 
-	s3Row("s3:HeadBucket", targetBucket, http.MethodHead, "", "", accessRead, (*s3API).headBucket),
-	s3Row("s3:PutBucketVersioning", targetBucket, http.MethodPut, "versioning", "", accessWrite,
+	s3Row("s3:HeadBucket", targetBucket, http.MethodHead, "", "", server.AccessRead, (*s3API).headBucket),
+	s3Row("s3:PutBucketVersioning", targetBucket, http.MethodPut, "versioning", "", server.AccessWrite,
 		notImplemented("the gateway's buckets are not versioned")),
-	uploading(s3Row("s3:CreateBucket", targetBucket, http.MethodPut, "", "", accessCreate, (*s3API).createBucket)),
-	s3Row("s3:DeleteBucket", targetBucket, http.MethodDelete, "", "", accessWrite, (*s3API).deleteBucket),
-	uploading(s3Row("s3:DeleteObjects", targetBucket, http.MethodPost, "delete", "", accessWrite, (*s3API).deleteObjects)),
-	s3Row("s3:GetBucketLocation", targetBucket, http.MethodGet, "location", "", accessRead, (*s3API).bucketLocation),
-	s3Row("s3:GetBucketVersioning", targetBucket, http.MethodGet, "versioning", "", accessRead, (*s3API).bucketVersioning),
-	s3Row("s3:ListMultipartUploads", targetBucket, http.MethodGet, "uploads", "", accessRead, (*s3API).listUploads),
-	s3Row("s3:ListObjectsV2", targetBucket, http.MethodGet, "list-type=2", "", accessRead, (*s3API).listObjects),
-	s3Row("s3:ListObjects", targetBucket, http.MethodGet, "", "", accessRead, (*s3API).listObjects),
+	uploading(s3Row("s3:CreateBucket", targetBucket, http.MethodPut, "", "", server.AccessCreate, (*s3API).createBucket)),
+	s3Row("s3:DeleteBucket", targetBucket, http.MethodDelete, "", "", server.AccessWrite, (*s3API).deleteBucket),
+	uploading(s3Row("s3:DeleteObjects", targetBucket, http.MethodPost, "delete", "", server.AccessWrite, (*s3API).deleteObjects)),
+	s3Row("s3:GetBucketLocation", targetBucket, http.MethodGet, "location", "", server.AccessRead, (*s3API).bucketLocation),
+	s3Row("s3:GetBucketVersioning", targetBucket, http.MethodGet, "versioning", "", server.AccessRead, (*s3API).bucketVersioning),
+	s3Row("s3:ListMultipartUploads", targetBucket, http.MethodGet, "uploads", "", server.AccessRead, (*s3API).listUploads),
+	s3Row("s3:ListObjectsV2", targetBucket, http.MethodGet, "list-type=2", "", server.AccessRead, (*s3API).listObjects),
+	s3Row("s3:ListObjects", targetBucket, http.MethodGet, "", "", server.AccessRead, (*s3API).listObjects),
 
-	s3Row("s3:CreateMultipartUpload", targetDirectory, http.MethodPost, "uploads", "", accessWrite, notADirectory),
-	s3Row("s3:UploadPart", targetDirectory, http.MethodPut, "uploadId", "", accessWrite, notADirectory),
-	s3Row("s3:CompleteMultipartUpload", targetDirectory, http.MethodPost, "uploadId", "", accessWrite, notADirectory),
-	s3Row("s3:GetObject", targetDirectory, http.MethodGet, "", "", accessRead, noDirectory),
-	s3Row("s3:HeadObject", targetDirectory, http.MethodHead, "", "", accessRead, noDirectory),
-	s3Row("s3:PutObject", targetDirectory, http.MethodPut, "", "", accessWrite, notADirectory),
-	s3Row("s3:DeleteObject", targetDirectory, http.MethodDelete, "", "", accessWrite, directoryErased),
+	s3Row("s3:CreateMultipartUpload", targetDirectory, http.MethodPost, "uploads", "", server.AccessWrite, notADirectory),
+	s3Row("s3:UploadPart", targetDirectory, http.MethodPut, "uploadId", "", server.AccessWrite, notADirectory),
+	s3Row("s3:CompleteMultipartUpload", targetDirectory, http.MethodPost, "uploadId", "", server.AccessWrite, notADirectory),
+	s3Row("s3:GetObject", targetDirectory, http.MethodGet, "", "", server.AccessRead, noDirectory),
+	s3Row("s3:HeadObject", targetDirectory, http.MethodHead, "", "", server.AccessRead, noDirectory),
+	s3Row("s3:PutObject", targetDirectory, http.MethodPut, "", "", server.AccessWrite, notADirectory),
+	s3Row("s3:DeleteObject", targetDirectory, http.MethodDelete, "", "", server.AccessWrite, directoryErased),
 
-	s3Row("s3:CreateMultipartUpload", targetObject, http.MethodPost, "uploads", "", accessWrite, (*s3API).createUpload),
-	s3Row("s3:UploadPartCopy", targetObject, http.MethodPut, "uploadId", "X-Amz-Copy-Source", accessWrite, (*s3API).uploadPartCopy).costs(costPartCopy),
-	uploading(s3Row("s3:UploadPart", targetObject, http.MethodPut, "uploadId", "", accessWrite, onUpload((*s3API).uploadPart))),
-	s3Row("s3:ListParts", targetObject, http.MethodGet, "uploadId", "", accessRead, onUpload((*s3API).listParts)),
-	s3Row("s3:CompleteMultipartUpload", targetObject, http.MethodPost, "uploadId", "", accessWrite, (*s3API).completeUpload).costs(costCompletion),
-	s3Row("s3:AbortMultipartUpload", targetObject, http.MethodDelete, "uploadId", "", accessWrite,
+	s3Row("s3:CreateMultipartUpload", targetObject, http.MethodPost, "uploads", "", server.AccessWrite, (*s3API).createUpload),
+	s3Row("s3:UploadPartCopy", targetObject, http.MethodPut, "uploadId", "X-Amz-Copy-Source", server.AccessWrite, (*s3API).uploadPartCopy).Costs(costPartCopy),
+	uploading(s3Row("s3:UploadPart", targetObject, http.MethodPut, "uploadId", "", server.AccessWrite, onUpload((*s3API).uploadPart))),
+	s3Row("s3:ListParts", targetObject, http.MethodGet, "uploadId", "", server.AccessRead, onUpload((*s3API).listParts)),
+	s3Row("s3:CompleteMultipartUpload", targetObject, http.MethodPost, "uploadId", "", server.AccessWrite, (*s3API).completeUpload).Costs(costCompletion),
+	s3Row("s3:AbortMultipartUpload", targetObject, http.MethodDelete, "uploadId", "", server.AccessWrite,
 		onUpload((*s3API).abortUpload)),
-	s3Row("s3:GetObject", targetObject, http.MethodGet, "", "", accessRead, (*s3API).getObject),
-	s3Row("s3:HeadObject", targetObject, http.MethodHead, "", "", accessRead, (*s3API).getObject),
-	s3Row("s3:CopyObject", targetObject, http.MethodPut, "", "X-Amz-Copy-Source", accessWrite, (*s3API).copyObject).costs(costCopy),
-	uploading(s3Row("s3:PutObject", targetObject, http.MethodPut, "", "", accessWrite, (*s3API).putObject)),
-	s3Row("s3:DeleteObject", targetObject, http.MethodDelete, "", "", accessWrite, (*s3API).deleteObject),
+	s3Row("s3:GetObject", targetObject, http.MethodGet, "", "", server.AccessRead, (*s3API).getObject),
+	s3Row("s3:HeadObject", targetObject, http.MethodHead, "", "", server.AccessRead, (*s3API).getObject),
+	s3Row("s3:CopyObject", targetObject, http.MethodPut, "", "X-Amz-Copy-Source", server.AccessWrite, (*s3API).copyObject).Costs(costCopy),
+	uploading(s3Row("s3:PutObject", targetObject, http.MethodPut, "", "", server.AccessWrite, (*s3API).putObject)),
+	s3Row("s3:DeleteObject", targetObject, http.MethodDelete, "", "", server.AccessWrite, (*s3API).deleteObject),
 }
 
 // uploading is a row whose request carries a body (costUpload).
-func uploading(rt route) route { return rt.costs(costUpload) }
+func uploading(rt server.Route) server.Route { return rt.Costs(server.CostUpload) }
 
 // stsRoute is STS's one operation: its request carries the web identity
 // token it is checked by, so it is charged to the client address's
 // anonymous bucket of the rate limits (a signature check each).
-var stsRoute = route{op: "sts:AssumeRoleWithWebIdentity", access: accessAnonymous,
-	handle: func(g *Gateway, c *call) error { return g.s3.issueSession(c.s3) }}
+var stsRoute = server.Route{Op: "sts:AssumeRoleWithWebIdentity", Access: server.AccessAnonymous,
+	Handle: func(c *server.Call) error { req := s3Of(c); return req.api.issueSession(req) }}
 
 // target is what a request addresses.
 func (req *s3Request) target() s3Target {
@@ -110,16 +111,16 @@ func (req *s3Request) target() s3Target {
 // findS3Route is the row for a request: subresources the gateway does not
 // keep are NotImplemented, a method its target does not take 405, both
 // once the caller is identified.
-func findS3Route(req *s3Request) *route {
+func findS3Route(req *s3Request) *server.Route {
 	t := req.target()
-	req.c.target = t.String()
+	req.c.Target = t.String()
 	if err := unsupported(req, t); err != nil {
-		return refusal(accessAny, err)
+		return server.Refusal(server.AccessAny, err)
 	}
-	if rt, _ := lookup(s3Routes, req.c); rt != nil {
+	if rt, _ := server.Lookup(s3Routes, req.c); rt != nil {
 		return rt
 	}
-	return refusal(accessAny, methodNotAllowed(req, t.resource()))
+	return server.Refusal(server.AccessAny, methodNotAllowed(req, t.resource()))
 }
 
 // unsupported refuses the subresources of settings the gateway does not
@@ -157,7 +158,7 @@ func (api *s3API) mayCreate(caller identity.Caller) error {
 
 // notImplemented answers a row the gateway names but does not serve.
 func notImplemented(msg string) s3Handler {
-	return func(*s3API, *s3Request, *dataset) error {
+	return func(*s3API, *s3Request, *server.Dataset) error {
 		return s3wire.Errorf(s3wire.NotImplemented, msg)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/zarrgw/zarrgw/host/serve/identity"
 	"github.com/zarrgw/zarrgw/host/serve/identity/sts"
 	"github.com/zarrgw/zarrgw/host/serve/s3api/s3wire"
+	"github.com/zarrgw/zarrgw/host/serve/server"
 )
 
 // newIssuer makes the S3 listener's session issuer; nil without an sts
@@ -93,16 +94,16 @@ func s3FailureReason(err error) string {
 
 // failSTS answers a failed AssumeRoleWithWebIdentity in STS's form.
 func (api *s3API) failSTS(req *s3Request, err error) {
-	if over := (*rateError)(nil); errors.As(err, &over) {
+	if over := (*server.RateError)(nil); errors.As(err, &over) {
 		err = &sts.Error{Code: "Throttling", Message: "Rate exceeded", Status: http.StatusBadRequest, Type: sts.Sender}
 	}
-	req.info.err = err
+	req.info.Err = err
 	if f := (*identity.Failure)(nil); errors.As(err, &f) && f.Err != nil {
-		req.info.err = fmt.Errorf("%v (%v)", err, f.Err) // the cause for the log, never for the client
+		req.info.Err = fmt.Errorf("%v (%v)", err, f.Err) // the cause for the log, never for the client
 	}
-	api.g.metrics.authFailure(stsReason(err))
+	api.g.Metrics.AuthFailure(stsReason(err))
 	if werr := sts.WriteError(req.w, req.id, err); werr != nil {
-		api.g.log.Warn("writing an STS error", "error", werr)
+		api.g.Log.Warn("writing an STS error", "error", werr)
 	}
 }
 
@@ -122,12 +123,12 @@ func (api *s3API) issueSession(req *s3Request) error {
 		return err
 	}
 	principal := ar.Principal()
-	id, err := api.g.ids.WebIdentity(req.r.Context(), principal, ar.WebIdentityToken)
+	id, err := api.g.IDs.WebIdentity(req.r.Context(), principal, ar.WebIdentityToken)
 	if err != nil {
 		return webIdentityError(err)
 	}
 	req.caller = identity.Caller{Principals: []string{principal}, Method: identity.JWT, Subject: id.Subject, Provider: id.Provider}
-	req.info.caller = req.caller
+	req.info.Caller = req.caller
 	web := sts.WebIdentity{Subject: id.Subject, Provider: id.Provider, Audience: firstAudience(id.Claims), Expiry: id.Expiry}
 	creds, err := api.issuer.Issue(ar, web)
 	if err != nil {

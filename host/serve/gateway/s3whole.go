@@ -5,6 +5,7 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/host/serve/s3api/s3wire"
+	"github.com/zarrgw/zarrgw/host/serve/server"
 )
 
 // Copies and completed uploads build a value whole in memory (for a store
@@ -13,9 +14,9 @@ import (
 // the handler used to check first, in the same order, and leave what
 // they found in the call's plan.
 var (
-	costCopy       = cost{name: "whole", budget: bodies, estimate: estimateCopy}
-	costPartCopy   = cost{name: "whole", budget: bodies, estimate: estimatePartCopy}
-	costCompletion = cost{name: "whole", budget: bodies, estimate: estimateCompletion}
+	costCopy       = server.Cost{Name: "whole", Budget: server.Bodies, Estimate: estimateCopy}
+	costPartCopy   = server.Cost{Name: "whole", Budget: server.Bodies, Estimate: estimatePartCopy}
+	costCompletion = server.Cost{Name: "whole", Budget: server.Bodies, Estimate: estimateCompletion}
 )
 
 // copyPlan is a copy's source as its cost found it: read access and the
@@ -31,9 +32,10 @@ type copyPlan struct {
 
 // estimateCopy is CopyObject's cost: the destination's conditions, then
 // the source's range, held whole.
-func estimateCopy(g *Gateway, c *call) (int64, error) {
-	req := c.s3
-	cond, err := g.condition(c.r, c.ds, c.key)
+func estimateCopy(c *server.Call) (int64, error) {
+	g := s3Of(c).api.g
+	req := s3Of(c)
+	cond, err := g.Condition(c.R, c.DS, c.Key)
 	if err != nil {
 		return 0, err
 	}
@@ -42,10 +44,11 @@ func estimateCopy(g *Gateway, c *call) (int64, error) {
 
 // estimatePartCopy is UploadPartCopy's cost: the upload, the part
 // number, then the source's range, held whole.
-func estimatePartCopy(g *Gateway, c *call) (int64, error) {
-	req := c.s3
+func estimatePartCopy(c *server.Call) (int64, error) {
+	g := s3Of(c).api.g
+	req := s3Of(c)
 	id := req.query().Get("uploadId")
-	if _, err := g.s3.upload(c.r.Context(), c.ds, id, req.key); err != nil {
+	if _, err := g.s3.upload(c.R.Context(), c.DS, id, req.key); err != nil {
 		return 0, err
 	}
 	n, err := partNumber(req)
@@ -61,7 +64,7 @@ func (api *s3API) planCopy(req *s3Request, p *copyPlan, rangeHeader string) (int
 	if p.src, p.start, p.end, err = api.copyRange(req, rangeHeader); err != nil {
 		return 0, err
 	}
-	req.c.plan = p
+	req.c.Plan = p
 	return api.wholeFits(p.end - p.start)
 }
 
@@ -80,33 +83,34 @@ type completion struct {
 // chooses; the value is held whole unless the store takes files (parts
 // streamed from theirs) and, where the store cannot read into a buffer,
 // with its largest part beside it.
-func estimateCompletion(g *Gateway, c *call) (int64, error) {
-	api, req, ds := g.s3, c.s3, c.ds
+func estimateCompletion(c *server.Call) (int64, error) {
+	g := s3Of(c).api.g
+	api, req, ds := g.s3, s3Of(c), c.DS
 	p := &completion{upload: req.query().Get("uploadId")}
 	var err error
-	if p.doc, err = api.upload(c.r.Context(), ds, p.upload, req.key); err != nil {
+	if p.doc, err = api.upload(c.R.Context(), ds, p.upload, req.key); err != nil {
 		return 0, err
 	}
-	if p.cond, err = g.condition(c.r, ds, p.doc.Key); err != nil {
+	if p.cond, err = g.Condition(c.R, ds, p.doc.Key); err != nil {
 		return 0, err
 	}
 	list, err := api.partList(c)
 	if err != nil {
 		return 0, err
 	}
-	staged, err := stagedParts(c.r.Context(), ds, p.upload)
+	staged, err := stagedParts(c.R.Context(), ds, p.upload)
 	if err != nil {
 		return 0, err
 	}
 	if p.chosen, p.total, err = api.chooseParts(list, staged); err != nil {
 		return 0, err
 	}
-	c.plan = p
-	if ds.files {
-		return takesNothing, nil
+	c.Plan = p
+	if ds.Files {
+		return server.TakesNothing, nil
 	}
 	need := p.total
-	if !store.OptionalOf(ds.store).Into {
+	if !store.OptionalOf(ds.Store).Into {
 		need += largestPart(p.chosen)
 	}
 	return api.wholeFits(need)
@@ -114,20 +118,20 @@ func estimateCompletion(g *Gateway, c *call) (int64, error) {
 
 // partList reads a CompleteMultipartUpload document: a body, in room of
 // its own from body_memory, given back once it is parsed.
-func (api *s3API) partList(c *call) (s3wire.CompleteMultipartUpload, error) {
+func (api *s3API) partList(c *server.Call) (s3wire.CompleteMultipartUpload, error) {
 	var list s3wire.CompleteMultipartUpload
-	if err := api.g.take(c, costUpload); err != nil {
+	if err := api.g.Take(c, server.CostUpload); err != nil {
 		return list, err
 	}
-	data, release, err := api.body(c.s3)
+	data, release, err := api.body(s3Of(c))
 	if err != nil {
-		c.res.release()
-		c.res = nil
+		c.Res.Release()
+		c.Res = nil
 		return list, err
 	}
 	err = xml.Unmarshal(data, &list)
 	release()
-	c.res = nil
+	c.Res = nil
 	if err != nil || len(list.Parts) == 0 {
 		return list, s3wire.Errorf(s3wire.MalformedXML, "the CompleteMultipartUpload document is not valid or lists no parts")
 	}

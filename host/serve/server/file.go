@@ -1,4 +1,4 @@
-package gateway
+package server
 
 import (
 	"context"
@@ -45,8 +45,8 @@ func (c *metaCache) SetFrom(ctx context.Context, key string, r io.Reader, cond s
 // version in. It reports false, having written nothing, where the store
 // has no file for the key, the key is served from consolidated metadata,
 // or the response is paced (paced bytes go through Write).
-func (g *Gateway) serveFile(w http.ResponseWriter, r *http.Request, ds *dataset, key string, rs rangeSpec, ranged bool) (bool, error) {
-	if !ds.files || paced(w) {
+func (g *Server) serveFile(w http.ResponseWriter, r *http.Request, ds *Dataset, key string, rs rangeSpec, ranged bool) (bool, error) {
+	if !ds.Files || paced(w) {
 		return false, nil
 	}
 	ctx := r.Context()
@@ -55,7 +55,7 @@ func (g *Gateway) serveFile(w http.ResponseWriter, r *http.Request, ds *dataset,
 	}
 	bp := smallBuffers.Get().(*[]byte)
 	defer smallBuffers.Put(bp)
-	f, info, err := store.OpenFile(ctx, ds.store, key, *bp)
+	f, info, err := store.OpenFile(ctx, ds.Store, key, *bp)
 	if errors.Is(err, store.ErrUnsupported) {
 		return false, nil
 	}
@@ -82,9 +82,9 @@ func (g *Gateway) serveFile(w http.ResponseWriter, r *http.Request, ds *dataset,
 	if copied, err := io.CopyN(w, f, n); err != nil && copied < n {
 		// the client went away, or the file failed after the status:
 		// cut the connection so a short body is never taken for a value
-		g.abort(w, fmt.Errorf("send %s: %w", key, err))
+		g.Abort(w, fmt.Errorf("send %s: %w", key, err))
 	}
-	g.metrics.fileResponses.Inc()
+	g.Metrics.fileResponses.Inc()
 	return true, nil
 }
 

@@ -1,4 +1,4 @@
-package gateway
+package server
 
 import (
 	"net"
@@ -10,18 +10,18 @@ import (
 // this machine only: the metrics name every dataset, private ones
 // included. A reverse proxy on the same machine makes every client
 // local, so a gateway behind one declares the block.
-func (g *Gateway) metricsAccess(c *call) error {
-	access := g.cfg.Server.Metrics
+func (g *Server) metricsAccess(c *Call) error {
+	access := g.Cfg.Server.Metrics
 	switch {
-	case access == nil && !fromLoopback(c.r):
-		return &requestError{http.StatusForbidden,
+	case access == nil && !fromLoopback(c.R):
+		return &RequestError{http.StatusForbidden,
 			"/metrics answers clients on this machine only; a metrics { read = [...] } block in the server block opens it to principals"}
-	case access == nil, c.info.caller.Allowed(access.Read):
+	case access == nil, c.Info.Caller.Allowed(access.Read):
 		return nil
-	case c.info.caller.Anonymous():
-		return &accessError{msg: "/metrics needs a token", challenge: true}
+	case c.Info.Caller.Anonymous():
+		return &AccessError{Msg: "/metrics needs a token", challenge: true}
 	}
-	return &accessError{msg: "no read access to /metrics"}
+	return &AccessError{Msg: "no read access to /metrics"}
 }
 
 // fromLoopback reports whether the request's peer is on this machine.

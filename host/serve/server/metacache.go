@@ -1,4 +1,4 @@
-package gateway
+package server
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/zarrgw/zarrgw/core/store"
-	"github.com/zarrgw/zarrgw/host/serve/gateway/cache"
+	"github.com/zarrgw/zarrgw/host/serve/server/cache"
 )
 
 // metaCache is a store that keeps the metadata documents of the store
@@ -46,8 +46,8 @@ func newMetaCache(next store.Store, max int64, ttl time.Duration, count cacheCou
 	return &metaCache{next: next, docs: cache.New[metaEntry](max, ttl), count: count}
 }
 
-// isMetaKey reports whether key names a metadata document.
-func isMetaKey(key string) bool {
+// IsMetaKey reports whether key names a metadata document.
+func IsMetaKey(key string) bool {
 	switch path.Base(key) {
 	case "zarr.json", ".zarray", ".zgroup", ".zattrs", ".zmetadata":
 		return true
@@ -55,7 +55,7 @@ func isMetaKey(key string) bool {
 	return strings.HasPrefix(key, "meta/") && strings.HasSuffix(key, ".json")
 }
 
-func (c *metaCache) caching(key string) bool { return c.docs.Enabled() && isMetaKey(key) }
+func (c *metaCache) caching(key string) bool { return c.docs.Enabled() && IsMetaKey(key) }
 
 // entry returns the entry of key, reading the store on a miss.
 func (c *metaCache) entry(ctx context.Context, key string) (metaEntry, error) {

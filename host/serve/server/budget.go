@@ -1,4 +1,4 @@
-package gateway
+package server
 
 import (
 	"context"
@@ -22,11 +22,11 @@ import (
 // enough for a few pictures to be drawn, short enough for a browser.
 const retryAfter = 3
 
-// budget bounds the array reads (pictures, slices) in progress at once
+// Budget bounds the array reads (pictures, slices) in progress at once
 // and the memory they hold together, as estimated from the metadata and
 // the query before anything is read. Without it, a few concurrent
 // requests for large pictures hold gigabytes.
-type budget struct {
+type Budget struct {
 	slots  *semaphore.Weighted // nil: no bound on the count
 	memory *semaphore.Weighted // nil: no bound on the bytes
 	cfg    config.Safeguards
@@ -45,8 +45,8 @@ type refusalWords interface {
 	tooLarge(n int64) error
 }
 
-func newBudget(s config.Safeguards) *budget {
-	b := &budget{cfg: s}
+func NewBudget(s config.Safeguards) *Budget {
+	b := &Budget{cfg: s}
 	if s.ExpensiveRequests > 0 {
 		b.slots = semaphore.NewWeighted(int64(s.ExpensiveRequests))
 	}
@@ -56,21 +56,21 @@ func newBudget(s config.Safeguards) *budget {
 	return b
 }
 
-// limit is the most one request may hold (0: no limit).
-func (b *budget) limit() int64 { return b.cfg.ExpensiveMemory }
+// Limit is the most one request may hold (0: no limit).
+func (b *Budget) Limit() int64 { return b.cfg.ExpensiveMemory }
 
-// streamBudget is the memory budget of one streamed read: the default,
+// StreamBudget is the memory budget of one streamed read: the default,
 // unless that is more than a quarter of the whole budget.
-func (b *budget) streamBudget() int64 {
+func (b *Budget) StreamBudget() int64 {
 	if b.memory == nil {
 		return array.DefaultMemoryBudget
 	}
 	return min(array.DefaultMemoryBudget, b.cfg.ExpensiveMemory/4)
 }
 
-// reservation is a slot and bytes taken from a budget.
-type reservation struct {
-	b     *budget
+// Reservation is a slot and bytes taken from a budget.
+type Reservation struct {
+	b     *Budget
 	slot  bool
 	bytes int64
 }
@@ -79,13 +79,13 @@ type reservation struct {
 // them (on the semaphores, in order of arrival). A request larger than
 // the whole budget is refused at once (413), one that finds no room in
 // time is refused with 503.
-func (b *budget) reserve(ctx context.Context, n int64) (*reservation, error) {
+func (b *Budget) reserve(ctx context.Context, n int64) (*Reservation, error) {
 	if b.memory != nil && n > b.cfg.ExpensiveMemory {
-		return nil, b.tooExpensive(n)
+		return nil, b.TooExpensive(n)
 	}
 	wctx, cancel := context.WithTimeout(ctx, b.cfg.ExpensiveWait)
 	defer cancel()
-	r := &reservation{b: b}
+	r := &Reservation{b: b}
 	if b.slots != nil {
 		if err := b.acquire(wctx, b.slots, 1); err != nil {
 			return nil, b.refusal(ctx, err)
@@ -94,7 +94,7 @@ func (b *budget) reserve(ctx context.Context, n int64) (*reservation, error) {
 	}
 	if b.memory != nil {
 		if err := b.acquire(wctx, b.memory, n); err != nil {
-			r.release()
+			r.Release()
 			return nil, b.refusal(ctx, err)
 		}
 		r.bytes = n
@@ -104,7 +104,7 @@ func (b *budget) reserve(ctx context.Context, n int64) (*reservation, error) {
 
 // acquire takes n at once when there is room (Acquire fails on an expired
 // context even then, as with expensive_wait = 0s), else waits on s.
-func (b *budget) acquire(ctx context.Context, s *semaphore.Weighted, n int64) error {
+func (b *Budget) acquire(ctx context.Context, s *semaphore.Weighted, n int64) error {
 	if s.TryAcquire(n) {
 		return nil
 	}
@@ -114,7 +114,7 @@ func (b *budget) acquire(ctx context.Context, s *semaphore.Weighted, n int64) er
 	return s.Acquire(ctx, n)
 }
 
-// shrink gives back the slot and all but keep bytes: what a request holds
+// Shrink gives back the slot and all but keep bytes: what a request holds
 // while it only writes out a finished response, so that a slow reader
 // does not keep others waiting for what it no longer uses. Bytes given
 // back must be free for the next request, not garbage still counted in
@@ -122,7 +122,7 @@ func (b *budget) acquire(ctx context.Context, s *semaphore.Weighted, n int64) er
 // and returned to the system first. (Measured: with a collection alone,
 // the next picture's buffers did not fit in the fragmented free space and
 // two pictures in a row kept both resident.)
-func (r *reservation) shrink(keep int64) {
+func (r *Reservation) Shrink(keep int64) {
 	if keep < r.bytes {
 		if r.bytes-keep >= r.b.collectAbove() {
 			debug.FreeOSMemory()
@@ -139,11 +139,11 @@ func (r *reservation) shrink(keep int64) {
 // collectAbove is the release after which garbage is collected: an
 // eighth of the budget, where a collection costs little beside the
 // request that made the garbage.
-func (b *budget) collectAbove() int64 { return max(b.cfg.ExpensiveMemory/8, 1) }
+func (b *Budget) collectAbove() int64 { return max(b.cfg.ExpensiveMemory/8, 1) }
 
-// release gives everything back; it may be called more than once.
-func (r *reservation) release() {
-	r.shrink(0)
+// Release gives everything back; it may be called more than once.
+func (r *Reservation) Release() {
+	r.Shrink(0)
 }
 
 // busyError is a refusal for want of room: 503 with Retry-After.
@@ -153,7 +153,7 @@ func (e *busyError) Error() string { return e.msg }
 
 // refusal explains why no room was found: the client went away, or the
 // budget stayed full for expensive_wait.
-func (b *budget) refusal(ctx context.Context, err error) error {
+func (b *Budget) refusal(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return fmt.Errorf("waiting for room among expensive requests: %w", ctx.Err())
 	}
@@ -162,16 +162,16 @@ func (b *budget) refusal(ctx context.Context, err error) error {
 	}
 	return &busyError{fmt.Sprintf("too many expensive requests (pictures, array slices) at once: "+
 		"the server's budget (expensive_requests = %d, expensive_memory = %s) stayed full for %s; try again in %d seconds (%v)",
-		b.cfg.ExpensiveRequests, sizeText(b.cfg.ExpensiveMemory), b.cfg.ExpensiveWait, retryAfter, err)}
+		b.cfg.ExpensiveRequests, SizeText(b.cfg.ExpensiveMemory), b.cfg.ExpensiveWait, retryAfter, err)}
 }
 
-func (b *budget) tooExpensive(n int64) error {
+func (b *Budget) TooExpensive(n int64) error {
 	if b.words != nil {
 		return b.words.tooLarge(n)
 	}
-	return &requestError{http.StatusRequestEntityTooLarge, fmt.Sprintf(
+	return &RequestError{http.StatusRequestEntityTooLarge, fmt.Sprintf(
 		"this request would hold about %s, more than the whole memory budget of expensive requests (expensive_memory = %s): ask for a smaller selection",
-		sizeText(n), sizeText(b.cfg.ExpensiveMemory))}
+		SizeText(n), SizeText(b.cfg.ExpensiveMemory))}
 }
 
 // answerBusy turns a refusal for want of room into a 503 that tells the
@@ -180,13 +180,13 @@ func answerBusy(w http.ResponseWriter, err error) error {
 	var busy *busyError
 	if errors.As(err, &busy) {
 		w.Header().Set("Retry-After", strconv.Itoa(retryAfter))
-		return &requestError{http.StatusServiceUnavailable, busy.msg}
+		return &RequestError{http.StatusServiceUnavailable, busy.msg}
 	}
 	return err
 }
 
-// sizeText writes a byte count for people, as the configuration would.
-func sizeText(n int64) string {
+// SizeText writes a byte count for people, as the configuration would.
+func SizeText(n int64) string {
 	for _, u := range []struct {
 		unit  string
 		bytes int64
@@ -211,15 +211,15 @@ const (
 	responseBytes = 1 << 20
 )
 
-// readCost estimates the memory reading sel of a holds beyond its output
+// ReadCost estimates the memory reading sel of a holds beyond its output
 // buffer: the chunks in flight, each stored and decoded at once, and the
 // chunks' projections, which a whole read makes all at once and a
 // streamed read slab by slab (two slabs of streamBudget/2 at a time).
 // Every step is checked: an estimate that overflows is an error (413),
 // never a small number that fits the budget.
-func readCost(a *array.Array, sel grid.Selection, concurrency int, streamBudget int64, streamed bool) (int64, error) {
+func ReadCost(a *array.Array, sel grid.Selection, concurrency int, streamBudget int64, streamed bool) (int64, error) {
 	var c checked.Calc
-	touched := chunksTouched(sel, a.Meta().ChunkShape)
+	touched := ChunksTouched(sel, a.Meta().ChunkShape)
 	chunks := c.Product(touched)
 	chunk := decodedChunkBytes(a, &c)
 	projections := chunks
@@ -229,51 +229,51 @@ func readCost(a *array.Array, sel grid.Selection, concurrency int, streamBudget 
 	inFlight := min(chunks, int64(concurrency))
 	perProjection := projectionBytes + projectionDim*int64(len(sel))
 	n := c.Add(c.Mul(projections, perProjection), c.Mul(inFlight, c.Add(c.Mul(2, chunk), indexBytes(a, &c))))
-	return n, overflowed(a, &c)
+	return n, Overflowed(a, &c)
 }
 
-// sliceCost estimates what streaming sel of a holds: its slabs (two, of
+// SliceCost estimates what streaming sel of a holds: its slabs (two, of
 // at most half the stream's budget each) and the reading of chunks.
-func sliceCost(a *array.Array, sel grid.Selection, concurrency int, streamBudget int64) (int64, error) {
+func SliceCost(a *array.Array, sel grid.Selection, concurrency int, streamBudget int64) (int64, error) {
 	var c checked.Calc
 	selection := c.Mul(c.Product(sel.Counts()), a.ElemBytes())
 	slabs := 2 * min(selection, streamBudget/2) // 2 x selection may overflow
-	read, err := readCost(a, sel, concurrency, streamBudget, true)
+	read, err := ReadCost(a, sel, concurrency, streamBudget, true)
 	if err != nil {
 		return 0, err
 	}
-	return c.Add(responseBytes+slabs, read), overflowed(a, &c)
+	return c.Add(responseBytes+slabs, read), Overflowed(a, &c)
 }
 
-// writeCost estimates what writing sel of a holds: what streaming it
+// WriteCost estimates what writing sel of a holds: what streaming it
 // holds, and, for a sharded array, its shards in flight, each built whole
 // (a write decodes, changes and encodes a whole chunk, a shard with all
 // its inner chunks), once decoded and once encoded.
-func writeCost(a *array.Array, sel grid.Selection, concurrency int, streamBudget int64) (int64, error) {
-	n, err := sliceCost(a, sel, concurrency, streamBudget)
+func WriteCost(a *array.Array, sel grid.Selection, concurrency int, streamBudget int64) (int64, error) {
+	n, err := SliceCost(a, sel, concurrency, streamBudget)
 	if err != nil || a.InnerChunkShape() == nil {
 		return n, err
 	}
 	var c checked.Calc
-	shards := c.Product(chunksTouched(sel, a.Meta().ChunkShape))
+	shards := c.Product(ChunksTouched(sel, a.Meta().ChunkShape))
 	whole := c.Mul(c.Product(a.Meta().ChunkShape), a.ElemBytes())
 	n = c.Add(n, c.Mul(min(shards, int64(concurrency)), c.Mul(2, whole)))
-	return n, overflowed(a, &c)
+	return n, Overflowed(a, &c)
 }
 
-// overflowed is the refusal of a request whose estimate overflowed: it
+// Overflowed is the refusal of a request whose estimate overflowed: it
 // would hold more than any budget.
-func overflowed(a *array.Array, c *checked.Calc) error {
+func Overflowed(a *array.Array, c *checked.Calc) error {
 	if !c.Overflowed() {
 		return nil
 	}
-	return &requestError{http.StatusRequestEntityTooLarge, fmt.Sprintf(
+	return &RequestError{http.StatusRequestEntityTooLarge, fmt.Sprintf(
 		"array %s: the memory this request would hold is beyond a 64-bit count: ask for a smaller selection", a.Name())}
 }
 
-// chunksTouched counts, per dimension, the chunks holding selected
+// ChunksTouched counts, per dimension, the chunks holding selected
 // elements.
-func chunksTouched(sel grid.Selection, chunk []int) []int {
+func ChunksTouched(sel grid.Selection, chunk []int) []int {
 	out := make([]int, len(sel))
 	for i, d := range sel {
 		out[i] = d.ChunksCrossed(chunk[i])
@@ -311,9 +311,9 @@ func indexBytes(a *array.Array, c *checked.Calc) int64 {
 	return c.Mul(shard.EntrySize, c.Product(a.Meta().ChunkShape)/max(c.Product(inner), 1))
 }
 
-// concurrency is the chunks an array read has in flight (array.Options'
+// Concurrency is the chunks an array read has in flight (array.Options'
 // default when the host sets none).
-func concurrency(opts array.Options) int {
+func Concurrency(opts array.Options) int {
 	if opts.Concurrency > 0 {
 		return opts.Concurrency
 	}

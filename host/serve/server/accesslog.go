@@ -1,4 +1,4 @@
-package gateway
+package server
 
 import (
 	"context"
@@ -32,13 +32,13 @@ type accessEntry struct {
 // gateway's own encoder exists for speed: slog's handler copies the
 // attributes into a record and formats a float through encoding/json,
 // together a tenth of a small GET's time.
-func (g *Gateway) logAccess(ctx context.Context, e *accessEntry) {
-	h := g.log.Handler()
+func (g *Server) logAccess(ctx context.Context, e *accessEntry) {
+	h := g.Log.Handler()
 	if !h.Enabled(ctx, e.level) {
 		return
 	}
 	now := time.Now()
-	if g.accessLog == nil {
+	if g.AccessLog == nil {
 		rec := slog.NewRecord(now, e.level, "request", 0) // no source: no stack walk
 		rec.AddAttrs(e.attrs()...)
 		h.Handle(ctx, rec)
@@ -46,7 +46,7 @@ func (g *Gateway) logAccess(ctx context.Context, e *accessEntry) {
 	}
 	bp := lineBuffers.Get().(*[]byte)
 	line := e.appendJSON((*bp)[:0], now)
-	g.accessLog.Write(line)
+	g.AccessLog.Write(line)
 	*bp = line
 	lineBuffers.Put(bp)
 }

@@ -1,4 +1,4 @@
-package gateway
+package server
 
 import (
 	"context"
@@ -14,9 +14,9 @@ import (
 	"github.com/zarrgw/zarrgw/core/store"
 )
 
-// metrics are the gateway's Prometheus series, in a registry of its own
+// Metrics are the gateway's Prometheus series, in a registry of its own
 // (so two gateways in one process do not collide).
-type metrics struct {
+type Metrics struct {
 	reg       *prometheus.Registry
 	requests  *prometheus.CounterVec
 	latency   *prometheus.HistogramVec
@@ -41,8 +41,8 @@ type metrics struct {
 	aborted *prometheus.CounterVec
 }
 
-func newMetrics() *metrics {
-	m := &metrics{
+func newMetrics() *Metrics {
+	m := &Metrics{
 		reg: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "zarrgw_http_requests_total",
 			Help: "HTTP requests by dataset, operation, method and status."}, []string{"dataset", "operation", "method", "status"}),
@@ -79,7 +79,7 @@ func newMetrics() *metrics {
 	return m
 }
 
-func (m *metrics) handler() http.Handler {
+func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
 }
 
@@ -97,7 +97,7 @@ type requestSeries struct {
 	bytesIn, bytesOut prometheus.Counter
 }
 
-func (m *metrics) request(dataset, op, method string, status int, in, out int64, took time.Duration) {
+func (m *Metrics) request(dataset, op, method string, status int, in, out int64, took time.Duration) {
 	k := requestKey{dataset, op, methodLabel(method), status}
 	s, ok := m.series.Load(k)
 	if !ok {
@@ -125,7 +125,7 @@ var storeOps = []string{"get", "get_into", "stat", "set", "set_stream", "erase",
 // limit (server.store_concurrency, store.Limit), runs the call (through
 // extra, a test's hook, when there is one) and times it, the wait
 // included. One hook, not a chain: a small read makes no closures here.
-func (m *metrics) storeHook(name string, limit, extra store.Hook) store.Hook {
+func (m *Metrics) storeHook(name string, limit, extra store.Hook) store.Hook {
 	latency := make(map[string]prometheus.Observer, len(storeOps))
 	failed := make(map[string]prometheus.Counter, len(storeOps))
 	for _, op := range storeOps {
@@ -158,7 +158,7 @@ func (m *metrics) storeHook(name string, limit, extra store.Hook) store.Hook {
 // cacheCounters counts one cache's hits and misses.
 type cacheCounters struct{ hit, miss prometheus.Counter }
 
-func (m *metrics) cache(name string) cacheCounters {
+func (m *Metrics) cache(name string) cacheCounters {
 	return cacheCounters{hit: m.hits.WithLabelValues(name), miss: m.misses.WithLabelValues(name)}
 }
 
@@ -174,11 +174,11 @@ func methodLabel(m string) string {
 	return "other"
 }
 
-// authFailure counts a failed authentication.
-func (m *metrics) authFailure(reason string) { m.authFailures.WithLabelValues(reason).Inc() }
+// AuthFailure counts a failed authentication.
+func (m *Metrics) AuthFailure(reason string) { m.authFailures.WithLabelValues(reason).Inc() }
 
 // abortedResponse counts a response cut after its status was sent.
-func (m *metrics) abortedResponse(dataset, op string) { m.aborted.WithLabelValues(dataset, op).Inc() }
+func (m *Metrics) abortedResponse(dataset, op string) { m.aborted.WithLabelValues(dataset, op).Inc() }
 
 // limited counts a request refused by limiter's rate limit.
-func (m *metrics) limited(limiter string) { m.limitedReqs.WithLabelValues(limiter).Inc() }
+func (m *Metrics) limited(limiter string) { m.limitedReqs.WithLabelValues(limiter).Inc() }

@@ -1,22 +1,23 @@
-package gateway
+package server
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/zarrgw/zarrgw/host/internal/telemetry"
 	"io"
 	"net/http"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/zarrgw/zarrgw/host/internal/telemetry"
+
 	"github.com/zarrgw/zarrgw/host/runtime/config"
 )
 
-// errSlowBody is a request body that stopped coming, or came slower than
+// ErrSlowBody is a request body that stopped coming, or came slower than
 // the server allows: answered 408 (S3's RequestTimeout).
-var errSlowBody = errors.New("the request body arrived too slowly")
+var ErrSlowBody = errors.New("the request body arrived too slowly")
 
 // requestBody counts the bytes of a request body as they are read (the
 // metrics and the access log report what arrived, not what a refused
@@ -48,7 +49,7 @@ func (b *requestBody) Read(p []byte) (int, error) {
 	switch {
 	case err != nil && paced && errors.Is(err, os.ErrDeadlineExceeded):
 		return n, fmt.Errorf("%w: %d bytes in %s (body_read_timeout %s, min_upload_rate %d bytes/s)",
-			errSlowBody, b.n, time.Since(b.start).Round(time.Millisecond), b.idle, b.rate)
+			ErrSlowBody, b.n, time.Since(b.start).Round(time.Millisecond), b.idle, b.rate)
 	case err == io.EOF && paced:
 		b.rc.SetReadDeadline(time.Time{}) // the server sets the next request's
 	}
@@ -78,17 +79,17 @@ func (b *requestBody) pace() bool {
 	return b.rc.SetReadDeadline(deadline) == nil
 }
 
-// begin starts a request on either API: the 100 Continue an empty body
+// Begin starts a request on either API: the 100 Continue an empty body
 // needs, the recording response, the counted and paced body, the log
 // record, and when traces are on the request's span, whose context the
 // returned request carries.
-func begin(w http.ResponseWriter, r *http.Request, s config.Server) (*response, *call) {
+func Begin(w http.ResponseWriter, r *http.Request, s config.Server) (*response, *Call) {
 	continueEmptyBody(w, r)
 	// one allocation for all three: every request has them
 	both := &struct {
 		rw   response
-		info requestInfo
-		c    call
+		info RequestInfo
+		c    Call
 	}{rw: response{ResponseWriter: w, status: http.StatusOK}}
 	info := &both.info
 	if telemetry.Enabled() {
@@ -102,12 +103,12 @@ func begin(w http.ResponseWriter, r *http.Request, s config.Server) (*response, 
 		r.Body = info.body
 		both.rw.body = info.body
 	}
-	both.c = call{w: &both.rw, r: r, info: info}
+	both.c = Call{W: &both.rw, R: r, Info: info}
 	return &both.rw, &both.c
 }
 
 // bytesIn is how many body bytes the request's handler read.
-func (info *requestInfo) bytesIn() int64 {
+func (info *RequestInfo) bytesIn() int64 {
 	if info.body == nil {
 		return 0
 	}

@@ -1,4 +1,4 @@
-package gateway
+package server
 
 import (
 	"context"
@@ -13,16 +13,16 @@ import (
 	"github.com/zarrgw/zarrgw/core/store"
 )
 
-// read reads key for a client: the stored value, or for a dataset that
+// Read reads key for a client: the stored value, or for a dataset that
 // asks for it, the consolidated metadata built on the fly in place of a
 // root document that lacks it.
-func (ds *dataset) read(ctx context.Context, key string, r store.ByteRange) (store.Value, error) {
+func (ds *Dataset) Read(ctx context.Context, key string, r store.ByteRange) (store.Value, error) {
 	doc, ok, err := ds.consolidatedFor(ctx, key)
 	if err != nil || !ok {
 		if err != nil {
 			return store.Value{}, err
 		}
-		return ds.store.Get(ctx, key, r)
+		return ds.Store.Get(ctx, key, r)
 	}
 	start, end, err := r.Resolve(int64(len(doc.value)))
 	if err != nil {
@@ -31,33 +31,33 @@ func (ds *dataset) read(ctx context.Context, key string, r store.ByteRange) (sto
 	return store.Value{Data: doc.value[start:end], Version: doc.version, ModTime: doc.changed}, nil
 }
 
-// stat is Stat with the same substitution as read.
-func (ds *dataset) stat(ctx context.Context, key string) (store.Info, error) {
+// Stat is Stat with the same substitution as read.
+func (ds *Dataset) Stat(ctx context.Context, key string) (store.Info, error) {
 	doc, ok, err := ds.consolidatedFor(ctx, key)
 	if err != nil || !ok {
 		if err != nil {
 			return store.Info{}, err
 		}
-		return ds.store.Stat(ctx, key)
+		return ds.Store.Stat(ctx, key)
 	}
 	return doc.info(), nil
 }
 
-// changed is told of every write of a key through the gateway: a decoded
+// Changed is told of every write of a key through the gateway: a decoded
 // chunk cached under it goes, and consolidated metadata built from the
 // documents is rebuilt after any of them changes.
-func (ds *dataset) changed(key string) {
+func (ds *Dataset) Changed(key string) {
 	if ds.chunks != nil {
 		ds.chunks.Drop(key)
 	}
-	if ds.consolidated != nil && isMetaKey(key) {
+	if ds.consolidated != nil && IsMetaKey(key) {
 		ds.consolidated.reset()
 	}
 }
 
 // consolidatedFor returns the consolidated document to serve as key, if
 // key is the one servedRoot serves.
-func (ds *dataset) consolidatedFor(ctx context.Context, key string) (builtDoc, bool, error) {
+func (ds *Dataset) consolidatedFor(ctx context.Context, key string) (builtDoc, bool, error) {
 	if ds.consolidated == nil || key != array.V3MetaKey("") && key != array.V2ConsolidatedKey("") {
 		return builtDoc{}, false, nil
 	}
@@ -72,15 +72,15 @@ func (ds *dataset) consolidatedFor(ctx context.Context, key string) (builtDoc, b
 // place of the stored one: the root's .zmetadata (v2) or zarr.json (v3)
 // with the hierarchy's metadata consolidated, when the dataset asks for
 // consolidated metadata and the root group stores none itself.
-func (ds *dataset) servedRoot(ctx context.Context) (builtDoc, bool, error) {
+func (ds *Dataset) servedRoot(ctx context.Context) (builtDoc, bool, error) {
 	if ds.consolidated == nil {
 		return builtDoc{}, false, nil
 	}
-	root, err := hierarchy.Open(ctx, ds.store, "")
+	root, err := hierarchy.Open(ctx, ds.Store, "")
 	if err != nil || root.Group == nil || root.Group.Consolidated != nil {
 		return builtDoc{}, false, nil // served as stored, or as missing
 	}
-	doc, err := ds.consolidated.get(ctx, ds.store)
+	doc, err := ds.consolidated.get(ctx, ds.Store)
 	if err != nil {
 		return builtDoc{}, false, err
 	}

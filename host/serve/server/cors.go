@@ -1,4 +1,4 @@
-package gateway
+package server
 
 import (
 	"net/http"
@@ -8,9 +8,9 @@ import (
 // cors adds the CORS headers a browser needs to read from another origin
 // (zarrita.js in a page, say) and answers preflight requests; it reports
 // true when the request is fully answered.
-func (g *Gateway) cors(w http.ResponseWriter, r *http.Request) bool {
+func (g *Server) cors(w http.ResponseWriter, r *http.Request) bool {
 	origin := r.Header.Get("Origin")
-	allowedOrigins := g.cfg.Server.CORSOrigins
+	allowedOrigins := g.Cfg.Server.CORSOrigins
 	if origin != "" && len(allowedOrigins) > 0 {
 		h := w.Header()
 		switch {

@@ -1,4 +1,4 @@
-package gateway
+package server
 
 import (
 	"context"
@@ -23,11 +23,11 @@ type listing struct {
 	NextPageToken *string  `json:"next_page_token"`
 }
 
-// list answers GET /d/NAME/?list&prefix=P&delimiter=/&page_token=T&max_keys=N
+// List answers GET /d/NAME/?list&prefix=P&delimiter=/&page_token=T&max_keys=N
 // (plain GET /d/NAME/ lists the top level). Keys and prefixes come in
 // byte order; each page starts where the last one ended, without listing
 // what came before when the store lists in order.
-func (g *Gateway) list(w http.ResponseWriter, r *http.Request, ds *dataset, key string) error {
+func (g *Server) List(w http.ResponseWriter, r *http.Request, ds *Dataset, key string) error {
 	q := r.URL.Query()
 	prefix := q.Get("prefix")
 	if key != "" {
@@ -38,7 +38,7 @@ func (g *Gateway) list(w http.ResponseWriter, r *http.Request, ds *dataset, key 
 		delim = "/"
 	}
 	if delim != "" && delim != "/" {
-		return badRequest(`delimiter must be "/" or absent`)
+		return BadRequest(`delimiter must be "/" or absent`)
 	}
 	limit, err := maxKeys(q.Get("max_keys"))
 	if err != nil {
@@ -50,20 +50,20 @@ func (g *Gateway) list(w http.ResponseWriter, r *http.Request, ds *dataset, key 
 	}
 	dir := prefix[:strings.LastIndex(prefix, "/")+1]
 	if err := store.ValidatePrefix(dir); err != nil {
-		return badRequest("invalid prefix " + strconv.Quote(prefix))
+		return BadRequest("invalid prefix " + strconv.Quote(prefix))
 	}
-	res, err := listBucket(r.Context(), ds, listQuery{prefix: prefix, delimiter: delim, after: after, max: limit})
+	res, err := ListBucket(r.Context(), ds, ListQuery{Prefix: prefix, Delimiter: delim, After: after, Max: limit})
 	if err != nil {
 		return err
 	}
-	page := listing{Keys: make([]string, 0, len(res.objects)), Prefixes: append([]string{}, res.prefixes...)}
-	for _, e := range res.objects {
+	page := listing{Keys: make([]string, 0, len(res.Objects)), Prefixes: append([]string{}, res.Prefixes...)}
+	for _, e := range res.Objects {
 		page.Keys = append(page.Keys, e.Key)
 	}
-	if res.truncated {
-		page.NextPageToken = token(res.last)
+	if res.Truncated {
+		page.NextPageToken = token(res.Last)
 	}
-	writeJSON(w, http.StatusOK, page)
+	WriteJSON(w, http.StatusOK, page)
 	return nil
 }
 
@@ -73,7 +73,7 @@ func maxKeys(s string) (int, error) {
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 1 || n > maxMaxKeys {
-		return 0, badRequest("max_keys must be a whole number from 1 to " + strconv.Itoa(maxMaxKeys))
+		return 0, BadRequest("max_keys must be a whole number from 1 to " + strconv.Itoa(maxMaxKeys))
 	}
 	return n, nil
 }
@@ -88,50 +88,50 @@ func token(last string) *string {
 func decodeToken(t string) (string, error) {
 	b, err := base64.RawURLEncoding.DecodeString(t)
 	if err != nil {
-		return "", badRequest("invalid page_token")
+		return "", BadRequest("invalid page_token")
 	}
 	return string(b), nil
 }
 
-// listQuery is what a listing asks for, through either API.
-type listQuery struct {
-	prefix, delimiter string
-	after             string // keys and common prefixes up to it were listed before
-	max               int
-	// sizes asks for each key's size, time and version (S3 lists them;
+// ListQuery is what a listing asks for, through either API.
+type ListQuery struct {
+	Prefix, Delimiter string
+	After             string // keys and common prefixes up to it were listed before
+	Max               int
+	// Sizes asks for each key's size, time and version (S3 lists them;
 	// the key API does not, and a store without them in its listing would
 	// Stat each key)
-	sizes bool
+	Sizes bool
 }
 
-// listResult is one page of a listing.
-type listResult struct {
-	objects   []store.Entry
-	prefixes  []string
-	truncated bool
-	last      string // the last key or common prefix of the page
+// ListResult is one page of a listing.
+type ListResult struct {
+	Objects   []store.Entry
+	Prefixes  []string
+	Truncated bool
+	Last      string // the last key or common prefix of the page
 }
 
-func (p *listResult) count() int { return len(p.objects) + len(p.prefixes) }
+func (p *ListResult) Count() int { return len(p.Objects) + len(p.Prefixes) }
 
-// listBucket lists one page, for both APIs. It reads the store in key
+// ListBucket lists one page, for both APIs. It reads the store in key
 // order from where the page starts (never the keys before it), and skips
 // past the keys of each common prefix with a new listing instead of
 // reading them all.
-func listBucket(ctx context.Context, ds *dataset, q listQuery) (listResult, error) {
-	var out listResult
-	if q.max == 0 {
+func ListBucket(ctx context.Context, ds *Dataset, q ListQuery) (ListResult, error) {
+	var out ListResult
+	if q.Max == 0 {
 		return out, nil
 	}
-	dir := q.prefix[:strings.LastIndex(q.prefix, "/")+1]
+	dir := q.Prefix[:strings.LastIndex(q.Prefix, "/")+1]
 	if store.ValidatePrefix(dir) != nil {
 		return out, nil // no key is below it ("a//", "../")
 	}
-	built, err := ds.builtEntry(ctx, dir)
+	built, err := ds.BuiltEntry(ctx, dir)
 	if err != nil {
 		return out, err
 	}
-	from := max(q.after, justBefore(q.prefix))
+	from := max(q.After, justBefore(q.Prefix))
 	for {
 		next, done, err := listRun(ctx, ds, q, dir, from, built, &out)
 		if err != nil || done {
@@ -144,14 +144,14 @@ func listBucket(ctx context.Context, ds *dataset, q listQuery) (listResult, erro
 // listRun adds to the page from the keys after from, until the page is
 // full or the keys run out (done), or it meets a common prefix or the
 // gateway's own keys: then it reports the key to list on from.
-func listRun(ctx context.Context, ds *dataset, q listQuery, dir, from string, built *store.Entry, out *listResult) (string, bool, error) {
-	for e, err := range ds.entries(ctx, dir, from, q.sizes, built) {
+func listRun(ctx context.Context, ds *Dataset, q ListQuery, dir, from string, built *store.Entry, out *ListResult) (string, bool, error) {
+	for e, err := range ds.entries(ctx, dir, from, q.Sizes, built) {
 		if err != nil {
 			return "", true, err
 		}
 		k := e.Key
-		if !strings.HasPrefix(k, q.prefix) {
-			if k > q.prefix {
+		if !strings.HasPrefix(k, q.Prefix) {
+			if k > q.Prefix {
 				return "", true, nil // sorted: nothing further can match
 			}
 			continue
@@ -164,31 +164,31 @@ func listRun(ctx context.Context, ds *dataset, q listQuery, dir, from string, bu
 			}
 			return k[:at+end+1] + store.SkipPast, false, nil
 		}
-		common, isPrefix := commonPrefix(k, q.prefix, q.delimiter)
-		if isPrefix && (common <= q.after || common == out.last) {
+		common, isPrefix := commonPrefix(k, q.Prefix, q.Delimiter)
+		if isPrefix && (common <= q.After || common == out.Last) {
 			return common + store.SkipPast, false, nil // listed on the page before, or just now
 		}
-		if out.count() == q.max {
-			out.truncated = true
+		if out.Count() == q.Max {
+			out.Truncated = true
 			return "", true, nil
 		}
 		if isPrefix {
-			out.prefixes = append(out.prefixes, common)
-			out.last = common
+			out.Prefixes = append(out.Prefixes, common)
+			out.Last = common
 			return common + store.SkipPast, false, nil
 		}
-		out.objects = append(out.objects, e)
-		out.last = k
+		out.Objects = append(out.Objects, e)
+		out.Last = k
 	}
 	return "", true, nil
 }
 
-// builtEntry is the root document the gateway builds and serves in place
+// BuiltEntry is the root document the gateway builds and serves in place
 // of the stored one (consolidated metadata), as a listing of dir reports
 // it, if dir is the root and there is one: listings say that document's
 // size, version and time, and list it even where the store holds none (a
 // v2 .zmetadata), so that what a listing says is what a read returns.
-func (ds *dataset) builtEntry(ctx context.Context, dir string) (*store.Entry, error) {
+func (ds *Dataset) BuiltEntry(ctx context.Context, dir string) (*store.Entry, error) {
 	if ds.consolidated == nil || dir != "" {
 		return nil, nil
 	}
@@ -201,8 +201,8 @@ func (ds *dataset) builtEntry(ctx context.Context, dir string) (*store.Entry, er
 
 // entries lists the keys below dir after from, in order, with their
 // information when sizes is set, and built (if any) in its place.
-func (ds *dataset) entries(ctx context.Context, dir, from string, sizes bool, built *store.Entry) iter.Seq2[store.Entry, error] {
-	stored := storedEntries(ctx, ds.store, dir, from, sizes)
+func (ds *Dataset) entries(ctx context.Context, dir, from string, sizes bool, built *store.Entry) iter.Seq2[store.Entry, error] {
+	stored := storedEntries(ctx, ds.Store, dir, from, sizes)
 	if built == nil {
 		return stored
 	}

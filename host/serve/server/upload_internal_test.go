@@ -1,4 +1,4 @@
-package gateway
+package server
 
 import (
 	"bytes"
@@ -15,25 +15,25 @@ import (
 // bodyGateway is a gateway with only what taking in a body needs: a
 // max_request_size and a budget of bodies (expensive_wait 0: a body
 // that finds no room is refused at once).
-func bodyGateway(budget, maxRequest int64) *Gateway {
+func bodyGateway(budget, maxRequest int64) *Server {
 	cfg := &config.Config{Server: config.DefaultServer()}
 	cfg.Server.MaxRequestSize = maxRequest
 	cfg.Server.BodyMemory = budget
 	cfg.Server.ExpensiveWait = 0
-	return &Gateway{cfg: cfg, bodies: newBodyBudget(cfg.Server.Safeguards)}
+	return &Server{Cfg: cfg, BodyBudget: newBodyBudget(cfg.Server.Safeguards)}
 }
 
 // bodyRequest is a PUT of data; length is its declared length (-1 for
 // none, as a chunked body).
 // receiveAsRow receives a body as a row of cost costUpload does: room
 // taken by the middleware from the declared length, then the body.
-func receiveAsRow(g *Gateway, w http.ResponseWriter, r *http.Request, declared int64) (*upload, error) {
+func receiveAsRow(g *Server, w http.ResponseWriter, r *http.Request, declared int64) (*Upload, error) {
 	r.ContentLength = declared
-	c := &call{w: w, r: r, info: &requestInfo{}}
-	if err := g.take(c, costUpload); err != nil {
+	c := &Call{W: w, R: r, Info: &RequestInfo{}}
+	if err := g.Take(c, CostUpload); err != nil {
 		return nil, err
 	}
-	return g.receive(c, r.Body, declared)
+	return g.Receive(c, r.Body, declared)
 }
 
 func bodyRequest(data []byte, length int64) (*httptest.ResponseRecorder, *http.Request) {
@@ -59,18 +59,18 @@ func TestBodiesInMemoryAreBudgeted(t *testing.T) {
 			length = int64(c.size)
 		}
 		body := bytes.Repeat([]byte{7}, c.size)
-		take := func() (*upload, *httptest.ResponseRecorder, error) {
+		take := func() (*Upload, *httptest.ResponseRecorder, error) {
 			w, r := bodyRequest(body, length)
 			u, err := receiveAsRow(g, w, r, length)
 			if err != nil {
 				return nil, w, err
 			}
-			data, err := u.data()
+			data, err := u.Data()
 			if err == nil && !bytes.Equal(data, body) {
 				t.Fatalf("length %d: read %d bytes, want the %d sent", length, len(data), len(body))
 			}
 			if err != nil {
-				u.release()
+				u.Release()
 				u = nil
 			}
 			return u, w, err
@@ -80,30 +80,30 @@ func TestBodiesInMemoryAreBudgeted(t *testing.T) {
 			t.Fatalf("length %d: %v", length, err)
 		}
 		_, w, err := take()
-		if statusOf(err) != http.StatusServiceUnavailable || w.Header().Get("Retry-After") == "" || !strings.Contains(err.Error(), "body_memory") {
+		if StatusOf(err) != http.StatusServiceUnavailable || w.Header().Get("Retry-After") == "" || !strings.Contains(err.Error(), "body_memory") {
 			t.Fatalf("length %d: a second body while the first is held: %v (Retry-After %q), want 503 naming body_memory",
 				length, err, w.Header().Get("Retry-After"))
 		}
-		first.release()
+		first.Release()
 		third, _, err := take()
 		if err != nil {
 			t.Fatalf("length %d: after the first is released: %v", length, err)
 		}
-		third.release()
+		third.Release()
 	}
 	large := bytes.Repeat([]byte{7}, 40*mib)
 	for _, length := range []int64{int64(len(large)), -1} {
 		w, r := bodyRequest(large, length)
 		u, err := receiveAsRow(g, w, r, length)
 		if err == nil {
-			_, err = u.data()
-			u.release()
+			_, err = u.Data()
+			u.Release()
 		}
-		if statusOf(err) != http.StatusRequestEntityTooLarge || !strings.Contains(err.Error(), "body_memory") {
+		if StatusOf(err) != http.StatusRequestEntityTooLarge || !strings.Contains(err.Error(), "body_memory") {
 			t.Errorf("length %d: a body larger than the budget: %v, want 413 naming body_memory", length, err)
 		}
 	}
-	if !g.bodies.memory.TryAcquire(32 * mib) {
+	if !g.BodyBudget.memory.TryAcquire(32 * mib) {
 		t.Error("the budget is not whole again after every release")
 	}
 }
@@ -118,9 +118,9 @@ func TestBodyLimits(t *testing.T) {
 		w, r := bodyRequest(body, length)
 		u, err := receiveAsRow(g, w, r, length)
 		if err == nil {
-			_, err = u.data()
+			_, err = u.Data()
 		}
-		if statusOf(err) != http.StatusRequestEntityTooLarge {
+		if StatusOf(err) != http.StatusRequestEntityTooLarge {
 			t.Errorf("length %d over max_request_size: %v, want 413", length, err)
 		}
 	}
@@ -131,7 +131,7 @@ func TestBodyLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = io.Copy(io.Discard, u.stream())
-	if statusOf(u.failure(errors.New("fs: set: write temporary file"))) != http.StatusRequestEntityTooLarge || err == nil {
+	if StatusOf(u.failure(errors.New("fs: set: write temporary file"))) != http.StatusRequestEntityTooLarge || err == nil {
 		t.Errorf("a streamed body over max_request_size: %v, answered %v, want 413", err, u.failure(err))
 	}
 	// a body (decoded from a framing) shorter or longer than it declared
@@ -139,9 +139,9 @@ func TestBodyLimits(t *testing.T) {
 		w, r := bodyRequest(body[:2<<20+1<<19], -1)
 		u, err := receiveAsRow(g, w, r, declared)
 		if err == nil {
-			_, err = u.data()
+			_, err = u.Data()
 		}
-		if statusOf(err) != http.StatusBadRequest || !strings.Contains(err.Error(), "declared") {
+		if StatusOf(err) != http.StatusBadRequest || !strings.Contains(err.Error(), "declared") {
 			t.Errorf("2.5 MiB declared as %d bytes: %v, want 400", declared, err)
 		}
 	}
@@ -152,8 +152,8 @@ func TestBodyLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = u.data()
-	if statusOf(err) != http.StatusBadRequest || !errors.Is(err, cut) {
+	_, err = u.Data()
+	if StatusOf(err) != http.StatusBadRequest || !errors.Is(err, cut) {
 		t.Errorf("a body cut off: %v, want 400 wrapping the cut", err)
 	}
 }
@@ -168,8 +168,8 @@ func (f *failingReader) Read([]byte) (int, error) { return 0, f.err }
 func TestBodyWithoutRoomRefused(t *testing.T) {
 	g := bodyGateway(32<<20, 64<<20)
 	w, r := bodyRequest([]byte("abcd"), 4)
-	u, err := g.receive(&call{w: w, r: r, info: &requestInfo{}}, r.Body, 4)
-	if u != nil || statusOf(err) != http.StatusInternalServerError {
+	u, err := g.Receive(&Call{W: w, R: r, Info: &RequestInfo{}}, r.Body, 4)
+	if u != nil || StatusOf(err) != http.StatusInternalServerError {
 		t.Fatalf("a body without room: %v, %v; want a 500 and no upload", u, err)
 	}
 	if n, _ := r.Body.Read(make([]byte, 8)); n != 4 {

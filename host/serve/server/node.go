@@ -1,4 +1,4 @@
-package gateway
+package server
 
 import (
 	"github.com/zarrgw/zarrgw/core/array"
@@ -7,17 +7,17 @@ import (
 	"github.com/zarrgw/zarrgw/core/store"
 )
 
-var storeWhole = store.ByteRange{}
+var StoreWhole = store.ByteRange{}
 
-func nodeType(n hierarchy.Node) string {
+func NodeType(n hierarchy.Node) string {
 	if n.Array != nil {
 		return "array"
 	}
 	return "group"
 }
 
-// metaKeys are the keys of a node's metadata documents in its format.
-func metaKeys(n hierarchy.Node) []string {
+// MetaKeys are the keys of a node's metadata documents in its format.
+func MetaKeys(n hierarchy.Node) []string {
 	isArray := n.Array != nil
 	switch n.Format() {
 	case meta.V3:

@@ -1,4 +1,4 @@
-package gateway
+package server
 
 import (
 	"crypto/sha256"
@@ -18,11 +18,11 @@ import (
 // memory.
 const piece = 4 << 20
 
-// serveValue answers GET and HEAD of a stored value, on either face (the
+// ServeValue answers GET and HEAD of a stored value, on either face (the
 // key API's key:Get, S3's GetObject): the value, or the single byte range
 // asked for, with its ETag (and Last-Modified where the store knows
 // it); 304 and 412 for conditional requests.
-func (g *Gateway) serveValue(w http.ResponseWriter, r *http.Request, ds *dataset, key string) error {
+func (g *Server) ServeValue(w http.ResponseWriter, r *http.Request, ds *Dataset, key string) error {
 	rs, ranged := parseRange(r.Header.Get("Range"))
 	conditional := r.Header.Get("If-Match") != "" || r.Header.Get("If-None-Match") != "" ||
 		r.Header.Get("If-Modified-Since") != "" || r.Header.Get("If-Unmodified-Since") != ""
@@ -37,7 +37,7 @@ func (g *Gateway) serveValue(w http.ResponseWriter, r *http.Request, ds *dataset
 	}
 	for attempt := 1; ; attempt++ {
 		err := g.serveFromStat(w, r, ds, key, rs, ranged)
-		if !errors.Is(err, errChanged) || attempt == readAttempts {
+		if !errors.Is(err, ErrChanged) || attempt == readAttempts {
 			return err
 		}
 	}
@@ -49,17 +49,17 @@ func (g *Gateway) serveValue(w http.ResponseWriter, r *http.Request, ds *dataset
 // rewritten on every try is answered 503 rather than chased for ever.
 const readAttempts = 3
 
-// errChanged means the value changed between its Stat and its read.
-var errChanged = &requestError{http.StatusServiceUnavailable, "the value changed while it was read; try again"}
+// ErrChanged means the value changed between its Stat and its read.
+var ErrChanged = &RequestError{http.StatusServiceUnavailable, "the value changed while it was read; try again"}
 
 // getSmall answers a plain GET with one store read when the value is
 // smaller than a piece, reporting false (nothing written) when it is not.
-func (g *Gateway) getSmall(w http.ResponseWriter, r *http.Request, ds *dataset, key string) (bool, error) {
-	v, err := ds.read(r.Context(), key, store.Range(0, piece))
+func (g *Server) getSmall(w http.ResponseWriter, r *http.Request, ds *Dataset, key string) (bool, error) {
+	v, err := ds.Read(r.Context(), key, store.Range(0, piece))
 	if err != nil || len(v.Data) >= piece {
 		return false, err
 	}
-	tag := ds.etag(v.Version)
+	tag := ds.ETag(v.Version)
 	if tag == "" {
 		tag = contentETag(v.Data)
 	}
@@ -74,9 +74,9 @@ func (g *Gateway) getSmall(w http.ResponseWriter, r *http.Request, ds *dataset, 
 // the range, then the bytes piece by piece. A version that moves on under
 // it returns errChanged before anything is written, and aborts the
 // response after.
-func (g *Gateway) serveFromStat(w http.ResponseWriter, r *http.Request, ds *dataset, key string, rs rangeSpec, ranged bool) error {
+func (g *Server) serveFromStat(w http.ResponseWriter, r *http.Request, ds *Dataset, key string, rs rangeSpec, ranged bool) error {
 	ctx := r.Context()
-	info, err := ds.stat(ctx, key)
+	info, err := ds.Stat(ctx, key)
 	if err != nil {
 		return err
 	}
@@ -91,8 +91,8 @@ func (g *Gateway) serveFromStat(w http.ResponseWriter, r *http.Request, ds *data
 // info: the conditional headers (412, or a 304 it writes, reporting
 // done), then the range, then the headers; it returns the part to send
 // and the status, not yet written (for HEAD, written).
-func valueResponse(w http.ResponseWriter, r *http.Request, ds *dataset, key string, info store.Info, rs rangeSpec, ranged bool) (start, end int64, status int, done bool, err error) {
-	tag := ds.etag(info.Version)
+func valueResponse(w http.ResponseWriter, r *http.Request, ds *Dataset, key string, info store.Info, rs rangeSpec, ranged bool) (start, end int64, status int, done bool, err error) {
+	tag := ds.ETag(info.Version)
 	if done, err := preconditions(w, r, tag, info.ModTime); done || err != nil {
 		return 0, 0, 0, done, err
 	}
@@ -102,7 +102,7 @@ func valueResponse(w http.ResponseWriter, r *http.Request, ds *dataset, key stri
 		var ok bool
 		if start, end, ok = rs.resolve(info.Size); !ok {
 			w.Header().Set("Content-Range", fmt.Sprintf("bytes */%d", info.Size))
-			return 0, 0, 0, false, &requestError{http.StatusRequestedRangeNotSatisfiable, fmt.Sprintf("range not satisfiable: the value holds %d bytes", info.Size)}
+			return 0, 0, 0, false, &RequestError{http.StatusRequestedRangeNotSatisfiable, fmt.Sprintf("range not satisfiable: the value holds %d bytes", info.Size)}
 		}
 		if end > start || info.Size > 0 {
 			status = http.StatusPartialContent
@@ -133,14 +133,14 @@ func rangeStillValid(ifRange, tag string, mod time.Time) bool {
 	return err == nil && !mod.IsZero() && mod.Truncate(time.Second).Equal(t)
 }
 
-// evalConditions evaluates the conditional headers get reads by name
+// EvalConditions evaluates the conditional headers get reads by name
 // (If-Match, If-Unmodified-Since, If-None-Match, If-Modified-Since)
 // against a value's tag and modification time, in RFC 9110's order. It
 // names the header that failed (a 412), or the one that found the value
 // not modified; a date condition counts only with a known time and a
 // valid date. The key API reads them plainly, S3's copies with the
 // x-amz-copy-source- prefix.
-func evalConditions(get func(name string) string, tag string, mod time.Time) (failed, notModified string) {
+func EvalConditions(get func(name string) string, tag string, mod time.Time) (failed, notModified string) {
 	since := func(name string) (time.Time, bool) {
 		h := get(name)
 		if h == "" || mod.IsZero() {
@@ -158,7 +158,7 @@ func evalConditions(get func(name string) string, tag string, mod time.Time) (fa
 		return "If-Unmodified-Since", ""
 	}
 	if h := get("If-None-Match"); h != "" {
-		if matchWeak(h, tag) {
+		if MatchWeak(h, tag) {
 			return "", "If-None-Match"
 		}
 	} else if t, ok := since("If-Modified-Since"); ok && !modified(t) {
@@ -171,12 +171,12 @@ func evalConditions(get func(name string) string, tag string, mod time.Time) (fa
 // If-Match or If-Unmodified-Since is 412; a value not modified is 304,
 // which it writes, reporting that the request is done.
 func preconditions(w http.ResponseWriter, r *http.Request, tag string, mod time.Time) (bool, error) {
-	failed, notModified := evalConditions(r.Header.Get, tag, mod)
+	failed, notModified := EvalConditions(r.Header.Get, tag, mod)
 	switch {
 	case failed == "If-Match":
-		return false, &requestError{http.StatusPreconditionFailed, "If-Match: the value's ETag is " + orNone(tag)}
+		return false, &RequestError{http.StatusPreconditionFailed, "If-Match: the value's ETag is " + orNone(tag)}
 	case failed != "":
-		return false, &requestError{http.StatusPreconditionFailed, failed + ": the value was modified after " + r.Header.Get(failed)}
+		return false, &RequestError{http.StatusPreconditionFailed, failed + ": the value was modified after " + r.Header.Get(failed)}
 	case notModified != "":
 		if tag != "" {
 			w.Header().Set("ETag", tag)
@@ -190,20 +190,20 @@ func preconditions(w http.ResponseWriter, r *http.Request, tag string, mod time.
 // sendPieces reads [start, end) piece by piece and writes it; the first
 // piece is read before the status is sent, so that its failure is still
 // an error status.
-func (g *Gateway) sendPieces(w http.ResponseWriter, r *http.Request, ds *dataset, key, version string, start, end int64, status int) error {
+func (g *Server) sendPieces(w http.ResponseWriter, r *http.Request, ds *Dataset, key, version string, start, end int64, status int) error {
 	for off := start; off < end || off == start; off += piece {
 		n := min(piece, end-off)
 		var data []byte
 		if n > 0 {
-			v, err := ds.read(r.Context(), key, store.Range(off, n))
+			v, err := ds.Read(r.Context(), key, store.Range(off, n))
 			if err == nil && (int64(len(v.Data)) != n || version != "" && v.Version != version) {
-				err = errChanged
+				err = ErrChanged
 			}
 			if err != nil {
 				if off == start {
 					return err
 				}
-				g.abort(w, fmt.Errorf("%s at byte %d: %w", key, off, err))
+				g.Abort(w, fmt.Errorf("%s at byte %d: %w", key, off, err))
 			}
 			data = v.Data
 		}
@@ -220,13 +220,13 @@ func (g *Gateway) sendPieces(w http.ResponseWriter, r *http.Request, ds *dataset
 	return nil
 }
 
-// abort ends a response whose status is already sent, because of err:
+// Abort ends a response whose status is already sent, because of err:
 // what was written goes out, then the response is cut (HTTP/1.1: the
 // connection closes before the last chunk, or before the bytes its
 // Content-Length promised; HTTP/2: RST_STREAM), so that every client sees
 // a failed transfer and never a short success. The access log and the
 // metrics record the failure (see finish).
-func (g *Gateway) abort(w http.ResponseWriter, err error) {
+func (g *Server) Abort(w http.ResponseWriter, err error) {
 	if rw := responseOf(w); rw != nil {
 		rw.aborted = err
 	}
@@ -253,7 +253,7 @@ var (
 // straight into the map, and the two that vary in one allocation.
 func valueHeaders(w http.ResponseWriter, key, tag string, length int64) {
 	h := w.Header()
-	if isMetaKey(key) {
+	if IsMetaKey(key) {
 		h["Content-Type"] = jsonType
 	} else {
 		h["Content-Type"] = bytesType
@@ -268,51 +268,22 @@ func valueHeaders(w http.ResponseWriter, key, tag string, length int64) {
 	}
 }
 
-// putKey stores the request body as the value of key, honouring If-Match
-// and If-None-Match: * through the store's conditional write; a write
-// the store would refuse is refused before the body is read.
-func (g *Gateway) putKey(c *call) error {
-	w, r, ds, key := c.w, c.r, c.ds, c.key
-	cond, err := g.condition(r, ds, key)
-	if err != nil {
-		return err
-	}
-	u, err := g.receive(c, r.Body, r.ContentLength)
-	if err != nil {
-		return err
-	}
-	defer u.release()
-	version, err := g.storeBody(r, ds, key, cond, u)
-	if err != nil {
-		return err
-	}
-	if tag := ds.etag(version); tag != "" {
-		w.Header().Set("ETag", tag)
-	}
-	if cond.IfNoneMatch {
-		w.WriteHeader(http.StatusCreated)
-	} else {
-		w.WriteHeader(http.StatusNoContent)
-	}
-	return nil
-}
-
-// bodyError is a failure reading a request's body: the client's doing,
+// BodyError is a failure reading a request's body: the client's doing,
 // or a signature or checksum the body fails.
-type bodyError struct{ err error }
+type BodyError struct{ Err error }
 
-func (e *bodyError) Error() string { return "reading the request body: " + e.err.Error() }
-func (e *bodyError) Unwrap() error { return e.err }
+func (e *BodyError) Error() string { return "reading the request body: " + e.Err.Error() }
+func (e *BodyError) Unwrap() error { return e.Err }
 
-func tooLarge(limit int64) error {
-	return &requestError{http.StatusRequestEntityTooLarge, fmt.Sprintf("request body larger than max_request_size (%d bytes)", limit)}
+func TooLarge(limit int64) error {
+	return &RequestError{http.StatusRequestEntityTooLarge, fmt.Sprintf("request body larger than max_request_size (%d bytes)", limit)}
 }
 
-// condition maps If-None-Match: * and If-Match onto a store condition,
+// Condition maps If-None-Match: * and If-Match onto a store condition,
 // and refuses (412) one that the store would refuse, before the body is
 // read. A condition on a store without conditional writes is refused
 // (501) rather than ignored.
-func (g *Gateway) condition(r *http.Request, ds *dataset, key string) (store.Condition, error) {
+func (g *Server) Condition(r *http.Request, ds *Dataset, key string) (store.Condition, error) {
 	cond, err := g.conditionOf(r, ds, key)
 	if err == nil {
 		err = precheck(r, ds, key, cond)
@@ -321,17 +292,17 @@ func (g *Gateway) condition(r *http.Request, ds *dataset, key string) (store.Con
 }
 
 // conditionOf maps If-None-Match: * and If-Match onto a store condition.
-func (g *Gateway) conditionOf(r *http.Request, ds *dataset, key string) (store.Condition, error) {
+func (g *Server) conditionOf(r *http.Request, ds *Dataset, key string) (store.Condition, error) {
 	im, inm := r.Header.Get("If-Match"), r.Header.Get("If-None-Match")
 	if im == "" && inm == "" {
 		return store.Condition{}, nil
 	}
-	if !ds.store.Capabilities().ConditionalWrite {
-		return store.Condition{}, &requestError{http.StatusNotImplemented, "dataset " + ds.name + ": its store has no conditional writes"}
+	if !ds.Store.Capabilities().ConditionalWrite {
+		return store.Condition{}, &RequestError{http.StatusNotImplemented, "dataset " + ds.Name + ": its store has no conditional writes"}
 	}
 	if inm != "" {
 		if strings.TrimSpace(inm) != "*" {
-			return store.Condition{}, badRequest("If-None-Match on a write takes only *")
+			return store.Condition{}, BadRequest("If-None-Match on a write takes only *")
 		}
 		return store.Condition{IfNoneMatch: true}, nil
 	}
@@ -341,29 +312,29 @@ func (g *Gateway) conditionOf(r *http.Request, ds *dataset, key string) (store.C
 		// would take (another replica wrote the version named).
 		return store.Condition{IfMatch: v}, nil
 	}
-	info, err := ds.store.Stat(r.Context(), key)
+	info, err := ds.Store.Stat(r.Context(), key)
 	if errors.Is(err, store.ErrNotFound) {
-		return store.Condition{}, &requestError{http.StatusPreconditionFailed, "If-Match: the key does not exist"}
+		return store.Condition{}, &RequestError{http.StatusPreconditionFailed, "If-Match: the key does not exist"}
 	}
 	if err != nil {
 		return store.Condition{}, err
 	}
-	if !matchStrong(im, ds.etag(info.Version)) {
-		return store.Condition{}, &requestError{http.StatusPreconditionFailed, "If-Match: the value's ETag is " + orNone(ds.etag(info.Version))}
+	if !matchStrong(im, ds.ETag(info.Version)) {
+		return store.Condition{}, &RequestError{http.StatusPreconditionFailed, "If-Match: the value's ETag is " + orNone(ds.ETag(info.Version))}
 	}
 	return store.Condition{IfMatch: info.Version}, nil
 }
 
-// eraseValue erases a stored value, on either face (key:Delete, S3's
+// EraseValue erases a stored value, on either face (key:Delete, S3's
 // DeleteObject); erasing a missing key succeeds, as in S3.
-func (g *Gateway) eraseValue(w http.ResponseWriter, r *http.Request, ds *dataset, key string) error {
+func (g *Server) EraseValue(w http.ResponseWriter, r *http.Request, ds *Dataset, key string) error {
 	if r.Header.Get("If-Match") != "" {
-		return &requestError{http.StatusNotImplemented, "conditional deletes are not supported"}
+		return &RequestError{http.StatusNotImplemented, "conditional deletes are not supported"}
 	}
-	if err := ds.store.Erase(r.Context(), key); err != nil {
+	if err := ds.Store.Erase(r.Context(), key); err != nil {
 		return err
 	}
-	ds.changed(key)
+	ds.Changed(key)
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
@@ -377,11 +348,11 @@ func etag(version string) string {
 	return `"` + v + `"`
 }
 
-// etag is the entity tag of one of the dataset's versions. A version of
+// ETag is the entity tag of one of the dataset's versions. A version of
 // 32 hex digits from a store whose versions are not the MD5 of the bytes
 // is marked, so that no client takes it for one: S3 clients check such
 // ETags against the MD5 of what they read and report corruption.
-func (ds *dataset) etag(version string) string {
+func (ds *Dataset) ETag(version string) string {
 	v := strings.Trim(version, `"`)
 	if !ds.md5Versions && store.IsMD5Hex(v) {
 		return `"v` + v + `"`
@@ -396,13 +367,13 @@ func conflict(r *http.Request, cond store.Condition) error {
 	if cond.IfMatch != "" {
 		msg = "If-Match: the value's ETag is not " + r.Header.Get("If-Match")
 	}
-	return &requestError{http.StatusPreconditionFailed, msg}
+	return &RequestError{http.StatusPreconditionFailed, msg}
 }
 
 // versionOf is the store version an If-Match header names, when it names
 // exactly one strong entity tag (quoted or bare, as matchStrong takes
 // them): the inverse of etag. "*", lists and weak tags are not one.
-func (ds *dataset) versionOf(header string) (string, bool) {
+func (ds *Dataset) versionOf(header string) (string, bool) {
 	t := strings.TrimSpace(header)
 	if t == "" || t == "*" || strings.Contains(t, ",") || strings.HasPrefix(t, "W/") {
 		return "", false
@@ -436,9 +407,9 @@ func matchStrong(header, tag string) bool {
 	return false
 }
 
-// matchWeak compares an If-None-Match list with the current tag (weak
+// MatchWeak compares an If-None-Match list with the current tag (weak
 // comparison: W/ prefixes are ignored; quotes may be left out).
-func matchWeak(header, tag string) bool {
+func MatchWeak(header, tag string) bool {
 	if tag == "" {
 		return false
 	}

@@ -1,4 +1,4 @@
-package gateway
+package server
 
 import (
 	"bytes"
@@ -46,32 +46,32 @@ type bodyWords struct{ cfg config.Safeguards }
 
 func (w bodyWords) busy(err error) string {
 	return fmt.Sprintf("too many request bodies held in memory at once: the server's budget (body_memory = %s) stayed full for %s; try again in %d seconds (%v)",
-		sizeText(w.cfg.BodyMemory), w.cfg.ExpensiveWait, retryAfter, err)
+		SizeText(w.cfg.BodyMemory), w.cfg.ExpensiveWait, retryAfter, err)
 }
 
 func (w bodyWords) tooLarge(n int64) error {
-	return &requestError{http.StatusRequestEntityTooLarge, fmt.Sprintf(
+	return &RequestError{http.StatusRequestEntityTooLarge, fmt.Sprintf(
 		"taking this request's body would hold %s of memory, more than the whole budget of request bodies (body_memory = %s): send less at once",
-		sizeText(n), sizeText(w.cfg.BodyMemory))}
+		SizeText(n), SizeText(w.cfg.BodyMemory))}
 }
 
 // newBodyBudget is the budget of memory held for request bodies: bytes
 // only, no count, waiting as long as expensive requests do.
-func newBodyBudget(s config.Safeguards) *budget {
-	b := newBudget(config.Safeguards{ExpensiveMemory: s.BodyMemory, ExpensiveWait: s.ExpensiveWait})
+func newBodyBudget(s config.Safeguards) *Budget {
+	b := NewBudget(config.Safeguards{ExpensiveMemory: s.BodyMemory, ExpensiveWait: s.ExpensiveWait})
 	b.words = bodyWords{s}
 	return b
 }
 
 // grow adds n bytes to r, waiting for them as reserve does. r may hold
 // at most the whole budget.
-func (r *reservation) grow(ctx context.Context, n int64) error {
+func (r *Reservation) grow(ctx context.Context, n int64) error {
 	b := r.b
 	if b.memory == nil {
 		return nil
 	}
 	if r.bytes+n > b.cfg.ExpensiveMemory {
-		return b.tooExpensive(r.bytes + n)
+		return b.TooExpensive(r.bytes + n)
 	}
 	wctx, cancel := context.WithTimeout(ctx, b.cfg.ExpensiveWait)
 	defer cancel()
@@ -82,9 +82,9 @@ func (r *reservation) grow(ctx context.Context, n int64) error {
 	return nil
 }
 
-// upload is a request body on its way to a store: its first bytes, read,
+// Upload is a request body on its way to a store: its first bytes, read,
 // and the rest, still with the client.
-type upload struct {
+type Upload struct {
 	w    http.ResponseWriter
 	r    *http.Request
 	head []byte
@@ -94,7 +94,7 @@ type upload struct {
 	headReader *bytes.Reader
 	// length is the body's declared length, -1 when not declared.
 	length int64
-	res    *reservation
+	res    *Reservation
 }
 
 // bodySource reads a body within max_request_size and keeps the first
@@ -115,7 +115,7 @@ func (s *bodySource) Read(p []byte) (int, error) {
 	n, err := s.in.Read(p)
 	s.n += int64(n)
 	if s.n > s.limit {
-		n, err = n-int(s.n-s.limit), tooLarge(s.limit)
+		n, err = n-int(s.n-s.limit), TooLarge(s.limit)
 	}
 	if err != nil && err != io.EOF {
 		s.err = err
@@ -125,11 +125,11 @@ func (s *bodySource) Read(p []byte) (int, error) {
 
 // declaredLength is a request body's declared length, -1 for none: for
 // S3, what its framing decodes to.
-func declaredLength(c *call) int64 {
-	if c.s3 != nil {
-		return bodyLength(c.r)
+func declaredLength(c *Call) int64 {
+	if c.Decoded {
+		return BodyLength(c.R)
 	}
-	return c.r.ContentLength
+	return c.R.ContentLength
 }
 
 // bodyHead is how much of a body of length (-1: not declared) is read
@@ -147,31 +147,32 @@ func bodyHead(length int64) int64 {
 // from its declared length: refused at once when that is over
 // max_request_size. A body read on into memory grows its room as it is
 // read (reservation.grow), never before its bytes arrive.
-func estimateBody(g *Gateway, c *call) (int64, error) {
+func estimateBody(c *Call) (int64, error) {
+	g := c.srv
 	length := declaredLength(c)
-	if limit := g.cfg.Server.MaxRequestSize; length > limit {
-		return 0, tooLarge(limit)
+	if limit := g.Cfg.Server.MaxRequestSize; length > limit {
+		return 0, TooLarge(limit)
 	}
 	return bodyHead(length), nil
 }
 
 // errNoRoom is a body received by a row whose cost took no room for it:
 // a route table's mistake, answered 500 rather than read unbounded.
-var errNoRoom = &requestError{http.StatusInternalServerError, "the gateway took no memory for this request's body (its route's cost class is not upload)"}
+var errNoRoom = &RequestError{http.StatusInternalServerError, "the gateway took no memory for this request's body (its route's cost class is not upload)"}
 
-// receive begins reading a request body (body: r.Body, or what a
+// Receive begins reading a request body (body: r.Body, or what a
 // signature check decodes of it; length: its declared length, -1 for
 // none): refused at once when it says it is over max_request_size, else
 // its first bytes (bodyHead) read into the memory the row's cost
 // (costUpload) reserved from body_memory. The upload owns that room from
 // then on; the caller releases it when the body is stored.
-func (g *Gateway) receive(c *call, body io.Reader, length int64) (*upload, error) {
-	w, r := c.w, c.r
-	limit := g.cfg.Server.MaxRequestSize
+func (g *Server) Receive(c *Call, body io.Reader, length int64) (*Upload, error) {
+	w, r := c.W, c.R
+	limit := g.Cfg.Server.MaxRequestSize
 	if length > limit {
-		return nil, tooLarge(limit)
+		return nil, TooLarge(limit)
 	}
-	res := c.res
+	res := c.Res
 	if res == nil {
 		return nil, errNoRoom
 	}
@@ -179,7 +180,7 @@ func (g *Gateway) receive(c *call, body io.Reader, length int64) (*upload, error
 		body = http.MaxBytesReader(w, r.Body, limit)
 	}
 	n := bodyHead(length) - 1
-	u := &upload{w: w, r: r, length: length, res: res}
+	u := &Upload{w: w, r: r, length: length, res: res}
 	src := &bodySource{in: body, limit: limit}
 	buf := make([]byte, n+1)
 	got, err := io.ReadFull(src, buf)
@@ -187,7 +188,7 @@ func (g *Gateway) receive(c *call, body io.Reader, length int64) (*upload, error
 	case err == io.EOF || err == io.ErrUnexpectedEOF:
 		u.head = buf[:got]
 	case err != nil:
-		res.release()
+		res.Release()
 		return nil, bodyFailure(err)
 	default:
 		u.head, u.rest = buf, src
@@ -195,20 +196,20 @@ func (g *Gateway) receive(c *call, body io.Reader, length int64) (*upload, error
 	return u, nil
 }
 
-// release gives back the memory the body held, having let go of it
+// Release gives back the memory the body held, having let go of it
 // first: a large release collects the garbage (reservation.shrink), and
 // must find the body's buffer unreferenced to return it to the system.
-func (u *upload) release() {
+func (u *Upload) Release() {
 	u.head, u.rest, u.headReader = nil, nil, nil
-	u.res.release()
+	u.res.Release()
 }
 
-// data returns the whole body, reading the rest into memory reserved
+// Data returns the whole body, reading the rest into memory reserved
 // from body_memory: into one buffer of the declared length, or, for a
 // body that declares none, into blocks copied into one buffer at its
 // end (twice its size at the peak, where doubling a buffer as it fills
 // would hold three times).
-func (u *upload) data() ([]byte, error) {
+func (u *Upload) Data() ([]byte, error) {
 	if u.rest == nil {
 		return u.head, nil
 	}
@@ -227,7 +228,7 @@ func (u *upload) data() ([]byte, error) {
 }
 
 // readDeclared reads a body of the declared length into one buffer.
-func (u *upload) readDeclared() ([]byte, error) {
+func (u *Upload) readDeclared() ([]byte, error) {
 	if err := u.hold(u.length); err != nil {
 		return nil, err
 	}
@@ -235,15 +236,15 @@ func (u *upload) readDeclared() ([]byte, error) {
 	n := copy(data, u.head)
 	got, err := io.ReadFull(u.rest, data[n:])
 	if err == io.ErrUnexpectedEOF {
-		return nil, &bodyError{fmt.Errorf("the body ends after %d of the %d bytes it declared", n+got, u.length)}
+		return nil, &BodyError{fmt.Errorf("the body ends after %d of the %d bytes it declared", n+got, u.length)}
 	}
 	if err != nil {
 		return nil, err
 	}
-	u.res.shrink(u.length) // the first bytes are in data now
+	u.res.Shrink(u.length) // the first bytes are in data now
 	extra, err := u.rest.Read(make([]byte, 1))
 	if extra > 0 {
-		return nil, &bodyError{fmt.Errorf("the body goes on past the %d bytes it declared", u.length)}
+		return nil, &BodyError{fmt.Errorf("the body goes on past the %d bytes it declared", u.length)}
 	}
 	if err != io.EOF {
 		return nil, err
@@ -253,7 +254,7 @@ func (u *upload) readDeclared() ([]byte, error) {
 
 // readBlocks reads a body of unknown length a block at a time, then
 // joins the blocks.
-func (u *upload) readBlocks() ([]byte, error) {
+func (u *Upload) readBlocks() ([]byte, error) {
 	blocks := [][]byte{u.head}
 	size := int64(len(u.head))
 	for {
@@ -277,30 +278,30 @@ func (u *upload) readBlocks() ([]byte, error) {
 	for _, b := range blocks {
 		data = append(data, b...)
 	}
-	u.res.shrink(size)
+	u.res.Shrink(size)
 	return data, nil
 }
 
 // hold adds n bytes to what the body holds, answering 503 with
 // Retry-After when the budget has no room for them.
-func (u *upload) hold(n int64) error {
+func (u *Upload) hold(n int64) error {
 	return answerBusy(u.w, u.res.grow(u.r.Context(), n))
 }
 
 // stream is the body as one reader: its first bytes, then the rest
 // (which must still be with the client).
-func (u *upload) stream() io.Reader {
+func (u *Upload) stream() io.Reader {
 	u.headReader = bytes.NewReader(u.head)
 	return io.MultiReader(u.headReader, u.rest)
 }
 
 // untouched reports whether nothing was read of the stream.
-func (u *upload) untouched() bool {
+func (u *Upload) untouched() bool {
 	return u.rest.n == 0 && u.headReader.Len() == len(u.head)
 }
 
-// size is the number of bytes of the body read so far.
-func (u *upload) size() int64 {
+// Size is the number of bytes of the body read so far.
+func (u *Upload) Size() int64 {
 	if u.rest == nil {
 		return int64(len(u.head))
 	}
@@ -309,7 +310,7 @@ func (u *upload) size() int64 {
 
 // failure is what to answer for err, met while the body was read or
 // stored: the body's own failure when it had one, else err.
-func (u *upload) failure(err error) error {
+func (u *Upload) failure(err error) error {
 	if u.rest != nil && u.rest.err != nil {
 		return bodyFailure(u.rest.err)
 	}
@@ -320,51 +321,51 @@ func (u *upload) failure(err error) error {
 // max_request_size, else the failure as the client's (bodyError).
 func bodyFailure(err error) error {
 	var mbe *http.MaxBytesError
-	var re *requestError
+	var re *RequestError
 	switch {
 	case errors.As(err, &mbe):
-		return tooLarge(mbe.Limit)
+		return TooLarge(mbe.Limit)
 	case errors.As(err, &re):
 		return err
 	}
-	return &bodyError{err}
+	return &BodyError{err}
 }
 
-// storeBody stores the body as key's value under cond: streamed into a
+// StoreBody stores the body as key's value under cond: streamed into a
 // store of files when it is longer than its first bytes, else from
 // memory. It returns the new version.
-func (g *Gateway) storeBody(r *http.Request, ds *dataset, key string, cond store.Condition, u *upload) (string, error) {
-	if u.rest != nil && ds.files {
-		version, err := store.SetFrom(r.Context(), ds.store, key, u.stream(), cond)
+func (g *Server) StoreBody(r *http.Request, ds *Dataset, key string, cond store.Condition, u *Upload) (string, error) {
+	if u.rest != nil && ds.Files {
+		version, err := store.SetFrom(r.Context(), ds.Store, key, u.stream(), cond)
 		if !errors.Is(err, store.ErrUnsupported) || !u.untouched() {
-			return g.stored(r, ds, key, cond, version, u.failure(err))
+			return g.Stored(r, ds, key, cond, version, u.failure(err))
 		}
 	}
-	data, err := u.data()
+	data, err := u.Data()
 	if err != nil {
 		return "", err
 	}
-	return g.storeValue(r, ds, key, cond, data)
+	return g.StoreValue(r, ds, key, cond, data)
 }
 
-// storeValue stores data as key's value under cond and returns the new
+// StoreValue stores data as key's value under cond and returns the new
 // version.
-func (g *Gateway) storeValue(r *http.Request, ds *dataset, key string, cond store.Condition, data []byte) (string, error) {
-	version, err := ds.store.Set(r.Context(), key, data, cond)
-	return g.stored(r, ds, key, cond, version, err)
+func (g *Server) StoreValue(r *http.Request, ds *Dataset, key string, cond store.Condition, data []byte) (string, error) {
+	version, err := ds.Store.Set(r.Context(), key, data, cond)
+	return g.Stored(r, ds, key, cond, version, err)
 }
 
-// stored is the outcome of a write: a refused condition in the words of
+// Stored is the outcome of a write: a refused condition in the words of
 // the header that asked for it; a write that happened is told to the
 // dataset's caches.
-func (g *Gateway) stored(r *http.Request, ds *dataset, key string, cond store.Condition, version string, err error) (string, error) {
+func (g *Server) Stored(r *http.Request, ds *Dataset, key string, cond store.Condition, version string, err error) (string, error) {
 	if errors.Is(err, store.ErrConflict) {
 		return "", conflict(r, cond)
 	}
 	if err != nil {
 		return "", err
 	}
-	ds.changed(key)
+	ds.Changed(key)
 	return version, nil
 }
 
@@ -376,8 +377,8 @@ func (g *Gateway) stored(r *http.Request, ds *dataset, key string, cond store.Co
 // remembers (the cache) and lag behind a write of another replica. The
 // store still decides, atomically, when the write comes; where no early
 // check is made, the body is read within the budget first.
-func precheck(r *http.Request, ds *dataset, key string, cond store.Condition) error {
-	if cond == (store.Condition{}) || len(ds.cfg.Transformers) > 0 {
+func precheck(r *http.Request, ds *Dataset, key string, cond store.Condition) error {
+	if cond == (store.Condition{}) || len(ds.Cfg.Transformers) > 0 {
 		return nil
 	}
 	info, err := ds.meta.next.Stat(r.Context(), key)
@@ -391,10 +392,10 @@ func precheck(r *http.Request, ds *dataset, key string, cond store.Condition) er
 	return nil
 }
 
-// bodyLength is the length a request declares for its body's payload:
+// BodyLength is the length a request declares for its body's payload:
 // Content-Length, or for aws-chunked framing the decoded length; -1 when
 // it declares none.
-func bodyLength(r *http.Request) int64 {
+func BodyLength(r *http.Request) int64 {
 	if s := r.Header.Get("X-Amz-Decoded-Content-Length"); s != "" {
 		if n, err := strconv.ParseInt(s, 10, 64); err == nil && n >= 0 {
 			return n

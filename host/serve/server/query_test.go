@@ -1,4 +1,4 @@
-package gateway
+package server
 
 import (
 	"net/url"
@@ -19,7 +19,7 @@ func FuzzParseQuery(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
 		want, _ := url.ParseQuery(raw)
-		got := parseQuery(raw)
+		got := ParseQuery(raw)
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("parseQuery(%q) = %v, url.ParseQuery: %v", raw, got, want)
 		}

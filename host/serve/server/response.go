@@ -1,19 +1,21 @@
-package gateway
+package server
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
-	"github.com/zarrgw/zarrgw/host/internal/telemetry"
-	"github.com/zarrgw/zarrgw/host/serve/identity"
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
-	"golang.org/x/time/rate"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/zarrgw/zarrgw/host/internal/telemetry"
+	"github.com/zarrgw/zarrgw/host/serve/identity"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"golang.org/x/time/rate"
 )
 
 // continueEmptyBody answers 100 Continue to an empty body announced with
@@ -109,14 +111,14 @@ func (r *response) paced(b []byte) (int, error) {
 // deadlines).
 func (r *response) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
-// done ends a request: the deferred call of both APIs' handlers, which
+// Done ends a request: the deferred call of both APIs' handlers, which
 // writes the access log record (finish). A handler that panicked (a bug;
 // not the deliberate abort of a response, http.ErrAbortHandler) is
 // answered 500 when nothing was sent yet, or has its response cut when
 // something was; either way the access log and metrics say 500 with the
 // panic, and the log has its stack. Without this, the record said 200
 // for a response the client never got.
-func (g *Gateway) done(rw *response, r *http.Request, info *requestInfo, start time.Time) {
+func (g *Server) Done(rw *response, r *http.Request, info *RequestInfo, start time.Time) {
 	p := recover()
 	if p == nil || p == http.ErrAbortHandler {
 		g.finish(rw, r, info, time.Since(start))
@@ -125,11 +127,11 @@ func (g *Gateway) done(rw *response, r *http.Request, info *requestInfo, start t
 		}
 		return
 	}
-	g.log.Error("handler panic", "path", r.URL.Path, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
-	info.err = fmt.Errorf("internal error: %v", p)
+	g.Log.Error("handler panic", "path", r.URL.Path, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+	info.Err = fmt.Errorf("internal error: %v", p)
 	sent := rw.wrote
 	if !sent {
-		writeText(rw, http.StatusInternalServerError, "Internal Server Error: internal error")
+		WriteText(rw, http.StatusInternalServerError, "Internal Server Error: internal error")
 	}
 	rw.status = http.StatusInternalServerError
 	g.finish(rw, r, info, time.Since(start))
@@ -140,23 +142,23 @@ func (g *Gateway) done(rw *response, r *http.Request, info *requestInfo, start t
 
 // finish writes the access log record and counts the request. The
 // principal is logged by name; tokens never are.
-func (g *Gateway) finish(rw *response, r *http.Request, info *requestInfo, took time.Duration) {
+func (g *Server) finish(rw *response, r *http.Request, info *RequestInfo, took time.Duration) {
 	in := info.bytesIn()
-	label := g.metricLabel(info.dataset)
-	g.metrics.request(label, info.op, r.Method, rw.status, in, rw.written, took)
+	label := g.metricLabel(info.Dataset)
+	g.Metrics.request(label, info.op, r.Method, rw.status, in, rw.written, took)
 	e := accessEntry{op: info.op, method: r.Method, path: r.URL.Path, status: rw.status, out: rw.written, in: in,
-		took: took, remote: r.RemoteAddr, dataset: info.dataset, key: info.key, caller: info.caller, level: slog.LevelInfo}
+		took: took, remote: r.RemoteAddr, dataset: info.Dataset, key: info.Key, caller: info.Caller, level: slog.LevelInfo}
 	if rw.aborted != nil {
 		// logged with the status sent, flagged as cut short, and counted
 		// as a failure
 		e.aborted = true
-		if info.err == nil {
-			info.err = rw.aborted
+		if info.Err == nil {
+			info.Err = rw.aborted
 		}
-		g.metrics.abortedResponse(label, info.op)
+		g.Metrics.abortedResponse(label, info.op)
 	}
-	if info.err != nil {
-		e.err = g.cfg.Redact(info.err.Error())
+	if info.Err != nil {
+		e.err = g.Cfg.Redact(info.Err.Error())
 		if rw.status >= 500 || e.aborted {
 			e.level = slog.LevelWarn
 		}
@@ -171,15 +173,15 @@ func (g *Gateway) finish(rw *response, r *http.Request, info *requestInfo, took 
 }
 
 // endSpan names a request's span after its operation and ends it.
-func endSpan(info *requestInfo, status int) {
+func endSpan(info *RequestInfo, status int) {
 	if info.op != "" {
 		info.span.SetName(info.op)
 	}
 	attrs := []attribute.KeyValue{}
-	if info.dataset != "" {
-		attrs = append(attrs, attribute.String("zarrgw.dataset", info.dataset), attribute.String("zarrgw.key", info.key))
+	if info.Dataset != "" {
+		attrs = append(attrs, attribute.String("zarrgw.dataset", info.Dataset), attribute.String("zarrgw.key", info.Key))
 	}
-	if c := info.caller; !c.Anonymous() {
+	if c := info.Caller; !c.Anonymous() {
 		attrs = append(attrs, attribute.String("zarrgw.principal", c.Name()), attribute.String("zarrgw.auth", string(c.Method)))
 	}
 	info.span.SetAttributes(attrs...)
@@ -190,8 +192,8 @@ func endSpan(info *requestInfo, status int) {
 // name when there is such a dataset, else "". A name the client made up
 // would add a series per request (and one that is not UTF-8 would make
 // the metrics library panic).
-func (g *Gateway) metricLabel(name string) string {
-	if _, ok := g.dataset(name); !ok {
+func (g *Server) metricLabel(name string) string {
+	if _, ok := g.Dataset(name); !ok {
 		return ""
 	}
 	return name
@@ -199,3 +201,18 @@ func (g *Gateway) metricLabel(name string) string {
 
 // statusLabel is a status code as a metric label.
 func statusLabel(code int) string { return strconv.Itoa(code) }
+
+// WriteJSON answers with v as JSON.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+}
+
+// WantsHTML reports a browser asking for a page.
+func WantsHTML(r *http.Request) bool {
+	return (r.Method == http.MethodGet || r.Method == http.MethodHead) && r.URL.RawQuery == "" &&
+		strings.Contains(r.Header.Get("Accept"), "text/html")
+}

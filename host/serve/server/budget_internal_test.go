@@ -1,4 +1,4 @@
-package gateway
+package server
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 // free, and what is given back can be taken again.
 func TestBudgetReserve(t *testing.T) {
 	ctx := context.Background()
-	b := newBudget(config.Safeguards{ExpensiveRequests: 2, ExpensiveMemory: 100})
+	b := NewBudget(config.Safeguards{ExpensiveRequests: 2, ExpensiveMemory: 100})
 	r1, err := b.reserve(ctx, 60)
 	if err != nil {
 		t.Fatal(err)
@@ -35,19 +35,19 @@ func TestBudgetReserve(t *testing.T) {
 	if _, err := b.reserve(ctx, 1); !isBusy(err) {
 		t.Fatalf("a third request: %v, want busy (two slots)", err)
 	}
-	var re *requestError
-	if _, err := b.reserve(ctx, 101); !errors.As(err, &re) || re.status != http.StatusRequestEntityTooLarge || !strings.Contains(re.msg, "expensive_memory") {
+	var re *RequestError
+	if _, err := b.reserve(ctx, 101); !errors.As(err, &re) || re.Status != http.StatusRequestEntityTooLarge || !strings.Contains(re.Msg, "expensive_memory") {
 		t.Fatalf("more than the whole budget: %v, want 413 naming expensive_memory", err)
 	}
-	r1.shrink(10) // the slot and 50 bytes back
+	r1.Shrink(10) // the slot and 50 bytes back
 	r3, err := b.reserve(ctx, 60)
 	if err != nil {
 		t.Fatalf("after shrink: %v", err)
 	}
-	r1.release()
-	r1.release() // twice is harmless
-	r2.release()
-	r3.release()
+	r1.Release()
+	r1.Release() // twice is harmless
+	r2.Release()
+	r3.Release()
 	if !b.memory.TryAcquire(100) || !b.slots.TryAcquire(2) {
 		t.Error("the budget is not whole again after every release")
 	}
@@ -57,7 +57,7 @@ func TestBudgetReserve(t *testing.T) {
 // the room freed meanwhile, and is refused when none is.
 func TestBudgetWaits(t *testing.T) {
 	ctx := context.Background()
-	b := newBudget(config.Safeguards{ExpensiveRequests: 1, ExpensiveMemory: 100, ExpensiveWait: time.Minute})
+	b := NewBudget(config.Safeguards{ExpensiveRequests: 1, ExpensiveMemory: 100, ExpensiveWait: time.Minute})
 	r1, err := b.reserve(ctx, 100)
 	if err != nil {
 		t.Fatal(err)
@@ -69,20 +69,20 @@ func TestBudgetWaits(t *testing.T) {
 	go func() {
 		r, err := b.reserve(ctx, 100)
 		if err == nil {
-			r.release()
+			r.Release()
 		}
 		got <- err
 	}()
 	<-waiting // on the slot, which r1 holds
-	r1.release()
+	r1.Release()
 	if err := <-got; err != nil {
 		t.Fatalf("waiting request: %v", err)
 	}
 
 	b.waiting = nil
-	short := newBudget(config.Safeguards{ExpensiveRequests: 1, ExpensiveWait: 10 * time.Millisecond})
+	short := NewBudget(config.Safeguards{ExpensiveRequests: 1, ExpensiveWait: 10 * time.Millisecond})
 	r1, _ = short.reserve(ctx, 0)
-	defer r1.release()
+	defer r1.Release()
 	if _, err := short.reserve(ctx, 0); !isBusy(err) {
 		t.Fatalf("after the wait: %v, want busy", err)
 	}
@@ -95,7 +95,7 @@ func TestBudgetWaits(t *testing.T) {
 
 // Without bounds, nothing is refused.
 func TestBudgetOff(t *testing.T) {
-	b := newBudget(config.Safeguards{})
+	b := NewBudget(config.Safeguards{})
 	for range 10 {
 		if _, err := b.reserve(context.Background(), 1<<40); err != nil {
 			t.Fatal(err)
@@ -125,7 +125,7 @@ func TestChunksTouched(t *testing.T) {
 	}
 	chunk := slices.Repeat([]int{10}, len(sel))
 	want := []int{10, 4, 7, 1, 0, 2, 3, 2, 2, 101}
-	if got := chunksTouched(sel, chunk); !slices.Equal(got, want) {
+	if got := ChunksTouched(sel, chunk); !slices.Equal(got, want) {
 		t.Errorf("got %v, want %v", got, want)
 	}
 	var c checked.Calc

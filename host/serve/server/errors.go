@@ -1,4 +1,4 @@
-package gateway
+package server
 
 import (
 	"context"
@@ -13,30 +13,30 @@ import (
 	"github.com/zarrgw/zarrgw/pluginapi"
 )
 
-// requestError is a failure the client caused or must see as such: the
+// RequestError is a failure the client caused or must see as such: the
 // status and a short reason for the body.
-type requestError struct {
-	status int
-	msg    string
+type RequestError struct {
+	Status int
+	Msg    string
 }
 
-func (e *requestError) Error() string { return e.msg }
+func (e *RequestError) Error() string { return e.Msg }
 
-func badRequest(msg string) error { return &requestError{http.StatusBadRequest, msg} }
+func BadRequest(msg string) error { return &RequestError{http.StatusBadRequest, msg} }
 
-// statusOf maps an error to the response status. Only a key that is truly
+// StatusOf maps an error to the response status. Only a key that is truly
 // absent is 404: Zarr readers turn 404 into fill values, so a backend that
 // failed must answer 502, 503 or 504 instead.
-func statusOf(err error) int {
-	var re *requestError
-	var be *bodyError
-	var over *rateError
+func StatusOf(err error) int {
+	var re *RequestError
+	var be *BodyError
+	var over *RateError
 	switch {
 	case errors.As(err, &re):
-		return re.status
+		return re.Status
 	case errors.As(err, &over):
 		return http.StatusTooManyRequests
-	case errors.Is(err, errSlowBody):
+	case errors.Is(err, ErrSlowBody):
 		return http.StatusRequestTimeout
 	case errors.As(err, &be):
 		return http.StatusBadRequest
@@ -61,4 +61,4 @@ func statusOf(err error) int {
 	return http.StatusBadGateway
 }
 
-func isNotFound(err error) bool { return errors.Is(err, store.ErrNotFound) }
+func IsNotFound(err error) bool { return errors.Is(err, store.ErrNotFound) }

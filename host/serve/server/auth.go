@@ -1,4 +1,4 @@
-package gateway
+package server
 
 import (
 	"fmt"
@@ -24,11 +24,11 @@ var errNotBearer = &identity.Failure{Reason: "not_bearer", Status: http.StatusUn
 // /metrics acts as: the bearer token of its Authorization header (a
 // static token or an identity provider's JWT), or for reads the pages'
 // cookie; anonymous without either. A failure is an *identity.Failure.
-func (g *Gateway) identify(r *http.Request) (identity.Caller, error) {
+func (g *Server) identify(r *http.Request) (identity.Caller, error) {
 	h := r.Header.Get("Authorization")
 	if h == "" {
 		if c, err := r.Cookie(tokenCookie); err == nil && c.Value != "" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
-			return g.ids.Bearer(r.Context(), c.Value)
+			return g.IDs.Bearer(r.Context(), c.Value)
 		}
 		return identity.Caller{Method: identity.Anonymous}, nil
 	}
@@ -37,28 +37,28 @@ func (g *Gateway) identify(r *http.Request) (identity.Caller, error) {
 	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
 		return identity.Caller{}, errNotBearer
 	}
-	return g.ids.Bearer(r.Context(), token)
+	return g.IDs.Bearer(r.Context(), token)
 }
 
-// rateError is a request over a rate limit, Retry-After already set;
+// RateError is a request over a rate limit, Retry-After already set;
 // each face words it (429, S3's SlowDown, STS's Throttling).
-type rateError struct{ d identity.Decision }
+type RateError struct{ Decision identity.Decision }
 
-func (e *rateError) Error() string {
-	return fmt.Sprintf("over the rate limit of %s: retry after %s seconds", e.d.Limiter, retryAfterSeconds(e.d.Retry))
+func (e *RateError) Error() string {
+	return fmt.Sprintf("over the rate limit of %s: retry after %s seconds", e.Decision.Limiter, retryAfterSeconds(e.Decision.Retry))
 }
 
 // admitRate applies the caller's rate limits: over one, the request is
 // refused with Retry-After; within them, the response is written at the
 // caller's byte rates (if any). Only the middleware calls it.
-func (g *Gateway) admitRate(c *call, caller identity.Caller) error {
-	d := g.limits.Admit(caller, c.r.RemoteAddr)
+func (g *Server) admitRate(c *Call, caller identity.Caller) error {
+	d := g.Limits.Admit(caller, c.R.RemoteAddr)
 	if !d.OK {
-		g.metrics.limited(d.Limiter)
-		c.w.Header().Set("Retry-After", retryAfterSeconds(d.Retry))
-		return &rateError{d}
+		g.Metrics.limited(d.Limiter)
+		c.W.Header().Set("Retry-After", retryAfterSeconds(d.Retry))
+		return &RateError{d}
 	}
-	pace(c.w, c.r, d)
+	pace(c.W, c.R, d)
 	return nil
 }
 

@@ -1,8 +1,8 @@
-package gateway
+package server
 
 import (
 	"github.com/zarrgw/zarrgw/core/ndarray"
-	"github.com/zarrgw/zarrgw/host/serve/gateway/cache"
+	"github.com/zarrgw/zarrgw/host/serve/server/cache"
 )
 
 // chunkCache is one dataset's part of the gateway's cache of decoded

@@ -1,4 +1,4 @@
-package gateway
+package server
 
 import (
 	"net/http"
@@ -26,8 +26,8 @@ func TestETagNeverPassesForMD5(t *testing.T) {
 		{false, "", ""},
 	}
 	for _, c := range cases {
-		ds := &dataset{md5Versions: c.md5Versions}
-		if got := ds.etag(c.version); got != c.want {
+		ds := &Dataset{md5Versions: c.md5Versions}
+		if got := ds.ETag(c.version); got != c.want {
 			t.Errorf("md5Versions %v, version %q: ETag %s, want %s", c.md5Versions, c.version, got, c.want)
 		}
 	}
@@ -59,7 +59,7 @@ func TestEvalConditions(t *testing.T) {
 		{map[string]string{"If-Unmodified-Since": before}, time.Time{}, "", ""},
 		{map[string]string{"If-Modified-Since": "yesterday"}, mod, "", ""},
 	} {
-		failed, nm := evalConditions(func(name string) string { return c.headers[name] }, `"a"`, c.mod)
+		failed, nm := EvalConditions(func(name string) string { return c.headers[name] }, `"a"`, c.mod)
 		if failed != c.failed || nm != c.notModified {
 			t.Errorf("%v (mod %v): failed %q, not modified %q; want %q, %q", c.headers, c.mod, failed, nm, c.failed, c.notModified)
 		}
