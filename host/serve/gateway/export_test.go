@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 
+	"github.com/zarrgw/zarrgw/host/serve/s3api"
 	"github.com/zarrgw/zarrgw/host/serve/server"
 )
 
@@ -31,7 +32,7 @@ func KeyRoutes() []Route {
 // S3Routes are the S3 API's rows.
 func S3Routes() []Route {
 	var out []Route
-	for _, rt := range s3Routes {
+	for _, rt := range s3api.Routes() {
 		out = append(out, Route{Op: rt.Op, Method: rt.Method, Query: rt.Match.Query, Header: rt.Match.Header, Target: rt.Match.Target,
 			Write: rt.Access == server.AccessWrite, Read: rt.Access == server.AccessRead})
 	}

@@ -9,11 +9,13 @@ package gateway
 
 import (
 	"context"
+	"net/http"
 	"sync"
 	"time"
 
 	"github.com/zarrgw/zarrgw/host/runtime/config"
 	"github.com/zarrgw/zarrgw/host/runtime/stack"
+	"github.com/zarrgw/zarrgw/host/serve/s3api"
 	"github.com/zarrgw/zarrgw/host/serve/server"
 )
 
@@ -25,7 +27,7 @@ type Options = server.Options
 type Gateway struct {
 	*server.Server
 	// s3 is the S3 API, nil without an s3 block.
-	s3 *s3API
+	s3 *s3api.API
 
 	// the route tables of the faces, built for this gateway
 	keyRows, pageRows []server.Route
@@ -52,10 +54,10 @@ func New(ctx context.Context, cfg *config.Config, host *stack.Host, opts Options
 	g.pageRows = pageRoutes(g)
 	s.Mount(serviceRoutes(g))
 	if cfg.Server.S3 != nil {
-		if g.s3, err = newS3API(ctx, g, cfg.Server.S3); err != nil {
+		if g.s3, err = s3api.New(ctx, g.Server, cfg.Server.S3); err != nil {
 			return nil, err
 		}
-		s.MayCreate = g.s3.mayCreate
+		s.MayCreate = g.s3.MayCreate
 	}
 	return g, nil
 }
@@ -64,7 +66,7 @@ func New(ctx context.Context, cfg *config.Config, host *stack.Host, opts Options
 // abandoned multipart uploads).
 func (g *Gateway) Close() {
 	if g.s3 != nil {
-		g.s3.close()
+		g.s3.Close()
 	}
 }
 
@@ -84,4 +86,13 @@ type estimate func(g *Gateway, c *server.Call) (int64, error)
 // estimates for g's requests.
 func (g *Gateway) cost(name string, budget func(*server.Server) *server.Budget, f estimate) server.Cost {
 	return server.Cost{Name: name, Budget: budget, Estimate: func(c *server.Call) (int64, error) { return f(g, c) }}
+}
+
+// S3Handler answers the S3 API; nil when the configuration has no s3
+// block.
+func (g *Gateway) S3Handler() http.Handler {
+	if g.s3 == nil {
+		return nil
+	}
+	return g.s3
 }

@@ -1,4 +1,4 @@
-package gateway
+package s3api
 
 import (
 	"net/http"
@@ -35,7 +35,7 @@ func (t s3Target) resource() string {
 
 // s3Handler answers a request whose access its route has checked; ds is
 // the bucket's dataset (nil for the service and for CreateBucket).
-type s3Handler func(api *s3API, req *s3Request, ds *server.Dataset) error
+type s3Handler func(api *API, req *s3Request, ds *server.Dataset) error
 
 // s3Row is a row of the S3 API: its target, method, subresource (a query
 // parameter, or "name=value") and header, S3's name of the operation.
@@ -50,19 +50,19 @@ func s3Row(op string, t s3Target, method, query, header string, a server.Access,
 // their own: no store holds such a key, so it is missing to reads, erased
 // already, and refused to writes (its name, not its access, is wrong).
 var s3Routes = []server.Route{
-	s3Row("s3:ListBuckets", targetService, http.MethodGet, "", "", server.AccessAny, (*s3API).listBuckets),
+	s3Row("s3:ListBuckets", targetService, http.MethodGet, "", "", server.AccessAny, (*API).listBuckets),
 
-	s3Row("s3:HeadBucket", targetBucket, http.MethodHead, "", "", server.AccessRead, (*s3API).headBucket),
+	s3Row("s3:HeadBucket", targetBucket, http.MethodHead, "", "", server.AccessRead, (*API).headBucket),
 	s3Row("s3:PutBucketVersioning", targetBucket, http.MethodPut, "versioning", "", server.AccessWrite,
 		notImplemented("the gateway's buckets are not versioned")),
-	uploading(s3Row("s3:CreateBucket", targetBucket, http.MethodPut, "", "", server.AccessCreate, (*s3API).createBucket)),
-	s3Row("s3:DeleteBucket", targetBucket, http.MethodDelete, "", "", server.AccessWrite, (*s3API).deleteBucket),
-	uploading(s3Row("s3:DeleteObjects", targetBucket, http.MethodPost, "delete", "", server.AccessWrite, (*s3API).deleteObjects)),
-	s3Row("s3:GetBucketLocation", targetBucket, http.MethodGet, "location", "", server.AccessRead, (*s3API).bucketLocation),
-	s3Row("s3:GetBucketVersioning", targetBucket, http.MethodGet, "versioning", "", server.AccessRead, (*s3API).bucketVersioning),
-	s3Row("s3:ListMultipartUploads", targetBucket, http.MethodGet, "uploads", "", server.AccessRead, (*s3API).listUploads),
-	s3Row("s3:ListObjectsV2", targetBucket, http.MethodGet, "list-type=2", "", server.AccessRead, (*s3API).listObjects),
-	s3Row("s3:ListObjects", targetBucket, http.MethodGet, "", "", server.AccessRead, (*s3API).listObjects),
+	uploading(s3Row("s3:CreateBucket", targetBucket, http.MethodPut, "", "", server.AccessCreate, (*API).createBucket)),
+	s3Row("s3:DeleteBucket", targetBucket, http.MethodDelete, "", "", server.AccessWrite, (*API).deleteBucket),
+	uploading(s3Row("s3:DeleteObjects", targetBucket, http.MethodPost, "delete", "", server.AccessWrite, (*API).deleteObjects)),
+	s3Row("s3:GetBucketLocation", targetBucket, http.MethodGet, "location", "", server.AccessRead, (*API).bucketLocation),
+	s3Row("s3:GetBucketVersioning", targetBucket, http.MethodGet, "versioning", "", server.AccessRead, (*API).bucketVersioning),
+	s3Row("s3:ListMultipartUploads", targetBucket, http.MethodGet, "uploads", "", server.AccessRead, (*API).listUploads),
+	s3Row("s3:ListObjectsV2", targetBucket, http.MethodGet, "list-type=2", "", server.AccessRead, (*API).listObjects),
+	s3Row("s3:ListObjects", targetBucket, http.MethodGet, "", "", server.AccessRead, (*API).listObjects),
 
 	s3Row("s3:CreateMultipartUpload", targetDirectory, http.MethodPost, "uploads", "", server.AccessWrite, notADirectory),
 	s3Row("s3:UploadPart", targetDirectory, http.MethodPut, "uploadId", "", server.AccessWrite, notADirectory),
@@ -72,18 +72,18 @@ var s3Routes = []server.Route{
 	s3Row("s3:PutObject", targetDirectory, http.MethodPut, "", "", server.AccessWrite, notADirectory),
 	s3Row("s3:DeleteObject", targetDirectory, http.MethodDelete, "", "", server.AccessWrite, directoryErased),
 
-	s3Row("s3:CreateMultipartUpload", targetObject, http.MethodPost, "uploads", "", server.AccessWrite, (*s3API).createUpload),
-	s3Row("s3:UploadPartCopy", targetObject, http.MethodPut, "uploadId", "X-Amz-Copy-Source", server.AccessWrite, (*s3API).uploadPartCopy).Costs(costPartCopy),
-	uploading(s3Row("s3:UploadPart", targetObject, http.MethodPut, "uploadId", "", server.AccessWrite, onUpload((*s3API).uploadPart))),
-	s3Row("s3:ListParts", targetObject, http.MethodGet, "uploadId", "", server.AccessRead, onUpload((*s3API).listParts)),
-	s3Row("s3:CompleteMultipartUpload", targetObject, http.MethodPost, "uploadId", "", server.AccessWrite, (*s3API).completeUpload).Costs(costCompletion),
+	s3Row("s3:CreateMultipartUpload", targetObject, http.MethodPost, "uploads", "", server.AccessWrite, (*API).createUpload),
+	s3Row("s3:UploadPartCopy", targetObject, http.MethodPut, "uploadId", "X-Amz-Copy-Source", server.AccessWrite, (*API).uploadPartCopy).Costs(costPartCopy),
+	uploading(s3Row("s3:UploadPart", targetObject, http.MethodPut, "uploadId", "", server.AccessWrite, onUpload((*API).uploadPart))),
+	s3Row("s3:ListParts", targetObject, http.MethodGet, "uploadId", "", server.AccessRead, onUpload((*API).listParts)),
+	s3Row("s3:CompleteMultipartUpload", targetObject, http.MethodPost, "uploadId", "", server.AccessWrite, (*API).completeUpload).Costs(costCompletion),
 	s3Row("s3:AbortMultipartUpload", targetObject, http.MethodDelete, "uploadId", "", server.AccessWrite,
-		onUpload((*s3API).abortUpload)),
-	s3Row("s3:GetObject", targetObject, http.MethodGet, "", "", server.AccessRead, (*s3API).getObject),
-	s3Row("s3:HeadObject", targetObject, http.MethodHead, "", "", server.AccessRead, (*s3API).getObject),
-	s3Row("s3:CopyObject", targetObject, http.MethodPut, "", "X-Amz-Copy-Source", server.AccessWrite, (*s3API).copyObject).Costs(costCopy),
-	uploading(s3Row("s3:PutObject", targetObject, http.MethodPut, "", "", server.AccessWrite, (*s3API).putObject)),
-	s3Row("s3:DeleteObject", targetObject, http.MethodDelete, "", "", server.AccessWrite, (*s3API).deleteObject),
+		onUpload((*API).abortUpload)),
+	s3Row("s3:GetObject", targetObject, http.MethodGet, "", "", server.AccessRead, (*API).getObject),
+	s3Row("s3:HeadObject", targetObject, http.MethodHead, "", "", server.AccessRead, (*API).getObject),
+	s3Row("s3:CopyObject", targetObject, http.MethodPut, "", "X-Amz-Copy-Source", server.AccessWrite, (*API).copyObject).Costs(costCopy),
+	uploading(s3Row("s3:PutObject", targetObject, http.MethodPut, "", "", server.AccessWrite, (*API).putObject)),
+	s3Row("s3:DeleteObject", targetObject, http.MethodDelete, "", "", server.AccessWrite, (*API).deleteObject),
 }
 
 // uploading is a row whose request carries a body (costUpload).
@@ -145,8 +145,8 @@ func unsupported(req *s3Request, t s3Target) error {
 	return nil
 }
 
-// mayCreate checks the right to make buckets (CreateBucket's access).
-func (api *s3API) mayCreate(caller identity.Caller) error {
+// MayCreate checks the right to make buckets (CreateBucket's access).
+func (api *API) MayCreate(caller identity.Caller) error {
 	if api.listener.BucketsFrom == nil {
 		return s3wire.Errorf(s3wire.AccessDenied, "this gateway makes no buckets: its datasets are declared in its configuration (s3 buckets_from is not set)")
 	}
@@ -158,7 +158,11 @@ func (api *s3API) mayCreate(caller identity.Caller) error {
 
 // notImplemented answers a row the gateway names but does not serve.
 func notImplemented(msg string) s3Handler {
-	return func(*s3API, *s3Request, *server.Dataset) error {
+	return func(*API, *s3Request, *server.Dataset) error {
 		return s3wire.Errorf(s3wire.NotImplemented, msg)
 	}
 }
+
+// Routes are the rows of the S3 API's table, for the tests that hold
+// them against the operations the gateway documents.
+func Routes() []server.Route { return s3Routes }

@@ -1,4 +1,4 @@
-package gateway
+package s3api
 
 import (
 	"context"
@@ -42,7 +42,7 @@ func withSessionSlot(r *http.Request) (*http.Request, *sessionSlot) {
 // openSession is the verifier's Sessions hook: a request carrying a
 // security token is signed with that session's secret, which the token
 // holds sealed. Without an sts block every security token is refused.
-func (api *s3API) openSession(r *http.Request, accessKeyID string) (string, bool, error) {
+func (api *API) openSession(r *http.Request, accessKeyID string) (string, bool, error) {
 	token, err := sts.SecurityToken(r, r.URL.Query())
 	if err == nil && token == "" {
 		return "", false, nil
@@ -93,7 +93,7 @@ func s3FailureReason(err error) string {
 }
 
 // failSTS answers a failed AssumeRoleWithWebIdentity in STS's form.
-func (api *s3API) failSTS(req *s3Request, err error) {
+func (api *API) failSTS(req *s3Request, err error) {
 	if over := (*server.RateError)(nil); errors.As(err, &over) {
 		err = &sts.Error{Code: "Throttling", Message: "Rate exceeded", Status: http.StatusBadRequest, Type: sts.Sender}
 	}
@@ -111,7 +111,7 @@ func (api *s3API) failSTS(req *s3Request, err error) {
 // principal defined by claims, the web identity token must be one of its
 // identity provider's and match them, and the session lasts what was
 // asked within the bounds, never past the token's own expiry.
-func (api *s3API) issueSession(req *s3Request) error {
+func (api *API) issueSession(req *s3Request) error {
 	if api.issuer == nil {
 		return sts.NewError(sts.CodeInvalidAction, "this gateway issues no temporary credentials: its s3 block has no sts block")
 	}

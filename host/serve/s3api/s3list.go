@@ -1,4 +1,4 @@
-package gateway
+package s3api
 
 import (
 	"encoding/base64"
@@ -11,7 +11,7 @@ import (
 )
 
 // listObjects answers ListObjects (V1) and ListObjectsV2 (list-type=2).
-func (api *s3API) listObjects(req *s3Request, ds *server.Dataset) error {
+func (api *API) listObjects(req *s3Request, ds *server.Dataset) error {
 	q := req.query()
 	v2 := q.Get("list-type") == "2"
 	lq := server.ListQuery{Prefix: q.Get("prefix"), Delimiter: q.Get("delimiter"), Sizes: true}

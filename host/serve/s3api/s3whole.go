@@ -1,4 +1,4 @@
-package gateway
+package s3api
 
 import (
 	"encoding/xml"
@@ -33,33 +33,33 @@ type copyPlan struct {
 // estimateCopy is CopyObject's cost: the destination's conditions, then
 // the source's range, held whole.
 func estimateCopy(c *server.Call) (int64, error) {
-	g := s3Of(c).api.g
 	req := s3Of(c)
+	api, g := req.api, req.api.g
 	cond, err := g.Condition(c.R, c.DS, c.Key)
 	if err != nil {
 		return 0, err
 	}
-	return g.s3.planCopy(req, &copyPlan{cond: cond}, "")
+	return api.planCopy(req, &copyPlan{cond: cond}, "")
 }
 
 // estimatePartCopy is UploadPartCopy's cost: the upload, the part
 // number, then the source's range, held whole.
 func estimatePartCopy(c *server.Call) (int64, error) {
-	g := s3Of(c).api.g
 	req := s3Of(c)
+	api := req.api
 	id := req.query().Get("uploadId")
-	if _, err := g.s3.upload(c.R.Context(), c.DS, id, req.key); err != nil {
+	if _, err := api.upload(c.R.Context(), c.DS, id, req.key); err != nil {
 		return 0, err
 	}
 	n, err := partNumber(req)
 	if err != nil {
 		return 0, err
 	}
-	return g.s3.planCopy(req, &copyPlan{upload: id, part: n}, req.r.Header.Get("X-Amz-Copy-Source-Range"))
+	return api.planCopy(req, &copyPlan{upload: id, part: n}, req.r.Header.Get("X-Amz-Copy-Source-Range"))
 }
 
 // planCopy finds the source's range into p and is its size.
-func (api *s3API) planCopy(req *s3Request, p *copyPlan, rangeHeader string) (int64, error) {
+func (api *API) planCopy(req *s3Request, p *copyPlan, rangeHeader string) (int64, error) {
 	var err error
 	if p.src, p.start, p.end, err = api.copyRange(req, rangeHeader); err != nil {
 		return 0, err
@@ -84,8 +84,8 @@ type completion struct {
 // streamed from theirs) and, where the store cannot read into a buffer,
 // with its largest part beside it.
 func estimateCompletion(c *server.Call) (int64, error) {
-	g := s3Of(c).api.g
-	api, req, ds := g.s3, s3Of(c), c.DS
+	req, ds := s3Of(c), c.DS
+	api, g := req.api, req.api.g
 	p := &completion{upload: req.query().Get("uploadId")}
 	var err error
 	if p.doc, err = api.upload(c.R.Context(), ds, p.upload, req.key); err != nil {
@@ -118,7 +118,7 @@ func estimateCompletion(c *server.Call) (int64, error) {
 
 // partList reads a CompleteMultipartUpload document: a body, in room of
 // its own from body_memory, given back once it is parsed.
-func (api *s3API) partList(c *server.Call) (s3wire.CompleteMultipartUpload, error) {
+func (api *API) partList(c *server.Call) (s3wire.CompleteMultipartUpload, error) {
 	var list s3wire.CompleteMultipartUpload
 	if err := api.g.Take(c, server.CostUpload); err != nil {
 		return list, err

@@ -1,4 +1,4 @@
-package gateway
+package s3api
 
 import (
 	"context"
@@ -30,7 +30,7 @@ var unsupportedBucket = []string{"acl", "policy", "policyStatus", "cors", "lifec
 	"versions", "torrent"}
 
 // bucketLocation answers GetBucketLocation: the gateway's region.
-func (api *s3API) bucketLocation(req *s3Request, _ *server.Dataset) error {
+func (api *API) bucketLocation(req *s3Request, _ *server.Dataset) error {
 	region := api.listener.Region
 	if region == "us-east-1" {
 		region = "" // as S3 answers for us-east-1
@@ -40,20 +40,20 @@ func (api *s3API) bucketLocation(req *s3Request, _ *server.Dataset) error {
 }
 
 // bucketVersioning answers GetBucketVersioning: never enabled.
-func (api *s3API) bucketVersioning(req *s3Request, _ *server.Dataset) error {
+func (api *API) bucketVersioning(req *s3Request, _ *server.Dataset) error {
 	s3wire.WriteXML(req.w, s3wire.VersioningConfiguration{Xmlns: s3wire.Namespace})
 	return nil
 }
 
 // headBucket answers that the bucket exists and may be read (the region
 // went out with the headers already).
-func (api *s3API) headBucket(req *s3Request, _ *server.Dataset) error {
+func (api *API) headBucket(req *s3Request, _ *server.Dataset) error {
 	req.w.WriteHeader(http.StatusOK)
 	return nil
 }
 
 // listBuckets answers ListBuckets: the datasets the principal may read.
-func (api *s3API) listBuckets(req *s3Request, _ *server.Dataset) error {
+func (api *API) listBuckets(req *s3Request, _ *server.Dataset) error {
 	out := s3wire.ListAllMyBucketsResult{Xmlns: s3wire.Namespace,
 		Owner: s3wire.Owner{ID: req.caller.Name(), DisplayName: req.caller.Name()}}
 	for _, ds := range api.g.All() {
@@ -72,7 +72,7 @@ func (api *s3API) listBuckets(req *s3Request, _ *server.Dataset) error {
 
 // createBucket makes a dataset below the buckets_from store (its route
 // checked that there is one and that the principal may make buckets).
-func (api *s3API) createBucket(req *s3Request, _ *server.Dataset) error {
+func (api *API) createBucket(req *s3Request, _ *server.Dataset) error {
 	if !config.ValidBucketName(req.bucket) {
 		return s3wire.Errorf(s3wire.InvalidBucketName, "bucket names are 3 to 63 lower-case letters, digits, dots and dashes")
 	}
@@ -110,7 +110,7 @@ func (api *s3API) createBucket(req *s3Request, _ *server.Dataset) error {
 
 // drainBody reads a small request body (CreateBucket's configuration),
 // checking its signature; its content is not used.
-func (api *s3API) drainBody(req *s3Request) error {
+func (api *API) drainBody(req *s3Request) error {
 	if req.r.ContentLength == 0 {
 		return nil
 	}
@@ -122,14 +122,14 @@ func (api *s3API) drainBody(req *s3Request) error {
 }
 
 // bucketDataset declares a bucket made by CreateBucket.
-func (api *s3API) bucketDataset(name string) *config.Dataset {
+func (api *API) bucketDataset(name string) *config.Dataset {
 	return &config.Dataset{Name: name, Store: *api.listener.BucketsFrom, Prefix: path.Join(api.listener.BucketsPrefix, name), Access: api.listener.BucketAccess,
 		DeclRange: api.listener.DeclRange, AccessRange: api.listener.DeclRange}
 }
 
 // deleteBucket erases an empty bucket that CreateBucket made; declared
 // datasets are never erased through the API.
-func (api *s3API) deleteBucket(req *s3Request, ds *server.Dataset) error {
+func (api *API) deleteBucket(req *s3Request, ds *server.Dataset) error {
 	if ds.Created.IsZero() {
 		return s3wire.Errorf(s3wire.AccessDenied, "the bucket "+ds.Name+" is a dataset of the configuration; only buckets made by CreateBucket are deleted")
 	}
@@ -156,7 +156,7 @@ func (api *s3API) deleteBucket(req *s3Request, ds *server.Dataset) error {
 // loadBuckets serves the buckets CreateBucket made before: the
 // directories of the buckets_from store that hold a marker, except those
 // named as a declared dataset.
-func (api *s3API) loadBuckets(ctx context.Context) error {
+func (api *API) loadBuckets(ctx context.Context) error {
 	if api.listener.BucketsFrom == nil {
 		return nil
 	}
@@ -198,7 +198,7 @@ func (api *s3API) loadBuckets(ctx context.Context) error {
 
 // deleteObjects answers DeleteObjects: up to s3wire.MaxPage keys erased in one
 // request, each reported as deleted or failed.
-func (api *s3API) deleteObjects(req *s3Request, ds *server.Dataset) error {
+func (api *API) deleteObjects(req *s3Request, ds *server.Dataset) error {
 	data, release, err := api.body(req)
 	if err != nil {
 		return err
@@ -232,7 +232,7 @@ func (api *s3API) deleteObjects(req *s3Request, ds *server.Dataset) error {
 
 // eraseKey erases one key named in a request body, checked as a path (a
 // directory marker, "name/", is erased already: no store holds one).
-func (api *s3API) eraseKey(req *s3Request, ds *server.Dataset, key string) error {
+func (api *API) eraseKey(req *s3Request, ds *server.Dataset, key string) error {
 	if dir, ok := strings.CutSuffix(key, "/"); ok && server.CheckKey(dir) == nil {
 		return nil
 	}

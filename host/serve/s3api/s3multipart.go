@@ -1,4 +1,4 @@
-package gateway
+package s3api
 
 import (
 	"context"
@@ -54,7 +54,7 @@ type stagedPart struct {
 }
 
 // createUpload answers CreateMultipartUpload.
-func (api *s3API) createUpload(req *s3Request, ds *server.Dataset) error {
+func (api *API) createUpload(req *s3Request, ds *server.Dataset) error {
 	if limit := api.g.Cfg.Server.MaxRequestSize; limit > 0 && limit < minPartSize {
 		// every part but the last must be 5 MiB: the parts would stage
 		// until multipart_max_age and the upload never complete
@@ -73,8 +73,8 @@ func (api *s3API) createUpload(req *s3Request, ds *server.Dataset) error {
 
 // onUpload answers a request on an upload in progress: its record is
 // read (and its key checked) before handle runs.
-func onUpload(handle func(api *s3API, req *s3Request, ds *server.Dataset, id string, doc uploadDoc) error) s3Handler {
-	return func(api *s3API, req *s3Request, ds *server.Dataset) error {
+func onUpload(handle func(api *API, req *s3Request, ds *server.Dataset, id string, doc uploadDoc) error) s3Handler {
+	return func(api *API, req *s3Request, ds *server.Dataset) error {
 		id := req.query().Get("uploadId")
 		doc, err := api.upload(req.r.Context(), ds, id, req.key)
 		if err != nil {
@@ -85,7 +85,7 @@ func onUpload(handle func(api *s3API, req *s3Request, ds *server.Dataset, id str
 }
 
 // abortUpload answers AbortMultipartUpload: the upload's parts go.
-func (api *s3API) abortUpload(req *s3Request, ds *server.Dataset, id string, _ uploadDoc) error {
+func (api *API) abortUpload(req *s3Request, ds *server.Dataset, id string, _ uploadDoc) error {
 	if err := ds.Store.ErasePrefix(req.r.Context(), multipartDir+id+"/"); err != nil {
 		return err
 	}
@@ -95,7 +95,7 @@ func (api *s3API) abortUpload(req *s3Request, ds *server.Dataset, id string, _ u
 
 // upload reads an upload's record; an ID that is not one of ours, or an
 // upload of another key, is NoSuchUpload.
-func (api *s3API) upload(ctx context.Context, ds *server.Dataset, id, key string) (uploadDoc, error) {
+func (api *API) upload(ctx context.Context, ds *server.Dataset, id, key string) (uploadDoc, error) {
 	var doc uploadDoc
 	if b, err := hex.DecodeString(id); err != nil || len(b) != 16 {
 		return doc, s3wire.Errorf(s3wire.NoSuchUpload, "no upload "+strconv.Quote(id))
@@ -119,7 +119,7 @@ func (api *s3API) upload(ctx context.Context, ds *server.Dataset, id, key string
 // uploadPart stores a part (from the body, or copied from another key
 // with UploadPartCopy) and erases what an earlier upload of the same part
 // number left.
-func (api *s3API) uploadPart(req *s3Request, ds *server.Dataset, id string, _ uploadDoc) error {
+func (api *API) uploadPart(req *s3Request, ds *server.Dataset, id string, _ uploadDoc) error {
 	n, err := partNumber(req)
 	if err != nil {
 		return err
@@ -141,7 +141,7 @@ func (api *s3API) uploadPart(req *s3Request, ds *server.Dataset, id string, _ up
 
 // uploadPartCopy stores a part copied from another key (UploadPartCopy),
 // read into the memory its row's cost reserved.
-func (api *s3API) uploadPartCopy(req *s3Request, ds *server.Dataset) error {
+func (api *API) uploadPartCopy(req *s3Request, ds *server.Dataset) error {
 	p := req.c.Plan.(*copyPlan)
 	data, err := p.read(req.r.Context())
 	if err != nil {
@@ -167,7 +167,7 @@ func partNumber(req *s3Request) (int, error) {
 // storePart stores part n of upload id, named by its MD5, and erases what
 // an earlier upload of the same part number left; it returns the part's
 // ETag.
-func (api *s3API) storePart(req *s3Request, ds *server.Dataset, id string, n int, data []byte) (string, error) {
+func (api *API) storePart(req *s3Request, ds *server.Dataset, id string, n int, data []byte) (string, error) {
 	sum := md5.Sum(data)
 	digest := hex.EncodeToString(sum[:])
 	ctx := req.r.Context()
@@ -185,7 +185,7 @@ func (api *s3API) storePart(req *s3Request, ds *server.Dataset, id string, n int
 // from that number on, in order, and stops past it: each part costs a
 // short listing, not one of the whole upload (which, on a store without
 // sizes in its listing, is a Stat per part staged).
-func (api *s3API) dropOtherParts(ctx context.Context, ds *server.Dataset, id string, n int, keep string) error {
+func (api *API) dropOtherParts(ctx context.Context, ds *server.Dataset, id string, n int, keep string) error {
 	number := fmt.Sprintf("%s%s/p%05d", multipartDir, id, n)
 	var others []string
 	for key, err := range store.ListSorted(ctx, ds.Store, multipartDir+id+"/", number) {
@@ -234,7 +234,7 @@ func stagedParts(ctx context.Context, ds *server.Dataset, id string) ([]stagedPa
 }
 
 // listParts answers ListParts.
-func (api *s3API) listParts(req *s3Request, ds *server.Dataset, id string, _ uploadDoc) error {
+func (api *API) listParts(req *s3Request, ds *server.Dataset, id string, _ uploadDoc) error {
 	q := req.query()
 	marker, _ := strconv.Atoi(q.Get("part-number-marker"))
 	limit := s3wire.MaxPage
@@ -269,7 +269,7 @@ func (api *s3API) listParts(req *s3Request, ds *server.Dataset, id string, _ upl
 // completeUpload assembles the parts the request lists (as its row's
 // cost chose them), in order, writes them as the key's value and erases
 // the upload.
-func (api *s3API) completeUpload(req *s3Request, ds *server.Dataset) error {
+func (api *API) completeUpload(req *s3Request, ds *server.Dataset) error {
 	p := req.c.Plan.(*completion)
 	id, doc, cond, chosen, total := p.upload, p.doc, p.cond, p.chosen, p.total
 	ctx := req.r.Context()
@@ -295,7 +295,7 @@ func (api *s3API) completeUpload(req *s3Request, ds *server.Dataset) error {
 // body_memory (see estimateCompletion), each read into its place where
 // the store reads into a buffer (else whole, then copied), and writes
 // them as key's value under cond, for a store that takes values whole.
-func (api *s3API) assemble(req *s3Request, ds *server.Dataset, key string, cond store.Condition, chosen []stagedPart, total int64) (string, error) {
+func (api *API) assemble(req *s3Request, ds *server.Dataset, key string, cond store.Condition, chosen []stagedPart, total int64) (string, error) {
 	value, err := readParts(req.r.Context(), ds, chosen, total)
 	if err != nil {
 		return "", err
@@ -333,7 +333,7 @@ func largestPart(parts []stagedPart) int64 {
 // in memory, for a store that takes values whole, against the whole of
 // body_memory: 413 when n is more than all of it (the budget then waits
 // for room for it, 503 with Retry-After when it stays full).
-func (api *s3API) wholeFits(n int64) (int64, error) {
+func (api *API) wholeFits(n int64) (int64, error) {
 	if limit := api.g.Cfg.Server.BodyMemory; limit > 0 && n > limit {
 		e := s3wire.Errorf(s3wire.EntityTooLarge, fmt.Sprintf(
 			"this request would hold %s in memory to write a value whole (a copy, or an upload completed into a store that takes values whole), more than the whole budget of request bodies (body_memory = %s)",
@@ -346,7 +346,7 @@ func (api *s3API) wholeFits(n int64) (int64, error) {
 // streamParts writes the parts, one after the other, as key's value under
 // cond into a store of files: each part is read from its file as the new
 // value's file is written, so no part is held in memory.
-func (api *s3API) streamParts(r *http.Request, ds *server.Dataset, key string, cond store.Condition, chosen []stagedPart) (string, error) {
+func (api *API) streamParts(r *http.Request, ds *server.Dataset, key string, cond store.Condition, chosen []stagedPart) (string, error) {
 	parts := &partsReader{ctx: r.Context(), ds: ds, parts: chosen}
 	defer parts.close()
 	version, err := store.SetFrom(r.Context(), ds.Store, key, parts, cond)
@@ -416,7 +416,7 @@ func (p *partsReader) close() {
 // chooseParts matches the parts a CompleteMultipartUpload lists with the
 // staged ones: in ascending order, each staged with the ETag given, each
 // but the last at least 5 MiB, and all of them within max_object_size.
-func (api *s3API) chooseParts(list s3wire.CompleteMultipartUpload, staged []stagedPart) ([]stagedPart, int64, error) {
+func (api *API) chooseParts(list s3wire.CompleteMultipartUpload, staged []stagedPart) ([]stagedPart, int64, error) {
 	byNumber := map[int]stagedPart{}
 	for _, p := range staged {
 		byNumber[p.number] = p // the latest of a number wins, as listed
@@ -444,7 +444,7 @@ func (api *s3API) chooseParts(list s3wire.CompleteMultipartUpload, staged []stag
 }
 
 // listUploads answers ListMultipartUploads.
-func (api *s3API) listUploads(req *s3Request, ds *server.Dataset) error {
+func (api *API) listUploads(req *s3Request, ds *server.Dataset) error {
 	q := req.query()
 	ctx := req.r.Context()
 	dir, err := ds.Store.ListDir(ctx, multipartDir)
@@ -501,7 +501,7 @@ func (api *s3API) listUploads(req *s3Request, ds *server.Dataset) error {
 
 // janitor erases the uploads older than multipart_max_age, in every
 // writable dataset, until the gateway closes.
-func (api *s3API) janitor() {
+func (api *API) janitor() {
 	defer api.stopped.Done()
 	every := max(min(api.listener.MultipartMaxAge/4, 10*time.Minute), 100*time.Millisecond)
 	t := time.NewTicker(every)
@@ -522,7 +522,7 @@ func (api *s3API) janitor() {
 
 // sweep erases one dataset's uploads older than multipart_max_age, and
 // directories of uploads whose record is gone (an abort cut short).
-func (api *s3API) sweep(ds *server.Dataset) {
+func (api *API) sweep(ds *server.Dataset) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	dir, err := ds.Store.ListDir(ctx, multipartDir)
@@ -548,7 +548,7 @@ func (api *s3API) sweep(ds *server.Dataset) {
 
 // started is when the upload of directory p began: its record's time,
 // read from the record where the store keeps no times.
-func (api *s3API) started(ctx context.Context, ds *server.Dataset, p string, info store.Info) time.Time {
+func (api *API) started(ctx context.Context, ds *server.Dataset, p string, info store.Info) time.Time {
 	if !info.ModTime.IsZero() {
 		return info.ModTime
 	}

@@ -1,4 +1,8 @@
-package gateway
+// Package s3api is the gateway's S3 face, with STS: every dataset a
+// bucket of the same name, served through the serving core's datasets,
+// middleware, limits, metrics and access log (host/serve/server); its
+// wire format (s3wire) and signatures (sigv4) lie below it.
+package s3api
 
 import (
 	"bytes"
@@ -27,12 +31,12 @@ import (
 	"github.com/zarrgw/zarrgw/host/serve/s3api/sigv4"
 )
 
-// s3API is the gateway's S3 face: every dataset a bucket of the same
+// API is the gateway's S3 face: every dataset a bucket of the same
 // name. A request goes through the same datasets, access checks, key
 // checks, body limit, metrics and access log as the key API; only the
 // dialect differs (paths, signatures, XML, error codes).
-type s3API struct {
-	g        *Gateway
+type API struct {
+	g        *server.Server
 	listener *config.S3Listener
 	verifier *sigv4.Verifier
 	// issuer seals and opens session credentials; nil without an sts
@@ -51,8 +55,11 @@ type s3Key struct {
 	caller identity.Caller
 }
 
-func newS3API(ctx context.Context, g *Gateway, l *config.S3Listener) (*s3API, error) {
-	api := &s3API{g: g, listener: l, stop: make(chan struct{}), keys: map[string]s3Key{}}
+// New makes the S3 face of s for the listener l: the principals' access
+// keys, STS when l has a block for it, the buckets made earlier, and the
+// clean-up of abandoned multipart uploads (ended by Close).
+func New(ctx context.Context, g *server.Server, l *config.S3Listener) (*API, error) {
+	api := &API{g: g, listener: l, stop: make(chan struct{}), keys: map[string]s3Key{}}
 	for _, p := range g.Cfg.Principals {
 		if _, seen := api.keys[p.S3AccessKeyID]; p.S3AccessKeyID != "" && !seen { // the first, as PrincipalByAccessKey finds
 			api.keys[p.S3AccessKeyID] = s3Key{secret: p.S3SecretAccessKey,
@@ -84,18 +91,10 @@ func newS3API(ctx context.Context, g *Gateway, l *config.S3Listener) (*s3API, er
 	return api, nil
 }
 
-func (api *s3API) close() {
+// Close stops the clean-up of abandoned multipart uploads.
+func (api *API) Close() {
 	close(api.stop)
 	api.stopped.Wait()
-}
-
-// S3Handler answers the S3 API; nil when the configuration has no s3
-// block.
-func (g *Gateway) S3Handler() http.Handler {
-	if g.s3 == nil {
-		return nil
-	}
-	return g.s3
 }
 
 // s3Request is one S3 request on its way.
@@ -109,7 +108,7 @@ type s3Request struct {
 	key    string
 	caller identity.Caller
 	signed *sigv4.Request // nil for anonymous requests
-	api    *s3API
+	api    *API
 }
 
 // s3Of is the S3 request of a call on the S3 face.
@@ -118,7 +117,8 @@ func s3Of(c *server.Call) *s3Request { return c.Ext.(*s3Request) }
 // query is the request's query, parsed once (see call.query).
 func (req *s3Request) query() url.Values { return req.c.Query() }
 
-func (api *s3API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// ServeHTTP answers one S3 or STS request.
+func (api *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	g := api.g
 	rw, c := server.Begin(w, r, g.Cfg.Server)
 	start := time.Now()
@@ -156,7 +156,7 @@ var sigV4 = &server.Face{
 // serve addresses a request (its bucket and key, checked) and passes it
 // through its row in s3Routes, which names the operation, the access it
 // needs and what answers it.
-func (api *s3API) serve(req *s3Request) error {
+func (api *API) serve(req *s3Request) error {
 	var err error
 	if req.bucket, req.key, err = api.route(req.r); err != nil {
 		return err
@@ -178,7 +178,7 @@ func slowDown(over *server.RateError) error {
 // route finds the bucket and key: from the host name when it is
 // BUCKET.DOMAIN, else from the path (/BUCKET/KEY). The key's segments are
 // checked as the key API checks them, before anything else happens.
-func (api *s3API) route(r *http.Request) (bucket, key string, err error) {
+func (api *API) route(r *http.Request) (bucket, key string, err error) {
 	path := r.URL.EscapedPath()
 	if api.listener.Domain != "" {
 		host, _, splitErr := net.SplitHostPort(r.Host)
@@ -229,7 +229,7 @@ func routeKey(escaped string) (string, error) {
 // authenticate verifies the signature (anonymous requests act as "*"):
 // a session's credentials act as its principal, a principal's key as
 // that principal.
-func (api *s3API) authenticate(req *s3Request) error {
+func (api *API) authenticate(req *s3Request) error {
 	req.caller = identity.Caller{Method: identity.Anonymous}
 	if !sigv4.Signed(req.r) {
 		return nil
@@ -303,7 +303,7 @@ func signatureError(err error) error {
 // max_request_size, and against Content-MD5, each check failing the
 // read at the body's end, so that nothing is stored from a body that
 // fails one. The caller releases the upload.
-func (api *s3API) receive(req *s3Request) (*server.Upload, error) {
+func (api *API) receive(req *s3Request) (*server.Upload, error) {
 	r := req.r
 	limit := api.g.Cfg.Server.MaxRequestSize
 	payload := req.signed
@@ -335,7 +335,7 @@ func (api *s3API) receive(req *s3Request) (*server.Upload, error) {
 // body reads a whole request body (a document: CreateBucket's
 // configuration, a Delete or CompleteMultipartUpload list, or a part)
 // into memory reserved from body_memory; release gives it back.
-func (api *s3API) body(req *s3Request) (data []byte, release func(), err error) {
+func (api *API) body(req *s3Request) (data []byte, release func(), err error) {
 	u, err := api.receive(req)
 	if err != nil {
 		return nil, nil, err
@@ -404,7 +404,7 @@ const chunkedSlack = 1 << 20
 
 // fail answers an error in S3's form: S3 errors as they are, the
 // gateway's own mapped onto S3's codes.
-func (api *s3API) fail(req *s3Request, err error) {
+func (api *API) fail(req *s3Request, err error) {
 	var se *s3wire.Error
 	var over *server.RateError
 	var denied *server.AccessError

@@ -1,4 +1,4 @@
-package gateway
+package s3api
 
 import (
 	"context"
@@ -18,35 +18,35 @@ var unsupportedObject = []string{"acl", "tagging", "retention", "legal-hold", "a
 
 // getObject answers GetObject and HeadObject through the shared read of
 // a value (ranges, conditions, ETags), with S3's response overrides.
-func (api *s3API) getObject(req *s3Request, ds *server.Dataset) error {
+func (api *API) getObject(req *s3Request, ds *server.Dataset) error {
 	return api.g.ServeValue(overrides(req.w, req.query()), req.r, ds, req.key)
 }
 
 // deleteObject answers DeleteObject through the shared erase of a value.
-func (api *s3API) deleteObject(req *s3Request, ds *server.Dataset) error {
+func (api *API) deleteObject(req *s3Request, ds *server.Dataset) error {
 	return api.g.EraseValue(req.w, req.r, ds, req.key)
 }
 
 // noDirectory answers a read of a directory marker: no store holds one.
-func noDirectory(*s3API, *s3Request, *server.Dataset) error {
+func noDirectory(*API, *s3Request, *server.Dataset) error {
 	return s3wire.Errorf(s3wire.NoSuchKey, "no key ends in /: the gateway's stores hold none (directories exist as the keys below them)")
 }
 
 // directoryErased answers an erase of a directory marker: erased already.
-func directoryErased(_ *s3API, req *s3Request, _ *server.Dataset) error {
+func directoryErased(_ *API, req *s3Request, _ *server.Dataset) error {
 	req.w.WriteHeader(http.StatusNoContent)
 	return nil
 }
 
 // notADirectory refuses a write of a directory marker.
-func notADirectory(*s3API, *s3Request, *server.Dataset) error {
+func notADirectory(*API, *s3Request, *server.Dataset) error {
 	return s3wire.Errorf(s3wire.InvalidArgument, "keys ending in / (directory markers) are not stored: directories exist as the keys below them")
 }
 
 // putObject stores the body under the request's conditions (If-Match,
 // If-None-Match: *), through the key API's own write: conditions first,
 // then the body, streamed where the store takes streams.
-func (api *s3API) putObject(req *s3Request, ds *server.Dataset) error {
+func (api *API) putObject(req *s3Request, ds *server.Dataset) error {
 	cond, err := api.g.Condition(req.r, ds, req.key)
 	if err != nil {
 		return err
@@ -74,7 +74,7 @@ func (api *s3API) putObject(req *s3Request, ds *server.Dataset) error {
 // access to the source, write access to the destination, the source's
 // x-amz-copy-source-if-* conditions and the destination's If-Match and
 // If-None-Match.
-func (api *s3API) copyObject(req *s3Request, dst *server.Dataset) error {
+func (api *API) copyObject(req *s3Request, dst *server.Dataset) error {
 	p := req.c.Plan.(*copyPlan)
 	cond, src := p.cond, p.src
 	data, err := p.read(req.r.Context())
@@ -112,7 +112,7 @@ func (p *copyPlan) read(ctx context.Context) ([]byte, error) {
 
 // copyRange finds the part of the value x-amz-copy-source names to copy,
 // checking access, the copy-source conditions and max_object_size.
-func (api *s3API) copyRange(req *s3Request, rangeHeader string) (copiedFrom, int64, int64, error) {
+func (api *API) copyRange(req *s3Request, rangeHeader string) (copiedFrom, int64, int64, error) {
 	bucket, key, err := parseCopySource(req.r.Header.Get("X-Amz-Copy-Source"))
 	if err != nil {
 		return copiedFrom{}, 0, 0, err
