@@ -15,6 +15,7 @@ import (
 
 	"github.com/zarrgw/zarrgw/host/runtime/config"
 	"github.com/zarrgw/zarrgw/host/runtime/stack"
+	"github.com/zarrgw/zarrgw/host/serve/pages"
 	"github.com/zarrgw/zarrgw/host/serve/s3api"
 	"github.com/zarrgw/zarrgw/host/serve/server"
 )
@@ -29,8 +30,9 @@ type Gateway struct {
 	// s3 is the S3 API, nil without an s3 block.
 	s3 *s3api.API
 
-	// the route tables of the faces, built for this gateway
-	keyRows, pageRows []server.Route
+	pages *pages.Pages
+	// the key and array APIs' table, built for this gateway
+	keyRows []server.Route
 
 	// drainEnd is when the listeners stop taking connections.
 	drainOnce sync.Once
@@ -50,8 +52,8 @@ func New(ctx context.Context, cfg *config.Config, host *stack.Host, opts Options
 		return nil, err
 	}
 	g := &Gateway{Server: s, hurry: make(chan struct{})}
+	g.pages = pages.New(s)
 	g.keyRows = keyRoutes(g)
-	g.pageRows = pageRoutes(g)
 	s.Mount(serviceRoutes(g))
 	if cfg.Server.S3 != nil {
 		if g.s3, err = s3api.New(ctx, g.Server, cfg.Server.S3); err != nil {
@@ -70,23 +72,11 @@ func (g *Gateway) Close() {
 	}
 }
 
-// handler is a face's handler: the gateway's rows are bound to it when
-// their tables are built (bind).
+// handler is a handler of the gateway's rows, bound to it when their
+// tables are built (bind).
 type handler func(g *Gateway, c *server.Call) error
 
-// bind is f as a handler of g's rows.
-func (g *Gateway) bind(f handler) server.Handler {
-	return func(c *server.Call) error { return f(g, c) }
-}
-
-// estimate is a face's estimate of a request's cost.
-type estimate func(g *Gateway, c *server.Call) (int64, error)
-
-// cost is the cost class called name, taking from budget what f
-// estimates for g's requests.
-func (g *Gateway) cost(name string, budget func(*server.Server) *server.Budget, f estimate) server.Cost {
-	return server.Cost{Name: name, Budget: budget, Estimate: func(c *server.Call) (int64, error) { return f(g, c) }}
-}
+func (g *Gateway) bind(f handler) server.Handler { return server.Bind(g, f) }
 
 // S3Handler answers the S3 API; nil when the configuration has no s3
 // block.

@@ -49,14 +49,14 @@ func onValue(f valueHandler) handler {
 
 // keyRow is a row of the key and array APIs. A browser asking for a node
 // (a path that holds no value) is sent to its page instead.
-func (g *Gateway) keyRow(op string, shape keyShape, method string, a server.Access, k server.Cost, f handler) server.Route {
+func (g *Gateway) keyRow(op string, shape keyShape, method string, a server.Access, k server.Cost, f server.Handler) server.Route {
 	return server.Route{Op: op, Method: method, Match: server.Match{Target: string(shape)}, Access: a, Cost: k,
 		Handle: func(c *server.Call) error {
 			if server.WantsHTML(c.R) && g.isNodePath(c.R, c.DS, c.Key) {
-				http.Redirect(c.W, c.R, nodeURL(c.DS.Name, c.Key), http.StatusSeeOther)
+				http.Redirect(c.W, c.R, server.NodeURL(c.DS.Name, c.Key), http.StatusSeeOther)
 				return nil
 			}
-			return f(g, c)
+			return f(c)
 		}}
 }
 
@@ -72,25 +72,25 @@ func forPictures(rt server.Route, want bool) server.Route {
 // keyRoutes is the key and array APIs, as data. openapi.json documents
 // each operation under its name (a test holds the two together).
 func keyRoutes(g *Gateway) []server.Route {
-	costPicture := g.cost("picture", server.Expensive, estimatePicture)
-	costSlice := g.cost("slice", server.Expensive, estimateSlice)
-	costSliceWrite := g.cost("slice_write", server.Bodies, estimateSliceWrite)
+	costPicture := g.pages.PictureCost()
+	costSlice := server.Costing("slice", server.Expensive, g, estimateSlice)
+	costSliceWrite := server.Costing("slice_write", server.Bodies, g, estimateSliceWrite)
 	return []server.Route{
-		g.keyRow("key:List", shapeList, http.MethodGet, server.AccessRead, server.CostListing, onValue((*Gateway).List)),
-		g.keyRow("key:List", shapeList, http.MethodHead, server.AccessRead, server.CostListing, onValue((*Gateway).List)),
-		g.keyRow("key:Index", shapeIndex, http.MethodGet, server.AccessRead, server.CostListing, onValue((*Gateway).index)),
-		g.keyRow("key:IndexHead", shapeIndex, http.MethodHead, server.AccessRead, server.CostListing, onValue((*Gateway).index)),
-		g.keyRow("node:Meta", shapeMeta, http.MethodGet, server.AccessRead, server.CostNone, onValue((*Gateway).nodeMeta)),
-		g.keyRow("node:Meta", shapeMeta, http.MethodHead, server.AccessRead, server.CostNone, onValue((*Gateway).nodeMeta)),
-		forPictures(g.keyRow("array:Picture", shapeSlice, http.MethodGet, server.AccessRead, costPicture, (*Gateway).getPicture), true),
-		forPictures(g.keyRow("array:Picture", shapeSlice, http.MethodHead, server.AccessRead, costPicture, (*Gateway).getPicture), true),
-		forPictures(g.keyRow("array:Slice", shapeSlice, http.MethodGet, server.AccessRead, costSlice, (*Gateway).getSlice), false),
-		forPictures(g.keyRow("array:Slice", shapeSlice, http.MethodHead, server.AccessRead, costSlice, (*Gateway).getSlice), false),
-		g.keyRow("array:PutSlice", shapeSlice, http.MethodPut, server.AccessWrite, costSliceWrite, (*Gateway).putSlice),
-		g.keyRow("key:Get", shapeKey, http.MethodGet, server.AccessRead, server.CostNone, onValue((*Gateway).serveKey)),
-		g.keyRow("key:Head", shapeKey, http.MethodHead, server.AccessRead, server.CostNone, onValue((*Gateway).serveKey)),
-		g.keyRow("key:Put", shapeKey, http.MethodPut, server.AccessWrite, server.CostUpload, (*Gateway).putKey),
-		g.keyRow("key:Delete", shapeKey, http.MethodDelete, server.AccessWrite, server.CostNone, onValue((*Gateway).EraseValue)),
+		g.keyRow("key:List", shapeList, http.MethodGet, server.AccessRead, server.CostListing, g.bind(onValue((*Gateway).List))),
+		g.keyRow("key:List", shapeList, http.MethodHead, server.AccessRead, server.CostListing, g.bind(onValue((*Gateway).List))),
+		g.keyRow("key:Index", shapeIndex, http.MethodGet, server.AccessRead, server.CostListing, g.bind(onValue((*Gateway).index))),
+		g.keyRow("key:IndexHead", shapeIndex, http.MethodHead, server.AccessRead, server.CostListing, g.bind(onValue((*Gateway).index))),
+		g.keyRow("node:Meta", shapeMeta, http.MethodGet, server.AccessRead, server.CostNone, g.bind(onValue((*Gateway).nodeMeta))),
+		g.keyRow("node:Meta", shapeMeta, http.MethodHead, server.AccessRead, server.CostNone, g.bind(onValue((*Gateway).nodeMeta))),
+		forPictures(g.keyRow("array:Picture", shapeSlice, http.MethodGet, server.AccessRead, costPicture, g.pages.Picture), true),
+		forPictures(g.keyRow("array:Picture", shapeSlice, http.MethodHead, server.AccessRead, costPicture, g.pages.Picture), true),
+		forPictures(g.keyRow("array:Slice", shapeSlice, http.MethodGet, server.AccessRead, costSlice, g.bind((*Gateway).getSlice)), false),
+		forPictures(g.keyRow("array:Slice", shapeSlice, http.MethodHead, server.AccessRead, costSlice, g.bind((*Gateway).getSlice)), false),
+		g.keyRow("array:PutSlice", shapeSlice, http.MethodPut, server.AccessWrite, costSliceWrite, g.bind((*Gateway).putSlice)),
+		g.keyRow("key:Get", shapeKey, http.MethodGet, server.AccessRead, server.CostNone, g.bind(onValue((*Gateway).serveKey))),
+		g.keyRow("key:Head", shapeKey, http.MethodHead, server.AccessRead, server.CostNone, g.bind(onValue((*Gateway).serveKey))),
+		g.keyRow("key:Put", shapeKey, http.MethodPut, server.AccessWrite, server.CostUpload, g.bind((*Gateway).putKey)),
+		g.keyRow("key:Delete", shapeKey, http.MethodDelete, server.AccessWrite, server.CostNone, g.bind(onValue((*Gateway).EraseValue))),
 	}
 }
 
@@ -128,45 +128,30 @@ func (g *Gateway) serviceRow(op string, path func(string) bool, a server.Access,
 	return server.Route{Op: op, Match: server.Match{Path: path}, Access: a, Handle: g.bind(f)}
 }
 
-func exactly(paths ...string) func(string) bool {
-	return func(p string) bool {
-		for _, q := range paths {
-			if p == q {
-				return true
-			}
-		}
-		return false
-	}
-}
-
-func below(prefix string) func(string) bool {
-	return func(p string) bool { return strings.HasPrefix(p, prefix) }
-}
-
 // serviceRoutes are the gateway's own paths, and the mounts of its faces
 // (the pages below /ui, the key and array APIs below /d/NAME/), whose
 // own rows name their operations and methods. These rows take any method.
 func serviceRoutes(g *Gateway) []server.Route {
 	return []server.Route{
-		g.serviceRow("service:Health", exactly("/healthz"), server.AccessNone, serveHealth),
-		g.serviceRow("service:Ready", exactly("/readyz"), server.AccessNone, func(g *Gateway, c *server.Call) error {
+		g.serviceRow("service:Health", server.Exactly("/healthz"), server.AccessNone, serveHealth),
+		g.serviceRow("service:Ready", server.Exactly("/readyz"), server.AccessNone, func(g *Gateway, c *server.Call) error {
 			g.Ready.Serve(c.W, c.R)
 			return nil
 		}),
-		g.serviceRow("service:Metrics", exactly("/metrics"), server.AccessMetrics, func(g *Gateway, c *server.Call) error {
+		g.serviceRow("service:Metrics", server.Exactly("/metrics"), server.AccessMetrics, func(g *Gateway, c *server.Call) error {
 			g.Metrics.Handler().ServeHTTP(c.W, c.R)
 			return nil
 		}),
-		g.serviceRow("service:OpenAPI", exactly("/openapi.json"), server.AccessNone, func(_ *Gateway, c *server.Call) error {
+		g.serviceRow("service:OpenAPI", server.Exactly("/openapi.json"), server.AccessNone, func(_ *Gateway, c *server.Call) error {
 			serveOpenAPI(c.W, c.R)
 			return nil
 		}),
-		g.serviceRow("ui:Redirect", exactly("/"), server.AccessNone, redirectTo("/ui/", http.StatusFound)),
-		g.serviceRow("ui:Page", func(p string) bool { return p == "/ui" || strings.HasPrefix(p, "/ui/") }, server.AccessNone, (*Gateway).servePages),
+		g.serviceRow("ui:Redirect", server.Exactly("/"), server.AccessNone, redirectTo("/ui/", http.StatusFound)),
+		g.serviceRow("ui:Page", func(p string) bool { return p == "/ui" || strings.HasPrefix(p, "/ui/") }, server.AccessNone, func(g *Gateway, c *server.Call) error { return g.pages.Serve(c) }),
 		// a browser is sent to the pages before it is asked who it is
-		{Op: "key:ListDatasets", Match: server.Match{Path: exactly("/d", "/d/"), When: wantsHTMLCall}, Handle: g.bind(redirectTo("/ui/", http.StatusSeeOther))},
-		g.serviceRow("key:ListDatasets", exactly("/d", "/d/"), server.AccessAny, (*Gateway).serveDatasetList),
-		g.serviceRow("", below("/d/"), server.AccessNone, (*Gateway).serveDataset), // keyRoutes name it
+		{Op: "key:ListDatasets", Match: server.Match{Path: server.Exactly("/d", "/d/"), When: wantsHTMLCall}, Handle: g.bind(redirectTo("/ui/", http.StatusSeeOther))},
+		g.serviceRow("key:ListDatasets", server.Exactly("/d", "/d/"), server.AccessAny, (*Gateway).serveDatasetList),
+		g.serviceRow("", server.Below("/d/"), server.AccessNone, (*Gateway).serveDataset), // keyRoutes name it
 	}
 }
 

@@ -160,3 +160,17 @@ func DecodeKey(escaped string) (string, error) {
 	}
 	return strings.Join(segs, "/"), nil
 }
+
+// NodeURL is the address of the page of the node at path in dataset.
+func NodeURL(dataset, path string) string {
+	return "/ui/d/" + url.PathEscape(dataset) + "/" + EscapeSegments(path)
+}
+
+// EscapeSegments escapes each segment of a slash-separated path.
+func EscapeSegments(p string) string {
+	segs := strings.Split(p, "/")
+	for i, s := range segs {
+		segs[i] = url.PathEscape(s)
+	}
+	return strings.Join(segs, "/")
+}

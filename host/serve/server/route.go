@@ -360,3 +360,32 @@ func (g *Server) unauthorized(w http.ResponseWriter, info *RequestInfo, params, 
 func NotAllowed(r *http.Request, allowed []string) error {
 	return &RequestError{http.StatusMethodNotAllowed, r.Method + " is not allowed here; use " + strings.Join(allowed, ", ")}
 }
+
+// Bind is h as the handler of rows of face f: a face builds its table
+// with its handlers bound to itself.
+func Bind[F any](f F, h func(F, *Call) error) Handler {
+	return func(c *Call) error { return h(f, c) }
+}
+
+// Costing is the cost class name of face f: it takes from budget what
+// estimate finds of a request.
+func Costing[F any](name string, budget func(*Server) *Budget, f F, estimate func(F, *Call) (int64, error)) Cost {
+	return Cost{Name: name, Budget: budget, Estimate: func(c *Call) (int64, error) { return estimate(f, c) }}
+}
+
+// Exactly matches a URL path that is one of paths.
+func Exactly(paths ...string) func(string) bool {
+	return func(p string) bool {
+		for _, q := range paths {
+			if p == q {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// Below matches a URL path that starts with prefix.
+func Below(prefix string) func(string) bool {
+	return func(p string) bool { return strings.HasPrefix(p, prefix) }
+}

@@ -1,4 +1,8 @@
-package gateway
+// Package pages is the gateway's pages face: the datasets, their
+// hierarchies and their nodes as HTML pages below /ui, with pictures of
+// arrays (PNG, drawn by host/serve/pages/picture), over the serving core
+// (host/serve/server).
+package pages
 
 import (
 	"bytes"
@@ -33,24 +37,38 @@ import (
 // maxTreeNodes bounds a dataset page's hierarchy listing.
 const maxTreeNodes = 500
 
+// Pages is the pages face of one server.
+type Pages struct {
+	*server.Server
+	rows []server.Route
+}
+
+// New is the pages face of s.
+func New(s *server.Server) *Pages {
+	p := &Pages{Server: s}
+	p.rows = pageRoutes(p)
+	return p
+}
+
 // pageRoutes are the pages' rows below /ui: the static files and the
 // colormaps' bars, which need no caller, and the pages, which show what
 // the caller may read.
-func pageRoutes(g *Gateway) []server.Route {
+func pageRoutes(g *Pages) []server.Route {
 	var rows []server.Route
 	for _, m := range []string{http.MethodGet, http.MethodHead} {
 		rows = append(rows,
-			server.Route{Op: "ui:Page", Method: m, Match: server.Match{Path: below("/ui/static/")}, Handle: g.bind(serveStatic)},
-			server.Route{Op: "ui:Page", Method: m, Match: server.Match{Path: below("/ui/colorbar/")}, Handle: g.bind((*Gateway).serveColorbar)},
-			server.Route{Op: "ui:Page", Method: m, Access: server.AccessAny, Handle: g.bind((*Gateway).servePage)})
+			server.Route{Op: "ui:Page", Method: m, Match: server.Match{Path: server.Below("/ui/static/")}, Handle: server.Bind(g, serveStatic)},
+			server.Route{Op: "ui:Page", Method: m, Match: server.Match{Path: server.Below("/ui/colorbar/")}, Handle: server.Bind(g, (*Pages).serveColorbar)},
+			server.Route{Op: "ui:Page", Method: m, Access: server.AccessAny, Handle: server.Bind(g, (*Pages).servePage)})
 	}
 	return rows
 }
 
 // servePages answers /ui/...: the dataset list, a dataset's hierarchy, a
-// node's page, and the pages' static files, through pageRoutes.
-func (g *Gateway) servePages(c *server.Call) error {
-	rt, allowed := server.Lookup(g.pageRows, c)
+// node's page, and the pages' static files, through pageRoutes: the
+// handler of the pages' mount.
+func (g *Pages) Serve(c *server.Call) error {
+	rt, allowed := server.Lookup(g.rows, c)
 	if rt == nil {
 		return server.NotAllowed(c.R, allowed)
 	}
@@ -60,14 +78,14 @@ func (g *Gateway) servePages(c *server.Call) error {
 	return nil
 }
 
-func serveStatic(_ *Gateway, c *server.Call) error {
+func serveStatic(_ *Pages, c *server.Call) error {
 	ui.Static("/ui/static/").ServeHTTP(c.W, c.R)
 	return nil
 }
 
 // failPage answers a token not accepted with a page that asks for
 // another; other failures as the key API answers them.
-func (g *Gateway) failPage(c *server.Call, err error) {
+func (g *Pages) failPage(c *server.Call, err error) {
 	var ae *server.AuthError
 	if !errors.As(err, &ae) {
 		g.FailBearer(c, err)
@@ -85,7 +103,7 @@ func (g *Gateway) failPage(c *server.Call, err error) {
 }
 
 // servePage answers a page for the caller the middleware identified.
-func (g *Gateway) servePage(c *server.Call) error {
+func (g *Pages) servePage(c *server.Call) error {
 	w, r, info, caller := c.W, c.R, c.Info, c.Info.Caller
 	common := ui.Common{Principal: displayName(caller), TokenBox: !caller.Anonymous() || g.someNeedToken()}
 	rest, _ := strings.CutPrefix(r.URL.Path, "/ui")
@@ -128,7 +146,7 @@ func (g *Gateway) servePage(c *server.Call) error {
 // someNeedToken reports whether some dataset needs a token to be read:
 // otherwise the pages, which only read, offer no token form to anonymous
 // callers.
-func (g *Gateway) someNeedToken() bool {
+func (g *Pages) someNeedToken() bool {
 	for _, ds := range g.All() {
 		if g.Authorize(ds, identity.Caller{Method: identity.Anonymous}, false) != nil {
 			return true
@@ -140,7 +158,7 @@ func (g *Gateway) someNeedToken() bool {
 // serveColorbar answers /ui/colorbar/NAME.png: the colormap NAME as the
 // pictures use it, one row from low to high, for the pages to stretch
 // under a picture.
-func (g *Gateway) serveColorbar(c *server.Call) error {
+func (g *Pages) serveColorbar(c *server.Call) error {
 	w, r := c.W, c.R
 	file := strings.TrimPrefix(r.URL.Path, "/ui/colorbar/")
 	name, ok := strings.CutSuffix(file, ".png")
@@ -179,7 +197,7 @@ func titled(c ui.Common, title string) ui.Common {
 
 // page renders a page with an ETag of its content (a revalidation costs
 // the rendering, not the transfer).
-func (g *Gateway) page(w http.ResponseWriter, r *http.Request, info *server.RequestInfo, status int, name string, data any) {
+func (g *Pages) page(w http.ResponseWriter, r *http.Request, info *server.RequestInfo, status int, name string, data any) {
 	var buf pageBuffer
 	if err := ui.Render(&buf, status, name, data); err != nil {
 		g.Fail(w, info, err)
@@ -221,7 +239,7 @@ func (b *pageBuffer) WriteHeader(status int)      { b.status = status }
 
 // datasetViews describes the datasets principal may read: store type and
 // name, prefix, transformers, plugins; never store settings or secrets.
-func (g *Gateway) datasetViews(caller identity.Caller) []ui.Dataset {
+func (g *Pages) datasetViews(caller identity.Caller) []ui.Dataset {
 	var out []ui.Dataset
 	for _, ds := range g.All() {
 		if g.Authorize(ds, caller, false) != nil {
@@ -232,7 +250,7 @@ func (g *Gateway) datasetViews(caller identity.Caller) []ui.Dataset {
 	return out
 }
 
-func (g *Gateway) datasetView(ds *server.Dataset, caller identity.Caller) ui.Dataset {
+func (g *Pages) datasetView(ds *server.Dataset, caller identity.Caller) ui.Dataset {
 	c := ds.Cfg
 	v := ui.Dataset{Name: ds.Name, Store: fmt.Sprintf("%s %q", c.Store.Type, c.Store.Name), Prefix: g.Cfg.Redact(c.Prefix),
 		ReadOnly: c.ReadOnly, Writable: g.Authorize(ds, caller, true) == nil, Consolidated: c.Consolidated}
@@ -260,7 +278,7 @@ func (g *Gateway) datasetView(ds *server.Dataset, caller identity.Caller) ui.Dat
 
 // datasetPage lists the dataset's hierarchy, depth first; of an empty
 // dataset it says how to write into it (base is the gateway's URL).
-func (g *Gateway) datasetPage(ctx context.Context, ds *server.Dataset, caller identity.Caller, common ui.Common, base string) ui.DatasetPage {
+func (g *Pages) datasetPage(ctx context.Context, ds *server.Dataset, caller identity.Caller, common ui.Common, base string) ui.DatasetPage {
 	p := ui.DatasetPage{Common: common, Dataset: g.datasetView(ds, caller)}
 	root, err := hierarchy.Open(ctx, ds.Store, "")
 	if err != nil {
@@ -302,7 +320,7 @@ func isEmpty(ctx context.Context, ds *server.Dataset) bool {
 
 // emptyHelp says how an empty dataset is written into: with the command
 // line and the configuration, or through the gateway's key API.
-func (g *Gateway) emptyHelp(ds *server.Dataset, base string) *ui.Empty {
+func (g *Pages) emptyHelp(ds *server.Dataset, base string) *ui.Empty {
 	e := &ui.Empty{Name: ds.Name, URL: base + "/d/" + url.PathEscape(ds.Name) + "/", Config: "zarrgw.hcl", ReadOnly: ds.Cfg.ReadOnly}
 	if g.Cfg.Filename != "" {
 		e.Config = filepath.Base(g.Cfg.Filename)
@@ -314,12 +332,12 @@ func (g *Gateway) emptyHelp(ds *server.Dataset, base string) *ui.Empty {
 	return e
 }
 
-func (g *Gateway) treeNode(ds *server.Dataset, n hierarchy.Node) ui.TreeNode {
+func (g *Pages) treeNode(ds *server.Dataset, n hierarchy.Node) ui.TreeNode {
 	name := n.Path[strings.LastIndex(n.Path, "/")+1:]
 	if n.Path == "" {
 		name = "/"
 	}
-	t := ui.TreeNode{Name: name, Path: n.Path, Kind: server.NodeType(n), Depth: strings.Count(n.Path, "/"), URL: nodeURL(ds.Name, n.Path)}
+	t := ui.TreeNode{Name: name, Path: n.Path, Kind: server.NodeType(n), Depth: strings.Count(n.Path, "/"), URL: server.NodeURL(ds.Name, n.Path)}
 	if n.Path != "" {
 		t.Depth++
 	}
@@ -331,25 +349,13 @@ func (g *Gateway) treeNode(ds *server.Dataset, n hierarchy.Node) ui.TreeNode {
 	return t
 }
 
-func nodeURL(dataset, path string) string {
-	return "/ui/d/" + url.PathEscape(dataset) + "/" + escapeSegments(path)
-}
-
 func apiURL(dataset, path string) string {
-	return "/d/" + url.PathEscape(dataset) + "/" + escapeSegments(path)
-}
-
-func escapeSegments(p string) string {
-	segs := strings.Split(p, "/")
-	for i, s := range segs {
-		segs[i] = url.PathEscape(s)
-	}
-	return strings.Join(segs, "/")
+	return "/d/" + url.PathEscape(dataset) + "/" + server.EscapeSegments(path)
 }
 
 // nodePage describes one node; for arrays also how much is stored and a
 // picture of the default slice.
-func (g *Gateway) nodePage(ctx context.Context, ds *server.Dataset, path string, common ui.Common, q url.Values) (ui.NodePage, error) {
+func (g *Pages) nodePage(ctx context.Context, ds *server.Dataset, path string, common ui.Common, q url.Values) (ui.NodePage, error) {
 	n, err := hierarchy.Open(ctx, ds.Store, path)
 	if err != nil {
 		return ui.NodePage{}, err
@@ -385,12 +391,12 @@ func crumbs(dataset, path string) []ui.Link {
 	segs := strings.Split(path, "/")
 	for i := range segs {
 		p := strings.Join(segs[:i+1], "/")
-		out = append(out, ui.Link{Name: segs[i], URL: nodeURL(dataset, p)})
+		out = append(out, ui.Link{Name: segs[i], URL: server.NodeURL(dataset, p)})
 	}
 	return out
 }
 
-func (g *Gateway) arrayPage(ctx context.Context, ds *server.Dataset, n hierarchy.Node, p ui.NodePage, q url.Values) (ui.NodePage, error) {
+func (g *Pages) arrayPage(ctx context.Context, ds *server.Dataset, n hierarchy.Node, p ui.NodePage, q url.Values) (ui.NodePage, error) {
 	m := n.Array
 	d := render.Describe(m)
 	p.Fields = []ui.Field{
@@ -550,7 +556,7 @@ func pageQuery(pic *ui.Picture, q url.Values) error {
 // codecSources says where each codec of an array runs: bundled, or the
 // plugin of the configuration that provides it (a configuration's plugin
 // wins over a bundled codec of the same name).
-func (g *Gateway) codecSources(m *meta.ArrayMeta) string {
+func (g *Pages) codecSources(m *meta.ArrayMeta) string {
 	var parts []string
 	for _, c := range m.Codecs {
 		src := "bundled"

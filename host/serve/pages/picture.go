@@ -1,4 +1,4 @@
-package gateway
+package pages
 
 import (
 	"bytes"
@@ -34,10 +34,15 @@ type picturePlan struct {
 	unchanged bool
 }
 
+// PictureCost is the cost class of a picture's rows (Picture).
+func (g *Pages) PictureCost() server.Cost {
+	return server.Costing("picture", server.Expensive, g, estimatePicture)
+}
+
 // estimatePicture is what drawing a picture holds (costPicture), fitted
 // to the budget of expensive requests (see fitPicture); a picture the
 // client has already is not drawn and needs no room.
-func estimatePicture(g *Gateway, c *server.Call) (int64, error) {
+func estimatePicture(g *Pages, c *server.Call) (int64, error) {
 	r, ds := c.R, c.DS
 	a, sel, opts, err := g.openPicture(r, ds, c.Key)
 	if err != nil {
@@ -60,11 +65,11 @@ func estimatePicture(g *Gateway, c *server.Call) (int64, error) {
 	return cost.bytes, nil
 }
 
-// getPicture answers ?format=png: the 2-D selection drawn through a
+// Picture answers ?format=png: the 2-D selection drawn through a
 // colormap, tagged with the versions of the metadata and chunks it reads,
 // so that a browser's revalidation costs no decoding. Drawing holds the
 // room its row's cost (costPicture) took.
-func (g *Gateway) getPicture(c *server.Call) error {
+func (g *Pages) Picture(c *server.Call) error {
 	w, r := c.W, c.R
 	p := c.Plan.(*picturePlan)
 	a, sel, opts, tag := p.a, p.sel, p.opts, p.tag
@@ -124,7 +129,7 @@ func setPictureTag(w http.ResponseWriter, tag string) {
 
 // openPicture opens the array at path and reads the picture's selection
 // and options; block means are streamed within the budget's share.
-func (g *Gateway) openPicture(r *http.Request, ds *server.Dataset, path string) (*array.Array, grid.Selection, picture.Options, error) {
+func (g *Pages) openPicture(r *http.Request, ds *server.Dataset, path string) (*array.Array, grid.Selection, picture.Options, error) {
 	q := r.URL.Query()
 	a, err := hierarchy.OpenArray(r.Context(), ds.Store, path, ds.Opts)
 	if err != nil {
@@ -151,7 +156,7 @@ type pictureCost struct {
 // picture is already a downsampled view, and a coarser one serves better
 // than a refusal. Only when even one pixel does not fit (huge chunks) is
 // the request refused (413).
-func (g *Gateway) fitPicture(ds *server.Dataset, a *array.Array, sel grid.Selection, opts picture.Options) (picture.Options, pictureCost, error) {
+func (g *Pages) fitPicture(ds *server.Dataset, a *array.Array, sel grid.Selection, opts picture.Options) (picture.Options, pictureCost, error) {
 	limit := g.ExpensiveBudget.Limit()
 	var n int64
 	// Lowering max_pixels never makes the rest cost more (fewer or as
@@ -261,7 +266,7 @@ func (emptyGrid) Value(int) (float64, bool) { return 0, false }
 // pictureTag hashes the query with the versions of the array's metadata
 // and of every chunk the picture reads ("" when there are too many to
 // ask for, or a store gives no versions).
-func (g *Gateway) pictureTag(ctx context.Context, ds *server.Dataset, a *array.Array, read grid.Selection, query string) (string, error) {
+func (g *Pages) pictureTag(ctx context.Context, ds *server.Dataset, a *array.Array, read grid.Selection, query string) (string, error) {
 	// counted before they are projected: a projection per chunk of a
 	// huge picture would itself take hundreds of megabytes
 	if n, ok := checked.Product(server.ChunksTouched(read, a.Meta().ChunkShape)); !ok || n > maxTaggedChunks {

@@ -1,4 +1,4 @@
-package gateway
+package pages
 
 import (
 	"bytes"
@@ -57,7 +57,7 @@ func FuzzArrayEstimate(f *testing.F) {
 	} {
 		f.Add([]byte(s.doc), s.slice, s.format, uint32(0))
 	}
-	g := &Gateway{Server: &server.Server{ExpensiveBudget: server.NewBudget(config.Safeguards{ExpensiveMemory: fuzzBudget})}}
+	g := &Pages{Server: &server.Server{ExpensiveBudget: server.NewBudget(config.Safeguards{ExpensiveMemory: fuzzBudget})}}
 	opts := registry.Bundled().InProcess().ArrayOptions()
 	opts.Concurrency = 2
 	// small limits: a chunk read whole is allocated whole, every run
