@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 
+	"github.com/zarrgw/zarrgw/host/serve/keyapi"
 	"github.com/zarrgw/zarrgw/host/serve/pages"
 	"github.com/zarrgw/zarrgw/host/serve/s3api"
 	"github.com/zarrgw/zarrgw/host/serve/server"
@@ -22,7 +23,7 @@ type Route struct {
 func KeyRoutes() []Route {
 	var out []Route
 	png := &server.Call{R: &http.Request{URL: &url.URL{RawQuery: "format=png"}}}
-	for _, rt := range keyRoutes(&Gateway{pages: pages.New(nil)}) {
+	for _, rt := range keyapi.New(nil, keyapi.Pictures{Handle: pages.New(nil).Picture}).Routes() {
 		out = append(out, Route{Op: rt.Op, Method: rt.Method, Target: rt.Match.Target,
 			Picture: rt.Match.When != nil && rt.Match.When(png),
 			Write:   rt.Access == server.AccessWrite, Read: rt.Access == server.AccessRead})

@@ -15,6 +15,7 @@ import (
 
 	"github.com/zarrgw/zarrgw/host/runtime/config"
 	"github.com/zarrgw/zarrgw/host/runtime/stack"
+	"github.com/zarrgw/zarrgw/host/serve/keyapi"
 	"github.com/zarrgw/zarrgw/host/serve/pages"
 	"github.com/zarrgw/zarrgw/host/serve/s3api"
 	"github.com/zarrgw/zarrgw/host/serve/server"
@@ -31,8 +32,7 @@ type Gateway struct {
 	s3 *s3api.API
 
 	pages *pages.Pages
-	// the key and array APIs' table, built for this gateway
-	keyRows []server.Route
+	keys  *keyapi.API
 
 	// drainEnd is when the listeners stop taking connections.
 	drainOnce sync.Once
@@ -53,7 +53,7 @@ func New(ctx context.Context, cfg *config.Config, host *stack.Host, opts Options
 	}
 	g := &Gateway{Server: s, hurry: make(chan struct{})}
 	g.pages = pages.New(s)
-	g.keyRows = keyRoutes(g)
+	g.keys = keyapi.New(s, keyapi.Pictures{Handle: g.pages.Picture, Cost: g.pages.PictureCost()})
 	s.Mount(serviceRoutes(g))
 	if cfg.Server.S3 != nil {
 		if g.s3, err = s3api.New(ctx, g.Server, cfg.Server.S3); err != nil {

@@ -1,4 +1,4 @@
-package gateway
+package keyapi
 
 import (
 	"net/http"
@@ -9,7 +9,7 @@ import (
 // putKey stores the request body as the value of key, honouring If-Match
 // and If-None-Match: * through the store's conditional write; a write
 // the store would refuse is refused before the body is read.
-func (g *Gateway) putKey(c *server.Call) error {
+func (g *API) putKey(c *server.Call) error {
 	w, r, ds, key := c.W, c.R, c.DS, c.Key
 	cond, err := g.Condition(r, ds, key)
 	if err != nil {

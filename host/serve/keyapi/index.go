@@ -1,4 +1,4 @@
-package gateway
+package keyapi
 
 import (
 	"context"
@@ -25,7 +25,7 @@ import (
 // has that name but keys lie below it, a 301 to the directory's slash
 // form, as nginx and Go's FileServer answer "/dir". Only a name with
 // neither is 404.
-func (g *Gateway) serveKey(w http.ResponseWriter, r *http.Request, ds *server.Dataset, key string) error {
+func (g *API) serveKey(w http.ResponseWriter, r *http.Request, ds *server.Dataset, key string) error {
 	err := g.ServeValue(w, r, ds, key)
 	if !server.IsNotFound(err) || r.URL.RawQuery != "" || server.IsMetaKey(key) {
 		// a metadata document's name is never a directory: Zarr clients
@@ -94,7 +94,7 @@ func isUnreserved(c byte) bool {
 // index answers a directory: its index page, one link per key and child
 // prefix below it. A request with a query, or that asks for JSON, gets the
 // key API's JSON listing of the same (paged by page_token).
-func (g *Gateway) index(w http.ResponseWriter, r *http.Request, ds *server.Dataset, key string) error {
+func (g *API) index(w http.ResponseWriter, r *http.Request, ds *server.Dataset, key string) error {
 	if r.URL.RawQuery != "" || acceptsJSON(r) {
 		return g.List(w, r, ds, key)
 	}

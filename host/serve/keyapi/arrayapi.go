@@ -1,4 +1,4 @@
-package gateway
+package keyapi
 
 import (
 	"encoding/json"
@@ -18,7 +18,7 @@ import (
 
 // openSlice opens the array at path and parses the request's slice and
 // format (json unless asked).
-func (g *Gateway) openSlice(r *http.Request, ds *server.Dataset, path string) (*array.Array, grid.Selection, render.Format, error) {
+func (g *API) openSlice(r *http.Request, ds *server.Dataset, path string) (*array.Array, grid.Selection, render.Format, error) {
 	q := r.URL.Query()
 	name := q.Get("format")
 	if name == "" {
@@ -48,7 +48,7 @@ type slicePlan struct {
 }
 
 // planSlice opens the slice a request asks for, streamed within b's share.
-func (g *Gateway) planSlice(c *server.Call, b *server.Budget) (*slicePlan, error) {
+func (g *API) planSlice(c *server.Call, b *server.Budget) (*slicePlan, error) {
 	a, sel, f, err := g.openSlice(c.R, c.DS, c.Key)
 	if err != nil {
 		return nil, err
@@ -61,7 +61,7 @@ func (g *Gateway) planSlice(c *server.Call, b *server.Budget) (*slicePlan, error
 // estimateSlice is what streaming a slice holds (costSlice): taken before
 // any header, since a refusal must not carry the slice's length. A HEAD
 // reads no chunk and takes nothing.
-func estimateSlice(g *Gateway, c *server.Call) (int64, error) {
+func estimateSlice(g *API, c *server.Call) (int64, error) {
 	p, err := g.planSlice(c, g.ExpensiveBudget)
 	if err != nil || c.R.Method == http.MethodHead {
 		return server.TakesNothing, err
@@ -72,7 +72,7 @@ func estimateSlice(g *Gateway, c *server.Call) (int64, error) {
 // estimateSliceWrite is what writing a slice holds (costSliceWrite): its
 // stream (slabs, the chunks in flight), taken from the budget of request
 // bodies before the body is read.
-func estimateSliceWrite(g *Gateway, c *server.Call) (int64, error) {
+func estimateSliceWrite(g *API, c *server.Call) (int64, error) {
 	p, err := g.planSlice(c, g.BodyBudget)
 	if err != nil {
 		return 0, err
@@ -89,7 +89,7 @@ func estimateSliceWrite(g *Gateway, c *server.Call) (int64, error) {
 // the row's cost (costSlice) waited for room in the budget of expensive
 // requests before it began. A failure after the first byte cuts the
 // connection (the length, when sent, no longer adds up either).
-func (g *Gateway) getSlice(c *server.Call) error {
+func (g *API) getSlice(c *server.Call) error {
 	w, r := c.W, c.R
 	p := c.Plan.(*slicePlan)
 	a, sel, f, so := p.a, p.sel, p.f, p.stream
@@ -155,7 +155,7 @@ func joinInts(v []int) string {
 // stream holds (its slabs, the chunks in flight) the row's cost
 // (costSliceWrite) reserved from the budget of request bodies, before
 // anything was read.
-func (g *Gateway) putSlice(c *server.Call) error {
+func (g *API) putSlice(c *server.Call) error {
 	w, r := c.W, c.R
 	p := c.Plan.(*slicePlan)
 	a, sel, f, so := p.a, p.sel, p.f, p.stream
@@ -203,7 +203,7 @@ func inputError(err error) error {
 
 // nodeMeta answers GET ?meta: the node's type and format, its metadata
 // documents as stored, and for a group its children.
-func (g *Gateway) nodeMeta(w http.ResponseWriter, r *http.Request, ds *server.Dataset, path string) error {
+func (g *API) nodeMeta(w http.ResponseWriter, r *http.Request, ds *server.Dataset, path string) error {
 	ctx := r.Context()
 	n, err := hierarchy.Open(ctx, ds.Store, path)
 	if err != nil {
