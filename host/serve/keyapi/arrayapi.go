@@ -14,6 +14,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/ndarray"
 	"github.com/zarrgw/zarrgw/host/commands/render"
 	"github.com/zarrgw/zarrgw/host/serve/server"
+	"github.com/zarrgw/zarrgw/host/serve/server/arraycost"
 )
 
 // openSlice opens the array at path and parses the request's slice and
@@ -66,7 +67,7 @@ func estimateSlice(g *API, c *server.Call) (int64, error) {
 	if err != nil || c.R.Method == http.MethodHead {
 		return server.TakesNothing, err
 	}
-	return server.SliceCost(p.a, p.sel, server.Concurrency(c.DS.Opts), p.stream.MemoryBudget)
+	return arraycost.SliceCost(p.a, p.sel, arraycost.Concurrency(c.DS.Opts), p.stream.MemoryBudget)
 }
 
 // estimateSliceWrite is what writing a slice holds (costSliceWrite): its
@@ -80,7 +81,7 @@ func estimateSliceWrite(g *API, c *server.Call) (int64, error) {
 	if limit := g.Cfg.Server.MaxRequestSize; c.R.ContentLength > limit {
 		return 0, server.TooLarge(limit)
 	}
-	return server.WriteCost(p.a, p.sel, server.Concurrency(c.DS.Opts), p.stream.MemoryBudget)
+	return arraycost.WriteCost(p.a, p.sel, arraycost.Concurrency(c.DS.Opts), p.stream.MemoryBudget)
 }
 
 // getSlice streams a selection of an array: the response starts as soon

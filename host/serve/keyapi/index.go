@@ -12,6 +12,8 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/host/serve/server"
+	"github.com/zarrgw/zarrgw/host/serve/server/keypath"
+	"github.com/zarrgw/zarrgw/host/serve/server/storecache"
 )
 
 // The key API answers directories as a static web server does, because
@@ -27,7 +29,7 @@ import (
 // neither is 404.
 func (g *API) serveKey(w http.ResponseWriter, r *http.Request, ds *server.Dataset, key string) error {
 	err := g.ServeValue(w, r, ds, key)
-	if !server.IsNotFound(err) || r.URL.RawQuery != "" || server.IsMetaKey(key) {
+	if !server.IsNotFound(err) || r.URL.RawQuery != "" || storecache.IsMetaKey(key) {
 		// a metadata document's name is never a directory: Zarr clients
 		// probing for one (zarr.json, .zarray, .zgroup) pay no listing
 		return err
@@ -170,8 +172,8 @@ func listDir(ctx context.Context, ds *server.Dataset, dir string) (store.Dir, er
 	if err != nil {
 		return store.Dir{}, err
 	}
-	d.Keys = slices.DeleteFunc(d.Keys, server.Reserved)
-	d.Prefixes = slices.DeleteFunc(d.Prefixes, server.Reserved)
+	d.Keys = slices.DeleteFunc(d.Keys, keypath.Reserved)
+	d.Prefixes = slices.DeleteFunc(d.Prefixes, keypath.Reserved)
 	if len(d.Keys)+len(d.Prefixes) == 0 {
 		return d, nil
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/zarrgw/zarrgw/host/serve/server"
+	"github.com/zarrgw/zarrgw/host/serve/server/keypath"
 )
 
 // keyShape is what a request below /d/NAME/ addresses, from its query.
@@ -89,7 +90,7 @@ func (g *API) keyRow(op string, shape keyShape, method string, a server.Access, 
 	return server.Route{Op: op, Method: method, Match: server.Match{Target: string(shape)}, Access: a, Cost: k,
 		Handle: func(c *server.Call) error {
 			if server.WantsHTML(c.R) && g.isNodePath(c.R, c.DS, c.Key) {
-				http.Redirect(c.W, c.R, server.NodeURL(c.DS.Name, c.Key), http.StatusSeeOther)
+				http.Redirect(c.W, c.R, keypath.NodeURL(c.DS.Name, c.Key), http.StatusSeeOther)
 				return nil
 			}
 			return f(c)
@@ -138,12 +139,12 @@ func (g *API) Serve(c *server.Call) error {
 	escaped := c.R.URL.EscapedPath()
 	dir := strings.HasSuffix(escaped, "/")
 	trimmed := strings.TrimSuffix(escaped, "/")
-	name, key, err := server.SplitDatasetPath(trimmed)
+	name, key, err := keypath.SplitDatasetPath(trimmed)
 	if err == nil && strings.HasSuffix(trimmed, "/") {
-		err = server.ErrBadPath // "//": an empty segment
+		err = keypath.ErrBadPath // "//": an empty segment
 	}
 	if err != nil {
-		return server.BadRequest(server.KeyProblem(err))
+		return server.BadRequest(keypath.KeyProblem(err))
 	}
 	c.Info.Dataset, c.Info.Key, c.Key = name, key, key
 	ds, ok := g.Dataset(name)

@@ -19,6 +19,7 @@ import (
 	"github.com/zarrgw/zarrgw/host/runtime/registry"
 	"github.com/zarrgw/zarrgw/host/serve/pages/picture"
 	"github.com/zarrgw/zarrgw/host/serve/server"
+	"github.com/zarrgw/zarrgw/host/serve/server/arraycost"
 )
 
 // The fuzzed gateway's budget of expensive requests, and the most an
@@ -76,7 +77,7 @@ func FuzzArrayEstimate(f *testing.F) {
 		stream := array.StreamOptions{MemoryBudget: g.ExpensiveBudget.StreamBudget()}
 		if format%8 < 3 {
 			f := []render.Format{render.FormatJSON, render.FormatNPY, render.FormatRaw}[format%8]
-			cost, err := server.SliceCost(a, sel, opts.Concurrency, stream.MemoryBudget)
+			cost, err := arraycost.SliceCost(a, sel, opts.Concurrency, stream.MemoryBudget)
 			if !checkEstimate(t, cost, err) {
 				return
 			}

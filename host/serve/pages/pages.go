@@ -22,6 +22,8 @@ import (
 
 	"github.com/zarrgw/zarrgw/host/serve/identity"
 	"github.com/zarrgw/zarrgw/host/serve/server"
+	"github.com/zarrgw/zarrgw/host/serve/server/keypath"
+	"github.com/zarrgw/zarrgw/host/serve/server/storecache"
 
 	"github.com/zarrgw/zarrgw/core/array"
 	"github.com/zarrgw/zarrgw/core/dtype"
@@ -111,7 +113,7 @@ func (g *Pages) servePage(c *server.Call) error {
 		g.page(w, r, info, http.StatusOK, "datasets", ui.DatasetsPage{Common: titled(common, "Datasets"), Datasets: g.datasetViews(caller)})
 		return nil
 	}
-	name, path, err := server.SplitDatasetPath(r.URL.EscapedPath()[len("/ui"):])
+	name, path, err := keypath.SplitDatasetPath(r.URL.EscapedPath()[len("/ui"):])
 	if err != nil {
 		return server.BadRequest("invalid path")
 	}
@@ -310,7 +312,7 @@ func (g *Pages) datasetPage(ctx context.Context, ds *server.Dataset, caller iden
 func isEmpty(ctx context.Context, ds *server.Dataset) bool {
 	seen := 0
 	for k, err := range ds.Store.List(ctx, "") {
-		if err != nil || !server.Reserved(k) || seen == maxTreeNodes {
+		if err != nil || !keypath.Reserved(k) || seen == maxTreeNodes {
 			return false
 		}
 		seen++
@@ -337,7 +339,7 @@ func (g *Pages) treeNode(ds *server.Dataset, n hierarchy.Node) ui.TreeNode {
 	if n.Path == "" {
 		name = "/"
 	}
-	t := ui.TreeNode{Name: name, Path: n.Path, Kind: server.NodeType(n), Depth: strings.Count(n.Path, "/"), URL: server.NodeURL(ds.Name, n.Path)}
+	t := ui.TreeNode{Name: name, Path: n.Path, Kind: server.NodeType(n), Depth: strings.Count(n.Path, "/"), URL: keypath.NodeURL(ds.Name, n.Path)}
 	if n.Path != "" {
 		t.Depth++
 	}
@@ -350,7 +352,7 @@ func (g *Pages) treeNode(ds *server.Dataset, n hierarchy.Node) ui.TreeNode {
 }
 
 func apiURL(dataset, path string) string {
-	return "/d/" + url.PathEscape(dataset) + "/" + server.EscapeSegments(path)
+	return "/d/" + url.PathEscape(dataset) + "/" + keypath.EscapeSegments(path)
 }
 
 // nodePage describes one node; for arrays also how much is stored and a
@@ -391,7 +393,7 @@ func crumbs(dataset, path string) []ui.Link {
 	segs := strings.Split(path, "/")
 	for i := range segs {
 		p := strings.Join(segs[:i+1], "/")
-		out = append(out, ui.Link{Name: segs[i], URL: server.NodeURL(dataset, p)})
+		out = append(out, ui.Link{Name: segs[i], URL: keypath.NodeURL(dataset, p)})
 	}
 	return out
 }
@@ -614,7 +616,7 @@ func storedChunks(ctx context.Context, ds *server.Dataset, a *array.Array) strin
 			more = true
 			break
 		}
-		if !server.IsMetaKey(k) {
+		if !storecache.IsMetaKey(k) {
 			stored++
 		}
 	}

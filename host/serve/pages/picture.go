@@ -17,6 +17,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/host/serve/pages/picture"
 	"github.com/zarrgw/zarrgw/host/serve/server"
+	"github.com/zarrgw/zarrgw/host/serve/server/arraycost"
 )
 
 // maxTaggedChunks bounds the chunks whose versions tag a picture: a
@@ -167,14 +168,14 @@ func (g *Pages) fitPicture(ds *server.Dataset, a *array.Array, sel grid.Selectio
 		if err != nil {
 			return opts, pictureCost{}, err
 		}
-		read, err := server.ReadCost(a, c.Read, server.Concurrency(ds.Opts), opts.Stream.MemoryBudget, c.Streamed)
+		read, err := arraycost.ReadCost(a, c.Read, arraycost.Concurrency(ds.Opts), opts.Stream.MemoryBudget, c.Streamed)
 		if err != nil {
 			return opts, pictureCost{}, err
 		}
 		var sum checked.Calc
 		n = sum.Add(c.Bytes(), read)
 		if sum.Overflowed() {
-			return opts, pictureCost{}, server.Overflowed(a, &sum)
+			return opts, pictureCost{}, arraycost.Overflowed(a, &sum)
 		}
 		if limit == 0 || n <= limit {
 			return opts, pictureCost{bytes: n, read: c.Read}, nil
@@ -269,7 +270,7 @@ func (emptyGrid) Value(int) (float64, bool) { return 0, false }
 func (g *Pages) pictureTag(ctx context.Context, ds *server.Dataset, a *array.Array, read grid.Selection, query string) (string, error) {
 	// counted before they are projected: a projection per chunk of a
 	// huge picture would itself take hundreds of megabytes
-	if n, ok := checked.Product(server.ChunksTouched(read, a.Meta().ChunkShape)); !ok || n > maxTaggedChunks {
+	if n, ok := checked.Product(arraycost.ChunksTouched(read, a.Meta().ChunkShape)); !ok || n > maxTaggedChunks {
 		return "", nil
 	}
 	projections := a.Grid().Project(read)

@@ -24,6 +24,7 @@ import (
 	"github.com/zarrgw/zarrgw/host/serve/identity"
 	"github.com/zarrgw/zarrgw/host/serve/identity/sts"
 	"github.com/zarrgw/zarrgw/host/serve/server"
+	"github.com/zarrgw/zarrgw/host/serve/server/keypath"
 
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/host/runtime/config"
@@ -195,7 +196,7 @@ func (api *API) route(r *http.Request) (bucket, key string, err error) {
 		return "", "", nil
 	}
 	b, k, _ := strings.Cut(rest, "/")
-	if bucket, err = server.DecodeSegment(b); err != nil {
+	if bucket, err = keypath.DecodeSegment(b); err != nil {
 		return "", "", s3wire.Errorf(s3wire.InvalidBucketName, "the bucket name is not valid")
 	}
 	key, err = routeKey(k)
@@ -210,15 +211,15 @@ func routeKey(escaped string) (string, error) {
 		return "", nil
 	}
 	dir := strings.HasSuffix(escaped, "/")
-	key, err := server.DecodeKey(strings.TrimSuffix(escaped, "/"))
+	key, err := keypath.DecodeKey(strings.TrimSuffix(escaped, "/"))
 	if err != nil {
-		return "", s3wire.Errorf(s3wire.InvalidArgument, server.KeyProblem(err))
+		return "", s3wire.Errorf(s3wire.InvalidArgument, keypath.KeyProblem(err))
 	}
-	switch err := server.CheckWhole(key); {
-	case errors.Is(err, server.ErrKeyTooLong):
-		return "", s3wire.Errorf(s3wire.KeyTooLongError, server.KeyProblem(err))
+	switch err := keypath.CheckWhole(key); {
+	case errors.Is(err, keypath.ErrKeyTooLong):
+		return "", s3wire.Errorf(s3wire.KeyTooLongError, keypath.KeyProblem(err))
 	case err != nil:
-		return "", s3wire.Errorf(s3wire.InvalidArgument, server.KeyProblem(err))
+		return "", s3wire.Errorf(s3wire.InvalidArgument, keypath.KeyProblem(err))
 	}
 	if dir {
 		key += "/"

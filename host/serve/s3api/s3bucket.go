@@ -14,12 +14,13 @@ import (
 	"github.com/zarrgw/zarrgw/host/runtime/config"
 	"github.com/zarrgw/zarrgw/host/serve/s3api/s3wire"
 	"github.com/zarrgw/zarrgw/host/serve/server"
+	"github.com/zarrgw/zarrgw/host/serve/server/keypath"
 )
 
 // bucketMarker is the key that makes a directory of the buckets_from
 // store a bucket: CreateBucket writes it, DeleteBucket erases it, and the
 // gateway serves the directories that hold one when it starts.
-const bucketMarker = server.ReservedPrefix + "bucket"
+const bucketMarker = keypath.ReservedPrefix + "bucket"
 
 // unsupportedBucket are bucket subresources the gateway does not keep
 // (ACLs, policies, lifecycle, ...): asked for, they are NotImplemented
@@ -138,7 +139,7 @@ func (api *API) deleteBucket(req *s3Request, ds *server.Dataset) error {
 		if err != nil {
 			return err
 		}
-		if !server.Reserved(k) {
+		if !keypath.Reserved(k) {
 			return s3wire.Errorf(s3wire.BucketNotEmpty, "the bucket "+ds.Name+" holds keys ("+k+")")
 		}
 	}
@@ -216,8 +217,8 @@ func (api *API) deleteObjects(req *s3Request, ds *server.Dataset) error {
 	for _, o := range doc.Objects {
 		if err := api.eraseKey(req, ds, o.Key); err != nil {
 			se := s3Error(err)
-			if errors.Is(err, server.ErrBadPath) || errors.Is(err, server.ErrReserved) {
-				se = s3wire.Errorf(s3wire.InvalidArgument, server.KeyProblem(err))
+			if errors.Is(err, keypath.ErrBadPath) || errors.Is(err, keypath.ErrReserved) {
+				se = s3wire.Errorf(s3wire.InvalidArgument, keypath.KeyProblem(err))
 			}
 			out.Errors = append(out.Errors, s3wire.DeleteFailed{Key: o.Key, Code: se.Code, Message: se.Message})
 			continue
@@ -233,10 +234,10 @@ func (api *API) deleteObjects(req *s3Request, ds *server.Dataset) error {
 // eraseKey erases one key named in a request body, checked as a path (a
 // directory marker, "name/", is erased already: no store holds one).
 func (api *API) eraseKey(req *s3Request, ds *server.Dataset, key string) error {
-	if dir, ok := strings.CutSuffix(key, "/"); ok && server.CheckKey(dir) == nil {
+	if dir, ok := strings.CutSuffix(key, "/"); ok && keypath.CheckKey(dir) == nil {
 		return nil
 	}
-	if err := server.CheckKey(key); err != nil {
+	if err := keypath.CheckKey(key); err != nil {
 		return err
 	}
 	if err := ds.Store.Erase(req.r.Context(), key); err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/host/serve/s3api/s3wire"
 	"github.com/zarrgw/zarrgw/host/serve/server"
+	"github.com/zarrgw/zarrgw/host/serve/server/keypath"
 )
 
 // Multipart uploads are staged in the dataset's own store, below
@@ -30,7 +31,7 @@ import (
 // assembles them in memory within body_memory (stores that take values
 // whole), and writes the key under the request's conditions;
 // replicas share nothing but the store, so any of them can take any step.
-const multipartDir = server.ReservedPrefix + "multipart/"
+const multipartDir = keypath.ReservedPrefix + "multipart/"
 
 // minPartSize is S3's smallest part but the last.
 const minPartSize = 5 << 20

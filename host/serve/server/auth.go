@@ -54,7 +54,7 @@ func (e *RateError) Error() string {
 func (g *Server) admitRate(c *Call, caller identity.Caller) error {
 	d := g.Limits.Admit(caller, c.R.RemoteAddr)
 	if !d.OK {
-		g.Metrics.limited(d.Limiter)
+		g.Metrics.Limited(d.Limiter)
 		c.W.Header().Set("Retry-After", retryAfterSeconds(d.Retry))
 		return &RateError{d}
 	}

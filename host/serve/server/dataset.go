@@ -11,6 +11,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/array"
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/core/store"
+	"github.com/zarrgw/zarrgw/host/serve/server/storecache"
 )
 
 // Read reads key for a client: the stored value, or for a dataset that
@@ -50,7 +51,7 @@ func (ds *Dataset) Changed(key string) {
 	if ds.chunks != nil {
 		ds.chunks.Drop(key)
 	}
-	if ds.consolidated != nil && IsMetaKey(key) {
+	if ds.consolidated != nil && storecache.IsMetaKey(key) {
 		ds.consolidated.reset()
 	}
 }

@@ -1,15 +1,14 @@
 package server
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"sync"
 
 	"github.com/zarrgw/zarrgw/core/store"
+	"github.com/zarrgw/zarrgw/host/serve/server/ranges"
 )
 
 // fileSmall is the largest value read into a pooled buffer and written;
@@ -21,23 +20,6 @@ const fileSmall = 64 << 10
 
 var smallBuffers = sync.Pool{New: func() any { b := make([]byte, fileSmall); return &b }}
 
-// OpenFile opens the files of the store below for every key the
-// metadata cache does not keep: a document it keeps is served from there.
-func (c *metaCache) OpenFile(ctx context.Context, key string, buf []byte) (*os.File, store.Info, error) {
-	if c.caching(key) {
-		return nil, store.Info{}, fmt.Errorf("open %q as a file: kept by the metadata cache: %w", key, store.ErrUnsupported)
-	}
-	return store.OpenFile(ctx, c.next, key, buf)
-}
-
-// SetFrom writes through to the files of the store below, dropping the
-// key's entry as Set does.
-func (c *metaCache) SetFrom(ctx context.Context, key string, r io.Reader, cond store.Condition) (string, error) {
-	c.docs.Drop(key)
-	defer c.docs.Drop(key) // a read racing the write may have cached the old value
-	return store.SetFrom(ctx, c.next, key, r, cond)
-}
-
 // serveFile answers a GET or HEAD from the value's open file, where the
 // dataset's store has files (the fs store, through wrappers that keep its
 // bytes): one open gives the version, the size and the bytes of that
@@ -45,7 +27,7 @@ func (c *metaCache) SetFrom(ctx context.Context, key string, r io.Reader, cond s
 // version in. It reports false, having written nothing, where the store
 // has no file for the key, the key is served from consolidated metadata,
 // or the response is paced (paced bytes go through Write).
-func (g *Server) serveFile(w http.ResponseWriter, r *http.Request, ds *Dataset, key string, rs rangeSpec, ranged bool) (bool, error) {
+func (g *Server) serveFile(w http.ResponseWriter, r *http.Request, ds *Dataset, key string, rs ranges.Spec, ranged bool) (bool, error) {
 	if !ds.Files || paced(w) {
 		return false, nil
 	}
@@ -84,7 +66,7 @@ func (g *Server) serveFile(w http.ResponseWriter, r *http.Request, ds *Dataset, 
 		// cut the connection so a short body is never taken for a value
 		g.Abort(w, fmt.Errorf("send %s: %w", key, err))
 	}
-	g.Metrics.fileResponses.Inc()
+	g.Metrics.FileResponses.Inc()
 	return true, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/zarrgw/zarrgw/core/store"
+	"github.com/zarrgw/zarrgw/host/serve/server/keypath"
 )
 
 const (
@@ -156,7 +157,7 @@ func listRun(ctx context.Context, ds *Dataset, q ListQuery, dir, from string, bu
 			}
 			continue
 		}
-		if at := reservedAt(k); at >= 0 {
+		if at := keypath.ReservedAt(k); at >= 0 {
 			// jump past the reserved directory; a reserved value is passed over
 			end := strings.IndexByte(k[at:], '/')
 			if end < 0 {

@@ -39,6 +39,8 @@ import (
 	"github.com/zarrgw/zarrgw/host/runtime/config"
 	"github.com/zarrgw/zarrgw/host/runtime/stack"
 	"github.com/zarrgw/zarrgw/host/serve/server/cache"
+	"github.com/zarrgw/zarrgw/host/serve/server/metrics"
+	"github.com/zarrgw/zarrgw/host/serve/server/storecache"
 	cachetransformer "github.com/zarrgw/zarrgw/plugins/transformers/cache"
 )
 
@@ -67,7 +69,7 @@ type Server struct {
 	AccessLog       io.Writer
 	IDs             *identity.Directory
 	Limits          *identity.Limits
-	Metrics         *Metrics
+	Metrics         *metrics.Metrics
 	ExpensiveBudget *Budget // of expensive requests (pictures, slices)
 	BodyBudget      *Budget // of memory held for request bodies
 	Ready           *Readiness
@@ -93,11 +95,11 @@ type Dataset struct {
 	Name  string
 	Cfg   *config.Dataset
 	Store store.Store
-	meta  *metaCache
+	meta  *storecache.MetaCache
 	Opts  array.Options
 	// chunks is the dataset's part of the decoded-chunk cache, nil when
 	// the cache is off.
-	chunks *chunkCache
+	chunks *storecache.ChunkCache
 	// Created is when CreateBucket made the dataset, zero for the
 	// datasets of the configuration.
 	Created time.Time
@@ -124,7 +126,7 @@ func New(ctx context.Context, cfg *config.Config, host *stack.Host, opts Options
 		Cfg: cfg, Host: host, Log: cfg.RedactLogger(opts.Logger), AccessLog: opts.AccessLog,
 		Limits:          identity.NewLimits(cfg),
 		datasets:        map[string]*Dataset{},
-		Metrics:         newMetrics(),
+		Metrics:         metrics.New(),
 		ExpensiveBudget: NewBudget(cfg.Server.Safeguards),
 		BodyBudget:      newBodyBudget(cfg.Server.Safeguards),
 	}
@@ -134,7 +136,7 @@ func New(ctx context.Context, cfg *config.Config, host *stack.Host, opts Options
 	}
 	host.WrapStores(func(ref config.StoreRef, s store.Store) store.Store {
 		limit := places(max(1, cfg.Server.StoreConcurrency)) // each store its own
-		return store.WithHook(s, g.Metrics.storeHook(ref.String(), limit, opts.StoreHook))
+		return store.WithHook(s, g.Metrics.StoreHook(ref.String(), limit, opts.StoreHook))
 	})
 	g.Chunks = cache.New[*ndarray.Array](cfg.Server.ChunkCache, cfg.Server.CacheTTL)
 	g.Started = time.Now()
@@ -165,18 +167,18 @@ func places(n int) store.Hook {
 
 // Open opens a declared dataset's stack behind the gateway's caches.
 func (g *Server) Open(ctx context.Context, dc *config.Dataset) (*Dataset, error) {
-	g.Metrics.caches.drop(dc.Name) // a dataset opened again counts afresh
-	ctx = cachetransformer.OnOpen(ctx, func(c *cachetransformer.Cache) { g.Metrics.caches.add(dc.Name, c) })
+	g.Metrics.Caches.Drop(dc.Name) // a dataset opened again counts afresh
+	ctx = cachetransformer.OnOpen(ctx, func(c *cachetransformer.Cache) { g.Metrics.Caches.Add(dc.Name, c) })
 	opened, err := g.Host.Open(ctx, dc)
 	if err != nil {
 		return nil, err
 	}
-	cached, mc := withMetaCache(opened.Store, g.Cfg.Server.MetadataCache, g.Cfg.Server.CacheTTL, g.Metrics.cache("metadata"))
+	cached, mc := storecache.WithMetaCache(opened.Store, g.Cfg.Server.MetadataCache, g.Cfg.Server.CacheTTL, g.Metrics.Cache("metadata"))
 	ds := &Dataset{Name: dc.Name, Cfg: dc, Store: cached, meta: mc, Opts: g.Host.ArrayOptions(),
 		md5Versions: opened.Store.Capabilities().MD5Versions}
 	ds.Files = store.OptionalOf(cached).File
 	if g.Chunks.Enabled() {
-		ds.chunks = &chunkCache{all: g.Chunks, prefix: dc.Name + "\x00", count: g.Metrics.cache("chunks")}
+		ds.chunks = &storecache.ChunkCache{All: g.Chunks, Prefix: dc.Name + "\x00", Count: g.Metrics.Cache("chunks")}
 		ds.Opts.Chunks = ds.chunks
 	}
 	if dc.Consolidated {

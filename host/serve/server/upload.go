@@ -381,7 +381,7 @@ func precheck(r *http.Request, ds *Dataset, key string, cond store.Condition) er
 	if cond == (store.Condition{}) || len(ds.Cfg.Transformers) > 0 {
 		return nil
 	}
-	info, err := ds.meta.next.Stat(r.Context(), key)
+	info, err := ds.meta.Next.Stat(r.Context(), key)
 	exists := err == nil
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/zarrgw/zarrgw/core/store"
+	"github.com/zarrgw/zarrgw/host/serve/server/ranges"
+	"github.com/zarrgw/zarrgw/host/serve/server/storecache"
 )
 
 // piece is the most of a value read from the store at once: larger values
@@ -23,7 +25,7 @@ const piece = 4 << 20
 // asked for, with its ETag (and Last-Modified where the store knows
 // it); 304 and 412 for conditional requests.
 func (g *Server) ServeValue(w http.ResponseWriter, r *http.Request, ds *Dataset, key string) error {
-	rs, ranged := parseRange(r.Header.Get("Range"))
+	rs, ranged := ranges.ParseRange(r.Header.Get("Range"))
 	conditional := r.Header.Get("If-Match") != "" || r.Header.Get("If-None-Match") != "" ||
 		r.Header.Get("If-Modified-Since") != "" || r.Header.Get("If-Unmodified-Since") != ""
 	if done, err := g.serveFile(w, r, ds, key, rs, ranged); done || err != nil {
@@ -74,7 +76,7 @@ func (g *Server) getSmall(w http.ResponseWriter, r *http.Request, ds *Dataset, k
 // the range, then the bytes piece by piece. A version that moves on under
 // it returns errChanged before anything is written, and aborts the
 // response after.
-func (g *Server) serveFromStat(w http.ResponseWriter, r *http.Request, ds *Dataset, key string, rs rangeSpec, ranged bool) error {
+func (g *Server) serveFromStat(w http.ResponseWriter, r *http.Request, ds *Dataset, key string, rs ranges.Spec, ranged bool) error {
 	ctx := r.Context()
 	info, err := ds.Stat(ctx, key)
 	if err != nil {
@@ -91,7 +93,7 @@ func (g *Server) serveFromStat(w http.ResponseWriter, r *http.Request, ds *Datas
 // info: the conditional headers (412, or a 304 it writes, reporting
 // done), then the range, then the headers; it returns the part to send
 // and the status, not yet written (for HEAD, written).
-func valueResponse(w http.ResponseWriter, r *http.Request, ds *Dataset, key string, info store.Info, rs rangeSpec, ranged bool) (start, end int64, status int, done bool, err error) {
+func valueResponse(w http.ResponseWriter, r *http.Request, ds *Dataset, key string, info store.Info, rs ranges.Spec, ranged bool) (start, end int64, status int, done bool, err error) {
 	tag := ds.ETag(info.Version)
 	if done, err := preconditions(w, r, tag, info.ModTime); done || err != nil {
 		return 0, 0, 0, done, err
@@ -100,7 +102,7 @@ func valueResponse(w http.ResponseWriter, r *http.Request, ds *Dataset, key stri
 	start, end, status = 0, info.Size, http.StatusOK
 	if ranged {
 		var ok bool
-		if start, end, ok = rs.resolve(info.Size); !ok {
+		if start, end, ok = rs.Resolve(info.Size); !ok {
 			w.Header().Set("Content-Range", fmt.Sprintf("bytes */%d", info.Size))
 			return 0, 0, 0, false, &RequestError{http.StatusRequestedRangeNotSatisfiable, fmt.Sprintf("range not satisfiable: the value holds %d bytes", info.Size)}
 		}
@@ -253,7 +255,7 @@ var (
 // straight into the map, and the two that vary in one allocation.
 func valueHeaders(w http.ResponseWriter, key, tag string, length int64) {
 	h := w.Header()
-	if IsMetaKey(key) {
+	if storecache.IsMetaKey(key) {
 		h["Content-Type"] = jsonType
 	} else {
 		h["Content-Type"] = bytesType

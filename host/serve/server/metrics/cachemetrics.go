@@ -1,4 +1,4 @@
-package server
+package metrics
 
 import (
 	"sync"
@@ -11,7 +11,7 @@ import (
 // storeCaches publishes the counters of the cache transformers in the
 // datasets' stacks, read at scrape time (the transformer counts; nothing
 // is counted twice). A cache running in a plugin process is not seen.
-type storeCaches struct {
+type StoreCaches struct {
 	mu     sync.Mutex
 	caches map[string][]*cache.Cache // by dataset
 }
@@ -32,7 +32,7 @@ var (
 	cacheDiskErr = prometheus.NewDesc("zarrgw_store_cache_disk_errors_total", "Disk tier reads and writes that failed (the store answered instead).", []string{"dataset"}, nil)
 )
 
-func (s *storeCaches) add(dataset string, c *cache.Cache) {
+func (s *StoreCaches) Add(dataset string, c *cache.Cache) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.caches == nil {
@@ -42,19 +42,19 @@ func (s *storeCaches) add(dataset string, c *cache.Cache) {
 }
 
 // drop forgets a dataset's caches (it was closed, or is opened again).
-func (s *storeCaches) drop(dataset string) {
+func (s *StoreCaches) Drop(dataset string) {
 	s.mu.Lock()
 	delete(s.caches, dataset)
 	s.mu.Unlock()
 }
 
-func (s *storeCaches) Describe(ch chan<- *prometheus.Desc) {
+func (s *StoreCaches) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{cacheReads, cacheRevalidations, cacheEntries, cacheBytes, cacheMax, cacheMaxN, cacheEvicted, cacheCorrupt, cacheDiskErr} {
 		ch <- d
 	}
 }
 
-func (s *storeCaches) Collect(ch chan<- prometheus.Metric) {
+func (s *StoreCaches) Collect(ch chan<- prometheus.Metric) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for ds, caches := range s.caches {

@@ -1,4 +1,4 @@
-package server
+package accesslog
 
 import (
 	"bytes"
@@ -26,21 +26,21 @@ func TestAccessLineIsSlogJSON(t *testing.T) {
 	n := 0
 	for i, s := range tricky {
 		for j, d := range durations {
-			e := accessEntry{op: "key:Get", method: "GET", path: s, status: 200 + i, out: int64(j) << 40, in: int64(i % 3),
-				took: d, remote: s + ":1", caller: callers[(i+j)%len(callers)], level: slog.LevelInfo}
+			e := Entry{Op: "key:Get", Method: "GET", Path: s, Status: 200 + i, Out: int64(j) << 40, In: int64(i % 3),
+				Took: d, Remote: s + ":1", Caller: callers[(i+j)%len(callers)], Level: slog.LevelInfo}
 			if j%2 == 0 {
-				e.dataset, e.key = "ds"+s, s
+				e.Dataset, e.Key = "ds"+s, s
 			}
 			if i%3 == 1 {
-				e.err, e.level = "failed: "+s, slog.LevelWarn
+				e.Err, e.Level = "failed: "+s, slog.LevelWarn
 			}
 			var want bytes.Buffer
-			rec := slog.NewRecord(now, e.level, "request", 0)
-			rec.AddAttrs(e.attrs()...)
+			rec := slog.NewRecord(now, e.Level, "request", 0)
+			rec.AddAttrs(e.Attrs()...)
 			if err := slog.NewJSONHandler(&want, nil).Handle(context.Background(), rec); err != nil {
 				t.Fatal(err)
 			}
-			if got := e.appendJSON(nil, now); !bytes.Equal(got, want.Bytes()) {
+			if got := e.AppendJSON(nil, now); !bytes.Equal(got, want.Bytes()) {
 				t.Errorf("entry %d/%d:\n got %s\nwant %s", i, j, got, want.Bytes())
 			}
 			n++

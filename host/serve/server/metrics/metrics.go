@@ -1,9 +1,14 @@
-package server
+// Package metrics is the gateway's Prometheus metrics: requests by
+// dataset, operation, method and status, store calls, caches, rate
+// limits and authentication failures, served on /metrics by the serving
+// core (host/serve/server).
+package metrics
 
 import (
 	"context"
 	"errors"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
@@ -27,7 +32,7 @@ type Metrics struct {
 	hits      *prometheus.CounterVec
 	misses    *prometheus.CounterVec
 	// caches are the cache transformers of the datasets' stacks
-	caches *storeCaches
+	Caches *StoreCaches
 	// authFailures counts failed authentications by reason; limitedReqs
 	// the requests refused by a rate limit, by whose limit.
 	authFailures *prometheus.CounterVec
@@ -36,12 +41,12 @@ type Metrics struct {
 	series sync.Map
 	// fileResponses counts values sent from a store's file by the
 	// kernel (sendfile), not read into memory first.
-	fileResponses prometheus.Counter
+	FileResponses prometheus.Counter
 	// aborted counts responses cut after their status was sent.
 	aborted *prometheus.CounterVec
 }
 
-func newMetrics() *Metrics {
+func New() *Metrics {
 	m := &Metrics{
 		reg: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "zarrgw_http_requests_total",
@@ -63,18 +68,18 @@ func newMetrics() *Metrics {
 		misses: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "zarrgw_cache_misses_total",
 			Help: "Cache misses by cache."}, []string{"cache"}),
 	}
-	m.caches = &storeCaches{}
+	m.Caches = &StoreCaches{}
 	m.authFailures = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "zarrgw_auth_failures_total",
 		Help: "Failed authentications by reason (unknown_token, expired, signature, audience, issuer, unknown_key, session_expired, ...)."}, []string{"reason"})
 	m.limitedReqs = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "zarrgw_rate_limited_total",
 		Help: "Requests refused by a rate limit, by the principal whose limit refused them (\"anonymous\" for client addresses)."}, []string{"limiter"})
-	m.fileResponses = prometheus.NewCounter(prometheus.CounterOpts{Name: "zarrgw_file_responses_total",
+	m.FileResponses = prometheus.NewCounter(prometheus.CounterOpts{Name: "zarrgw_file_responses_total",
 		Help: "Values sent from a store's file by the kernel (sendfile) instead of read into memory first."})
 	m.aborted = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "zarrgw_http_responses_aborted_total",
 		Help: "Responses cut after their status was sent (a chunk that cannot be read mid-stream, a store failing mid-value): " +
 			"the client saw a failed transfer. Counted in zarrgw_http_requests_total under the status sent."}, []string{"dataset", "operation"})
-	m.reg.MustRegister(m.authFailures, m.limitedReqs, m.fileResponses, m.aborted)
-	m.reg.MustRegister(m.requests, m.latency, m.bytesIn, m.bytesOut, m.storeCall, m.storeErr, m.hits, m.misses, m.caches,
+	m.reg.MustRegister(m.authFailures, m.limitedReqs, m.FileResponses, m.aborted)
+	m.reg.MustRegister(m.requests, m.latency, m.bytesIn, m.bytesOut, m.storeCall, m.storeErr, m.hits, m.misses, m.Caches,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -97,12 +102,12 @@ type requestSeries struct {
 	bytesIn, bytesOut prometheus.Counter
 }
 
-func (m *Metrics) request(dataset, op, method string, status int, in, out int64, took time.Duration) {
+func (m *Metrics) Request(dataset, op, method string, status int, in, out int64, took time.Duration) {
 	k := requestKey{dataset, op, methodLabel(method), status}
 	s, ok := m.series.Load(k)
 	if !ok {
 		s, _ = m.series.LoadOrStore(k, &requestSeries{
-			count:    m.requests.WithLabelValues(dataset, op, k.method, statusLabel(status)),
+			count:    m.requests.WithLabelValues(dataset, op, k.method, strconv.Itoa(status)),
 			latency:  m.latency.WithLabelValues(dataset, op, k.method),
 			bytesIn:  m.bytesIn.WithLabelValues(dataset),
 			bytesOut: m.bytesOut.WithLabelValues(dataset),
@@ -125,7 +130,7 @@ var storeOps = []string{"get", "get_into", "stat", "set", "set_stream", "erase",
 // limit (server.store_concurrency, store.Limit), runs the call (through
 // extra, a test's hook, when there is one) and times it, the wait
 // included. One hook, not a chain: a small read makes no closures here.
-func (m *Metrics) storeHook(name string, limit, extra store.Hook) store.Hook {
+func (m *Metrics) StoreHook(name string, limit, extra store.Hook) store.Hook {
 	latency := make(map[string]prometheus.Observer, len(storeOps))
 	failed := make(map[string]prometheus.Counter, len(storeOps))
 	for _, op := range storeOps {
@@ -156,10 +161,10 @@ func (m *Metrics) storeHook(name string, limit, extra store.Hook) store.Hook {
 }
 
 // cacheCounters counts one cache's hits and misses.
-type cacheCounters struct{ hit, miss prometheus.Counter }
+type Counters struct{ Hit, Miss prometheus.Counter }
 
-func (m *Metrics) cache(name string) cacheCounters {
-	return cacheCounters{hit: m.hits.WithLabelValues(name), miss: m.misses.WithLabelValues(name)}
+func (m *Metrics) Cache(name string) Counters {
+	return Counters{Hit: m.hits.WithLabelValues(name), Miss: m.misses.WithLabelValues(name)}
 }
 
 // methodLabel is a request's method as a metric label: the methods HTTP
@@ -178,7 +183,7 @@ func methodLabel(m string) string {
 func (m *Metrics) AuthFailure(reason string) { m.authFailures.WithLabelValues(reason).Inc() }
 
 // abortedResponse counts a response cut after its status was sent.
-func (m *Metrics) abortedResponse(dataset, op string) { m.aborted.WithLabelValues(dataset, op).Inc() }
+func (m *Metrics) Aborted(dataset, op string) { m.aborted.WithLabelValues(dataset, op).Inc() }
 
 // limited counts a request refused by limiter's rate limit.
-func (m *Metrics) limited(limiter string) { m.limitedReqs.WithLabelValues(limiter).Inc() }
+func (m *Metrics) Limited(limiter string) { m.limitedReqs.WithLabelValues(limiter).Inc() }

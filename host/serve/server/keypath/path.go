@@ -1,4 +1,7 @@
-package server
+// Package keypath checks and decodes the keys and dataset paths clients
+// send (segments, escapes, lengths, the names the gateway keeps for
+// itself) and makes the addresses of the pages of nodes.
+package keypath
 
 import (
 	"errors"
@@ -104,10 +107,10 @@ const ReservedPrefix = ".zarrgw_"
 var ErrReserved = errors.New("names starting with " + ReservedPrefix + " are kept by the gateway")
 
 // Reserved reports whether any segment of key starts with reservedPrefix.
-func Reserved(key string) bool { return reservedAt(key) >= 0 }
+func Reserved(key string) bool { return ReservedAt(key) >= 0 }
 
 // reservedAt is where key's first reserved segment starts, or -1.
-func reservedAt(key string) int {
+func ReservedAt(key string) int {
 	if strings.HasPrefix(key, ReservedPrefix) {
 		return 0
 	}

@@ -1,10 +1,11 @@
-package server
+// Package accesslog is one record of the gateway's access log and its
+// two forms: slog attributes, and a JSON line written directly in the
+// form of slog's JSON handler (faster than a handler formats it).
+package accesslog
 
 import (
-	"context"
 	"log/slog"
 	"strconv"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -12,117 +13,91 @@ import (
 )
 
 // accessEntry is what the access log says of one request.
-type accessEntry struct {
-	op, method, path string
-	status           int
-	out, in          int64
-	took             time.Duration
-	remote           string
-	dataset, key     string
-	caller           identity.Caller
-	err              string
+type Entry struct {
+	Op, Method, Path string
+	Status           int
+	Out, In          int64
+	Took             time.Duration
+	Remote           string
+	Dataset, Key     string
+	Caller           identity.Caller
+	Err              string
 	// aborted: the response was cut after its status was sent (err says
 	// why); the client saw a failed transfer.
-	aborted bool
-	level   slog.Level
+	Aborted bool
+	Level   slog.Level
 }
-
-// logAccess writes e where Options.AccessLog says, in the JSON form of
-// slog's JSON handler, or else as a record of the gateway's Logger. The
-// gateway's own encoder exists for speed: slog's handler copies the
-// attributes into a record and formats a float through encoding/json,
-// together a tenth of a small GET's time.
-func (g *Server) logAccess(ctx context.Context, e *accessEntry) {
-	h := g.Log.Handler()
-	if !h.Enabled(ctx, e.level) {
-		return
-	}
-	now := time.Now()
-	if g.AccessLog == nil {
-		rec := slog.NewRecord(now, e.level, "request", 0) // no source: no stack walk
-		rec.AddAttrs(e.attrs()...)
-		h.Handle(ctx, rec)
-		return
-	}
-	bp := lineBuffers.Get().(*[]byte)
-	line := e.appendJSON((*bp)[:0], now)
-	g.AccessLog.Write(line)
-	*bp = line
-	lineBuffers.Put(bp)
-}
-
-var lineBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 
 // attrs are e's fields as log attributes, in the order appendJSON writes
 // them.
-func (e *accessEntry) attrs() []slog.Attr {
+func (e *Entry) Attrs() []slog.Attr {
 	attrs := []slog.Attr{
-		slog.String("operation", e.op),
-		slog.String("method", e.method),
-		slog.String("path", e.path),
-		slog.Int("status", e.status),
-		slog.Int64("bytes_out", e.out),
+		slog.String("operation", e.Op),
+		slog.String("method", e.Method),
+		slog.String("path", e.Path),
+		slog.Int("status", e.Status),
+		slog.Int64("bytes_out", e.Out),
 		slog.Float64("duration_ms", e.millis()),
-		slog.String("remote", e.remote),
+		slog.String("remote", e.Remote),
 	}
-	if e.in > 0 {
-		attrs = append(attrs, slog.Int64("bytes_in", e.in))
+	if e.In > 0 {
+		attrs = append(attrs, slog.Int64("bytes_in", e.In))
 	}
-	if e.dataset != "" {
-		attrs = append(attrs, slog.String("dataset", e.dataset), slog.String("key", e.key))
+	if e.Dataset != "" {
+		attrs = append(attrs, slog.String("dataset", e.Dataset), slog.String("key", e.Key))
 	}
-	if c := e.caller; !c.Anonymous() {
+	if c := e.Caller; !c.Anonymous() {
 		attrs = append(attrs, slog.String("principal", c.Name()), slog.String("auth", string(c.Method)))
 		if c.Subject != "" {
 			attrs = append(attrs, slog.String("subject", c.Subject), slog.String("identity_provider", c.Provider))
 		}
 	}
-	if e.err != "" {
-		attrs = append(attrs, slog.String("error", e.err))
+	if e.Err != "" {
+		attrs = append(attrs, slog.String("error", e.Err))
 	}
-	if e.aborted {
+	if e.Aborted {
 		attrs = append(attrs, slog.Bool("aborted", true))
 	}
 	return attrs
 }
 
 // millis is the request's duration in milliseconds, to the microsecond.
-func (e *accessEntry) millis() float64 { return float64(e.took.Microseconds()) / 1000 }
+func (e *Entry) millis() float64 { return float64(e.Took.Microseconds()) / 1000 }
 
 // appendJSON appends e as slog's JSON handler writes the record of attrs:
 // the same keys, order, escaping and number forms, and a newline.
-func (e *accessEntry) appendJSON(b []byte, now time.Time) []byte {
+func (e *Entry) AppendJSON(b []byte, now time.Time) []byte {
 	b = append(b, `{"time":"`...)
 	b = now.AppendFormat(b, time.RFC3339Nano)
 	b = append(b, `","level":`...)
-	b = appendJSONString(b, e.level.String())
+	b = appendJSONString(b, e.Level.String())
 	b = append(b, `,"msg":"request","operation":`...)
-	b = appendJSONString(b, e.op)
+	b = appendJSONString(b, e.Op)
 	b = append(b, `,"method":`...)
-	b = appendJSONString(b, e.method)
+	b = appendJSONString(b, e.Method)
 	b = append(b, `,"path":`...)
-	b = appendJSONString(b, e.path)
+	b = appendJSONString(b, e.Path)
 	b = append(b, `,"status":`...)
-	b = strconv.AppendInt(b, int64(e.status), 10)
+	b = strconv.AppendInt(b, int64(e.Status), 10)
 	b = append(b, `,"bytes_out":`...)
-	b = strconv.AppendInt(b, e.out, 10)
+	b = strconv.AppendInt(b, e.Out, 10)
 	b = append(b, `,"duration_ms":`...)
 	// encoding/json's form ('f' between 1e-6 and 1e21, which a duration
 	// in whole microseconds never leaves)
 	b = strconv.AppendFloat(b, e.millis(), 'f', -1, 64)
 	b = append(b, `,"remote":`...)
-	b = appendJSONString(b, e.remote)
-	if e.in > 0 {
+	b = appendJSONString(b, e.Remote)
+	if e.In > 0 {
 		b = append(b, `,"bytes_in":`...)
-		b = strconv.AppendInt(b, e.in, 10)
+		b = strconv.AppendInt(b, e.In, 10)
 	}
-	if e.dataset != "" {
+	if e.Dataset != "" {
 		b = append(b, `,"dataset":`...)
-		b = appendJSONString(b, e.dataset)
+		b = appendJSONString(b, e.Dataset)
 		b = append(b, `,"key":`...)
-		b = appendJSONString(b, e.key)
+		b = appendJSONString(b, e.Key)
 	}
-	if c := e.caller; !c.Anonymous() {
+	if c := e.Caller; !c.Anonymous() {
 		b = append(b, `,"principal":`...)
 		b = appendJSONString(b, c.Name())
 		b = append(b, `,"auth":`...)
@@ -134,11 +109,11 @@ func (e *accessEntry) appendJSON(b []byte, now time.Time) []byte {
 			b = appendJSONString(b, c.Provider)
 		}
 	}
-	if e.err != "" {
+	if e.Err != "" {
 		b = append(b, `,"error":`...)
-		b = appendJSONString(b, e.err)
+		b = appendJSONString(b, e.Err)
 	}
-	if e.aborted {
+	if e.Aborted {
 		b = append(b, `,"aborted":true`...)
 	}
 	return append(b, "}\n"...)

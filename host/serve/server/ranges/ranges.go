@@ -1,4 +1,6 @@
-package server
+// Package ranges parses an HTTP Range header into the one byte range
+// the gateway serves, and resolves it against a value's size.
+package ranges
 
 import (
 	"strconv"
@@ -7,7 +9,7 @@ import (
 
 // rangeSpec is the one byte range of a Range header (RFC 9110 §14.1.2):
 // "first-last", "first-" or the suffix "-length".
-type rangeSpec struct {
+type Spec struct {
 	first, last int64 // last < 0: to the end
 	suffix      int64 // > 0 or zero with isSuffix: the last suffix bytes
 	isSuffix    bool
@@ -18,31 +20,31 @@ type rangeSpec struct {
 // that is not well-formed (which RFC 9110 lets a server ignore), or
 // several ranges (answered 200 with the whole value rather than as
 // multipart/byteranges, which no Zarr client asks for).
-func parseRange(h string) (rangeSpec, bool) {
+func ParseRange(h string) (Spec, bool) {
 	unit, set, found := strings.Cut(strings.TrimSpace(h), "=")
 	if !found || !strings.EqualFold(strings.TrimSpace(unit), "bytes") || strings.Contains(set, ",") {
-		return rangeSpec{}, false
+		return Spec{}, false
 	}
 	a, b, found := strings.Cut(set, "-") // no spaces: RFC 9110 allows none around a range
 	if !found {
-		return rangeSpec{}, false
+		return Spec{}, false
 	}
 	if a == "" {
 		n, ok := digits(b)
-		return rangeSpec{suffix: n, isSuffix: true}, ok
+		return Spec{suffix: n, isSuffix: true}, ok
 	}
 	first, ok := digits(a)
 	if !ok {
-		return rangeSpec{}, false
+		return Spec{}, false
 	}
 	if b == "" {
-		return rangeSpec{first: first, last: -1}, true
+		return Spec{first: first, last: -1}, true
 	}
 	last, ok := digits(b)
 	if !ok || last < first {
-		return rangeSpec{}, false
+		return Spec{}, false
 	}
-	return rangeSpec{first: first, last: last}, true
+	return Spec{first: first, last: last}, true
 }
 
 // digits parses a non-negative decimal number of at most 18 digits.
@@ -61,7 +63,7 @@ func digits(s string) (int64, bool) {
 
 // resolve returns the range's [start, end) in a value of size bytes, and
 // false when it is unsatisfiable there (416).
-func (r rangeSpec) resolve(size int64) (start, end int64, ok bool) {
+func (r Spec) Resolve(size int64) (start, end int64, ok bool) {
 	if r.isSuffix {
 		if r.suffix == 0 {
 			return 0, 0, false

@@ -1,4 +1,8 @@
-package server
+// Package storecache holds the gateway's caches in front of a dataset's
+// store: the metadata documents (MetaCache, a store wrapper) and the
+// decoded chunks (ChunkCache, array.Options.Chunks), both over the
+// generic cache of host/serve/server/cache.
+package storecache
 
 import (
 	"context"
@@ -11,6 +15,7 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/host/serve/server/cache"
+	"github.com/zarrgw/zarrgw/host/serve/server/metrics"
 )
 
 // metaCache is a store that keeps the metadata documents of the store
@@ -20,10 +25,10 @@ import (
 // every array they open, and probe for the ones of other formats.
 // Writes through it drop the entry; writes by other replicas show after
 // ttl at most.
-type metaCache struct {
-	next  store.Store
+type MetaCache struct {
+	Next  store.Store
 	docs  *cache.Cache[metaEntry]
-	count cacheCounters
+	count metrics.Counters
 }
 
 // metaEntry is a document, or its absence.
@@ -37,13 +42,13 @@ type metaEntry struct {
 // withMetaCache puts a metadata cache over next: the store to use, which
 // claims the optional reads and listings only where next has them (its
 // Capabilities are next's), and the cache itself.
-func withMetaCache(next store.Store, max int64, ttl time.Duration, count cacheCounters) (store.Store, *metaCache) {
+func WithMetaCache(next store.Store, max int64, ttl time.Duration, count metrics.Counters) (store.Store, *MetaCache) {
 	mc := newMetaCache(next, max, ttl, count)
 	return mc, mc
 }
 
-func newMetaCache(next store.Store, max int64, ttl time.Duration, count cacheCounters) *metaCache {
-	return &metaCache{next: next, docs: cache.New[metaEntry](max, ttl), count: count}
+func newMetaCache(next store.Store, max int64, ttl time.Duration, count metrics.Counters) *MetaCache {
+	return &MetaCache{Next: next, docs: cache.New[metaEntry](max, ttl), count: count}
 }
 
 // IsMetaKey reports whether key names a metadata document.
@@ -55,16 +60,16 @@ func IsMetaKey(key string) bool {
 	return strings.HasPrefix(key, "meta/") && strings.HasSuffix(key, ".json")
 }
 
-func (c *metaCache) caching(key string) bool { return c.docs.Enabled() && IsMetaKey(key) }
+func (c *MetaCache) caching(key string) bool { return c.docs.Enabled() && IsMetaKey(key) }
 
 // entry returns the entry of key, reading the store on a miss.
-func (c *metaCache) entry(ctx context.Context, key string) (metaEntry, error) {
+func (c *MetaCache) entry(ctx context.Context, key string) (metaEntry, error) {
 	if e, ok := c.docs.Get(key); ok {
-		c.count.hit.Inc()
+		c.count.Hit.Inc()
 		return e, nil
 	}
-	c.count.miss.Inc()
-	v, err := c.next.Get(ctx, key, store.ByteRange{})
+	c.count.Miss.Inc()
+	v, err := c.Next.Get(ctx, key, store.ByteRange{})
 	e := metaEntry{data: v.Data, version: v.Version, modTime: v.ModTime}
 	switch {
 	case errors.Is(err, store.ErrNotFound):
@@ -76,12 +81,12 @@ func (c *metaCache) entry(ctx context.Context, key string) (metaEntry, error) {
 	return e, nil
 }
 
-func (c *metaCache) Capabilities() store.Capabilities { return c.next.Capabilities() }
-func (c *metaCache) Close() error                     { return c.next.Close() }
+func (c *MetaCache) Capabilities() store.Capabilities { return c.Next.Capabilities() }
+func (c *MetaCache) Close() error                     { return c.Next.Close() }
 
-func (c *metaCache) Get(ctx context.Context, key string, r store.ByteRange) (store.Value, error) {
+func (c *MetaCache) Get(ctx context.Context, key string, r store.ByteRange) (store.Value, error) {
 	if !c.caching(key) {
-		return c.next.Get(ctx, key, r)
+		return c.Next.Get(ctx, key, r)
 	}
 	e, err := c.entry(ctx, key)
 	if err != nil {
@@ -98,9 +103,9 @@ func (c *metaCache) Get(ctx context.Context, key string, r store.ByteRange) (sto
 	return store.Value{Data: append([]byte{}, e.data[start:end]...), Version: e.version, ModTime: e.modTime}, nil
 }
 
-func (c *metaCache) GetInto(ctx context.Context, key string, dst []byte) (bool, error) {
+func (c *MetaCache) GetInto(ctx context.Context, key string, dst []byte) (bool, error) {
 	if !c.caching(key) {
-		return store.GetInto(ctx, c.next, key, dst)
+		return store.GetInto(ctx, c.Next, key, dst)
 	}
 	v, err := c.Get(ctx, key, store.ByteRange{})
 	if err != nil || len(v.Data) != len(dst) {
@@ -110,9 +115,9 @@ func (c *metaCache) GetInto(ctx context.Context, key string, dst []byte) (bool, 
 	return true, nil
 }
 
-func (c *metaCache) Stat(ctx context.Context, key string) (store.Info, error) {
+func (c *MetaCache) Stat(ctx context.Context, key string) (store.Info, error) {
 	if !c.caching(key) {
-		return c.next.Stat(ctx, key)
+		return c.Next.Stat(ctx, key)
 	}
 	e, err := c.entry(ctx, key)
 	if err != nil {
@@ -124,43 +129,43 @@ func (c *metaCache) Stat(ctx context.Context, key string) (store.Info, error) {
 	return store.Info{Size: int64(len(e.data)), Version: e.version, ModTime: e.modTime}, nil
 }
 
-func (c *metaCache) Set(ctx context.Context, key string, data []byte, cond store.Condition) (string, error) {
+func (c *MetaCache) Set(ctx context.Context, key string, data []byte, cond store.Condition) (string, error) {
 	c.docs.Drop(key)
 	defer c.docs.Drop(key) // a read racing the write may have cached the old value
-	return c.next.Set(ctx, key, data, cond)
+	return c.Next.Set(ctx, key, data, cond)
 }
 
-func (c *metaCache) Erase(ctx context.Context, key string) error {
+func (c *MetaCache) Erase(ctx context.Context, key string) error {
 	defer c.docs.Drop(key)
-	return c.next.Erase(ctx, key)
+	return c.Next.Erase(ctx, key)
 }
 
-func (c *metaCache) EraseMany(ctx context.Context, keys []string) error {
+func (c *MetaCache) EraseMany(ctx context.Context, keys []string) error {
 	defer func() {
 		for _, key := range keys {
 			c.docs.Drop(key)
 		}
 	}()
-	return c.next.EraseMany(ctx, keys)
+	return c.Next.EraseMany(ctx, keys)
 }
 
-func (c *metaCache) ErasePrefix(ctx context.Context, prefix string) error {
+func (c *MetaCache) ErasePrefix(ctx context.Context, prefix string) error {
 	defer c.docs.DropPrefix(prefix)
-	return c.next.ErasePrefix(ctx, prefix)
+	return c.Next.ErasePrefix(ctx, prefix)
 }
 
-func (c *metaCache) List(ctx context.Context, prefix string) iter.Seq2[string, error] {
-	return c.next.List(ctx, prefix)
+func (c *MetaCache) List(ctx context.Context, prefix string) iter.Seq2[string, error] {
+	return c.Next.List(ctx, prefix)
 }
 
-func (c *metaCache) ListSorted(ctx context.Context, prefix, startAfter string) iter.Seq2[string, error] {
-	return store.ListSorted(ctx, c.next, prefix, startAfter)
+func (c *MetaCache) ListSorted(ctx context.Context, prefix, startAfter string) iter.Seq2[string, error] {
+	return store.ListSorted(ctx, c.Next, prefix, startAfter)
 }
 
-func (c *metaCache) ListDir(ctx context.Context, prefix string) (store.Dir, error) {
-	return c.next.ListDir(ctx, prefix)
+func (c *MetaCache) ListDir(ctx context.Context, prefix string) (store.Dir, error) {
+	return c.Next.ListDir(ctx, prefix)
 }
 
-func (c *metaCache) ListInfo(ctx context.Context, prefix, startAfter string) iter.Seq2[store.Entry, error] {
-	return store.ListInfo(ctx, c.next, prefix, startAfter)
+func (c *MetaCache) ListInfo(ctx context.Context, prefix, startAfter string) iter.Seq2[store.Entry, error] {
+	return store.ListInfo(ctx, c.Next, prefix, startAfter)
 }
