@@ -41,6 +41,7 @@ type refusalWords interface {
 	tooLarge(n int64) error
 }
 
+// NewBudget is the budget of expensive requests the safeguards set.
 func NewBudget(s config.Safeguards) *Budget {
 	b := &Budget{cfg: s}
 	if s.ExpensiveRequests > 0 {
@@ -161,6 +162,8 @@ func (b *Budget) refusal(ctx context.Context, err error) error {
 		b.cfg.ExpensiveRequests, SizeText(b.cfg.ExpensiveMemory), b.cfg.ExpensiveWait, retryAfter, err)}
 }
 
+// TooExpensive is the refusal of a request that would hold n bytes,
+// more than the whole budget (413).
 func (b *Budget) TooExpensive(n int64) error {
 	if b.words != nil {
 		return b.words.tooLarge(n)

@@ -22,6 +22,7 @@ type RequestError struct {
 
 func (e *RequestError) Error() string { return e.Msg }
 
+// BadRequest is a 400 with msg as its reason.
 func BadRequest(msg string) error { return &RequestError{http.StatusBadRequest, msg} }
 
 // StatusOf maps an error to the response status. Only a key that is truly
@@ -61,4 +62,5 @@ func StatusOf(err error) int {
 	return http.StatusBadGateway
 }
 
+// IsNotFound reports whether err is a missing key (store.ErrNotFound).
 func IsNotFound(err error) bool { return errors.Is(err, store.ErrNotFound) }

@@ -113,6 +113,7 @@ type ListResult struct {
 	Last      string // the last key or common prefix of the page
 }
 
+// Count is how many entries the page holds (objects and prefixes).
 func (p *ListResult) Count() int { return len(p.Objects) + len(p.Prefixes) }
 
 // ListBucket lists one page, for both APIs. It reads the store in key

@@ -7,8 +7,10 @@ import (
 	"github.com/zarrgw/zarrgw/core/store"
 )
 
+// StoreWhole is the range of a whole value.
 var StoreWhole = store.ByteRange{}
 
+// NodeType is "array" or "group", as the array API names a node.
 func NodeType(n hierarchy.Node) string {
 	if n.Array != nil {
 		return "array"

@@ -20,6 +20,7 @@ func newReadiness(g *Server) *Readiness { return &Readiness{g: g} }
 // answers (ErrNotFound) without reading data.
 const probeKey = "zarrgw.readiness.probe"
 
+// Serve answers /readyz.
 func (rd *Readiness) Serve(w http.ResponseWriter, r *http.Request) {
 	if rd.g.Draining.Load() {
 		WriteJSON(w, http.StatusServiceUnavailable, map[string]any{"ready": false, "draining": true})

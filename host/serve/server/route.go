@@ -104,8 +104,11 @@ var (
 	CostUpload  = Cost{Name: "upload", Budget: Bodies, Estimate: estimateBody}
 )
 
+// Expensive is the budget of expensive requests (pictures, slices).
 func Expensive(g *Server) *Budget { return g.ExpensiveBudget }
-func Bodies(g *Server) *Budget    { return g.BodyBudget }
+
+// Bodies is the budget of memory held for request bodies.
+func Bodies(g *Server) *Budget { return g.BodyBudget }
 
 // Call is one request on its way through a face: what the face's
 // addressing found, what the middleware found (the dataset, the caller,

@@ -277,6 +277,7 @@ type BodyError struct{ Err error }
 func (e *BodyError) Error() string { return "reading the request body: " + e.Err.Error() }
 func (e *BodyError) Unwrap() error { return e.Err }
 
+// TooLarge is the refusal of a body over max_request_size (limit).
 func TooLarge(limit int64) error {
 	return &RequestError{http.StatusRequestEntityTooLarge, fmt.Sprintf("request body larger than max_request_size (%d bytes)", limit)}
 }

@@ -32,6 +32,7 @@ var (
 	cacheDiskErr = prometheus.NewDesc("zarrgw_store_cache_disk_errors_total", "Disk tier reads and writes that failed (the store answered instead).", []string{"dataset"}, nil)
 )
 
+// Add reports the cache transformer c of dataset from now on.
 func (s *StoreCaches) Add(dataset string, c *cache.Cache) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

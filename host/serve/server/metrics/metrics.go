@@ -46,6 +46,7 @@ type Metrics struct {
 	aborted *prometheus.CounterVec
 }
 
+// New makes the metrics of one gateway, in a registry of their own.
 func New() *Metrics {
 	m := &Metrics{
 		reg: prometheus.NewRegistry(),
@@ -84,6 +85,7 @@ func New() *Metrics {
 	return m
 }
 
+// Handler answers /metrics.
 func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
 }
@@ -102,6 +104,7 @@ type requestSeries struct {
 	bytesIn, bytesOut prometheus.Counter
 }
 
+// Request counts one request and its bytes and time.
 func (m *Metrics) Request(dataset, op, method string, status int, in, out int64, took time.Duration) {
 	k := requestKey{dataset, op, methodLabel(method), status}
 	s, ok := m.series.Load(k)
@@ -163,6 +166,7 @@ func (m *Metrics) StoreHook(name string, limit, extra store.Hook) store.Hook {
 // cacheCounters counts one cache's hits and misses.
 type Counters struct{ Hit, Miss prometheus.Counter }
 
+// Cache is the hit and miss counters of the cache called name.
 func (m *Metrics) Cache(name string) Counters {
 	return Counters{Hit: m.hits.WithLabelValues(name), Miss: m.misses.WithLabelValues(name)}
 }
