@@ -40,7 +40,7 @@ func (g *Pages) PictureCost() server.Cost {
 	return server.Costing("picture", server.Expensive, g, estimatePicture)
 }
 
-// estimatePicture is what drawing a picture holds (costPicture), fitted
+// estimatePicture is what drawing a picture holds (PictureCost), fitted
 // to the budget of expensive requests (see fitPicture); a picture the
 // client has already is not drawn and needs no room.
 func estimatePicture(g *Pages, c *server.Call) (int64, error) {
@@ -69,7 +69,7 @@ func estimatePicture(g *Pages, c *server.Call) (int64, error) {
 // Picture answers ?format=png: the 2-D selection drawn through a
 // colormap, tagged with the versions of the metadata and chunks it reads,
 // so that a browser's revalidation costs no decoding. Drawing holds the
-// room its row's cost (costPicture) took.
+// room its row's cost (PictureCost) took.
 func (g *Pages) Picture(c *server.Call) error {
 	w, r := c.W, c.R
 	p := c.Plan.(*picturePlan)

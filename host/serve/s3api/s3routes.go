@@ -86,7 +86,7 @@ var s3Routes = []server.Route{
 	s3Row("s3:DeleteObject", targetObject, http.MethodDelete, "", "", server.AccessWrite, (*API).deleteObject),
 }
 
-// uploading is a row whose request carries a body (costUpload).
+// uploading is a row whose request carries a body (CostUpload).
 func uploading(rt server.Route) server.Route { return rt.Costs(server.CostUpload) }
 
 // stsRoute is STS's one operation: its request carries the web identity

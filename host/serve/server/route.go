@@ -14,7 +14,7 @@ import (
 // (the gateway's own paths, the key and array APIs, the pages, the S3
 // API): the requests of one method and match, the operation they are,
 // the access they need, what they cost and what answers them. The
-// middleware (pass) identifies the caller, applies the rate limits,
+// middleware (Pass) identifies the caller, applies the rate limits,
 // checks the access and takes the cost from its budget, all from the
 // row, before the handler runs; the operation names the request in the
 // access log and metrics.
@@ -113,7 +113,7 @@ func Bodies(g *Server) *Budget { return g.BodyBudget }
 // Call is one request on its way through a face: what the face's
 // addressing found, what the middleware found (the dataset, the caller,
 // the room reserved) and what the handler needs. It is allocated with
-// the response (see begin).
+// the response (see Begin).
 type Call struct {
 	W    http.ResponseWriter
 	R    *http.Request

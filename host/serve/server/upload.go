@@ -143,7 +143,7 @@ func bodyHead(length int64) int64 {
 	return n + 1
 }
 
-// estimateBody is the room of a request body's first bytes (costUpload),
+// estimateBody is the room of a request body's first bytes (CostUpload),
 // from its declared length: refused at once when that is over
 // max_request_size. A body read on into memory grows its room as it is
 // read (reservation.grow), never before its bytes arrive.
@@ -164,7 +164,7 @@ var errNoRoom = &RequestError{http.StatusInternalServerError, "the gateway took 
 // signature check decodes of it; length: its declared length, -1 for
 // none): refused at once when it says it is over max_request_size, else
 // its first bytes (bodyHead) read into the memory the row's cost
-// (costUpload) reserved from body_memory. The upload owns that room from
+// (CostUpload) reserved from body_memory. The upload owns that room from
 // then on; the caller releases it when the body is stored.
 func (g *Server) Receive(c *Call, body io.Reader, length int64) (*Upload, error) {
 	w, r := c.W, c.R
