@@ -72,12 +72,6 @@ func (g *Gateway) Close() {
 	}
 }
 
-// handler is a handler of the gateway's rows, bound to it when their
-// tables are built (bind).
-type handler func(g *Gateway, c *server.Call) error
-
-func (g *Gateway) bind(f handler) server.Handler { return server.Bind(g, f) }
-
 // S3Handler answers the S3 API; nil when the configuration has no s3
 // block.
 func (g *Gateway) S3Handler() http.Handler {

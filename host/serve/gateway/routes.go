@@ -8,8 +8,8 @@ import (
 )
 
 // serviceRow is a row of the gateway's own paths: any method.
-func (g *Gateway) serviceRow(op string, path func(string) bool, a server.Access, f handler) server.Route {
-	return server.Route{Op: op, Match: server.Match{Path: path}, Access: a, Handle: g.bind(f)}
+func serviceRow(op string, path func(string) bool, a server.Access, f server.Handler) server.Route {
+	return server.Route{Op: op, Match: server.Match{Path: path}, Access: a, Handle: f}
 }
 
 // serviceRoutes are the gateway's own paths, and the mounts of its faces
@@ -17,35 +17,35 @@ func (g *Gateway) serviceRow(op string, path func(string) bool, a server.Access,
 // own rows name their operations and methods. These rows take any method.
 func serviceRoutes(g *Gateway) []server.Route {
 	return []server.Route{
-		g.serviceRow("service:Health", server.Exactly("/healthz"), server.AccessNone, serveHealth),
-		g.serviceRow("service:Ready", server.Exactly("/readyz"), server.AccessNone, func(g *Gateway, c *server.Call) error {
+		serviceRow("service:Health", server.Exactly("/healthz"), server.AccessNone, serveHealth),
+		serviceRow("service:Ready", server.Exactly("/readyz"), server.AccessNone, func(c *server.Call) error {
 			g.Ready.Serve(c.W, c.R)
 			return nil
 		}),
-		g.serviceRow("service:Metrics", server.Exactly("/metrics"), server.AccessMetrics, func(g *Gateway, c *server.Call) error {
+		serviceRow("service:Metrics", server.Exactly("/metrics"), server.AccessMetrics, func(c *server.Call) error {
 			g.Metrics.Handler().ServeHTTP(c.W, c.R)
 			return nil
 		}),
-		g.serviceRow("service:OpenAPI", server.Exactly("/openapi.json"), server.AccessNone, func(_ *Gateway, c *server.Call) error {
+		serviceRow("service:OpenAPI", server.Exactly("/openapi.json"), server.AccessNone, func(c *server.Call) error {
 			serveOpenAPI(c.W, c.R)
 			return nil
 		}),
-		g.serviceRow("ui:Redirect", server.Exactly("/"), server.AccessNone, redirectTo("/ui/", http.StatusFound)),
-		g.serviceRow("ui:Page", func(p string) bool { return p == "/ui" || strings.HasPrefix(p, "/ui/") }, server.AccessNone, func(g *Gateway, c *server.Call) error { return g.pages.Serve(c) }),
+		serviceRow("ui:Redirect", server.Exactly("/"), server.AccessNone, redirectTo("/ui/", http.StatusFound)),
+		serviceRow("ui:Page", func(p string) bool { return p == "/ui" || strings.HasPrefix(p, "/ui/") }, server.AccessNone, g.pages.Serve),
 		// a browser is sent to the pages before it is asked who it is
-		{Op: "key:ListDatasets", Match: server.Match{Path: server.Exactly("/d", "/d/"), When: wantsHTMLCall}, Handle: g.bind(redirectTo("/ui/", http.StatusSeeOther))},
-		g.serviceRow("key:ListDatasets", server.Exactly("/d", "/d/"), server.AccessAny, func(g *Gateway, c *server.Call) error { return g.keys.ListDatasets(c) }),
-		g.serviceRow("", server.Below("/d/"), server.AccessNone, func(g *Gateway, c *server.Call) error { return g.keys.Serve(c) }), // the key table names it
+		{Op: "key:ListDatasets", Match: server.Match{Path: server.Exactly("/d", "/d/"), When: wantsHTMLCall}, Handle: redirectTo("/ui/", http.StatusSeeOther)},
+		serviceRow("key:ListDatasets", server.Exactly("/d", "/d/"), server.AccessAny, g.keys.ListDatasets),
+		serviceRow("", server.Below("/d/"), server.AccessNone, g.keys.Serve), // the key table names it
 	}
 }
 
-func serveHealth(_ *Gateway, c *server.Call) error {
+func serveHealth(c *server.Call) error {
 	server.WriteText(c.W, http.StatusOK, "ok")
 	return nil
 }
 
-func redirectTo(url string, status int) handler {
-	return func(_ *Gateway, c *server.Call) error {
+func redirectTo(url string, status int) server.Handler {
+	return func(c *server.Call) error {
 		http.Redirect(c.W, c.R, url, status)
 		return nil
 	}
