@@ -98,7 +98,7 @@ func isUnreserved(c byte) bool {
 // key API's JSON listing of the same (paged by page_token).
 func (g *API) index(w http.ResponseWriter, r *http.Request, ds *server.Dataset, key string) error {
 	if r.URL.RawQuery != "" || acceptsJSON(r) {
-		return g.List(w, r, ds, key)
+		return g.list(w, r, ds, key)
 	}
 	if !strings.HasSuffix(r.URL.EscapedPath(), "/") { // "/d/NAME"
 		redirectToDir(w, ds.Name, "")

@@ -113,8 +113,8 @@ func keyRoutes(g *API, pics Pictures) []server.Route {
 	costSlice := server.Costing("slice", server.Expensive, g, estimateSlice)
 	costSliceWrite := server.Costing("slice_write", server.Bodies, g, estimateSliceWrite)
 	return []server.Route{
-		g.keyRow("key:List", shapeList, http.MethodGet, server.AccessRead, server.CostListing, g.bind(onValue((*API).List))),
-		g.keyRow("key:List", shapeList, http.MethodHead, server.AccessRead, server.CostListing, g.bind(onValue((*API).List))),
+		g.keyRow("key:List", shapeList, http.MethodGet, server.AccessRead, server.CostListing, g.bind(onValue((*API).list))),
+		g.keyRow("key:List", shapeList, http.MethodHead, server.AccessRead, server.CostListing, g.bind(onValue((*API).list))),
 		g.keyRow("key:Index", shapeIndex, http.MethodGet, server.AccessRead, server.CostListing, g.bind(onValue((*API).index))),
 		g.keyRow("key:IndexHead", shapeIndex, http.MethodHead, server.AccessRead, server.CostListing, g.bind(onValue((*API).index))),
 		g.keyRow("node:Meta", shapeMeta, http.MethodGet, server.AccessRead, server.CostNone, g.bind(onValue((*API).nodeMeta))),
