@@ -52,7 +52,7 @@ func (e *RateError) Error() string {
 // refused with Retry-After; within them, the response is written at the
 // caller's byte rates (if any). Only the middleware calls it.
 func (g *Server) admitRate(c *Call, caller identity.Caller) error {
-	d := g.Limits.Admit(caller, c.R.RemoteAddr)
+	d := g.limits.Admit(caller, c.R.RemoteAddr)
 	if !d.OK {
 		g.Metrics.Limited(d.Limiter)
 		c.W.Header().Set("Retry-After", retryAfterSeconds(d.Retry))

@@ -29,7 +29,7 @@ func (rd *Readiness) Serve(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 	defer cancel()
 	problems := map[string]string{}
-	for _, p := range rd.g.Host.Launcher().Plugins() {
+	for _, p := range rd.g.host.Launcher().Plugins() {
 		if err := p.Start(ctx); err != nil {
 			problems["plugin "+p.Name()] = err.Error()
 		}

@@ -226,7 +226,7 @@ func (g *Server) logAccess(ctx context.Context, e *accesslog.Entry) {
 		return
 	}
 	now := time.Now()
-	if g.AccessLog == nil {
+	if g.accessLog == nil {
 		rec := slog.NewRecord(now, e.Level, "request", 0) // no source: no stack walk
 		rec.AddAttrs(e.Attrs()...)
 		h.Handle(ctx, rec)
@@ -234,7 +234,7 @@ func (g *Server) logAccess(ctx context.Context, e *accesslog.Entry) {
 	}
 	bp := lineBuffers.Get().(*[]byte)
 	line := e.AppendJSON((*bp)[:0], now)
-	g.AccessLog.Write(line)
+	g.accessLog.Write(line)
 	*bp = line
 	lineBuffers.Put(bp)
 }

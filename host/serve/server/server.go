@@ -63,18 +63,19 @@ type Options struct {
 // the route tables mounted on it.
 type Server struct {
 	Cfg  *config.Config
-	Host *stack.Host
-	Log  *slog.Logger
-	// AccessLog is Options.AccessLog
-	AccessLog       io.Writer
-	IDs             *identity.Directory
-	Limits          *identity.Limits
-	Metrics         *metrics.Metrics
-	ExpensiveBudget *Budget // of expensive requests (pictures, slices)
-	BodyBudget      *Budget // of memory held for request bodies
-	Ready           *Readiness
-	Chunks          *cache.Cache[*ndarray.Array]
-	Started         time.Time
+	host *stack.Host
+	Log  *slog.Logger // redacted (config.RedactLogger)
+	// accessLog is Options.AccessLog
+	accessLog io.Writer
+	IDs       *identity.Directory // the principals and identity providers
+	limits    *identity.Limits
+	Metrics   *metrics.Metrics
+	// ExpensiveBudget is the budget of expensive requests (pictures,
+	// slices), BodyBudget that of memory held for request bodies.
+	ExpensiveBudget, BodyBudget *Budget
+	Ready                       *Readiness // answers /readyz
+	chunks                      *cache.Cache[*ndarray.Array]
+	Started                     time.Time // when the server began: the configured buckets' creation date
 	// MayCreate checks the right to make datasets (AccessCreate): the S3
 	// face's CreateBucket sets it; nil refuses every caller.
 	MayCreate func(identity.Caller) error
@@ -123,8 +124,8 @@ func New(ctx context.Context, cfg *config.Config, host *stack.Host, opts Options
 		opts.Logger = slog.Default()
 	}
 	g := &Server{
-		Cfg: cfg, Host: host, Log: cfg.RedactLogger(opts.Logger), AccessLog: opts.AccessLog,
-		Limits:          identity.NewLimits(cfg),
+		Cfg: cfg, host: host, Log: cfg.RedactLogger(opts.Logger), accessLog: opts.AccessLog,
+		limits:          identity.NewLimits(cfg),
 		datasets:        map[string]*Dataset{},
 		Metrics:         metrics.New(),
 		ExpensiveBudget: NewBudget(cfg.Server.Safeguards),
@@ -138,7 +139,7 @@ func New(ctx context.Context, cfg *config.Config, host *stack.Host, opts Options
 		limit := places(max(1, cfg.Server.StoreConcurrency)) // each store its own
 		return store.WithHook(s, g.Metrics.StoreHook(ref.String(), limit, opts.StoreHook))
 	})
-	g.Chunks = cache.New[*ndarray.Array](cfg.Server.ChunkCache, cfg.Server.CacheTTL)
+	g.chunks = cache.New[*ndarray.Array](cfg.Server.ChunkCache, cfg.Server.CacheTTL)
 	g.Started = time.Now()
 	for i := range cfg.Datasets {
 		ds, err := g.Open(ctx, &cfg.Datasets[i])
@@ -169,16 +170,16 @@ func places(n int) store.Hook {
 func (g *Server) Open(ctx context.Context, dc *config.Dataset) (*Dataset, error) {
 	g.Metrics.Caches.Drop(dc.Name) // a dataset opened again counts afresh
 	ctx = cachetransformer.OnOpen(ctx, func(c *cachetransformer.Cache) { g.Metrics.Caches.Add(dc.Name, c) })
-	opened, err := g.Host.Open(ctx, dc)
+	opened, err := g.host.Open(ctx, dc)
 	if err != nil {
 		return nil, err
 	}
 	cached, mc := storecache.WithMetaCache(opened.Store, g.Cfg.Server.MetadataCache, g.Cfg.Server.CacheTTL, g.Metrics.Cache("metadata"))
-	ds := &Dataset{Name: dc.Name, Cfg: dc, Store: cached, meta: mc, Opts: g.Host.ArrayOptions(),
+	ds := &Dataset{Name: dc.Name, Cfg: dc, Store: cached, meta: mc, Opts: g.host.ArrayOptions(),
 		md5Versions: opened.Store.Capabilities().MD5Versions}
 	ds.Files = store.OptionalOf(cached).File
-	if g.Chunks.Enabled() {
-		ds.chunks = &storecache.ChunkCache{All: g.Chunks, Prefix: dc.Name + "\x00", Count: g.Metrics.Cache("chunks")}
+	if g.chunks.Enabled() {
+		ds.chunks = &storecache.ChunkCache{All: g.chunks, Prefix: dc.Name + "\x00", Count: g.Metrics.Cache("chunks")}
 		ds.Opts.Chunks = ds.chunks
 	}
 	if dc.Consolidated {
@@ -202,8 +203,8 @@ func (g *Server) Remove(name string) {
 	defer g.mu.Unlock()
 	delete(g.datasets, name)
 	g.names = slices.DeleteFunc(g.names, func(n string) bool { return n == name })
-	if g.Chunks != nil {
-		g.Chunks.DropPrefix(name + "\x00")
+	if g.chunks != nil {
+		g.chunks.DropPrefix(name + "\x00")
 	}
 }
 
