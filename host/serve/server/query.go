@@ -5,12 +5,12 @@ import (
 	"strings"
 )
 
-// ParseQuery is what url.ParseQuery makes of raw, its errors ignored as
+// parseQuery is what url.ParseQuery makes of raw, its errors ignored as
 // URL.Query ignores them (the pairs in error left out), with the values
 // of a query of a few parameters (a presigned URL has eight) in one slice
 // rather than one slice each. Each value is capped, so appending to one
 // copies it.
-func ParseQuery(raw string) url.Values {
+func parseQuery(raw string) url.Values {
 	n := strings.Count(raw, "&") + 1
 	if n > 64 || strings.Contains(raw, ";") { // url.ParseQuery's own limits and refusals
 		q, _ := url.ParseQuery(raw)

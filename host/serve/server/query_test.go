@@ -19,7 +19,7 @@ func FuzzParseQuery(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
 		want, _ := url.ParseQuery(raw)
-		got := ParseQuery(raw)
+		got := parseQuery(raw)
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("parseQuery(%q) = %v, url.ParseQuery: %v", raw, got, want)
 		}

@@ -144,7 +144,7 @@ func (c *Call) Query() url.Values {
 		if c.R.URL.RawQuery == "" {
 			c.q = noQuery // most GETs: no map to make
 		} else {
-			c.q = ParseQuery(c.R.URL.RawQuery)
+			c.q = parseQuery(c.R.URL.RawQuery)
 		}
 	}
 	return c.q
