@@ -125,8 +125,9 @@ type Call struct {
 	// Ext is what the face keeps of the request (the S3 face: its
 	// signed request), nil on the others.
 	Ext any
-	// Decoded: the body is framed (S3's aws-chunked), and its length is
-	// the one its headers declare for the decoded bytes.
+	// Decoded: the body may come framed (S3's aws-chunked), so its
+	// length is the one its headers declare for the decoded bytes
+	// (BodyLength), not Content-Length.
 	Decoded bool
 	// srv is the server whose middleware the call is in (see Pass).
 	srv *Server
