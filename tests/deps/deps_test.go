@@ -86,7 +86,6 @@ var rules = []rule{
 	// which assembles the core and the faces. A new face adds its row.
 	{"host/serve/s3api/s3wire", nil},
 	{"host/serve/s3api/sigv4", nil},
-	{"host/serve/gateway/cache", nil},
 	{"host/serve/server/cache", nil},
 	{"host/serve/pages/ui", nil},
 	{"host/serve/pages/picture", []string{"core/..."}},

@@ -1,5 +1,15 @@
 package gateway
 
+import (
+	"net/http"
+	"net/url"
+
+	"github.com/zarrgw/zarrgw/host/serve/keyapi"
+	"github.com/zarrgw/zarrgw/host/serve/pages"
+	"github.com/zarrgw/zarrgw/host/serve/s3api"
+	"github.com/zarrgw/zarrgw/host/serve/server"
+)
+
 // Route is a row of the route tables as the tests outside the package
 // see it: enough to make a request the row takes.
 type Route struct {
@@ -12,11 +22,11 @@ type Route struct {
 // KeyRoutes are the key and array APIs' rows.
 func KeyRoutes() []Route {
 	var out []Route
-	png := &call{q: map[string][]string{"format": {"png"}}}
-	for _, rt := range keyRoutes {
-		out = append(out, Route{Op: rt.op, Method: rt.method, Target: rt.match.target,
-			Picture: rt.match.when != nil && rt.match.when(png),
-			Write:   rt.access == accessWrite, Read: rt.access == accessRead})
+	png := &server.Call{R: &http.Request{URL: &url.URL{RawQuery: "format=png"}}}
+	for _, rt := range keyapi.New(nil, keyapi.Pictures{Handle: pages.New(nil).Picture}).Routes() {
+		out = append(out, Route{Op: rt.Op, Method: rt.Method, Target: rt.Match.Target,
+			Picture: rt.Match.When != nil && rt.Match.When(png),
+			Write:   rt.Access == server.AccessWrite, Read: rt.Access == server.AccessRead})
 	}
 	return out
 }
@@ -24,9 +34,9 @@ func KeyRoutes() []Route {
 // S3Routes are the S3 API's rows.
 func S3Routes() []Route {
 	var out []Route
-	for _, rt := range s3Routes {
-		out = append(out, Route{Op: rt.op, Method: rt.method, Query: rt.match.query, Header: rt.match.header, Target: rt.match.target,
-			Write: rt.access == accessWrite, Read: rt.access == accessRead})
+	for _, rt := range s3api.Routes() {
+		out = append(out, Route{Op: rt.Op, Method: rt.Method, Query: rt.Match.Query, Header: rt.Match.Header, Target: rt.Match.Target,
+			Write: rt.Access == server.AccessWrite, Read: rt.Access == server.AccessRead})
 	}
 	return out
 }
@@ -34,9 +44,9 @@ func S3Routes() []Route {
 // ServiceOps are the operations of the gateway's own paths.
 func ServiceOps() []string {
 	var out []string
-	for _, rt := range serviceRoutes {
-		if rt.op != "" {
-			out = append(out, rt.op)
+	for _, rt := range serviceRoutes(&Gateway{pages: pages.New(nil), keys: keyapi.New(nil, keyapi.Pictures{})}) {
+		if rt.Op != "" {
+			out = append(out, rt.Op)
 		}
 	}
 	return out

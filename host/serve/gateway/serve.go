@@ -26,7 +26,7 @@ func (g *Gateway) ServeS3(ctx context.Context, ln net.Listener) error {
 }
 
 func (g *Gateway) serve(ctx context.Context, ln net.Listener, h http.Handler) error {
-	s := g.cfg.Server
+	s := g.Cfg.Server
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: s.ReadHeaderTimeout,
@@ -55,7 +55,7 @@ func (g *Gateway) serve(ctx context.Context, ln net.Listener, h http.Handler) er
 	// sent to a closed listener is an error the balancer may not retry).
 	srv.SetKeepAlivesEnabled(false)
 	g.drain(s.DrainDelay)
-	g.log.Info("shutting down", "timeout", s.ShutdownTimeout.String())
+	g.Log.Info("shutting down", "timeout", s.ShutdownTimeout.String())
 	sctx, cancel := context.WithTimeout(context.Background(), s.ShutdownTimeout)
 	defer cancel()
 	err := srv.Shutdown(sctx)
@@ -72,9 +72,9 @@ func (g *Gateway) serve(ctx context.Context, ln net.Listener, h http.Handler) er
 func (g *Gateway) drain(delay time.Duration) {
 	g.drainOnce.Do(func() {
 		g.drainEnd = time.Now().Add(delay)
-		g.draining.Store(true)
+		g.Draining.Store(true)
 		if delay > 0 {
-			g.log.Info("draining: /readyz fails while requests are still served", "drain_delay", delay.String())
+			g.Log.Info("draining: /readyz fails while requests are still served", "drain_delay", delay.String())
 		}
 	})
 	timer := time.NewTimer(time.Until(g.drainEnd))
