@@ -14,7 +14,7 @@ import (
 // Profile it with -cpuprofile; bench/gateway/run.sh measures the whole
 // server with wrk against nginx and Go's FileServer.
 //
-//	go test -run '^$' -bench SmallGetHTTP -benchmem ./host/gateway
+//	go test -run '^$' -bench SmallGetHTTP -benchmem ./host/serve/gateway
 func BenchmarkSmallGetHTTP(b *testing.B) {
 	srv := httptest.NewServer(smallGateway(b, ""))
 	b.Cleanup(srv.Close)

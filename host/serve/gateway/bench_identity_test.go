@@ -21,7 +21,7 @@ import (
 // identity provider's JWT matched to a principal by its claims (verified
 // once, then known by its SHA-256 until it expires or the keys change).
 //
-//	go test -run '^$' -bench 'SmallGet' -benchmem ./host/gateway
+//	go test -run '^$' -bench 'SmallGet' -benchmem ./host/serve/gateway
 func BenchmarkSmallGetAuthenticated(b *testing.B) {
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {

@@ -20,7 +20,7 @@ import (
 // request is made the same way in every case (a new *http.Request, the
 // signed headers shared read-only), so the differences are the faces'.
 //
-//	go test -run '^$' -bench S3SignedGet -benchmem ./host/gateway
+//	go test -run '^$' -bench S3SignedGet -benchmem ./host/serve/gateway
 func BenchmarkS3SignedGet(b *testing.B) {
 	g := smallGateway(b, `server {
   listen = "127.0.0.1:0"

@@ -25,7 +25,7 @@ import (
 // A GET of a 4 KiB value through the handler alone (no network): the
 // gateway's own cost per small read, allocations included.
 //
-//	go test -run '^$' -bench SmallGet -benchmem ./host/gateway
+//	go test -run '^$' -bench SmallGet -benchmem ./host/serve/gateway
 func BenchmarkSmallGet(b *testing.B) {
 	g := smallGateway(b, "")
 	b.ReportAllocs()
@@ -89,7 +89,7 @@ dataset "small" {
 // The same GET through the S3 API, signed (the signature checked on every
 // request) and anonymous: the S3 dialect's cost over the key API's.
 //
-//	go test -run '^$' -bench 'SmallGet' -benchmem ./host/gateway
+//	go test -run '^$' -bench 'SmallGet' -benchmem ./host/serve/gateway
 func BenchmarkS3SmallGet(b *testing.B) {
 	g := smallGateway(b, `server {
   listen = "127.0.0.1:0"

@@ -762,7 +762,7 @@ func TestKeysNeverOverPlainHTTP(t *testing.T) {
 // request with a JWT the gateway has not seen yet pays (the gateway
 // then knows the token by its SHA-256 until it expires).
 //
-//	go test -run '^$' -bench Verify -benchmem ./host/identity/oidc
+//	go test -run '^$' -bench Verify -benchmem ./host/serve/identity/oidc
 func BenchmarkVerify(b *testing.B) {
 	for _, alg := range []jose.SignatureAlgorithm{jose.RS256, jose.ES256, jose.EdDSA} {
 		b.Run(string(alg), func(b *testing.B) {

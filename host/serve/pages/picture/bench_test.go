@@ -13,7 +13,7 @@ import (
 // Drawing a 4096 x 4096 float32 selection and encoding it as PNG, from an
 // array in memory (chunks of 512 x 512): read, limits, colormap, PNG.
 //
-//	go test -run '^$' -bench Render4096 -benchtime 5x ./host/picture
+//	go test -run '^$' -bench Render4096 -benchtime 5x ./host/serve/pages/picture
 func BenchmarkRender4096(b *testing.B) {
 	a := newFloat32(b, []int{4096, 4096}, []int{512, 512}, nil, func(r, c int) float32 {
 		return float32(math.Sin(float64(r)/300) * math.Cos(float64(c)/200))

@@ -16,7 +16,7 @@ import (
 // presigned form (a URL handed out), each with the query parsed the way
 // the gateway parses it, once per request.
 //
-//	go test -run '^$' -bench Verify -benchmem ./host/gateway/sigv4
+//	go test -run '^$' -bench Verify -benchmem ./host/serve/s3api/sigv4
 func BenchmarkVerify(b *testing.B) {
 	v, header, presigned := sdkRequests(b)
 	for _, c := range []struct {
