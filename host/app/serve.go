@@ -17,7 +17,6 @@ import (
 	"github.com/zarrgw/zarrgw/host/internal/logbatch"
 	"github.com/zarrgw/zarrgw/host/internal/telemetry"
 	"github.com/zarrgw/zarrgw/host/runtime/config"
-	"github.com/zarrgw/zarrgw/host/runtime/registry"
 	"github.com/zarrgw/zarrgw/host/runtime/stack"
 	"github.com/zarrgw/zarrgw/host/serve/gateway"
 )
@@ -35,7 +34,7 @@ type ServeOptions struct {
 // request, goes to stderr in batches (every line written while the
 // previous write was under way goes out in the next), and so does all
 // else it prints, in order.
-func Serve(ctx context.Context, set registry.Set, o ServeOptions) (err error) {
+func Serve(ctx context.Context, set Set, o ServeOptions) (err error) {
 	file, listen, s3Listen, stderr := o.File, o.Listen, o.S3Listen, o.Stderr
 	lines := logbatch.New(stderr, 0)
 	defer lines.Close() // deferred first: the last to run, after every log line
