@@ -1,7 +1,10 @@
 // Package app holds the operations the command line calls, each over a
-// configuration opened into a running stack: serve its datasets, copy,
-// create. The command line parses flags and prints; what an operation
-// does, and in what order it starts and ends its parts, is here.
+// location or a configuration opened into a running stack: serve its
+// datasets, copy and verify (cp's destination policy), create, cat,
+// write, inspect, init and the plugin commands, validate, and the
+// completions and did-you-mean suggestions. The command line parses
+// flags and prints; what an operation does, and in what order it starts
+// and ends its parts, is here, with typed options and results.
 package app
 
 import "github.com/zarrgw/zarrgw/host/runtime/registry"
