@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	zbinary "github.com/zarrgw/zarrgw/tests/support/binary"
@@ -90,7 +91,7 @@ func TestZarr3Smoke(t *testing.T) {
 // readerByPrefix returns the entry of m whose name starts with prefix.
 func readerByPrefix[V any](m map[string]V, prefix string) (string, V, bool) {
 	for name, v := range m {
-		if len(name) >= len(prefix) && name[:len(prefix)] == prefix {
+		if strings.HasPrefix(name, prefix) {
 			return name, v, true
 		}
 	}
