@@ -19,7 +19,10 @@
 # $(go env GOPATH)/bin, about 2 minutes once) and Azurite (Azure Blob, npm,
 # into tests/support/servers/js); and Dex, the OpenID Connect provider of
 # the identity tests (built from scripts/dex into $(go env GOPATH)/bin,
-# about 3 minutes once).
+# about 3 minutes once); and the Python environment of the reference
+# implementations (zarr-python 3, tensorstore, zarrs, kerchunk,
+# VirtualiZarr, xarray ...; python3-venv), pinned with hashes in
+# scripts/python/requirements.txt.
 # Idempotent: installs only what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,7 +31,7 @@ need_apt=()
 for pkg in python3-zarr python3-numcodecs python3-fsspec python3-aiohttp python3-requests chromium \
   awscli python3-boto3 s3cmd rclone gdal-bin python3-gdal wget python3-xarray nginx \
   python3-grpcio python3-protobuf python3-cryptography python3-zfpy protobuf-compiler protobuf-compiler-grpc \
-  python3-h5py python3-netcdf4; do
+  python3-h5py python3-netcdf4 python3-venv; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
 done
 if [ ${#need_apt[@]} -gt 0 ]; then
@@ -84,5 +87,23 @@ fi
 if [ ! -x tests/support/servers/js/node_modules/.bin/azurite-blob ]; then
   echo "setup: installing Azurite (npm)"
   (cd tests/support/servers/js && npm install --no-audit --no-fund --loglevel=error)
+fi
+# The reference implementations' Python environment, in the user's cache
+# directory keyed by the lock's hash: a fresh clone of the same lock (CI's,
+# another worktree's) finds it built, a changed lock gets a new one beside
+# it. tests/support/pyenv finds it the same way. The marker, written last,
+# holds the lock's hash: a venv whose install was cut short has none, and is
+# made again.
+lock=scripts/python/requirements.txt
+lockhash=$(sha256sum "$lock" | cut -d' ' -f1)
+pyenv="${XDG_CACHE_HOME:-$HOME/.cache}/zarrgw/pyenv-${lockhash:0:16}"
+if [ "$(cat "$pyenv/zarrgw-lock.sha256" 2>/dev/null)" != "$lockhash" ]; then
+  echo "setup: making the Python environment $pyenv (pip, about 250 MB of wheels)"
+  rm -rf "$pyenv"
+  /usr/bin/python3 -m venv "$pyenv"
+  # PIP_FIND_LINKS: only PyPI's wheels carry the lock's hashes.
+  PIP_FIND_LINKS= "$pyenv/bin/pip" install --quiet --require-hashes --only-binary=:all: --no-deps -r "$lock"
+  "$pyenv/bin/python" -c 'import zarr, numcodecs, ml_dtypes, tensorstore, zarrs, kerchunk, virtualizarr, h5py, netCDF4, obstore, s3fs, fsspec, pyarrow, fastparquet, xarray'
+  echo "$lockhash" >"$pyenv/zarrgw-lock.sha256"
 fi
 echo "setup: ok"
