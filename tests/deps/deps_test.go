@@ -92,11 +92,11 @@ var rules = []rule{
 	{"host/serve/identity/oidc", nil},
 	{"host/serve/identity/sts", nil},
 	{"host/serve/identity", []string{"host/runtime/config", "host/serve/identity/..."}},
-	{"host/serve/server/...", append(serveBase, "host/serve/server/...")},
-	{"host/serve/keyapi/...", append(serveBase, "host/serve/server/...", "host/serve/keyapi/...")},
-	{"host/serve/s3api/...", append(serveBase, "host/serve/server/...", "host/serve/s3api/...")},
-	{"host/serve/pages/...", append(serveBase, "host/serve/server/...", "host/serve/pages/...")},
-	{"host/serve/gateway/...", append(serveBase, "host/serve/...")},
+	{"host/serve/server/...", serveBase("host/serve/server/...")},
+	{"host/serve/keyapi/...", serveBase("host/serve/server/...", "host/serve/keyapi/...")},
+	{"host/serve/s3api/...", serveBase("host/serve/server/...", "host/serve/s3api/...")},
+	{"host/serve/pages/...", serveBase("host/serve/server/...", "host/serve/pages/...")},
+	{"host/serve/gateway/...", serveBase("host/serve/...")},
 
 	// host/app
 	{"host/app/...", []string{"core/...", "pluginapi/...", "plugins/...", "host/..."}},
@@ -111,10 +111,12 @@ var rules = []rule{
 }
 
 // serveBase is what every package of host/serve above identity may
-// import: the layers below serving, and identity. The rows of
-// host/serve append to it what lies beside them.
-var serveBase = []string{"core/...", "pluginapi/...", "plugins/...", "host/internal/...", "host/runtime/...",
-	"host/commands/render", "host/serve/identity/..."}
+// import (the layers below serving, and identity) and more, what lies
+// beside it; a new slice each call, so no row shares another's.
+func serveBase(more ...string) []string {
+	return append([]string{"core/...", "pluginapi/...", "plugins/...", "host/internal/...", "host/runtime/...",
+		"host/commands/render", "host/serve/identity/..."}, more...)
+}
 
 // matches reports whether pkg (a path below the module) is pattern or,
 // for a pattern ending in "/...", below it; "..." matches every package.

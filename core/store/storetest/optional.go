@@ -85,7 +85,7 @@ func agreeFile(t *testing.T, s store.Store, values map[string][]byte) {
 			t.Errorf("OpenFile(%q): %v", key, err)
 			continue
 		}
-		got := want[:0:0]
+		var got []byte // a value read into buf (nil here) comes with no file
 		if f != nil {
 			got, err = io.ReadAll(f)
 			f.Close()

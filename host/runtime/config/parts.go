@@ -40,8 +40,5 @@ const Anyone = access.Anyone
 // starts from it.
 func DefaultServer() Server { return server.DefaultServer() }
 
-// DefaultSafeguards are the safeguards of a server block that sets none.
-func DefaultSafeguards() Safeguards { return server.DefaultSafeguards() }
-
 // ValidBucketName reports whether name can be an S3 bucket's.
 func ValidBucketName(name string) bool { return server.ValidBucketName(name) }
