@@ -106,4 +106,12 @@ if [ "$(cat "$pyenv/zarrgw-lock.sha256" 2>/dev/null)" != "$lockhash" ]; then
   "$pyenv/bin/python" -c 'import zarr, numcodecs, ml_dtypes, tensorstore, zarrs, kerchunk, virtualizarr, h5py, netCDF4, obstore, s3fs, fsspec, pyarrow, fastparquet, xarray'
   echo "$lockhash" >"$pyenv/zarrgw-lock.sha256"
 fi
+# Each run marks its environment as used; environments of other locks that
+# no run has used for 14 days are removed (900 MB each), so switching
+# branches back and forth keeps both while old locks do not pile up.
+touch "$pyenv/zarrgw-lock.sha256"
+find "$(dirname "$pyenv")" -maxdepth 2 -path '*/pyenv-*/zarrgw-lock.sha256' -mtime +14 -printf '%h\n' |
+  while read -r old; do
+    [ "$old" = "$pyenv" ] || { echo "setup: removing the unused Python environment $old"; rm -rf "$old"; }
+  done
 echo "setup: ok"
