@@ -103,7 +103,7 @@ if [ "$(cat "$pyenv/zarrgw-lock.sha256" 2>/dev/null)" != "$lockhash" ]; then
   /usr/bin/python3 -m venv "$pyenv"
   # PIP_FIND_LINKS: only PyPI's wheels carry the lock's hashes.
   PIP_FIND_LINKS= "$pyenv/bin/pip" install --quiet --require-hashes --only-binary=:all: --no-deps -r "$lock"
-  "$pyenv/bin/python" -c 'import zarr, numcodecs, ml_dtypes, tensorstore, zarrs, kerchunk, virtualizarr, h5py, netCDF4, obstore, s3fs, fsspec, pyarrow, fastparquet, xarray'
+  "$pyenv/bin/python" -c 'import zarr, numcodecs, ml_dtypes, tensorstore, zarrs, kerchunk, virtualizarr, h5py, netCDF4, obstore, s3fs, fsspec, pyarrow, fastparquet, xarray, zfpy'
   echo "$lockhash" >"$pyenv/zarrgw-lock.sha256"
 fi
 # Each run marks its environment as used; environments of other locks that
