@@ -1,0 +1,258 @@
+package references
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	zbinary "github.com/zarrgw/zarrgw/tests/support/binary"
+	"github.com/zarrgw/zarrgw/tests/support/pyenv"
+)
+
+// virtualSet is a reference set kerchunk or VirtualiZarr made over the
+// world's NetCDF files: its label (a dataset name too), its location in
+// refs/, and whether it is over t0.nc alone (else the three files joined
+// along time).
+type virtualSet struct {
+	label, loc string
+	single     bool
+}
+
+var virtualSets = []virtualSet{
+	{"kerchunk-json", "kerchunk.json", false},                         // the README's
+	{"kerchunk-parquet", "kerchunk.parq", false},                      // the README's
+	{"kerchunk-parquet-records", "kerchunk-records.parq", false},      // 5 chunks a record file
+	{"kerchunk-single-json", "kerchunk-single.json", true},            // small chunks inline, UTF-8 and base64
+	{"virtualizarr-json", "virtualizarr.json", false},                 // the README's
+	{"virtualizarr-parquet", "virtualizarr.parq", false},              // the README's
+	{"virtualizarr-single-json", "virtualizarr-single.json", true},    // every variable virtual
+	{"virtualizarr-single-parquet", "virtualizarr-single.parq", true}, // the same, 5 chunks a record file
+}
+
+// readmeBlock returns the README's code block of lang whose first line is
+// first.
+func readmeBlock(t *testing.T, lang, first string) string {
+	t.Helper()
+	readme, err := os.ReadFile(filepath.Join(repoRoot(), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile("(?s)```" + lang + "\n(" + regexp.QuoteMeta(first) + "\n.*?)```")
+	m := re.FindSubmatch(readme)
+	if m == nil {
+		t.Fatalf("the README has no %s block starting %q", lang, first)
+	}
+	return string(m[1])
+}
+
+const (
+	readmeKerchunk     = "# kerchunk: scan each NetCDF4 file, join the scans along time, write JSON and Parquet"
+	readmeVirtualiZarr = "# VirtualiZarr: the same files as one virtual dataset, written as kerchunk JSON and Parquet"
+	readmeServe        = "# serve a set made above as dataset \"nc\""
+	readmeServeSet     = `"./refs/kerchunk.json"`
+)
+
+// virtualWorld is world with the sets of virtualSets in refs/: the
+// README's kerchunk and VirtualiZarr snippets run as printed (one
+// process), then testdata/virtual.py's others. It returns the directory,
+// the environment's python, and the values of the joined files and of
+// t0.nc alone as netCDF4-python reads them.
+func virtualWorld(t *testing.T) (dir, py string, joined, single expected) {
+	t.Helper()
+	py = pyenv.Python(t, "kerchunk", "virtualizarr", "obstore", "obspec_utils", "xarray", "zarr", "fsspec", "aiohttp")
+	dir, joined = world(t)
+	delete(joined, "gen") // mkrefs.py's own, from no NetCDF file
+	raw, err := os.ReadFile(filepath.Join(dir, "refs", "expected-single.json"))
+	if err != nil || json.Unmarshal(raw, &single) != nil || len(single) < 5 {
+		t.Fatalf("expected values of t0.nc: %v", err)
+	}
+	snippets := readmeBlock(t, "python", readmeKerchunk) + "\n" + readmeBlock(t, "python", readmeVirtualiZarr)
+	run(t, dir, py, "-W", "ignore", "-c", snippets)
+	run(t, dir, py, virtualScript(), "more", "nc", "refs")
+	return dir, py, joined, single
+}
+
+func virtualScript() string {
+	return filepath.Join(repoRoot(), "tests", "references", "testdata", "virtual.py")
+}
+
+// readers decodes virtual.py's output: by set or URL, the hex of each
+// variable's values and the sha256 of each chunk key's bytes, or an error.
+type readers map[string]struct {
+	Values map[string]string
+	Keys   map[string]string
+	NaNs   map[string]int
+	Error  string
+}
+
+func readersOf(t *testing.T, out []byte) readers {
+	t.Helper()
+	var r readers
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatalf("virtual.py output: %v\n%.300s", err, out)
+	}
+	return r
+}
+
+// virtualConfig writes a configuration serving each set as a dataset of
+// its label, with consolidated metadata.
+func virtualConfig(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	for _, s := range virtualSets {
+		fmt.Fprintf(&b, `store "references" %q {
+  references    = "./refs/%s"
+  allow_targets = ["./nc/"]
+}
+
+dataset %q {
+  store        = store.references.%s
+  read_only    = true
+  consolidated = true
+}
+
+`, s.label, s.loc, s.label, s.label)
+	}
+	hcl := filepath.Join(dir, "virtual.hcl")
+	write(t, hcl, b.String())
+	return hcl
+}
+
+// Reference sets made by kerchunk 0.2.10 and VirtualiZarr 2.5.1 (JSON and
+// Parquet; one file and three joined along time) read every variable
+// exactly as netCDF4-python reads the files, with auto mask and scale off
+// (the stored values: fill values as stored, count's scale_factor and
+// add_offset left as attributes): through `zarrgw cat` with the README's
+// configuration, the array API, and xarray (decode_cf=False) over the key
+// API of `zarrgw serve`. fsspec's ReferenceFileSystem with zarr-python 3
+// reads the same values from each set, and the key API serves every chunk
+// key fsspec has with the same bytes.
+func TestVirtualDatasets(t *testing.T) {
+	dir, py, joined, single := virtualWorld(t)
+	want := func(s virtualSet) expected {
+		if s.single {
+			return single
+		}
+		return joined
+	}
+	exact := map[string][]string{} // by set, what read every variable exactly
+
+	serve := readmeBlock(t, "hcl", readmeServe)
+	if !strings.Contains(serve, readmeServeSet) {
+		t.Fatalf("the README's configuration does not name %s:\n%s", readmeServeSet, serve)
+	}
+	for _, s := range virtualSets {
+		hcl := s.label + ".hcl"
+		write(t, filepath.Join(dir, hcl), strings.Replace(serve, readmeServeSet, `"./refs/`+s.loc+`"`, 1))
+		if mismatches(t, s, want(s), func(name string) string {
+			return hex.EncodeToString(run(t, dir, zarrgwBin, "cat", "-c", hcl, "nc", "--path", name, "--format", "raw"))
+		}) == 0 {
+			exact[s.label] = append(exact[s.label], "cat")
+		}
+	}
+
+	gw := zbinary.Serve(t, zarrgwBin, virtualConfig(t, dir))
+	for _, s := range virtualSets {
+		if mismatches(t, s, want(s), func(name string) string {
+			return hex.EncodeToString(get(t, gw.URL+"/d/"+s.label+"/"+name+"?format=raw"))
+		}) == 0 {
+			exact[s.label] = append(exact[s.label], "the array API")
+		}
+	}
+
+	var urls []string
+	for _, s := range virtualSets {
+		urls = append(urls, gw.URL+"/d/"+s.label+"/")
+	}
+	xr := readersOf(t, run(t, dir, py, append([]string{virtualScript(), "xarray"}, urls...)...))
+	for i, s := range virtualSets {
+		r := xr[urls[i]]
+		if r.Error != "" {
+			t.Errorf("xarray over the key API, %s:\n%s", s.label, r.Error)
+			continue
+		}
+		if mismatches(t, s, want(s), func(name string) string { return r.Values[name] }) == 0 {
+			exact[s.label] = append(exact[s.label], "xarray over the key API")
+		}
+		// Decoded as users read it, temp's fill values are NaN.
+		if got, fills := r.NaNs["temp"], countFloat32(t, want(s)["temp"].Hex, -9999); got != fills || fills == 0 {
+			t.Errorf("%s: xarray decodes temp with %d NaN, want one for each of its %d fill values", s.label, got, fills)
+		}
+	}
+
+	var paths []string
+	for _, s := range virtualSets {
+		paths = append(paths, filepath.Join(dir, "refs", s.loc))
+	}
+	fs := readersOf(t, run(t, dir, py, append([]string{virtualScript(), "fsspec"}, paths...)...))
+	keys := map[string]int{}
+	for i, s := range virtualSets {
+		r := fs[paths[i]]
+		if r.Error != "" {
+			t.Errorf("fsspec's ReferenceFileSystem, %s:\n%s", s.label, r.Error)
+			continue
+		}
+		if mismatches(t, s, want(s), func(name string) string { return r.Values[name] }) == 0 && len(r.Values) == len(want(s)) {
+			exact[s.label] = append(exact[s.label], "fsspec")
+		}
+		if len(r.Keys) < 10 {
+			t.Errorf("%s: fsspec lists %d chunk keys", s.label, len(r.Keys))
+		}
+		for key, sum := range r.Keys {
+			got := sha256.Sum256(get(t, gw.URL+"/d/"+s.label+"/"+key))
+			if hex.EncodeToString(got[:]) != sum {
+				t.Errorf("%s: the key API serves %s other than fsspec reads it", s.label, key)
+				continue
+			}
+			keys[s.label]++
+		}
+	}
+
+	for _, s := range virtualSets {
+		fmt.Printf("references %s: %d variables exact through %s; %d chunk keys as fsspec reads them\n",
+			s.label, len(want(s)), strings.Join(exact[s.label], ", "), keys[s.label])
+		if len(exact[s.label]) != 4 {
+			t.Errorf("%s: exact only through %v", s.label, exact[s.label])
+		}
+	}
+}
+
+// mismatches compares each variable of want with what read returns for
+// it, reports each that differs, and returns how many did.
+func mismatches(t *testing.T, s virtualSet, want expected, read func(name string) string) int {
+	t.Helper()
+	bad := 0
+	for _, name := range slices.Sorted(maps.Keys(want)) {
+		if got := read(name); got != want[name].Hex {
+			t.Errorf("%s %s: %.40s…, netCDF4-python reads %.40s…", s.label, name, got, want[name].Hex)
+			bad++
+		}
+	}
+	return bad
+}
+
+// countFloat32 counts the little-endian float32 values v in hex.
+func countFloat32(t *testing.T, h string, v float32) int {
+	t.Helper()
+	b, err := hex.DecodeString(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for i := 0; i+4 <= len(b); i += 4 {
+		if math.Float32frombits(binary.LittleEndian.Uint32(b[i:])) == v {
+			n++
+		}
+	}
+	return n
+}
