@@ -218,6 +218,8 @@ func TestVirtualDatasets(t *testing.T) {
 		}
 	}
 
+	t.Run("a changed byte shows", func(t *testing.T) { changedTargets(t, dir, joined) })
+
 	for _, s := range virtualSets {
 		fmt.Printf("references %s: %d variables exact through %s; %d chunk keys as fsspec reads them\n",
 			s.label, len(want(s)), strings.Join(exact[s.label], ", "), keys[s.label])
@@ -255,4 +257,72 @@ func countFloat32(t *testing.T, h string, v float32) int {
 		}
 	}
 	return n
+}
+
+// targetOf returns the target, offset and length kerchunk's joined set
+// gives key.
+func targetOf(t *testing.T, dir, key string) (string, int64, int64) {
+	t.Helper()
+	var set struct{ Refs map[string]json.RawMessage }
+	raw, err := os.ReadFile(filepath.Join(dir, "refs", "kerchunk.json"))
+	if err != nil || json.Unmarshal(raw, &set) != nil {
+		t.Fatalf("kerchunk.json: %v", err)
+	}
+	var ref []any
+	if err := json.Unmarshal(set.Refs[key], &ref); err != nil || len(ref) != 3 {
+		t.Fatalf("kerchunk.json %s: %s (%v)", key, set.Refs[key], err)
+	}
+	return ref[0].(string), int64(ref[1].(float64)), int64(ref[2].(float64))
+}
+
+// flipByte inverts the byte at off of the file at path.
+func flipByte(t *testing.T, path string, off int64) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	b := make([]byte, 1)
+	if _, err := f.ReadAt(b, off); err != nil {
+		t.Fatal(err)
+	}
+	b[0] ^= 0xff
+	if _, err := f.WriteAt(b, off); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A byte of a NetCDF file changed after the sets were made shows, never as
+// other values passed for the file's: in a zlib-compressed chunk of temp
+// the read fails naming the chunk (deflate's checksum), through
+// every set; in the contiguous, uncompressed elev exactly the element
+// holding the byte reads changed, as the file now holds it.
+func changedTargets(t *testing.T, dir string, joined expected) {
+	nc, off, n := targetOf(t, dir, "temp/2.0.0")
+	flipByte(t, nc, off+n/2)
+	for _, s := range virtualSets {
+		if s.single {
+			continue // over t0.nc; temp/2.0.0 is t1.nc's
+		}
+		out, msg, err := cat(dir, nil, s.label+".hcl", "nc", "temp")
+		if err == nil || len(out) > 0 || !strings.Contains(msg, "chunk temp/2.0.0") {
+			t.Errorf("%s: cat temp with a byte of its chunk 2.0.0 changed: exit %v, %d bytes out, stderr:\n%s", s.label, err, len(out), msg)
+		}
+	}
+
+	nc, off, _ = targetOf(t, dir, "elev/0.0")
+	const element = 100 // its high byte, little-endian float32
+	flipByte(t, nc, off+4*element+3)
+	want, err := hex.DecodeString(joined["elev"].Hex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want[4*element+3] ^= 0xff
+	for _, s := range virtualSets {
+		out, msg, err := cat(dir, nil, s.label+".hcl", "nc", "elev")
+		if err != nil || !slices.Equal(out, want) {
+			t.Errorf("%s: cat elev with the byte of element %d changed: exit %v, %.40x…, want %.40x…, stderr:\n%s", s.label, element, err, out, want, msg)
+		}
+	}
 }
