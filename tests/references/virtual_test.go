@@ -236,11 +236,23 @@ func mismatches(t *testing.T, s virtualSet, want expected, read func(name string
 	bad := 0
 	for _, name := range slices.Sorted(maps.Keys(want)) {
 		if got := read(name); got != want[name].Hex {
-			t.Errorf("%s %s: %.40s…, netCDF4-python reads %.40s…", s.label, name, got, want[name].Hex)
+			t.Errorf("%s %s: %s", s.label, name, hexDiff(got, want[name].Hex))
 			bad++
 		}
 	}
 	return bad
+}
+
+// hexDiff says where the bytes of got first differ from want (netCDF4-python's),
+// both in hex.
+func hexDiff(got, want string) string {
+	i := 0
+	for i < len(got) && i < len(want) && got[i] == want[i] {
+		i++
+	}
+	i -= i % 2
+	return fmt.Sprintf("%d bytes, want %d; from byte %d: %.16s…, want %.16s…",
+		len(got)/2, len(want)/2, i/2, got[i:], want[i:])
 }
 
 // countFloat32 counts the little-endian float32 values v in hex.
@@ -322,7 +334,8 @@ func changedTargets(t *testing.T, dir string, joined expected) {
 	for _, s := range virtualSets {
 		out, msg, err := cat(dir, nil, s.label+".hcl", "nc", "elev")
 		if err != nil || !slices.Equal(out, want) {
-			t.Errorf("%s: cat elev with the byte of element %d changed: exit %v, %.40x…, want %.40x…, stderr:\n%s", s.label, element, err, out, want, msg)
+			t.Errorf("%s: cat elev with the byte of element %d changed: exit %v, %s; stderr:\n%s",
+				s.label, element, err, hexDiff(hex.EncodeToString(out), hex.EncodeToString(want)), msg)
 		}
 	}
 }
