@@ -10,13 +10,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	zbinary "github.com/zarrgw/zarrgw/tests/support/binary"
 	"github.com/zarrgw/zarrgw/tests/support/pyenv"
+	"github.com/zarrgw/zarrgw/tests/walkthrough"
 )
 
 // virtualSet is a reference set kerchunk or VirtualiZarr made over the
@@ -39,32 +39,17 @@ var virtualSets = []virtualSet{
 	{"virtualizarr-single-parquet", "virtualizarr-single.parq", true}, // the same, 5 chunks a record file
 }
 
-// readmeBlock returns the README's code block of lang whose first line is
-// first.
-func readmeBlock(t *testing.T, lang, first string) string {
-	t.Helper()
-	readme, err := os.ReadFile(filepath.Join(repoRoot(), "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	re := regexp.MustCompile("(?s)```" + lang + "\n(" + regexp.QuoteMeta(first) + "\n.*?)```")
-	m := re.FindSubmatch(readme)
-	if m == nil {
-		t.Fatalf("the README has no %s block starting %q", lang, first)
-	}
-	return string(m[1])
-}
+// readmeVirtual is the README's walk-through that makes kerchunk and
+// VirtualiZarr sets and serves one.
+const readmeVirtual = "virtual"
 
-const (
-	readmeKerchunk     = "# kerchunk: scan each NetCDF4 file, join the scans along time, write JSON and Parquet"
-	readmeVirtualiZarr = "# VirtualiZarr: the same files as one virtual dataset, written as kerchunk JSON and Parquet"
-	readmeServe        = "# serve a set made above as dataset \"nc\""
-	readmeServeSet     = `"./refs/kerchunk.json"`
-)
+// readmeServeSet is the set the walk-through's configuration (nc.hcl)
+// serves; the test serves each of its sets with that file, this replaced.
+const readmeServeSet = `"./refs/kerchunk.json"`
 
 // virtualWorld is world with the sets of virtualSets in refs/: the
-// README's kerchunk and VirtualiZarr snippets run as printed (one
-// process), then testdata/virtual.py's others. It returns the directory,
+// README's walk-through run as printed (its kerchunk and VirtualiZarr
+// scripts, and a zarrgw cat), then testdata/virtual.py's others. It returns the directory,
 // the environment's python, and the values of the joined files and of
 // t0.nc alone as netCDF4-python reads them.
 func virtualWorld(t *testing.T) (dir, py string, joined, single expected) {
@@ -76,8 +61,18 @@ func virtualWorld(t *testing.T) (dir, py string, joined, single expected) {
 	if err != nil || json.Unmarshal(raw, &single) != nil || len(single) < 5 {
 		t.Fatalf("expected values of t0.nc: %v", err)
 	}
-	snippets := readmeBlock(t, "python", readmeKerchunk) + "\n" + readmeBlock(t, "python", readmeVirtualiZarr)
-	run(t, dir, py, "-W", "ignore", "-c", snippets)
+	blocks, err := walkthrough.Parse(filepath.Join(repoRoot(), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks = walkthrough.Of(blocks, readmeVirtual)
+	if err := walkthrough.Write(dir, blocks); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Dir(py) + string(os.PathListSeparator) + filepath.Dir(zarrgwBin) + string(os.PathListSeparator) + os.Getenv("PATH")
+	if out, err := walkthrough.Run(dir, blocks, "PATH="+path, "PYTHONWARNINGS=ignore"); err != nil || len(blocks) < 4 {
+		t.Fatalf("the README's walk-through %q (%d blocks): %v\n%s", readmeVirtual, len(blocks), err, out)
+	}
 	run(t, dir, py, virtualScript(), "more", "nc", "refs")
 	return dir, py, joined, single
 }
@@ -147,13 +142,13 @@ func TestVirtualDatasets(t *testing.T) {
 	}
 	exact := map[string][]string{} // by set, what read every variable exactly
 
-	serve := readmeBlock(t, "hcl", readmeServe)
-	if !strings.Contains(serve, readmeServeSet) {
-		t.Fatalf("the README's configuration does not name %s:\n%s", readmeServeSet, serve)
+	serve, err := os.ReadFile(filepath.Join(dir, "nc.hcl")) // the walk-through's
+	if err != nil || !strings.Contains(string(serve), readmeServeSet) {
+		t.Fatalf("the README's configuration does not name %s (%v):\n%s", readmeServeSet, err, serve)
 	}
 	for _, s := range virtualSets {
 		hcl := s.label + ".hcl"
-		write(t, filepath.Join(dir, hcl), strings.Replace(serve, readmeServeSet, `"./refs/`+s.loc+`"`, 1))
+		write(t, filepath.Join(dir, hcl), strings.Replace(string(serve), readmeServeSet, `"./refs/`+s.loc+`"`, 1))
 		if mismatches(t, s, want(s), func(name string) string {
 			return hex.EncodeToString(run(t, dir, zarrgwBin, "cat", "-c", hcl, "nc", "--path", name, "--format", "raw"))
 		}) == 0 {
