@@ -3,15 +3,15 @@ readers, on the Python environment of the reference implementations
 (scripts/python/requirements.txt: kerchunk, virtualizarr, obstore, fsspec,
 zarr 3, xarray). Each command is one process for a whole batch.
 
-    virtual.py more NCDIR OUT       the sets the README's snippets do not
-                                    make, into OUT (see more)
+    virtual.py more NCDIR OUT       the sets the README's walk-through does
+                                    not make, into OUT
     virtual.py fsspec SET...        every set read by fsspec's
                                     ReferenceFileSystem and zarr-python 3
     virtual.py xarray URL...        xarray.open_zarr of each dataset URL
 
-The README's own snippets (kerchunk.json, kerchunk.parq, virtualizarr.json,
-virtualizarr.parq: the three files joined along time) are run by the Go
-test as the README prints them.
+The README's walk-through "virtual" makes kerchunk.json, kerchunk.parq,
+virtualizarr.json and virtualizarr.parq (the three files joined along
+time); the Go test runs it as the README prints it.
 
 `fsspec` and `xarray` print JSON: {SET or URL: {"values": {VAR: hex of its
 values, little-endian, C order}, "keys": {KEY: sha256 of its bytes}
@@ -165,13 +165,15 @@ def each(read, args):
     sys.stdout.write("\n")
 
 
+READERS = {"fsspec": read_fsspec, "xarray": read_xarray}
+
+
 def main(argv):
-    if len(argv) == 4 and argv[1] == "more":
-        more(argv[2], argv[3])
-    elif len(argv) >= 3 and argv[1] == "fsspec":
-        each(read_fsspec, argv[2:])
-    elif len(argv) >= 3 and argv[1] == "xarray":
-        each(read_xarray, argv[2:])
+    command, args = argv[1] if len(argv) > 1 else "", argv[2:]
+    if command == "more" and len(args) == 2:
+        more(*args)
+    elif command in READERS and args:
+        each(READERS[command], args)
     else:
         sys.stderr.write(__doc__)
         return 2
