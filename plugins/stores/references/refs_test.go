@@ -138,3 +138,26 @@ func TestExpressions(t *testing.T) {
 		}
 	}
 }
+
+// kerchunk inlines a chunk whose bytes decode as UTF-8 as that text (its
+// _encode_for_JSON: bytes.decode(), else "base64:"), and fsspec reads it
+// back with str.encode(): the bytes are the text's UTF-8, whatever JSON
+// escapes spell it (\u0000, a raw é, \u00e9, a pair of surrogates).
+func TestInlineTextIsItsUTF8(t *testing.T) {
+	set, err := ParseJSON([]byte(`{"version": 1, "refs": {
+		"time/0": "\u0000\u0000\u0000\u0000\u0000\u0000\u0018@",
+		"x/0": "é\u00e9\ud83d\ude00\u007f"
+	}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string][]byte{
+		"time/0": {0, 0, 0, 0, 0, 0, 0x18, 0x40}, // float64 6.0, little-endian
+		"x/0":    {0xc3, 0xa9, 0xc3, 0xa9, 0xf0, 0x9f, 0x98, 0x80, 0x7f},
+	} {
+		got, ok := set.Ref(key)
+		if !ok || !got.Inline() || string(got.Data) != string(want) {
+			t.Errorf("%s: % x (inline %v), want % x", key, got.Data, got.Inline(), want)
+		}
+	}
+}
