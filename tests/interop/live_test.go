@@ -280,7 +280,7 @@ func TestLiveClients(t *testing.T) {
 	}
 	manifest := map[string]any{
 		"key_url": key, "token": liveToken, "local_root": dir,
-		"s3": map[string]string{"endpoint": g.S3URL, "region": liveRegion, "bucket": "live", "key_id": liveKeyID, "secret": liveSecret},
+		"s3":        map[string]string{"endpoint": g.S3URL, "region": liveRegion, "bucket": "live", "key_id": liveKeyID, "secret": liveSecret},
 		"py_writes": pythonLive(), "py_xarray": []liveGroup{xrPython},
 		"reads": reads, "corrupt": []liveArray{corrupt}, "writes": writes, "xarray": xcases,
 	}
