@@ -253,7 +253,7 @@ func TestLiveClients(t *testing.T) {
 		corruptFile(t, filepath.Join(dir, filepath.FromSlash(key)))
 	}
 
-	key := g.URL + "/d/live"
+	key := g.URL + "/d/live/" // as the README gives a dataset's URL, with its trailing slash
 	xcases := []map[string]any{}
 	for _, c := range []struct {
 		name, path, bucket string

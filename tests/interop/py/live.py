@@ -90,7 +90,8 @@ def fsspec_key(read_only=True, auth=True):
 
 
 def obstore_key(read_only=True):
-    # HTTPStore joins the base URL and the key with a "/" of its own
+    # HTTPStore adds a "/" of its own after the URL's trailing one: the
+    # gateway takes "/d/NAME//KEY" as KEY
     http = HTTPStore.from_url(MANIFEST["key_url"], client_options={"allow_http": True, "default_headers": AUTH})
     return ObjectStore(http, read_only=read_only)
 
@@ -110,7 +111,7 @@ def obstore_s3(read_only=True):
 
 def ts_kvstore(kind, path):
     if kind == "http":
-        return {"driver": "http", "base_url": MANIFEST["key_url"] + "/", "path": path + "/", "headers": ["Authorization: " + AUTH["Authorization"]]}
+        return {"driver": "http", "base_url": MANIFEST["key_url"], "path": path + "/", "headers": ["Authorization: " + AUTH["Authorization"]]}
     return {
         "driver": "s3",
         "bucket": S3["bucket"],
