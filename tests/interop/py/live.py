@@ -15,7 +15,7 @@ groups of "xarray". It prints one JSON document:
 
   {"versions": {...},
    "reads": {CLIENT: [{"path", "status": "exact"|"differs"|"error", "detail"}]},
-   "writes": [{"client", "path", "error"}],
+   "writes": [{"client", "path", "error"}],  (error: the last lines of the traceback)
    "xarray": [{"name", "status", "detail"}]}
 """
 
@@ -265,9 +265,13 @@ def write_zarr(make_store, pipeline=None):
     return write
 
 
-def write_ts(spec):
+def write_ts(kind):
+    return lambda spec: write_ts_kvstore(kind, spec)
+
+
+def write_ts_kvstore(kind, spec):
     values = expected(spec)
-    kv = ts_kvstore("s3", spec["path"])
+    kv = ts_kvstore(kind, spec["path"])
     if spec["zarr_format"] == 3:
         codecs = [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "zstd", "configuration": {"level": 3}}]
         chunks = spec["chunks"]
@@ -299,7 +303,8 @@ WRITERS = {
     "zarr3-obstore-key": write_zarr(lambda read_only: obstore_key(read_only=read_only)),
     "zarr3-obstore-s3": write_zarr(lambda read_only: obstore_s3(read_only=read_only)),
     "zarrs-obstore-s3": write_zarr(lambda read_only: obstore_s3(read_only=read_only), "zarrs.ZarrsCodecPipeline"),
-    "tensorstore-s3": write_ts,
+    "tensorstore-s3": write_ts("s3"),
+    "tensorstore-http-key": write_ts("http"),
 }
 
 
