@@ -234,6 +234,10 @@ func TestLiveClients(t *testing.T) {
 		Formula: formulaFor(dtype.Named("int32")), codecs: []meta.Extension{ext("bytes", `{"endian":"little"}`)}}
 	xrZarrgw, xrCorrupt, xrPython := xarrayGroup("zarrgw3/xr", "written by zarrgw"), xarrayGroup("zarrgw3/xr-corrupt", "written by zarrgw"),
 		xarrayGroup("py3/xr", "written by xarray")
+	// uncompressed, so that the corrupted chunk decodes to other values
+	// (a compressed one fails to decode, which would not show that the
+	// comparison of values can fail)
+	xrCorrupt.DataVars[0].codecs = liveCodecs(dtype.Named(xrCorrupt.DataVars[0].DType))
 	writes := liveWrites()
 	for _, g := range []liveGroup{xrZarrgw, xrCorrupt} {
 		attrs, _ := json.Marshal(g.Attrs)
