@@ -401,7 +401,8 @@ func checkLiveWrites(t *testing.T, base string, writes []liveArray, results []st
 
 // readBackLive reads the whole array through the array API as JSON.
 func readBackLive(base string, w liveArray) error {
-	resp, err := http.Get(base + "/" + w.Path + "?format=json")
+	client := http.Client{Timeout: time.Minute} // against a hang, not a measure
+	resp, err := client.Get(base + "/" + w.Path + "?format=json")
 	if err != nil {
 		return err
 	}
