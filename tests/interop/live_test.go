@@ -9,7 +9,9 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -313,6 +315,63 @@ func TestLiveClients(t *testing.T) {
 	}
 	checkLiveWrites(t, g.URL+"/d/live", writes, out.Writes)
 	checkLiveXarray(t, xcases, out.Xarray)
+	t.Run("README", func(t *testing.T) { checkLiveREADME(t, py, zarrgw) })
+}
+
+// readmeClients are the lines the README's py snippet prints of the
+// sample's temperature[0, :2]: one a client.
+var readmeClients = []string{"fsspec", "obstore", "obstore-s3", "zarrs", "tensorstore", "tensorstore-s3", "xarray", "xarray-s3"}
+
+// checkLiveREADME runs the README's zarr-python 3 snippet (the ```py
+// block) against `make run`'s configuration on free ports: every client
+// reads the sample's first two values (12.5 and 12.75, as mksample
+// writes them) and the write into scratch reads back (16 sevens).
+func checkLiveREADME(t *testing.T, py, zarrgw string) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)```py\n(.*?)```").FindSubmatch(readme)
+	if m == nil {
+		t.Fatal("README has no py block")
+	}
+	dir := t.TempDir()
+	for _, args := range [][]string{{filepath.Join(dir, "data", "sample.zarr")}, {"-format", "2", filepath.Join(dir, "data", "sample_v2.zarr")}} {
+		if out, err := exec.Command("go", append([]string{"run", "../../examples/mksample"}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("mksample: %v\n%s", err, out)
+		}
+	}
+	cfg, err := os.ReadFile("../../examples/gateway/zarrgw.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := strings.NewReplacer("${path.config}", dir, "127.0.0.1:8080", "127.0.0.1:0", "127.0.0.1:9000", "127.0.0.1:0").Replace(string(cfg))
+	file := filepath.Join(dir, "zarrgw.hcl")
+	if err := os.WriteFile(file, []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g := zbinary.ServeS3(t, zarrgw, file)
+	script := strings.NewReplacer("http://127.0.0.1:8080", g.URL, "http://127.0.0.1:9000", g.S3URL).Replace(string(m[1]))
+	ctx, cancel := context.WithTimeout(context.Background(), scriptTimeout)
+	defer cancel()
+	out, errOut, code := zbinary.Run(t, exec.CommandContext(ctx, py, "-c", script))
+	if code != 0 {
+		t.Fatalf("the README's py snippet: exit %d\n%s%s", code, out, errOut)
+	}
+	lines := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		name, rest, _ := strings.Cut(l, " ")
+		lines[name] = rest
+	}
+	for _, c := range readmeClients {
+		if got := lines[c]; got != "[12.5, 12.75]" {
+			t.Errorf("the README's py snippet, %s: printed %q, want [12.5, 12.75]", c, got)
+		}
+	}
+	if got := lines["written"]; got != "112" {
+		t.Errorf("the README's py snippet: the sevens written to scratch sum to %q, want 112", got)
+	}
+	fmt.Printf("interop live README: %d clients read the sample, the write reads back\n", len(readmeClients))
 }
 
 // checkLiveReads fails on every array client did not read exactly (but
