@@ -151,8 +151,8 @@ type liveGroup struct {
 func xarrayGroup(path, title string) liveGroup {
 	v := func(name string, dt string, dims []string, shape, chunks []int) liveArray {
 		return liveArray{Path: path + "/" + name, Name: name, ZarrFormat: 3, DType: dt, Shape: shape, Chunks: chunks, Dims: dims,
-			Formula: formulaFor(dtype.Named(dt)), Compressor: "zstd",
-			codecs: liveCodecs(dtype.Named(dt), ext("zstd", `{"level":1,"checksum":false}`))}
+			Formula: formulaFor(dtype.Named(dt)),
+			codecs:  liveCodecs(dtype.Named(dt), ext("zstd", `{"level":1,"checksum":false}`))}
 	}
 	return liveGroup{Path: path, Attrs: map[string]any{"title": title},
 		DataVars: []liveArray{v("t2m", "float32", []string{"time", "lat", "lon"}, []int{4, 5, 6}, []int{2, 3, 4}),

@@ -241,7 +241,9 @@ def run_py_writes():
             coords={v["name"]: (v["dims"], expected(v)) for v in g["coords"]},
             attrs=g["attrs"],
         )
-        ds.to_zarr(os.path.join(MANIFEST["local_root"], g["path"]), zarr_format=3, consolidated=True, mode="w-")
+        # the chunks of the manifest (edge chunks), zarr-python's default codecs
+        encoding = {v["name"]: {"chunks": v["chunks"]} for v in g["data_vars"] + g["coords"]}
+        ds.to_zarr(os.path.join(MANIFEST["local_root"], g["path"]), zarr_format=3, consolidated=True, mode="w-", encoding=encoding)
 
 
 # --- writes through the gateway -------------------------------------------
