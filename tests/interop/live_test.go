@@ -52,7 +52,7 @@ type liveArray struct {
 
 // The clients of py/live.py that read every array.
 var liveReaders = []string{"zarr3-fsspec-key", "zarr3-obstore-key", "zarr3-obstore-s3",
-	"tensorstore-http-key", "tensorstore-s3", "zarrs-fsspec-key", "zarrs-obstore-s3"}
+	"tensorstore-http-key", "tensorstore-s3", "zarrs-fsspec-key", "zarrs-obstore-key", "zarrs-obstore-s3"}
 
 // Client limitations, by array feature: the clients skip what they
 // cannot read, and the summary counts it.
@@ -61,11 +61,13 @@ var (
 		"tensorstore-http-key": "tensorstore's zarr3 driver has no variable-length string data type",
 		"tensorstore-s3":       "tensorstore's zarr3 driver has no variable-length string data type",
 		"zarrs-fsspec-key":     "zarrs-python leaves variable-length strings to zarr-python's own pipeline",
+		"zarrs-obstore-key":    "zarrs-python leaves variable-length strings to zarr-python's own pipeline",
 		"zarrs-obstore-s3":     "zarrs-python leaves variable-length strings to zarr-python's own pipeline",
 	}
 	bigEndian = map[string]string{
-		"zarrs-fsspec-key": "zarrs-python refuses a non-native byte order",
-		"zarrs-obstore-s3": "zarrs-python refuses a non-native byte order",
+		"zarrs-fsspec-key":  "zarrs-python refuses a non-native byte order",
+		"zarrs-obstore-key": "zarrs-python refuses a non-native byte order",
+		"zarrs-obstore-s3":  "zarrs-python refuses a non-native byte order",
 	}
 )
 
@@ -399,8 +401,13 @@ func checkLiveReads(t *testing.T, client string, reads []liveArray, corrupt stri
 		}
 	}
 	line := fmt.Sprintf("interop live %s: %d exact", client, exact)
-	for why, n := range skipped {
-		line += fmt.Sprintf(", %d not read (%s)", n, why)
+	whys := make([]string, 0, len(skipped))
+	for why := range skipped {
+		whys = append(whys, why)
+	}
+	sort.Strings(whys)
+	for _, why := range whys {
+		line += fmt.Sprintf(", %d not read (%s)", skipped[why], why)
 	}
 	switch r, ok := byPath[corrupt]; {
 	case !ok:

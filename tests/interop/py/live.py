@@ -167,6 +167,7 @@ READERS = {
     # zarrs rebuilds an HTTP store from its URL and takes no headers: it
     # reads as an anonymous client
     "zarrs-fsspec-key": lambda: zarrs_reader(lambda: fsspec_key(auth=False)),
+    "zarrs-obstore-key": lambda: zarrs_reader(obstore_key),
     "zarrs-obstore-s3": lambda: zarrs_reader(obstore_s3),
 }
 
