@@ -1,7 +1,11 @@
 // Package interop checks zarrgw against real foreign Zarr clients, in both
 // directions: zarrita.js reads the v3 arrays zarrgw writes and writes v3
 // arrays zarrgw reads; Debian's zarr-python 2 reads the v2 arrays zarrgw
-// writes and writes v2 arrays zarrgw reads.
+// writes and writes v2 arrays zarrgw reads. Through a running `zarrgw
+// serve`, the clients of the Python environment of reference
+// implementations (zarr-python 3 over fsspec and obstore, tensorstore, the
+// zarrs pipeline, xarray) read and write over the key and S3 APIs
+// (live_test.go, py/live.py).
 //
 // The foreign clients are installed by scripts/setup.sh. Each direction runs
 // one node or python process on a JSON manifest of arrays (js/, py/). Data

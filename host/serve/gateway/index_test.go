@@ -98,7 +98,8 @@ func TestIndexPage(t *testing.T) {
 
 // A prefix without its slash redirects to the slash form (301, as nginx
 // and Go's FileServer do), HEAD included; a value is served as
-// it is; only a name that is neither is 404.
+// it is; only a name that is neither is 404. Slashes right after the
+// dataset are one (a client joining a URL that ends in one adds its own).
 func TestDirectoryRedirects(t *testing.T) {
 	tg := newTestGateway(t)
 	tg.put(t, "/d/open/g/a/zarr.json", "{}")
@@ -119,6 +120,8 @@ func TestDirectoryRedirects(t *testing.T) {
 		{http.MethodHead, "/d/open/none/", http.StatusNotFound, ""},
 		{http.MethodGet, "/d/open/g/b", http.StatusNotFound, ""},
 		{http.MethodGet, "/d/open/g//", http.StatusBadRequest, ""},
+		{http.MethodGet, "/d/open//g/a/zarr.json", http.StatusOK, ""}, // a client's "/" after the dataset URL's own
+		{http.MethodGet, "/d/open/g//a/zarr.json", http.StatusBadRequest, ""},
 		{http.MethodGet, "/d/open/g/.zarrgw_multipart/", http.StatusBadRequest, ""},
 		{http.MethodGet, "/d/private/", http.StatusUnauthorized, ""},
 		{http.MethodGet, "/d/private/g", http.StatusUnauthorized, ""},

@@ -19,12 +19,19 @@ var ErrBadPath = errors.New("invalid key")
 // no "/" hidden as %2F, and no second layer of percent-encoding that
 // another component might decode into one of those. The key is "" for
 // "/d/NAME/" and "/d/NAME".
+//
+// Slashes between the dataset's name and the key are one ("/d/NAME//KEY"
+// is KEY), as a web server that merges slashes (nginx) serves them:
+// clients given the dataset's URL with its trailing slash add one of
+// their own before every key (obstore's HTTPStore, the zarrs pipeline's
+// HTTP store). Within the key an empty segment is still refused.
 func SplitDatasetPath(escaped string) (dataset, key string, err error) {
 	rest, ok := strings.CutPrefix(escaped, "/d/")
 	if !ok {
 		return "", "", ErrBadPath
 	}
 	name, rawKey, _ := strings.Cut(rest, "/")
+	rawKey = strings.TrimLeft(rawKey, "/")
 	if dataset, err = DecodeSegment(name); err != nil || dataset == "" {
 		return "", "", ErrBadPath
 	}
