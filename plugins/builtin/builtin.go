@@ -15,6 +15,7 @@ import (
 	"github.com/zarrgw/zarrgw/plugins/codecs/blosc"
 	"github.com/zarrgw/zarrgw/plugins/codecs/bytescodec"
 	"github.com/zarrgw/zarrgw/plugins/codecs/bz2codec"
+	"github.com/zarrgw/zarrgw/plugins/codecs/castvalue"
 	"github.com/zarrgw/zarrgw/plugins/codecs/crc32"
 	"github.com/zarrgw/zarrgw/plugins/codecs/crc32c"
 	"github.com/zarrgw/zarrgw/plugins/codecs/delta"
@@ -53,6 +54,7 @@ func Codecs() []codec.Registration {
 		fixedscaleoffset.Registration,
 		quantize.Registration,
 		bitround.Registration,
+		castvalue.Registration,
 		// bytes->bytes: compressors
 		gzipcodec.Registration,
 		zlibcodec.Registration,
