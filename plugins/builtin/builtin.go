@@ -25,6 +25,7 @@ import (
 	"github.com/zarrgw/zarrgw/plugins/codecs/json2"
 	"github.com/zarrgw/zarrgw/plugins/codecs/lz4codec"
 	"github.com/zarrgw/zarrgw/plugins/codecs/quantize"
+	"github.com/zarrgw/zarrgw/plugins/codecs/scaleoffset"
 	"github.com/zarrgw/zarrgw/plugins/codecs/sharding"
 	"github.com/zarrgw/zarrgw/plugins/codecs/shuffle"
 	"github.com/zarrgw/zarrgw/plugins/codecs/transpose"
@@ -55,6 +56,7 @@ func Codecs() []codec.Registration {
 		quantize.Registration,
 		bitround.Registration,
 		castvalue.Registration,
+		scaleoffset.Registration,
 		// bytes->bytes: compressors
 		gzipcodec.Registration,
 		zlibcodec.Registration,
