@@ -208,7 +208,11 @@ func (c *Codec) EncodeArray(_ context.Context, in codec.Spec, a *ndarray.Array) 
 	if err != nil {
 		return nil, err
 	}
-	return castArray(d.enc, d.encMap, in.Shape, a)
+	out, err := castArray(d.enc, d.encMap, in.Shape, a)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", Name, err)
+	}
+	return out, nil
 }
 
 // DecodeArray casts every element back to the array's type.
@@ -220,7 +224,11 @@ func (c *Codec) DecodeArray(_ context.Context, in codec.Spec, a *ndarray.Array) 
 	if !a.DType.Equal(c.target) {
 		return nil, fmt.Errorf("%s: %w: encoded array of %s, want %s", Name, codec.ErrCorrupt, a.DType, c.target)
 	}
-	return castArray(d.dec, d.decMap, in.Shape, a)
+	out, err := castArray(d.dec, d.decMap, in.Shape, a)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", Name, err)
+	}
+	return out, nil
 }
 
 // castArray casts the elements of a (of shape) by cs and m.
@@ -228,7 +236,7 @@ func castArray(cs caster, m scalarMap, shape []int, a *ndarray.Array) (*ndarray.
 	n := ndarray.NumElements(shape)
 	fs, ts := cs.from.dt.Size, cs.to.dt.Size
 	if len(a.Data) != n*fs {
-		return nil, fmt.Errorf("%s: %w: array holds %d bytes, %s%v needs %d", Name, codec.ErrCorrupt, len(a.Data), cs.from.dt, shape, n*fs)
+		return nil, fmt.Errorf("%w: array holds %d bytes, %s%v needs %d", codec.ErrCorrupt, len(a.Data), cs.from.dt, shape, n*fs)
 	}
 	out := &ndarray.Array{DType: cs.to.dt, Shape: append([]int(nil), shape...), Data: make([]byte, n*ts)}
 	for i := range n {
@@ -239,7 +247,7 @@ func castArray(cs caster, m scalarMap, shape []int, a *ndarray.Array) (*ndarray.
 		}
 		v, err := cs.cast(cs.from.num.Load(src))
 		if err != nil {
-			return nil, fmt.Errorf("%s: element %d: %w", Name, i, err)
+			return nil, fmt.Errorf("element %d: %w", i, err)
 		}
 		cs.to.num.Store(out.Data[i*ts:(i+1)*ts], v)
 	}
@@ -248,10 +256,14 @@ func castArray(cs caster, m scalarMap, shape []int, a *ndarray.Array) (*ndarray.
 
 // castOne casts one element.
 func castOne(cs caster, m scalarMap, src []byte) ([]byte, error) {
-	a := &ndarray.Array{DType: cs.from.dt, Shape: nil, Data: src}
-	out, err := castArray(cs, m, nil, a)
+	if v, ok := m.lookup(cs.from, src); ok {
+		return v, nil
+	}
+	v, err := cs.cast(cs.from.num.Load(src))
 	if err != nil {
 		return nil, err
 	}
-	return out.Data, nil
+	out := make([]byte, cs.to.dt.Size)
+	cs.to.num.Store(out, v)
+	return out, nil
 }
