@@ -25,6 +25,7 @@ import (
 	"github.com/zarrgw/zarrgw/plugins/codecs/json2"
 	"github.com/zarrgw/zarrgw/plugins/codecs/lz4codec"
 	"github.com/zarrgw/zarrgw/plugins/codecs/quantize"
+	"github.com/zarrgw/zarrgw/plugins/codecs/reshape"
 	"github.com/zarrgw/zarrgw/plugins/codecs/scaleoffset"
 	"github.com/zarrgw/zarrgw/plugins/codecs/sharding"
 	"github.com/zarrgw/zarrgw/plugins/codecs/shuffle"
@@ -57,6 +58,7 @@ func Codecs() []codec.Registration {
 		bitround.Registration,
 		castvalue.Registration,
 		scaleoffset.Registration,
+		reshape.Registration,
 		// bytes->bytes: compressors
 		gzipcodec.Registration,
 		zlibcodec.Registration,

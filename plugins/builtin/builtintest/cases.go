@@ -39,6 +39,8 @@ func Cases() []codectest.Case {
 		{Name: "scale_offset", Configuration: cfg(`{"offset":0.5,"scale":4}`),
 			Specs: codectest.Specs(floats, []int{0}, []int{9}, []int{3, 4}), Lossy: true, Values: codectest.FiniteFloats},
 		{Name: "scale_offset", Specs: codectest.Specs(integers, []int{9})},
+		{Name: "reshape", Configuration: cfg(`{"shape":[-1]}`), Specs: codectest.Specs(append(fixed, codectest.Named("string")...), []int{0}, []int{3, 5}, []int{2, 3, 4})},
+		{Name: "reshape", Configuration: cfg(`{"shape":[[0,1],[2]]}`), Specs: codectest.Specs(fixed, []int{2, 3, 4})},
 		{Name: "gzip", Configuration: cfg(`{"level":5}`), Detects: true},
 		{Name: "numcodecs.zlib", Configuration: cfg(`{"level":1}`), Detects: true},
 		{Name: "zstd", Configuration: cfg(`{"level":0,"checksum":false}`)},
