@@ -24,6 +24,7 @@ import (
 	"github.com/zarrgw/zarrgw/plugins/codecs/gzipcodec"
 	"github.com/zarrgw/zarrgw/plugins/codecs/json2"
 	"github.com/zarrgw/zarrgw/plugins/codecs/lz4codec"
+	"github.com/zarrgw/zarrgw/plugins/codecs/packbits"
 	"github.com/zarrgw/zarrgw/plugins/codecs/quantize"
 	"github.com/zarrgw/zarrgw/plugins/codecs/reshape"
 	"github.com/zarrgw/zarrgw/plugins/codecs/scaleoffset"
@@ -50,6 +51,7 @@ func Codecs() []codec.Registration {
 		vlen.UTF8Registration,
 		vlen.BytesRegistration,
 		json2.Registration,
+		packbits.Registration,
 		// array->array
 		transpose.Registration,
 		delta.Registration,
