@@ -16,6 +16,7 @@ import (
 	"github.com/zarrgw/zarrgw/plugins/codecs/bytescodec"
 	"github.com/zarrgw/zarrgw/plugins/codecs/bz2codec"
 	"github.com/zarrgw/zarrgw/plugins/codecs/castvalue"
+	"github.com/zarrgw/zarrgw/plugins/codecs/conditional"
 	"github.com/zarrgw/zarrgw/plugins/codecs/crc32"
 	"github.com/zarrgw/zarrgw/plugins/codecs/crc32c"
 	"github.com/zarrgw/zarrgw/plugins/codecs/delta"
@@ -77,6 +78,7 @@ func Codecs() []codec.Registration {
 		// blosc here, sharding_indexed next to it.
 		blosc.Registration,
 		sharding.Registration,
+		conditional.Registration,
 	}
 }
 

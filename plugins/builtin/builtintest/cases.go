@@ -54,6 +54,8 @@ func Cases() []codectest.Case {
 		{Name: "numcodecs.lz4", Configuration: cfg(`{"acceleration":1}`)},
 		{Name: "numcodecs.bz2", Configuration: cfg(`{"level":1}`), Detects: true},
 		{Name: "numcodecs.shuffle", Configuration: cfg(`{"elementsize":4}`)},
+		{Name: "conditional", Configuration: cfg(`{"codecs":[{"name":"numcodecs.shuffle","configuration":{"elementsize":4}},{"name":"zstd","configuration":{"level":1,"checksum":false}}]}`)},
+		{Name: "conditional", Configuration: cfg(`{"codecs":[{"name":"crc32c"}],"header_bits":16}`)},
 		{Name: "crc32c", Detects: true},
 		{Name: "numcodecs.crc32", Detects: true},
 		{Name: "numcodecs.adler32", Detects: true},
