@@ -25,6 +25,7 @@ import (
 	"github.com/zarrgw/zarrgw/plugins/codecs/gzipcodec"
 	"github.com/zarrgw/zarrgw/plugins/codecs/json2"
 	"github.com/zarrgw/zarrgw/plugins/codecs/lz4codec"
+	"github.com/zarrgw/zarrgw/plugins/codecs/n5default"
 	"github.com/zarrgw/zarrgw/plugins/codecs/packbits"
 	"github.com/zarrgw/zarrgw/plugins/codecs/quantize"
 	"github.com/zarrgw/zarrgw/plugins/codecs/reshape"
@@ -79,6 +80,7 @@ func Codecs() []codec.Registration {
 		blosc.Registration,
 		sharding.Registration,
 		conditional.Registration,
+		n5default.Registration,
 	}
 }
 

@@ -56,6 +56,8 @@ func Cases() []codectest.Case {
 		{Name: "numcodecs.shuffle", Configuration: cfg(`{"elementsize":4}`)},
 		{Name: "conditional", Configuration: cfg(`{"codecs":[{"name":"numcodecs.shuffle","configuration":{"elementsize":4}},{"name":"zstd","configuration":{"level":1,"checksum":false}}]}`)},
 		{Name: "conditional", Configuration: cfg(`{"codecs":[{"name":"crc32c"}],"header_bits":16}`)},
+		{Name: "n5_default", Configuration: cfg(`{"codecs":[{"name":"transpose","configuration":{"order":[1,0]}},{"name":"bytes","configuration":{"endian":"big"}},{"name":"gzip","configuration":{"level":1}}]}`),
+			Specs: codectest.Specs(codectest.Named("uint8", "int16", "uint64", "float32", "float64"), []int{3, 5}, []int{0, 4})},
 		{Name: "crc32c", Detects: true},
 		{Name: "numcodecs.crc32", Detects: true},
 		{Name: "numcodecs.adler32", Detects: true},
