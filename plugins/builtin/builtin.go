@@ -106,3 +106,17 @@ func Transformers() []transformer.Registration {
 
 // Registry returns a registry of every bundled codec.
 func Registry() *codec.Registry { return codec.NewRegistry(Codecs()...) }
+
+// Unbundled names registered codecs that zarrgw does not bundle, with the
+// reason, for the message that says a codec is not available (a plugin
+// serving one still serves it).
+func Unbundled() map[string]string {
+	return map[string]string{
+		// The registry's zfp is the zfp library's stream without a header;
+		// no Go implementation of zfp exists that we could check against the
+		// library (zfp's embedded coding must match it bit for bit), and
+		// numcodecs' zfpy, which the numcodecs bridge serves as
+		// numcodecs.zfpy, writes a header and another configuration.
+		"zfp": "zarrgw bundles no zfp: there is no sound pure-Go zfp implementation, and numcodecs' zfpy (served by the numcodecs bridge as numcodecs.zfpy) is another format; a plugin can serve zfp",
+	}
+}
