@@ -86,6 +86,10 @@ func TestIntegers(t *testing.T) {
 	if _, err := c.DecodeArray(context.Background(), spec, enc); err == nil || !strings.Contains(err.Error(), "exact quotient") {
 		t.Errorf("3 / 2 in uint16: %v", err)
 	}
+	u := ndarray.New(dtype.Named("uint64"), []int{1}) // 0 - 1 borrows out of 64 bits
+	if _, err := build(t, `{"offset":1}`).EncodeArray(context.Background(), codec.Spec{DataType: u.DType, Shape: u.Shape}, u); err == nil {
+		t.Error("0 - 1 in uint64 did not fail")
+	}
 	b := ndarray.New(dtype.Named("int8"), []int{1})
 	b.Data[0] = 100
 	if _, err := build(t, `{"scale":2}`).EncodeArray(context.Background(), codec.Spec{DataType: b.DType, Shape: b.Shape}, b); err == nil {
