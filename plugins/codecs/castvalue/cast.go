@@ -237,7 +237,7 @@ func (c caster) step(f numeric.Value, up bool) (numeric.Value, bool) {
 	t := c.to.num
 	buf := make([]byte, 8)
 	t.Store(buf[:t.Size], f)
-	bits := leUint(buf[:t.Size])
+	bits := numeric.LoadBits(buf[:t.Size])
 	negative := math.Signbit(f.F)
 	if up == negative { // towards zero
 		if bits&magnitudeMask(c.to.bits) == 0 { // ±0: the other zero's neighbour
@@ -249,7 +249,7 @@ func (c caster) step(f numeric.Value, up bool) (numeric.Value, bool) {
 	} else {
 		bits++
 	}
-	putLE(buf[:t.Size], bits)
+	numeric.StoreBits(buf[:t.Size], bits)
 	g := t.Load(buf[:t.Size])
 	if math.IsNaN(g.F) || (g.F != 0 && math.Signbit(g.F) != math.Signbit(f.F) && f.F != 0) {
 		return f, false
@@ -258,20 +258,6 @@ func (c caster) step(f numeric.Value, up bool) (numeric.Value, bool) {
 }
 
 func magnitudeMask(bits int) uint64 { return 1<<(bits-1) - 1 }
-
-func leUint(b []byte) uint64 {
-	var u uint64
-	for i := len(b) - 1; i >= 0; i-- {
-		u = u<<8 | uint64(b[i])
-	}
-	return u
-}
-
-func putLE(b []byte, u uint64) {
-	for i := range b {
-		b[i] = byte(u >> (8 * i))
-	}
-}
 
 // exactOf is v as an exact big.Float.
 func exactOf(v numeric.Value) *big.Float {

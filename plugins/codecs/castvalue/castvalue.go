@@ -20,6 +20,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/extension"
 	"github.com/zarrgw/zarrgw/core/meta"
 	"github.com/zarrgw/zarrgw/core/ndarray"
+	"github.com/zarrgw/zarrgw/plugins/codecs/internal/codecconfig"
 )
 
 // Name is the registered name.
@@ -50,7 +51,7 @@ type Codec struct {
 	target         dtype.DataType
 	round          rounding
 	oor            outOfRange
-	encode, decode [][2]json.RawMessage
+	encode, decode [][]json.RawMessage
 }
 
 // New builds the codec from its configuration; unknown keys are refused,
@@ -61,23 +62,18 @@ func New(_ context.Context, configuration json.RawMessage, _ codec.Resolver) (co
 		Rounding   *string         `json:"rounding"`
 		OutOfRange *string         `json:"out_of_range"`
 		ScalarMap  *struct {
-			Encode [][2]json.RawMessage `json:"encode"`
-			Decode [][2]json.RawMessage `json:"decode"`
+			Encode [][]json.RawMessage `json:"encode"`
+			Decode [][]json.RawMessage `json:"decode"`
 		} `json:"scalar_map"`
 	}
-	dec := json.NewDecoder(bytes.NewReader(configuration))
-	dec.DisallowUnknownFields()
-	if len(configuration) == 0 || string(configuration) == "null" {
-		return nil, fmt.Errorf("%s: configuration needs \"data_type\"", Name)
-	}
-	if err := dec.Decode(&cfg); err != nil {
-		return nil, fmt.Errorf("%s: configuration: %w", Name, err)
+	raw, err := codecconfig.Decode(Name, configuration, &cfg)
+	if err != nil {
+		return nil, err
 	}
 	if len(cfg.DataType) == 0 {
 		return nil, fmt.Errorf("%s: configuration needs \"data_type\"", Name)
 	}
-	c := &Codec{}
-	var err error
+	c := &Codec{config: raw}
 	if c.target, err = meta.ParseDataType(cfg.DataType); err != nil {
 		return nil, fmt.Errorf("%s: data_type: %w", Name, err)
 	}
@@ -113,11 +109,6 @@ func New(_ context.Context, configuration json.RawMessage, _ codec.Resolver) (co
 	if _, err := parseMap(c.decode, c.target, dtype.DataType{}); err != nil {
 		return nil, fmt.Errorf("%s: scalar_map: decode: %w", Name, err)
 	}
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, configuration); err != nil {
-		return nil, fmt.Errorf("%s: configuration: %w", Name, err)
-	}
-	c.config = buf.Bytes()
 	return c, nil
 }
 

@@ -235,6 +235,7 @@ func TestBadConfiguration(t *testing.T) {
 		`{"data_type":"uint8","extra":1}`:                         "extra",
 		`{"data_type":"uint8","scalar_map":{"decode":[["x",1]]}}`: "scalar_map",
 		`{"data_type":"uint8","scalar_map":{"other":[]}}`:         "other",
+		`{"data_type":"uint8","scalar_map":{"decode":[[1,2,3]]}}`: "3 elements",
 	} {
 		_, err := New(context.Background(), json.RawMessage(cfg), nil)
 		if err == nil || !strings.Contains(err.Error(), "cast_value") || !strings.Contains(err.Error(), want) {

@@ -19,9 +19,12 @@ type scalarMap struct {
 // parseMap reads [[input, output], ...] with inputs in the fill value
 // encoding of from and outputs in that of to; the first of repeated keys
 // wins. A zero to checks the keys only.
-func parseMap(entries [][2]json.RawMessage, from, to dtype.DataType) (scalarMap, error) {
+func parseMap(entries [][]json.RawMessage, from, to dtype.DataType) (scalarMap, error) {
 	m := scalarMap{byBytes: map[string][]byte{}}
 	for i, e := range entries {
+		if len(e) != 2 {
+			return m, fmt.Errorf("entry %d: %d elements, want [input, output]", i, len(e))
+		}
 		key, err := dtype.ParseFill(from, e[0], false)
 		if err != nil || key == nil {
 			return m, fmt.Errorf("entry %d: input %s: %v", i, e[0], orNull(err))

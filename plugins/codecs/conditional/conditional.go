@@ -10,7 +10,6 @@
 package conditional
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -18,6 +17,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/codec"
 	"github.com/zarrgw/zarrgw/core/extension"
 	"github.com/zarrgw/zarrgw/core/meta"
+	"github.com/zarrgw/zarrgw/plugins/codecs/internal/codecconfig"
 )
 
 // Name is the registered name.
@@ -55,13 +55,9 @@ func New(ctx context.Context, configuration json.RawMessage, r codec.Resolver) (
 		Codecs     json.RawMessage `json:"codecs"`
 		HeaderBits *int            `json:"header_bits"`
 	}
-	if len(configuration) == 0 || string(configuration) == "null" {
-		return nil, fmt.Errorf("%s: configuration needs \"codecs\"", Name)
-	}
-	dec := json.NewDecoder(bytes.NewReader(configuration))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&cfg); err != nil {
-		return nil, fmt.Errorf("%s: configuration: %w", Name, err)
+	raw, err := codecconfig.Decode(Name, configuration, &cfg)
+	if err != nil {
+		return nil, err
 	}
 	if len(cfg.Codecs) == 0 {
 		return nil, fmt.Errorf("%s: configuration needs \"codecs\"", Name)
@@ -73,7 +69,7 @@ func New(ctx context.Context, configuration json.RawMessage, r codec.Resolver) (
 	if len(exts) > MaxCodecs {
 		return nil, fmt.Errorf("%s: codecs: %d codecs, at most %d", Name, len(exts), MaxCodecs)
 	}
-	c := &Codec{headerBytes: (len(exts) + 7) / 8}
+	c := &Codec{config: raw, headerBytes: (len(exts) + 7) / 8}
 	if c.headerBytes == 0 {
 		c.headerBytes = 1 // no codecs still gets a (zero) mask byte
 	}
@@ -94,11 +90,6 @@ func New(ctx context.Context, configuration json.RawMessage, r codec.Resolver) (
 		}
 		c.codecs = append(c.codecs, bb)
 	}
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, configuration); err != nil {
-		return nil, fmt.Errorf("%s: configuration: %w", Name, err)
-	}
-	c.config = buf.Bytes()
 	return c, nil
 }
 

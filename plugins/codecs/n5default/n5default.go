@@ -8,7 +8,6 @@
 package n5default
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -20,6 +19,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/grid"
 	"github.com/zarrgw/zarrgw/core/meta"
 	"github.com/zarrgw/zarrgw/core/ndarray"
+	"github.com/zarrgw/zarrgw/plugins/codecs/internal/codecconfig"
 )
 
 // Name is the registered name.
@@ -53,13 +53,9 @@ func New(ctx context.Context, configuration json.RawMessage, r codec.Resolver) (
 	var cfg struct {
 		Codecs json.RawMessage `json:"codecs"`
 	}
-	if len(configuration) == 0 || string(configuration) == "null" {
-		return nil, fmt.Errorf("%s: configuration needs \"codecs\"", Name)
-	}
-	dec := json.NewDecoder(bytes.NewReader(configuration))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&cfg); err != nil {
-		return nil, fmt.Errorf("%s: configuration: %w", Name, err)
+	raw, err := codecconfig.Decode(Name, configuration, &cfg)
+	if err != nil {
+		return nil, err
 	}
 	if len(cfg.Codecs) == 0 {
 		return nil, fmt.Errorf("%s: configuration needs \"codecs\"", Name)
@@ -71,7 +67,7 @@ func New(ctx context.Context, configuration json.RawMessage, r codec.Resolver) (
 	if len(exts) < 2 || len(exts) > 3 {
 		return nil, fmt.Errorf("%s: codecs: %d codecs; want transpose, bytes and at most one bytes->bytes codec", Name, len(exts))
 	}
-	c := &Codec{}
+	c := &Codec{config: raw}
 	if c.rank, err = reversal(exts[0]); err != nil {
 		return nil, fmt.Errorf("%s: codecs[0]: %w", Name, err)
 	}
@@ -88,11 +84,6 @@ func New(ctx context.Context, configuration json.RawMessage, r codec.Resolver) (
 		}
 		c.codecs = append(c.codecs, n)
 	}
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, configuration); err != nil {
-		return nil, fmt.Errorf("%s: configuration: %w", Name, err)
-	}
-	c.config = buf.Bytes()
 	return c, nil
 }
 

@@ -8,7 +8,6 @@
 package packbits
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -18,6 +17,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/dtype"
 	"github.com/zarrgw/zarrgw/core/extension"
 	"github.com/zarrgw/zarrgw/core/ndarray"
+	"github.com/zarrgw/zarrgw/plugins/codecs/internal/codecconfig"
 	"github.com/zarrgw/zarrgw/plugins/codecs/internal/numeric"
 )
 
@@ -69,19 +69,11 @@ func New(_ context.Context, configuration json.RawMessage, _ codec.Resolver) (co
 		StartBit *int    `json:"start_bit"`
 		EndBit   *int    `json:"end_bit"`
 	}
-	c := &Codec{}
-	if len(configuration) > 0 && string(configuration) != "null" {
-		dec := json.NewDecoder(bytes.NewReader(configuration))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&cfg); err != nil {
-			return nil, fmt.Errorf("%s: configuration: %w", Name, err)
-		}
-		var buf bytes.Buffer
-		if err := json.Compact(&buf, configuration); err != nil {
-			return nil, fmt.Errorf("%s: configuration: %w", Name, err)
-		}
-		c.config = buf.Bytes()
+	raw, err := codecconfig.Decode(Name, configuration, &cfg)
+	if err != nil {
+		return nil, err
 	}
+	c := &Codec{config: raw}
 	if cfg.Padding != nil {
 		p, ok := paddings[*cfg.Padding]
 		if !ok {
@@ -89,7 +81,6 @@ func New(_ context.Context, configuration json.RawMessage, _ codec.Resolver) (co
 		}
 		c.pad = p
 	}
-	var err error
 	if c.firstBit, err = either("first_bit", cfg.FirstBit, "start_bit", cfg.StartBit); err != nil {
 		return nil, err
 	}
@@ -213,7 +204,7 @@ func (c *Codec) Encode(_ context.Context, in codec.Spec, a *ndarray.Array) ([]by
 	w := bitWriter{buf: body}
 	mask := uint64(1)<<l.width - 1
 	for i := 0; i < n*l.comps; i++ {
-		w.write((leUint(a.Data[i*l.compBytes:(i+1)*l.compBytes])>>l.first)&mask, l.width)
+		w.write((numeric.LoadBits(a.Data[i*l.compBytes:(i+1)*l.compBytes])>>l.first)&mask, l.width)
 	}
 	return out, nil
 }
@@ -259,21 +250,7 @@ func (c *Codec) Decode(_ context.Context, in codec.Spec, b []byte) (*ndarray.Arr
 		if memBits < 64 {
 			v &= uint64(1)<<memBits - 1
 		}
-		putLE(a.Data[i*l.compBytes:(i+1)*l.compBytes], v)
+		numeric.StoreBits(a.Data[i*l.compBytes:(i+1)*l.compBytes], v)
 	}
 	return a, nil
-}
-
-func leUint(b []byte) uint64 {
-	var u uint64
-	for i := len(b) - 1; i >= 0; i-- {
-		u = u<<8 | uint64(b[i])
-	}
-	return u
-}
-
-func putLE(b []byte, u uint64) {
-	for i := range b {
-		b[i] = byte(u >> (8 * i))
-	}
 }

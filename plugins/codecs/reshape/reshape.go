@@ -5,7 +5,6 @@
 package reshape
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -15,6 +14,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/extension"
 	"github.com/zarrgw/zarrgw/core/meta"
 	"github.com/zarrgw/zarrgw/core/ndarray"
+	"github.com/zarrgw/zarrgw/plugins/codecs/internal/codecconfig"
 )
 
 // Name is the registered name.
@@ -49,8 +49,8 @@ func New(_ context.Context, configuration json.RawMessage, _ codec.Resolver) (co
 	var cfg struct {
 		Shape []json.RawMessage `json:"shape"`
 	}
-	if err := strictDecode(configuration, &cfg); err != nil {
-		return nil, fmt.Errorf("%s: configuration: %w", Name, err)
+	if _, err := codecconfig.Decode(Name, configuration, &cfg); err != nil {
+		return nil, err
 	}
 	if cfg.Shape == nil {
 		return nil, fmt.Errorf("%s: configuration needs \"shape\"", Name)
@@ -84,15 +84,6 @@ func New(_ context.Context, configuration json.RawMessage, _ codec.Resolver) (co
 	}
 	c.config = b
 	return c, nil
-}
-
-func strictDecode(raw json.RawMessage, v any) error {
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	return dec.Decode(v)
 }
 
 func (c *Codec) Name() string { return Name }

@@ -9,7 +9,6 @@
 package scaleoffset
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -20,6 +19,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/dtype"
 	"github.com/zarrgw/zarrgw/core/extension"
 	"github.com/zarrgw/zarrgw/core/ndarray"
+	"github.com/zarrgw/zarrgw/plugins/codecs/internal/codecconfig"
 	"github.com/zarrgw/zarrgw/plugins/codecs/internal/numeric"
 )
 
@@ -51,21 +51,11 @@ func New(_ context.Context, configuration json.RawMessage, _ codec.Resolver) (co
 		Offset json.RawMessage `json:"offset"`
 		Scale  json.RawMessage `json:"scale"`
 	}
-	c := &Codec{}
-	if len(configuration) > 0 && string(configuration) != "null" {
-		dec := json.NewDecoder(bytes.NewReader(configuration))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&cfg); err != nil {
-			return nil, fmt.Errorf("%s: configuration: %w", Name, err)
-		}
-		var buf bytes.Buffer
-		if err := json.Compact(&buf, configuration); err != nil {
-			return nil, fmt.Errorf("%s: configuration: %w", Name, err)
-		}
-		c.config = buf.Bytes()
+	raw, err := codecconfig.Decode(Name, configuration, &cfg)
+	if err != nil {
+		return nil, err
 	}
-	c.offset, c.scale = cfg.Offset, cfg.Scale
-	return c, nil
+	return &Codec{config: raw, offset: cfg.Offset, scale: cfg.Scale}, nil
 }
 
 func (c *Codec) Name() string { return Name }

@@ -34,3 +34,20 @@ func IntRange(signed bool, bits int) (lo int64, hi uint64) {
 	}
 	return 0, 1<<bits - 1
 }
+
+// LoadBits reads the little-endian bits of one element of len(b) <= 8
+// bytes.
+func LoadBits(b []byte) uint64 {
+	var u uint64
+	for i := len(b) - 1; i >= 0; i-- {
+		u = u<<8 | uint64(b[i])
+	}
+	return u
+}
+
+// StoreBits writes the low len(b) bytes of u into b, little-endian.
+func StoreBits(b []byte, u uint64) {
+	for i := range b {
+		b[i] = byte(u >> (8 * i))
+	}
+}
