@@ -36,14 +36,12 @@ var castCases = map[string]castCase{
 		Codecs: `[{"name":"cast_value","configuration":{"data_type":"int8","out_of_range":"clamp"}},"bytes"]`},
 }
 
-// TestCastValueWithNumpy cross-checks cast_value and scale_offset with
+// castValueWithNumpy cross-checks cast_value and scale_offset with
 // numpy's arithmetic and casts on bytes: zarrgw writes each array, and its
 // stored chunk must be the bytes numpy computes; zarrgw reads it back to
 // the values numpy decodes.
-func TestCastValueWithNumpy(t *testing.T) {
+func castValueWithNumpy(t *testing.T, zarrgw string) {
 	requirePython(t)
-	zarrgw, remove := zbinary.Build()
-	t.Cleanup(remove)
 	dir := t.TempDir()
 	store := filepath.Join(dir, "cast.zarr")
 	for name, k := range castCases {

@@ -84,14 +84,22 @@ func rawValues(dtype string, v []float64) []byte {
 	return out
 }
 
-// TestRegistryCodecsWithZarrs cross-checks packbits and reshape with
+// TestRegistryCodecs cross-checks the codecs of the zarr-extensions
+// registry with foreign implementations, sharing one build of zarrgw.
+func TestRegistryCodecs(t *testing.T) {
+	zarrgw, remove := zbinary.Build()
+	t.Cleanup(remove)
+	t.Run("ZarrsPackbitsReshape", func(t *testing.T) { registryCodecsWithZarrs(t, zarrgw) })
+	t.Run("Zarr2N5Default", func(t *testing.T) { n5DefaultWithZarr2(t, zarrgw) })
+	t.Run("NumpyCastValueScaleOffset", func(t *testing.T) { castValueWithNumpy(t, zarrgw) })
+}
+
+// registryCodecsWithZarrs cross-checks packbits and reshape with
 // zarrs, the registry's reference for both: zarrgw writes each array and
 // zarrs reads it exactly; zarrs writes the same array, zarrgw reads it
 // exactly, and every stored chunk is the same bytes from both.
-func TestRegistryCodecsWithZarrs(t *testing.T) {
+func registryCodecsWithZarrs(t *testing.T, zarrgw string) {
 	py := pyenv.Python(t, "zarr", "zarrs", "numpy")
-	zarrgw, remove := zbinary.Build()
-	t.Cleanup(remove)
 	dir := t.TempDir()
 	mine, theirs := filepath.Join(dir, "zarrgw"), filepath.Join(dir, "zarrs")
 	cases := registryCases()
