@@ -16,7 +16,6 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/codec"
 	"github.com/zarrgw/zarrgw/core/extension"
-	"github.com/zarrgw/zarrgw/core/meta"
 	"github.com/zarrgw/zarrgw/plugins/codecs/internal/codecconfig"
 )
 
@@ -59,12 +58,9 @@ func New(ctx context.Context, configuration json.RawMessage, r codec.Resolver) (
 	if err != nil {
 		return nil, err
 	}
-	if len(cfg.Codecs) == 0 {
-		return nil, fmt.Errorf("%s: configuration needs \"codecs\"", Name)
-	}
-	exts, err := meta.ParseExtensions(cfg.Codecs)
+	exts, err := codecconfig.Codecs(Name, cfg.Codecs)
 	if err != nil {
-		return nil, fmt.Errorf("%s: codecs: %w", Name, err)
+		return nil, err
 	}
 	if len(exts) > MaxCodecs {
 		return nil, fmt.Errorf("%s: codecs: %d codecs, at most %d", Name, len(exts), MaxCodecs)

@@ -57,12 +57,9 @@ func New(ctx context.Context, configuration json.RawMessage, r codec.Resolver) (
 	if err != nil {
 		return nil, err
 	}
-	if len(cfg.Codecs) == 0 {
-		return nil, fmt.Errorf("%s: configuration needs \"codecs\"", Name)
-	}
-	exts, err := meta.ParseExtensions(cfg.Codecs)
+	exts, err := codecconfig.Codecs(Name, cfg.Codecs)
 	if err != nil {
-		return nil, fmt.Errorf("%s: codecs: %w", Name, err)
+		return nil, err
 	}
 	if len(exts) < 2 || len(exts) > 3 {
 		return nil, fmt.Errorf("%s: codecs: %d codecs; want transpose, bytes and at most one bytes->bytes codec", Name, len(exts))

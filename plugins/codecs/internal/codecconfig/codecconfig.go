@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/zarrgw/zarrgw/core/meta"
 )
 
 // Decode reads raw into v, refusing keys v does not declare, and returns
@@ -26,4 +27,18 @@ func Decode(codec string, raw json.RawMessage, v any) (json.RawMessage, error) {
 		return nil, fmt.Errorf("%s: configuration: %w", codec, err)
 	}
 	return buf.Bytes(), nil
+}
+
+// Codecs reads the nested codec list of a codec's "codecs" field
+// (conditional, n5_default): required, and in the form of an array's
+// codecs (objects or short-hand names).
+func Codecs(codec string, raw json.RawMessage) ([]meta.Extension, error) {
+	if len(raw) == 0 {
+		return nil, fmt.Errorf("%s: configuration needs \"codecs\"", codec)
+	}
+	exts, err := meta.ParseExtensions(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: codecs: %w", codec, err)
+	}
+	return exts, nil
 }
