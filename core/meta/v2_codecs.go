@@ -91,7 +91,7 @@ func parseV2Codec(raw json.RawMessage) (Extension, error) {
 // also returns the data type refined by the object codec (|O with
 // vlen-bytes holds bytes, not strings).
 func deriveV2Codecs(v *V2Array, dt dtype.DataType, end dtype.Endian, ndim int, kindOf KindOf) ([]Extension, dtype.DataType, error) {
-	aa, ab, bb, err := splitV2Filters(v.Filters, kindOf)
+	aa, ab, bb, err := splitV2Filters(v3Names(v.Filters), kindOf)
 	if err != nil {
 		return nil, dt, err
 	}
@@ -121,6 +121,29 @@ func deriveV2Codecs(v *V2Array, dt dtype.DataType, end dtype.Endian, ndim int, k
 		chain = append(chain, *v.Compressor)
 	}
 	return chain, dt, nil
+}
+
+// v2IDsTakenInV3 are numcodecs ids that name another codec in v3: the
+// registry's packbits (array->bytes, any bit width) is not numcodecs'
+// packbits (a bool filter), which zarr-python 3 calls numcodecs.packbits.
+var v2IDsTakenInV3 = map[string]bool{"packbits": true}
+
+// v3Names returns filters with the ids of v2IDsTakenInV3 under their
+// numcodecs.* names, so that a v2 filter never resolves to the v3 codec.
+func v3Names(filters []Extension) []Extension {
+	var out []Extension
+	for i, f := range filters {
+		if v2IDsTakenInV3[f.Name] {
+			if out == nil {
+				out = append([]Extension(nil), filters...)
+			}
+			out[i].Name = "numcodecs." + f.Name
+		}
+	}
+	if out == nil {
+		return filters
+	}
+	return out
 }
 
 // splitV2Filters sorts the filters into array->array, the object codec and

@@ -15,6 +15,8 @@ import (
 	"github.com/zarrgw/zarrgw/plugins/codecs/blosc"
 	"github.com/zarrgw/zarrgw/plugins/codecs/bytescodec"
 	"github.com/zarrgw/zarrgw/plugins/codecs/bz2codec"
+	"github.com/zarrgw/zarrgw/plugins/codecs/castvalue"
+	"github.com/zarrgw/zarrgw/plugins/codecs/conditional"
 	"github.com/zarrgw/zarrgw/plugins/codecs/crc32"
 	"github.com/zarrgw/zarrgw/plugins/codecs/crc32c"
 	"github.com/zarrgw/zarrgw/plugins/codecs/delta"
@@ -23,7 +25,11 @@ import (
 	"github.com/zarrgw/zarrgw/plugins/codecs/gzipcodec"
 	"github.com/zarrgw/zarrgw/plugins/codecs/json2"
 	"github.com/zarrgw/zarrgw/plugins/codecs/lz4codec"
+	"github.com/zarrgw/zarrgw/plugins/codecs/n5default"
+	"github.com/zarrgw/zarrgw/plugins/codecs/packbits"
 	"github.com/zarrgw/zarrgw/plugins/codecs/quantize"
+	"github.com/zarrgw/zarrgw/plugins/codecs/reshape"
+	"github.com/zarrgw/zarrgw/plugins/codecs/scaleoffset"
 	"github.com/zarrgw/zarrgw/plugins/codecs/sharding"
 	"github.com/zarrgw/zarrgw/plugins/codecs/shuffle"
 	"github.com/zarrgw/zarrgw/plugins/codecs/transpose"
@@ -47,12 +53,16 @@ func Codecs() []codec.Registration {
 		vlen.UTF8Registration,
 		vlen.BytesRegistration,
 		json2.Registration,
+		packbits.Registration,
 		// array->array
 		transpose.Registration,
 		delta.Registration,
 		fixedscaleoffset.Registration,
 		quantize.Registration,
 		bitround.Registration,
+		castvalue.Registration,
+		scaleoffset.Registration,
+		reshape.Registration,
 		// bytes->bytes: compressors
 		gzipcodec.Registration,
 		zlibcodec.Registration,
@@ -69,6 +79,8 @@ func Codecs() []codec.Registration {
 		// blosc here, sharding_indexed next to it.
 		blosc.Registration,
 		sharding.Registration,
+		conditional.Registration,
+		n5default.Registration,
 	}
 }
 
@@ -94,3 +106,17 @@ func Transformers() []transformer.Registration {
 
 // Registry returns a registry of every bundled codec.
 func Registry() *codec.Registry { return codec.NewRegistry(Codecs()...) }
+
+// Unbundled names registered codecs that zarrgw does not bundle, with the
+// reason, for the message that says a codec is not available (a plugin
+// serving one still serves it).
+func Unbundled() map[string]string {
+	return map[string]string{
+		// The registry's zfp is the zfp library's stream without a header;
+		// no Go implementation of zfp exists that we could check against the
+		// library (zfp's embedded coding must match it bit for bit), and
+		// numcodecs' zfpy, which the numcodecs bridge serves as
+		// numcodecs.zfpy, writes a header and another configuration.
+		"zfp": "zarrgw bundles no zfp: there is no sound pure-Go zfp implementation, and numcodecs' zfpy (served by the numcodecs bridge as numcodecs.zfpy) is another format; a plugin can serve zfp",
+	}
+}

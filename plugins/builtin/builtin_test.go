@@ -23,6 +23,9 @@ func TestNamesResolve(t *testing.T) {
 		"bitround": `{"keepbits":3}`, "numcodecs.bitround": `{"keepbits":3}`,
 		"vlen-utf8": "", "numcodecs.vlen-utf8": "", "vlen-bytes": "", "numcodecs.vlen-bytes": "",
 		"json2": "", "numcodecs.json2": "", "blosc": "",
+		// zarr-extensions registry codecs
+		"cast_value": `{"data_type":"uint8"}`, "scale_offset": "", "reshape": `{"shape":[-1]}`, "packbits": "",
+		"conditional": `{"codecs":["gzip"]}`, "n5_default": `{"codecs":[{"name":"transpose","configuration":{"order":[0]}},"bytes"]}`,
 		// draft v3 compressor URIs
 		"https://purl.org/zarr/spec/codec/gzip/1.0": "", "https://purl.org/zarr/spec/codec/zlib/1.0": "",
 		"https://purl.org/zarr/spec/codec/zstd/1.0": "", "https://purl.org/zarr/spec/codec/lz4/1.0": "",
@@ -41,6 +44,9 @@ func TestNamesResolve(t *testing.T) {
 		if k := codec.KindOf(c); k != codec.ArrayToArray && k != codec.ArrayToBytes && k != codec.BytesToBytes {
 			t.Errorf("%s: kind %v", name, k)
 		}
+	}
+	if _, err := r.Codec(context.Background(), "zfp", json.RawMessage(`{"mode":"reversible"}`)); err == nil {
+		t.Error("zfp resolved: it is not bundled (Unbundled says why)")
 	}
 	if _, err := r.Codec(context.Background(), "no-such-codec", nil); err == nil {
 		t.Error("unknown codec resolved")

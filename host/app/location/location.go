@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/zarrgw/zarrgw/plugins/builtin"
 	"io"
 	"log/slog"
 	"net/url"
@@ -150,6 +151,9 @@ type bundledOnly struct{ codec.Resolver }
 
 func (b bundledOnly) Codec(ctx context.Context, name string, config json.RawMessage) (codec.Codec, error) {
 	c, err := b.Resolver.Codec(ctx, name, config)
+	if why, ok := builtin.Unbundled()[name]; ok && errors.Is(err, codec.ErrUnavailable) {
+		return nil, fmt.Errorf("%w: %s: %s; declare such a plugin in a configuration file and read the data with --config FILE", codec.ErrUnavailable, name, why)
+	}
 	if errors.Is(err, codec.ErrUnavailable) {
 		return nil, fmt.Errorf("%w: %q is not bundled with zarrgw, so a plugin must provide it: "+
 			"declare the plugin in a configuration file, and read the data as a dataset of it with --config FILE", codec.ErrUnavailable, name)

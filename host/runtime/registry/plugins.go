@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/zarrgw/zarrgw/plugins/builtin"
 	"sync"
 
 	"github.com/zarrgw/zarrgw/core/codec"
@@ -77,6 +78,9 @@ func (r *pluginCatalog) lookup(ctx context.Context, kind extension.Kind, name st
 	errs := []error{fmt.Errorf("%s not available: %s: it is not bundled, and no plugin of the configuration serves it", kind, name)}
 	if kind == extension.Codec {
 		errs[0] = fmt.Errorf("%w: %s: it is not bundled, and no plugin of the configuration serves it", codec.ErrUnavailable, name)
+		if why, ok := builtin.Unbundled()[name]; ok {
+			errs[0] = fmt.Errorf("%w: %s: %s", codec.ErrUnavailable, name, why)
+		}
 	}
 	for _, err := range r.failed {
 		errs = append(errs, err)

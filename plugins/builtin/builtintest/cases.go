@@ -5,6 +5,10 @@ package builtintest
 
 import (
 	"encoding/json"
+	"math/rand/v2"
+
+	"github.com/zarrgw/zarrgw/core/codec"
+	"github.com/zarrgw/zarrgw/core/ndarray"
 
 	"github.com/zarrgw/zarrgw/core/codec/codectest"
 )
@@ -33,6 +37,16 @@ func Cases() []codectest.Case {
 			Specs: codectest.Specs(codectest.Named("float64"), []int{9}, []int{3, 4}), Lossy: true, Values: codectest.FiniteFloats},
 		{Name: "numcodecs.bitround", Configuration: cfg(`{"keepbits":5}`),
 			Specs: codectest.Specs(floats, []int{9}, []int{3, 4}), Lossy: true, Values: codectest.FiniteFloats},
+		{Name: "cast_value", Configuration: cfg(`{"data_type":"int32"}`), Specs: codectest.Specs(codectest.Named("int16", "uint16", "int8"), []int{0}, []int{9}, []int{3, 4})},
+		{Name: "cast_value", Configuration: cfg(`{"data_type":"float32","out_of_range":"clamp"}`),
+			Specs: codectest.Specs(codectest.Named("float64"), []int{9}, []int{3, 4}), Lossy: true, Values: codectest.FiniteFloats},
+		{Name: "scale_offset", Configuration: cfg(`{"offset":0.5,"scale":4}`),
+			Specs: codectest.Specs(floats, []int{0}, []int{9}, []int{3, 4}), Lossy: true, Values: codectest.FiniteFloats},
+		{Name: "scale_offset", Specs: codectest.Specs(integers, []int{9})},
+		{Name: "reshape", Configuration: cfg(`{"shape":[-1]}`), Specs: codectest.Specs(append(fixed, codectest.Named("string")...), []int{0}, []int{3, 5}, []int{2, 3, 4})},
+		{Name: "reshape", Configuration: cfg(`{"shape":[[0,1],[2]]}`), Specs: codectest.Specs(fixed, []int{2, 3, 4})},
+		{Name: "packbits", Specs: codectest.Specs(codectest.Named("bool", "int8", "uint16", "float32", "complex128"), []int{0}, []int{9}, []int{3, 5})},
+		{Name: "packbits", Configuration: cfg(`{"padding_encoding":"last_byte","last_bit":4}`), Specs: codectest.Specs(codectest.Named("int8", "int32"), []int{9}), Values: lowBits(5)},
 		{Name: "gzip", Configuration: cfg(`{"level":5}`), Detects: true},
 		{Name: "numcodecs.zlib", Configuration: cfg(`{"level":1}`), Detects: true},
 		{Name: "zstd", Configuration: cfg(`{"level":0,"checksum":false}`)},
@@ -40,6 +54,10 @@ func Cases() []codectest.Case {
 		{Name: "numcodecs.lz4", Configuration: cfg(`{"acceleration":1}`)},
 		{Name: "numcodecs.bz2", Configuration: cfg(`{"level":1}`), Detects: true},
 		{Name: "numcodecs.shuffle", Configuration: cfg(`{"elementsize":4}`)},
+		{Name: "conditional", Configuration: cfg(`{"codecs":[{"name":"numcodecs.shuffle","configuration":{"elementsize":4}},{"name":"zstd","configuration":{"level":1,"checksum":false}}]}`)},
+		{Name: "conditional", Configuration: cfg(`{"codecs":[{"name":"crc32c"}],"header_bits":16}`)},
+		{Name: "n5_default", Configuration: cfg(`{"codecs":[{"name":"transpose","configuration":{"order":[1,0]}},{"name":"bytes","configuration":{"endian":"big"}},{"name":"gzip","configuration":{"level":1}}]}`),
+			Specs: codectest.Specs(codectest.Named("uint8", "int16", "uint64", "float32", "float64"), []int{3, 5}, []int{0, 4})},
 		{Name: "crc32c", Detects: true},
 		{Name: "numcodecs.crc32", Detects: true},
 		{Name: "numcodecs.adler32", Detects: true},
@@ -53,5 +71,20 @@ func Cases() []codectest.Case {
 		{Name: "sharding_indexed", Configuration: cfg(`{"chunk_shape":[4],"codecs":[{"name":"bytes","configuration":{"endian":"little"}},{"name":"zstd","configuration":{"level":1,"checksum":false}}],
 			"index_codecs":[{"name":"bytes","configuration":{"endian":"little"}}],"index_location":"start"}`),
 			Specs: codectest.Specs(codectest.Named("uint8", "int32"), []int{16})},
+	}
+}
+
+// lowBits makes chunks of integers that fit in bits (sign-extended for
+// signed types), which a packbits codec keeping bits bits stores whole.
+func lowBits(bits uint) func(rng *rand.Rand, in codec.Spec) *ndarray.Array {
+	return func(rng *rand.Rand, in codec.Spec) *ndarray.Array {
+		a := ndarray.New(in.DataType, in.Shape)
+		for i := 0; i < a.Len(); i++ {
+			v := rng.Int64N(1<<bits) - 1<<(bits-1)
+			for k := range in.DataType.Size {
+				a.Data[i*in.DataType.Size+k] = byte(v >> (8 * k))
+			}
+		}
+		return a
 	}
 }
