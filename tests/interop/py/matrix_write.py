@@ -239,6 +239,7 @@ def entry(writer, fmt, d, chain, grid, keys):
     # traits that exist only in combination, for the lists of known refusals
     if variable(d) and chain == "transpose-zstd":
         features.append("transpose+variable-length")
+    features.append(f"dtype:{d}+format:{fmt}")
     if d in ("V4", "struct") and chain.startswith("sharding-"):
         features.append("sharding+void")
     if "endian:big" in features:
