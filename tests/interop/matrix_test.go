@@ -221,6 +221,9 @@ func TestMatrix(t *testing.T) {
 	// zarrgw reads each set in process, keeps what it read exactly, and
 	// writes it again as an array of the same metadata.
 	mirror := &matrixSet{writer: "zarrgw", name: "zarrgw", root: filepath.Join(dir, "zarrgw")}
+	cli := &matrixSet{writer: "zarrgw-cli", name: "zarrgw create + write", root: filepath.Join(dir, "zarrgw-cli")}
+	var samples []cliSample
+	sampled := map[string]bool{}
 	for _, fs := range foreign {
 		writerCell := newCell(fs.writer, "writes")
 		readCell := newCell(fs.writer, "zarrgw")
@@ -249,6 +252,10 @@ func TestMatrix(t *testing.T) {
 			path := fs.writer + "/" + e.Path
 			err = writeRows(ctx, dst, path, &m, data, e.WrittenRows)
 			writeCell.record(e, err == nil, false, errString(err))
+			if key := fs.writer + "/" + e.Chain; err == nil && !sampled[key] && cliCanCreate(e) {
+				sampled[key] = true
+				samples = append(samples, cliSample{fs, e, data})
+			}
 			if err == nil {
 				c := *e
 				c.Path = path
@@ -261,20 +268,100 @@ func TestMatrix(t *testing.T) {
 		readCell.summary(t)
 		writeCell.summaryWriter(t, "zarrgw in process", fs.writer)
 	}
+	createWithCLI(t, zarrgw, samples, cli)
 	mirrored := time.Now()
 
-	// zarrgw cp from each foreign source, rewritten as v3.
+	// zarrgw cp from each foreign source, rewritten as v3: the real binary
+	// reads every foreign array, and the readers check what it wrote.
 	copies := &matrixSet{writer: "zarrgw-cp", name: "zarrgw cp", root: filepath.Join(dir, "zarrgw-cp")}
 	for _, fs := range foreign {
 		copyForeign(t, zarrgw, fs, copies)
 	}
 	copied := time.Now()
 
-	readBack(t, py, []*matrixSet{mirror, copies})
-	t.Logf("matrix: %d arrays written by zarr-python, %d by tensorstore, %d by zarrgw, %d copied by zarrgw cp; foreign writers %v, zarrgw reads and writes %v, cp %v, readers %v, in all %v",
-		len(foreign[0].arrays), len(foreign[1].arrays), len(mirror.arrays), len(copies.arrays),
+	readBack(t, py, []*matrixSet{mirror, cli, copies})
+	t.Logf("matrix: %d arrays written by zarr-python, %d by tensorstore, %d by zarrgw (%d of them again by zarrgw create + write), %d copied by zarrgw cp; foreign writers %v, zarrgw reads and writes %v, cp %v, readers %v, in all %v",
+		len(foreign[0].arrays), len(foreign[1].arrays), len(mirror.arrays), len(cli.arrays), len(copies.arrays),
 		written.Sub(started).Round(time.Second), mirrored.Sub(written).Round(time.Second), copied.Sub(mirrored).Round(time.Second),
 		time.Since(copied).Round(time.Second), time.Since(started).Round(time.Second))
+}
+
+// cliSample is a foreign array zarrgw read exactly, to write again with
+// the zarrgw command.
+type cliSample struct {
+	fs   *matrixSet
+	e    *matrixEntry
+	data *ndarray.Array
+}
+
+// cliCanCreate reports whether `zarrgw create` can make e's array: a v3
+// array of a type its --dtype names, with the default chunk key encoding.
+func cliCanCreate(e *matrixEntry) bool {
+	switch e.Formula.Kind {
+	case "bool", "int", "uint", "float", "complex":
+	default:
+		return false
+	}
+	return e.Format == 3 && e.Keys == "default/" && !strings.Contains(e.DTypeName, "float8") && e.DTypeName != "bfloat16" && e.DTypeName != "int4"
+}
+
+// createWithCLI writes each sample again with `zarrgw create` (the data
+// type, codecs and fill value of the foreign zarr.json) and `zarrgw write
+// --format raw` (its written rows, little-endian), one array per codec
+// chain and writer. What it wrote joins cli; a failure is a failure of the
+// cell "zarrgw-cli writes".
+func createWithCLI(t *testing.T, zarrgw string, samples []cliSample, cli *matrixSet) {
+	t.Helper()
+	c := newCell("zarrgw-cli", "writes")
+	for _, s := range samples {
+		path := s.fs.writer + "/" + s.e.Path
+		err := createOne(t, zarrgw, s, cli.root, path)
+		c.record(s.e, err == nil, false, errString(err))
+		if err == nil {
+			ce := *s.e
+			ce.Path = path
+			cli.arrays = append(cli.arrays, &ce)
+		}
+	}
+	c.summaryWriter(t, cli.name, "")
+}
+
+func createOne(t *testing.T, zarrgw string, s cliSample, root, path string) error {
+	doc, err := os.ReadFile(filepath.Join(s.fs.root, filepath.FromSlash(s.e.Path), "zarr.json"))
+	if err != nil {
+		return err
+	}
+	var m struct {
+		DataType  string          `json:"data_type"`
+		Codecs    json.RawMessage `json:"codecs"`
+		FillValue json.RawMessage `json:"fill_value"`
+	}
+	if err := json.Unmarshal(doc, &m); err != nil {
+		return fmt.Errorf("%s: %w", s.e.Path, err)
+	}
+	raw := filepath.Join(t.TempDir(), "rows.raw")
+	rows := sliceRows(s.data, s.e.WrittenRows)
+	if err := os.WriteFile(raw, rows.Data, 0o644); err != nil {
+		return err
+	}
+	ints := func(v []int) string {
+		parts := make([]string, len(v))
+		for i, n := range v {
+			parts[i] = strconv.Itoa(n)
+		}
+		return strings.Join(parts, ",")
+	}
+	sel := fmt.Sprintf("0:%d", s.e.WrittenRows)
+	for _, args := range [][]string{
+		{"create", root, "--path", path, "--shape", ints(s.e.Shape), "--chunks", ints(s.e.Chunks), "--dtype", m.DataType,
+			"--codecs", string(m.Codecs), "--fill-value", string(m.FillValue)},
+		{"write", root, "--path", path, "--format", "raw", "--slice", sel, "--from", raw},
+	} {
+		if out, errOut, code := zbinary.Run(t, exec.Command(zarrgw, args...)); code != 0 {
+			return fmt.Errorf("zarrgw %s: exit %d: %s", args[0], code, firstLine(strings.TrimSpace(out+errOut), 400))
+		}
+	}
+	return nil
 }
 
 // copyForeign copies a foreign set with `zarrgw cp --to-format 3`, one
