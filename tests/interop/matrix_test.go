@@ -86,13 +86,13 @@ func (c *cell) record(e *matrixEntry, ok bool, wrong bool, detail string) {
 	switch {
 	case ok && r == nil:
 		c.exact++
-	case ok && r.Some:
+	case ok && r.How == sometimes:
 		c.exact++
 	case ok:
 		c.failures = append(c.failures, fmt.Sprintf("%s: exact, but listed as refused for %s (%s): remove the refusal", e.Path, r.Feature, r.Reason))
 	case r == nil:
 		c.failures = append(c.failures, fmt.Sprintf("%s: %s", e.Path, detail))
-	case wrong && !r.Wrong:
+	case wrong && r.How == fails:
 		c.failures = append(c.failures, fmt.Sprintf("%s: wrong values (refused for %s, which must be an error): %s", e.Path, r.Feature, detail))
 	default:
 		c.refused[r.Feature]++
