@@ -217,6 +217,9 @@ func TestMatrix(t *testing.T) {
 	if err := errors.Join(errs...); err != nil {
 		t.Fatal(err)
 	}
+	for _, fs := range foreign {
+		checkCoverage(t, fs)
+	}
 	written := time.Now()
 
 	// zarrgw reads each set in process, keeps what it read exactly, and
@@ -477,6 +480,29 @@ func makeGroups(fs *matrixSet) error {
 		}
 	}
 	return nil
+}
+
+// minArrays is the fewest arrays a foreign writer's matrix may hold: the
+// pruning keeps every pair of axis values, which takes hundreds.
+var minArrays = map[string]int{"zarr-python": 500, "tensorstore": 200}
+
+// checkCoverage fails when a writer's matrix shrank below its floor, and
+// logs how many values of each axis it holds.
+func checkCoverage(t *testing.T, fs *matrixSet) {
+	t.Helper()
+	axes := map[string]map[string]bool{"format": {}, "dtype": {}, "chain": {}, "grid": {}, "keys": {}}
+	for _, e := range fs.arrays {
+		axes["format"][strconv.Itoa(e.Format)] = true
+		axes["dtype"][e.DTypeName] = true
+		axes["chain"][fmt.Sprintf("v%d:%s", e.Format, e.Chain)] = true
+		axes["grid"][e.Grid] = true
+		axes["keys"][e.Keys] = true
+	}
+	t.Logf("%s: %d arrays over %d formats, %d data types, %d codec chains, %d grids, %d chunk key encodings", fs.name, len(fs.arrays),
+		len(axes["format"]), len(axes["dtype"]), len(axes["chain"]), len(axes["grid"]), len(axes["keys"]))
+	if n := minArrays[fs.writer]; len(fs.arrays) < n {
+		t.Errorf("%s wrote %d arrays, fewer than the %d the matrix must hold", fs.writer, len(fs.arrays), n)
+	}
 }
 
 // summaryWriter prints a writer's line: what it wrote and refused.
