@@ -17,4 +17,11 @@
 //	bash scripts/setup.sh && go test -v ./tests/interop
 //
 // A missing client fails the tests (with the setup command), never skips them.
+//
+// TestMatrix (matrix_test.go) is the generated interoperability matrix:
+// py/matrix_write.py has zarr-python 3 and tensorstore write arrays over
+// types, codec chains, grids, chunk key encodings and formats; zarrgw reads
+// them, writes them again and copies them with cp; py/matrix_read.py has
+// zarr-python 3, the zarrs pipeline, tensorstore and zarr-python 2 read what
+// zarrgw wrote. The known refusals are listed in matrix_refusals_test.go.
 package interop

@@ -16,6 +16,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/dtype"
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/core/meta"
+	"github.com/zarrgw/zarrgw/core/ndarray"
 	"github.com/zarrgw/zarrgw/core/store"
 )
 
@@ -137,18 +138,25 @@ func (fa *foreignArray) checkErr(ctx context.Context, s store.Store, f meta.Form
 	if !sameInts(data.Shape, fa.Shape) {
 		return fmt.Errorf("read returned shape %v, want %v", data.Shape, fa.Shape)
 	}
-	n := numElements(fa.Shape)
-	written := fa.WrittenRows * (n / max(fa.Shape[0], 1))
+	return diffWritten(data, fa.Shape, fa.WrittenRows, fa.fill, fa.Formula, sameValue)
+}
+
+// diffWritten compares every element of data (of the given shape) with
+// the formula in its first rows and fill in the rest, reporting the first
+// few differences.
+func diffWritten(data *ndarray.Array, shape []int, rows int, fill any, f formula, same func(want, got any) bool) error {
+	n := numElements(shape)
+	written := rows * (n / max(shape[0], 1))
 	var diffs []string
 	bad := 0
 	for i := range n {
-		want := fa.fill
+		want := fill
 		if i < written {
-			want = fa.Formula.value(i)
+			want = f.value(i)
 		}
-		if got := data.At(i); !sameValue(want, got) {
+		if got := data.At(i); !same(want, got) {
 			bad++
-			if len(diffs) < 5 {
+			if len(diffs) < 4 {
 				diffs = append(diffs, fmt.Sprintf("[%d] want %#v, got %#v", i, want, got))
 			}
 		}

@@ -18,12 +18,22 @@ import (
 //	bool       = u(i, 8) mod 3 == 0
 //	string     = "v" + i + suffix[i mod 4]
 //	unicode    = string cut to width code points; bytes = "b" + i cut to width
+//
+// and, for the matrix (py/matrix_values.py):
+//
+//	complex    = float(i) + i*(-float(i+1))
+//	datetime   = int(i), NaT (the most negative int64) where i mod 7 == 5
+//	raw        = width bytes, byte k being u(i*width + k, 8)
+//	vbytes     = "b" + i followed by the first i mod 3 bytes of "\x00\xff"
+//	struct     = each field by its own formula, named
 type formula struct {
-	Kind   string  `json:"kind"`
-	Bits   int     `json:"bits,omitempty"`
-	Div    float64 `json:"div,omitempty"`
-	Offset float64 `json:"offset,omitempty"`
-	Width  int     `json:"width,omitempty"`
+	Kind   string    `json:"kind"`
+	Bits   int       `json:"bits,omitempty"`
+	Div    float64   `json:"div,omitempty"`
+	Offset float64   `json:"offset,omitempty"`
+	Width  int       `json:"width,omitempty"`
+	Name   string    `json:"name,omitempty"`   // a struct field's name
+	Fields []formula `json:"fields,omitempty"` // a struct's fields
 }
 
 var suffixes = []string{"", "é", "漢字", "🙂x"}
@@ -69,6 +79,31 @@ func (f formula) value(i int) any {
 	case "bytes":
 		s := fmt.Sprintf("b%d", i)
 		return s[:min(len(s), f.Width)]
+	case "complex":
+		g := f
+		g.Kind = "float"
+		return complex(g.value(i).(float64), -g.value(i+1).(float64))
+	case "datetime", "timedelta":
+		if i%7 == 5 {
+			return int64(math.MinInt64)
+		}
+		g := f
+		g.Kind = "int"
+		return g.value(i)
+	case "raw":
+		b := make([]byte, f.Width)
+		for k := range b {
+			b[k] = byte(formulaU(i*f.Width+k, 8))
+		}
+		return b
+	case "vbytes":
+		return fmt.Sprintf("b%d", i) + "\x00\xff"[:i%3]
+	case "struct":
+		fields := make(map[string]any, len(f.Fields))
+		for _, fd := range f.Fields {
+			fields[fd.Name] = fd.value(i)
+		}
+		return fields
 	}
 	panic("unknown formula " + f.Kind)
 }
