@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/zarrgw/zarrgw/core/dtype"
 )
@@ -87,11 +88,15 @@ func zarrayFields(a *ArrayMeta, v *V2Array) (map[string]json.RawMessage, error) 
 	if err != nil {
 		return nil, err
 	}
+	dt := quote(v.DType)
+	if strings.HasPrefix(v.DType, "[") {
+		dt = json.RawMessage(v.DType) // a structured dtype's JSON list
+	}
 	std := map[string]json.RawMessage{
 		"zarr_format": json.RawMessage("2"),
 		"shape":       ints(a.Shape),
 		"chunks":      ints(a.ChunkShape),
-		"dtype":       quote(v.DType),
+		"dtype":       dt,
 		"order":       quote(v.Order),
 		"fill_value":  fill,
 		"compressor":  json.RawMessage("null"),
