@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -131,8 +132,7 @@ func structName(fields []Field) string {
 			list[i] = append(list[i], f.Shape)
 		}
 	}
-	b, _ := json.Marshal(list) // strings and ints only
-	return "struct" + string(b)
+	return "struct" + jsonText(list)
 }
 
 // ParseName reads a type's Name back into the type: a v3 name, a numpy
@@ -206,6 +206,30 @@ func (d DataType) SwapRuns() []SwapRun {
 	return runs
 }
 
+// SwapElements reverses, in place, the byte order of the elements of
+// type d that b holds (each field of a struct in its own width).
+func (d DataType) SwapElements(b []byte) {
+	runs := d.SwapRuns()
+	for e := 0; e+d.Size <= len(b) && d.Size > 0; e += d.Size {
+		for _, r := range runs {
+			for k := 0; k < r.Count; k++ {
+				at := e + r.Offset + k*r.Unit
+				slices.Reverse(b[at : at+r.Unit])
+			}
+		}
+	}
+}
+
+// jsonText is v as JSON, with <, > and & as they are (numpy type
+// strings such as "<f4" must read as written).
+func jsonText(v any) string {
+	var sb strings.Builder
+	enc := json.NewEncoder(&sb)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v) // strings, ints and lists of them
+	return strings.TrimSuffix(sb.String(), "\n")
+}
+
 // structEqual compares two struct layouts field by field.
 func structEqual(a, b *structLayout) bool {
 	if a == b {
@@ -233,17 +257,14 @@ func (d DataType) v2Struct(e Endian) string {
 		if i > 0 {
 			sb.WriteString(", ")
 		}
-		name, _ := json.Marshal(f.Name)
-		sb.WriteString("[" + string(name) + ", ")
+		sb.WriteString("[" + jsonText(f.Name) + ", ")
 		if f.Type.Kind == Struct {
 			sb.WriteString(f.Type.v2Struct(e))
 		} else {
-			typ, _ := json.Marshal(f.Type.V2String(e))
-			sb.Write(typ)
+			sb.WriteString(jsonText(f.Type.V2String(e)))
 		}
 		if f.Shape != nil {
-			shape, _ := json.Marshal(f.Shape)
-			sb.WriteString(", " + string(shape))
+			sb.WriteString(", " + jsonText(f.Shape))
 		}
 		sb.WriteByte(']')
 	}

@@ -204,7 +204,7 @@ func v2Derive(f fields, a *ArrayMeta) error {
 		raw = json.RawMessage("null") // absent means no fill value
 	}
 	a.V2.FillJSON = compact(raw)
-	a.FillValue, err = dtype.ParseFill(a.DataType, raw, true)
+	a.FillValue, err = parseV2Fill(a.DataType, raw, a.V2.DType)
 	return err
 }
 

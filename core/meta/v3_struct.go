@@ -109,3 +109,9 @@ func structObject(dt dtype.DataType) ([]byte, error) {
 func MarshalV3DataType(dt dtype.DataType) (json.RawMessage, error) {
 	return marshalV3DataType(dt)
 }
+
+// ParseV3DataType reads a data_type as zarr.json holds it: a name or an
+// object such as a struct's (for command lines that take one).
+func ParseV3DataType(raw json.RawMessage) (dtype.DataType, error) {
+	return parseV3DataType(raw)
+}

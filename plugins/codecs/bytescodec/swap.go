@@ -22,15 +22,7 @@ func swapAs(dst, src []byte, unit int, dt dtype.DataType) {
 		return
 	}
 	copy(dst, src)
-	runs := dt.SwapRuns()
-	for e := 0; e+dt.Size <= len(dst); e += dt.Size {
-		for _, r := range runs {
-			for k := 0; k < r.Count; k++ {
-				at := e + r.Offset + k*r.Unit
-				slices.Reverse(dst[at : at+r.Unit])
-			}
-		}
-	}
+	dt.SwapElements(dst)
 }
 
 func swap(dst, src []byte, unit int) {
