@@ -311,26 +311,33 @@ func groupCase(root, p, key string) (metaCase, error) {
 	return metaCase{name: caseName(root, p), files: map[string][]byte{key: doc}}, err
 }
 
-// v2ConsolidatedCase writes a .zmetadata and, as a store holds them, the
-// documents it consolidates; the first array among them is read.
-func v2ConsolidatedCase(root, p string) (metaCase, error) {
-	c := metaCase{name: caseName(root, p)}
+// consolidated reads a consolidated metadata document and its members.
+func consolidated(p string) ([]byte, map[string]json.RawMessage, error) {
 	doc, err := os.ReadFile(p)
 	if err != nil {
-		return c, err
+		return nil, nil, err
 	}
 	var z struct {
 		Metadata map[string]json.RawMessage `json:"metadata"`
 	}
-	if err := json.Unmarshal(doc, &z); err != nil {
+	err = json.Unmarshal(doc, &z)
+	return doc, z.Metadata, err
+}
+
+// v2ConsolidatedCase writes a .zmetadata and, as a store holds them, the
+// documents it consolidates; the first array among them is read.
+func v2ConsolidatedCase(root, p string) (metaCase, error) {
+	c := metaCase{name: caseName(root, p)}
+	doc, members, err := consolidated(p)
+	if err != nil {
 		return c, err
 	}
 	c.files = map[string][]byte{".zmetadata": doc, ".zgroup": []byte(`{"zarr_format": 2}`)}
-	for _, key := range sortedKeys(z.Metadata) {
-		c.files[key] = z.Metadata[key]
+	for _, key := range sortedKeys(members) {
+		c.files[key] = members[key]
 		if path, ok := strings.CutSuffix(key, "/.zarray"); ok && c.array == nil {
 			c.array = &path
-			if err := arrayFields(z.Metadata[key], &c); err != nil {
+			if err := arrayFields(members[key], &c); err != nil {
 				return c, err
 			}
 		}
@@ -352,22 +359,16 @@ func v3ArrayCase(root, p string) (metaCase, error) {
 // consolidated_metadata and writes the documents it holds beside it.
 func v3ConsolidatedCase(root, p string) (metaCase, error) {
 	c := metaCase{name: caseName(root, p)}
-	doc, err := os.ReadFile(p)
+	doc, members, err := consolidated(p)
 	if err != nil {
 		return c, err
 	}
-	var z struct {
-		Metadata map[string]json.RawMessage `json:"metadata"`
-	}
-	if err := json.Unmarshal(doc, &z); err != nil {
-		return c, err
-	}
 	c.files = map[string][]byte{"zarr.json": []byte(`{"zarr_format": 3, "node_type": "group", "consolidated_metadata": ` + string(doc) + `}`)}
-	for _, path := range sortedKeys(z.Metadata) {
-		c.files[path+"/zarr.json"] = z.Metadata[path]
-		if bytes.Contains(z.Metadata[path], []byte(`"array"`)) && c.array == nil {
+	for _, path := range sortedKeys(members) {
+		c.files[path+"/zarr.json"] = members[path]
+		if bytes.Contains(members[path], []byte(`"array"`)) && c.array == nil {
 			c.array = &path
-			if err := arrayFields(z.Metadata[path], &c); err != nil {
+			if err := arrayFields(members[path], &c); err != nil {
 				return c, err
 			}
 		}
