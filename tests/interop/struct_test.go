@@ -1,6 +1,7 @@
 package interop
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/hex"
@@ -26,7 +27,9 @@ const structType = `{"name": "struct", "configuration": {"fields": [{"name": "id
 // as numpy has them; zarrgw writes a struct array (big endian) whose chunk
 // holds exactly numpy's big-endian bytes of the same records, and its v2
 // copy (cp --to-format 2), which zarr-python 3 and Debian's zarr-python
-// 2.13 read exactly, fill value too. zarr-python 3.1 (the newest for the
+// 2.13 read exactly, fill value too; numpy loads zarrgw's .npy of it as
+// its record type, and zarrgw writes numpy's big-endian .npy of the
+// records into an array exactly. zarr-python 3.1 (the newest for the
 // machine's Python 3.11) does not know the "struct" name, so it reads
 // zarrgw's v3 array by its chunk bytes only.
 func TestStructArrays(t *testing.T) {
@@ -72,11 +75,26 @@ func TestStructArrays(t *testing.T) {
 		"--fill-value", `{"id": -1, "flags": 3, "value": "NaN"}`, "--codecs", `[{"name": "bytes", "configuration": {"endian": "big"}}]`)
 	runOK(t, bin, "write", store, "--path", "v3", "--slice", "0:4", "--format", "raw", "--from", from)
 	runOK(t, bin, "cp", filepath.Join(store, "v3"), filepath.Join(store, "v2"), "--to-format", "2")
+	npy := runOK(t, bin, "cat", store, "--path", "v3", "--format", "npy")
+	if err := os.WriteFile(filepath.Join(store, "v3.npy"), npy, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	// numpy's big-endian .npy, written by zarrgw into a struct array of
+	// its own, reads back as the records little endian.
+	runOK(t, bin, "create", store, "--path", "from_npy", "--shape", "4", "--chunks", "3", "--dtype", structType,
+		"--fill-value", `{"id": 0, "flags": 0, "value": 0}`, "--codecs", `[{"name": "bytes", "configuration": {"endian": "little"}}]`)
+	runOK(t, bin, "write", store, "--path", "from_npy", "--from", filepath.Join(dir, "records_be.npy"))
+	if got := runOK(t, bin, "cat", store, "--path", "from_npy", "--format", "raw"); !bytes.Equal(got, raw) {
+		t.Errorf("numpy's big-endian .npy written by zarrgw reads as\n%x\nwant\n%x", got, raw)
+	}
 
 	type checked struct {
 		Zarr       string  `json:"zarr"`
 		ChunkBytes *bool   `json:"chunk_bytes_equal"`
 		V2         [][]any `json:"v2"`
+		NPYDType   string  `json:"npy_dtype"`
+		NPY        [][]any `json:"npy"`
 	}
 	readers := map[string]string{"zarr-python 3": py}
 	if _, err := os.Stat("/usr/bin/python3"); err != nil {
@@ -95,6 +113,9 @@ func TestStructArrays(t *testing.T) {
 		}
 		if name == "zarr-python 3" && (got.ChunkBytes == nil || !*got.ChunkBytes) {
 			t.Errorf("zarrgw's big-endian chunk c/0 is not numpy's big-endian bytes of the records (%s)", out)
+		}
+		if name == "zarr-python 3" && (got.NPYDType != "[('id', '<i4'), ('flags', 'u1'), ('value', '<f8')]" || !reflect.DeepEqual(got.NPY, want[:5])) {
+			t.Errorf("numpy loaded zarrgw's .npy as %s %v; want the record type and %v", got.NPYDType, got.NPY, want[:5])
 		}
 		if !reflect.DeepEqual(got.V2, want) {
 			t.Errorf("%s (zarr %s) read zarrgw's v2 copy as %v (then its fill value); want %v", name, got.Zarr, got.V2, want)

@@ -57,7 +57,7 @@ func npyDescr(dt dtype.DataType, width int) string {
 	case dtype.Raw:
 		return fmt.Sprintf("|V%d", dt.Size)
 	case dtype.Struct:
-		return structDescr(dt)
+		return structDescr(dt, dtype.Little)
 	}
 	return dt.V2String(dtype.Little)
 }
@@ -104,14 +104,18 @@ func fixedStrings(buf []byte, a *ndarray.Array, width int) []byte {
 	return buf
 }
 
-// structDescr is numpy's descr of a struct type, as a Python literal:
+// structDescr is numpy's descr of a struct type, as a Python literal,
+// multi-byte fields in byte order e:
 // [('x', '<f4'), ('coords', '<i4', (3,)), ('p', [('a', '|u1')])].
-func structDescr(dt dtype.DataType) string {
+func structDescr(dt dtype.DataType, e dtype.Endian) string {
 	items := make([]string, len(dt.Fields()))
 	for i, f := range dt.Fields() {
-		typ := "'" + npyDescr(f.Type, 0) + "'"
+		typ := "'" + f.Type.V2String(e) + "'"
+		if f.Type.Kind == dtype.Raw {
+			typ = fmt.Sprintf("'|V%d'", f.Type.Size)
+		}
 		if f.Type.Kind == dtype.Struct {
-			typ = structDescr(f.Type)
+			typ = structDescr(f.Type, e)
 		}
 		item := "(" + pyString(f.Name) + ", " + typ
 		if f.Shape != nil {

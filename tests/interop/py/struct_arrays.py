@@ -1,14 +1,17 @@
 """Struct arrays between zarr-python and zarrgw.
 
-write DIR: zarr-python 3 writes a v3 array (its legacy "structured" type)
+write DIR: numpy saves records_be.npy (four records, big endian) and
+zarr-python 3 writes a v3 array (its legacy "structured" type)
 and a v2 structured array of the record type below, the last element left
 to the fill value; prints {path: hex of numpy's little-endian bytes of
 every element}.
 
+
 check DIR: reads what zarrgw wrote (DIR/v3 with the struct type, big
 endian; DIR/v2, its v2 copy) and prints {"chunk_bytes_equal": ...,
 "v2": [[id, flags, value bits], ..., the fill value] read by this
-zarr-python}: run by zarr-python
+zarr-python, and "npy": the records of zarrgw's DIR/v3.npy as numpy loads
+it}: run by zarr-python
 3 and by Debian's zarr-python 2.13 (which has only v2).
 """
 
@@ -39,6 +42,8 @@ def write(root):
         a[:4] = values(4)
         whole = np.concatenate([values(4), np.array([FILL], dtype=RECORD)])
         out[path] = whole.tobytes().hex()
+    # a big-endian .npy of the first four records, for zarrgw write
+    np.save(root + "/records_be.npy", values(4).astype(RECORD.newbyteorder(">")))
     json.dump(out, sys.stdout)
 
 
@@ -53,6 +58,10 @@ def check(root):
         # zarrgw's v3 chunk 0 holds elements 0 and 1 big endian, field by field.
         with open(root + "/v3/c/0", "rb") as f:
             out["chunk_bytes_equal"] = f.read() == values(2).astype(RECORD.newbyteorder(">")).tobytes()
+        # zarrgw cat --format npy of its v3 array: numpy's record type, the records
+        got = np.load(root + "/v3.npy")
+        out["npy_dtype"] = str(got.dtype)
+        out["npy"] = [record(r) for r in got]
     a = zarr.open_array(root + "/v2", mode="r")
     out["v2"] = [record(r) for r in a[:]] + [record(a.fill_value)]
     json.dump(out, sys.stdout)
