@@ -23,12 +23,28 @@ func dtypeFromPB(p *pb.DataType) (dtype.DataType, error) {
 	if p == nil {
 		return dtype.DataType{}, fmt.Errorf("missing data type")
 	}
+	if dtype.Kind(p.Kind) == dtype.Struct {
+		return structFromPB(p)
+	}
 	d := dtype.DataType{Kind: dtype.Kind(p.Kind), Size: int(p.Size), Name: p.Name, Unit: p.Unit}
 	switch {
 	case d.Kind == dtype.Invalid || d.Kind > dtype.Timedelta:
 		return dtype.DataType{}, fmt.Errorf("data type %q: invalid kind %d", p.Name, p.Kind)
 	case d.Variable() != (p.Size == 0), p.Size < 0, p.Size > 1<<20:
 		return dtype.DataType{}, fmt.Errorf("data type %q: invalid size %d", p.Name, p.Size)
+	}
+	return d, nil
+}
+
+// structFromPB rebuilds a struct type from its Name, which spells out
+// its fields (dtype.ParseName), and checks the size the peer sent.
+func structFromPB(p *pb.DataType) (dtype.DataType, error) {
+	d, err := dtype.ParseName(p.Name)
+	if err != nil || d.Kind != dtype.Struct {
+		return dtype.DataType{}, fmt.Errorf("data type %.200q: not a struct type name: %v", p.Name, err)
+	}
+	if int64(d.Size) != p.Size {
+		return dtype.DataType{}, fmt.Errorf("data type %.200q: size %d, its fields take %d", p.Name, p.Size, d.Size)
 	}
 	return d, nil
 }

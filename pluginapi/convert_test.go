@@ -1,6 +1,7 @@
 package pluginapi
 
 import (
+	"github.com/zarrgw/zarrgw/core/dtype"
 	"math"
 	"slices"
 	"testing"
@@ -19,5 +20,27 @@ func TestShapeFromPB(t *testing.T) {
 		if err != nil || !slices.Equal(shapeToPB(s), p) {
 			t.Errorf("shape %v: %v %v", p, s, err)
 		}
+	}
+}
+
+// A struct type crosses to a plugin by its name, which spells out its
+// fields; a size that disagrees with them is refused.
+func TestStructDataTypeFromPB(t *testing.T) {
+	inner, err := dtype.NewStruct([]dtype.Field{{Name: "a", Type: dtype.Named("uint16")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := dtype.NewStruct([]dtype.Field{{Name: "when", Type: dtype.Named("float64")}, {Name: "p", Type: inner, Shape: []int{2}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := dtypeToPB(d)
+	back, err := dtypeFromPB(p)
+	if err != nil || !back.Equal(d) || !slices.Equal(back.SwapRuns(), d.SwapRuns()) {
+		t.Fatalf("%s came back as %v, %v", d.Name, back, err)
+	}
+	p.Size++
+	if _, err := dtypeFromPB(p); err == nil {
+		t.Errorf("a struct of size %d whose fields take %d: accepted", p.Size, d.Size)
 	}
 }

@@ -29,6 +29,7 @@ const (
 	FixedUnicode // v2 <U<n> / >U<n>: NUL-padded UTF-32, n code points
 	Datetime     // numpy datetime64 (int64 storage)
 	Timedelta    // numpy timedelta64 (int64 storage)
+	Struct       // named fields, packed (zarr-extensions struct, v2 structured dtypes); see Fields
 )
 
 // CodePointBytes is the size of one code point of a FixedUnicode element:
@@ -61,6 +62,8 @@ func (k Kind) String() string {
 		return "datetime"
 	case Timedelta:
 		return "timedelta"
+	case Struct:
+		return "struct"
 	}
 	return "invalid"
 }
@@ -97,6 +100,8 @@ type DataType struct {
 	Name string
 	// Unit is the datetime/timedelta unit ("ns", "s", ...), empty otherwise.
 	Unit string
+
+	layout *structLayout // the fields of a Struct; nil otherwise
 }
 
 // NumpyVoid reports whether a Raw type is numpy's void (v2 |V<n>, v3
@@ -125,7 +130,8 @@ func (d DataType) MemBytes() int64 {
 
 // SwapUnit is the width in bytes of the groups whose byte order a "bytes"
 // codec reverses: the element size for numbers, half of it for complex
-// numbers, 4 for UTF-32 and 1 for byte-like types (nothing to swap).
+// numbers, 4 for UTF-32 and 1 for byte-like types (nothing to swap) and
+// for structs, whose fields SwapRuns lists.
 func (d DataType) SwapUnit() int {
 	switch d.Kind {
 	case Int, Uint, Float, Datetime, Timedelta:
@@ -138,14 +144,20 @@ func (d DataType) SwapUnit() int {
 	return 1
 }
 
-// HasEndian reports whether the type's encoding depends on byte order.
-func (d DataType) HasEndian() bool { return d.SwapUnit() > 1 }
+// HasEndian reports whether the type's encoding depends on byte order
+// (for a struct: whether a field's does; SwapRuns says where).
+func (d DataType) HasEndian() bool {
+	if d.layout != nil {
+		return d.layout.hasEndian
+	}
+	return d.SwapUnit() > 1
+}
 
 func (d DataType) String() string { return d.Name }
 
 // Equal compares two types by meaning (not by how they were spelled).
 func (d DataType) Equal(o DataType) bool {
-	return d.Kind == o.Kind && d.Size == o.Size && d.Unit == o.Unit
+	return d.Kind == o.Kind && d.Size == o.Size && d.Unit == o.Unit && structEqual(d.layout, o.layout)
 }
 
 func (d DataType) validate() error {

@@ -80,6 +80,8 @@ func checkSize(dt DataType) error {
 	case FixedUnicode:
 		ok = dt.Size > 0 && dt.Size%4 == 0 && dt.Size <= MaxElementSize
 	case String, Bytes:
+	case Struct:
+		ok = dt.layout != nil && dt.Size > 0
 	default:
 		return fmt.Errorf("invalid data type %q", dt.Name)
 	}
@@ -112,6 +114,8 @@ func parseFill(dt DataType, v jsonValue, v2 bool) ([]byte, error) {
 		return parseString(v, v2)
 	case Bytes:
 		return parseVarBytes(v, v2)
+	case Struct:
+		return parseStructFill(dt, v, v2)
 	}
 	return nil, fmt.Errorf("invalid data type %q", dt.Name)
 }
@@ -237,6 +241,8 @@ func formatFill(dt DataType, fill []byte, v2 bool) (string, error) {
 			return base64String(fill), nil
 		}
 		return intArray(fill), nil
+	case Struct:
+		return formatStructFill(dt, fill, v2)
 	}
 	return "", fmt.Errorf("invalid data type %q", dt.Name)
 }

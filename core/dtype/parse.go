@@ -166,6 +166,8 @@ func (d DataType) V2String(e Endian) string {
 		return "|O"
 	case Datetime, Timedelta:
 		return order + d.Name
+	case Struct:
+		return d.v2Struct(e)
 	}
 	return "?"
 }

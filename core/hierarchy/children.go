@@ -66,7 +66,9 @@ func childNames(ctx context.Context, s store.Store, g Node) ([]string, error) {
 	}
 	var names []string
 	for n := range seen {
-		if n != "" && !strings.HasPrefix(n, "__") {
+		// "__" is reserved; "zarr.json" is a node's document, never a
+		// node (Zarr 3.1), though an object store may hold keys below it.
+		if n != "" && !strings.HasPrefix(n, "__") && n != "zarr.json" {
 			names = append(names, n)
 		}
 	}

@@ -66,6 +66,13 @@ func hasV3Type(dt dtype.DataType) bool {
 	case dtype.Bool, dtype.Int, dtype.Uint, dtype.Float, dtype.Complex, dtype.Raw, dtype.String, dtype.Bytes,
 		dtype.FixedBytes, dtype.FixedUnicode:
 		return true
+	case dtype.Struct: // as long as every field has one, numpy's subarrays aside
+		for _, f := range dt.Fields() {
+			if f.Shape != nil || !hasV3Type(f.Type) {
+				return false
+			}
+		}
+		return true
 	}
 	return false
 }

@@ -156,6 +156,13 @@ func checkV2Type(dt dtype.DataType) error {
 			return nil
 		}
 		return fmt.Errorf("data type %s: Zarr v2 (numpy) has no raw bits type; numpy's void |V%d holds the same bytes but is another type (raw_bytes in v3)", dt.Name, dt.Size)
+	case dtype.Struct:
+		for _, f := range dt.Fields() {
+			if err := checkV2Type(f.Type); err != nil {
+				return fmt.Errorf("struct field %q: %w", f.Name, err)
+			}
+		}
+		return nil
 	}
 	return fmt.Errorf("data type %s (%s) has no numpy type string", dt.Name, dt.Kind)
 }

@@ -36,6 +36,7 @@ func FuzzParseV3(f *testing.F) {
 		edit(v3Array, `"fill_value": "NaN"`, `"fill_value": NaN`),
 		edit(v3Array, `"float32"`, `{"name": "fixed_length_utf32", "configuration": {"length_bytes": 8}}`, `"NaN"`, `"ab"`),
 		edit(v3Array, `"float32"`, `"r16"`, `"NaN"`, `[1, 2]`),
+		edit(v3Array, `"float32"`, `{"name": "struct", "configuration": {"fields": [{"name": "a", "data_type": "int16"}, {"name": "b", "data_type": {"name": "structured", "configuration": {"fields": [["c", "float32"]]}}}]}}`, `"NaN"`, `{"a": -1, "b": {"c": "NaN"}}`),
 		`{"zarr_format":3,"node_type":"group","consolidated_metadata":{"kind":"inline","metadata":{"a":{"zarr_format":3,"node_type":"group"}}}}`,
 	} {
 		f.Add([]byte(s))
@@ -67,6 +68,7 @@ func FuzzParseV2Array(f *testing.F) {
 		`{"zarr_format": 2, "shape": [4], "chunks": [2], "dtype": "|O", "order": "C", "filters": [{"id": "vlen-utf8"}], "compressor": null, "fill_value": 0}`,
 		`{"zarr_format": 2, "shape": [], "chunks": [], "dtype": "<U3", "fill_value": "ab"}`,
 		`{"zarr_format": 2, "shape": [2], "chunks": [2], "dtype": "<f2", "fill_value": NaN}`,
+		`{"zarr_format": 2, "shape": [2], "chunks": [2], "dtype": [["a", ">i2"], ["b", [["c", ">f4", [2]]]]], "fill_value": "AAEAAAAAAAAAAA=="}`,
 	} {
 		f.Add([]byte(s))
 	}

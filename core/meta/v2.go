@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/zarrgw/zarrgw/core/dtype"
 )
@@ -109,15 +110,23 @@ func v2DType(f fields, a *ArrayMeta) error {
 		return err
 	}
 	if t := bytes.TrimSpace(raw); len(t) > 0 && t[0] == '[' {
-		return errors.New("dtype: structured data types are not supported")
-	}
-	if a.V2.DType, err = parseString(raw); err != nil {
+		a.V2.DType = string(compact(t)) // a structured dtype, kept as its JSON
+	} else if a.V2.DType, err = parseString(raw); err != nil {
 		return fmt.Errorf("dtype: %w", err)
 	}
-	if a.DataType, _, err = dtype.ParseV2(a.V2.DType); err != nil {
+	if a.DataType, _, err = parseV2DType(a.V2.DType); err != nil {
 		return fmt.Errorf("dtype: %w", err)
 	}
 	return nil
+}
+
+// parseV2DType reads a v2 dtype as V2Array.DType holds it: a numpy type
+// string, or a structured dtype's JSON list.
+func parseV2DType(s string) (dtype.DataType, dtype.Endian, error) {
+	if strings.HasPrefix(s, "[") {
+		return dtype.ParseV2Struct(json.RawMessage(s))
+	}
+	return dtype.ParseV2(s)
 }
 
 func v2Order(f fields, a *ArrayMeta) error {
@@ -184,7 +193,7 @@ func v2Separator(f fields, a *ArrayMeta) error {
 // v2Derive builds the codec chain and then reads fill_value, whose
 // encoding depends on the data type the object codec settles.
 func v2Derive(f fields, a *ArrayMeta) error {
-	_, end, _ := dtype.ParseV2(a.V2.DType)
+	_, end, _ := parseV2DType(a.V2.DType)
 	codecs, dt, err := deriveV2Codecs(a.V2, a.DataType, end, len(a.Shape), nil)
 	if err != nil {
 		return err
@@ -195,7 +204,7 @@ func v2Derive(f fields, a *ArrayMeta) error {
 		raw = json.RawMessage("null") // absent means no fill value
 	}
 	a.V2.FillJSON = compact(raw)
-	a.FillValue, err = dtype.ParseFill(a.DataType, raw, true)
+	a.FillValue, err = parseV2Fill(a.DataType, raw, a.V2.DType)
 	return err
 }
 

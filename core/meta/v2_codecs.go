@@ -176,7 +176,7 @@ func (a *ArrayMeta) WithV2Kinds(kindOf KindOf) (*ArrayMeta, error) {
 	if a.Format != V2 || a.V2 == nil {
 		return a, nil
 	}
-	dt, end, err := dtype.ParseV2(a.V2.DType)
+	dt, end, err := parseV2DType(a.V2.DType)
 	if err != nil {
 		return nil, err
 	}

@@ -47,7 +47,7 @@ func reuseV2(a *ArrayMeta) (*V2Array, bool) {
 	if a.V2 == nil {
 		return nil, false
 	}
-	dt, end, err := dtype.ParseV2(a.V2.DType)
+	dt, end, err := parseV2DType(a.V2.DType)
 	if err != nil {
 		return nil, false
 	}
@@ -200,7 +200,7 @@ func dtypeEndian(a *ArrayMeta, v *V2Array, bytesEnd dtype.Endian) dtype.Endian {
 		}
 	}
 	if a.V2 != nil {
-		if dt, end, err := dtype.ParseV2(a.V2.DType); err == nil && dt.Equal(a.DataType) {
+		if dt, end, err := parseV2DType(a.V2.DType); err == nil && dt.Equal(a.DataType) {
 			return end
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/zarrgw/zarrgw/core/dtype"
 )
@@ -87,11 +89,15 @@ func zarrayFields(a *ArrayMeta, v *V2Array) (map[string]json.RawMessage, error) 
 	if err != nil {
 		return nil, err
 	}
+	dt := quote(v.DType)
+	if strings.HasPrefix(v.DType, "[") {
+		dt = json.RawMessage(v.DType) // a structured dtype's JSON list
+	}
 	std := map[string]json.RawMessage{
 		"zarr_format": json.RawMessage("2"),
 		"shape":       ints(a.Shape),
 		"chunks":      ints(a.ChunkShape),
-		"dtype":       quote(v.DType),
+		"dtype":       dt,
 		"order":       quote(v.Order),
 		"fill_value":  fill,
 		"compressor":  json.RawMessage("null"),
@@ -120,12 +126,39 @@ func zarrayFields(a *ArrayMeta, v *V2Array) (map[string]json.RawMessage, error) 
 // to the same value, else as zarr-python 2 would.
 func v2Fill(a *ArrayMeta, v *V2Array) (json.RawMessage, error) {
 	if v.FillJSON != nil {
-		b, err := dtype.ParseFill(a.DataType, v.FillJSON, true)
+		b, err := parseV2Fill(a.DataType, v.FillJSON, v.DType)
 		if err == nil && (b == nil) == (a.FillValue == nil) && bytes.Equal(b, a.FillValue) {
 			return compact(v.FillJSON), nil
 		}
 	}
-	return dtype.FormatFill(a.DataType, a.FillValue, true)
+	fill := a.FillValue
+	if structBigEndian(a.DataType, v.DType) {
+		fill = slices.Clone(fill)
+		a.DataType.SwapElements(fill)
+	}
+	return dtype.FormatFill(a.DataType, fill, true)
+}
+
+// parseV2Fill reads a v2 fill value of type dt, whose dtype is typestr:
+// the base64 fill of a big-endian structured dtype holds its fields in
+// that order (zarr-python 2 encodes the numpy scalar's bytes).
+func parseV2Fill(dt dtype.DataType, raw json.RawMessage, typestr string) ([]byte, error) {
+	fill, err := dtype.ParseFill(dt, raw, true)
+	if err == nil && fill != nil && structBigEndian(dt, typestr) {
+		if v := bytes.TrimSpace(raw); len(v) > 0 && v[0] == '"' {
+			dt.SwapElements(fill)
+		}
+	}
+	return fill, err
+}
+
+// structBigEndian reports whether a struct type's v2 dtype is big endian.
+func structBigEndian(dt dtype.DataType, typestr string) bool {
+	if dt.Kind != dtype.Struct {
+		return false
+	}
+	_, end, err := parseV2DType(typestr)
+	return err == nil && end == dtype.Big
 }
 
 // numcodecsJSON writes {"id": name, ...configuration}.

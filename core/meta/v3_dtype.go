@@ -11,8 +11,13 @@ import (
 // parseV3DataType reads data_type: a core type name (bare or {"name": ...})
 // or one of the zarr-python extension types that map onto a numpy-only
 // kind: fixed_length_utf32, null_terminated_bytes, raw_bytes,
-// numpy.datetime64 and numpy.timedelta64.
+// numpy.datetime64 and numpy.timedelta64; or a struct (see structType).
 func parseV3DataType(raw json.RawMessage) (dtype.DataType, error) {
+	return parseV3DataTypeAt(raw, 0)
+}
+
+// parseV3DataTypeAt is parseV3DataType for a type depth structs deep.
+func parseV3DataTypeAt(raw json.RawMessage, depth int) (dtype.DataType, error) {
 	ext, err := parseExtension(raw)
 	if err != nil {
 		return dtype.DataType{}, err
@@ -27,6 +32,8 @@ func parseV3DataType(raw json.RawMessage) (dtype.DataType, error) {
 		return lengthType(ext)
 	case "numpy.datetime64", "numpy.timedelta64":
 		return timeType(ext)
+	case "struct", "structured":
+		return structType(ext, depth)
 	}
 	return dtype.DataType{}, fmt.Errorf("unknown data type %q", ext.Name)
 }
@@ -148,6 +155,8 @@ func marshalV3DataType(dt dtype.DataType) ([]byte, error) {
 		return lengthObject("null_terminated_bytes", dt.Size), nil
 	case dtype.Datetime, dtype.Timedelta:
 		return timeObject(dt), nil
+	case dtype.Struct:
+		return structObject(dt)
 	}
 	name := coreName(dt)
 	if _, err := dtype.ParseV3(name); err != nil {

@@ -11,14 +11,47 @@ import (
 
 // At returns element i (flat C-order index) as a Go value: bool, int64,
 // uint64, float64 (float16 and float32 widened exactly), complex128,
-// string (string types; fixed-width ones without trailing NULs) or []byte
-// (raw). Datetime and timedelta values are int64.
+// string (string types; fixed-width ones without trailing NULs), []byte
+// (raw) or Record (struct). Datetime and timedelta values are int64.
 func (a *Array) At(i int) any {
 	dt := a.DType
 	if dt.Variable() {
 		return a.Strings[i]
 	}
-	b := a.Data[i*dt.Size : (i+1)*dt.Size]
+	return valueOf(dt, a.Data[i*dt.Size:(i+1)*dt.Size])
+}
+
+// Record is a struct element: the values of its fields in field order.
+type Record []FieldValue
+
+// FieldValue is one field of a Record: its value as At returns elements
+// of the field's type, or a []any of them for a numpy subarray field.
+type FieldValue struct {
+	Name  string
+	Value any
+}
+
+func recordOf(dt dtype.DataType, b []byte) Record {
+	fields := dt.Fields()
+	r := make(Record, len(fields))
+	for i, f := range fields {
+		r[i].Name = f.Name
+		if f.Shape == nil {
+			r[i].Value = valueOf(f.Type, b[f.Offset:f.Offset+f.Type.Size])
+			continue
+		}
+		items := make([]any, f.Count())
+		for k := range items {
+			at := f.Offset + k*f.Type.Size
+			items[k] = valueOf(f.Type, b[at:at+f.Type.Size])
+		}
+		r[i].Value = items
+	}
+	return r
+}
+
+// valueOf is the value of the element of type dt held in b.
+func valueOf(dt dtype.DataType, b []byte) any {
 	switch dt.Kind {
 	case dtype.Bool:
 		return b[0] != 0
@@ -35,6 +68,8 @@ func (a *Array) At(i int) any {
 		return strings.TrimRight(string(b), "\x00")
 	case dtype.FixedUnicode:
 		return utf32ToString(b)
+	case dtype.Struct:
+		return recordOf(dt, b)
 	}
 	return append([]byte(nil), b...)
 }

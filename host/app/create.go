@@ -84,6 +84,12 @@ func Create(ctx context.Context, t *Target, o CreateOptions) (Created, error) {
 func (o CreateOptions) spec() (hierarchy.ArraySpec, error) {
 	var s hierarchy.ArraySpec
 	dt, err := dtype.ParseV3(o.DataType)
+	if strings.HasPrefix(strings.TrimSpace(o.DataType), "{") {
+		// a data type object, such as a struct's, as zarr.json holds it
+		if dt, err = meta.ParseV3DataType(json.RawMessage(o.DataType)); err != nil {
+			return s, fmt.Errorf("--dtype: %w", err)
+		}
+	}
 	if err != nil || dt.Variable() {
 		return s, DtypeError(o.DataType)
 	}

@@ -11,6 +11,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/zarrgw/zarrgw/core/dtype"
 	"github.com/zarrgw/zarrgw/core/meta"
 	"github.com/zarrgw/zarrgw/core/ndarray"
 )
@@ -21,6 +22,21 @@ func DataTypeName(m *meta.ArrayMeta) string {
 		return m.V2.DType
 	}
 	return m.DataType.Name
+}
+
+// structDataType is a struct array's data_type as its metadata writes
+// it, as JSON (v2's descr list, v3's struct object); nil for other types.
+func structDataType(m *meta.ArrayMeta) []byte {
+	if m.DataType.Kind != dtype.Struct {
+		return nil
+	}
+	if m.V2 != nil && m.V2.DType != "" {
+		return []byte(m.V2.DType)
+	}
+	if b, err := meta.MarshalV3DataType(m.DataType); err == nil {
+		return b
+	}
+	return nil
 }
 
 // writeJSONHead writes {"zarr_format", "shape", "data_type" and the start
@@ -34,6 +50,9 @@ func writeJSONHead(bw *bufio.Writer, m *meta.ArrayMeta) {
 	}
 	shape := marshal(nonNil(m.Shape))
 	name := marshal(DataTypeName(m))
+	if raw := structDataType(m); raw != nil {
+		name = raw
+	}
 	fmt.Fprintf(bw, `{"zarr_format": %d, "shape": %s, "data_type": %s, "data": [`, format, shape, name)
 }
 
@@ -86,6 +105,26 @@ func appendValue(b []byte, v any) []byte {
 		return append(b, ']')
 	case string:
 		return append(b, marshal(x)...)
+	case ndarray.Record:
+		b = append(b, '{')
+		for i, f := range x {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = append(b, marshal(f.Name)...)
+			b = append(b, ": "...)
+			b = appendValue(b, f.Value)
+		}
+		return append(b, '}')
+	case []any: // a struct's subarray field
+		b = append(b, '[')
+		for i, item := range x {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = appendValue(b, item)
+		}
+		return append(b, ']')
 	case []byte:
 		b = append(b, '[')
 		for i, c := range x {

@@ -24,7 +24,10 @@ func npyHeader(descr string, shape []int) []byte {
 		tuple += ","
 	}
 	tuple += ")"
-	dict := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': %s, }", descr, tuple)
+	if !strings.HasPrefix(descr, "[") { // a structured descr is a list, not a string
+		descr = "'" + descr + "'"
+	}
+	dict := fmt.Sprintf("{'descr': %s, 'fortran_order': False, 'shape': %s, }", descr, tuple)
 	// magic(6) + version(2) + header length(2 or 4) + dict + padding + '\n'
 	// is a multiple of 64.
 	lenBytes, version := 2, byte(1)
@@ -53,6 +56,8 @@ func npyDescr(dt dtype.DataType, width int) string {
 		return fmt.Sprintf("<U%d", max(width, 1))
 	case dtype.Raw:
 		return fmt.Sprintf("|V%d", dt.Size)
+	case dtype.Struct:
+		return structDescr(dt, dtype.Little)
 	}
 	return dt.V2String(dtype.Little)
 }
@@ -97,4 +102,53 @@ func fixedStrings(buf []byte, a *ndarray.Array, width int) []byte {
 		}
 	}
 	return buf
+}
+
+// structDescr is numpy's descr of a struct type, as a Python literal,
+// multi-byte fields in byte order e:
+// [('x', '<f4'), ('coords', '<i4', (3,)), ('p', [('a', '|u1')])].
+func structDescr(dt dtype.DataType, e dtype.Endian) string {
+	items := make([]string, len(dt.Fields()))
+	for i, f := range dt.Fields() {
+		typ := "'" + f.Type.V2String(e) + "'"
+		if f.Type.Kind == dtype.Raw {
+			typ = fmt.Sprintf("'|V%d'", f.Type.Size)
+		}
+		if f.Type.Kind == dtype.Struct {
+			typ = structDescr(f.Type, e)
+		}
+		item := "(" + pyString(f.Name) + ", " + typ
+		if f.Shape != nil {
+			dims := make([]string, len(f.Shape))
+			for k, d := range f.Shape {
+				dims[k] = fmt.Sprint(d)
+			}
+			item += ", (" + strings.Join(dims, ", ") + ",)"
+		}
+		items[i] = item + ")"
+	}
+	return "[" + strings.Join(items, ", ") + "]"
+}
+
+// pyString is s as a Python string literal (numpy reads the header
+// with ast.literal_eval): quotes, backslashes and every character outside
+// printable ASCII escaped, since headers of .npy 1.0 and 2.0 are latin-1.
+func pyString(s string) string {
+	var sb strings.Builder
+	sb.WriteByte('\'')
+	for _, r := range s {
+		switch {
+		case r == '\'' || r == '\\':
+			sb.WriteByte('\\')
+			sb.WriteRune(r)
+		case r >= 0x20 && r < 0x7f:
+			sb.WriteRune(r)
+		case r <= 0xffff:
+			fmt.Fprintf(&sb, "\\u%04x", r)
+		default:
+			fmt.Fprintf(&sb, "\\U%08x", r)
+		}
+	}
+	sb.WriteByte('\'')
+	return sb.String()
 }

@@ -22,8 +22,10 @@ const maxNPYHeader = 1 << 16
 
 var (
 	npyDescrRE = regexp.MustCompile(`'descr':\s*'([^']*)'`)
-	npyFortran = regexp.MustCompile(`'fortran_order':\s*(True|False)`)
-	npyShape   = regexp.MustCompile(`'shape':\s*\(([^)]*)\)`)
+	// a structured descr, a list; numpy writes 'fortran_order' next
+	npyListDescr = regexp.MustCompile(`'descr':\s*(\[.*\])\s*,\s*'fortran_order'`)
+	npyFortran   = regexp.MustCompile(`'fortran_order':\s*(True|False)`)
+	npyShape     = regexp.MustCompile(`'shape':\s*\(([^)]*)\)`)
 )
 
 // InputError is an error about a document's contents (its length, what
@@ -38,12 +40,15 @@ func (e *InputError) Unwrap() error { return e.Err }
 // order. It knows how many bytes the document promises and refuses both
 // a short document and one that goes on past them.
 type Body struct {
-	r      *bufio.Reader
-	name   string // what the body is read from, for messages
-	swap   int    // bytes to reverse per unit (big-endian .npy), or 0
-	header int64  // bytes before the body (the .npy header)
-	size   int64  // bytes of the body
-	read   int64  // body bytes read so far
+	r    *bufio.Reader
+	name string // what the body is read from, for messages
+	swap int    // bytes to reverse per unit (big-endian .npy), or 0
+	// structType is set for a big-endian structured .npy: each field is
+	// reversed in its own width
+	structType dtype.DataType
+	header     int64 // bytes before the body (the .npy header)
+	size       int64 // bytes of the body
+	read       int64 // body bytes read so far
 }
 
 // NPYBody reads the header of a .npy document (version 1, 2 or 3; C
@@ -59,6 +64,9 @@ func NPYBody(r io.Reader, name string, want dtype.DataType, wantShape []int) (*B
 	shape, descr, err := parseNPYHeader(header)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if strings.HasPrefix(descr, "[") || want.Kind == dtype.Struct {
+		return structBody(br, name, descr, want, shape, wantShape, headerSize)
 	}
 	got, end, err := dtype.ParseV2(descr)
 	if err != nil {
@@ -77,6 +85,35 @@ func NPYBody(r io.Reader, name string, want dtype.DataType, wantShape []int) (*B
 	b := &Body{r: br, name: name, header: headerSize, size: size}
 	if end == dtype.Big {
 		b.swap = want.SwapUnit()
+	}
+	return b, nil
+}
+
+// structBody checks a structured descr against a struct type: numpy's
+// descr of it in either byte order (the fields, their names, types and
+// order exactly), and reads the body in the order it names.
+func structBody(br *bufio.Reader, name, descr string, want dtype.DataType, shape, wantShape []int, headerSize int64) (*Body, error) {
+	end := dtype.NoEndian
+	compact := strings.Join(strings.Fields(descr), "")
+	for _, e := range []dtype.Endian{dtype.Little, dtype.Big} {
+		if want.Kind == dtype.Struct && compact == strings.Join(strings.Fields(structDescr(want, e)), "") {
+			end = e
+			break
+		}
+	}
+	if end == dtype.NoEndian {
+		return nil, fmt.Errorf("%s: npy: data type %s does not match the array's %s (numpy's descr %s)", name, descr, want.Name, structDescr(want, dtype.Little))
+	}
+	if !slices.Equal(shape, wantShape) {
+		return nil, fmt.Errorf("%s: npy: shape %v does not match the selection's %v", name, shape, wantShape)
+	}
+	size, ok := elementBytes(shape, want)
+	if !ok {
+		return nil, fmt.Errorf("%s: npy: shape %v of %s holds more bytes than an int64 counts", name, shape, want.Name)
+	}
+	b := &Body{r: br, name: name, header: headerSize, size: size}
+	if end == dtype.Big {
+		b.structType = want
 	}
 	return b, nil
 }
@@ -115,6 +152,9 @@ func (b *Body) Fill(slab *ndarray.Array) error {
 	}
 	b.read += int64(len(slab.Data))
 	swapUnits(slab.Data, b.swap)
+	if b.structType.Kind == dtype.Struct {
+		b.structType.SwapElements(slab.Data)
+	}
 	return nil
 }
 
@@ -173,6 +213,9 @@ func readNPYHeader(br *bufio.Reader) (string, int64, error) {
 
 func parseNPYHeader(h string) ([]int, string, error) {
 	d, f, s := npyDescrRE.FindStringSubmatch(h), npyFortran.FindStringSubmatch(h), npyShape.FindStringSubmatch(h)
+	if list := npyListDescr.FindStringSubmatch(h); list != nil {
+		d = list
+	}
 	if d == nil || f == nil || s == nil {
 		return nil, "", fmt.Errorf("npy: header %q lacks descr, fortran_order or shape", strings.TrimSpace(h))
 	}

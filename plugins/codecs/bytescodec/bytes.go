@@ -98,7 +98,15 @@ func (c *Codec) swapUnit(dt dtype.DataType) (int, error) {
 	case dtype.Little:
 		return 1, nil
 	case dtype.Big:
+		if dt.Kind == dtype.Struct {
+			return structSwap, nil
+		}
 		return dt.SwapUnit(), nil
+	}
+	if dt.Kind == dtype.Struct {
+		// The legacy "structured" type was written without an endian,
+		// which data-types/structured says to read as little endian.
+		return 1, nil
 	}
 	return 0, fmt.Errorf("bytes: configuration needs \"endian\" for multi-byte type %s", dt)
 }
@@ -117,7 +125,7 @@ func (c *Codec) Encode(_ context.Context, in codec.Spec, a *ndarray.Array) ([]by
 		return a.Data, nil
 	}
 	out := make([]byte, len(a.Data))
-	swap(out, a.Data, unit)
+	swapAs(out, a.Data, unit, in.DataType)
 	return out, nil
 }
 
@@ -134,7 +142,7 @@ func (c *Codec) Decode(_ context.Context, in codec.Spec, b []byte) (*ndarray.Arr
 	a := &ndarray.Array{DType: in.DataType, Shape: append([]int(nil), in.Shape...), Data: b}
 	if unit != 1 {
 		a.Data = make([]byte, len(b))
-		swap(a.Data, b, unit)
+		swapAs(a.Data, b, unit, in.DataType)
 	}
 	return a, nil
 }

@@ -1,6 +1,8 @@
 package bytescodec
 
 import (
+	"github.com/zarrgw/zarrgw/core/dtype"
+
 	"encoding/binary"
 	"math/bits"
 	"slices"
@@ -8,6 +10,21 @@ import (
 
 // swap copies src to dst reversing the byte order of every unit-byte group
 // (len(src) a multiple of unit, dst and src the same length).
+// structSwap is the swap unit of a struct type: each field is reversed
+// in its own width (dtype.DataType.SwapRuns).
+const structSwap = -1
+
+// swapAs copies src into dst in the other byte order: groups of unit
+// bytes, or a struct's fields for structSwap.
+func swapAs(dst, src []byte, unit int, dt dtype.DataType) {
+	if unit != structSwap {
+		swap(dst, src, unit)
+		return
+	}
+	copy(dst, src)
+	dt.SwapElements(dst)
+}
+
 func swap(dst, src []byte, unit int) {
 	switch unit {
 	case 2:
