@@ -29,6 +29,15 @@ const (
 	FixedUnicode // v2 <U<n> / >U<n>: NUL-padded UTF-32, n code points
 	Datetime     // numpy datetime64 (int64 storage)
 	Timedelta    // numpy timedelta64 (int64 storage)
+	// The registry's narrow number types (zarr-extensions data-types/),
+	// held as ml_dtypes and zarr-python hold them: one element per byte
+	// (two for bfloat16), the value in the low bits, upper bits zero.
+	// Their own kinds, not Int/Float of size 1 or 2, so that code written
+	// for int8 or float16 refuses them instead of misreading them.
+	SubByteInt  // int2, int4: two's complement in the low 2 or 4 bits
+	SubByteUint // uint2, uint4
+	MiniFloat   // bfloat16, float8_*, float6_*, float4_*: see FloatFormat
+	MiniComplex // complex_<format>: two MiniFloat-format components (real, imaginary)
 )
 
 // CodePointBytes is the size of one code point of a FixedUnicode element:
@@ -61,6 +70,14 @@ func (k Kind) String() string {
 		return "datetime"
 	case Timedelta:
 		return "timedelta"
+	case SubByteInt:
+		return "sub-byte-int"
+	case SubByteUint:
+		return "sub-byte-uint"
+	case MiniFloat:
+		return "mini-float"
+	case MiniComplex:
+		return "mini-complex"
 	}
 	return "invalid"
 }
@@ -128,9 +145,9 @@ func (d DataType) MemBytes() int64 {
 // numbers, 4 for UTF-32 and 1 for byte-like types (nothing to swap).
 func (d DataType) SwapUnit() int {
 	switch d.Kind {
-	case Int, Uint, Float, Datetime, Timedelta:
+	case Int, Uint, Float, Datetime, Timedelta, MiniFloat:
 		return d.Size
-	case Complex:
+	case Complex, MiniComplex:
 		return d.Size / 2
 	case FixedUnicode:
 		return CodePointBytes
@@ -144,8 +161,20 @@ func (d DataType) HasEndian() bool { return d.SwapUnit() > 1 }
 func (d DataType) String() string { return d.Name }
 
 // Equal compares two types by meaning (not by how they were spelled).
+// Formats of one kind and size (float8_e4m3, float8_e5m2) differ by name.
 func (d DataType) Equal(o DataType) bool {
-	return d.Kind == o.Kind && d.Size == o.Size && d.Unit == o.Unit
+	sameFormat := d.Name == o.Name || !d.namedFormat()
+	return d.Kind == o.Kind && d.Size == o.Size && d.Unit == o.Unit && sameFormat
+}
+
+// namedFormat reports whether the name, not the size, tells the type's
+// encoding apart from others of its kind.
+func (d DataType) namedFormat() bool {
+	switch d.Kind {
+	case SubByteInt, SubByteUint, MiniFloat, MiniComplex:
+		return true
+	}
+	return false
 }
 
 func (d DataType) validate() error {
