@@ -168,4 +168,3 @@ func TestMiniFloatArithmeticRounds(t *testing.T) {
 		t.Errorf("int4 7 + 1 = %d, want -8 (wraps)", got)
 	}
 }
-
