@@ -163,13 +163,14 @@ func (d DataType) String() string { return d.Name }
 // Equal compares two types by meaning (not by how they were spelled).
 // Formats of one kind and size (float8_e4m3, float8_e5m2) differ by name.
 func (d DataType) Equal(o DataType) bool {
-	sameFormat := d.Name == o.Name || !d.namedFormat()
+	sameFormat := d.Name == o.Name || !d.NarrowNumber()
 	return d.Kind == o.Kind && d.Size == o.Size && d.Unit == o.Unit && sameFormat
 }
 
-// namedFormat reports whether the name, not the size, tells the type's
-// encoding apart from others of its kind.
-func (d DataType) namedFormat() bool {
+// NarrowNumber reports whether the type is one of the registry's narrow
+// number types (int2..uint4, bfloat16, float8/6/4, their complex forms),
+// whose name, not size, tells its encoding apart from others of its kind.
+func (d DataType) NarrowNumber() bool {
 	switch d.Kind {
 	case SubByteInt, SubByteUint, MiniFloat, MiniComplex:
 		return true

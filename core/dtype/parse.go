@@ -2,6 +2,7 @@ package dtype
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -207,6 +208,21 @@ func registeredNumber(name string) (DataType, bool) {
 		return DataType{Kind: MiniComplex, Size: 2 * f.Bytes(), Name: name}, true
 	}
 	return DataType{}, false
+}
+
+// NarrowNumbers are the names of the registry's narrow number types:
+// int2, int4, uint2, uint4, the float formats and every complex_* form
+// (complex_float32 and complex_float64 included), sorted.
+func NarrowNumbers() []string {
+	names := []string{"complex_float16", "complex_float32", "complex_float64"}
+	for n := range subByteBits {
+		names = append(names, n)
+	}
+	for _, n := range FloatFormats() {
+		names = append(names, n, "complex_"+n)
+	}
+	sort.Strings(names)
+	return names
 }
 
 // complexComponent is the component type of a "complex_<float>" name, or "".
