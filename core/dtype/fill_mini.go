@@ -87,13 +87,12 @@ func parseMiniNumber(f *FloatFormat, tok string) (uint64, error) {
 		return 0, err
 	}
 	var sign uint64
-	if math.Signbit(g) {
-		if f.signBit() == 0 {
-			return 0, fmt.Errorf("%s has no negative values", f.Name)
-		}
-		if f.Variant != FNUZ { // FNUZ has no -0; a negative value keeps its sign below
-			sign = f.signBit()
-		}
+	switch {
+	case !math.Signbit(g) || (g == 0 && f.signBit() == 0):
+	case f.signBit() == 0:
+		return 0, fmt.Errorf("%s has no negative values", f.Name)
+	case f.Variant != FNUZ: // FNUZ has no -0; a negative value keeps its sign below
+		sign = f.signBit()
 	}
 	a := math.Abs(g)
 	if a > 2*f.MaxFinite() { // even with float64 rounding slack this overflows
@@ -101,7 +100,7 @@ func parseMiniNumber(f *FloatFormat, tok string) (uint64, error) {
 	}
 	// Far below half the smallest value: zero (and big.Rat is spared
 	// literals such as 1e-999999999).
-	if a < f.ToFloat64(1)/4 {
+	if a < f.ToFloat64(1)/4 && a != 0 {
 		if f.Variant == E8M0 {
 			return 0, fmt.Errorf("%w: %s holds powers of two from 2^-127 to 2^127", errOutOfRange, f.Name)
 		}

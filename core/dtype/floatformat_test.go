@@ -136,11 +136,14 @@ func TestMiniFloatFillMatchesMLDtypes(t *testing.T) {
 			if float64(float32(x)) != x {
 				continue // ml_dtypes rounds to float32 first; a fill value rounds once
 			}
+			if f.Variant == E8M0 && x == 0 {
+				bits = 0 // no zero: 0 is read as the all-zero pattern, as tensorstore writes it
+			}
 			raw := json.RawMessage(exactDecimal(x))
 			got, err := ParseFill(dt, raw, false)
 			overflow := f.IsNaN(bits) || math.IsInf(f.ToFloat64(bits), 0) ||
 				(f.Variant == Finite && math.Abs(x) >= maxV+ulp/2) ||
-				(f.Variant == E8M0 && x < 0.75*0x1p-127) // no zero: ml_dtypes clamps, a fill value is refused
+				(f.Variant == E8M0 && x != 0 && x < 0.75*0x1p-127) // no zero: ml_dtypes clamps, a fill value is refused
 			switch {
 			case overflow && err == nil:
 				t.Errorf("%s: fill %s accepted as %x; ml_dtypes overflows it to %#x", name, raw, got, bits)
