@@ -100,7 +100,7 @@ func parseMiniNumber(f *FloatFormat, tok string) (uint64, error) {
 	}
 	// Far below half the smallest value: zero (and big.Rat is spared
 	// literals such as 1e-999999999).
-	if a < f.ToFloat64(1)/4 && a != 0 {
+	if a < f.ToFloat64(1)/4 && !isZeroNumber(jsonValue{kind: jsonNumber, text: tok}) {
 		if f.Variant == E8M0 {
 			return 0, fmt.Errorf("%w: %s holds powers of two from 2^-127 to 2^127", errOutOfRange, f.Name)
 		}

@@ -207,3 +207,111 @@ func TestSubByteIntsMatchMLDtypes(t *testing.T) {
 		}
 	}
 }
+
+// The fill values the registry's READMEs spell out (zarr-extensions
+// 4da7b37, data-types/<name>/README.md "Fill value representation"), and
+// the refusals they imply.
+func TestMiniFloatFillSpecials(t *testing.T) {
+	tests := []struct {
+		dt, raw, want string // want: hex bits, or "error"
+	}{
+		{"bfloat16", `"NaN"`, "7fc0"},
+		{"bfloat16", `"Infinity"`, "7f80"},
+		{"bfloat16", `"-Infinity"`, "ff80"},
+		{"bfloat16", `"0x7fc1"`, "7fc1"},
+		{"float8_e3m4", `"NaN"`, "78"},
+		{"float8_e4m3", `"NaN"`, "7c"},
+		{"float8_e5m2", `"NaN"`, "7e"},
+		{"float8_e4m3fnuz", `"NaN"`, "80"},
+		{"float8_e4m3b11fnuz", `"NaN"`, "80"},
+		{"float8_e5m2fnuz", `"NaN"`, "80"},
+		{"float8_e8m0fnu", `"NaN"`, "ff"},
+		{"float8_e4m3fnuz", `"Infinity"`, "error"},
+		{"float8_e8m0fnu", `"-Infinity"`, "error"},
+		{"float8_e8m0fnu", "-2", "error"},
+		{"float6_e2m3fn", `"NaN"`, "error"},
+		{"float6_e3m2fn", `"Infinity"`, "error"},
+		{"float4_e2m1fn", `"NaN"`, "error"},
+		{"float4_e2m1fn", `"0x0f"`, "0f"},
+		{"float4_e2m1fn", `"0x10"`, "error"}, // wider than 4 bits
+		{"float4_e2m1fn", "6", "07"},
+		{"float4_e2m1fn", "7", "error"}, // beyond 6 + half a step: refused, not saturated
+		{"float4_e2m1fn", "1.25", "02"}, // tie between 1 and 1.5: even
+		{"float4_e2m1fn", "1.2500000000000000001", "03"},
+		{"float8_e4m3fnuz", "-0.0", "00"}, // no negative zero
+		{"float8_e4m3", "1e-999999999", "00"},
+		{"float8_e4m3", "1e999999999", "error"},
+		{"bfloat16", "3.4e38", "error"},
+		{"int4", "-8", "08"},
+		{"int4", "7", "07"},
+		{"int4", "8", "error"},
+		{"uint2", "3", "03"},
+		{"uint2", "-1", "error"},
+		{"uint4", `"0x0f"`, "0f"},
+		{"uint4", `"0x1f"`, "error"},
+		{"complex_float8_e4m3fnuz", `["NaN", 1.0]`, "8040"},
+		{"complex_bfloat16", `[1.0, "-Infinity"]`, "803f80ff"},
+		{"complex_float4_e2m1fn", `[0.5, "NaN"]`, "error"},
+	}
+	for _, tc := range tests {
+		got, err := ParseFill(Named(tc.dt), json.RawMessage(tc.raw), false)
+		switch {
+		case tc.want == "error" && err == nil:
+			t.Errorf("%s %s: accepted as %x, want an error", tc.dt, tc.raw, got)
+		case tc.want == "error":
+			if !strings.Contains(err.Error(), tc.dt) {
+				t.Errorf("%s %s: error %q does not name the data type", tc.dt, tc.raw, err)
+			}
+		case err != nil:
+			t.Errorf("%s %s: %v", tc.dt, tc.raw, err)
+		case hexBE(got) != tc.want && hex.EncodeToString(got) != tc.want:
+			t.Errorf("%s %s: %x, want %s", tc.dt, tc.raw, got, tc.want)
+		}
+	}
+}
+
+// hexBE writes a little-endian element of one component most significant
+// byte first, as the registry writes bit patterns.
+func hexBE(b []byte) string {
+	r := make([]byte, len(b))
+	for i := range b {
+		r[len(b)-1-i] = b[i]
+	}
+	return hex.EncodeToString(r)
+}
+
+// Every number type directory of the registry (zarr-extensions 4da7b37,
+// data-types/) parses under its name, with the size its bytes encoding
+// gives it, and keeps its name.
+func TestRegistryNumberNames(t *testing.T) {
+	sizes := map[string]int{
+		"bool": 1, "int2": 1, "int4": 1, "int8": 1, "int16": 2, "int32": 4, "int64": 8,
+		"uint2": 1, "uint4": 1, "uint8": 1, "uint16": 2, "uint32": 4, "uint64": 8,
+		"float16": 2, "float32": 4, "float64": 8, "bfloat16": 2,
+		"float8_e3m4": 1, "float8_e4m3": 1, "float8_e4m3b11fnuz": 1, "float8_e4m3fnuz": 1,
+		"float8_e5m2": 1, "float8_e5m2fnuz": 1, "float8_e8m0fnu": 1,
+		"float6_e2m3fn": 1, "float6_e3m2fn": 1, "float4_e2m1fn": 1,
+		"complex64": 8, "complex128": 16, "complex_float16": 4, "complex_float32": 8, "complex_float64": 16,
+		"complex_bfloat16": 4, "complex_float8_e3m4": 2, "complex_float8_e4m3": 2,
+		"complex_float8_e4m3b11fnuz": 2, "complex_float8_e4m3fnuz": 2, "complex_float8_e5m2": 2,
+		"complex_float8_e5m2fnuz": 2, "complex_float8_e8m0fnu": 2, "complex_float6_e2m3fn": 2,
+		"complex_float6_e3m2fn": 2, "complex_float4_e2m1fn": 2,
+	}
+	for name, size := range sizes {
+		dt, err := ParseV3(name)
+		if err != nil || dt.Size != size || dt.Name != name {
+			t.Errorf("%s: %+v, %v; want size %d", name, dt, err, size)
+		}
+	}
+	if c64, c32 := Named("complex64"), Named("complex_float32"); !c64.Equal(c32) {
+		t.Errorf("complex_float32 is not complex64")
+	}
+	if Named("float8_e4m3").Equal(Named("float8_e5m2")) {
+		t.Errorf("float8_e4m3 equals float8_e5m2")
+	}
+	for _, bad := range []string{"float8_e4m3fn", "int3", "complex_int4", "complex_float8", "float8"} {
+		if _, err := ParseV3(bad); err == nil {
+			t.Errorf("%s parsed", bad)
+		}
+	}
+}
