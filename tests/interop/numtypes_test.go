@@ -2,6 +2,7 @@ package interop
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -21,6 +22,7 @@ type numtypeExpect struct {
 	Values []json.RawMessage `json:"values"`
 	Fill   json.RawMessage   `json:"fill"`
 	Chunks map[string]string `json:"chunks"`
+	NPY    *string           `json:"npy"`
 }
 
 // TestNarrowNumberTypes crosses zarrgw with ml_dtypes' numpy and
@@ -60,6 +62,11 @@ func TestNarrowNumberTypes(t *testing.T) {
 		}
 		checkValues(t, "zarrgw's empty "+name, catJSON(t, zarrgw, store, name+"_empty"), fills)
 		read += 2
+		if exp.NPY != nil {
+			if got := hex.EncodeToString([]byte(zarrgwOK(t, zarrgw, "cat", store, "--path", name, "--format", "npy"))); got != *exp.NPY {
+				t.Errorf("zarrgw cat --format npy of %s:\n%s\nnp.save of ml_dtypes' array:\n%s", name, got, *exp.NPY)
+			}
+		}
 		if ts := filepath.Join(dir, "ts.zarr"); fileExists(filepath.Join(ts, name, "zarr.json")) {
 			checkValues(t, "tensorstore's "+name, catJSON(t, zarrgw, ts, name), exp.Values)
 			read++

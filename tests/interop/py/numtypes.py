@@ -7,12 +7,14 @@ bytes and values, and tensorstore writes and reads the types it has.
 usage:
   numtypes.py make DIR    writes DIR/<type>.raw (the elements' bytes, C order),
                           DIR/ts.zarr/<type> (tensorstore's arrays) and prints
-                          the expected values, fill values and chunk bytes as JSON
+                          the expected values, fill values, chunk bytes and
+                          np.save's .npy bytes as JSON
   numtypes.py check DIR   reads zarrgw's arrays in DIR/zarrgw.zarr: chunk files
                           against ml_dtypes' bytes, and with tensorstore; prints
                           {"checked": n, "errors": [...]}
 """
 
+import io
 import json
 import math
 import os
@@ -119,7 +121,21 @@ def expected(name):
         for cj in range(padded_shape[1] // CHUNKS[1]):
             block = pe[ci * CHUNKS[0]:(ci + 1) * CHUNKS[0], cj * CHUNKS[1]:(cj + 1) * CHUNKS[1]]
             chunks[f"c/{ci}/{cj}"] = np.ascontiguousarray(block).tobytes().hex()
-    return elems, {"values": flat, "fill": fill_json, "chunks": chunks}
+    return elems, {"values": flat, "fill": fill_json, "chunks": chunks, "npy": npy_of(name, elems)}
+
+
+def npy_of(name, elems):
+    """np.save's bytes of the array (none for the complex forms, which
+    ml_dtypes has not). np.save writes float8_e5m2 as '<f1', a descr
+    np.load refuses; zarrgw writes it as void like the others."""
+    if name.startswith("complex_"):
+        return None
+    buf = io.BytesIO()
+    np.save(buf, elems)
+    b = buf.getvalue()
+    if name == "float8_e5m2":
+        b = b.replace(b"'descr': '<f1'", b"'descr': '<V1'", 1)
+    return b.hex()
 
 
 def fill_value(name):
