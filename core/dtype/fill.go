@@ -124,7 +124,7 @@ func parseFill(dt DataType, v jsonValue, v2 bool) ([]byte, error) {
 		return fixed(dt.Size)(parseMiniFloatBits(f, v))
 	case MiniComplex:
 		f, _ := FloatFormatOf(dt)
-		return parseMiniComplex(f, v, dt.Size)
+		return parseComplexWith(v, dt.Size, func(e jsonValue) (uint64, error) { return parseMiniFloatBits(f, e) })
 	case Raw, FixedBytes:
 		return parseFixedBytes(v, dt.Size, v2 && dt.Kind == FixedBytes)
 	case FixedUnicode:
@@ -166,6 +166,12 @@ func parseBool(v jsonValue) ([]byte, error) {
 }
 
 func parseComplex(v jsonValue, size int) ([]byte, error) {
+	return parseComplexWith(v, size, func(e jsonValue) (uint64, error) { return parseFloatBits(e, size/2) })
+}
+
+// parseComplexWith reads [re, im] into two components of size/2 bytes,
+// each read by component.
+func parseComplexWith(v jsonValue, size int, component func(jsonValue) (uint64, error)) ([]byte, error) {
 	if v.kind != jsonArray || len(v.elems) != 2 {
 		return nil, errWant("a two-element array [re, im]")
 	}
@@ -176,7 +182,7 @@ func parseComplex(v jsonValue, size int) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		bits, err := parseFloatBits(ev, half)
+		bits, err := component(ev)
 		if err != nil {
 			return nil, fmt.Errorf("element %d: %w", i, err)
 		}

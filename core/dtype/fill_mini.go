@@ -151,24 +151,3 @@ func formatMiniFloat(f *FloatFormat, bits uint64) string {
 	}
 	return pyFloat(x, 64) // the exact value; every value of these formats is a float64
 }
-
-// parseMiniComplex reads [re, im] into two components of the format.
-func parseMiniComplex(f *FloatFormat, v jsonValue, size int) ([]byte, error) {
-	if v.kind != jsonArray || len(v.elems) != 2 {
-		return nil, errWant("a two-element array [re, im]")
-	}
-	half := size / 2
-	b := make([]byte, size)
-	for i, e := range v.elems {
-		ev, err := classify(e)
-		if err != nil {
-			return nil, err
-		}
-		bits, err := parseMiniFloatBits(f, ev)
-		if err != nil {
-			return nil, fmt.Errorf("element %d: %w", i, err)
-		}
-		putUint(b[i*half:(i+1)*half], bits)
-	}
-	return b, nil
-}
