@@ -40,6 +40,10 @@ const (
 	MiniComplex // complex_<format>: two MiniFloat-format components (real, imaginary)
 )
 
+// Valid reports whether k is one of the kinds above (a Kind that came
+// over a wire may be anything).
+func (k Kind) Valid() bool { return k != Invalid && k.String() != "invalid" }
+
 // CodePointBytes is the size of one code point of a FixedUnicode element:
 // numpy's U<n> holds n UTF-32 code units.
 const CodePointBytes = 4
