@@ -80,7 +80,7 @@ func parseMiniString(f *FloatFormat, s string, size int) (uint64, error) {
 }
 
 // parseMiniNumber rounds the decimal tok to the format straight from the
-// decimal (one rounding, ties to even), as parseF16 does for float16.
+// decimal (one rounding, ties to even); float16 fill values go this way too.
 func parseMiniNumber(f *FloatFormat, tok string) (uint64, error) {
 	g, err := strconv.ParseFloat(tok, 64)
 	if err != nil && !isRangeErr(err) {
