@@ -28,10 +28,16 @@ func dtypeFromPB(p *pb.DataType) (dtype.DataType, error) {
 	}
 	d := dtype.DataType{Kind: dtype.Kind(p.Kind), Size: int(p.Size), Name: p.Name, Unit: p.Unit}
 	switch {
-	case d.Kind == dtype.Invalid || d.Kind > dtype.Timedelta:
+	case !d.Kind.Valid():
 		return dtype.DataType{}, fmt.Errorf("data type %q: invalid kind %d", p.Name, p.Kind)
 	case d.Variable() != (p.Size == 0), p.Size < 0, p.Size > 1<<20:
 		return dtype.DataType{}, fmt.Errorf("data type %q: invalid size %d", p.Name, p.Size)
+	case d.NarrowNumber():
+		// the name says the encoding (float8_e4m3 or float8_e5m2): it must
+		// be a registered one of this kind and size
+		if named, err := dtype.ParseV3(p.Name); err != nil || !named.Equal(d) {
+			return dtype.DataType{}, fmt.Errorf("data type %q: not a registered %s type of size %d", p.Name, d.Kind, p.Size)
+		}
 	}
 	return d, nil
 }

@@ -1,10 +1,11 @@
 package pluginapi
 
 import (
-	"github.com/zarrgw/zarrgw/core/dtype"
 	"math"
 	"slices"
 	"testing"
+
+	"github.com/zarrgw/zarrgw/core/dtype"
 )
 
 // A chunk shape from the wire is refused when an extent is negative or
@@ -42,5 +43,27 @@ func TestStructDataTypeFromPB(t *testing.T) {
 	p.Size++
 	if _, err := dtypeFromPB(p); err == nil {
 		t.Errorf("a struct of size %d whose fields take %d: accepted", p.Size, d.Size)
+	}
+}
+
+// The registry's narrow types cross the wire by name; a name that is not
+// a registered type of the kind and size sent is refused.
+func TestNarrowDataTypeFromPB(t *testing.T) {
+	for _, name := range []string{"bfloat16", "float8_e4m3fnuz", "int4", "complex_float4_e2m1fn"} {
+		d := dtype.Named(name)
+		back, err := dtypeFromPB(dtypeToPB(d))
+		if err != nil || back != d {
+			t.Errorf("%s: back as %+v, %v", name, back, err)
+		}
+	}
+	bad := dtypeToPB(dtype.Named("float8_e4m3"))
+	bad.Name = "float8_e9m9"
+	if d, err := dtypeFromPB(bad); err == nil {
+		t.Errorf("unregistered float8_e9m9 taken as %+v", d)
+	}
+	bad = dtypeToPB(dtype.Named("bfloat16"))
+	bad.Size = 1
+	if d, err := dtypeFromPB(bad); err == nil {
+		t.Errorf("bfloat16 of size 1 taken as %+v", d)
 	}
 }

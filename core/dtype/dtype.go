@@ -30,7 +30,20 @@ const (
 	Datetime     // numpy datetime64 (int64 storage)
 	Timedelta    // numpy timedelta64 (int64 storage)
 	Struct       // named fields, packed (zarr-extensions struct, v2 structured dtypes); see Fields
+	// The registry's narrow number types (zarr-extensions data-types/),
+	// held as ml_dtypes and zarr-python hold them: one element per byte
+	// (two for bfloat16), the value in the low bits, upper bits zero.
+	// Their own kinds, not Int/Float of size 1 or 2, so that code written
+	// for int8 or float16 refuses them instead of misreading them.
+	SubByteInt  // int2, int4: two's complement in the low 2 or 4 bits
+	SubByteUint // uint2, uint4
+	MiniFloat   // bfloat16, float8_*, float6_*, float4_*: see FloatFormat
+	MiniComplex // complex_<format>: two MiniFloat-format components (real, imaginary)
 )
+
+// Valid reports whether k is one of the kinds above (a Kind that came
+// over a wire may be anything).
+func (k Kind) Valid() bool { return k != Invalid && k.String() != "invalid" }
 
 // CodePointBytes is the size of one code point of a FixedUnicode element:
 // numpy's U<n> holds n UTF-32 code units.
@@ -64,6 +77,14 @@ func (k Kind) String() string {
 		return "timedelta"
 	case Struct:
 		return "struct"
+	case SubByteInt:
+		return "sub-byte-int"
+	case SubByteUint:
+		return "sub-byte-uint"
+	case MiniFloat:
+		return "mini-float"
+	case MiniComplex:
+		return "mini-complex"
 	}
 	return "invalid"
 }
@@ -134,9 +155,9 @@ func (d DataType) MemBytes() int64 {
 // for structs, whose fields SwapRuns lists.
 func (d DataType) SwapUnit() int {
 	switch d.Kind {
-	case Int, Uint, Float, Datetime, Timedelta:
+	case Int, Uint, Float, Datetime, Timedelta, MiniFloat:
 		return d.Size
-	case Complex:
+	case Complex, MiniComplex:
 		return d.Size / 2
 	case FixedUnicode:
 		return CodePointBytes
@@ -156,8 +177,21 @@ func (d DataType) HasEndian() bool {
 func (d DataType) String() string { return d.Name }
 
 // Equal compares two types by meaning (not by how they were spelled).
+// Formats of one kind and size (float8_e4m3, float8_e5m2) differ by name.
 func (d DataType) Equal(o DataType) bool {
-	return d.Kind == o.Kind && d.Size == o.Size && d.Unit == o.Unit && structEqual(d.layout, o.layout)
+	sameFormat := d.Name == o.Name || !d.NarrowNumber()
+	return d.Kind == o.Kind && d.Size == o.Size && d.Unit == o.Unit && sameFormat && structEqual(d.layout, o.layout)
+}
+
+// NarrowNumber reports whether the type is one of the registry's narrow
+// number types (int2..uint4, bfloat16, float8/6/4, their complex forms),
+// whose name, not size, tells its encoding apart from others of its kind.
+func (d DataType) NarrowNumber() bool {
+	switch d.Kind {
+	case SubByteInt, SubByteUint, MiniFloat, MiniComplex:
+		return true
+	}
+	return false
 }
 
 func (d DataType) validate() error {

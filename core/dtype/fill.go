@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 )
 
 // natBits is NaT ("not a time") of datetime64 and timedelta64: numpy's
@@ -75,6 +76,18 @@ func checkSize(dt DataType) error {
 		ok = dt.Size == 8 || dt.Size == 16
 	case Datetime, Timedelta:
 		ok = dt.Size == 8
+	case SubByteInt, SubByteUint:
+		ok = dt.Size == 1 && SubByteBits(dt) > 0
+	case MiniFloat, MiniComplex:
+		f, known := FloatFormatOf(dt)
+		if !known {
+			return fmt.Errorf("unknown float format %q", dt.Name)
+		}
+		want := f.Bytes()
+		if dt.Kind == MiniComplex {
+			want *= 2
+		}
+		ok = dt.Size == want
 	case Raw, FixedBytes:
 		ok = dt.Size > 0 && dt.Size <= MaxElementSize
 	case FixedUnicode:
@@ -106,6 +119,14 @@ func parseFill(dt DataType, v jsonValue, v2 bool) ([]byte, error) {
 		return fixed(dt.Size)(parseFloatBits(v, dt.Size))
 	case Complex:
 		return parseComplex(v, dt.Size)
+	case SubByteInt, SubByteUint:
+		return parseSubByteInt(dt, v)
+	case MiniFloat:
+		f, _ := FloatFormatOf(dt)
+		return fixed(dt.Size)(parseMiniFloatBits(f, v))
+	case MiniComplex:
+		f, _ := FloatFormatOf(dt)
+		return parseComplexWith(v, dt.Size, func(e jsonValue) (uint64, error) { return parseMiniFloatBits(f, e) })
 	case Raw, FixedBytes:
 		return parseFixedBytes(v, dt.Size, v2 && dt.Kind == FixedBytes)
 	case FixedUnicode:
@@ -149,6 +170,12 @@ func parseBool(v jsonValue) ([]byte, error) {
 }
 
 func parseComplex(v jsonValue, size int) ([]byte, error) {
+	return parseComplexWith(v, size, func(e jsonValue) (uint64, error) { return parseFloatBits(e, size/2) })
+}
+
+// parseComplexWith reads [re, im] into two components of size/2 bytes,
+// each read by component.
+func parseComplexWith(v jsonValue, size int, component func(jsonValue) (uint64, error)) ([]byte, error) {
 	if v.kind != jsonArray || len(v.elems) != 2 {
 		return nil, errWant("a two-element array [re, im]")
 	}
@@ -159,7 +186,7 @@ func parseComplex(v jsonValue, size int) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		bits, err := parseFloatBits(ev, half)
+		bits, err := component(ev)
 		if err != nil {
 			return nil, fmt.Errorf("element %d: %w", i, err)
 		}
@@ -218,6 +245,16 @@ func formatFill(dt DataType, fill []byte, v2 bool) (string, error) {
 		h := dt.Size / 2
 		return "[" + formatFloatBits(getUint(fill[:h]), h, v2) + ", " +
 			formatFloatBits(getUint(fill[h:]), h, v2) + "]", nil
+	case SubByteInt, SubByteUint:
+		return strconv.FormatInt(SubByteValue(dt, fill[0]), 10), nil
+	case MiniFloat:
+		f, _ := FloatFormatOf(dt)
+		return formatMiniFloat(f, getUint(fill)), nil
+	case MiniComplex:
+		f, _ := FloatFormatOf(dt)
+		h := dt.Size / 2
+		return "[" + formatMiniFloat(f, getUint(fill[:h])) + ", " +
+			formatMiniFloat(f, getUint(fill[h:])) + "]", nil
 	case Raw:
 		// zarr-python 3 writes raw_bytes as base64 of every byte
 		// (zarr-python d44f9f9, src/zarr/core/dtype/npy/bytes.py:878-898,

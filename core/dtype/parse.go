@@ -2,6 +2,7 @@ package dtype
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -37,9 +38,14 @@ func Named(name string) DataType {
 	return d
 }
 
-// ParseV3 parses a v3 data type name: a core type, r<N>, string or bytes.
+// ParseV3 parses a v3 data type name: a core type, r<N>, string or bytes,
+// or one of the registry's number types (int2, bfloat16, float8_e4m3,
+// complex_float16, ...).
 func ParseV3(name string) (DataType, error) {
 	if d, ok := v3Core[name]; ok {
+		return d, nil
+	}
+	if d, ok := registeredNumber(name); ok {
 		return d, nil
 	}
 	if strings.HasPrefix(name, "r") {
@@ -170,4 +176,71 @@ func (d DataType) V2String(e Endian) string {
 		return d.v2Struct(e)
 	}
 	return "?"
+}
+
+// subByteBits are the widths of the registry's sub-byte integer types.
+var subByteBits = map[string]int{"int2": 2, "int4": 4, "uint2": 2, "uint4": 4}
+
+// registeredNumber is the number type the registry names name
+// (zarr-extensions 4da7b37, data-types/): a sub-byte integer, a float
+// format, or a complex form (complex_float32 and complex_float64 are the
+// core complex64 and complex128 under their registry names).
+func registeredNumber(name string) (DataType, bool) {
+	if bits, ok := subByteBits[name]; ok && bits > 0 {
+		k := SubByteInt
+		if strings.HasPrefix(name, "u") {
+			k = SubByteUint
+		}
+		return DataType{Kind: k, Size: 1, Name: name}, true
+	}
+	if f, ok := floatFormats[name]; ok && name != "float16" {
+		return DataType{Kind: MiniFloat, Size: f.Bytes(), Name: name}, true
+	}
+	comp := complexComponent(name)
+	if comp == "" {
+		return DataType{}, false
+	}
+	switch comp {
+	case "float32":
+		return DataType{Kind: Complex, Size: 8, Name: name}, true
+	case "float64":
+		return DataType{Kind: Complex, Size: 16, Name: name}, true
+	}
+	if f, ok := floatFormats[comp]; ok {
+		return DataType{Kind: MiniComplex, Size: 2 * f.Bytes(), Name: name}, true
+	}
+	return DataType{}, false
+}
+
+// NarrowNumbers are the names of the registry's narrow number types:
+// int2, int4, uint2, uint4, the float formats and every complex_* form
+// (complex_float32 and complex_float64 included), sorted.
+func NarrowNumbers() []string {
+	names := []string{"complex_float16", "complex_float32", "complex_float64"}
+	for n := range subByteBits {
+		names = append(names, n)
+	}
+	for _, n := range FloatFormats() {
+		names = append(names, n, "complex_"+n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// complexComponent is the component type of a "complex_<float>" name, or "".
+func complexComponent(name string) string {
+	comp, ok := strings.CutPrefix(name, "complex_")
+	if !ok {
+		return ""
+	}
+	return comp
+}
+
+// SubByteBits is the width in bits of a SubByteInt or SubByteUint type,
+// 0 for other types.
+func SubByteBits(dt DataType) int {
+	if dt.Kind != SubByteInt && dt.Kind != SubByteUint {
+		return 0
+	}
+	return subByteBits[dt.Name]
 }

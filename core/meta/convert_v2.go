@@ -163,6 +163,10 @@ func checkV2Type(dt dtype.DataType) error {
 			}
 		}
 		return nil
+	case dtype.SubByteInt, dtype.SubByteUint, dtype.MiniFloat, dtype.MiniComplex:
+		// numpy knows these only through ml_dtypes, as void ('<V2' for
+		// bfloat16); zarr-python 3.1.6 refuses them in both formats.
+		return fmt.Errorf("data type %s has no Zarr v2 form (numpy has no type string for it; ml_dtypes' types are void to numpy): write it as Zarr v3", dt.Name)
 	}
 	return fmt.Errorf("data type %s (%s) has no numpy type string", dt.Name, dt.Kind)
 }

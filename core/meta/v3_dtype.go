@@ -176,6 +176,9 @@ func coreName(dt dtype.DataType) string {
 	case dtype.Float:
 		return "float" + strconv.Itoa(8*dt.Size)
 	case dtype.Complex:
+		if named, err := dtype.ParseV3(dt.Name); err == nil && named.Equal(dt) {
+			return dt.Name // complex_float32, the registry's name, stays as written
+		}
 		return "complex" + strconv.Itoa(8*dt.Size)
 	}
 	return dt.Name

@@ -9,10 +9,11 @@ import (
 	"github.com/zarrgw/zarrgw/core/dtype"
 )
 
-// At returns element i (flat C-order index) as a Go value: bool, int64,
-// uint64, float64 (float16 and float32 widened exactly), complex128,
-// string (string types; fixed-width ones without trailing NULs), []byte
-// (raw) or Record (struct). Datetime and timedelta values are int64.
+// At returns element i (flat C-order index) as a Go value: bool, int64
+// (also int2/int4, datetime and timedelta), uint64 (also uint2/uint4),
+// float64 (float16, float32 and the registry's float formats widened
+// exactly), complex128, string (string types; fixed-width ones without
+// trailing NULs), []byte (raw) or Record (struct).
 func (a *Array) At(i int) any {
 	dt := a.DType
 	if dt.Variable() {
@@ -64,6 +65,12 @@ func valueOf(dt dtype.DataType, b []byte) any {
 	case dtype.Complex:
 		h := len(b) / 2
 		return complex(floatLE(b[:h]), floatLE(b[h:]))
+	case dtype.SubByteInt:
+		return dtype.SubByteValue(dt, b[0])
+	case dtype.SubByteUint:
+		return uint64(dtype.SubByteValue(dt, b[0]))
+	case dtype.MiniFloat, dtype.MiniComplex:
+		return miniFloatAt(dt, b)
 	case dtype.FixedBytes:
 		return strings.TrimRight(string(b), "\x00")
 	case dtype.FixedUnicode:
@@ -72,6 +79,20 @@ func valueOf(dt dtype.DataType, b []byte) any {
 		return recordOf(dt, b)
 	}
 	return append([]byte(nil), b...)
+}
+
+// miniFloatAt widens an element of one of the registry's float formats
+// (float64) or of its complex form (complex128).
+func miniFloatAt(dt dtype.DataType, b []byte) any {
+	f, ok := dtype.FloatFormatOf(dt)
+	if !ok {
+		return append([]byte(nil), b...)
+	}
+	if dt.Kind == dtype.MiniComplex {
+		h := len(b) / 2
+		return complex(f.ToFloat64(uintLE(b[:h])), f.ToFloat64(uintLE(b[h:])))
+	}
+	return f.ToFloat64(uintLE(b))
 }
 
 func intLE(b []byte) int64 {

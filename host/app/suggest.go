@@ -115,9 +115,10 @@ func below(paths []string, dir string) []string {
 }
 
 // CreateTypes are the data types "zarrgw create" accepts, besides rN
-// (N bits of raw bytes, N a multiple of 8): v3's fixed-size core types.
-var CreateTypes = []string{"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-	"float16", "float32", "float64", "complex64", "complex128"}
+// (N bits of raw bytes, N a multiple of 8): v3's fixed-size core types,
+// then the registry's narrow number types (bfloat16, float8_e4m3, int4 ...).
+var CreateTypes = append([]string{"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+	"float16", "float32", "float64", "complex64", "complex128"}, dtype.NarrowNumbers()...)
 
 // DtypeError explains a --dtype that is not accepted: the names that
 // are, and the nearest, or the v3 name of a numpy type string ("f4",

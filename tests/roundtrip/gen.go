@@ -42,8 +42,26 @@ func randomArray(r *rand.Rand, dt dtype.DataType, shape []int) *ndarray.Array {
 		}
 	default:
 		r.Read(a.Data)
+		// the narrow types narrower than a byte hold their value in the
+		// low bits, upper bits zero (the form a fill value is written back from)
+		if mask := narrowMask(dt); mask != 0xff {
+			for i := range a.Data {
+				a.Data[i] &= mask
+			}
+		}
 	}
 	return a
+}
+
+// narrowMask is the bits of each byte that an element of dt uses.
+func narrowMask(dt dtype.DataType) byte {
+	if bits := dtype.SubByteBits(dt); bits > 0 {
+		return byte(1<<bits - 1)
+	}
+	if f, ok := dtype.FloatFormatOf(dt); ok && f.Bits < 8 {
+		return byte(f.Mask())
+	}
+	return 0xff
 }
 
 func randomRune(r *rand.Rand) rune {

@@ -42,7 +42,10 @@ func structDataType(m *meta.ArrayMeta) []byte {
 // writeJSONHead writes {"zarr_format", "shape", "data_type" and the start
 // of "data". The JSON document holds every element in C order: NaN and
 // infinities as the strings "NaN", "Infinity", "-Infinity", 64-bit
-// integers exact, complex numbers as [re, im], strings as JSON strings.
+// integers exact, complex numbers as [re, im], strings as JSON strings,
+// datetimes and timedeltas as integers in their unit (numpy's int64 view)
+// with NaT as the string "NaT". The registry's narrow floats (bfloat16,
+// float8, ...) are written as their exact values, like float32.
 func writeJSONHead(bw *bufio.Writer, m *meta.ArrayMeta) {
 	format := int(m.Format)
 	if m.Format == meta.V3Draft {
@@ -60,11 +63,16 @@ func writeJSONHead(bw *bufio.Writer, m *meta.ArrayMeta) {
 // unless first; scratch is a buffer it may reuse, returned for the next
 // call.
 func writeJSONElements(bw *bufio.Writer, a *ndarray.Array, first bool, scratch []byte) []byte {
+	isTime := a.DType.Kind == dtype.Datetime || a.DType.Kind == dtype.Timedelta
 	for i := 0; i < a.Len(); i++ {
 		if i > 0 || !first {
 			bw.WriteString(", ")
 		}
-		scratch = appendValue(scratch[:0], a.At(i))
+		v := a.At(i)
+		if isTime && v == any(int64(math.MinInt64)) {
+			v = "NaT" // numpy's NaT is the int64 minimum
+		}
+		scratch = appendValue(scratch[:0], v)
 		bw.Write(scratch)
 	}
 	return scratch

@@ -58,6 +58,13 @@ func npyDescr(dt dtype.DataType, width int) string {
 		return fmt.Sprintf("|V%d", dt.Size)
 	case dtype.Struct:
 		return structDescr(dt, dtype.Little)
+	case dtype.SubByteInt, dtype.SubByteUint, dtype.MiniFloat, dtype.MiniComplex:
+		// numpy's np.save writes ml_dtypes arrays as void of their size
+		// ('<V2' for bfloat16, '<V1' for int4; ml_dtypes 0.6.0, numpy
+		// 2.4.6), which np.load reads back as void: .view(ml_dtypes.bfloat16)
+		// restores the type. The one exception, float8_e5m2's '<f1', is a
+		// descr np.load itself refuses, so it is written as '<V1' too.
+		return fmt.Sprintf("<V%d", dt.Size)
 	}
 	return dt.V2String(dtype.Little)
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/zarrgw/zarrgw/core/dtype"
+	"github.com/zarrgw/zarrgw/core/ndarray"
 )
 
 // A header is version 1.0 while its length fits 1.0's two bytes, and
@@ -51,5 +52,34 @@ func TestBodyBytesBeyondInt64(t *testing.T) {
 	}
 	if n, ok := elementBytes([]int{1 << 30, 1 << 29}, f64); !ok || n != 1<<62 {
 		t.Errorf("2^59 float64: %d bytes, %v; want 2^62", n, ok)
+	}
+}
+
+// NaT (numpy's int64 minimum) renders as "NaT"; other times as integers;
+// a bfloat16 as its exact value (0x3fc0 is 1.5, 0x7fc0 NaN).
+func TestJSONElementsNaTAndNarrowFloats(t *testing.T) {
+	m8, _, err := dtype.ParseV2("<M8[s]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	times := ndarray.New(m8, []int{2})
+	binary.LittleEndian.PutUint64(times.Data, 1<<63)
+	binary.LittleEndian.PutUint64(times.Data[8:], 86400)
+	bf := ndarray.New(dtype.Named("bfloat16"), []int{3})
+	copy(bf.Data, []byte{0xc0, 0x3f, 0xc0, 0x7f, 0x80, 0xff})
+	for _, tc := range []struct {
+		a    *ndarray.Array
+		want string
+	}{
+		{times, `"NaT", 86400`},
+		{bf, `1.5, "NaN", "-Infinity"`},
+	} {
+		var b bytes.Buffer
+		bw := bufio.NewWriter(&b)
+		writeJSONElements(bw, tc.a, true, nil)
+		bw.Flush()
+		if b.String() != tc.want {
+			t.Errorf("%s: %s, want %s", tc.a.DType, b.String(), tc.want)
+		}
 	}
 }

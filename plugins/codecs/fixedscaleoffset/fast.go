@@ -15,7 +15,8 @@ import (
 // an integer array), then rounded to the data type. It reports false when
 // the types are not of that kind.
 func (c *Codec) decodeFast(dst, src []byte, dt, as numeric.Type, n int) bool {
-	if as.IsFloat() || !dt.IsFloat() || dt.Size == 2 {
+	// Core kinds only: the registry's int4 or float8 go the general way.
+	if (as.Kind != dtype.Int && as.Kind != dtype.Uint) || dt.Kind != dtype.Float || dt.Size == 2 {
 		return false
 	}
 	scale, offset := c.scale.AsFloat(), c.offset.AsFloat()

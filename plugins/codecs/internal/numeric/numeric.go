@@ -39,20 +39,35 @@ func (v Value) AsFloat() float64 {
 	return float64(v.Bits)
 }
 
-// Type is a numeric element type: int, uint or float of 1..8 bytes.
+// Type is a numeric element type: int, uint or float of 1..8 bytes, one
+// of the registry's sub-byte integers (int2..uint4, one per byte) or float
+// formats (bfloat16, float8, ...; computed in float64, each result rounded
+// to the format as ml_dtypes rounds it).
 type Type struct {
-	Kind dtype.Kind
-	Size int
+	Kind   dtype.Kind
+	Size   int
+	bits   int                // width of a sub-byte integer; 8*Size otherwise
+	format *dtype.FloatFormat // the float format of a MiniFloat
 }
 
 // Float64 is the type Python floats compute in.
-var Float64 = Type{Kind: dtype.Float, Size: 8}
+var Float64 = Type{Kind: dtype.Float, Size: 8, bits: 64}
 
 // Of returns the numeric type of dt, or an error for types numcodecs'
 // arithmetic filters do not handle here (bool, complex, strings, ...).
 func Of(dt dtype.DataType) (Type, error) {
-	t := Type{Kind: dt.Kind, Size: dt.Size}
+	t := Type{Kind: dt.Kind, Size: dt.Size, bits: 8 * dt.Size}
 	switch {
+	case dt.Kind == dtype.SubByteInt || dt.Kind == dtype.SubByteUint:
+		t.bits = dtype.SubByteBits(dt)
+		return t, nil
+	case dt.Kind == dtype.MiniFloat:
+		f, ok := dtype.FloatFormatOf(dt)
+		if !ok {
+			break
+		}
+		t.format = f
+		return t, nil
 	case (dt.Kind == dtype.Int || dt.Kind == dtype.Uint) && (dt.Size == 1 || dt.Size == 2 || dt.Size == 4 || dt.Size == 8):
 		return t, nil
 	case dt.Kind == dtype.Float && (dt.Size == 2 || dt.Size == 4 || dt.Size == 8):
@@ -62,7 +77,9 @@ func Of(dt dtype.DataType) (Type, error) {
 }
 
 // IsFloat reports whether t is a float type.
-func (t Type) IsFloat() bool { return t.Kind == dtype.Float }
+func (t Type) IsFloat() bool { return t.Kind == dtype.Float || t.Kind == dtype.MiniFloat }
+
+func (t Type) signed() bool { return t.Kind == dtype.Int || t.Kind == dtype.SubByteInt }
 
 // Load reads one element from its little-endian bytes.
 func (t Type) Load(b []byte) Value {
@@ -84,6 +101,9 @@ func (t Type) Load(b []byte) Value {
 }
 
 func (t Type) bitsToFloat(u uint64) float64 {
+	if t.format != nil {
+		return t.format.ToFloat64(u)
+	}
 	switch t.Size {
 	case 2:
 		return float64(HalfToFloat32(uint16(u)))
@@ -93,10 +113,10 @@ func (t Type) bitsToFloat(u uint64) float64 {
 	return math.Float64frombits(u)
 }
 
-// intValue extends the low Size bytes of u to 64 bits.
+// intValue extends the low bits of u (the type's width) to 64 bits.
 func (t Type) intValue(u uint64) Value {
-	shift := 64 - 8*uint(t.Size)
-	if t.Kind == dtype.Int {
+	shift := 64 - uint(t.bits)
+	if t.signed() {
 		return Value{Signed: true, Bits: uint64(int64(u<<shift) >> shift)}
 	}
 	return Value{Bits: u << shift >> shift}
@@ -108,7 +128,7 @@ func (t Type) Store(b []byte, v Value) {
 	if t.IsFloat() {
 		u = t.floatBits(v)
 	} else {
-		u = t.Cast(v).Bits
+		u = t.Cast(v).Bits & (1<<t.bits - 1) // sub-byte integers: upper bits zero
 	}
 	switch t.Size {
 	case 1:
@@ -123,6 +143,9 @@ func (t Type) Store(b []byte, v Value) {
 }
 
 func (t Type) floatBits(v Value) uint64 {
+	if t.format != nil {
+		return t.format.FromFloat64(t.Cast(v).F)
+	}
 	switch t.Size {
 	case 2:
 		return uint64(Float64ToHalf(t.Cast(v).F))
@@ -150,7 +173,7 @@ func (t Type) intToFloat(v Value) float64 {
 	if v.Float {
 		return v.F
 	}
-	if t.Size == 4 {
+	if t.Size == 4 && t.format == nil {
 		if v.Signed {
 			return float64(float32(int64(v.Bits)))
 		}
@@ -174,6 +197,9 @@ func truncate(f float64) uint64 {
 
 // round rounds a float to t's precision.
 func (t Type) round(f float64) float64 {
+	if t.format != nil {
+		return t.format.ToFloat64(t.format.FromFloat64(f))
+	}
 	switch t.Size {
 	case 2:
 		return float64(HalfToFloat32(Float64ToHalf(f)))

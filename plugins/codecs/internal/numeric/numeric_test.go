@@ -1,6 +1,7 @@
 package numeric
 
 import (
+	"bytes"
 	"math"
 	"testing"
 
@@ -122,5 +123,48 @@ func TestScalar(t *testing.T) {
 	}
 	if _, err := Scalar([]byte(`"x"`)); err == nil {
 		t.Error("string accepted")
+	}
+}
+
+// The registry's narrow types store what ml_dtypes' astype gives for the
+// same values (bytes from ml_dtypes 0.6.0:
+// np.array([1, -1.5, 1000]).astype(ml_dtypes.X).tobytes()).
+func TestNarrowTypesStoreAsMLDtypes(t *testing.T) {
+	cases := []struct {
+		name string
+		want []byte
+	}{
+		{"bfloat16", []byte{0x80, 0x3f, 0xc0, 0xbf, 0x7a, 0x44}},
+		{"float8_e4m3", []byte{0x38, 0xbc, 0x78}},
+		{"float8_e4m3fnuz", []byte{0x40, 0xc4, 0x80}},
+		{"float8_e8m0fnu", []byte{0x7f, 0xff, 0x89}},
+		{"float4_e2m1fn", []byte{0x02, 0x0b, 0x07}},
+		{"int4", []byte{0x01, 0x0f, 0x08}},
+		{"uint2", []byte{0x01, 0x03, 0x00}},
+	}
+	for _, c := range cases {
+		nt := typ(t, c.name)
+		b := make([]byte, len(c.want))
+		for i, x := range []float64{1, -1.5, 1000} {
+			nt.Store(b[i*nt.Size:], Float(x))
+		}
+		if !bytes.Equal(b, c.want) {
+			t.Errorf("%s: stored % x, ml_dtypes % x", c.name, b, c.want)
+		}
+	}
+}
+
+// Arithmetic in bfloat16 rounds every result to bfloat16: 1 + 2^-8 is 1.
+func TestMiniFloatArithmeticRounds(t *testing.T) {
+	bf := typ(t, "bfloat16")
+	if got := bf.Add(Float(1), Float(0x1p-8)).F; got != 1 {
+		t.Errorf("bfloat16 1 + 2^-8 = %v, want 1", got)
+	}
+	if got := bf.Add(Float(1), Float(0x1p-7)).F; got != 1+0x1p-7 {
+		t.Errorf("bfloat16 1 + 2^-7 = %v, want %v", got, 1+0x1p-7)
+	}
+	i4 := typ(t, "int4")
+	if got := int64(i4.Add(Int(7), Int(1)).Bits); got != -8 {
+		t.Errorf("int4 7 + 1 = %d, want -8 (wraps)", got)
 	}
 }
