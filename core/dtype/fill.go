@@ -274,10 +274,9 @@ func formatFill(dt DataType, fill []byte, v2 bool) (string, error) {
 	case String:
 		return quoteJSON(fill)
 	case Bytes:
-		if v2 {
-			return base64String(fill), nil
-		}
-		return intArray(fill), nil
+		// The registry allows an array of integers or base64; base64 is
+		// what zarr-python 3 writes and the only form 3.1.6 reads.
+		return base64String(fill), nil
 	case Struct:
 		return formatStructFill(dt, fill, v2)
 	}

@@ -237,6 +237,9 @@ func TestFormatFill(t *testing.T) {
 		{mustV2(t, "<U3"), "000000000000000000000000", false, `""`},
 		{mustV2(t, "<U3"), "610000006200000000000000", true, `"ab"`},
 		{Named("string"), hex.EncodeToString([]byte("a<b>")), false, `"a<b>"`},
+		// variable-length bytes in base64, as zarr-python 3 writes and
+		// 3.1.6 alone reads (the registry allows integers too)
+		{Named("bytes"), "66696c6c", false, `"ZmlsbA=="`},
 		{mustV2(t, "<M8[ns]"), "0000000000000080", true, "-9223372036854775808"},
 		{mustV2(t, "<M8[ns]"), "0000000000000080", false, `"NaT"`},
 	}
