@@ -3,8 +3,6 @@ package meta
 import (
 	"encoding/json"
 	"fmt"
-
-	"github.com/zarrgw/zarrgw/core/dtype"
 )
 
 // ToV3 returns an array's metadata as Zarr v3: the same shape, chunking,
@@ -25,11 +23,12 @@ import (
 // fixed_length_utf32, V: raw_bytes; see marshalV3DataType), with the
 // bytes codec the v2 metadata already implies: an endian for U, none for
 // S and V, as zarr-python 3's own migration writes it (zarr-python
-// d44f9f9, src/zarr/metadata/migrate_v3.py:200-204). Datetimes are still
-// refused, naming the type.
+// d44f9f9, src/zarr/metadata/migrate_v3.py:200-204); datetimes become
+// numpy.datetime64 / numpy.timedelta64 with their unit. A type with no v3
+// form (a struct with a numpy subarray field) is refused, naming it.
 func (a *ArrayMeta) ToV3() (*ArrayMeta, error) {
-	if !hasV3Type(a.DataType) {
-		return nil, fmt.Errorf("data type %s (%s) has no Zarr v3 form that zarrgw writes", a.DataType.Name, a.DataType.Kind)
+	if _, err := marshalV3DataType(a.DataType); err != nil {
+		return nil, fmt.Errorf("data type %s (%s) has no Zarr v3 form that zarrgw writes: %w", a.DataType.Name, a.DataType.Kind, err)
 	}
 	m := *a
 	m.Format = V3
@@ -59,20 +58,4 @@ func (g *GroupMeta) ToV3() *GroupMeta {
 		out.Attributes = json.RawMessage(`{}`)
 	}
 	return out
-}
-
-func hasV3Type(dt dtype.DataType) bool {
-	switch dt.Kind {
-	case dtype.Bool, dtype.Int, dtype.Uint, dtype.Float, dtype.Complex, dtype.Raw, dtype.String, dtype.Bytes,
-		dtype.FixedBytes, dtype.FixedUnicode:
-		return true
-	case dtype.Struct: // as long as every field has one, numpy's subarrays aside
-		for _, f := range dt.Fields() {
-			if f.Shape != nil || !hasV3Type(f.Type) {
-				return false
-			}
-		}
-		return true
-	}
-	return false
 }

@@ -45,8 +45,32 @@ func TestToV3(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := dt.ToV3(); err == nil || !strings.Contains(err.Error(), "M8[ns]") {
+	// zarr-python 3's form of numpy's datetime64 (its migration writes the
+	// same): the extension object with the unit, the null fill as zero.
+	v3dt, err := dt.ToV3()
+	if err != nil {
 		t.Fatalf("datetime to v3: %v", err)
+	}
+	doc, err = v3dt.MarshalV3()
+	if err != nil {
+		t.Fatal(err)
+	}
+	compact.Reset()
+	if err := json.Compact(&compact, doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"data_type":{"name":"numpy.datetime64","configuration":{"unit":"ns","scale_factor":1}}`, `"fill_value":0`} {
+		if !strings.Contains(compact.String(), want) {
+			t.Errorf("datetime's v3 document lacks %s:\n%s", want, doc)
+		}
+	}
+	sub, err := ParseV2Array([]byte(`{"zarr_format":2,"shape":[2],"chunks":[2],"dtype":[["xy","<i4",[2]]],"compressor":null,
+		"fill_value":null,"filters":null,"order":"C"}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sub.ToV3(); err == nil || !strings.Contains(err.Error(), "subarray") {
+		t.Fatalf("struct with a subarray field to v3: %v", err)
 	}
 	var g GroupMeta
 	g.Attributes = json.RawMessage(`{"a":1}`)

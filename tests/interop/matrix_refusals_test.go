@@ -38,35 +38,13 @@ var matrixRefusals = []refusal{
 	// What the foreign writers cannot write.
 	{"zarr-python", "writes", "sharding+void", "zarr-python 3.1.6 cannot shard raw_bytes or structured arrays (TypeError: unhashable void scalar)", fails},
 
-	// What zarrgw does not read yet (the parts of the issue built apart).
-	{"", "zarrgw", "dtype:struct", "struct data type: not yet", fails},
-	{"", "zarrgw", "dtype:bfloat16", "bfloat16: not yet", fails},
-	{"", "zarrgw", "dtype:float8_e4m3fn", "float8 types: not yet", fails},
-	{"", "zarrgw", "dtype:float8_e5m2", "float8 types: not yet", fails},
-	{"", "zarrgw", "dtype:int4", "int4: not yet", fails},
 	// zarr-python writes the variable-length elements of a chain with a
 	// transpose in another order, and reads them back that way itself:
 	// zarrgw reads what is stored.
 	{"zarr-python", "zarrgw", "transpose+variable-length", "zarr-python 3.1.6 stores transposed variable-length elements misordered (it reads its own array back the same way)", misreads},
 
 	// What zarrgw cp does not rewrite.
-	{"zarrgw-cp", "writes", "dtype:struct", "struct data type: not yet", fails},
-	{"zarrgw-cp", "writes", "dtype:bfloat16", "bfloat16: not yet", fails},
-	{"zarrgw-cp", "writes", "dtype:float8_e4m3fn", "float8 types: not yet", fails},
-	{"zarrgw-cp", "writes", "dtype:float8_e5m2", "float8 types: not yet", fails},
-	{"zarrgw-cp", "writes", "dtype:int4", "int4: not yet", fails},
-	{"zarrgw-cp", "writes", "dtype:datetime64[s]", "cp --to-format 3 refuses numpy.datetime64 (\"no Zarr v3 form that zarrgw writes\"), though the library writes it", fails},
-	{"zarrgw-cp", "writes", "dtype:datetime64[ns]", "cp --to-format 3 refuses numpy.datetime64, though the library writes it", fails},
-	{"zarrgw-cp", "writes", "dtype:timedelta64[ms]", "cp --to-format 3 refuses numpy.timedelta64, though the library writes it", fails},
 	{"zarrgw-cp", "", "transpose+variable-length", "the copy carries zarr-python's misordered elements (see above)", misreads},
-
-	// zarrgw's v3 "bytes" arrays: zarrgw writes the fill value as a list
-	// of byte values, zarr-python 3.1.6 (and so the zarrs pipeline) wants
-	// base64 for variable_length_bytes.
-	{"zarrgw", "zarr-python", "dtype:bytes+format:3", "zarr-python 3.1.6 refuses the fill value zarrgw writes for variable_length_bytes (a list of byte values, not base64)", fails},
-	{"zarrgw", "zarrs", "dtype:bytes+format:3", "zarr-python 3.1.6 refuses the fill value zarrgw writes for variable_length_bytes (a list of byte values, not base64)", fails},
-	{"zarrgw-cp", "zarr-python", "dtype:bytes", "zarr-python 3.1.6 refuses the fill value zarrgw writes for variable_length_bytes (a list of byte values, not base64)", fails},
-	{"zarrgw-cp", "zarrs", "dtype:bytes", "zarr-python 3.1.6 refuses the fill value zarrgw writes for variable_length_bytes (a list of byte values, not base64)", fails},
 
 	// The zarrs pipeline.
 	{"zarrgw", "zarrs", "order:F", "zarrs pipeline 0.2.3: v2 order F, some types (\"input array must be a C contiguous array\")", sometimes},
