@@ -56,3 +56,13 @@ func (a *Array) pipeOf(ctx context.Context, shape []int) (*codec.Pipeline, error
 func (a *Array) pipeAt(ctx context.Context, coords []int) (*codec.Pipeline, error) {
 	return a.pipeOf(ctx, a.grid.ChunkShapeAt(coords))
 }
+
+// ChunkSpec is the codec spec of the chunk at coords: its own shape on a
+// rectilinear grid.
+func (a *Array) ChunkSpec(ctx context.Context, coords []int) (codec.Spec, error) {
+	p, err := a.pipeAt(ctx, coords)
+	if err != nil {
+		return codec.Spec{}, err
+	}
+	return p.Spec(), nil
+}

@@ -114,3 +114,19 @@ func (x Axis) Crossed(d Dim) int {
 	}
 	return min(x.Chunk(last)-x.Chunk(d.Start)+1, d.Count)
 }
+
+// Bounds is where chunk c begins and its length, for coordinates that
+// come from outside (a stored key): false when c is no chunk of the axis
+// (negative, past a rectilinear axis's edges, or beginning beyond an int).
+func (x Axis) Bounds(c int) (start, length int, ok bool) {
+	switch {
+	case c < 0:
+		return 0, 0, false
+	case x.size > 0:
+		start, ok = checked.Mul(c, x.size)
+		return start, x.size, ok
+	case c >= len(x.ends):
+		return 0, 0, false
+	}
+	return x.Start(c), x.Len(c), true
+}

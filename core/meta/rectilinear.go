@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/zarrgw/zarrgw/core/checked"
 )
@@ -174,17 +175,11 @@ func parseRectilinear(ext Extension) ([]Edges, error) {
 	if len(cfg) > 0 {
 		return nil, fmt.Errorf("unknown configuration key %q", cfg.sortedKeys()[0])
 	}
-	dims, err := parseArray(shapesRaw)
-	if err != nil {
-		return nil, fmt.Errorf("chunk_shapes: %w", err)
+	out, err := ParseChunkShapes(shapesRaw)
+	if err != nil && !strings.HasPrefix(err.Error(), "chunk_shapes") {
+		err = fmt.Errorf("chunk_shapes: %w", err)
 	}
-	out := make([]Edges, len(dims))
-	for d, raw := range dims {
-		if out[d], err = parseEdges(raw); err != nil {
-			return nil, fmt.Errorf("chunk_shapes[%d]: %w", d, err)
-		}
-	}
-	return out, nil
+	return out, err
 }
 
 // parseEdges reads one dimension: an integer, or a list of integers and
@@ -236,9 +231,9 @@ func positive(raw json.RawMessage) (int, error) {
 	return n, nil
 }
 
-// marshalEdges writes chunk_shapes: the shorthand integer, or the runs
+// MarshalChunkShapes writes chunk_shapes: the shorthand integer, or the runs
 // (a run of one as a bare integer, as zarr-python writes them).
-func marshalEdges(edges []Edges) []byte {
+func MarshalChunkShapes(edges []Edges) []byte {
 	b := []byte{'['}
 	for d, e := range edges {
 		if d > 0 {
@@ -306,4 +301,21 @@ func ResizeEdges(edges []Edges, old, shape []int) []Edges {
 		}
 	}
 	return out
+}
+
+// ParseChunkShapes reads a rectilinear grid's chunk_shapes as the spec
+// writes them (one entry per dimension: an integer, or a list of integers
+// and [length, count] pairs).
+func ParseChunkShapes(raw json.RawMessage) ([]Edges, error) {
+	dims, err := parseArray(raw)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Edges, len(dims))
+	for d, raw := range dims {
+		if out[d], err = parseEdges(raw); err != nil {
+			return nil, fmt.Errorf("chunk_shapes[%d]: %w", d, err)
+		}
+	}
+	return out, nil
 }

@@ -71,7 +71,7 @@ func (a *ArrayMeta) v3Grid(o *object) error {
 	if a.ChunkEdges != nil {
 		name = RectilinearName
 		cfg.add("kind", quote("inline"))
-		cfg.add("chunk_shapes", marshalEdges(a.ChunkEdges))
+		cfg.add("chunk_shapes", MarshalChunkShapes(a.ChunkEdges))
 	} else {
 		cfg.add("chunk_shape", ints(a.ChunkShape))
 	}
