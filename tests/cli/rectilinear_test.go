@@ -5,12 +5,16 @@ import (
 	endian "encoding/binary"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	bin "github.com/zarrgw/zarrgw/tests/support/binary"
 )
 
 // npyInt32 is a .npy document (version 1) of little-endian int32 values.
@@ -97,6 +101,7 @@ func TestRectilinearRoundTrip(t *testing.T) {
 		}
 	}
 	check("r.zarr")
+	checkGateway(t, dir, "r.zarr", want([]int{2, 5, 8, 11}, []int{4, 5, 6}))
 
 	must(t, dir, "cp", "r.zarr", "reg.zarr", "--chunks", "4,4")
 	if out := must(t, dir, "inspect", "reg.zarr"); !strings.Contains(out, "chunks=[4,4]") {
@@ -148,5 +153,51 @@ func TestRectilinearFixtureDocuments(t *testing.T) {
 		if !slices.Equal(shape, []int{10, 10}) || !slices.Equal(got, make([]float64, 100)) {
 			t.Errorf("%s: cat read %v %v, want 100 zeros", name, shape, got)
 		}
+	}
+}
+
+// checkGateway serves dir's store and asks the array API for the slice
+// 2:12:3,4:7 of /a (across chunk edges), a picture, and the key API for
+// a chunk (stored at its own edges: 2 x 5 int32).
+func checkGateway(t *testing.T, dir, store string, want []float64) {
+	t.Helper()
+	file := filepath.Join(dir, "zarrgw.hcl")
+	write(t, file, `store "fs" "d" {
+  root = "`+filepath.Join(dir, store)+`"
+}
+dataset "d" {
+  store = store.fs.d
+}
+server {
+  listen = "127.0.0.1:0"
+}
+`)
+	g := bin.Serve(t, binary, file)
+	get := func(path string) (*http.Response, []byte) {
+		t.Helper()
+		resp, err := http.Get(g.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp, b
+	}
+	resp, body := get("/d/d/a?slice=2:12:3,4:7&format=json")
+	var doc struct {
+		Shape []int
+		Data  []float64
+	}
+	if err := json.Unmarshal(body, &doc); resp.StatusCode != 200 || err != nil || !slices.Equal(doc.Shape, []int{4, 3}) || !slices.Equal(doc.Data, want) {
+		t.Errorf("array API slice: %d %s (%v), want %v", resp.StatusCode, body, err, want)
+	}
+	if resp, body := get("/d/d/a?format=png"); resp.StatusCode != 200 || !bytes.HasPrefix(body, []byte("\x89PNG")) {
+		t.Errorf("picture: %d %s, %.40q", resp.StatusCode, resp.Header.Get("Content-Type"), body)
+	}
+	if resp, body := get("/d/d/a/c/1/0"); resp.StatusCode != 200 || len(body) != 2*5*4 {
+		t.Errorf("key API chunk c/1/0: %d, %d bytes, want 40", resp.StatusCode, len(body))
 	}
 }
