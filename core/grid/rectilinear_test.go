@@ -183,18 +183,7 @@ func TestRectilinearProjectAgainstModel(t *testing.T) {
 				return true
 			})
 		}
-		total := 1
-		for _, d := range sel {
-			total *= d.Count
-		}
-		if len(seen) != total {
-			t.Fatalf("covered %d of %d elements", len(seen), total)
-		}
-		for k, n := range seen {
-			if n != 1 {
-				t.Fatalf("element %v covered %d times", k, n)
-			}
-		}
+		coveredOnce(t, sel, seen)
 		for d, n := range g.ChunksCrossed(sel) {
 			if n < len(touched[d]) {
 				t.Fatalf("dimension %d: %d chunks crossed counted, %d touched", d, n, len(touched[d]))
