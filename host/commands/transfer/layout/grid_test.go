@@ -14,7 +14,7 @@ import (
 // by element; the output's chunk boxes are cut at its edges.
 func TestWeighOverlapRectilinear(t *testing.T) {
 	src := &meta.ArrayMeta{Shape: []int{13, 7}, ChunkShape: []int{4, 5},
-		ChunkEdges: []meta.Edges{{Runs: []meta.EdgeRun{{3, 1}, {2, 3}, {4, 1}}}, {Runs: []meta.EdgeRun{{5, 1}, {4, 1}}}}}
+		ChunkEdges: []meta.Edges{{Runs: []meta.EdgeRun{{Length: 3, Count: 1}, {Length: 2, Count: 3}, {Length: 4, Count: 1}}}, {Runs: []meta.EdgeRun{{Length: 5, Count: 1}, {Length: 4, Count: 1}}}}}
 	out := &meta.ArrayMeta{Shape: []int{13, 7}, ChunkShape: []int{4, 4}}
 	counts := GridCounts(out)
 	if !slices.Equal(counts, []int{4, 2}) || !slices.Equal(GridCounts(src), []int{5, 2}) {
