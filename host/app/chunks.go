@@ -10,7 +10,7 @@ import (
 )
 
 // chunksSyntax is how --chunks is written, for its errors.
-const chunksSyntax = `give a length per dimension separated by commas (100,100), ` +
+const chunksSyntax = `give positive whole numbers, a length per dimension separated by commas (100,100), ` +
 	`for a rectilinear grid a dimension's edges joined by + with LENGTH*COUNT for runs (10*5+5+5,15+15), ` +
 	`or the rectilinear grid's chunk_shapes as JSON ('[[[10,5],5,5],[15,15]]')`
 
