@@ -145,7 +145,7 @@ func newCp(set app.Set) *cobra.Command {
 	fl.StringVar(&o.Path, "path", "", "the node to copy (default: the whole hierarchy)")
 	fl.IntVar(&o.ToFormat, "to-format", 0, "rewrite metadata as this Zarr format: 3, or 2 (dimension names become xarray's _ARRAY_DIMENSIONS; arrays v2 cannot hold, such as sharded ones, are refused)")
 	fl.StringVar(&o.Codecs, "codecs", "", `new codec chain, as zarr.json writes it (e.g. '[{"name":"bytes"},{"name":"zstd"}]')`)
-	fl.StringVar(&o.Chunks, "chunks", "", "new chunk shape, e.g. 100,100")
+	fl.StringVar(&o.Chunks, "chunks", "", "new chunk shape, e.g. 100,100; a rectilinear grid: edges per dimension joined by +, LENGTH*COUNT for runs, e.g. 10*5+5+5,15+15")
 	fl.StringVar(&o.Shard, "shard", "", "shard shape: shards of this shape holding the (new) chunks")
 	fl.StringVar(&o.InnerChunks, "inner-chunks", "", "inner chunk shape of the shards")
 	fl.IntVar(&o.ChunksPerShard, "chunks-per-shard", 0, "shard every array, of any rank: N chunks along each dimension per shard")

@@ -33,8 +33,12 @@ create_root = true).`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "created %s: shape %v, chunks %v, %s, codecs %s\n",
-				c.Path, c.Shape, c.Chunks, c.DataType, strings.Join(c.Codecs, "+"))
+			chunks := fmt.Sprint(c.Chunks)
+			if strings.HasPrefix(c.Grid, "rectilinear") {
+				chunks = c.Grid
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "created %s: shape %v, chunks %s, %s, codecs %s\n",
+				c.Path, c.Shape, chunks, c.DataType, strings.Join(c.Codecs, "+"))
 			return nil
 		}),
 	}
@@ -42,7 +46,7 @@ create_root = true).`,
 	f := cmd.Flags()
 	f.StringVar(&o.Path, "path", "", "node path of the new array inside the hierarchy")
 	f.StringVar(&o.Shape, "shape", "", "shape, comma-separated")
-	f.StringVar(&o.Chunks, "chunks", "", "chunk shape, comma-separated (default: the shape)")
+	f.StringVar(&o.Chunks, "chunks", "", "chunk shape, comma-separated (default: the shape); a rectilinear grid: edges per dimension joined by +, LENGTH*COUNT for runs, e.g. 10*5+5+5,15+15")
 	f.StringVar(&o.DimensionNames, "dimension-names", "", "a name per dimension, comma-separated (v3 dimension_names; xarray's dimensions)")
 	f.StringVar(&o.Attributes, "attrs", "", `attributes as a JSON object, e.g. '{"units":"K"}'`)
 	f.StringVar(&o.DataType, "dtype", "", "data type, as named in v3 metadata: "+strings.Join(app.CreateTypes, ", ")+", or rN (N bits of raw bytes)")

@@ -72,8 +72,11 @@ type Array struct {
 	grid   grid.Grid
 	keys   grid.KeyEncoder
 	prefix string
-	pipe   *codec.Pipeline
-	opts   Options
+	pipe   *codec.Pipeline // the pipeline of chunks of ChunkShape
+	// pipes holds a rectilinear grid's pipelines of other chunk shapes
+	// (see pipeOf).
+	pipes shapePipes
+	opts  Options
 	// scratch recycles whole-chunk decode buffers (*[]byte) between reads.
 	scratch sync.Pool
 	// encoded recycles buffers of stored (encoded) chunks (*[]byte).
@@ -102,7 +105,7 @@ func (a *Array) init(ctx context.Context) error {
 		return err
 	}
 	a.meta = m
-	g, err := grid.New(m.Shape, m.ChunkShape)
+	g, err := grid.ForArray(m, a.opts.Limits.ChunkEdgesLimit())
 	if err != nil {
 		return err
 	}

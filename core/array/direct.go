@@ -22,7 +22,7 @@ func (a *Array) directTarget(out *ndarray.Array, p grid.Projection) ([]byte, boo
 	if ok, _ := a.pipe.Direct(); !ok {
 		return nil, false
 	}
-	cs := a.meta.ChunkShape
+	cs := a.grid.ChunkShapeAt(p.Chunk)
 	offset := 0
 	for d := range cs {
 		in, o := p.InChunk[d], p.Out[d]
@@ -77,7 +77,11 @@ func (a *Array) decodeInto(ctx context.Context, coords []int, dst []byte) (bool,
 		return false, fmt.Errorf("array %s: read chunk %s: %w", a.Name(), key, err)
 	}
 	defer release()
-	if err := a.pipe.DecodeInto(ctx, encoded, dst); err != nil {
+	pipe, err := a.pipeAt(ctx, coords)
+	if err != nil {
+		return false, err
+	}
+	if err := pipe.DecodeInto(ctx, encoded, dst); err != nil {
 		return false, fmt.Errorf("array %s: chunk %s: %w", a.Name(), key, err)
 	}
 	return true, nil
@@ -121,14 +125,15 @@ func (a *Array) fillElement() []byte {
 // selected part into out: no allocation per chunk, which for fast codecs
 // costs as much as the decoding itself.
 func (a *Array) readViaScratch(ctx context.Context, out *ndarray.Array, p grid.Projection) error {
-	n := ndarray.NumElements(a.meta.ChunkShape) * a.meta.DataType.Size
+	shape := a.grid.ChunkShapeAt(p.Chunk)
+	n := ndarray.NumElements(shape) * a.meta.DataType.Size
 	buf, _ := a.scratch.Get().(*[]byte)
 	if buf == nil || cap(*buf) < n {
 		b := make([]byte, n)
 		buf = &b
 	}
 	defer a.scratch.Put(buf)
-	chunk := &ndarray.Array{DType: a.meta.DataType, Shape: a.meta.ChunkShape, Data: (*buf)[:n]}
+	chunk := &ndarray.Array{DType: a.meta.DataType, Shape: shape, Data: (*buf)[:n]}
 	found, err := a.decodeInto(ctx, p.Chunk, chunk.Data)
 	if err != nil {
 		return err

@@ -100,7 +100,11 @@ func (a *Array) ReadChunk(ctx context.Context, coords []int) (*ndarray.Array, er
 	if err != nil {
 		return nil, fmt.Errorf("array %s: read chunk %s: %w", a.Name(), key, err)
 	}
-	chunk, err := a.pipe.Decode(ctx, v.Data)
+	pipe, err := a.pipeAt(ctx, coords)
+	if err != nil {
+		return nil, err
+	}
+	chunk, err := pipe.Decode(ctx, v.Data)
 	if err != nil {
 		return nil, fmt.Errorf("array %s: chunk %s: %w", a.Name(), key, err)
 	}
@@ -123,7 +127,11 @@ func (a *Array) partialDecoder() codec.PartialDecoder {
 // one inner chunk of a shard costs no further copy.
 func (a *Array) readOnePart(ctx context.Context, pd codec.PartialDecoder, sel grid.Selection, p grid.Projection) (*ndarray.Array, error) {
 	key := a.ChunkKey(p.Chunk)
-	part, err := pd.DecodeRegion(ctx, a.pipe.Spec(), newChunkRanges(a.data, key), p.InChunk)
+	pipe, err := a.pipeAt(ctx, p.Chunk)
+	if err != nil {
+		return nil, err
+	}
+	part, err := pd.DecodeRegion(ctx, pipe.Spec(), newChunkRanges(a.data, key), p.InChunk)
 	if errors.Is(err, store.ErrNotFound) {
 		part, err = ndarray.Filled(a.meta.DataType, sel.Counts(), a.fill()), nil
 	}
@@ -140,9 +148,13 @@ func (a *Array) readOnePart(ctx context.Context, pd codec.PartialDecoder, sel gr
 // partialReader reads a chunk's selected region through the partial
 // decoder, which fetches only the byte ranges it needs.
 func (a *Array) partialReader(pd codec.PartialDecoder) chunkRead {
-	spec := a.pipe.Spec()
 	return func(ctx context.Context, out *ndarray.Array, p grid.Projection) error {
 		key := a.ChunkKey(p.Chunk)
+		pipe, err := a.pipeAt(ctx, p.Chunk)
+		if err != nil {
+			return err
+		}
+		spec := pipe.Spec()
 		if pdi, ok := pd.(codec.PartialDecoderInto); ok {
 			err := pdi.DecodeRegionInto(ctx, spec, newChunkRanges(a.data, key), p.InChunk, out, p.Out)
 			if errors.Is(err, store.ErrNotFound) {

@@ -3,6 +3,9 @@ package array
 import (
 	"context"
 	"fmt"
+	"slices"
+
+	"github.com/zarrgw/zarrgw/core/meta"
 
 	"github.com/zarrgw/zarrgw/core/grid"
 	"github.com/zarrgw/zarrgw/core/ndarray"
@@ -17,20 +20,35 @@ func (a *Array) Resize(ctx context.Context, shape []int) error {
 	if len(shape) != len(a.meta.Shape) {
 		return fmt.Errorf("array %s: resize to %v changes rank %d", a.Name(), shape, len(a.meta.Shape))
 	}
-	newGrid, err := grid.New(shape, a.meta.ChunkShape)
+	m := *a.meta
+	m.Shape = append([]int(nil), shape...)
+	m.ChunkEdges = meta.ResizeEdges(a.meta.ChunkEdges, a.meta.Shape, shape)
+	m.ChunkShape = a.meta.ChunkShape
+	if m.Rectilinear() {
+		m.ChunkShape = meta.LongestChunks(m.ChunkEdges)
+	}
+	if err := m.Check(a.opts.Limits); err != nil {
+		return fmt.Errorf("array %s: resize to %v: %w", a.Name(), shape, err)
+	}
+	newGrid, err := grid.ForArray(&m, a.opts.Limits.ChunkEdgesLimit())
 	if err != nil {
 		return fmt.Errorf("array %s: %w", a.Name(), err)
+	}
+	newPipe := a.pipe
+	if !slices.Equal(m.ChunkShape, a.meta.ChunkShape) {
+		// a new longest chunk: the pipeline of ChunkShape chunks changes
+		if newPipe, err = a.pipeOf(ctx, m.ChunkShape); err != nil {
+			return err
+		}
 	}
 	oldGrid := a.grid
 	if err := a.dropOutside(ctx, oldGrid, newGrid); err != nil {
 		return err
 	}
-	m := *a.meta
-	m.Shape = append([]int(nil), shape...)
-	old, oldG := a.meta, a.grid
-	a.meta, a.grid = &m, newGrid
+	old, oldG, oldPipe := a.meta, a.grid, a.pipe
+	a.meta, a.grid, a.pipe = &m, newGrid, newPipe
 	if err := a.writeMeta(ctx); err != nil {
-		a.meta, a.grid = old, oldG
+		a.meta, a.grid, a.pipe = old, oldG, oldPipe
 		return fmt.Errorf("array %s: %w", a.Name(), err)
 	}
 	return nil
@@ -47,7 +65,7 @@ func (a *Array) dropOutside(ctx context.Context, old, next grid.Grid) error {
 		for d := range c {
 			if c[d] >= newGridShape[d] {
 				inside = false
-			} else if (c[d]+1)*old.ChunkShape[d] > next.Shape[d] && next.Shape[d] < old.Shape[d] {
+			} else if x := old.Axis(d); x.Start(c[d])+x.Len(c[d]) > next.Shape[d] && next.Shape[d] < old.Shape[d] {
 				cut = true
 			}
 		}
@@ -79,14 +97,11 @@ func (a *Array) clearBeyond(ctx context.Context, c []int, next grid.Grid) error 
 	// Clear each dimension's overhang separately; overlaps are harmless.
 	for d := range c {
 		keep := next.Shape[d] - origin[d]
-		if keep >= a.meta.ChunkShape[d] {
+		if keep >= chunk.Shape[d] {
 			continue
 		}
-		sel := make([]grid.Span, len(c))
-		for k := range sel {
-			sel[k] = grid.Span{Start: 0, Step: 1, Count: a.meta.ChunkShape[k]}
-		}
-		sel[d] = grid.Span{Start: keep, Step: 1, Count: a.meta.ChunkShape[d] - keep}
+		sel := grid.WholeSpans(chunk.Shape)
+		sel[d] = grid.Span{Start: keep, Step: 1, Count: chunk.Shape[d] - keep}
 		ndarray.FillRegion(chunk, sel, a.fill())
 	}
 	key := a.ChunkKey(c)

@@ -22,10 +22,10 @@ import (
 type slabPlan struct {
 	sel    grid.Selection
 	counts []int
-	level  int // the dimension slabs take ranges of
-	rows   int // the most output indexes along level in one slab
-	chunk  int // the chunk extent along level
-	inner  int // the inner chunk extent along level (0: not sharded)
+	level  int       // the dimension slabs take ranges of
+	rows   int       // the most output indexes along level in one slab
+	chunk  grid.Axis // the chunks along level
+	inner  int       // the inner chunk extent along level (0: not sharded)
 	// maxElems is the element count of the largest slab (0: no slab).
 	maxElems int
 }
@@ -36,10 +36,10 @@ const exactSpans = 1 << 16
 
 // planSlabs picks the outermost level at which one output index fits in
 // maxBytes (an element costing elemBytes) and groups the chunk spans
-// along it into slabs. innerShape, when not nil, is the shape of the
+// along it (axis(level): the grid's chunks there) into slabs. innerShape, when not nil, is the shape of the
 // inner chunks of sharded chunks: a shard span too large for one slab is
 // cut at inner chunk boundaries, so that no inner chunk is decoded twice.
-func planSlabs(sel grid.Selection, chunkShape, innerShape []int, elemBytes, maxBytes int64) (slabPlan, error) {
+func planSlabs(sel grid.Selection, axis func(d int) grid.Axis, innerShape []int, elemBytes, maxBytes int64) (slabPlan, error) {
 	p := slabPlan{sel: sel, counts: sel.Counts()}
 	total, ok := checked.Product(p.counts)
 	if !ok {
@@ -58,11 +58,11 @@ func planSlabs(sel grid.Selection, chunkShape, innerShape []int, elemBytes, maxB
 	}
 	// inner*elemBytes fits: it is at most maxBytes, or one element
 	p.rows = int(min(max(maxBytes/(int64(inner)*elemBytes), 1), int64(p.counts[p.level])))
-	p.chunk = chunkShape[p.level]
+	p.chunk = axis(p.level)
 	if innerShape != nil {
 		p.inner = innerShape[p.level]
 	}
-	if sel[p.level].ChunksCrossed(p.chunk) > exactSpans {
+	if p.chunk.Crossed(sel[p.level]) > exactSpans {
 		p.maxElems = p.rows * inner // every range holds at most rows
 		return p, nil
 	}
@@ -81,7 +81,7 @@ func (p slabPlan) rangeSizes() iter.Seq[int] {
 		// the inner chunks of the span of n output indexes from lo:
 		// inner chunk boundaries nest in the chunks' boundaries
 		innerOf = func(lo, n int) iter.Seq[int] {
-			return grid.ChunkCounts(grid.Dim{Start: d.Start + lo*d.Step, Step: d.Step, Count: n}, p.inner)
+			return grid.ChunkCounts(grid.Dim{Start: d.Start + lo*d.Step, Step: d.Step, Count: n}, grid.RegularAxis(p.inner))
 		}
 	}
 	return groupSpans(grid.ChunkCounts(d, p.chunk), innerOf, p.rows)

@@ -38,7 +38,7 @@ func TestSlabsCoverSelectionInOrder(t *testing.T) {
 				}
 			}
 		}
-		plan, err := planSlabs(sel, chunks, innerShape, elem, maxBytes)
+		plan, err := planSlabs(sel, regularAxes(chunks), innerShape, elem, maxBytes)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -152,7 +152,7 @@ func innerSpans(t *testing.T, all []int) func(lo, n int) iter.Seq[int] {
 // no list of its spans is made (one was 32 PiB).
 func TestHugeSelectionPlansLazily(t *testing.T) {
 	sel := grid.Selection{{Start: 0, Step: 1, Count: 1 << 62}}
-	plan, err := planSlabs(sel, []int{1024}, nil, 1, 64<<20)
+	plan, err := planSlabs(sel, regularAxes([]int{1024}), nil, 1, 64<<20)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,12 @@ func TestHugeSelectionPlansLazily(t *testing.T) {
 	if slabs != 3 {
 		t.Errorf("walked %d slabs, want 3", slabs)
 	}
-	if _, err := planSlabs(grid.Selection{{Count: 1 << 40}, {Count: 1 << 40}}, []int{1, 1}, nil, 1, 64<<20); err == nil {
+	if _, err := planSlabs(grid.Selection{{Count: 1 << 40}, {Count: 1 << 40}}, regularAxes([]int{1, 1}), nil, 1, 64<<20); err == nil {
 		t.Error("a plan of 2^80 elements was made")
 	}
+}
+
+// regularAxes are the axes of a regular grid of chunks.
+func regularAxes(chunks []int) func(d int) grid.Axis {
+	return func(d int) grid.Axis { return grid.RegularAxis(chunks[d]) }
 }

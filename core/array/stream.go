@@ -35,7 +35,7 @@ func (o StreamOptions) slabBytes() int64 {
 func (a *Array) ElemBytes() int64 { return a.meta.DataType.MemBytes() }
 
 func (a *Array) planSlabs(sel grid.Selection, opts StreamOptions) (slabPlan, error) {
-	p, err := planSlabs(sel, a.meta.ChunkShape, a.InnerChunkShape(), a.ElemBytes(), opts.slabBytes())
+	p, err := planSlabs(sel, a.grid.Axis, a.InnerChunkShape(), a.ElemBytes(), opts.slabBytes())
 	if err != nil {
 		return p, fmt.Errorf("array %s: %w", a.Name(), err)
 	}

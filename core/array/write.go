@@ -71,7 +71,7 @@ func (a *Array) checkInput(sel grid.Selection, data *ndarray.Array) error {
 // of src.
 func (a *Array) chunkFrom(base *ndarray.Array, p grid.Projection, src *ndarray.Array) (*ndarray.Array, error) {
 	if base == nil {
-		base = ndarray.Filled(a.meta.DataType, a.meta.ChunkShape, a.fill())
+		base = ndarray.Filled(a.meta.DataType, a.grid.ChunkShapeAt(p.Chunk), a.fill())
 	}
 	if err := ndarray.CopyRegion(base, p.InChunk, src, p.Out); err != nil {
 		return nil, err
@@ -106,7 +106,7 @@ func (a *Array) writePartialChunk(ctx context.Context, p grid.Projection, src *n
 	key := a.ChunkKey(p.Chunk)
 	conditional := a.data.Capabilities().ConditionalWrite
 	for attempt := 0; attempt < maxConflictRetries; attempt++ {
-		old, version, err := a.readForUpdate(ctx, key)
+		old, version, err := a.readForUpdate(ctx, key, p.Chunk)
 		if err != nil {
 			return err
 		}
@@ -135,12 +135,16 @@ func (a *Array) writePartialChunk(ctx context.Context, p grid.Projection, src *n
 
 // readForUpdate returns the decoded chunk (nil if absent) and its version
 // ("" if absent).
-func (a *Array) readForUpdate(ctx context.Context, key string) (*ndarray.Array, string, error) {
+func (a *Array) readForUpdate(ctx context.Context, key string, coords []int) (*ndarray.Array, string, error) {
 	b, version, err := a.readStored(ctx, key)
 	if b == nil || err != nil {
 		return nil, "", err
 	}
-	chunk, err := a.pipe.Decode(ctx, b)
+	pipe, err := a.pipeAt(ctx, coords)
+	if err != nil {
+		return nil, "", err
+	}
+	chunk, err := pipe.Decode(ctx, b)
 	if err != nil {
 		return nil, "", fmt.Errorf("array %s: chunk %s: %w", a.Name(), key, err)
 	}
@@ -183,13 +187,17 @@ func (a *Array) partialEncoder() codec.PartialEncoder {
 // on the version read, retried on conflict.
 func (a *Array) encodePartialChunk(ctx context.Context, p grid.Projection, src *ndarray.Array, pe codec.PartialEncoder) error {
 	key := a.ChunkKey(p.Chunk)
+	pipe, err := a.pipeAt(ctx, p.Chunk)
+	if err != nil {
+		return err
+	}
 	conditional := a.data.Capabilities().ConditionalWrite
 	for attempt := 0; attempt < maxConflictRetries; attempt++ {
 		old, version, err := a.readStored(ctx, key)
 		if err != nil {
 			return err
 		}
-		b, empty, err := pe.EncodeRegion(ctx, a.pipe.Spec(), old, p.InChunk, src, p.Out)
+		b, empty, err := pe.EncodeRegion(ctx, pipe.Spec(), old, p.InChunk, src, p.Out)
 		if err != nil {
 			return fmt.Errorf("array %s: chunk %s: %w", a.Name(), key, err)
 		}
@@ -215,7 +223,11 @@ func (a *Array) encodePartialChunk(ctx context.Context, p grid.Projection, src *
 }
 
 func (a *Array) storeChunk(ctx context.Context, key string, chunk *ndarray.Array, cond store.Condition) error {
-	b, err := a.pipe.Encode(ctx, chunk)
+	pipe, err := a.pipeOf(ctx, chunk.Shape)
+	if err != nil {
+		return err
+	}
+	b, err := pipe.Encode(ctx, chunk)
 	if err != nil {
 		return fmt.Errorf("array %s: encode chunk %s: %w", a.Name(), key, err)
 	}

@@ -152,6 +152,9 @@ func (p *Pipeline) ArrayBytes() (ArrayBytes, bool) {
 	return p.ab, len(p.aa) == 0 && len(p.bb) == 0
 }
 
+// MaxChunkBytes bounds decoded sizes not known in advance.
+func (p *Pipeline) MaxChunkBytes() int64 { return p.maxLen }
+
 // Spec is the chunk spec the pipeline was built for.
 func (p *Pipeline) Spec() Spec { return p.chunk }
 

@@ -104,18 +104,7 @@ func TestProjectCoversSelection(t *testing.T) {
 				return true
 			})
 		}
-		total := 1
-		for _, d := range sel {
-			total *= d.Count
-		}
-		if len(seen) != total {
-			t.Fatalf("covered %d of %d elements", len(seen), total)
-		}
-		for k, n := range seen {
-			if n != 1 {
-				t.Fatalf("element %v covered %d times", k, n)
-			}
-		}
+		coveredOnce(t, sel, seen)
 	}
 }
 
@@ -125,4 +114,22 @@ func counts(s []Span) []int {
 		out[i] = s[i].Count
 	}
 	return out
+}
+
+// coveredOnce fails unless seen counts every element of sel's output
+// once.
+func coveredOnce(t *testing.T, sel Selection, seen map[[3]int]int) {
+	t.Helper()
+	total := 1
+	for _, d := range sel {
+		total *= d.Count
+	}
+	if len(seen) != total {
+		t.Fatalf("covered %d of %d elements", len(seen), total)
+	}
+	for k, n := range seen {
+		if n != 1 {
+			t.Fatalf("element %v covered %d times", k, n)
+		}
+	}
 }

@@ -59,7 +59,7 @@ func TestNewRefusesOverflowingShape(t *testing.T) {
 // element are counted as far as asked, not listed.
 func TestChunkCountsAreLazy(t *testing.T) {
 	var got []int
-	for n := range ChunkCounts(Dim{Start: 5, Step: 3, Count: 1 << 62}, 4) {
+	for n := range ChunkCounts(Dim{Start: 5, Step: 3, Count: 1 << 62}, RegularAxis(4)) {
 		if got = append(got, n); len(got) == 4 {
 			break
 		}
@@ -69,7 +69,7 @@ func TestChunkCountsAreLazy(t *testing.T) {
 		t.Errorf("got %v, want %v", got, want)
 	}
 	last := 0
-	for n := range ChunkCounts(Dim{Start: math.MaxInt - 10, Step: 5, Count: 3}, 4) {
+	for n := range ChunkCounts(Dim{Start: math.MaxInt - 10, Step: 5, Count: 3}, RegularAxis(4)) {
 		last += n
 	}
 	if last != 3 {

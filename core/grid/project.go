@@ -46,7 +46,7 @@ type dimPart struct {
 func (g Grid) Project(sel Selection) []Projection {
 	parts := make([][]dimPart, len(sel))
 	for i, d := range sel {
-		parts[i] = slices.Collect(projectDim(d, g.ChunkShape[i]))
+		parts[i] = slices.Collect(projectDim(d, g.axes[i]))
 		if len(parts[i]) == 0 {
 			return nil
 		}
@@ -73,11 +73,11 @@ func (g Grid) Project(sel Selection) []Projection {
 }
 
 // ChunkCounts yields how many selected indexes of d (checked against its
-// array) fall in each chunk of the given extent that d crosses, in order.
-// It runs lazily: a dimension may cross more chunks than fit in memory.
-func ChunkCounts(d Dim, chunk int) iter.Seq[int] {
+// array) fall in each chunk of the axis that d crosses, in order. It runs
+// lazily: a dimension may cross more chunks than fit in memory.
+func ChunkCounts(d Dim, x Axis) iter.Seq[int] {
 	return func(yield func(int) bool) {
-		for part := range projectDim(d, chunk) {
+		for part := range projectDim(d, x) {
 			if !yield(part.inChunk.Count) {
 				return
 			}
@@ -87,14 +87,14 @@ func ChunkCounts(d Dim, chunk int) iter.Seq[int] {
 
 // projectDim splits one dimension's strided selection by chunk. Every
 // index it computes lies within the selection, so none can overflow.
-func projectDim(d Dim, chunk int) iter.Seq[dimPart] {
+func projectDim(d Dim, x Axis) iter.Seq[dimPart] {
 	return func(yield func(dimPart) bool) {
 		idx, out, left := d.Start, 0, d.Count
 		for left > 0 {
-			c := idx / chunk
-			inChunk := idx - c*chunk
+			c := x.Chunk(idx)
+			inChunk := idx - x.Start(c)
 			// the selected indexes idx, idx+step, ... left in this chunk
-			n := min((chunk-1-inChunk)/d.Step+1, left)
+			n := min((x.Len(c)-1-inChunk)/d.Step+1, left)
 			part := dimPart{
 				chunk:   c,
 				inChunk: Span{Start: inChunk, Step: d.Step, Count: n},

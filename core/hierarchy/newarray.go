@@ -17,6 +17,9 @@ type ArraySpec struct {
 	DataType dtype.DataType
 	// Chunks is the chunk shape; nil for one chunk of the whole shape.
 	Chunks []int
+	// ChunkEdges, when set, make the grid rectilinear: the chunk edges
+	// of each dimension (Chunks is then ignored).
+	ChunkEdges []meta.Edges
 	// FillValue is the fill value's bytes (dtype.ParseFill); nil for the
 	// data type's default (zero).
 	FillValue []byte
@@ -54,6 +57,10 @@ func NewArrayMeta(s ArraySpec) (*meta.ArrayMeta, error) {
 		Format: meta.V3, Shape: s.Shape, ChunkShape: s.Chunks, DataType: s.DataType, FillValue: s.FillValue,
 		ChunkKey:   meta.ChunkKeyEncoding{Name: "default", Separator: "/"},
 		Attributes: s.Attributes, Codecs: s.Codecs,
+	}
+	if s.ChunkEdges != nil {
+		m.ChunkEdges = meta.CloneEdges(s.ChunkEdges)
+		m.ChunkShape = meta.LongestChunks(s.ChunkEdges)
 	}
 	if m.ChunkShape == nil {
 		m.ChunkShape = s.Shape

@@ -36,6 +36,7 @@ func (a *ArrayMeta) ToV3() (*ArrayMeta, error) {
 	m.ChunkKey = ChunkKeyEncoding{Name: "default", Separator: "/"}
 	m.Shape = append([]int(nil), a.Shape...)
 	m.ChunkShape = append([]int(nil), a.ChunkShape...)
+	m.ChunkEdges = CloneEdges(a.ChunkEdges)
 	m.Codecs = append([]Extension(nil), a.Codecs...)
 	if m.FillValue == nil {
 		m.FillValue = make([]byte, a.DataType.Size)

@@ -128,6 +128,9 @@ func (a *ArrayMeta) copyV2() *ArrayMeta {
 // checkV2Form refuses what Zarr v2 has no place for, before the codec
 // chain is mapped (which refuses chains in another order).
 func checkV2Form(a *ArrayMeta) error {
+	if a.Rectilinear() {
+		return fmt.Errorf("chunk grid %s: Zarr v2 has only regular chunks (re-chunk it with a regular chunk shape)", RectilinearName)
+	}
 	if len(a.StorageTransformers) > 0 {
 		names := make([]string, len(a.StorageTransformers))
 		for i, t := range a.StorageTransformers {

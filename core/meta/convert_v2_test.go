@@ -475,7 +475,7 @@ func attrsWithout(attrs json.RawMessage, names []*string) json.RawMessage {
 }
 
 // What v2 cannot hold is refused, with ErrNoV2Form and an error that says
-// what; a rectilinear chunk grid is refused earlier, by ParseV3.
+// what.
 func TestToV2Refusals(t *testing.T) {
 	sharded := `[{"name": "sharding_indexed", "configuration": {"chunk_shape": [1, 3],
 		"codecs": [{"name": "bytes", "configuration": {"endian": "little"}}],
@@ -516,11 +516,15 @@ func TestToV2Refusals(t *testing.T) {
 			}
 		})
 	}
-	// a rectilinear grid never becomes an ArrayMeta
+	// a rectilinear grid has no v2 form: it is re-chunked regularly or refused
 	doc := `{"zarr_format": 3, "node_type": "array", "shape": [6], "data_type": "int8",
 		"chunk_grid": {"name": "rectilinear", "configuration": {"kind": "inline", "chunk_shapes": [[2, 4]]}},
 		"chunk_key_encoding": {"name": "default"}, "fill_value": 0, "codecs": [{"name": "bytes"}]}`
-	if _, _, err := ParseV3([]byte(doc)); err == nil || !strings.Contains(err.Error(), `unsupported chunk grid "rectilinear"`) {
+	a, _, err := ParseV3([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.ToV2(); !errors.Is(err, ErrNoV2Form) || !strings.Contains(err.Error(), "chunk grid rectilinear: Zarr v2 has only regular chunks") {
 		t.Errorf("rectilinear grid: %v", err)
 	}
 }

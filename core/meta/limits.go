@@ -31,6 +31,9 @@ type Limits struct {
 	// at any depth, the sharding storage transformer's chunks_per_shard):
 	// a shard's index, 16 bytes per inner chunk, is read whole.
 	MaxShardChunks int64
+	// MaxChunkEdges bounds the chunk edges one dimension of a rectilinear
+	// grid lists, run-length pairs expanded: readers hold them.
+	MaxChunkEdges int
 }
 
 // Defaults of Limits.
@@ -38,6 +41,7 @@ const (
 	DefaultMaxRank        = 64
 	DefaultMaxChunkBytes  = 1 << 30
 	DefaultMaxShardChunks = 1 << 22 // an index of 64 MiB
+	DefaultMaxChunkEdges  = 1 << 20 // 8 MiB of edges per dimension
 )
 
 // withDefaults fills the fields left zero.
@@ -51,8 +55,14 @@ func (l Limits) withDefaults() Limits {
 	if l.MaxShardChunks <= 0 {
 		l.MaxShardChunks = DefaultMaxShardChunks
 	}
+	if l.MaxChunkEdges <= 0 {
+		l.MaxChunkEdges = DefaultMaxChunkEdges
+	}
 	return l
 }
+
+// ChunkEdgesLimit is MaxChunkEdges, or its default when zero.
+func (l Limits) ChunkEdgesLimit() int { return l.withDefaults().MaxChunkEdges }
 
 // invalidf is an error wrapping ErrInvalid.
 func invalidf(format string, args ...any) error {
@@ -70,6 +80,12 @@ func (a *ArrayMeta) Check(l Limits) error {
 	l = l.withDefaults()
 	if len(a.Shape) > l.MaxRank {
 		return invalidf("shape has %d dimensions, more than the limit of %d (max_array_rank)", len(a.Shape), l.MaxRank)
+	}
+	if err := a.checkEdges(l); err != nil {
+		return err
+	}
+	if err := a.shardEdgesUntiled(a.soleSharding()); err != nil {
+		return err
 	}
 	for i, c := range a.Codecs {
 		if err := checkShards(c, a.ChunkShape, l, fmt.Sprintf("codecs[%d] (%s)", i, c.Name)); err != nil {

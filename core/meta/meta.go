@@ -47,7 +47,10 @@ type ChunkKeyEncoding struct {
 type ArrayMeta struct {
 	Format     Format
 	Shape      []int
-	ChunkShape []int // the regular chunk grid's chunk shape (for sharded arrays: the shard shape)
+	ChunkShape []int // the regular chunk grid's chunk shape (for sharded arrays: the shard shape); for a rectilinear grid its longest edges, a bound on every chunk
+	// ChunkEdges is the rectilinear chunk grid's edges per dimension; nil
+	// for a regular grid.
+	ChunkEdges []Edges
 	DataType   dtype.DataType
 	// FillValue is one element in memory form (see codec.Spec.FillValue);
 	// nil when the metadata says null (v2, draft).

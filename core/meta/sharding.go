@@ -43,13 +43,37 @@ func (a *ArrayMeta) soleSharding() []int {
 }
 
 // InnerChunkShape is the shape of the inner chunks of a sharded array
-// (its chain is one sharding codec) when they tile its chunks, or nil.
+// (its chain is one sharding codec) when they tile its chunks (every
+// chunk of a rectilinear grid), or nil.
 func (a *ArrayMeta) InnerChunkShape() []int {
 	inner := a.soleSharding()
+	if a.shardEdgesUntiled(inner) != nil {
+		return nil
+	}
 	for i, n := range inner {
 		if n < 1 || a.ChunkShape[i]%n != 0 {
 			return nil
 		}
 	}
 	return inner
+}
+
+// shardEdgesUntiled is the refusal of a rectilinear grid of shards that
+// inner chunks do not tile: each of its edge lengths must be a multiple of
+// the inner chunk (the sharding codec's condition, for every shard).
+func (a *ArrayMeta) shardEdgesUntiled(inner []int) error {
+	for d, e := range a.ChunkEdges {
+		if d >= len(inner) || inner[d] < 1 {
+			return nil
+		}
+		if e.Uniform > 0 && e.Uniform%inner[d] != 0 {
+			return invalidf("chunk_grid.chunk_shapes[%d]: shards of %d are not a multiple of the inner chunks of %d (sharding_indexed chunk_shape %v)", d, e.Uniform, inner[d], inner)
+		}
+		for _, r := range e.Runs {
+			if r.Length%inner[d] != 0 {
+				return invalidf("chunk_grid.chunk_shapes[%d]: shards of %d are not a multiple of the inner chunks of %d (sharding_indexed chunk_shape %v)", d, r.Length, inner[d], inner)
+			}
+		}
+	}
+	return nil
 }

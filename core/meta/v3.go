@@ -126,8 +126,11 @@ func v3ChunkGrid(f fields, a *ArrayMeta) error {
 	if err != nil {
 		return err
 	}
-	if a.ChunkShape, err = parseChunkGrid(raw); err != nil {
+	if a.ChunkShape, a.ChunkEdges, err = parseChunkGrid(raw); err != nil {
 		return fmt.Errorf("chunk_grid: %w", err)
+	}
+	if a.ChunkEdges != nil && len(a.ChunkEdges) != len(a.Shape) {
+		return fmt.Errorf("chunk_grid: chunk_shapes has %d dimensions, shape has %d", len(a.ChunkEdges), len(a.Shape))
 	}
 	if len(a.ChunkShape) != len(a.Shape) {
 		return fmt.Errorf("chunk_grid: chunk_shape has %d dimensions, shape has %d", len(a.ChunkShape), len(a.Shape))
@@ -135,30 +138,40 @@ func v3ChunkGrid(f fields, a *ArrayMeta) error {
 	return nil
 }
 
-func parseChunkGrid(raw json.RawMessage) ([]int, error) {
+// parseChunkGrid reads a regular grid's chunk shape, or a rectilinear
+// grid's edges and their longest chunk.
+func parseChunkGrid(raw json.RawMessage) ([]int, []Edges, error) {
 	ext, err := parseExtension(raw)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if ext.Name != "regular" {
-		return nil, fmt.Errorf("unsupported chunk grid %q (only \"regular\")", ext.Name)
+	switch ext.Name {
+	case "regular":
+	case RectilinearName:
+		edges, err := parseRectilinear(ext)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", ext.Name, err)
+		}
+		return LongestChunks(edges), edges, nil
+	default:
+		return nil, nil, fmt.Errorf("unsupported chunk grid %q (\"regular\" or \"rectilinear\")", ext.Name)
 	}
 	cfg, err := configFields(ext)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	shapeRaw, ok := cfg.take("chunk_shape")
 	if !ok {
-		return nil, errors.New("missing chunk_shape")
+		return nil, nil, errors.New("missing chunk_shape")
 	}
 	if len(cfg) > 0 {
-		return nil, fmt.Errorf("unknown configuration key %q", cfg.sortedKeys()[0])
+		return nil, nil, fmt.Errorf("unknown configuration key %q", cfg.sortedKeys()[0])
 	}
 	shape, err := parseInts(shapeRaw, 1)
 	if err != nil {
-		return nil, fmt.Errorf("chunk_shape: %w", err)
+		return nil, nil, fmt.Errorf("chunk_shape: %w", err)
 	}
-	return shape, nil
+	return shape, nil, nil
 }
 
 func v3ChunkKey(f fields, a *ArrayMeta) error {

@@ -67,10 +67,16 @@ func (a *ArrayMeta) v3Type(o *object) error {
 }
 
 func (a *ArrayMeta) v3Grid(o *object) error {
-	cfg := newObject()
-	cfg.add("chunk_shape", ints(a.ChunkShape))
+	cfg, name := newObject(), "regular"
+	if a.ChunkEdges != nil {
+		name = RectilinearName
+		cfg.add("kind", quote("inline"))
+		cfg.add("chunk_shapes", MarshalChunkShapes(a.ChunkEdges))
+	} else {
+		cfg.add("chunk_shape", ints(a.ChunkShape))
+	}
 	grid := newObject()
-	grid.add("name", quote("regular"))
+	grid.add("name", quote(name))
 	grid.add("configuration", cfg.bytes())
 	o.add("chunk_grid", grid.bytes())
 	return nil

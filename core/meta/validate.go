@@ -25,6 +25,9 @@ func (a *ArrayMeta) Validate() error {
 			return invalidf("chunk shape[%d] is %d, must be > 0", i, n)
 		}
 	}
+	if err := a.validateEdges(); err != nil {
+		return err
+	}
 	if err := validDataType(a); err != nil {
 		return err
 	}

@@ -289,10 +289,13 @@ func (o CopyOptions) parse() (transfer.Options, error) {
 		opts.Codecs = codecs
 	}
 	var err error
+	if opts.Chunks, opts.ChunkEdges, err = parseChunks("--chunks", o.Chunks); err != nil {
+		return opts, err
+	}
 	for _, s := range []struct {
 		name, text string
 		dst        *[]int
-	}{{"--chunks", o.Chunks, &opts.Chunks}, {"--shard", o.Shard, &opts.Shard}, {"--inner-chunks", o.InnerChunks, &opts.InnerChunks}} {
+	}{{"--shard", o.Shard, &opts.Shard}, {"--inner-chunks", o.InnerChunks, &opts.InnerChunks}} {
 		if *s.dst, err = parseShape(s.name, s.text); err != nil {
 			return opts, err
 		}

@@ -14,12 +14,13 @@ import (
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/core/meta"
 	"github.com/zarrgw/zarrgw/host/app/location"
+	"github.com/zarrgw/zarrgw/host/commands/render"
 )
 
 // CreateOptions are a new array as `zarrgw create` gives it, as typed.
 type CreateOptions struct {
 	Path           string // the array's node path
-	Shape, Chunks  string // comma-separated; Chunks "" for the shape
+	Shape, Chunks  string // comma-separated (Chunks: see parseChunks); Chunks "" for the shape
 	DataType       string // a v3 name: int16, float32, r8 ...
 	FillValue      string // JSON, as in zarr.json; "" for zero
 	DimensionNames string // comma-separated; "" for none
@@ -33,8 +34,11 @@ type CreateOptions struct {
 type Created struct {
 	Path          string
 	Shape, Chunks []int
-	DataType      string
-	Codecs        []string // names, in order
+	// Grid is the chunk grid as inspect prints it (a rectilinear
+	// grid's edges, where Chunks holds its longest chunks).
+	Grid     string
+	DataType string
+	Codecs   []string // names, in order
 }
 
 // PrepareCreate checks the new array before anything is created: a
@@ -72,7 +76,7 @@ func Create(ctx context.Context, t *Target, o CreateOptions) (Created, error) {
 	if _, err := hierarchy.CreateArray(ctx, t.Store, o.Path, m, t.Options); err != nil {
 		return Created{}, WriteError(t, err)
 	}
-	c := Created{Path: o.Path, Shape: m.Shape, Chunks: m.ChunkShape, DataType: m.DataType.Name}
+	c := Created{Path: o.Path, Shape: m.Shape, Chunks: m.ChunkShape, Grid: render.Describe(m).Chunks, DataType: m.DataType.Name}
 	for _, e := range m.Codecs {
 		c.Codecs = append(c.Codecs, e.Name)
 	}
@@ -97,10 +101,8 @@ func (o CreateOptions) spec() (hierarchy.ArraySpec, error) {
 	if s.Shape, err = parseDims("--shape", o.Shape); err != nil {
 		return s, err
 	}
-	if o.Chunks != "" {
-		if s.Chunks, err = parseDims("--chunks", o.Chunks); err != nil {
-			return s, err
-		}
+	if s.Chunks, s.ChunkEdges, err = parseChunks("--chunks", o.Chunks); err != nil {
+		return s, err
 	}
 	if o.FillValue != "" {
 		if s.FillValue, err = dtype.ParseFill(dt, json.RawMessage(o.FillValue), false); err != nil {

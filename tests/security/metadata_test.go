@@ -43,9 +43,18 @@ func plain(shape, chunk, dtype string) string {
 		`"codecs":[{"name":"bytes","configuration":{"endian":"little"}}]}`
 }
 
+// rectilinear is the zarr.json of a uint8 array with a rectilinear grid
+// of the given chunk_shapes (JSON).
+func rectilinear(shape, chunkShapes string) string {
+	return `{"zarr_format":3,"node_type":"array","shape":` + shape + `,"data_type":"uint8",` +
+		`"chunk_grid":{"name":"rectilinear","configuration":{"kind":"inline","chunk_shapes":` + chunkShapes + `}},` +
+		`"chunk_key_encoding":{"name":"default"},"fill_value":0,"codecs":[{"name":"bytes"}]}`
+}
+
 const (
 	e30 = "1073741824"          // 2^30
 	e40 = "1099511627776"       // 2^40
+	e60 = "1152921504606846976" // 2^60
 	e62 = "4611686018427387904" // 2^62
 )
 
@@ -69,6 +78,12 @@ var metadataBombs = []struct {
 	// a slice bounds panic in the read-ahead goroutine: the process died
 	{"killed", plain("["+e62+","+e62+"]", "[1,1]", "uint8"), "slice=0:2&format=npy",
 		422, "shape [" + e62 + " " + e62 + "]: its elements of uint8 take more than 8 EiB"},
+	// a run of 2^60 chunk edges: listing them would take 8 EiB
+	{"edges", rectilinear("[10]", "[[[1,"+e60+"]]]"), "slice=0:2&format=json",
+		422, "chunk_grid.chunk_shapes[0]: " + e60 + " chunk edges, more than the limit of 1048576 (max_chunk_edges)"},
+	// edges whose sum wraps: 2^62 x 4 + 10
+	{"edgesum", rectilinear("[10]", "[[["+e62+",4],10]]"), "slice=0:2&format=json",
+		422, "chunk_grid.chunk_shapes[0]: the edges add up beyond 64 bits"},
 	// makeslice: len out of range, drawing a picture
 	{"picture", plain("["+e40+","+e40+"]", "["+e30+","+e30+"]", "float32"), "format=png",
 		422, "shape [" + e40 + " " + e40 + "]: its elements of float32 take more than 8 EiB"},

@@ -1,6 +1,8 @@
 package render
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/zarrgw/zarrgw/core/meta"
@@ -20,7 +22,7 @@ func Describe(m *meta.ArrayMeta) Description {
 		Format:    m.Format.String(),
 		Shape:     ints(m.Shape),
 		DataType:  DataTypeName(m),
-		Chunks:    ints(m.ChunkShape),
+		Chunks:    chunksText(m),
 		Codecs:    codecList(m.Codecs),
 		FillValue: fillValue(m),
 		ChunkKeys: m.ChunkKey.Name + ` ("` + m.ChunkKey.Separator + `")`,
@@ -39,6 +41,40 @@ func Describe(m *meta.ArrayMeta) Description {
 		d.DimensionNames = "[" + strings.Join(names, ", ") + "]"
 	}
 	return d
+}
+
+// shownRuns bounds the runs of edges printed per dimension of a
+// rectilinear grid: a grid may list a million.
+const shownRuns = 8
+
+// chunksText prints the chunk grid: a regular grid's chunk shape, or
+// "rectilinear " and the edges as --chunks takes them (10*5+5+5,15+15).
+func chunksText(m *meta.ArrayMeta) string {
+	if !m.Rectilinear() {
+		return ints(m.ChunkShape)
+	}
+	dims := make([]string, len(m.ChunkEdges))
+	for d, e := range m.ChunkEdges {
+		if e.Uniform > 0 {
+			dims[d] = strconv.Itoa(e.Uniform)
+			continue
+		}
+		runs := make([]string, 0, min(len(e.Runs), shownRuns+1))
+		for i, r := range e.Runs {
+			if i == shownRuns {
+				n, _ := e.Count(m.Shape[d])
+				runs = append(runs, fmt.Sprintf("... (%d edges)", n))
+				break
+			}
+			if r.Count == 1 {
+				runs = append(runs, strconv.Itoa(r.Length))
+			} else {
+				runs = append(runs, fmt.Sprintf("%d*%d", r.Length, r.Count))
+			}
+		}
+		dims[d] = strings.Join(runs, "+")
+	}
+	return "rectilinear " + strings.Join(dims, ",")
 }
 
 // fillValue prints the fill value as cat prints elements ("null" when

@@ -30,8 +30,11 @@ type NodeJSON struct {
 	Shape []int `json:"shape,omitempty"`
 	// DataType is named as the metadata names it ("float32", "<f4").
 	DataType string `json:"data_type,omitempty"`
-	// Chunks is the chunk grid's chunk shape (a sharded array's shard shape).
+	// Chunks is the chunk grid's chunk shape (a sharded array's shard
+	// shape); of a rectilinear grid, its longest chunks.
 	Chunks []int `json:"chunks,omitempty"`
+	// ChunkShapes are a rectilinear grid's edges as zarr.json writes them.
+	ChunkShapes json.RawMessage `json:"chunk_shapes,omitempty"`
 	// FillValue is as zarrgw cat prints an element; null when the
 	// metadata has none.
 	FillValue           json.RawMessage `json:"fill_value,omitempty"`
@@ -75,6 +78,9 @@ func Nodes(ctx context.Context, s store.Store, root hierarchy.Node, opts array.O
 		m := n.Array
 		j.Kind = "array"
 		j.Shape, j.Chunks, j.DataType = nonNil(m.Shape), nonNil(m.ChunkShape), DataTypeName(m)
+		if m.Rectilinear() {
+			j.ChunkShapes = meta.MarshalChunkShapes(m.ChunkEdges)
+		}
 		j.FillValue = json.RawMessage(fillValue(m))
 		j.Codecs, j.StorageTransformers = extensions(m.Codecs), extensions(m.StorageTransformers)
 		j.ChunkKeyEncoding = &ChunkKeyJSON{Name: m.ChunkKey.Name, Separator: m.ChunkKey.Separator}

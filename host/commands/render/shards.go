@@ -34,20 +34,33 @@ func ShardLayout(ctx context.Context, a *array.Array) (string, error) {
 	return layout.Description + ", " + fill, nil
 }
 
+// innerChunks is how many inner chunks a shard of spec holds; perShard
+// those of the array's ChunkShape (every shard of a regular grid).
+func innerChunks(ctx context.Context, ld codec.LayoutDescriber, spec codec.Spec, perShard int) int {
+	if l, err := ld.DescribeLayout(ctx, spec); err == nil {
+		return l.InnerChunks
+	}
+	return perShard
+}
+
 // filled counts stored inner chunks over the shards' indexes.
 func filled(ctx context.Context, a *array.Array, ld codec.LayoutDescriber, perShard int) (string, error) {
 	var stored, total, shards, present int
 	var ferr error
-	spec := a.Pipeline().Spec()
 	a.Grid().Chunks(func(c []int) bool {
 		if shards == maxShardsScanned {
 			return false
 		}
 		shards++
+		spec, err := a.ChunkSpec(ctx, c) // a rectilinear grid's shards differ
+		if err != nil {
+			ferr = err
+			return false
+		}
 		s, t, err := ld.Occupancy(ctx, spec, a.ChunkRanges(c))
 		switch {
 		case errors.Is(err, store.ErrNotFound):
-			total += perShard
+			total += innerChunks(ctx, ld, spec, perShard)
 		case err != nil:
 			ferr = fmt.Errorf("shard %s: %w", a.ChunkKey(c), err)
 			return false

@@ -247,7 +247,7 @@ func (p *Plan) chunkIndex() map[string]chunkKeys {
 	for _, n := range p.nodes {
 		if m := n.out.Array; m != nil {
 			if enc, err := grid.NewKeyEncoder(m.ChunkKey); err == nil {
-				out[n.out.Path] = chunkKeys{enc: enc, counts: layout.Counts(m.Shape, m.ChunkShape)}
+				out[n.out.Path] = chunkKeys{enc: enc, counts: layout.GridCounts(m)}
 			}
 		}
 	}

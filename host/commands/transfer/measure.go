@@ -187,7 +187,7 @@ func newChunks(n *outNode, sz sizes, keys []string) int64 {
 	if w := chunkWeights(n, sz, keys); w != nil {
 		return int64(len(w))
 	}
-	return layout.Product(layout.Counts(n.out.Array.Shape, n.out.Array.ChunkShape))
+	return layout.Product(layout.GridCounts(n.out.Array))
 }
 
 // measureTotals sums the report, adding the groups created above the

@@ -162,7 +162,7 @@ func (p *Plan) arrayObjects(n *outNode, sz sizes, keys []string) (*arrayObjects,
 	if err != nil {
 		return nil, fmt.Errorf("array %s: %w", n.out.Name(), err)
 	}
-	a := &arrayObjects{node: n, counts: layout.Counts(out.Shape, out.ChunkShape), enc: enc,
+	a := &arrayObjects{node: n, counts: layout.GridCounts(out), enc: enc,
 		prefix: array.ChunkPrefix(out.Format, n.out.Path), bytes: -1}
 	if b := sumSizes(sz, keys); b != nil {
 		a.bytes = *b
@@ -219,7 +219,7 @@ func chunkWeights(n *outNode, sz sizes, keys []string) map[int64]int64 {
 	if sz == nil || err != nil || len(src.StorageTransformers) > 0 {
 		return nil
 	}
-	counts := layout.Counts(out.Shape, out.ChunkShape)
+	counts := layout.GridCounts(out)
 	prefix := array.ChunkPrefix(src.Format, n.src.Path)
 	weights := map[int64]int64{}
 	for _, key := range keys {

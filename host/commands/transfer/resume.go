@@ -35,5 +35,9 @@ func CopyID(configFile, src, dst string, opts Options) string {
 		// journals of copies begun before partitions existed still match
 		fmt.Fprintf(h, "\x00partition %s", opts.Partition)
 	}
+	if opts.ChunkEdges != nil {
+		// a rectilinear grid's edges, beyond its longest chunks (Chunks)
+		fmt.Fprintf(h, "\x00edges %v", opts.ChunkEdges)
+	}
 	return hex.EncodeToString(h.Sum(nil)[:12])
 }

@@ -270,7 +270,7 @@ func (emptyGrid) Value(int) (float64, bool) { return 0, false }
 func (g *Pages) pictureTag(ctx context.Context, ds *server.Dataset, a *array.Array, read grid.Selection, query string) (string, error) {
 	// counted before they are projected: a projection per chunk of a
 	// huge picture would itself take hundreds of megabytes
-	if n, ok := checked.Product(arraycost.ChunksTouched(read, a.Meta().ChunkShape)); !ok || n > maxTaggedChunks {
+	if n, ok := checked.Product(a.Grid().ChunksCrossed(read)); !ok || n > maxTaggedChunks {
 		return "", nil
 	}
 	projections := a.Grid().Project(read)

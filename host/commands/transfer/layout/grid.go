@@ -1,13 +1,43 @@
 package layout
 
 import (
+	"sync"
+
 	"github.com/zarrgw/zarrgw/core/checked"
 	"github.com/zarrgw/zarrgw/core/grid"
 	"github.com/zarrgw/zarrgw/core/meta"
 	"github.com/zarrgw/zarrgw/core/ndarray"
 )
 
-// Counts is the number of chunks along each dimension.
+// grids keeps the chunk grid of each array's metadata (by its address:
+// metadata is not changed once made), so that a rectilinear grid's edges
+// are expanded once per array, not once per chunk.
+var grids sync.Map // *meta.ArrayMeta -> grid.Grid
+
+// GridOf is the chunk grid of an array's metadata (checked before: its
+// edges within the limits). Metadata whose grid cannot be made gets the
+// regular grid of its longest chunks, a bound.
+func GridOf(m *meta.ArrayMeta) grid.Grid {
+	if g, ok := grids.Load(m); ok {
+		return g.(grid.Grid)
+	}
+	g, err := grid.ForArray(m, 0)
+	if err != nil {
+		g, _ = grid.New(m.Shape, m.ChunkShape)
+	}
+	grids.Store(m, g)
+	return g
+}
+
+// GridCounts is the number of chunks along each dimension of the array.
+func GridCounts(m *meta.ArrayMeta) []int {
+	if !m.Rectilinear() {
+		return Counts(m.Shape, m.ChunkShape)
+	}
+	return GridOf(m).GridShape()
+}
+
+// Counts is the number of chunks along each dimension of a regular grid.
 func Counts(shape, chunks []int) []int {
 	out := make([]int, len(shape))
 	for i := range shape {
@@ -50,12 +80,8 @@ func Next(coords, counts []int) {
 // ChunkBox is the selection of the chunk at coords, cut at the array's
 // end.
 func ChunkBox(m *meta.ArrayMeta, coords []int) grid.Selection {
-	start, count := make([]int, len(coords)), make([]int, len(coords))
-	for i, c := range coords {
-		start[i] = c * m.ChunkShape[i]
-		count[i] = min(m.ChunkShape[i], m.Shape[i]-start[i])
-	}
-	return grid.Box(start, count)
+	g := GridOf(m)
+	return grid.Box(g.ChunkOrigin(coords), g.InBounds(coords))
 }
 
 // WeighOverlap adds to each chunk of out's grid that the source chunk at
@@ -67,15 +93,16 @@ func WeighOverlap(weights map[int64]int64, coords []int, size int64, src, out *m
 	start, end := make([]int, rank), make([]int, rank)
 	lo, hi := make([]int, rank), make([]int, rank)
 	volume := int64(1)
+	sg, og := GridOf(src), GridOf(out)
 	for i, c := range coords {
-		var ok bool
-		if start[i], ok = checked.Mul(c, src.ChunkShape[i]); ok {
-			end[i] = start[i] + min(src.ChunkShape[i], src.Shape[i]-start[i])
+		s, n, ok := sg.Axis(i).Bounds(c)
+		if ok {
+			start[i], end[i] = s, s+min(n, src.Shape[i]-s)
 		}
 		if !ok || start[i] >= end[i] {
 			return // a chunk outside the array (left by a shrink, or a stray key)
 		}
-		lo[i], hi[i] = start[i]/out.ChunkShape[i], (end[i]-1)/out.ChunkShape[i]
+		lo[i], hi[i] = og.Axis(i).Chunk(start[i]), og.Axis(i).Chunk(end[i]-1)
 		volume *= int64(end[i] - start[i])
 	}
 	idx := append([]int(nil), lo...)
@@ -84,7 +111,8 @@ func WeighOverlap(weights map[int64]int64, coords []int, size int64, src, out *m
 		overlap := int64(1)
 		for i := range idx {
 			linear = linear*int64(counts[i]) + int64(idx[i])
-			from, to := max(start[i], idx[i]*out.ChunkShape[i]), min(end[i], (idx[i]+1)*out.ChunkShape[i])
+			x := og.Axis(i)
+			from, to := max(start[i], x.Start(idx[i])), min(end[i], x.Start(idx[i])+x.Len(idx[i]))
 			overlap *= int64(to - from)
 		}
 		weights[linear] += checked.MulDiv(max(size, 0), overlap, volume)

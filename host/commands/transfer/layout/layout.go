@@ -16,11 +16,15 @@ import (
 // Spec is what a rewrite changes of each array; its zero value changes
 // nothing.
 type Spec struct {
-	ToFormat    meta.Format      // 0: keep each node's format
-	Codecs      []meta.Extension // nil: keep the codecs
-	Chunks      []int            // nil: keep the chunk shape
-	Shard       []int            // shard shape (nil: not sharded)
-	InnerChunks []int            // inner chunk shape of shards
+	ToFormat meta.Format      // 0: keep each node's format
+	Codecs   []meta.Extension // nil: keep the codecs
+	Chunks   []int            // nil: keep the chunk grid
+	// ChunkEdges, with Chunks, asks for a rectilinear grid of these
+	// edges (Chunks is then their longest chunks); nil with Chunks: a
+	// regular grid.
+	ChunkEdges  []meta.Edges
+	Shard       []int // shard shape (nil: not sharded)
+	InnerChunks []int // inner chunk shape of shards
 	// ChunksPerShard shards every array, whatever its rank: shards of N
 	// chunks along each dimension.
 	ChunksPerShard int
@@ -32,6 +36,13 @@ type Spec struct {
 // r), or to v2 (an array v2 cannot hold is refused: meta.ErrNoV2Form);
 // with the new chunk shape, codecs and sharding.
 func New(ctx context.Context, src *meta.ArrayMeta, s Spec, r codec.Resolver) (*meta.ArrayMeta, error) {
+	if s.Chunks != nil && src.Rectilinear() {
+		// re-chunked: the source's edges are not the output's (and a
+		// regular grid goes where v2 has no other)
+		regular := *src
+		regular.ChunkEdges, regular.ChunkShape = nil, s.Chunks
+		src = &regular
+	}
 	m, err := convertArray(ctx, src, s, r)
 	if err != nil {
 		return nil, err
@@ -47,8 +58,12 @@ func New(ctx context.Context, src *meta.ArrayMeta, s Spec, r codec.Resolver) (*m
 			return nil, fmt.Errorf("%s has %d dimensions, the array %d", name, len(shape), rank)
 		}
 	}
+	if s.ChunkEdges != nil && out.Format != meta.V3 {
+		return nil, fmt.Errorf("--chunks: a rectilinear chunk grid needs Zarr v3 output (--to-format 3); this array is %s", out.Format)
+	}
 	if s.Chunks != nil {
 		out.ChunkShape = append([]int(nil), s.Chunks...)
+		out.ChunkEdges = meta.CloneEdges(s.ChunkEdges)
 	}
 	if s.Codecs != nil {
 		out.Codecs = append([]meta.Extension(nil), s.Codecs...)
@@ -91,6 +106,9 @@ func convertArray(ctx context.Context, src *meta.ArrayMeta, s Spec, r codec.Reso
 // sharded already is resharded: its inner chunks and chain are the ones
 // sharded again, never a shard inside a shard.
 func shard(m *meta.ArrayMeta, s Spec) error {
+	if m.Rectilinear() && (s.Shard != nil || s.ChunksPerShard > 0 || s.InnerChunks == nil) {
+		return fmt.Errorf("a rectilinear chunk grid's chunks are its shards: give --inner-chunks alone, a shape that divides every edge")
+	}
 	inner, chain, err := Inner(m)
 	if err != nil {
 		return err

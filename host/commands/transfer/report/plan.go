@@ -99,6 +99,19 @@ type Layout struct {
 	ChunkShape []int           `json:"chunk_shape"`
 	ShardShape []int           `json:"shard_shape"`
 	Codecs     json.RawMessage `json:"codecs"`
+	// ChunkShapes are a rectilinear grid's edges as zarr.json writes
+	// them (its chunks, or its shards when sharded: ChunkShape or
+	// ShardShape then holds the longest); nil for a regular grid.
+	ChunkShapes json.RawMessage `json:"chunk_shapes,omitempty"`
+}
+
+// gridText prints the grid of shape (the chunks or shards l's grid is
+// made of): the edges of a rectilinear one.
+func (l Layout) gridText(shape []int, ofGrid bool) string {
+	if ofGrid && l.ChunkShapes != nil {
+		return "rectilinear " + string(l.ChunkShapes)
+	}
+	return shapeText(shape)
 }
 
 // GroupPlan is one group of a plan.
@@ -155,5 +168,8 @@ func LayoutOf(m *meta.ArrayMeta) Layout {
 		}
 	}
 	l.Codecs, _ = meta.MarshalExtensions(m.Codecs)
+	if m.Rectilinear() {
+		l.ChunkShapes = meta.MarshalChunkShapes(m.ChunkEdges)
+	}
 	return l
 }

@@ -49,8 +49,8 @@ func (p *Plan) WriteText(w io.Writer) error {
 		for _, a := range p.Arrays {
 			b, f := a.Before, a.After
 			fmt.Fprintf(tw, "/%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", a.Path, change(b.Format, f.Format), change(b.DataType, f.DataType),
-				shapeText(f.Shape), change(shapeText(b.ChunkShape), shapeText(f.ChunkShape)),
-				change(shapeText(b.ShardShape), shapeText(f.ShardShape)), change(codecNames(b.Codecs), codecNames(f.Codecs)),
+				shapeText(f.Shape), change(b.gridText(b.ChunkShape, b.ShardShape == nil), f.gridText(f.ChunkShape, f.ShardShape == nil)),
+				change(b.gridText(b.ShardShape, b.ShardShape != nil), f.gridText(f.ShardShape, f.ShardShape != nil)), change(codecNames(b.Codecs), codecNames(f.Codecs)),
 				a.Keys, sizeText(a.Bytes))
 		}
 		tw.Flush()

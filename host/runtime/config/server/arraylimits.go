@@ -13,8 +13,8 @@ import (
 const maxArrayRank = 1024
 
 // arrayLimits decodes the server block's bounds on what array metadata
-// may ask of a reader (meta.Limits): max_array_rank, max_chunk_bytes and
-// max_shard_chunks. They apply wherever the configuration opens arrays,
+// may ask of a reader (meta.Limits): max_array_rank, max_chunk_bytes,
+// max_shard_chunks and max_chunk_edges. They apply wherever the configuration opens arrays,
 // the gateway and the CLI; one left out keeps meta's default (a zero
 // field).
 func (d *Decoder) arrayLimits(attrs hcl.Attributes, l *meta.Limits) hcl.Diagnostics {
@@ -26,6 +26,11 @@ func (d *Decoder) arrayLimits(attrs hcl.Attributes, l *meta.Limits) hcl.Diagnost
 	}
 	if n, ok, more := d.wholeAttr(attrs, "max_shard_chunks", 1, 1<<40); ok {
 		l.MaxShardChunks = n
+	} else {
+		diags = append(diags, more...)
+	}
+	if n, ok, more := d.wholeAttr(attrs, "max_chunk_edges", 1, 1<<32); ok {
+		l.MaxChunkEdges = int(n)
 	} else {
 		diags = append(diags, more...)
 	}

@@ -16,8 +16,9 @@ func TestArrayLimits(t *testing.T) {
 	}
 	got := mustParse(t, serverWith(`max_array_rank = 8
   max_chunk_bytes = "256MiB"
-  max_shard_chunks = 65536`)).ArrayLimits
-	if want := (meta.Limits{MaxRank: 8, MaxChunkBytes: 256 << 20, MaxShardChunks: 65536}); got != want {
+  max_shard_chunks = 65536
+  max_chunk_edges = 1000`)).ArrayLimits
+	if want := (meta.Limits{MaxRank: 8, MaxChunkBytes: 256 << 20, MaxShardChunks: 65536, MaxChunkEdges: 1000}); got != want {
 		t.Errorf("got %+v, want %+v", got, want)
 	}
 	for src, want := range map[string]string{
@@ -26,6 +27,7 @@ func TestArrayLimits(t *testing.T) {
 		`max_chunk_bytes = 0`:     "max_chunk_bytes must be a positive number of bytes",
 		`max_chunk_bytes = "1KB"`: "",
 		`max_shard_chunks = -1`:   "max_shard_chunks must be a whole number from 1",
+		`max_chunk_edges = 0`:     "max_chunk_edges must be a whole number from 1",
 	} {
 		_, p, diags := parse(t, serverWith(src))
 		if msg := render(p, diags); want == "" && diags.HasErrors() || want != "" && !strings.Contains(msg, want) {

@@ -84,7 +84,7 @@ var serverSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "s3"},
 	{Name: "metadata_cache"}, {Name: "chunk_cache"}, {Name: "cache_ttl"},
 	{Name: "expensive_requests"}, {Name: "expensive_memory"}, {Name: "expensive_wait"},
 	{Name: "body_read_timeout"}, {Name: "min_upload_rate"}, {Name: "body_memory"},
-	{Name: "max_array_rank"}, {Name: "max_chunk_bytes"}, {Name: "max_shard_chunks"},
+	{Name: "max_array_rank"}, {Name: "max_chunk_bytes"}, {Name: "max_shard_chunks"}, {Name: "max_chunk_edges"},
 }}
 
 // hostname is a DNS name; IP addresses are checked separately.

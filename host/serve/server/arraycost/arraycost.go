@@ -35,7 +35,7 @@ const (
 // never a small number that fits the budget.
 func ReadCost(a *array.Array, sel grid.Selection, concurrency int, streamBudget int64, streamed bool) (int64, error) {
 	var c checked.Calc
-	touched := ChunksTouched(sel, a.Meta().ChunkShape)
+	touched := a.Grid().ChunksCrossed(sel)
 	chunks := c.Product(touched)
 	chunk := decodedChunkBytes(a, &c)
 	projections := chunks
@@ -71,7 +71,7 @@ func WriteCost(a *array.Array, sel grid.Selection, concurrency int, streamBudget
 		return n, err
 	}
 	var c checked.Calc
-	shards := c.Product(ChunksTouched(sel, a.Meta().ChunkShape))
+	shards := c.Product(a.Grid().ChunksCrossed(sel))
 	whole := c.Mul(c.Product(a.Meta().ChunkShape), a.ElemBytes())
 	n = c.Add(n, c.Mul(min(shards, int64(concurrency)), c.Mul(2, whole)))
 	return n, Overflowed(a, &c)
@@ -85,16 +85,6 @@ func Overflowed(a *array.Array, c *checked.Calc) error {
 	}
 	return &server.RequestError{Status: http.StatusRequestEntityTooLarge, Msg: fmt.Sprintf(
 		"array %s: the memory this request would hold is beyond a 64-bit count: ask for a smaller selection", a.Name())}
-}
-
-// ChunksTouched counts, per dimension, the chunks holding selected
-// elements.
-func ChunksTouched(sel grid.Selection, chunk []int) []int {
-	out := make([]int, len(sel))
-	for i, d := range sel {
-		out[i] = d.ChunksCrossed(chunk[i])
-	}
-	return out
 }
 
 // rowChunks is how many chunks one run of chunk rows spans: those of

@@ -23,9 +23,12 @@ func TestChunksTouched(t *testing.T) {
 		{Start: 10, Step: 11, Count: 2},  // 10, 21: chunks 1, 2
 		{Start: 3, Step: 1, Count: 1000}, // 3..1002: chunks 0..100
 	}
-	chunk := slices.Repeat([]int{10}, len(sel))
 	want := []int{10, 4, 7, 1, 0, 2, 3, 2, 2, 101}
-	if got := ChunksTouched(sel, chunk); !slices.Equal(got, want) {
+	got := make([]int, len(sel))
+	for i, d := range sel {
+		got[i] = grid.RegularAxis(10).Crossed(d)
+	}
+	if !slices.Equal(got, want) {
 		t.Errorf("got %v, want %v", got, want)
 	}
 	var c checked.Calc
