@@ -46,6 +46,21 @@ var matrixRefusals = []refusal{
 	// What zarrgw cp does not rewrite.
 	{"zarrgw-cp", "", "transpose+variable-length", "the copy carries zarr-python's misordered elements (see above)", misreads},
 
+	// zarr-python 3.1.6 (and so the zarrs pipeline inside it) has none of
+	// the registry's narrow number types, and knows the struct type only
+	// by its older name "structured" (zarrgw writes "struct", as the spec
+	// asks; later zarr-python releases, which need Python 3.12, read it).
+	{"", "zarr-python", "dtype:struct+format:3", "zarr-python 3.1.6 does not know the struct data type name (only the older structured)", fails},
+	{"", "zarrs", "dtype:struct+format:3", "zarr-python 3.1.6 does not know the struct data type name (only the older structured)", fails},
+	{"", "zarr-python", "dtype:bfloat16", "zarr-python 3.1.6 has no bfloat16", fails},
+	{"", "zarrs", "dtype:bfloat16", "zarr-python 3.1.6 has no bfloat16", fails},
+	{"", "zarr-python", "dtype:float8_e4m3fn", "zarr-python 3.1.6 has no float8 types", fails},
+	{"", "zarrs", "dtype:float8_e4m3fn", "zarr-python 3.1.6 has no float8 types", fails},
+	{"", "zarr-python", "dtype:float8_e5m2", "zarr-python 3.1.6 has no float8 types", fails},
+	{"", "zarrs", "dtype:float8_e5m2", "zarr-python 3.1.6 has no float8 types", fails},
+	{"", "zarr-python", "dtype:int4", "zarr-python 3.1.6 has no int4", fails},
+	{"", "zarrs", "dtype:int4", "zarr-python 3.1.6 has no int4", fails},
+
 	// The zarrs pipeline.
 	{"zarrgw", "zarrs", "order:F", "zarrs pipeline 0.2.3: v2 order F, some types (\"input array must be a C contiguous array\")", sometimes},
 	{"zarrgw", "zarrs", "endian:big+format:2", "zarrs pipeline 0.2.3: v2 big-endian, some types (\"Non-native byte order not supported\")", sometimes},
@@ -55,6 +70,7 @@ var matrixRefusals = []refusal{
 	{"", "zarr-python-2", "dtype:bytes", "zarr-python 2.13 returns the base64 text of a vlen-bytes fill value as the fill", misreads},
 
 	// tensorstore 0.1.86: data types and codecs it does not have.
+	{"", "tensorstore", "dtype:struct", "tensorstore's zarr3 driver has no struct type; its zarr (v2) driver opens a structured array one field at a time", fails},
 	{"", "tensorstore", "dtype:string", "tensorstore has no variable-length strings", fails},
 	{"", "tensorstore", "dtype:bytes", "tensorstore has no variable-length bytes", fails},
 	{"", "tensorstore", "dtype:U5", "tensorstore has no fixed_length_utf32 (numpy U)", fails},

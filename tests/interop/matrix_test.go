@@ -751,6 +751,9 @@ func sameElement(want, got any) bool {
 		return ok && bytes.Equal(w, g)
 	case map[string]any:
 		g, ok := got.(map[string]any)
+		if r, is := got.(ndarray.Record); is {
+			g, ok = recordMap(r), true
+		}
 		if !ok || len(g) != len(w) {
 			return false
 		}
@@ -762,6 +765,16 @@ func sameElement(want, got any) bool {
 		return true
 	}
 	return want == got
+}
+
+// recordMap is a struct element's fields by name (ndarray.At keeps them in
+// order, the formula by name).
+func recordMap(r ndarray.Record) map[string]any {
+	m := make(map[string]any, len(r))
+	for _, f := range r {
+		m[f.Name] = f.Value
+	}
+	return m
 }
 
 func asFloat(v any) (float64, bool) {
