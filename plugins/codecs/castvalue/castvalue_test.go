@@ -243,3 +243,23 @@ func TestBadConfiguration(t *testing.T) {
 		}
 	}
 }
+
+// A numpy.datetime64 target holds int64 counts: 3.0 and -7.0 become the
+// counts 3 and -7 (and back), the fill value with them.
+func TestDatetimeTarget(t *testing.T) {
+	c := build(t, `{"data_type":{"name":"numpy.datetime64","configuration":{"unit":"ns","scale_factor":1}}}`)
+	spec := codec.Spec{DataType: dtype.Named("float64"), Shape: []int{2}, FillValue: dtype.Float64Fill(3)}
+	out, err := c.OutputSpec(context.Background(), spec)
+	if err != nil || out.DataType.Kind != dtype.Datetime || int64(binary.LittleEndian.Uint64(out.FillValue)) != 3 {
+		t.Fatalf("output spec %+v: %v", out, err)
+	}
+	enc, err := encode(t, c, f64s(3, -7))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []int64{3, -7} {
+		if g := int64(binary.LittleEndian.Uint64(enc.Data[8*i:])); g != want {
+			t.Errorf("element %d: count %d, want %d", i, g, want)
+		}
+	}
+}
