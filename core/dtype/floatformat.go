@@ -8,15 +8,19 @@ import (
 )
 
 // FloatFormat describes a binary floating point format of at most 16 bits
-// (the registry's bfloat16, float8, float6 and float4 types, and IEEE
-// binary16 as the component of complex_float16) well enough to convert its
-// bit patterns to and from float64 exactly.
+// (the registry's bfloat16, float8, float6 and float4 types, tensorstore's
+// and ml_dtypes' float8_e4m3fn, and IEEE binary16 as the component of
+// complex_float16) well enough to convert its bit patterns to and from
+// float64 exactly.
 //
 // The variants differ in what the all-ones exponent, the sign and zero
 // mean (LLVM's naming: F finite, no infinities; N special NaN encoding;
 // UZ unsigned zero; U unsigned):
 //   - IEEE: the all-ones exponent holds infinities and NaNs (bfloat16,
 //     float8_e3m4, float8_e4m3, float8_e5m2, float16).
+//   - FN: no infinities; the all-ones exponent holds finite values but
+//     for the all-ones magnitude, the NaN of either sign; -0 exists
+//     (float8_e4m3fn).
 //   - FNUZ: every code is finite except 0b1000... (the "negative zero"),
 //     which is the only NaN; there is no -0 (float8_e4m3fnuz,
 //     float8_e4m3b11fnuz, float8_e5m2fnuz).
@@ -31,6 +35,11 @@ type FloatFormat struct {
 	MantBits int
 	Bias     int
 	Variant  FloatVariant
+	// Unregistered marks a format the registry does not list, read and
+	// written because tensorstore writes it (float8_e4m3fn, ml_dtypes'
+	// name). It has no complex form: neither tensorstore nor ml_dtypes
+	// has one.
+	Unregistered bool
 }
 
 // FloatVariant says what a format's special codes mean; see FloatFormat.
@@ -38,18 +47,22 @@ type FloatVariant uint8
 
 const (
 	IEEE FloatVariant = iota
+	FN
 	FNUZ
 	Finite
 	E8M0
 )
 
 // floatFormats are the registered formats (zarr-extensions 4da7b37,
-// data-types/<name>/README.md) and float16.
+// data-types/<name>/README.md), float16, and float8_e4m3fn, which the
+// registry lacks but tensorstore 0.1.86 writes (ml_dtypes 0.6.0's
+// float8_e4m3fn: bias 7, NaN at 0x7f and 0xff, max 448).
 var floatFormats = map[string]*FloatFormat{
 	"float16":            {Name: "float16", Bits: 16, ExpBits: 5, MantBits: 10, Bias: 15, Variant: IEEE},
 	"bfloat16":           {Name: "bfloat16", Bits: 16, ExpBits: 8, MantBits: 7, Bias: 127, Variant: IEEE},
 	"float8_e3m4":        {Name: "float8_e3m4", Bits: 8, ExpBits: 3, MantBits: 4, Bias: 3, Variant: IEEE},
 	"float8_e4m3":        {Name: "float8_e4m3", Bits: 8, ExpBits: 4, MantBits: 3, Bias: 7, Variant: IEEE},
+	"float8_e4m3fn":      {Name: "float8_e4m3fn", Bits: 8, ExpBits: 4, MantBits: 3, Bias: 7, Variant: FN, Unregistered: true},
 	"float8_e4m3b11fnuz": {Name: "float8_e4m3b11fnuz", Bits: 8, ExpBits: 4, MantBits: 3, Bias: 11, Variant: FNUZ},
 	"float8_e4m3fnuz":    {Name: "float8_e4m3fnuz", Bits: 8, ExpBits: 4, MantBits: 3, Bias: 8, Variant: FNUZ},
 	"float8_e5m2":        {Name: "float8_e5m2", Bits: 8, ExpBits: 5, MantBits: 2, Bias: 15, Variant: IEEE},
@@ -60,8 +73,8 @@ var floatFormats = map[string]*FloatFormat{
 	"float4_e2m1fn":      {Name: "float4_e2m1fn", Bits: 4, ExpBits: 2, MantBits: 1, Bias: 1, Variant: Finite},
 }
 
-// FloatFormats lists the registered float formats other than IEEE
-// binary16/32/64, by name.
+// FloatFormats lists the float formats other than IEEE binary16/32/64, by
+// name: the registered ones and float8_e4m3fn.
 func FloatFormats() []string {
 	var names []string
 	for n := range floatFormats {
@@ -110,7 +123,7 @@ func (f *FloatFormat) maxCode() uint64 {
 	switch f.Variant {
 	case IEEE:
 		return (f.expMax()-1)<<f.MantBits | (1<<f.MantBits - 1)
-	case E8M0:
+	case E8M0, FN:
 		return all - 1
 	}
 	return all
@@ -122,6 +135,8 @@ func (f *FloatFormat) NaN() (uint64, bool) {
 	switch f.Variant {
 	case IEEE: // quiet NaN: all-ones exponent, top mantissa bit
 		return f.expMax()<<f.MantBits | 1<<(f.MantBits-1), true
+	case FN: // all-ones magnitude
+		return f.signBit() - 1, true
 	case FNUZ:
 		return f.signBit(), true
 	case E8M0:
@@ -148,6 +163,8 @@ func (f *FloatFormat) IsNaN(bits uint64) bool {
 	switch f.Variant {
 	case IEEE:
 		return mag>>f.MantBits == f.expMax() && mag&(1<<f.MantBits-1) != 0
+	case FN:
+		return mag == f.signBit()-1
 	case FNUZ:
 		return bits == f.signBit()
 	case E8M0:
@@ -197,10 +214,10 @@ func (f *FloatFormat) FromFloat64(x float64) uint64 {
 
 // Round rounds x to the nearest value of the format, ties to even, in one
 // rounding. A value beyond the largest finite one becomes infinity in
-// IEEE formats, NaN in the FNUZ and E8M0 formats, and saturates to the
-// largest finite value in the formats without NaN; there, NaN becomes
-// zero with the opposite sign (as ml_dtypes does). FNUZ formats have no
-// -0: negative zero becomes 0.
+// IEEE formats, NaN of its sign in FN formats, NaN in the FNUZ and E8M0
+// formats, and saturates to the largest finite value in the formats
+// without NaN; there, NaN becomes zero with the opposite sign (as ml_dtypes
+// does). FNUZ formats have no -0: negative zero becomes 0.
 func (f *FloatFormat) Round(x float64) uint64 {
 	if f.Variant == E8M0 {
 		return f.fromFloat64E8M0(x)
@@ -212,7 +229,7 @@ func (f *FloatFormat) Round(x float64) uint64 {
 	switch {
 	case math.IsNaN(x):
 		if nan, ok := f.NaN(); ok {
-			if f.Variant == IEEE {
+			if f.Variant == IEEE || f.Variant == FN {
 				return nan | sign
 			}
 			return nan
@@ -237,6 +254,9 @@ func (f *FloatFormat) overflow(sign uint64) uint64 {
 	case IEEE:
 		inf, _ := f.Inf()
 		return sign | inf
+	case FN: // ml_dtypes: NaN of the value's sign (0xff for -inf)
+		nan, _ := f.NaN()
+		return sign | nan
 	case FNUZ:
 		nan, _ := f.NaN()
 		return nan

@@ -227,6 +227,21 @@ func TestMiniFloatFillSpecials(t *testing.T) {
 		{"float8_e5m2fnuz", `"NaN"`, "80"},
 		{"float8_e8m0fnu", `"NaN"`, "ff"},
 		{"float8_e4m3fnuz", `"Infinity"`, "error"},
+		// float8_e4m3fn (tensorstore 0.1.86 writes it; ml_dtypes 0.6.0):
+		// NaN only at S.1111.111, no infinities, -0 exists, max 448.
+		{"float8_e4m3fn", `"NaN"`, "7f"},
+		{"float8_e4m3fn", `"0xff"`, "ff"},
+		{"float8_e4m3fn", `"0x7e"`, "7e"},
+		{"float8_e4m3fn", `"Infinity"`, "error"},
+		{"float8_e4m3fn", `"-Infinity"`, "error"},
+		{"float8_e4m3fn", `"0x17f"`, "error"},
+		{"float8_e4m3fn", "448", "7e"},
+		{"float8_e4m3fn", "-448", "fe"},
+		{"float8_e4m3fn", "464", "7e"}, // tie between 448 and 0x7f's 480 (NaN): even
+		{"float8_e4m3fn", "464.0001", "error"},
+		{"float8_e4m3fn", "256", "78"},  // the all-ones exponent holds finite values
+		{"float8_e4m3fn", "-0.0", "80"}, // negative zero exists
+		{"float8_e4m3fn", "0.001953125", "01"},
 		{"float8_e8m0fnu", `"-Infinity"`, "error"},
 		{"float8_e8m0fnu", "-2", "error"},
 		{"float6_e2m3fn", `"NaN"`, "error"},
@@ -291,7 +306,8 @@ func TestRegistryNumberNames(t *testing.T) {
 		"float8_e3m4": 1, "float8_e4m3": 1, "float8_e4m3b11fnuz": 1, "float8_e4m3fnuz": 1,
 		"float8_e5m2": 1, "float8_e5m2fnuz": 1, "float8_e8m0fnu": 1,
 		"float6_e2m3fn": 1, "float6_e3m2fn": 1, "float4_e2m1fn": 1,
-		"complex64": 8, "complex128": 16, "complex_float16": 4, "complex_float32": 8, "complex_float64": 16,
+		"float8_e4m3fn": 1, // not registered: tensorstore's and ml_dtypes' name
+		"complex64":     8, "complex128": 16, "complex_float16": 4, "complex_float32": 8, "complex_float64": 16,
 		"complex_bfloat16": 4, "complex_float8_e3m4": 2, "complex_float8_e4m3": 2,
 		"complex_float8_e4m3b11fnuz": 2, "complex_float8_e4m3fnuz": 2, "complex_float8_e5m2": 2,
 		"complex_float8_e5m2fnuz": 2, "complex_float8_e8m0fnu": 2, "complex_float6_e2m3fn": 2,
@@ -309,7 +325,7 @@ func TestRegistryNumberNames(t *testing.T) {
 	if Named("float8_e4m3").Equal(Named("float8_e5m2")) {
 		t.Errorf("float8_e4m3 equals float8_e5m2")
 	}
-	for _, bad := range []string{"float8_e4m3fn", "int3", "complex_int4", "complex_float8", "float8"} {
+	for _, bad := range []string{"complex_float8_e4m3fn", "float8_e4m3fnu", "int3", "complex_int4", "complex_float8", "float8"} {
 		if _, err := ParseV3(bad); err == nil {
 			t.Errorf("%s parsed", bad)
 		}

@@ -184,7 +184,8 @@ var subByteBits = map[string]int{"int2": 2, "int4": 4, "uint2": 2, "uint4": 4}
 // registeredNumber is the number type the registry names name
 // (zarr-extensions 4da7b37, data-types/): a sub-byte integer, a float
 // format, or a complex form (complex_float32 and complex_float64 are the
-// core complex64 and complex128 under their registry names).
+// core complex64 and complex128 under their registry names); and
+// tensorstore's float8_e4m3fn, the one float format outside the registry.
 func registeredNumber(name string) (DataType, bool) {
 	if bits, ok := subByteBits[name]; ok && bits > 0 {
 		k := SubByteInt
@@ -206,7 +207,7 @@ func registeredNumber(name string) (DataType, bool) {
 	case "float64":
 		return DataType{Kind: Complex, Size: 16, Name: name}, true
 	}
-	if f, ok := floatFormats[comp]; ok {
+	if f, ok := floatFormats[comp]; ok && !f.Unregistered {
 		return DataType{Kind: MiniComplex, Size: 2 * f.Bytes(), Name: name}, true
 	}
 	return DataType{}, false
@@ -214,14 +215,18 @@ func registeredNumber(name string) (DataType, bool) {
 
 // NarrowNumbers are the names of the registry's narrow number types:
 // int2, int4, uint2, uint4, the float formats and every complex_* form
-// (complex_float32 and complex_float64 included), sorted.
+// (complex_float32 and complex_float64 included), and tensorstore's
+// float8_e4m3fn (which has no complex form), sorted.
 func NarrowNumbers() []string {
 	names := []string{"complex_float16", "complex_float32", "complex_float64"}
 	for n := range subByteBits {
 		names = append(names, n)
 	}
 	for _, n := range FloatFormats() {
-		names = append(names, n, "complex_"+n)
+		names = append(names, n)
+		if !floatFormats[n].Unregistered {
+			names = append(names, "complex_"+n)
+		}
 	}
 	sort.Strings(names)
 	return names

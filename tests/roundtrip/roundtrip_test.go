@@ -29,7 +29,8 @@ func ext(name, config string) meta.Extension {
 var fixedTypes = []string{"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
 	"float16", "float32", "float64", "complex64", "complex128", "r8", "r24",
 	// the registry's narrow number types, one of each variant and width
-	"bfloat16", "float8_e4m3", "float8_e5m2fnuz", "float8_e8m0fnu", "float6_e3m2fn", "float4_e2m1fn",
+	// (float8_e4m3fn, tensorstore's, the one unregistered)
+	"bfloat16", "float8_e4m3", "float8_e4m3fn", "float8_e5m2fnuz", "float8_e8m0fnu", "float6_e3m2fn", "float4_e2m1fn",
 	"int2", "int4", "uint2", "uint4", "complex_float16", "complex_bfloat16", "complex_float8_e4m3b11fnuz",
 	"complex_float4_e2m1fn"}
 

@@ -1,5 +1,6 @@
 """Writes ml_dtypes.json: what ml_dtypes' numpy does with every registered
-narrow number format, the expected values of core/dtype's tests.
+narrow number format, and with float8_e4m3fn (not registered; tensorstore
+writes it), the expected values of core/dtype's tests.
 
 Run from the repository root with the test environment's python:
     ~/.cache/zarrgw/pyenv-*/bin/python3 core/dtype/testdata/ml_dtypes_gen.py \
@@ -14,7 +15,7 @@ import struct
 import ml_dtypes
 import numpy as np
 
-FLOATS = ["bfloat16", "float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz", "float8_e4m3fnuz",
+FLOATS = ["bfloat16", "float8_e3m4", "float8_e4m3", "float8_e4m3fn", "float8_e4m3b11fnuz", "float8_e4m3fnuz",
           "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu", "float6_e2m3fn", "float6_e3m2fn",
           "float4_e2m1fn"]
 INTS = ["int2", "int4", "uint2", "uint4"]

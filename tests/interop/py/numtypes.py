@@ -1,5 +1,6 @@
 """The registry's narrow number types (bfloat16, float8/6/4, int2..uint4 and
-the complex forms) from ml_dtypes' numpy and tensorstore, for
+the complex forms) and tensorstore's float8_e4m3fn (not registered, no
+complex form) from ml_dtypes' numpy and tensorstore, for
 numtypes_test.go. zarr-python 3.1.6 supports none of them ("No Zarr data
 type found that matches dtype"), so ml_dtypes' numpy is the reference for
 bytes and values, and tensorstore writes and reads the types it has.
@@ -32,8 +33,10 @@ FLOATS = ["bfloat16", "float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz", "float
           "float4_e2m1fn"]
 INTS = ["int2", "int4", "uint2", "uint4"]
 COMPLEX = ["complex_float16"] + ["complex_" + f for f in FLOATS]
+# Outside the registry: tensorstore writes it under ml_dtypes' name.
+FLOATS.append("float8_e4m3fn")
 # The types tensorstore 0.1.86's zarr3 driver accepts.
-TENSORSTORE = ["bfloat16", "float8_e3m4", "float8_e4m3b11fnuz", "float8_e4m3fnuz", "float8_e5m2",
+TENSORSTORE = ["bfloat16", "float8_e3m4", "float8_e4m3fn", "float8_e4m3b11fnuz", "float8_e4m3fnuz", "float8_e5m2",
                "float8_e5m2fnuz", "float8_e8m0fnu", "float4_e2m1fn", "int2", "int4"]
 SHAPE, CHUNKS = (5, 3), (2, 2)
 
@@ -61,6 +64,8 @@ def fill_of(name):
     t = numpy_type(component(name))
     if name in INTS:
         return -1 if name.startswith("int") else 2
+    if name == "float8_e4m3fn":
+        return math.nan  # "NaN": 0x7f, its one positive NaN
     return float(np.array([1.5]).astype(t)[0])
 
 
@@ -110,7 +115,12 @@ def expected(name):
     else:
         flat = [jnum(x) for x in back.ravel()]
     fill = fill_of(name)
-    fill_json = [fill, fill] if name.startswith("complex_") else fill
+    if name in INTS:
+        fill_json = fill
+    elif name.startswith("complex_"):
+        fill_json = [jnum(fill), jnum(fill)]
+    else:
+        fill_json = jnum(fill)  # "NaN" for float8_e4m3fn
     # chunk bytes: the array padded with the fill value to whole chunks
     padded_shape = tuple(-(-s // c) * c for s, c in zip(SHAPE, CHUNKS))
     full = np.full(padded_shape, fill_value(name))
