@@ -52,6 +52,8 @@ var matrixRefusals = []refusal{
 	// asks; later zarr-python releases, which need Python 3.12, read it).
 	{"", "zarr-python", "dtype:struct+format:3", "zarr-python 3.1.6 does not know the struct data type name (only the older structured)", fails},
 	{"", "zarrs", "dtype:struct+format:3", "zarr-python 3.1.6 does not know the struct data type name (only the older structured)", fails},
+	{"zarrgw-cp", "zarr-python", "dtype:struct", "cp --to-format 3 writes struct, which zarr-python 3.1.6 does not know (only the older structured)", fails},
+	{"zarrgw-cp", "zarrs", "dtype:struct", "cp --to-format 3 writes struct, which zarr-python 3.1.6 does not know (only the older structured)", fails},
 	{"", "zarr-python", "dtype:bfloat16", "zarr-python 3.1.6 has no bfloat16", fails},
 	{"", "zarrs", "dtype:bfloat16", "zarr-python 3.1.6 has no bfloat16", fails},
 	{"", "zarr-python", "dtype:float8_e4m3fn", "zarr-python 3.1.6 has no float8 types", fails},
