@@ -26,18 +26,22 @@ func zfpInteropScript() string {
 // environment's python and decodes the JSON it prints into out.
 func runZfpy(t *testing.T, py, command, dir string, out any) {
 	t.Helper()
-	cmd := exec.Command(py, zfpInteropScript(), command, dir)
-	b, err := cmd.Output()
+	stdout, stderr, err := run(exec.Command(py, zfpInteropScript(), command, dir))
 	if err != nil {
-		var stderr []byte
-		if ee, ok := err.(*exec.ExitError); ok {
-			stderr = ee.Stderr
-		}
 		t.Fatalf("zfpy %s: %v\n%s", command, err, stderr)
 	}
-	if err := json.Unmarshal(b, out); err != nil {
-		t.Fatalf("zfpy %s printed %.300q: %v", command, b, err)
+	if err := json.Unmarshal(stdout, out); err != nil {
+		t.Fatalf("zfpy %s printed %.300q: %v", command, stdout, err)
 	}
+}
+
+// run runs cmd and returns what it printed on its standard output and
+// error.
+func run(cmd *exec.Cmd) (stdout, stderr []byte, err error) {
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err = cmd.Run()
+	return o.Bytes(), e.Bytes(), err
 }
 
 // zeroDim is the 0-dimensional array of zfp_interop.py.
@@ -86,12 +90,11 @@ func zarrgwFails(t *testing.T, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command(zarrgwBin, args...)
 	cmd.Dir = dir
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err == nil {
-		t.Fatalf("zarrgw %v succeeded (printed %d bytes), want an error", args, stdout.Len())
+	stdout, stderr, err := run(cmd)
+	if err == nil {
+		t.Fatalf("zarrgw %v succeeded (printed %d bytes), want an error", args, len(stdout))
 	}
-	return stderr.String()
+	return string(stderr)
 }
 
 // The registered zfp codec, served by the numcodecs bridge (Debian's zfp
