@@ -35,6 +35,8 @@ ARRAYS = {
     "f32_acc_3d": ("float32", (6, 7, 9), (4, 4, 5), {"mode": "fixed_accuracy", "tolerance": 0.01}, -2.0),
     "f64_rate_1d": ("float64", (37,), (16,), {"mode": "fixed_rate", "rate": 12.5}, 0.0),
     "f32_rate_4d": ("float32", (3, 5, 6, 5), (2, 4, 4, 4), {"mode": "fixed_rate", "rate": 8}, 0.25),
+    # 4 * 2 = 8 bits a block, fewer than zfp's least for a float block (9)
+    "f32_rate_1d_least": ("float32", (21,), (8,), {"mode": "fixed_rate", "rate": 2}, 0.0),
     "f64_prec_2d": ("float64", (9, 9), (8, 8), {"mode": "fixed_precision", "precision": 30}, 0.0),
     "f64_rev_0d": ("float64", (), (), {"mode": "reversible"}, 0.0),
     "i32_prec_4d": ("int32", (5, 6, 3, 7), (4, 4, 2, 4), {"mode": "fixed_precision", "precision": 20}, 7),
@@ -80,8 +82,23 @@ def demote(z, dt):
 
 
 def zfpy_args(cfg):
-    """zfpy's keyword arguments for a configuration (reversible: none)."""
+    """zfpy's keyword arguments for a configuration (reversible: none), as
+    its _decompress takes them (it sets the rate for the field's type)."""
     return {k: cfg[k] for k in ("tolerance", "rate", "precision") if k in cfg}
+
+
+def compress_args(cfg, f):
+    """zfpy's keyword arguments to compress field f as zfp's
+    zfp_stream_set_rate(rate, type, dims) sets a fixed rate: at least
+    1 + 8 bits a block for float, 1 + 11 for double (zfp.c). zfpy's
+    compress_numpy passes no type, so the rate given is the one that
+    makes exactly those bits."""
+    args = zfpy_args(cfg)
+    if "rate" in args:
+        n = 4 ** f.ndim
+        bits = max(int(np.floor(n * args["rate"] + 0.5)), {"f4": 9, "f8": 12}.get(f.dtype.str[1:], 0))
+        args["rate"] = bits / n
+    return args
 
 
 def values(name):
@@ -146,7 +163,8 @@ def write_json(path, doc):
 
 def decode_own(c, cfg):
     """What this zfpy decodes of its own (headered) stream of chunk c."""
-    return demote(zfpy.decompress_numpy(zfpy.compress_numpy(field(c), **zfpy_args(cfg))), c.dtype).reshape(c.shape)
+    f = field(c)
+    return demote(zfpy.decompress_numpy(zfpy.compress_numpy(f, **compress_args(cfg, f))), c.dtype).reshape(c.shape)
 
 
 def make(root):
@@ -162,7 +180,7 @@ def make(root):
             path = chunk_path(os.path.join(root, "r_" + name), "", index)
             os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(path, "wb") as f:
-                f.write(zfpy.compress_numpy(field(c), write_header=False, **zfpy_args(cfg)))
+                f.write(zfpy.compress_numpy(field(c), write_header=False, **compress_args(cfg, field(c))))
             d = decode_own(c, cfg)
             region = tuple(slice(i * n, min((i + 1) * n, s)) for i, n, s in zip(index, chunks, shape))
             decoded[region] = d[tuple(slice(0, r.stop - r.start) for r in region)]
@@ -198,11 +216,11 @@ def check(root):
             checked += 1
             c = chunk_of(name, index)
             f = field(c)
-            theirs = zfpy.compress_numpy(f, write_header=False, **zfpy_args(cfg))
+            theirs = zfpy.compress_numpy(f, write_header=False, **compress_args(cfg, f))
             if ours != theirs:
                 failures.append("%s: %d bytes, zfpy writes %d bytes (%s...)" % (
                     where, len(ours), len(theirs), "same start" if ours[:16] == theirs[:16] else "other bytes"))
-            if not body_bits(zfpy.compress_numpy(f, write_header=True, **zfpy_args(cfg)), ours):
+            if not body_bits(zfpy.compress_numpy(f, write_header=True, **compress_args(cfg, f)), ours):
                 failures.append("%s: not the stream after the header zfpy writes" % where)
             got = zfpy._decompress(ours, ZTYPE[f.dtype.str[1:]], list(f.shape), **zfpy_args(cfg))
             got = demote(np.asarray(got), dt).reshape(c.shape)
