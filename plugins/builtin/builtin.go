@@ -114,9 +114,10 @@ func Unbundled() map[string]string {
 	return map[string]string{
 		// The registry's zfp is the zfp library's stream without a header;
 		// no Go implementation of zfp exists that we could check against the
-		// library (zfp's embedded coding must match it bit for bit), and
-		// numcodecs' zfpy, which the numcodecs bridge serves as
-		// numcodecs.zfpy, writes a header and another configuration.
-		"zfp": "zarrgw bundles no zfp: there is no sound pure-Go zfp implementation, and numcodecs' zfpy (served by the numcodecs bridge as numcodecs.zfpy) is another format; a plugin can serve zfp",
+		// library (zfp's embedded coding must match it bit for bit), so the
+		// numcodecs bridge serves it, running the zfp library's zfpy.
+		"zfp": `zarrgw bundles no zfp (there is no sound pure-Go zfp implementation): the numcodecs bridge serves it ` +
+			`with Debian's python3-zfpy; declare it in the configuration: ` +
+			`plugin "zarrgw.dev/python/numcodecs" { path = ".../plugins/python/numcodecs/zarrgw-plugin-numcodecs" }`,
 	}
 }

@@ -14,6 +14,9 @@ get the chunk's data type and shape; compressors are bytes->bytes (in v2)
 and zfpy is array->bytes under its v3 name, as in zarr-python 3. A v2
 compressor that needs the array (zfpy) gets it: the chunk's bytes viewed
 with its data type and shape, as zarr-python 2 hands them over.
+
+It also serves the registered zfp codec (registered_zfp.py), which is
+not a numcodecs codec but runs on the same zfpy.
 """
 
 import argparse
@@ -23,6 +26,7 @@ import numcodecs
 from numcodecs.registry import codec_registry
 
 import zarrgw_plugin as zp
+import registered_zfp
 
 # The numcodecs ids zarrgw bundles in Go (zarrgw plugins list): not served
 # by default, so the bridge does not take them over.
@@ -254,9 +258,13 @@ def _registration(codec_id, name, base):
 
 
 def registrations(codec_ids):
-    """The registrations serving codec_ids under their v2 ids and v3 names."""
+    """The registrations serving codec_ids under their v2 ids and v3 names
+    (the registered zfp under its name only)."""
     out = []
     for cid in sorted(codec_ids):
+        if cid == registered_zfp.NAME:
+            out.append(registered_zfp.registration())
+            continue
         v2 = ArrayArray if cid in ARRAY_FILTERS else BytesBytes
         v3 = ArrayArray if cid in ARRAY_FILTERS else ArrayBytes if cid in ARRAY_TO_BYTES_V3 else BytesBytes
         out.append(_registration(cid, cid, v2))
@@ -272,6 +280,10 @@ def selected(argv=None):
     p.add_argument("--exclude", default="", help="do not serve these ids (comma-separated)")
     args = p.parse_args(argv)
     available = set(codec_registry) - REFUSED
+    if registered_zfp.available():
+        # The registered zfp (not a numcodecs codec: zfp's stream without
+        # zfpy's header), which zarrgw does not bundle.
+        available.add(registered_zfp.NAME)
     if args.codecs:
         want = {c.strip() for c in args.codecs.split(",") if c.strip()}
         missing = sorted(want - available)
