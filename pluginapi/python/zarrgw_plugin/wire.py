@@ -65,7 +65,8 @@ def array_to_pb(a, like=None):
     else:
         if a.dtype.byteorder == ">" or (a.dtype.byteorder == "=" and np.little_endian is False):
             a = a.astype(a.dtype.newbyteorder("<"))
-        a = np.ascontiguousarray(a)
+        # reshape: numpy's ascontiguousarray makes a 0-d array 1-d
+        a = np.ascontiguousarray(a).reshape(a.shape)
         dt = like if like is not None and not like.variable and like.numpy == a.dtype else DataType.of(a.dtype)
         data = a
     header = types_pb2.ArrayHeader(data_type=data_type_to_pb(dt), shape=list(a.shape))
