@@ -225,8 +225,10 @@ const liveToken = "live-clients-token"
 // array element by element against the formula; the writers write arrays
 // through the gateway, which zarrgw's array API reads back against the
 // formula; xarray opens the groups over the key API (fsspec) and S3
-// (s3fs). A chunk corrupted on disk after the gateway started must not
-// read as the formula's values for any client.
+// (s3fs). Every reader also reads a sample of the interoperability
+// matrix zarr-python 3 and tensorstore wrote into the served directory
+// (live_matrix_test.go). A chunk corrupted on disk after the gateway
+// started must not read as the formula's values for any client.
 func TestLiveClients(t *testing.T) {
 	py := pyenv.Python(t, "zarr", "zarrs", "tensorstore", "obstore", "xarray", "s3fs", "numcodecs")
 	ctx := context.Background()
@@ -259,9 +261,11 @@ func TestLiveClients(t *testing.T) {
 	// the arrays of xr-corrupt are read by xarray only
 	reads = dropPrefix(reads, xrCorrupt.Path+"/")
 
+	sample := writeLiveMatrix(t, py, dir)
 	zarrgw, remove := zbinary.Build()
 	t.Cleanup(remove)
 	g := serveLive(t, zarrgw, dir, xrZarrgw.Path)
+	corruptSample := corruptMatrixChunk(t, dir, sample)
 
 	// corrupted after the gateway started serving: flip every byte of a
 	// stored chunk
@@ -298,11 +302,12 @@ func TestLiveClients(t *testing.T) {
 		"key_url": key, "token": liveToken, "local_root": dir,
 		"s3":        map[string]string{"endpoint": g.S3URL, "region": liveRegion, "bucket": "live", "key_id": liveKeyID, "secret": liveSecret},
 		"py_writes": pythonLive(), "py_xarray": []liveGroup{xrPython},
-		"reads": reads, "corrupt": []liveArray{corrupt}, "writes": writes, "xarray": xcases,
+		"reads": reads, "corrupt": []liveArray{corrupt}, "matrix": sample, "writes": writes, "xarray": xcases,
 	}
 	var out struct {
 		Versions map[string]string       `json:"versions"`
 		Reads    map[string][]liveResult `json:"reads"`
+		Matrix   map[string][]liveResult `json:"matrix"`
 		Writes   []struct {
 			Client, Path, Error string
 		} `json:"writes"`
@@ -314,6 +319,7 @@ func TestLiveClients(t *testing.T) {
 
 	for _, client := range liveReaders {
 		checkLiveReads(t, client, reads, corrupt.Path, out.Reads[client])
+		checkLiveMatrix(t, client, sample, corruptSample, out.Matrix[client])
 	}
 	checkLiveWrites(t, g.URL+"/d/live", writes, out.Writes)
 	checkLiveXarray(t, xcases, out.Xarray)

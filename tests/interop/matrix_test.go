@@ -82,7 +82,11 @@ func newCell(writer, reader string) *cell {
 // must fail, and never with wrong values from zarrgw; a listed refusal
 // that succeeds is a failure too (the list must shrink).
 func (c *cell) record(e *matrixEntry, ok bool, wrong bool, detail string) {
-	r := findRefusal(c.writer, c.reader, e.Features)
+	c.recordAgainst(findRefusal(c.writer, c.reader, e.Features), e, ok, wrong, detail)
+}
+
+// recordAgainst is record with the refusal (or nil) the array falls under.
+func (c *cell) recordAgainst(r *refusal, e *matrixEntry, ok bool, wrong bool, detail string) {
 	switch {
 	case ok && r == nil:
 		c.exact++
@@ -165,12 +169,13 @@ func tail(s string, n int) string {
 	return s
 }
 
-// writeForeign runs py/matrix_write.py for one writer into root.
-func writeForeign(python, writer, root string) (*matrixSet, error) {
+// writeForeign runs py/matrix_write.py for one writer into root (args:
+// its options, e.g. --sample).
+func writeForeign(python, writer, root string, args ...string) (*matrixSet, error) {
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return nil, err
 	}
-	out, err := runMatrixScript(python, "matrix_write.py", writer, root)
+	out, err := runMatrixScript(python, append([]string{"matrix_write.py", writer, root}, args...)...)
 	if err != nil {
 		return nil, err
 	}

@@ -1,10 +1,13 @@
 """Writes the interoperability matrix with one foreign implementation and
 prints its manifest (JSON) on stdout.
 
-usage: matrix_write.py WRITER ROOT
+usage: matrix_write.py WRITER ROOT [--sample]
   WRITER  zarr-python (zarr 3, formats 2 and 3) or tensorstore (its zarr
           and zarr3 drivers)
   ROOT    an empty directory: every array goes to ROOT/<path>
+  --sample  a few dozen arrays of the matrix instead of hundreds: every
+          data type and every codec chain of each format at least once,
+          every grid and chunk key encoding (see sample())
 
 The matrix is the product of five axes (format, data type, codec chain,
 grid, chunk key encoding), pruned to a set of arrays in which every value
@@ -226,6 +229,24 @@ def tensorstore_matrix():
 
     chains = [(f, c) for f in (3, 2) for c in TS_CHAINS[f]]
     return pairwise([(3, 2), TS_DTYPES, chains, list(GRIDS), KEYS[3]], valid)
+
+
+def sample(combos):
+    """A subset of combos holding every format's data types, codec chains,
+    grids and chunk key encodings at least once each (not every pair):
+    greedy, the combination covering the most values not yet held first,
+    ties to the earliest. Deterministic."""
+    def values(c):
+        fmt, d, chain, grid, keys = c
+        return {("dtype", fmt, d), ("chain", chain), ("grid", fmt, grid), ("keys", fmt, keys)}
+
+    left = set().union(*(values(c) for c in combos))
+    chosen = []
+    while left:
+        best = max(combos, key=lambda c: len(values(c) & left))
+        chosen.append(best)
+        left -= values(best)
+    return chosen
 
 
 # ---- one manifest entry ------------------------------------------------------
@@ -459,6 +480,8 @@ def main():
         combos, write = tensorstore_matrix(), write_tensorstore
     else:
         sys.exit("unknown writer %r" % writer)
+    if sys.argv[3:] == ["--sample"]:
+        combos = sample(combos)
     out, name = [], writer
     for fmt, d, (_, chain), grid, keys in combos:
         e = entry(writer, fmt, d, chain, grid, keys)
