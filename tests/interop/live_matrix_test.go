@@ -1,14 +1,19 @@
 package interop
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/zarrgw/zarrgw/plugins/stores/fsstore"
 )
 
 // The matrix's sample through the gateway: zarr-python 3 and tensorstore
@@ -181,5 +186,125 @@ func checkLiveMatrix(t *testing.T, client string, sample []liveMatrixEntry, corr
 	}
 	if c.exact == 0 {
 		t.Errorf("%s read none of the matrix's sample exactly", client)
+	}
+}
+
+// liveMatrixWrite is an array of the matrix's sample a client writes
+// through the gateway, at its path under written-matrix/CLIENT.
+type liveMatrixWrite struct {
+	liveMatrixEntry
+	Client string `json:"client"`
+}
+
+// liveMatrixWriters are the clients that write through the gateway (see
+// liveWrites), the writer of the sample arrays each writes again, and
+// their data types (the first sample array of each; "last" its last, for
+// another format or codec chain). The obstore HTTP client writes into
+// arrays whose metadata is already there (object_store's HttpStore has
+// no create-only put).
+var liveMatrixWriters = []struct {
+	client, writer string
+	last           bool
+	dtypes         []string
+}{
+	{"zarr3-fsspec-key", "zarr-python", false, []string{"int16", "float64", "string", "complex128", "datetime64[ns]"}},
+	{"zarr3-obstore-s3", "zarr-python", true, []string{"int16", "float64", "string", "complex128", "datetime64[ns]"}},
+	{"zarr3-obstore-key", "zarr-python", false, []string{"uint16", "float32", "bool"}},
+	{"zarrs-obstore-s3", "zarr-python", false, []string{"int32", "float32", "uint8"}},
+	{"tensorstore-s3", "tensorstore", false, []string{"int64", "float16", "bfloat16", "complex64"}},
+}
+
+// liveMatrixWrites picks the arrays of the sample each writing client
+// writes again, and puts in place the metadata of those the obstore HTTP
+// client writes into (copied from the sample's array in dir).
+func liveMatrixWrites(t *testing.T, dir string, sample []liveMatrixEntry) []liveMatrixWrite {
+	t.Helper()
+	var out []liveMatrixWrite
+	for _, w := range liveMatrixWriters {
+		for _, d := range w.dtypes {
+			var pick *liveMatrixEntry
+			for i, e := range sample {
+				if e.Writer == w.writer && e.DTypeName == d && (pick == nil || w.last) {
+					pick = &sample[i]
+				}
+			}
+			if pick == nil {
+				t.Fatalf("the matrix's sample has no %s array of %s for %s to write", d, w.writer, w.client)
+			}
+			c := *pick.matrixEntry
+			c.Path = "written-matrix/" + w.client + "/" + strings.TrimPrefix(pick.Path, "matrix/")
+			if w.client == "zarr3-obstore-key" {
+				copyMetadata(t, filepath.Join(dir, filepath.FromSlash(pick.Path)), filepath.Join(dir, filepath.FromSlash(c.Path)))
+			}
+			out = append(out, liveMatrixWrite{liveMatrixEntry{&c, c.Format}, w.client})
+		}
+	}
+	return out
+}
+
+// copyMetadata copies an array's metadata documents (no chunk) from one
+// directory to another.
+func copyMetadata(t *testing.T, from, to string) {
+	t.Helper()
+	if err := os.MkdirAll(to, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	copied := 0
+	for _, name := range []string{"zarr.json", ".zarray", ".zattrs"} {
+		b, err := os.ReadFile(filepath.Join(from, name))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err == nil {
+			err = os.WriteFile(filepath.Join(to, name), b, 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		copied++
+	}
+	if copied == 0 {
+		t.Fatalf("no metadata document in %s", from)
+	}
+}
+
+// checkLiveMatrixWrites reads every array the clients wrote through the
+// gateway with zarrgw (from the served directory, in process) against
+// the matrix's values, fill included, and prints a line per client.
+func checkLiveMatrixWrites(t *testing.T, dir string, writes []liveMatrixWrite, results []struct{ Client, Path, Error string }) {
+	t.Helper()
+	s, err := fsstore.New(dir, fsstore.WithDirSync(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	errs := map[string]string{}
+	for _, r := range results {
+		errs[r.Path] = r.Error
+	}
+	exact := map[string]int{}
+	var clients []string
+	for _, w := range writes {
+		if _, seen := exact[w.Client]; !seen {
+			clients = append(clients, w.Client)
+			exact[w.Client] = 0
+		}
+		e, ok := errs[w.Path]
+		switch {
+		case !ok:
+			t.Errorf("%s: no result for the write of %s", w.Client, w.Path)
+			continue
+		case e != "":
+			t.Errorf("%s could not write %s through the gateway: %s", w.Client, w.Path, e)
+			continue
+		}
+		if _, _, err := readExact(context.Background(), s, w.matrixEntry); err != nil {
+			t.Errorf("zarrgw reads %s written by %s through the gateway: %v", w.Path, w.Client, err)
+			continue
+		}
+		exact[w.Client]++
+	}
+	for _, c := range clients {
+		fmt.Printf("interop live matrix write %s: %d arrays of the matrix zarrgw reads back exactly\n", c, exact[c])
 	}
 }

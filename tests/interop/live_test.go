@@ -262,6 +262,7 @@ func TestLiveClients(t *testing.T) {
 	reads = dropPrefix(reads, xrCorrupt.Path+"/")
 
 	sample := writeLiveMatrix(t, py, dir)
+	matrixWrites := liveMatrixWrites(t, dir, sample)
 	zarrgw, remove := zbinary.Build()
 	t.Cleanup(remove)
 	g := serveLive(t, zarrgw, dir, xrZarrgw.Path)
@@ -302,7 +303,7 @@ func TestLiveClients(t *testing.T) {
 		"key_url": key, "token": liveToken, "local_root": dir,
 		"s3":        map[string]string{"endpoint": g.S3URL, "region": liveRegion, "bucket": "live", "key_id": liveKeyID, "secret": liveSecret},
 		"py_writes": pythonLive(), "py_xarray": []liveGroup{xrPython},
-		"reads": reads, "corrupt": []liveArray{corrupt}, "matrix": sample, "writes": writes, "xarray": xcases,
+		"reads": reads, "corrupt": []liveArray{corrupt}, "matrix": sample, "matrix_writes": matrixWrites, "writes": writes, "xarray": xcases,
 	}
 	var out struct {
 		Versions map[string]string       `json:"versions"`
@@ -311,6 +312,9 @@ func TestLiveClients(t *testing.T) {
 		Writes   []struct {
 			Client, Path, Error string
 		} `json:"writes"`
+		MatrixWrites []struct {
+			Client, Path, Error string
+		} `json:"matrix_writes"`
 		Xarray []liveResult `json:"xarray"`
 	}
 	start := time.Now()
@@ -322,6 +326,7 @@ func TestLiveClients(t *testing.T) {
 		checkLiveMatrix(t, client, sample, corruptSample, out.Matrix[client])
 	}
 	checkLiveWrites(t, g.URL+"/d/live", writes, out.Writes)
+	checkLiveMatrixWrites(t, dir, matrixWrites, out.MatrixWrites)
 	checkLiveXarray(t, xcases, out.Xarray)
 	t.Run("README", func(t *testing.T) { checkLiveREADME(t, py, zarrgw) })
 }

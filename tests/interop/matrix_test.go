@@ -44,6 +44,7 @@ type matrixEntry struct {
 	Fill        json.RawMessage `json:"fill"`
 	Shape       []int           `json:"shape"`
 	Chunks      []int           `json:"chunks"`
+	Inner       []int           `json:"inner,omitempty"` // a sharded chain's inner chunks
 	WrittenRows int             `json:"written_rows"`
 	Chain       string          `json:"chain"`
 	Grid        string          `json:"grid"`

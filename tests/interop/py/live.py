@@ -20,6 +20,7 @@ It prints one JSON document:
    "reads": {CLIENT: [{"path", "status": "exact"|"differs"|"error", "detail"}]},
    "matrix": {CLIENT: [{"path", "status": "exact"|"differs"|"error", "detail"}]},
    "writes": [{"client", "path", "error"}],  (error: the last lines of the traceback)
+   "matrix_writes": [{"client", "path", "error"}],
    "xarray": [{"name", "status", "detail"}]}
 """
 
@@ -33,6 +34,7 @@ import numpy as np
 
 import formula
 import matrix_values as mv
+import matrix_write
 
 MANIFEST = json.load(open(sys.argv[1]))
 S3 = MANIFEST["s3"]
@@ -369,6 +371,34 @@ def run_writes():
     return out
 
 
+def run_matrix_writes():
+    """The writers write arrays of the matrix's sample through the gateway
+    ("matrix_writes": the entry, at its path under written-matrix/, and
+    its client), as matrix_write.py writes them; zarrgw reads them back
+    on the Go side. The obstore HTTP client writes the rows into an array
+    whose metadata the Go side put there (see liveWrites)."""
+    out = []
+    for e in MANIFEST["matrix_writes"]:
+        client = e["client"]
+        r = {"client": client, "path": e["path"], "error": ""}
+        try:
+            if client == "tensorstore-s3":
+                matrix_write.write_tensorstore("", e, kvstore=ts_kvstore("s3", e["path"]))
+            elif client == "zarr3-obstore-key":
+                a = zarr.open_array(store=obstore_key(read_only=False), path=e["path"], mode="r+", zarr_format=e["format"])
+                rows = e["written_rows"]
+                a[:rows] = mv.expected(e)[:rows]
+            else:
+                store = {"zarr3-fsspec-key": fsspec_key, "zarr3-obstore-s3": obstore_s3, "zarrs-obstore-s3": obstore_s3}[client](read_only=False)
+                conf = {"codec_pipeline.path": "zarrs.ZarrsCodecPipeline", "codec_pipeline.strict": True} if client.startswith("zarrs-") else {}
+                with zarr.config.set(conf):
+                    matrix_write.write_zarr_python("", e, store=store)
+        except Exception:
+            r["error"] = traceback.format_exc(limit=4)
+        out.append(r)
+    return out
+
+
 # --- xarray ---------------------------------------------------------------
 
 
@@ -419,6 +449,7 @@ def main():
         "reads": run_reads(),
         "matrix": run_matrix_reads(),
         "writes": run_writes(),
+        "matrix_writes": run_matrix_writes(),
         "xarray": run_xarray(),
     }
     json.dump(out, sys.stdout)

@@ -383,14 +383,15 @@ def zarr_python_dtype(e):
     return mv.numpy_dtype(e["dtype"])
 
 
-def write_zarr_python(root, e):
+def write_zarr_python(root, e, store=None):
+    """Writes e's array under root, or into store (a zarr store) when given."""
     import zarr
     from zarr.storage import LocalStore
 
     keys = e["keys"]
     kw = zarr_python_codecs(e)
     a = zarr.create_array(
-        store=LocalStore(root), name=e["path"], shape=tuple(e["shape"]), chunks=tuple(e["chunks"]),
+        store=store or LocalStore(root), name=e["path"], shape=tuple(e["shape"]), chunks=tuple(e["chunks"]),
         dtype=zarr_python_dtype(e), fill_value=fill_scalar(e), zarr_format=e["format"],
         chunk_key_encoding={"name": keys[:-1], "separator": keys[-1]},
         config={"write_empty_chunks": False}, **kw)
@@ -463,10 +464,15 @@ def ts_spec(root, e):
     return {"driver": "zarr3", "kvstore": {"driver": "file", "path": path}, "metadata": md, "create": True}
 
 
-def write_tensorstore(root, e):
+def write_tensorstore(root, e, kvstore=None):
+    """Writes e's array under root, or into kvstore (a tensorstore kvstore
+    spec) when given."""
     import tensorstore as ts
 
-    a = ts.open(ts_spec(root, e)).result()
+    spec = ts_spec(root, e)
+    if kvstore is not None:
+        spec["kvstore"] = kvstore
+    a = ts.open(spec).result()
     want = mv.expected(e)
     a[: e["written_rows"]].write(want[: e["written_rows"]]).result()
     return "tensorstore " + version("tensorstore")
