@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -165,18 +164,8 @@ func checkLiveMatrix(t *testing.T, client string, sample []liveMatrixEntry, corr
 		}
 		c.recordAgainst(ref, e.matrixEntry, r.Status == "exact", r.Status == "differs", r.Status+": "+r.Detail)
 	}
-	refused := 0
-	var byFeature []string
-	for f, n := range c.refused {
-		refused += n
-		byFeature = append(byFeature, fmt.Sprintf("%s %d", f, n))
-	}
-	sort.Strings(byFeature)
-	line := fmt.Sprintf("interop live matrix %s: %d exact, %d refused", client, c.exact, refused)
-	if refused > 0 {
-		line += " (" + strings.Join(byFeature, ", ") + ")"
-	}
-	line += fmt.Sprintf(", %d wrong, %d failed", wrong, len(c.failures))
+	refused, byFeature := c.refusals()
+	line := fmt.Sprintf("interop live matrix %s: %d exact, %d refused%s, %d wrong, %d failed", client, c.exact, refused, byFeature, wrong, len(c.failures))
 	if fellBack > 0 {
 		line += fmt.Sprintf("; %d of the exact read by zarr-python's own pipeline (not supported by zarrs-python)", fellBack)
 	}
@@ -278,32 +267,14 @@ func checkLiveMatrixWrites(t *testing.T, dir string, writes []liveMatrixWrite, r
 		t.Fatal(err)
 	}
 	defer s.Close()
-	errs := map[string]string{}
-	for _, r := range results {
-		errs[r.Path] = r.Error
+	refs := make([]liveWriteRef, len(writes))
+	for i, w := range writes {
+		refs[i] = liveWriteRef{Client: w.Client, Path: w.Path}
 	}
-	exact := map[string]int{}
-	var clients []string
-	for _, w := range writes {
-		if _, seen := exact[w.Client]; !seen {
-			clients = append(clients, w.Client)
-			exact[w.Client] = 0
-		}
-		e, ok := errs[w.Path]
-		switch {
-		case !ok:
-			t.Errorf("%s: no result for the write of %s", w.Client, w.Path)
-			continue
-		case e != "":
-			t.Errorf("%s could not write %s through the gateway: %s", w.Client, w.Path, e)
-			continue
-		}
-		if _, _, err := readExact(context.Background(), s, w.matrixEntry); err != nil {
-			t.Errorf("zarrgw reads %s written by %s through the gateway: %v", w.Path, w.Client, err)
-			continue
-		}
-		exact[w.Client]++
-	}
+	clients, exact, _ := tallyLiveWrites(t, refs, results, func(i int) error {
+		_, _, err := readExact(context.Background(), s, writes[i].matrixEntry)
+		return err
+	})
 	for _, c := range clients {
 		fmt.Printf("interop live matrix write %s: %d arrays of the matrix zarrgw reads back exactly\n", c, exact[c])
 	}

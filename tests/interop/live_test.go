@@ -438,13 +438,33 @@ func checkLiveReads(t *testing.T, client string, reads []liveArray, corrupt stri
 // gateway's array API and compares it with the formula.
 func checkLiveWrites(t *testing.T, base string, writes []liveArray, results []struct{ Client, Path, Error string }) {
 	t.Helper()
+	refs := make([]liveWriteRef, len(writes))
+	for i, w := range writes {
+		refs[i] = liveWriteRef{w.Client, w.Path, w.Refused}
+	}
+	clients, exact, refused := tallyLiveWrites(t, refs, results, func(i int) error { return readBackLive(base, writes[i]) })
+	sort.Strings(clients)
+	for _, c := range clients {
+		fmt.Printf("interop live write %s: %d arrays zarrgw reads back exactly, %d refused by the client as documented\n", c, exact[c], refused[c])
+	}
+}
+
+// liveWriteRef is a write a client makes: the client's refusal, when
+// it cannot.
+type liveWriteRef struct{ Client, Path, Refused string }
+
+// tallyLiveWrites checks each write's result (a refusal must be the
+// client's documented one) and has readBack(i) read back the ith write
+// that succeeded; it fails on every other outcome and counts by client.
+func tallyLiveWrites(t *testing.T, writes []liveWriteRef, results []struct{ Client, Path, Error string },
+	readBack func(i int) error) (clients []string, exact, refused map[string]int) {
+	t.Helper()
 	errs := map[string]string{}
 	for _, r := range results {
 		errs[r.Path] = r.Error
 	}
-	exact, refused := map[string]int{}, map[string]int{}
-	var clients []string
-	for _, w := range writes {
+	exact, refused = map[string]int{}, map[string]int{}
+	for i, w := range writes {
 		if _, seen := exact[w.Client]; !seen {
 			clients = append(clients, w.Client)
 			exact[w.Client] = 0
@@ -464,16 +484,13 @@ func checkLiveWrites(t *testing.T, base string, writes []liveArray, results []st
 			t.Errorf("%s could not write %s through the gateway: %s", w.Client, w.Path, e)
 			continue
 		}
-		if err := readBackLive(base, w); err != nil {
+		if err := readBack(i); err != nil {
 			t.Errorf("zarrgw reads %s written by %s: %v", w.Path, w.Client, err)
 			continue
 		}
 		exact[w.Client]++
 	}
-	sort.Strings(clients)
-	for _, c := range clients {
-		fmt.Printf("interop live write %s: %d arrays zarrgw reads back exactly, %d refused by the client as documented\n", c, exact[c], refused[c])
-	}
+	return clients, exact, refused
 }
 
 // readBackLive reads the whole array through the array API as JSON.

@@ -104,24 +104,31 @@ func (c *cell) recordAgainst(r *refusal, e *matrixEntry, ok bool, wrong bool, de
 	}
 }
 
-// summary prints the cell's line, e.g. "interop matrix zarr-python->zarrgw:
-// 512 exact, 40 refused (dtype:struct 8, ...), 0 wrong", and fails the test
-// with the failures.
-func (c *cell) summary(t *testing.T) {
-	t.Helper()
+// refusals counts the cell's refusals, and names them by feature: " (dtype:struct
+// 8, ...)", or "" when there are none.
+func (c *cell) refusals() (int, string) {
 	refused := 0
 	var byFeature []string
 	for f, n := range c.refused {
 		refused += n
 		byFeature = append(byFeature, fmt.Sprintf("%s %d", f, n))
 	}
-	sort.Strings(byFeature)
-	line := fmt.Sprintf("interop matrix %s->%s: %d exact, %d refused", c.writer, c.reader, c.exact, refused)
-	if c.reader == "writes" {
-		line = fmt.Sprintf("interop matrix %s writes%s: %d written, %d refused", c.writer, c.from, c.exact, refused)
+	if refused == 0 {
+		return 0, ""
 	}
-	if refused > 0 {
-		line += " (" + strings.Join(byFeature, ", ") + ")"
+	sort.Strings(byFeature)
+	return refused, " (" + strings.Join(byFeature, ", ") + ")"
+}
+
+// summary prints the cell's line, e.g. "interop matrix zarr-python->zarrgw:
+// 512 exact, 40 refused (dtype:struct 8, ...), 0 wrong", and fails the test
+// with the failures.
+func (c *cell) summary(t *testing.T) {
+	t.Helper()
+	refused, byFeature := c.refusals()
+	line := fmt.Sprintf("interop matrix %s->%s: %d exact, %d refused%s", c.writer, c.reader, c.exact, refused, byFeature)
+	if c.reader == "writes" {
+		line = fmt.Sprintf("interop matrix %s writes%s: %d written, %d refused%s", c.writer, c.from, c.exact, refused, byFeature)
 	}
 	line += fmt.Sprintf(", %d failed", len(c.failures))
 	fmt.Println(line)
