@@ -225,8 +225,10 @@ const liveToken = "live-clients-token"
 // array element by element against the formula; the writers write arrays
 // through the gateway, which zarrgw's array API reads back against the
 // formula; xarray opens the groups over the key API (fsspec) and S3
-// (s3fs). A chunk corrupted on disk after the gateway started must not
-// read as the formula's values for any client.
+// (s3fs). Every reader also reads a sample of the interoperability
+// matrix zarr-python 3 and tensorstore wrote into the served directory
+// (live_matrix_test.go). A chunk corrupted on disk after the gateway
+// started must not read as the formula's values for any client.
 func TestLiveClients(t *testing.T) {
 	py := pyenv.Python(t, "zarr", "zarrs", "tensorstore", "obstore", "xarray", "s3fs", "numcodecs")
 	ctx := context.Background()
@@ -259,9 +261,12 @@ func TestLiveClients(t *testing.T) {
 	// the arrays of xr-corrupt are read by xarray only
 	reads = dropPrefix(reads, xrCorrupt.Path+"/")
 
+	sample := writeLiveMatrix(t, py, dir)
+	matrixWrites := liveMatrixWrites(t, dir, sample)
 	zarrgw, remove := zbinary.Build()
 	t.Cleanup(remove)
 	g := serveLive(t, zarrgw, dir, xrZarrgw.Path)
+	corruptSample := corruptMatrixChunk(t, dir, sample)
 
 	// corrupted after the gateway started serving: flip every byte of a
 	// stored chunk
@@ -298,14 +303,18 @@ func TestLiveClients(t *testing.T) {
 		"key_url": key, "token": liveToken, "local_root": dir,
 		"s3":        map[string]string{"endpoint": g.S3URL, "region": liveRegion, "bucket": "live", "key_id": liveKeyID, "secret": liveSecret},
 		"py_writes": pythonLive(), "py_xarray": []liveGroup{xrPython},
-		"reads": reads, "corrupt": []liveArray{corrupt}, "writes": writes, "xarray": xcases,
+		"reads": reads, "corrupt": []liveArray{corrupt}, "matrix": sample, "matrix_writes": matrixWrites, "writes": writes, "xarray": xcases,
 	}
 	var out struct {
 		Versions map[string]string       `json:"versions"`
 		Reads    map[string][]liveResult `json:"reads"`
+		Matrix   map[string][]liveResult `json:"matrix"`
 		Writes   []struct {
 			Client, Path, Error string
 		} `json:"writes"`
+		MatrixWrites []struct {
+			Client, Path, Error string
+		} `json:"matrix_writes"`
 		Xarray []liveResult `json:"xarray"`
 	}
 	start := time.Now()
@@ -314,8 +323,10 @@ func TestLiveClients(t *testing.T) {
 
 	for _, client := range liveReaders {
 		checkLiveReads(t, client, reads, corrupt.Path, out.Reads[client])
+		checkLiveMatrix(t, client, sample, corruptSample, out.Matrix[client])
 	}
 	checkLiveWrites(t, g.URL+"/d/live", writes, out.Writes)
+	checkLiveMatrixWrites(t, dir, matrixWrites, out.MatrixWrites)
 	checkLiveXarray(t, xcases, out.Xarray)
 	t.Run("README", func(t *testing.T) { checkLiveREADME(t, py, zarrgw) })
 }
@@ -427,13 +438,33 @@ func checkLiveReads(t *testing.T, client string, reads []liveArray, corrupt stri
 // gateway's array API and compares it with the formula.
 func checkLiveWrites(t *testing.T, base string, writes []liveArray, results []struct{ Client, Path, Error string }) {
 	t.Helper()
+	refs := make([]liveWriteRef, len(writes))
+	for i, w := range writes {
+		refs[i] = liveWriteRef{w.Client, w.Path, w.Refused}
+	}
+	clients, exact, refused := tallyLiveWrites(t, refs, results, func(i int) error { return readBackLive(base, writes[i]) })
+	sort.Strings(clients)
+	for _, c := range clients {
+		fmt.Printf("interop live write %s: %d arrays zarrgw reads back exactly, %d refused by the client as documented\n", c, exact[c], refused[c])
+	}
+}
+
+// liveWriteRef is a write a client makes: the client's refusal, when
+// it cannot.
+type liveWriteRef struct{ Client, Path, Refused string }
+
+// tallyLiveWrites checks each write's result (a refusal must be the
+// client's documented one) and has readBack(i) read back the ith write
+// that succeeded; it fails on every other outcome and counts by client.
+func tallyLiveWrites(t *testing.T, writes []liveWriteRef, results []struct{ Client, Path, Error string },
+	readBack func(i int) error) (clients []string, exact, refused map[string]int) {
+	t.Helper()
 	errs := map[string]string{}
 	for _, r := range results {
 		errs[r.Path] = r.Error
 	}
-	exact, refused := map[string]int{}, map[string]int{}
-	var clients []string
-	for _, w := range writes {
+	exact, refused = map[string]int{}, map[string]int{}
+	for i, w := range writes {
 		if _, seen := exact[w.Client]; !seen {
 			clients = append(clients, w.Client)
 			exact[w.Client] = 0
@@ -453,16 +484,13 @@ func checkLiveWrites(t *testing.T, base string, writes []liveArray, results []st
 			t.Errorf("%s could not write %s through the gateway: %s", w.Client, w.Path, e)
 			continue
 		}
-		if err := readBackLive(base, w); err != nil {
+		if err := readBack(i); err != nil {
 			t.Errorf("zarrgw reads %s written by %s: %v", w.Path, w.Client, err)
 			continue
 		}
 		exact[w.Client]++
 	}
-	sort.Strings(clients)
-	for _, c := range clients {
-		fmt.Printf("interop live write %s: %d arrays zarrgw reads back exactly, %d refused by the client as documented\n", c, exact[c], refused[c])
-	}
+	return clients, exact, refused
 }
 
 // readBackLive reads the whole array through the array API as JSON.

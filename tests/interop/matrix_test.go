@@ -44,6 +44,7 @@ type matrixEntry struct {
 	Fill        json.RawMessage `json:"fill"`
 	Shape       []int           `json:"shape"`
 	Chunks      []int           `json:"chunks"`
+	Inner       []int           `json:"inner,omitempty"` // a sharded chain's inner chunks
 	WrittenRows int             `json:"written_rows"`
 	Chain       string          `json:"chain"`
 	Grid        string          `json:"grid"`
@@ -82,7 +83,11 @@ func newCell(writer, reader string) *cell {
 // must fail, and never with wrong values from zarrgw; a listed refusal
 // that succeeds is a failure too (the list must shrink).
 func (c *cell) record(e *matrixEntry, ok bool, wrong bool, detail string) {
-	r := findRefusal(c.writer, c.reader, e.Features)
+	c.recordAgainst(findRefusal(c.writer, c.reader, e.Features), e, ok, wrong, detail)
+}
+
+// recordAgainst is record with the refusal (or nil) the array falls under.
+func (c *cell) recordAgainst(r *refusal, e *matrixEntry, ok bool, wrong bool, detail string) {
 	switch {
 	case ok && r == nil:
 		c.exact++
@@ -99,24 +104,31 @@ func (c *cell) record(e *matrixEntry, ok bool, wrong bool, detail string) {
 	}
 }
 
-// summary prints the cell's line, e.g. "interop matrix zarr-python->zarrgw:
-// 512 exact, 40 refused (dtype:struct 8, ...), 0 wrong", and fails the test
-// with the failures.
-func (c *cell) summary(t *testing.T) {
-	t.Helper()
+// refusals counts the cell's refusals, and names them by feature: " (dtype:struct
+// 8, ...)", or "" when there are none.
+func (c *cell) refusals() (int, string) {
 	refused := 0
 	var byFeature []string
 	for f, n := range c.refused {
 		refused += n
 		byFeature = append(byFeature, fmt.Sprintf("%s %d", f, n))
 	}
-	sort.Strings(byFeature)
-	line := fmt.Sprintf("interop matrix %s->%s: %d exact, %d refused", c.writer, c.reader, c.exact, refused)
-	if c.reader == "writes" {
-		line = fmt.Sprintf("interop matrix %s writes%s: %d written, %d refused", c.writer, c.from, c.exact, refused)
+	if refused == 0 {
+		return 0, ""
 	}
-	if refused > 0 {
-		line += " (" + strings.Join(byFeature, ", ") + ")"
+	sort.Strings(byFeature)
+	return refused, " (" + strings.Join(byFeature, ", ") + ")"
+}
+
+// summary prints the cell's line, e.g. "interop matrix zarr-python->zarrgw:
+// 512 exact, 40 refused (dtype:struct 8, ...), 0 wrong", and fails the test
+// with the failures.
+func (c *cell) summary(t *testing.T) {
+	t.Helper()
+	refused, byFeature := c.refusals()
+	line := fmt.Sprintf("interop matrix %s->%s: %d exact, %d refused%s", c.writer, c.reader, c.exact, refused, byFeature)
+	if c.reader == "writes" {
+		line = fmt.Sprintf("interop matrix %s writes%s: %d written, %d refused%s", c.writer, c.from, c.exact, refused, byFeature)
 	}
 	line += fmt.Sprintf(", %d failed", len(c.failures))
 	fmt.Println(line)
@@ -165,12 +177,13 @@ func tail(s string, n int) string {
 	return s
 }
 
-// writeForeign runs py/matrix_write.py for one writer into root.
-func writeForeign(python, writer, root string) (*matrixSet, error) {
+// writeForeign runs py/matrix_write.py for one writer into root (args:
+// its options, e.g. --sample).
+func writeForeign(python, writer, root string, args ...string) (*matrixSet, error) {
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return nil, err
 	}
-	out, err := runMatrixScript(python, "matrix_write.py", writer, root)
+	out, err := runMatrixScript(python, append([]string{"matrix_write.py", writer, root}, args...)...)
 	if err != nil {
 		return nil, err
 	}

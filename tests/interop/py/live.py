@@ -11,11 +11,16 @@ First zarr-python writes its own arrays into the served directory
 "corrupt" through the gateway and compares it element by element with
 py/formula.py; then the writers of "writes" write their arrays through the
 gateway (zarrgw reads them back on the Go side); then xarray opens the
-groups of "xarray". It prints one JSON document:
+groups of "xarray". Every reader also reads the arrays of "matrix", a
+sample of the interoperability matrix (py/matrix_write.py --sample) in the
+served directory, against its own expected values (py/matrix_values.py).
+It prints one JSON document:
 
   {"versions": {...},
    "reads": {CLIENT: [{"path", "status": "exact"|"differs"|"error", "detail"}]},
+   "matrix": {CLIENT: [{"path", "status": "exact"|"differs"|"error", "detail"}]},
    "writes": [{"client", "path", "error"}],  (error: the last lines of the traceback)
+   "matrix_writes": [{"client", "path", "error"}],
    "xarray": [{"name", "status", "detail"}]}
 """
 
@@ -28,6 +33,8 @@ from importlib.metadata import version
 import numpy as np
 
 import formula
+import matrix_values as mv
+import matrix_write
 
 MANIFEST = json.load(open(sys.argv[1]))
 S3 = MANIFEST["s3"]
@@ -45,6 +52,7 @@ import tensorstore as ts  # noqa: E402
 import xarray as xr  # noqa: E402
 import zarr  # noqa: E402
 import zarr.codecs  # noqa: E402
+from zarrs.pipeline import UnsupportedDataTypeError, UnsupportedMetadataError  # noqa: E402
 from obstore.store import HTTPStore, S3Store  # noqa: E402
 from zarr.storage import FsspecStore, LocalStore, ObjectStore  # noqa: E402
 
@@ -150,6 +158,23 @@ def zarrs_reader(make_store):
     return read
 
 
+def zarrs_fallback_reader(make_store):
+    """The strict zarrs reader, but for what zarrs-python refuses as not
+    supported (a data type, a codec): that zarr-python's own pipeline
+    reads, as the matrix's zarrs reader does. It returns (values, the
+    refusal's name or "")."""
+    strict, store = zarrs_reader(make_store), make_store()
+
+    def read(spec):
+        try:
+            return strict(spec), ""
+        except (UnsupportedDataTypeError, UnsupportedMetadataError) as e:
+            with zarr.config.set({"codec_pipeline.path": "zarrs.ZarrsCodecPipeline", "codec_pipeline.strict": False}):
+                return zarr.open_array(store=store, path=spec["path"], mode="r", zarr_format=spec["zarr_format"])[...], type(e).__name__
+
+    return read
+
+
 def ts_reader(kind):
     def read(spec):
         driver = "zarr3" if spec["zarr_format"] == 3 else "zarr"
@@ -157,6 +182,12 @@ def ts_reader(kind):
 
     return read
 
+
+ZARRS_STORES = {
+    "zarrs-fsspec-key": lambda: fsspec_key(auth=False),
+    "zarrs-obstore-key": obstore_key,
+    "zarrs-obstore-s3": obstore_s3,
+}
 
 READERS = {
     "zarr3-fsspec-key": lambda: zarr_reader(fsspec_key),
@@ -166,28 +197,45 @@ READERS = {
     "tensorstore-s3": lambda: ts_reader("s3"),
     # zarrs rebuilds an HTTP store from its URL and takes no headers: it
     # reads as an anonymous client
-    "zarrs-fsspec-key": lambda: zarrs_reader(lambda: fsspec_key(auth=False)),
-    "zarrs-obstore-key": lambda: zarrs_reader(obstore_key),
-    "zarrs-obstore-s3": lambda: zarrs_reader(obstore_s3),
+    **{c: (lambda store: lambda: zarrs_reader(store))(store) for c, store in ZARRS_STORES.items()},
 }
 
 
 def run_reads():
+    """Every reader over "reads" and "corrupt", by the formula."""
+    return run_readers(READERS, MANIFEST["reads"] + MANIFEST["corrupt"], lambda spec, got: (compare(spec, got), ""), lambda c, spec: c in spec.get("skip", {}))
+
+
+def run_matrix_reads():
+    """Every reader over the matrix's sample, by the matrix's values (the
+    zarrs readers noting what zarr-python's own pipeline read)."""
+    readers = {c: (lambda make: lambda: (lambda spec: (make()(spec), "")))(m) for c, m in READERS.items()}
+    for client, store in ZARRS_STORES.items():
+        readers[client] = (lambda store: lambda: zarrs_fallback_reader(store))(store)
+
+    def cmp(spec, got):
+        values, note = got
+        return mv.same_read(values, mv.expected(spec)) or "exact", note
+
+    return run_readers(readers, MANIFEST["matrix"], cmp, lambda c, spec: False)
+
+
+def run_readers(readers, specs, cmp_fn, skip):
     out = {}
-    for client, make in READERS.items():
+    for client, make in readers.items():
         results = []
         try:
             read = make()
         except Exception:
             out[client] = [{"path": "", "status": "error", "detail": traceback.format_exc(limit=4)}]
             continue
-        for spec in MANIFEST["reads"] + MANIFEST["corrupt"]:
-            if client in spec.get("skip", {}):
+        for spec in specs:
+            if skip(client, spec):
                 continue
             r = {"path": spec["path"]}
             try:
-                cmp = compare(spec, read(spec))
-                r.update(status="exact" if cmp == "exact" else "differs", detail="" if cmp == "exact" else cmp)
+                cmp, note = cmp_fn(spec, read(spec))
+                r.update(status="exact" if cmp == "exact" else "differs", detail=note if cmp == "exact" else cmp)
             except Exception as e:
                 r.update(status="error", detail="%s: %s" % (type(e).__name__, str(e)[:600]))
             results.append(r)
@@ -323,6 +371,34 @@ def run_writes():
     return out
 
 
+def run_matrix_writes():
+    """The writers write arrays of the matrix's sample through the gateway
+    ("matrix_writes": the entry, at its path under written-matrix/, and
+    its client), as matrix_write.py writes them; zarrgw reads them back
+    on the Go side. The obstore HTTP client writes the rows into an array
+    whose metadata the Go side put there (see liveWrites)."""
+    out = []
+    for e in MANIFEST["matrix_writes"]:
+        client = e["client"]
+        r = {"client": client, "path": e["path"], "error": ""}
+        try:
+            if client == "tensorstore-s3":
+                matrix_write.write_tensorstore("", e, kvstore=ts_kvstore("s3", e["path"]))
+            elif client == "zarr3-obstore-key":
+                a = zarr.open_array(store=obstore_key(read_only=False), path=e["path"], mode="r+", zarr_format=e["format"])
+                rows = e["written_rows"]
+                a[:rows] = mv.expected(e)[:rows]
+            else:
+                store = {"zarr3-fsspec-key": fsspec_key, "zarr3-obstore-s3": obstore_s3, "zarrs-obstore-s3": obstore_s3}[client](read_only=False)
+                conf = {"codec_pipeline.path": "zarrs.ZarrsCodecPipeline", "codec_pipeline.strict": True} if client.startswith("zarrs-") else {}
+                with zarr.config.set(conf):
+                    matrix_write.write_zarr_python("", e, store=store)
+        except Exception:
+            r["error"] = traceback.format_exc(limit=4)
+        out.append(r)
+    return out
+
+
 # --- xarray ---------------------------------------------------------------
 
 
@@ -371,7 +447,9 @@ def main():
     out = {
         "versions": {m: version(m) for m in ["zarr", "tensorstore", "zarrs", "obstore", "xarray", "fsspec", "s3fs"]},
         "reads": run_reads(),
+        "matrix": run_matrix_reads(),
         "writes": run_writes(),
+        "matrix_writes": run_matrix_writes(),
         "xarray": run_xarray(),
     }
     json.dump(out, sys.stdout)

@@ -128,6 +128,19 @@ def same(got, want):
     return "%d of %d elements differ: %s" % (len(bad), g.size, shown)
 
 
+def same_read(got, want):
+    """same() for what a reader returned, as any reader returns it: None
+    or what differs (a comparison that raises is a difference too)."""
+    try:
+        got = np.asarray(got)
+        if want.dtype.kind == "V" and want.dtype.names is None and got.shape == want.shape + (want.dtype.itemsize,) and got.dtype.itemsize == 1:
+            # tensorstore holds r<N> as a trailing dimension of bytes
+            got = np.ascontiguousarray(got).view(want.dtype).reshape(want.shape)
+        return same(got, want)
+    except Exception as exc:
+        return "comparison failed: %s: %s" % (type(exc).__name__, exc)
+
+
 def canon(x):
     if isinstance(x, np.generic):
         x = x.item()

@@ -1,10 +1,13 @@
 """Writes the interoperability matrix with one foreign implementation and
 prints its manifest (JSON) on stdout.
 
-usage: matrix_write.py WRITER ROOT
+usage: matrix_write.py WRITER ROOT [--sample]
   WRITER  zarr-python (zarr 3, formats 2 and 3) or tensorstore (its zarr
           and zarr3 drivers)
   ROOT    an empty directory: every array goes to ROOT/<path>
+  --sample  a few dozen arrays of the matrix instead of hundreds: every
+          data type and every codec chain of each format at least once,
+          every grid and chunk key encoding (see sample())
 
 The matrix is the product of five axes (format, data type, codec chain,
 grid, chunk key encoding), pruned to a set of arrays in which every value
@@ -228,6 +231,24 @@ def tensorstore_matrix():
     return pairwise([(3, 2), TS_DTYPES, chains, list(GRIDS), KEYS[3]], valid)
 
 
+def sample(combos):
+    """A subset of combos holding every format's data types, codec chains,
+    grids and chunk key encodings at least once each (not every pair):
+    greedy, the combination covering the most values not yet held first,
+    ties to the earliest. Deterministic."""
+    def values(c):
+        fmt, d, chain, grid, keys = c
+        return {("dtype", fmt, d), ("chain", chain), ("grid", fmt, grid), ("keys", fmt, keys)}
+
+    left = set().union(*(values(c) for c in combos))
+    chosen = []
+    while left:
+        best = max(combos, key=lambda c: len(values(c) & left))
+        chosen.append(best)
+        left -= values(best)
+    return chosen
+
+
 # ---- one manifest entry ------------------------------------------------------
 
 def entry(writer, fmt, d, chain, grid, keys):
@@ -362,14 +383,15 @@ def zarr_python_dtype(e):
     return mv.numpy_dtype(e["dtype"])
 
 
-def write_zarr_python(root, e):
+def write_zarr_python(root, e, store=None):
+    """Writes e's array under root, or into store (a zarr store) when given."""
     import zarr
     from zarr.storage import LocalStore
 
     keys = e["keys"]
     kw = zarr_python_codecs(e)
     a = zarr.create_array(
-        store=LocalStore(root), name=e["path"], shape=tuple(e["shape"]), chunks=tuple(e["chunks"]),
+        store=store or LocalStore(root), name=e["path"], shape=tuple(e["shape"]), chunks=tuple(e["chunks"]),
         dtype=zarr_python_dtype(e), fill_value=fill_scalar(e), zarr_format=e["format"],
         chunk_key_encoding={"name": keys[:-1], "separator": keys[-1]},
         config={"write_empty_chunks": False}, **kw)
@@ -442,10 +464,15 @@ def ts_spec(root, e):
     return {"driver": "zarr3", "kvstore": {"driver": "file", "path": path}, "metadata": md, "create": True}
 
 
-def write_tensorstore(root, e):
+def write_tensorstore(root, e, kvstore=None):
+    """Writes e's array under root, or into kvstore (a tensorstore kvstore
+    spec) when given."""
     import tensorstore as ts
 
-    a = ts.open(ts_spec(root, e)).result()
+    spec = ts_spec(root, e)
+    if kvstore is not None:
+        spec["kvstore"] = kvstore
+    a = ts.open(spec).result()
     want = mv.expected(e)
     a[: e["written_rows"]].write(want[: e["written_rows"]]).result()
     return "tensorstore " + version("tensorstore")
@@ -459,6 +486,8 @@ def main():
         combos, write = tensorstore_matrix(), write_tensorstore
     else:
         sys.exit("unknown writer %r" % writer)
+    if sys.argv[3:] == ["--sample"]:
+        combos = sample(combos)
     out, name = [], writer
     for fmt, d, (_, chain), grid, keys in combos:
         e = entry(writer, fmt, d, chain, grid, keys)
