@@ -16,7 +16,10 @@
 //
 //	bash scripts/setup.sh && go test -v ./tests/interop
 //
-// A missing client fails the tests (with the setup command), never skips them.
+// A missing Debian client or node module fails the tests (with the setup
+// command), never skips them. A test that needs the Python environment
+// (tests/support/pyenv) fails under CI=true when it is missing or stale,
+// and elsewhere skips with the setup command.
 //
 // TestMatrix (matrix_test.go) is the generated interoperability matrix:
 // py/matrix_write.py has zarr-python 3 and tensorstore write arrays over

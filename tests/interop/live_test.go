@@ -263,8 +263,7 @@ func TestLiveClients(t *testing.T) {
 
 	sample := writeLiveMatrix(t, py, dir)
 	matrixWrites := liveMatrixWrites(t, dir, sample)
-	zarrgw, remove := zbinary.Build()
-	t.Cleanup(remove)
+	zarrgw := zarrgwBinary
 	g := serveLive(t, zarrgw, dir, xrZarrgw.Path)
 	corruptSample := corruptMatrixChunk(t, dir, sample)
 

@@ -209,8 +209,7 @@ func writeForeign(python, writer, root string, args ...string) (*matrixSet, erro
 func TestMatrix(t *testing.T) {
 	py := pyenv.Python(t, "zarr", "zarrs", "tensorstore", "numpy", "ml_dtypes")
 	requirePython(t)
-	zarrgw, remove := zbinary.Build()
-	t.Cleanup(remove)
+	zarrgw := zarrgwBinary
 	started := time.Now()
 	dir := t.TempDir()
 	ctx := context.Background()

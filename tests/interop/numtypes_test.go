@@ -36,8 +36,7 @@ type numtypeExpect struct {
 // reads tensorstore's arrays to ml_dtypes' values.
 func TestNarrowNumberTypes(t *testing.T) {
 	py := pyenv.Python(t, "ml_dtypes", "tensorstore", "numpy")
-	zarrgw, remove := zbinary.Build()
-	t.Cleanup(remove)
+	zarrgw := zarrgwBinary
 	dir := t.TempDir()
 
 	var want map[string]numtypeExpect

@@ -34,8 +34,7 @@ const structType = `{"name": "struct", "configuration": {"fields": [{"name": "id
 // zarrgw's v3 array by its chunk bytes only.
 func TestStructArrays(t *testing.T) {
 	py := pyenv.Python(t, "zarr", "numpy")
-	bin, remove := zbinary.Build()
-	t.Cleanup(remove)
+	bin := zarrgwBinary
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), scriptTimeout)
 	defer cancel()

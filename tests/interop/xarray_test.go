@@ -78,8 +78,7 @@ func TestXarrayOpensSamples(t *testing.T) {
 			t.Fatalf("mksample: %v\n%s", err, out)
 		}
 	}
-	zarrgw, remove := bin.Build()
-	t.Cleanup(remove)
+	zarrgw := zarrgwBinary
 	cp := func(src, dst string, format int) {
 		args := []string{"cp", "-q", filepath.Join(data, src), filepath.Join(data, dst), "--to-format", fmt.Sprint(format)}
 		if out, err := exec.Command(zarrgw, args...).CombinedOutput(); err != nil {

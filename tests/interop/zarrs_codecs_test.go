@@ -87,8 +87,7 @@ func rawValues(dtype string, v []float64) []byte {
 // TestRegistryCodecs cross-checks the codecs of the zarr-extensions
 // registry with foreign implementations, sharing one build of zarrgw.
 func TestRegistryCodecs(t *testing.T) {
-	zarrgw, remove := zbinary.Build()
-	t.Cleanup(remove)
+	zarrgw := zarrgwBinary
 	t.Run("ZarrsPackbitsReshape", func(t *testing.T) { registryCodecsWithZarrs(t, zarrgw) })
 	t.Run("Zarr2N5Default", func(t *testing.T) { n5DefaultWithZarr2(t, zarrgw) })
 	t.Run("NumpyCastValueScaleOffset", func(t *testing.T) { castValueWithNumpy(t, zarrgw) })
