@@ -78,14 +78,10 @@ func NPYBody(r io.Reader, name string, want dtype.DataType, wantShape []int) (*B
 	if want.Variable() || (!voidForNarrow && (got.Kind != want.Kind || got.Size != want.Size)) {
 		return nil, fmt.Errorf("%s: npy: data type %q does not match the array's %s", name, descr, want.Name)
 	}
-	if !slices.Equal(shape, wantShape) {
-		return nil, fmt.Errorf("%s: npy: shape %v does not match the selection's %v", name, shape, wantShape)
+	b, err := newBody(br, name, want, shape, wantShape, headerSize)
+	if err != nil {
+		return nil, err
 	}
-	size, ok := elementBytes(shape, want)
-	if !ok {
-		return nil, fmt.Errorf("%s: npy: shape %v of %s holds more bytes than an int64 counts", name, shape, want.Name)
-	}
-	b := &Body{r: br, name: name, header: headerSize, size: size}
 	if end == dtype.Big {
 		b.swap = want.SwapUnit()
 	}
@@ -107,14 +103,10 @@ func structBody(br *bufio.Reader, name, descr string, want dtype.DataType, shape
 	if end == dtype.NoEndian {
 		return nil, fmt.Errorf("%s: npy: data type %s does not match the array's %s (numpy's descr %s)", name, descr, want.Name, structDescr(want, dtype.Little))
 	}
-	if !slices.Equal(shape, wantShape) {
-		return nil, fmt.Errorf("%s: npy: shape %v does not match the selection's %v", name, shape, wantShape)
+	b, err := newBody(br, name, want, shape, wantShape, headerSize)
+	if err != nil {
+		return nil, err
 	}
-	size, ok := elementBytes(shape, want)
-	if !ok {
-		return nil, fmt.Errorf("%s: npy: shape %v of %s holds more bytes than an int64 counts", name, shape, want.Name)
-	}
-	b := &Body{r: br, name: name, header: headerSize, size: size}
 	if end == dtype.Big {
 		b.structType = want
 	}
@@ -249,4 +241,17 @@ func swapUnits(b []byte, unit int) {
 			b[lo], b[hi] = b[hi], b[lo]
 		}
 	}
+}
+
+// newBody is the body of a .npy whose header matched the array's type: its
+// shape must be the selection's.
+func newBody(br *bufio.Reader, name string, want dtype.DataType, shape, wantShape []int, headerSize int64) (*Body, error) {
+	if !slices.Equal(shape, wantShape) {
+		return nil, fmt.Errorf("%s: npy: shape %v does not match the selection's %v", name, shape, wantShape)
+	}
+	size, ok := elementBytes(shape, want)
+	if !ok {
+		return nil, fmt.Errorf("%s: npy: shape %v of %s holds more bytes than an int64 counts", name, shape, want.Name)
+	}
+	return &Body{r: br, name: name, header: headerSize, size: size}, nil
 }
