@@ -56,7 +56,12 @@ dataset "other" {
 		{[]string{"cat", sample(), "--path", "te"}, []string{"temperature"}, noFiles},
 		{[]string{"cat", sample(), "--format", ""}, []string{"json", "npy", "raw"}, noFiles},
 		{[]string{"write", sample(), "--format", ""}, []string{"npy", "raw"}, noFiles},
-		{[]string{"create", "x.zarr", "--dtype", "fl"}, []string{"float16", "float32", "float64"}, noFiles},
+		// the core floats and the registry's narrow formats (zarr-extensions
+		// data-types/), with tensorstore's float8_e4m3fn
+		{[]string{"create", "x.zarr", "--dtype", "float"}, []string{"float16", "float32", "float64", "float4_e2m1fn",
+			"float6_e2m3fn", "float6_e3m2fn", "float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz", "float8_e4m3fn",
+			"float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu"}, noFiles},
+		{[]string{"create", "x.zarr", "--dtype", "bf"}, []string{"bfloat16"}, noFiles},
 		{[]string{"cp", "a", "b", "--to-format", ""}, []string{"3"}, noFiles},
 	} {
 		got, directive := complete(t, dir, c.args...)
