@@ -127,11 +127,16 @@ func (c *Codec) layoutOf(dt dtype.DataType) (layout, error) {
 	l := layout{comps: 1, compBytes: dt.Size}
 	n := numeric.BitWidth(dt)
 	switch dt.Kind {
-	case dtype.Bool, dtype.Uint, dtype.Float:
+	// The registry's sub-byte integers are held as ml_dtypes holds them,
+	// the value in the low bits and zeros above (int4 -1 is 0x0f): no sign
+	// extension on decode, unlike the core ints.
+	case dtype.Bool, dtype.Uint, dtype.Float, dtype.SubByteInt, dtype.SubByteUint, dtype.MiniFloat:
 	case dtype.Int:
 		l.signed = true
 	case dtype.Complex:
 		l.comps, l.compBytes, n = 2, dt.Size/2, dt.Size*4
+	case dtype.MiniComplex:
+		l.comps, l.compBytes = 2, dt.Size/2
 	default:
 		return l, fmt.Errorf("%s: data type %s is not a bool or number type", Name, dt)
 	}

@@ -100,3 +100,22 @@ func TestRefusals(t *testing.T) {
 		}
 	}
 }
+
+// The registry's sub-byte types pack their own width, held as ml_dtypes
+// holds them (the value in the low bits, zeros above: int4 -1 is 0x0f,
+// and decodes back so, not sign-extended); complex_float4_e2m1fn packs
+// both components.
+func TestNarrowTypes(t *testing.T) {
+	i4 := ndarray.New(dtype.Named("int4"), []int{3})
+	copy(i4.Data, []byte{0x0f, 0x01, 0x08}) // -1, 1, -8
+	roundTrip(t, ``, i4, []byte{0x1f, 0x08})
+	u2 := ndarray.New(dtype.Named("uint2"), []int{5})
+	copy(u2.Data, []byte{3, 0, 1, 2, 3})
+	roundTrip(t, ``, u2, []byte{0x93, 0x03})
+	f6 := ndarray.New(dtype.Named("float6_e2m3fn"), []int{2})
+	copy(f6.Data, []byte{0x3f, 0x01})
+	roundTrip(t, ``, f6, []byte{0x7f, 0x00})
+	c4 := ndarray.New(dtype.Named("complex_float4_e2m1fn"), []int{2})
+	copy(c4.Data, []byte{0x01, 0x0f, 0x08, 0x02})
+	roundTrip(t, ``, c4, []byte{0xf1, 0x28})
+}

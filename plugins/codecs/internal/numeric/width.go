@@ -2,23 +2,21 @@ package numeric
 
 import "github.com/zarrgw/zarrgw/core/dtype"
 
-// BitWidth is the number of bits that carry an element of dt: 8*Size for
-// every type core/dtype knows today, fewer for the sub-byte types of the
-// zarr-extensions registry (bool 1; int2/uint2 2; int4/uint4 and
-// float4_e2m1fn 4; the float6 types 6), each held in one byte in memory.
-//
-// The sub-byte names are listed here until core/dtype carries the width
-// of each type itself; then this function should ask core/dtype.
+// BitWidth is the number of bits that carry an element of dt (of each
+// component, for a complex form of the registry's narrow floats): 8*Size,
+// fewer for bool (1) and the registry's sub-byte types (int2/uint2 2,
+// int4/uint4 and float4_e2m1fn 4, the float6 types 6), each held in the
+// low bits of one byte in memory.
 func BitWidth(dt dtype.DataType) int {
-	switch dt.Name {
-	case "bool":
+	switch dt.Kind {
+	case dtype.Bool:
 		return 1
-	case "int2", "uint2":
-		return 2
-	case "int4", "uint4", "float4_e2m1fn":
-		return 4
-	case "float6_e2m3fn", "float6_e3m2fn":
-		return 6
+	case dtype.SubByteInt, dtype.SubByteUint:
+		return dtype.SubByteBits(dt)
+	case dtype.MiniFloat, dtype.MiniComplex:
+		if f, ok := dtype.FloatFormatOf(dt); ok {
+			return f.Bits
+		}
 	}
 	return 8 * dt.Size
 }
