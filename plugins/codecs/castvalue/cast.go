@@ -54,11 +54,7 @@ type kind struct {
 // numpy datetime64/timedelta64 types as the int64 counts they hold.
 func kindOf(dt dtype.DataType) (kind, error) {
 	if dt.Kind == dtype.Datetime || dt.Kind == dtype.Timedelta {
-		t, err := numeric.Of(dtype.Named("int64")) // numeric's own int64, not a literal: Type has fields of its own
-		if err != nil {
-			return kind{}, err
-		}
-		return kind{dt: dt, num: t, bits: 64}, nil
+		return kind{dt: dt, num: numeric.Type{Kind: dtype.Int, Size: 8}, bits: 64}, nil
 	}
 	if dt.Kind == dtype.Bool {
 		return kind{}, fmt.Errorf("data type %s is not a number type", dt)

@@ -46,17 +46,17 @@ func (v Value) AsFloat() float64 {
 type Type struct {
 	Kind   dtype.Kind
 	Size   int
-	bits   int                // width of a sub-byte integer; 8*Size otherwise
+	bits   int                // width of a sub-byte integer; 0 for 8*Size (see width)
 	format *dtype.FloatFormat // the float format of a MiniFloat
 }
 
 // Float64 is the type Python floats compute in.
-var Float64 = Type{Kind: dtype.Float, Size: 8, bits: 64}
+var Float64 = Type{Kind: dtype.Float, Size: 8}
 
 // Of returns the numeric type of dt, or an error for types numcodecs'
 // arithmetic filters do not handle here (bool, complex, strings, ...).
 func Of(dt dtype.DataType) (Type, error) {
-	t := Type{Kind: dt.Kind, Size: dt.Size, bits: 8 * dt.Size}
+	t := Type{Kind: dt.Kind, Size: dt.Size}
 	switch {
 	case dt.Kind == dtype.SubByteInt || dt.Kind == dtype.SubByteUint:
 		t.bits = dtype.SubByteBits(dt)
@@ -74,6 +74,16 @@ func Of(dt dtype.DataType) (Type, error) {
 		return t, nil
 	}
 	return Type{}, fmt.Errorf("data type %s is not an integer or float type", dt)
+}
+
+// width is the number of bits that carry a value: a sub-byte integer's
+// own, 8*Size for every other type. Derived, not stored for all, so that a
+// Type written as a literal ({Kind: dtype.Int, Size: 8}) is a whole one.
+func (t Type) width() int {
+	if t.bits != 0 {
+		return t.bits
+	}
+	return 8 * t.Size
 }
 
 // IsFloat reports whether t is a float type.
@@ -115,7 +125,7 @@ func (t Type) bitsToFloat(u uint64) float64 {
 
 // intValue extends the low bits of u (the type's width) to 64 bits.
 func (t Type) intValue(u uint64) Value {
-	shift := 64 - uint(t.bits)
+	shift := 64 - uint(t.width())
 	if t.signed() {
 		return Value{Signed: true, Bits: uint64(int64(u<<shift) >> shift)}
 	}
@@ -128,7 +138,7 @@ func (t Type) Store(b []byte, v Value) {
 	if t.IsFloat() {
 		u = t.floatBits(v)
 	} else {
-		u = t.Cast(v).Bits & (1<<t.bits - 1) // sub-byte integers: upper bits zero
+		u = t.Cast(v).Bits & (1<<t.width() - 1) // sub-byte integers: upper bits zero
 	}
 	switch t.Size {
 	case 1:
