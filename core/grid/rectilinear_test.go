@@ -23,14 +23,6 @@ func (m model) chunkOf(i int) (chunk, local int) {
 	return len(m), i
 }
 
-func (m model) start(c int) int {
-	s := 0
-	for _, e := range m[:c] {
-		s += e
-	}
-	return s
-}
-
 func randomEdges(r *rand.Rand) []int {
 	edges := make([]int, r.Intn(6)+1)
 	for i := range edges {

@@ -259,20 +259,6 @@ func MarshalChunkShapes(edges []Edges) []byte {
 	return append(b, ']')
 }
 
-// CompressEdges turns edge lengths into runs, consecutive equal lengths
-// made one run.
-func CompressEdges(lengths []int) Edges {
-	var runs []EdgeRun
-	for _, n := range lengths {
-		if k := len(runs); k > 0 && runs[k-1].Length == n {
-			runs[k-1].Count++
-			continue
-		}
-		runs = append(runs, EdgeRun{Length: n, Count: 1})
-	}
-	return Edges{Runs: runs}
-}
-
 // CloneEdges copies a rectilinear grid's edges (nil stays nil).
 func CloneEdges(edges []Edges) []Edges {
 	if edges == nil {
