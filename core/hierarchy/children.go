@@ -66,9 +66,10 @@ func childNames(ctx context.Context, s store.Store, g Node) ([]string, error) {
 	}
 	var names []string
 	for n := range seen {
-		// "__" is reserved; "zarr.json" is a node's document, never a
-		// node (Zarr 3.1), though an object store may hold keys below it.
-		if n != "" && !strings.HasPrefix(n, "__") && n != "zarr.json" {
+		// only what may name a node: not "__..." (reserved), not
+		// "zarr.json" (a node's document, though an object store may hold
+		// keys below it)
+		if meta.ValidateNodeName(n) == nil {
 			names = append(names, n)
 		}
 	}
