@@ -113,6 +113,8 @@ type Dataset struct {
 	// Files: the store hands out values as open files (store.Optional.File),
 	// sent with sendfile.
 	Files bool
+	// arrays keeps the arrays opened for requests (see OpenArray).
+	arrays *cache.Cache[*keptArray]
 }
 
 // New opens every dataset of cfg through host (plugins start when first
@@ -176,7 +178,7 @@ func (g *Server) Open(ctx context.Context, dc *config.Dataset) (*Dataset, error)
 	}
 	cached, mc := storecache.WithMetaCache(opened.Store, g.Cfg.Server.MetadataCache, g.Cfg.Server.CacheTTL, g.Metrics.Cache("metadata"))
 	ds := &Dataset{Name: dc.Name, Cfg: dc, Store: cached, meta: mc, Opts: g.host.ArrayOptions(),
-		md5Versions: opened.Store.Capabilities().MD5Versions}
+		md5Versions: opened.Store.Capabilities().MD5Versions, arrays: newArrayCache()}
 	ds.Files = store.OptionalOf(cached).File
 	if g.chunks.Enabled() {
 		ds.chunks = &storecache.ChunkCache{All: g.chunks, Prefix: dc.Name + "\x00", Count: g.Metrics.Cache("chunks")}
