@@ -38,6 +38,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/host/runtime/config"
 	"github.com/zarrgw/zarrgw/host/runtime/stack"
+	"github.com/zarrgw/zarrgw/host/serve/server/arraycache"
 	"github.com/zarrgw/zarrgw/host/serve/server/cache"
 	"github.com/zarrgw/zarrgw/host/serve/server/metrics"
 	"github.com/zarrgw/zarrgw/host/serve/server/storecache"
@@ -114,7 +115,7 @@ type Dataset struct {
 	// sent with sendfile.
 	Files bool
 	// arrays keeps the arrays opened for requests (see OpenArray).
-	arrays *cache.Cache[*keptArray]
+	arrays *arraycache.Cache
 }
 
 // New opens every dataset of cfg through host (plugins start when first
@@ -178,7 +179,7 @@ func (g *Server) Open(ctx context.Context, dc *config.Dataset) (*Dataset, error)
 	}
 	cached, mc := storecache.WithMetaCache(opened.Store, g.Cfg.Server.MetadataCache, g.Cfg.Server.CacheTTL, g.Metrics.Cache("metadata"))
 	ds := &Dataset{Name: dc.Name, Cfg: dc, Store: cached, meta: mc, Opts: g.host.ArrayOptions(),
-		md5Versions: opened.Store.Capabilities().MD5Versions, arrays: newArrayCache()}
+		md5Versions: opened.Store.Capabilities().MD5Versions}
 	ds.Files = store.OptionalOf(cached).File
 	if g.chunks.Enabled() {
 		ds.chunks = &storecache.ChunkCache{All: g.chunks, Prefix: dc.Name + "\x00", Count: g.Metrics.Cache("chunks")}
@@ -187,6 +188,7 @@ func (g *Server) Open(ctx context.Context, dc *config.Dataset) (*Dataset, error)
 	if dc.Consolidated {
 		ds.consolidated = newConsolidated(g.Cfg.Server.CacheTTL)
 	}
+	ds.arrays = arraycache.New(ds.Store, ds.Opts)
 	return ds, nil
 }
 

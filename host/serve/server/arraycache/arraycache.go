@@ -1,4 +1,18 @@
-package server
+// Package arraycache keeps the arrays a dataset's requests open, so
+// that a request for a small slice neither parses the array's metadata
+// again nor builds its codecs again: an opened array holds its codecs'
+// state between requests (the sharding codec's cache of shard indexes,
+// its plans and the buffers it decodes into).
+//
+// A kept array is used only while the metadata documents it was opened
+// from read the same, byte for byte, through the store it was opened
+// from: for the gateway, the dataset's metadata cache, which a write
+// through the gateway clears at once and which trusts a document changed
+// underneath for cache_ttl at most. So a request sees exactly the
+// metadata it would have parsed itself. What the array's codecs keep is
+// confirmed by the data they read (a shard's index by the version of the
+// shard's bytes read next).
+package arraycache
 
 import (
 	"bytes"
@@ -14,23 +28,9 @@ import (
 	"github.com/zarrgw/zarrgw/host/serve/server/cache"
 )
 
-// The arrays a dataset's requests open are kept (arrayCache), so that a
-// request for a small slice neither parses the array's metadata again
-// nor builds its codecs again: an opened array holds its codecs' state
-// between requests (the sharding codec's cache of shard indexes, its
-// plans and the buffers it decodes into).
-//
-// A kept array is used only while the metadata documents it was opened
-// from read the same, byte for byte, through the dataset's store: the
-// metadata cache, which a write through the gateway clears at once and
-// which trusts a document changed underneath for cache_ttl at most. So a
-// request sees exactly the metadata it would have parsed itself. What
-// the array's codecs keep is confirmed by the data it reads (a shard's
-// index by the version of the shard's bytes read next).
-
-// Bounds of the arrays kept: per dataset, and how long one is kept at
-// most (so that the state an array's codecs hold is let go of when the
-// array is no longer read).
+// Bounds of the arrays a Cache keeps, and how long it keeps one at most
+// (so that the state an array's codecs hold is let go of when the array
+// is no longer read).
 const (
 	maxKeptArrays = 64
 	keptArrayTTL  = time.Minute
@@ -50,33 +50,39 @@ type metaDoc struct {
 	absent bool
 }
 
-func newArrayCache() *cache.Cache[*keptArray] {
-	return cache.New[*keptArray](maxKeptArrays, keptArrayTTL)
+// Cache keeps the arrays opened from one store with one set of options.
+// Safe for concurrent use.
+type Cache struct {
+	s    store.Store
+	opts array.Options
+	kept *cache.Cache[*keptArray]
 }
 
-// OpenArray opens the array at path, reusing the one opened before when
-// its metadata documents still read the same. The array may be shared by
+// New is a cache of the arrays of s, opened with opts.
+func New(s store.Store, opts array.Options) *Cache {
+	return &Cache{s: s, opts: opts, kept: cache.New[*keptArray](maxKeptArrays, keptArrayTTL)}
+}
+
+// Open opens the array at path, reusing the one opened before when its
+// metadata documents still read the same. The array may be shared by
 // concurrent requests: read and write through it, never Resize it or
 // SetAttributes on it.
-func (ds *Dataset) OpenArray(ctx context.Context, path string) (*array.Array, error) {
+func (c *Cache) Open(ctx context.Context, path string) (*array.Array, error) {
 	path, err := hierarchy.CleanPath(path)
 	if err != nil {
 		return nil, err
 	}
-	if ds.arrays == nil {
-		return hierarchy.OpenArray(ctx, ds.Store, path, ds.Opts)
-	}
-	if k, ok := ds.arrays.Get(path); ok {
-		same, err := ds.unchanged(ctx, k.docs)
+	if k, ok := c.kept.Get(path); ok {
+		same, err := c.unchanged(ctx, k.docs)
 		if err != nil {
 			return nil, err
 		}
 		if same {
 			return k.a, nil
 		}
-		ds.arrays.Drop(path)
+		c.kept.Drop(path)
 	}
-	rec := newRecordingStore(ds.Store)
+	rec := newRecordingStore(c.s)
 	n, err := hierarchy.Open(ctx, rec, path)
 	if err != nil {
 		return nil, err
@@ -84,20 +90,20 @@ func (ds *Dataset) OpenArray(ctx context.Context, path string) (*array.Array, er
 	if n.Array == nil {
 		return nil, fmt.Errorf("%s is a group, not an array", n.Name())
 	}
-	a, err := array.New(ctx, ds.Store, n.Path, n.Array, ds.Opts)
+	a, err := array.New(ctx, c.s, n.Path, n.Array, c.opts)
 	if err != nil {
 		return nil, err
 	}
 	if docs, ok := rec.recorded(); ok {
-		ds.arrays.Put(path, &keptArray{a: a, docs: docs}, 1)
+		c.kept.Put(path, &keptArray{a: a, docs: docs}, 1)
 	}
 	return a, nil
 }
 
 // unchanged reports whether every document reads as it did.
-func (ds *Dataset) unchanged(ctx context.Context, docs []metaDoc) (bool, error) {
+func (c *Cache) unchanged(ctx context.Context, docs []metaDoc) (bool, error) {
 	for _, d := range docs {
-		v, err := ds.Store.Get(ctx, d.key, StoreWhole)
+		v, err := c.s.Get(ctx, d.key, store.ByteRange{})
 		switch {
 		case errors.Is(err, store.ErrNotFound):
 			if !d.absent {
@@ -140,7 +146,7 @@ func (r *recordingStore) Get(ctx context.Context, key string, br store.ByteRange
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch {
-	case br != StoreWhole:
+	case br != (store.ByteRange{}):
 		r.other = true
 	case errors.Is(err, store.ErrNotFound):
 		r.docs = append(r.docs, metaDoc{key: key, absent: true})
