@@ -28,6 +28,22 @@ func shardingConfig(c Extension) (inner []int, codecs []Extension, ok bool) {
 	return cfg.ChunkShape, codecs, true
 }
 
+// shardingChunkShape reads only the inner chunk shape of a sharding
+// codec's configuration (as shardingConfig does, without building the
+// inner codec list): readers ask for it on every read.
+func shardingChunkShape(c Extension) ([]int, bool) {
+	if !shardingNames[c.Name] {
+		return nil, false
+	}
+	var cfg struct {
+		ChunkShape []int `json:"chunk_shape"`
+	}
+	if json.Unmarshal(c.Configuration, &cfg) != nil {
+		return nil, false
+	}
+	return cfg.ChunkShape, true
+}
+
 // soleSharding is the inner chunk shape of an array whose chain is one
 // sharding codec (as the v3 spec defines sharded arrays: read an inner
 // chunk at a time), or nil.
@@ -35,7 +51,7 @@ func (a *ArrayMeta) soleSharding() []int {
 	if len(a.Codecs) != 1 {
 		return nil
 	}
-	inner, _, ok := shardingConfig(a.Codecs[0])
+	inner, ok := shardingChunkShape(a.Codecs[0])
 	if !ok || len(inner) != len(a.ChunkShape) {
 		return nil
 	}

@@ -29,7 +29,7 @@ func (g *API) openSlice(r *http.Request, ds *server.Dataset, path string) (*arra
 	if err != nil {
 		return nil, nil, "", server.BadRequest(err.Error())
 	}
-	a, err := hierarchy.OpenArray(r.Context(), ds.Store, path, ds.Opts)
+	a, err := ds.OpenArray(r.Context(), path)
 	if err != nil {
 		return nil, nil, "", err
 	}

@@ -132,7 +132,7 @@ func setPictureTag(w http.ResponseWriter, tag string) {
 // and options; block means are streamed within the budget's share.
 func (g *Pages) openPicture(r *http.Request, ds *server.Dataset, path string) (*array.Array, grid.Selection, picture.Options, error) {
 	q := r.URL.Query()
-	a, err := hierarchy.OpenArray(r.Context(), ds.Store, path, ds.Opts)
+	a, err := ds.OpenArray(r.Context(), path)
 	if err != nil {
 		return nil, nil, picture.Options{}, err
 	}

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"context"
+
 	"github.com/zarrgw/zarrgw/core/array"
 	"github.com/zarrgw/zarrgw/core/hierarchy"
 	"github.com/zarrgw/zarrgw/core/meta"
@@ -31,4 +33,12 @@ func MetaKeys(n hierarchy.Node) []string {
 		return []string{array.V2GroupKey(n.Path), array.V2AttrsKey(n.Path), array.V2ConsolidatedKey(n.Path)}
 	}
 	return []string{array.DraftMetaKey(n.Path, isArray, "")}
+}
+
+// OpenArray opens the array at path, reusing the one a request opened
+// before while its metadata documents read the same (see arraycache).
+// The array may be shared by concurrent requests: read and write through
+// it, never Resize it or SetAttributes on it.
+func (ds *Dataset) OpenArray(ctx context.Context, path string) (*array.Array, error) {
+	return ds.arrays.Open(ctx, path)
 }

@@ -38,6 +38,7 @@ import (
 	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/host/runtime/config"
 	"github.com/zarrgw/zarrgw/host/runtime/stack"
+	"github.com/zarrgw/zarrgw/host/serve/server/arraycache"
 	"github.com/zarrgw/zarrgw/host/serve/server/cache"
 	"github.com/zarrgw/zarrgw/host/serve/server/metrics"
 	"github.com/zarrgw/zarrgw/host/serve/server/storecache"
@@ -113,6 +114,8 @@ type Dataset struct {
 	// Files: the store hands out values as open files (store.Optional.File),
 	// sent with sendfile.
 	Files bool
+	// arrays keeps the arrays opened for requests (see OpenArray).
+	arrays *arraycache.Cache
 }
 
 // New opens every dataset of cfg through host (plugins start when first
@@ -185,6 +188,7 @@ func (g *Server) Open(ctx context.Context, dc *config.Dataset) (*Dataset, error)
 	if dc.Consolidated {
 		ds.consolidated = newConsolidated(g.Cfg.Server.CacheTTL)
 	}
+	ds.arrays = arraycache.New(ds.Store, ds.Opts)
 	return ds, nil
 }
 

@@ -12,6 +12,14 @@ import (
 // time and returns the first error; once one call fails (or ctx ends),
 // calls not yet started are skipped.
 func parallel(ctx context.Context, n, workers int, fn func(i int) error) error {
+	if n == 1 {
+		// one call runs on the caller's goroutine: a new one costs more
+		// than a small decode (its stack grows to the decoder's depth)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return fn(0)
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(workers, 1))
 	for i := range n {

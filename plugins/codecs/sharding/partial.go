@@ -74,9 +74,7 @@ func (c *Codec) DecodeRegionInto(ctx context.Context, in codec.Spec, src codec.R
 			ndarray.FillRegion(dst, target, in.FillValue)
 			return nil
 		}
-		return c.withInner(ctx, p, chunks[k], want[k], func(sub *ndarray.Array) error {
-			return ndarray.CopyRegion(dst, target, sub, pr.InChunk)
-		})
+		return c.innerInto(ctx, p, chunks[k], want[k], dst, target, pr.InChunk)
 	})
 }
 

@@ -1,7 +1,9 @@
 package sharding_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"math/rand/v2"
 	"testing"
 
@@ -136,5 +138,57 @@ func TestReadersWithoutVersionsOrSuffixes(t *testing.T) {
 			t.Fatal(err)
 		}
 		sameArray(t, "no suffix ranges", got, slice(a, region))
+	}
+}
+
+// DecodeRegionInto places every element where dstSel says, whether an
+// inner chunk lands in dst as one run (decoded straight into it) or not
+// (decoded aside and copied), and touches nothing else of dst.
+func TestDecodeRegionIntoPlacesElements(t *testing.T) {
+	sp := spec("uint16", []int{6, 4}, []byte{0, 0})
+	value := func(i, j int) uint16 { return uint16(i*131 + j*7 + 5) }
+	a := ndarray.New(sp.DataType, sp.Shape)
+	for i := range 6 {
+		for j := range 4 {
+			binary.LittleEndian.PutUint16(a.Data[2*(i*4+j):], value(i, j))
+		}
+	}
+	zstd := `[{"name":"bytes","configuration":{"endian":"little"}},{"name":"zstd","configuration":{"level":1}}]`
+	cd := newCodec(t, config([]int{2, 4}, zstd, crcIndex, ""))
+	enc, err := cd.Encode(ctx, sp, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name     string
+		region   []grid.Span // of the shard
+		dstShape []int
+		dstStart []int // where the region lands in dst
+	}{
+		{"one inner chunk, alone", box([]int{2, 0}, []int{2, 4}), []int{2, 4}, []int{0, 0}},
+		{"inner chunks, rows of dst", box([]int{0, 0}, []int{4, 4}), []int{9, 4}, []int{3, 0}},
+		{"an inner chunk in a wider dst", box([]int{4, 0}, []int{2, 4}), []int{3, 6}, []int{1, 1}},
+		{"part of inner chunks", box([]int{1, 1}, []int{4, 2}), []int{4, 4}, []int{0, 2}},
+	}
+	for _, c := range cases {
+		r := &memReader{Name: "shard", Data: enc, Version: "1"}
+		dst := ndarray.New(sp.DataType, c.dstShape)
+		for i := range dst.Data {
+			dst.Data[i] = 0xee
+		}
+		want := bytes.Clone(dst.Data)
+		dstSel := box(c.dstStart, []int{c.region[0].Count, c.region[1].Count})
+		for i := range c.region[0].Count {
+			for j := range c.region[1].Count {
+				at := (c.dstStart[0]+i)*c.dstShape[1] + c.dstStart[1] + j
+				binary.LittleEndian.PutUint16(want[2*at:], value(c.region[0].Start+i, c.region[1].Start+j))
+			}
+		}
+		if err := cd.DecodeRegionInto(ctx, sp, r, c.region, dst, dstSel); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if !bytes.Equal(dst.Data, want) {
+			t.Errorf("%s: dst holds\n%x, want\n%x", c.name, dst.Data, want)
+		}
 	}
 }

@@ -37,14 +37,15 @@ func ReadCost(a *array.Array, sel grid.Selection, concurrency int, streamBudget 
 	var c checked.Calc
 	touched := a.Grid().ChunksCrossed(sel)
 	chunks := c.Product(touched)
-	chunk := decodedChunkBytes(a, &c)
+	inner := a.InnerChunkShape() // read from the metadata: once
+	chunk := decodedChunkBytes(a, inner, &c)
 	projections := chunks
 	if streamed {
 		projections = min(chunks, c.Mul(2, c.Add(c.Add(RowChunks(touched, &c), streamBudget/max(1, chunk)), 1)))
 	}
 	inFlight := min(chunks, int64(concurrency))
 	perProjection := projectionBytes + projectionDim*int64(len(sel))
-	n := c.Add(c.Mul(projections, perProjection), c.Mul(inFlight, c.Add(c.Mul(2, chunk), indexBytes(a, &c))))
+	n := c.Add(c.Mul(projections, perProjection), c.Mul(inFlight, c.Add(c.Mul(2, chunk), indexBytes(a, inner, &c))))
 	return n, Overflowed(a, &c)
 }
 
@@ -98,19 +99,19 @@ func RowChunks(touched []int, c *checked.Calc) int64 {
 	return 1
 }
 
-// decodedChunkBytes is a decoded chunk's size; for a sharded array, an inner
-// chunk's (shards are decoded an inner chunk at a time).
-func decodedChunkBytes(a *array.Array, c *checked.Calc) int64 {
+// decodedChunkBytes is a decoded chunk's size; for a sharded array (inner
+// its inner chunk shape), an inner chunk's (shards are decoded an inner
+// chunk at a time).
+func decodedChunkBytes(a *array.Array, inner []int, c *checked.Calc) int64 {
 	shape := a.Meta().ChunkShape
-	if inner := a.InnerChunkShape(); inner != nil {
+	if inner != nil {
 		shape = inner
 	}
 	return c.Mul(c.Product(shape), a.ElemBytes())
 }
 
 // indexBytes is a shard's index (16 bytes per inner chunk), 0 unsharded.
-func indexBytes(a *array.Array, c *checked.Calc) int64 {
-	inner := a.InnerChunkShape()
+func indexBytes(a *array.Array, inner []int, c *checked.Calc) int64 {
 	if inner == nil {
 		return 0
 	}
