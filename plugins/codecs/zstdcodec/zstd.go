@@ -33,7 +33,7 @@ const (
 
 // Codec is the zstd codec. Its encoding state (encoders) depends on the
 // build: klauspost/compress's pure-Go encoder by default, libzstd through
-// cgo under the libzstd build tag (encode_purego.go, encode_libzstd.go).
+// cgo under the libzstd build tag (purego.go, libzstd.go).
 type Codec struct {
 	level    int
 	checksum bool

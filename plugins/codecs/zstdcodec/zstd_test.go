@@ -26,9 +26,6 @@ func TestConfiguration(t *testing.T) {
 		`{"id":"zstd","level":-7,"checksum":true}`: `{"level":-7,"checksum":true}`,
 	})
 	codectest.CheckRefused(t, New, `{"level":23}`, `{"level":-131073}`, `{"checksum":"yes"}`)
-	if encoderLevel(0) != zstd.SpeedDefault || encoderLevel(1) != zstd.SpeedFastest || encoderLevel(19) != zstd.SpeedBestCompression {
-		t.Error("level mapping")
-	}
 }
 
 // Frame header descriptor byte (RFC 8878 3.1.1.1.1): bit 2 is the content
