@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	ddzstd "github.com/DataDog/zstd"
@@ -21,6 +22,14 @@ import (
 // fill a caller's buffer and never write past it, so the size limits hold
 // as in the pure-Go build; libzstd's own allocations are its contexts
 // (about 1 MiB to compress at level 3, ~100 KiB to decompress), pooled.
+
+// Library names the zstd implementation of this build, as `zarrgw
+// version` reports it: github.com/DataDog/zstd's version is that of the
+// libzstd sources it bundles.
+func Library() string {
+	v := strings.TrimPrefix(moduleVersion("github.com/DataDog/zstd"), "v")
+	return strings.Join(strings.Fields("libzstd "+v+" (cgo, github.com/DataDog/zstd)"), " ")
+}
 
 // encoders is empty: libzstd's contexts are pooled for the whole package.
 type encoders struct{}

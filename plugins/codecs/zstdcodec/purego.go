@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -15,6 +16,12 @@ import (
 
 	"github.com/zarrgw/zarrgw/core/codec"
 )
+
+// Library names the zstd implementation of this build, as `zarrgw
+// version` reports it.
+func Library() string {
+	return strings.TrimSpace("klauspost/compress " + moduleVersion("github.com/klauspost/compress") + " (pure Go)")
+}
 
 // encoders are built on first use and shared by all calls of one codec
 // (EncodeAll is safe for concurrent use).

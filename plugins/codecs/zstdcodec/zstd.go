@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime/debug"
 
 	"github.com/zarrgw/zarrgw/core/codec"
 	"github.com/zarrgw/zarrgw/core/extension"
@@ -71,4 +72,22 @@ func (c *Codec) Name() string { return "zstd" }
 // Configuration returns {"level": n, "checksum": bool}, as zarr-python writes.
 func (c *Codec) Configuration() json.RawMessage {
 	return json.RawMessage(fmt.Sprintf(`{"level":%d,"checksum":%t}`, c.level, c.checksum))
+}
+
+// moduleVersion is the version of the Go module path linked into this
+// binary, "" when the build recorded none (as in test binaries).
+func moduleVersion(path string) string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	for _, dep := range info.Deps {
+		if dep.Path == path {
+			if dep.Replace != nil {
+				return dep.Replace.Version
+			}
+			return dep.Version
+		}
+	}
+	return ""
 }
