@@ -183,6 +183,9 @@ func TestFramesRecordContentSize(t *testing.T) {
 		if !h.HasFCS || h.FrameContentSize != uint64(n) {
 			t.Errorf("%d-byte input: frame content size recorded=%v value=%d", n, h.HasFCS, h.FrameContentSize)
 		}
+		if singleSegment := b[4]&(1<<5) != 0; n < 256 && !singleSegment {
+			t.Errorf("%d-byte input: frame is not single-segment", n)
+		}
 	}
 }
 
