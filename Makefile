@@ -8,10 +8,16 @@ BIN     := bin/zarrgw
 # Example plugins and the Kubernetes examples, each a Go module of its own.
 EXAMPLES := plugins/codecs/bitshave plugins/stores/zipstore plugins/transformers/keyprefix examples/kubernetes
 
-.PHONY: run build test unit fuzz setup vet bench clean
+.PHONY: run build build-libzstd test unit unit-libzstd fuzz setup vet bench clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/zarrgw
+
+# The opt-in build whose zstd codec is libzstd through cgo (its sources come
+# with github.com/DataDog/zstd: gcc is all it needs); `zarrgw version` says
+# which zstd a binary has.
+build-libzstd:
+	CGO_ENABLED=1 $(GO) build -tags libzstd -o $(BIN) ./cmd/zarrgw
 
 # The gateway on examples/gateway/zarrgw.hcl, with its sample dataset
 # made on first start; it prints the URLs to try. Ctrl-C stops it.
@@ -43,11 +49,17 @@ unit:
 	@$(GOTEST) -v -run 'TestConformance' ./tests/conformance/ | grep -E '^conformance' || true
 	@$(GOTEST) -v ./tests/interop/ | grep -E '^interop ' || true
 
+# The zstd codec's tests (and vet) in the libzstd build; compiling libzstd
+# costs about 90 s of CPU once, then comes from the build cache.
+unit-libzstd:
+	CGO_ENABLED=1 $(GOTEST) -tags libzstd ./plugins/codecs/zstdcodec
+	CGO_ENABLED=1 $(GO) vet -tags libzstd ./plugins/codecs/zstdcodec
+
 # Brief runs of the fuzz targets (each also runs its seed corpus in `unit`).
 fuzz:
 	bash scripts/fuzz.sh $(FUZZTIME)
 
-test: setup vet unit fuzz
+test: setup vet unit unit-libzstd fuzz
 
 bench:
 	bash bench/run.sh

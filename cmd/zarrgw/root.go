@@ -32,7 +32,7 @@ func newRoot(set app.Set) *cobra.Command {
 	// Made now rather than when the command runs, so that goStyleFlags
 	// knows -version and the completion command has its examples.
 	root.InitDefaultVersionFlag()
-	root.Flags().Lookup("version").Usage = "print the version, commit, Go version and plugin protocol versions (as zarrgw version)"
+	root.Flags().Lookup("version").Usage = "print the version, commit, Go version, plugin protocol versions and zstd library (as zarrgw version)"
 	root.InitDefaultHelpFlag()
 	root.InitDefaultCompletionCmd()
 	root.InitDefaultHelpCmd()

@@ -42,11 +42,15 @@ type buildInfo struct {
 	// PluginProtocolVersions are the plugin protocol versions this build
 	// speaks, the newest last.
 	PluginProtocolVersions []int `json:"plugin_protocol_versions"`
+	// Zstd is the zstd implementation of the build: "klauspost/compress
+	// vX (pure Go)" by default, "libzstd X (cgo, ...)" built with -tags
+	// libzstd.
+	Zstd string `json:"zstd"`
 }
 
 func currentBuild() buildInfo {
 	b := buildInfo{Version: release, Commit: commit, GoVersion: runtime.Version(),
-		Platform: runtime.GOOS + "_" + runtime.GOARCH, PluginProtocolVersions: app.PluginProtocolVersions()}
+		Platform: runtime.GOOS + "_" + runtime.GOARCH, PluginProtocolVersions: app.PluginProtocolVersions(), Zstd: app.ZstdLibrary()}
 	if info, ok := debug.ReadBuildInfo(); ok {
 		if b.Version == "" && info.Main.Version != "" && info.Main.Version != "(devel)" {
 			b.Version = strings.TrimPrefix(info.Main.Version, "v")
@@ -88,6 +92,7 @@ func (b buildInfo) text() string {
 		versions[i] = fmt.Sprint(v)
 	}
 	fmt.Fprintf(&s, "plugin protocol versions: %s\n", strings.Join(versions, ", "))
+	fmt.Fprintf(&s, "zstd: %s\n", b.Zstd)
 	return s.String()
 }
 
@@ -95,7 +100,7 @@ func newVersion() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "version [--json]",
-		Short: "Print zarrgw's version, commit, Go version and plugin protocol versions",
+		Short: "Print zarrgw's version, commit, Go version, plugin protocol versions and zstd library",
 		Example: `  zarrgw version
   zarrgw --version
   zarrgw version --json | jq -r .commit`,
@@ -104,7 +109,7 @@ func newVersion() *cobra.Command {
 			return printVersion(cmd.OutOrStdout(), asJSON)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON object: version, commit, commit_time, modified, go_version, platform, plugin_protocol_versions")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON object: version, commit, commit_time, modified, go_version, platform, plugin_protocol_versions, zstd")
 	return cmd
 }
 

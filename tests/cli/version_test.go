@@ -23,6 +23,7 @@ type versionJSON struct {
 	GoVersion              string `json:"go_version"`
 	Platform               string `json:"platform"`
 	PluginProtocolVersions []int  `json:"plugin_protocol_versions"`
+	Zstd                   string `json:"zstd"`
 }
 
 // zarrgw version, zarrgw --version and zarrgw -version print the same
@@ -50,6 +51,15 @@ func TestVersion(t *testing.T) {
 			t.Errorf("version lacks %q:\n%s", want, text)
 		}
 	}
+	// The zstd library is the one the toolchain linked: libzstd when the
+	// build had the libzstd tag, klauspost/compress otherwise.
+	wantZstd := "klauspost/compress v"
+	if buildTags(t, binary)["libzstd"] {
+		wantZstd = "libzstd 1."
+	}
+	if !strings.HasPrefix(v.Zstd, wantZstd) || !strings.Contains(text, "zstd: "+v.Zstd+"\n") {
+		t.Errorf("version says zstd %q, want %q...:\n%s", v.Zstd, wantZstd, text)
+	}
 	// The commit is the VCS revision the toolchain recorded, if any.
 	if rev := recordedRevision(t, binary); v.Commit != rev || rev == "" && !strings.Contains(text, "commit: unknown") {
 		t.Errorf("version --json says commit %q, the binary records %q:\n%s", v.Commit, rev, text)
@@ -67,6 +77,22 @@ func recordedRevision(t *testing.T, exe string) string {
 		return string(m[1])
 	}
 	return ""
+}
+
+// buildTags are the -tags go version -m finds recorded in exe.
+func buildTags(t *testing.T, exe string) map[string]bool {
+	t.Helper()
+	out, err := exec.Command("go", "version", "-m", exe).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tags := map[string]bool{}
+	if m := regexp.MustCompile(`(?m)^\s*build\s+-tags=(\S+)$`).FindSubmatch(out); m != nil {
+		for _, tag := range strings.Split(string(m[1]), ",") {
+			tags[tag] = true
+		}
+	}
+	return tags
 }
 
 // Built in a git checkout with VCS stamping (-buildvcs, which GOFLAGS may

@@ -29,7 +29,9 @@ var (
 )
 
 // DecodeBytes decodes every frame of b (concatenated frames and frames
-// without a content size are accepted) within the spec's size limits.
+// without a content size are accepted) within the spec's size limits. The
+// bounded decode is the build's (decodeCapped); a spec without any bound
+// decodes with klauspost/compress in either build.
 func (c *Codec) DecodeBytes(_ context.Context, in codec.Spec, b []byte) ([]byte, error) {
 	if len(b) == 0 {
 		return nil, fmt.Errorf("zstd: %w: empty input", codec.ErrCorrupt)
@@ -41,10 +43,6 @@ func (c *Codec) DecodeBytes(_ context.Context, in codec.Spec, b []byte) ([]byte,
 	if err := checkFirstFrame(b, in); err != nil {
 		return nil, err
 	}
-	dec, err := cappedDecoder()
-	if err != nil {
-		return nil, fmt.Errorf("zstd: %w", err)
-	}
 	// Start from a guess and double up to the limit: a frame without a
 	// content size, or several frames, can only be measured by decoding.
 	size := limit
@@ -52,12 +50,12 @@ func (c *Codec) DecodeBytes(_ context.Context, in codec.Spec, b []byte) ([]byte,
 		size = min(limit, max(int64(4*len(b)), 64<<10))
 	}
 	for {
-		out, err := dec.DecodeAll(b, make([]byte, 0, size))
+		out, err := decodeCapped(b, size)
 		if err == nil {
 			return out, bounded.Check(int64(len(out)), in)
 		}
-		if !errors.Is(err, zstd.ErrDecoderSizeExceeded) {
-			return nil, fmt.Errorf("zstd: %w: %v", codec.ErrCorrupt, err)
+		if !errors.Is(err, errOutputFull) {
+			return nil, err
 		}
 		if size >= limit {
 			return nil, fmt.Errorf("zstd: %w: decodes to more than %d bytes", codec.ErrCorrupt, limit)
@@ -65,6 +63,10 @@ func (c *Codec) DecodeBytes(_ context.Context, in codec.Spec, b []byte) ([]byte,
 		size = min(limit, 2*size)
 	}
 }
+
+// errOutputFull is what decodeCapped returns when the output needs more
+// than its cap: the caller may retry with a larger one.
+var errOutputFull = errors.New("decoded output exceeds the buffer")
 
 // checkFirstFrame refuses a first frame whose declared content size is
 // already beyond the limit, before any allocation.

@@ -6,9 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync"
-
-	"github.com/klauspost/compress/zstd"
+	"runtime/debug"
 
 	"github.com/zarrgw/zarrgw/core/codec"
 	"github.com/zarrgw/zarrgw/core/extension"
@@ -34,19 +32,14 @@ const (
 	MaxLevel = 22
 )
 
-// Codec is the zstd codec. Its encoder is built on first use and shared by
-// all calls (EncodeAll is safe for concurrent use).
+// Codec is the zstd codec. Its encoding state (encoders) depends on the
+// build: klauspost/compress's pure-Go encoder by default, libzstd through
+// cgo under the libzstd build tag (purego.go, libzstd.go).
 type Codec struct {
 	level    int
 	checksum bool
 
-	encOnce sync.Once
-	enc     *zstd.Encoder
-	encErr  error
-	// small encodes inputs below smallFrame bytes (see smallEncoder).
-	smallOnce sync.Once
-	small     *zstd.Encoder
-	smallErr  error
+	encoders
 }
 
 // New builds the codec from {"level": n, "checksum": bool}; both are
@@ -81,51 +74,20 @@ func (c *Codec) Configuration() json.RawMessage {
 	return json.RawMessage(fmt.Sprintf(`{"level":%d,"checksum":%t}`, c.level, c.checksum))
 }
 
-// encoderLevel maps a zstd level to the library's speed classes. Level 0
-// means zstd's default (3), which the library helper would map to fastest.
-func encoderLevel(level int) zstd.EncoderLevel {
-	if level == 0 {
-		return zstd.SpeedDefault
+// moduleVersion is the version of the Go module path linked into this
+// binary, "" when the build recorded none (as in test binaries).
+func moduleVersion(path string) string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
 	}
-	return zstd.EncoderLevelFromZstd(level)
-}
-
-func (c *Codec) encoder() (*zstd.Encoder, error) {
-	c.encOnce.Do(func() {
-		c.enc, c.encErr = zstd.NewWriter(nil,
-			zstd.WithEncoderLevel(encoderLevel(c.level)),
-			zstd.WithEncoderCRC(c.checksum))
-	})
-	return c.enc, c.encErr
-}
-
-// smallEncoder writes single-segment frames: below 256 bytes that is the
-// only frame form that records the content size.
-func (c *Codec) smallEncoder() (*zstd.Encoder, error) {
-	c.smallOnce.Do(func() {
-		c.small, c.smallErr = zstd.NewWriter(nil,
-			zstd.WithEncoderLevel(encoderLevel(c.level)),
-			zstd.WithEncoderCRC(c.checksum),
-			zstd.WithSingleSegment(true))
-	})
-	return c.small, c.smallErr
-}
-
-// smallFrame is the input size below which frames only record their
-// content size in single-segment form.
-const smallFrame = 256
-
-// EncodeBytes writes a single frame that always records its content size,
-// which numcodecs before 0.13 needs to decode it. (Larger inputs keep the
-// library's own segment choice: single-segment frames of hundreds of MiB
-// would ask decoders for a window that large.)
-func (c *Codec) EncodeBytes(_ context.Context, _ codec.Spec, b []byte) ([]byte, error) {
-	enc, err := c.encoder()
-	if len(b) < smallFrame {
-		enc, err = c.smallEncoder()
+	for _, dep := range info.Deps {
+		if dep.Path == path {
+			if dep.Replace != nil {
+				return dep.Replace.Version
+			}
+			return dep.Version
+		}
 	}
-	if err != nil {
-		return nil, fmt.Errorf("zstd: %w", err)
-	}
-	return enc.EncodeAll(b, make([]byte, 0, len(b)/2+64)), nil
+	return ""
 }
