@@ -41,6 +41,10 @@ type chunkStreams struct {
 	// and encoded bytes held); held is what they hold now.
 	allowance int64
 	held      atomic.Int64
+	// pd and inner, for a sharded array: its partial decoder and the
+	// extent of its inner chunks along the level (see resident.go).
+	pd    codec.PartialDecoder
+	inner int
 
 	// byKey holds, for the producer alone, the chunks whose last part is
 	// still to be queued.
@@ -62,8 +66,12 @@ type chunkStream struct {
 	r      codec.DecodedStream
 	source io.Closer // the stored value's file, when read from one
 	memory int64     // counted in cs.held while open
-	pos    int64     // decoded bytes read so far
-	err    error     // the first failure, which later parts report too
+	// resident is the decoded run of a sharded chunk's inner chunks, in
+	// buf (see resident.go).
+	resident *ndarray.Array
+	buf      *[]byte
+	pos      int64 // decoded bytes read so far
+	err      error // the first failure, which later parts report too
 }
 
 type streamState int
@@ -80,6 +88,7 @@ type streamPart struct {
 	st    *chunkStream
 	wait  <-chan struct{} // closed once the part before is done
 	done  chan struct{}
+	first bool // the chunk's first part: the one that opens it
 	final bool // the chunk's last part: the stream closes after it
 }
 
@@ -88,11 +97,33 @@ var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); retu
 // newChunkStreams returns the streaming state of a read of sel whose slabs
 // take ranges along level, or nil when its chunks are not read that way.
 func (a *Array) newChunkStreams(plan slabPlan, allowance int64) *chunkStreams {
-	if len(plan.sel) == 0 || a.partialDecoder() != nil || !a.pipe.Streams() || !a.cutsChunks(plan) {
+	if len(plan.sel) == 0 {
 		return nil
 	}
-	return &chunkStreams{a: a, level: plan.level, sel: plan.sel, allowance: allowance,
+	cs := &chunkStreams{a: a, level: plan.level, sel: plan.sel, allowance: allowance,
 		byKey: map[string]*chunkStream{}, open: map[*chunkStream]struct{}{}}
+	if cs.pd = a.partialDecoder(); cs.pd != nil {
+		cs.inner = plan.inner
+		if cs.inner <= 0 || !cutsInner(plan) {
+			return nil
+		}
+		return cs
+	}
+	if !a.pipe.Streams() || !a.cutsChunks(plan) {
+		return nil
+	}
+	return cs
+}
+
+// cutsInner reports whether the slabs of plan may cut a sharded chunk's
+// inner chunks along the level.
+func cutsInner(plan slabPlan) bool {
+	d := plan.sel[plan.level]
+	perInner := 1
+	if d.Step > 0 && d.Step < plan.inner {
+		perInner = (plan.inner + d.Step - 1) / d.Step
+	}
+	return perInner > plan.rows
 }
 
 // cutsChunks reports whether the slabs of plan may cut a chunk: a chunk
@@ -117,9 +148,13 @@ func (a *Array) cutsChunks(plan slabPlan) bool {
 // the producer calls it, in slab order.
 func (cs *chunkStreams) part(p grid.Projection) *streamPart {
 	first, final := true, true
-	for d := 0; d <= cs.level; d++ {
-		f, l := cs.ends(d, p.Chunk[d], p.InChunk[d])
-		first, final = first && f, final && l
+	if cs.pd != nil {
+		first, final = cs.innerEnds(p)
+	} else {
+		for d := 0; d <= cs.level; d++ {
+			f, l := cs.ends(d, p.Chunk[d], p.InChunk[d])
+			first, final = first && f, final && l
+		}
 	}
 	if first && final {
 		return nil
@@ -130,7 +165,7 @@ func (cs *chunkStreams) part(p grid.Projection) *streamPart {
 		st = &chunkStream{cs: cs, coords: p.Chunk, key: key, last: closedChan}
 		cs.byKey[key] = st
 	}
-	sp := &streamPart{st: st, wait: st.last, done: make(chan struct{}), final: final}
+	sp := &streamPart{st: st, wait: st.last, done: make(chan struct{}), first: first, final: final}
 	st.last = sp.done
 	if final {
 		delete(cs.byKey, key)
@@ -172,7 +207,9 @@ func (sp *streamPart) read(ctx context.Context, out *ndarray.Array, p grid.Proje
 		return ctx.Err()
 	}
 	st := sp.st
-	if st.err == nil {
+	if st.err == nil && st.cs.pd != nil {
+		st.err = st.readResident(ctx, out, p, whole)
+	} else if st.err == nil {
 		st.err = st.readPart(ctx, out, p, whole)
 	}
 	if sp.final || st.err != nil {
@@ -289,12 +326,17 @@ func (st *chunkStream) openStream(ctx context.Context) error {
 		return nil
 	}
 	st.r, st.source, st.state = r, source, streamOpen
+	st.track()
+	return nil
+}
+
+// track records an opened stream, for closeAll.
+func (st *chunkStream) track() {
 	st.cs.mu.Lock()
 	if st.cs.open != nil {
 		st.cs.open[st] = struct{}{}
 	}
 	st.cs.mu.Unlock()
-	return nil
 }
 
 func closeSource(c io.Closer) {
@@ -395,10 +437,17 @@ func (st *chunkStream) close() {
 	st.state = streamClosed
 }
 
-// release closes the decoder and the source and gives back the memory.
+// release closes the decoder and the source, or drops the resident run,
+// and gives back the memory.
 func (st *chunkStream) release() {
-	st.r.Close()
+	if st.r != nil {
+		st.r.Close()
+	}
 	closeSource(st.source)
+	if st.buf != nil {
+		st.cs.a.scratch.Put(st.buf)
+		st.buf, st.resident = nil, nil
+	}
 	st.cs.held.Add(-st.memory)
 }
 

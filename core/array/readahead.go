@@ -163,11 +163,36 @@ func (r *slabReader) produce(plan slabPlan, alloc func() *ndarray.Array) {
 		}
 		// slabs has room for every buffer, so this never waits
 		r.slabs <- s
-		if r.shared && !r.waitForSharedShard(s, projections) {
+		tasks := r.tasksOf(s, projections)
+		if r.shared && decodes(tasks) && !r.waitForSharedShard(s, projections) {
 			return false
 		}
-		return r.queue(s, projections)
+		return r.queue(tasks)
 	})
+}
+
+// tasksOf is the tasks reading the chunks of slab s.
+func (r *slabReader) tasksOf(s *readSlab, projections []grid.Projection) []slabTask {
+	read := r.a.chunkReader(projections)
+	tasks := make([]slabTask, len(projections))
+	for i, p := range projections {
+		tasks[i] = slabTask{s: s, p: p, read: read}
+		if r.streams != nil {
+			tasks[i].part = r.streams.part(p)
+		}
+	}
+	return tasks
+}
+
+// decodes reports whether some task may read a shard's index: all but the
+// parts after the first of a resident run.
+func decodes(tasks []slabTask) bool {
+	for _, t := range tasks {
+		if t.part == nil || t.part.first {
+			return true
+		}
+	}
+	return false
 }
 
 // waitForSharedShard waits for the slab before s when the two share a
@@ -192,14 +217,9 @@ func (r *slabReader) waitForSharedShard(s *readSlab, projections []grid.Projecti
 	return true
 }
 
-// queue hands the chunks of s to the workers; false when ctx ends first.
-func (r *slabReader) queue(s *readSlab, projections []grid.Projection) bool {
-	read := r.a.chunkReader(projections)
-	for _, p := range projections {
-		t := slabTask{s: s, p: p, read: read}
-		if r.streams != nil {
-			t.part = r.streams.part(p)
-		}
+// queue hands tasks to the workers; false when ctx ends first.
+func (r *slabReader) queue(tasks []slabTask) bool {
+	for _, t := range tasks {
 		select {
 		case r.tasks <- t:
 		case <-r.ctx.Done():
