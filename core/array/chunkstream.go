@@ -212,6 +212,9 @@ func (sp *streamPart) read(ctx context.Context, out *ndarray.Array, p grid.Proje
 	} else if st.err == nil {
 		st.err = st.readPart(ctx, out, p, whole)
 	}
+	if sp.final && st.err == nil {
+		st.err = st.checkEnd()
+	}
 	if sp.final || st.err != nil {
 		st.close()
 	}
@@ -250,6 +253,22 @@ func (st *chunkStream) readPart(ctx context.Context, out *ndarray.Array, p grid.
 	}
 	st.pos = end
 	return ndarray.CopyRegion(out, p.Out, view, spans)
+}
+
+// checkEnd makes sure a stream read to the chunk's end ends there (a
+// stream read only in part is not decoded further to find out).
+func (st *chunkStream) checkEnd() error {
+	if st.state != streamOpen || st.pos != rawBytes(st.cs.a, st.coords) {
+		return nil
+	}
+	var probe [1]byte
+	if _, err := io.ReadFull(st.r, probe[:]); err != io.EOF {
+		if err == nil {
+			err = fmt.Errorf("%w: the stream holds more than the chunk", codec.ErrCorrupt)
+		}
+		return fmt.Errorf("array %s: chunk %s: %w", st.cs.a.Name(), st.key, err)
+	}
+	return nil
 }
 
 func (st *chunkStream) readErr(err error) error {

@@ -98,15 +98,22 @@ func (n namedStream) Read(b []byte) (int, error) {
 	return k, err
 }
 
-// exactStream holds a stream to exactly size bytes.
+// exactStream holds a stream to exactly size bytes. The check that it
+// ends there is made once the last byte is read, and reported by that
+// read or, when the caller stops at that byte (io.ReadFull does), by the
+// next.
 type exactStream struct {
 	s      DecodedStream
 	opened []DecodedStream
 	left   int64
 	size   int64
+	err    error
 }
 
 func (e *exactStream) Read(b []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
 	if e.left == 0 {
 		return 0, io.EOF
 	}
@@ -129,12 +136,14 @@ func (e *exactStream) Read(b []byte) (int, error) {
 		for {
 			k, err := e.s.Read(probe[:])
 			if k > 0 {
-				return n, fmt.Errorf("%w: the stream holds more than %d bytes", ErrCorrupt, e.size)
+				e.err = fmt.Errorf("%w: the stream holds more than %d bytes", ErrCorrupt, e.size)
+				return n, e.err
 			}
 			if err == io.EOF {
 				break
 			}
 			if err != nil {
+				e.err = err
 				return n, err
 			}
 		}
