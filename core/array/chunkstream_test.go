@@ -271,9 +271,9 @@ func TestStreamReadsRawChunksOnce(t *testing.T) {
 func TestStreamSelectionsAndMissingChunks(t *testing.T) {
 	shape, chunks := []int{11, 9, 6}, []int{4, 4, 3}
 	sels := map[string]grid.Selection{
-		"offsets": {{Start: 1, Step: 1, Count: 9}, {Start: 2, Step: 1, Count: 6}, {Start: 1, Step: 1, Count: 5}},
-		"steps":   {{Start: 0, Step: 2, Count: 6}, {Start: 1, Step: 3, Count: 3}, {Start: 0, Step: 1, Count: 6}},
-		"dropped": {{Start: 5, Step: 1, Count: 1, Drop: true}, {Start: 0, Step: 1, Count: 9}, {Start: 0, Step: 2, Count: 3}},
+		"offsets":   {{Start: 1, Step: 1, Count: 9}, {Start: 2, Step: 1, Count: 6}, {Start: 1, Step: 1, Count: 5}},
+		"steps":     {{Start: 0, Step: 2, Count: 6}, {Start: 1, Step: 3, Count: 3}, {Start: 0, Step: 1, Count: 6}},
+		"dropped":   {{Start: 5, Step: 1, Count: 1, Drop: true}, {Start: 0, Step: 1, Count: 9}, {Start: 0, Step: 2, Count: 3}},
 		"big steps": {{Start: 1, Step: 5, Count: 2}, {Start: 0, Step: 1, Count: 9}, {Start: 2, Step: 1, Count: 4}},
 	}
 	for _, chain := range []string{"raw", "xor"} {

@@ -97,11 +97,21 @@ func (a *Array) planRead(sel grid.Selection, budget int64) (slabPlan, *chunkStre
 	if err != nil || a.newChunkStreams(plan, 0) == nil {
 		return plan, nil, err
 	}
-	slab := max(budget/streamedSlabShare, 1)
-	if plan, err = a.planSlabsOf(sel, slab); err != nil {
+	// no smaller than one index at the level: smaller slabs would move
+	// the level down and cut every chunk along the level before it
+	row := a.ElemBytes()
+	for _, n := range plan.counts[plan.level+1:] {
+		row *= int64(n) // fits: one index at the level fit the first plan
+	}
+	slab := max(budget/streamedSlabShare, row)
+	if slabBuffersInFlight*slab >= budget {
+		return plan, nil, nil
+	}
+	small, err := a.planSlabsOf(sel, slab)
+	if err != nil {
 		return plan, nil, err
 	}
-	return plan, a.newChunkStreams(plan, budget-slabBuffersInFlight*slab), nil
+	return small, a.newChunkStreams(small, budget-slabBuffersInFlight*slab), nil
 }
 
 // WriteStream writes the selected elements slab by slab: fill is called
