@@ -228,15 +228,8 @@ func (st *chunkStream) readPart(ctx context.Context, out *ndarray.Array, p grid.
 			return fmt.Errorf("array %s: chunk %s: %w", a.Name(), st.key, err)
 		}
 	}
-	switch st.state {
-	case streamNew: // no room for it now: the next part tries again
-		return whole(ctx, out, p)
-	case streamMissing:
-		ndarray.FillRegion(out, p.Out, a.fill())
-		return nil
-	case streamOpen:
-	default:
-		return fmt.Errorf("array %s: chunk %s: internal error: part read from a closed stream", a.Name(), st.key)
+	if st.state != streamOpen {
+		return st.readUnopened(ctx, out, p, whole)
 	}
 	view, spans, start, end := st.partView(p)
 	if start < st.pos {
@@ -253,6 +246,21 @@ func (st *chunkStream) readPart(ctx context.Context, out *ndarray.Array, p grid.
 	}
 	st.pos = end
 	return ndarray.CopyRegion(out, p.Out, view, spans)
+}
+
+// readUnopened reads part p of a chunk that is not open: whole when
+// there was no room to open it (the next part tries again), or the fill
+// value when it is not stored.
+func (st *chunkStream) readUnopened(ctx context.Context, out *ndarray.Array, p grid.Projection, whole chunkRead) error {
+	a := st.cs.a
+	switch st.state {
+	case streamNew:
+		return whole(ctx, out, p)
+	case streamMissing:
+		ndarray.FillRegion(out, p.Out, a.fill())
+		return nil
+	}
+	return fmt.Errorf("array %s: chunk %s: internal error: part read after its chunk was closed", a.Name(), st.key)
 }
 
 // checkEnd makes sure a stream read to the chunk's end ends there (a

@@ -150,6 +150,19 @@ func expected(a *Array, sel grid.Selection, missing map[string]bool) []byte {
 	}
 }
 
+// checkStream streams sel within budget and checks the elements against
+// the formula (missing chunks: zeros).
+func checkStream(t *testing.T, a *Array, sel grid.Selection, budget int64, missing map[string]bool) {
+	t.Helper()
+	got, err := streamSel(t, a, sel, budget)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(expected(a, sel, missing)) {
+		t.Fatal("streamed elements differ from the formula")
+	}
+}
+
 func streamSel(t *testing.T, a *Array, sel grid.Selection, budget int64) ([]byte, error) {
 	t.Helper()
 	var got []byte
@@ -218,13 +231,7 @@ func TestStreamDecodesEachChunkOnce(t *testing.T) {
 				[]meta.Extension{{Name: "raw"}, {Name: "xor"}}, testResolver{"raw": rawCodec{}, "xor": x}, Options{Concurrency: 1})
 			x.dsts, x.opens = nil, 0
 			sel := grid.All(c.shape)
-			got, err := streamSel(t, a, sel, cuttingBudget(a))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(got) != string(expected(a, sel, nil)) {
-				t.Fatal("streamed elements differ from the formula")
-			}
+			checkStream(t, a, sel, cuttingBudget(a), nil)
 			// every chunk is stored and decoded at least once: as many
 			// decodes as chunks is none twice. A chunk that one slab
 			// holds whole (the edge of the first dimension, here) is
@@ -245,13 +252,7 @@ func TestStreamReadsRawChunksOnce(t *testing.T) {
 			a := newStreamArray(t, s, c.typ, c.shape, c.chunks, []meta.Extension{{Name: "raw"}}, testResolver{"raw": rawCodec{}}, Options{})
 			s.reset()
 			sel := grid.All(c.shape)
-			got, err := streamSel(t, a, sel, cuttingBudget(a))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(got) != string(expected(a, sel, nil)) {
-				t.Fatal("streamed elements differ from the formula")
-			}
+			checkStream(t, a, sel, cuttingBudget(a), nil)
 			want := int64(ndarray.NumElements(c.chunks) * a.meta.DataType.Size)
 			for key, n := range s.bytes {
 				if strings.HasSuffix(key, ".json") {
@@ -292,13 +293,7 @@ func TestStreamSelectionsAndMissingChunks(t *testing.T) {
 							t.Fatal(err)
 						}
 					}
-					got, err := streamSel(t, a, sel, budget)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if string(got) != string(expected(a, sel, missing)) {
-						t.Fatal("streamed elements differ from the formula")
-					}
+					checkStream(t, a, sel, budget, missing)
 				})
 			}
 		}

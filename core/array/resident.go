@@ -73,15 +73,8 @@ func (st *chunkStream) readResident(ctx context.Context, out *ndarray.Array, p g
 			st.state = streamMissing
 		}
 	}
-	switch st.state {
-	case streamNew: // no room for it now: the next part tries again
-		return whole(ctx, out, p)
-	case streamMissing:
-		ndarray.FillRegion(out, p.Out, a.fill())
-		return nil
-	case streamOpen:
-	default:
-		return fmt.Errorf("array %s: chunk %s: internal error: part read from a released run", a.Name(), st.key)
+	if st.state != streamOpen {
+		return st.readUnopened(ctx, out, p, whole)
 	}
 	spans := wholeSpans(st.resident.Shape)
 	s := p.InChunk[cs.level]
