@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -124,6 +125,43 @@ func cutsInner(plan slabPlan) bool {
 		perInner = (plan.inner + d.Step - 1) / d.Step
 	}
 	return perInner > plan.rows
+}
+
+// fit estimates whether the streams a slab of plan keeps open fit the
+// allowance: the first slab's chunks, each holding what the first one's
+// stream holds (opened to see: its window), or, sharded, their resident
+// runs. When they do not, every part would find no room and read its
+// chunk whole: the caller keeps slabs as large as the budget allows.
+func (cs *chunkStreams) fit(ctx context.Context, plan slabPlan) bool {
+	var first grid.Selection
+	plan.each(func(sub grid.Selection) bool { first = sub; return false })
+	projections := cs.a.grid.Project(first)
+	if len(projections) == 0 {
+		return true
+	}
+	var need int64
+	if cs.pd != nil {
+		for _, p := range projections {
+			run, _ := cs.innerRun(p)
+			n := int64(run.Count) * cs.a.ElemBytes()
+			for _, s := range p.InChunk[cs.level+1:] {
+				n *= int64(s.Count)
+			}
+			need += n
+		}
+		return need <= cs.allowance
+	}
+	p := projections[0]
+	st := &chunkStream{cs: cs, coords: p.Chunk, key: cs.a.ChunkKey(p.Chunk)}
+	allowance := cs.allowance
+	cs.allowance = math.MaxInt64 // nothing else is open yet
+	err := st.openStream(ctx)
+	cs.allowance = allowance
+	if err != nil || st.state != streamOpen {
+		return true // a missing or bad chunk says nothing of the others
+	}
+	st.close()
+	return st.memory*int64(len(projections)) <= cs.allowance
 }
 
 // cutsChunks reports whether the slabs of plan may cut a chunk: a chunk

@@ -22,12 +22,12 @@ import (
 )
 
 // streamXor is xorCodec that also decodes as a stream, counting the
-// streams it opens per stored value (by its length header and first
-// bytes: tests tell chunks apart by their values).
+// streams that decode anything (a read opens one to see its memory).
 type streamXor struct {
 	xorCodec
-	mu    sync.Mutex
-	opens int
+	mu     sync.Mutex
+	opens  int
+	memory int64 // each stream's Memory (0: 1)
 }
 
 func (x *streamXor) DecodeStream(_ context.Context, _ codec.Spec, src io.Reader) (codec.DecodedStream, error) {
@@ -35,15 +35,23 @@ func (x *streamXor) DecodeStream(_ context.Context, _ codec.Spec, src io.Reader)
 	if _, err := io.ReadFull(src, head[:]); err != nil {
 		return nil, fmt.Errorf("%w: short header", codec.ErrCorrupt)
 	}
-	x.mu.Lock()
-	x.opens++
-	x.mu.Unlock()
-	return &xorStream{r: io.LimitReader(src, int64(binary.LittleEndian.Uint32(head[:])))}, nil
+	return &xorStream{x: x, r: io.LimitReader(src, int64(binary.LittleEndian.Uint32(head[:]))), memory: max(x.memory, 1)}, nil
 }
 
-type xorStream struct{ r io.Reader }
+type xorStream struct {
+	x       *streamXor
+	r       io.Reader
+	counted bool
+	memory  int64
+}
 
 func (s *xorStream) Read(b []byte) (int, error) {
+	if !s.counted {
+		s.counted = true
+		s.x.mu.Lock()
+		s.x.opens++
+		s.x.mu.Unlock()
+	}
 	n, err := s.r.Read(b)
 	for i := range b[:n] {
 		b[i] ^= 0x5a
@@ -51,7 +59,7 @@ func (s *xorStream) Read(b []byte) (int, error) {
 	return n, err
 }
 func (*xorStream) Close() error  { return nil }
-func (*xorStream) Memory() int64 { return 1 }
+func (s *xorStream) Memory() int64 { return s.memory }
 
 // countingStore counts the bytes read of each key.
 type countingStore struct {
@@ -241,6 +249,23 @@ func TestStreamDecodesEachChunkOnce(t *testing.T) {
 				t.Fatalf("%d chunks: %d streams opened, %d whole decodes", n, x.opens, len(x.dsts))
 			}
 		})
+	}
+}
+
+// When a slab's streams would hold more than the budget leaves them, the
+// read keeps the largest slabs instead (each chunk then read whole by each
+// of the few slabs that cut it), rather than small slabs whose every part
+// finds no room and reads its chunk whole.
+func TestStreamKeepsLargeSlabsWhenStreamsDoNotFit(t *testing.T) {
+	x := &streamXor{memory: 1 << 40}
+	shape, chunks := []int{16, 6}, []int{8, 3}
+	a := newStreamArray(t, fileStore{store.NewMemory(), t.TempDir()}, "uint16", shape, chunks,
+		[]meta.Extension{{Name: "raw"}, {Name: "xor"}}, testResolver{"raw": rawCodec{}, "xor": x}, Options{})
+	x.dsts, x.opens = nil, 0
+	budget := cuttingBudget(a) // slabs of half a chunk row: 2 per chunk
+	checkStream(t, a, grid.All(shape), budget, nil)
+	if n := a.grid.NumChunks(); x.opens != 0 || len(x.dsts) != 2*n {
+		t.Fatalf("%d chunks: %d streams, %d whole decodes; want 0 and %d", n, x.opens, len(x.dsts), 2*n)
 	}
 }
 

@@ -82,7 +82,7 @@ func (a *Array) Stream(ctx context.Context, sel grid.Selection, opts StreamOptio
 	if err := sel.Check(a.meta.Shape); err != nil {
 		return fmt.Errorf("array %s: %w", a.Name(), err)
 	}
-	plan, streams, err := a.planRead(sel, opts.readBudget())
+	plan, streams, err := a.planRead(ctx, sel, opts.readBudget())
 	if err != nil {
 		return err
 	}
@@ -90,9 +90,9 @@ func (a *Array) Stream(ctx context.Context, sel grid.Selection, opts StreamOptio
 }
 
 // planRead plans a streamed read within budget: two slabs of half of it,
-// unless those slabs cut chunks that can be read as streams; then smaller
-// slabs, and the streams hold the rest.
-func (a *Array) planRead(sel grid.Selection, budget int64) (slabPlan, *chunkStreams, error) {
+// unless those slabs cut chunks that can be read as streams and the
+// streams of a slab fit what smaller slabs leave of the budget.
+func (a *Array) planRead(ctx context.Context, sel grid.Selection, budget int64) (slabPlan, *chunkStreams, error) {
 	plan, err := a.planSlabsOf(sel, max(budget/slabBuffersInFlight, 1))
 	if err != nil || a.newChunkStreams(plan, 0) == nil {
 		return plan, nil, err
@@ -111,7 +111,11 @@ func (a *Array) planRead(sel grid.Selection, budget int64) (slabPlan, *chunkStre
 	if err != nil {
 		return plan, nil, err
 	}
-	return small, a.newChunkStreams(small, budget-slabBuffersInFlight*slab), nil
+	streams := a.newChunkStreams(small, budget-slabBuffersInFlight*slab)
+	if streams == nil || !streams.fit(ctx, small) {
+		return plan, nil, nil
+	}
+	return small, streams, nil
 }
 
 // WriteStream writes the selected elements slab by slab: fill is called
