@@ -58,7 +58,7 @@ func (s *xorStream) Read(b []byte) (int, error) {
 	}
 	return n, err
 }
-func (*xorStream) Close() error  { return nil }
+func (*xorStream) Close() error    { return nil }
 func (s *xorStream) Memory() int64 { return s.memory }
 
 // countingStore counts the bytes read of each key.
