@@ -135,6 +135,9 @@ func cutsInner(plan slabPlan) bool {
 func (cs *chunkStreams) fit(ctx context.Context, plan slabPlan) bool {
 	var first grid.Selection
 	plan.each(func(sub grid.Selection) bool { first = sub; return false })
+	if first == nil {
+		return true // no slab at all
+	}
 	projections := cs.a.grid.Project(first)
 	if len(projections) == 0 {
 		return true
