@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -10,7 +11,7 @@ import (
 
 func newCat(set app.Set) *cobra.Command {
 	var path, format, slice, configFile string
-	var memory memoryFlag
+	memory := memoryFlag{def: "160MiB"}
 	cmd := &cobra.Command{
 		Use:   "cat LOCATION --path PATH [--slice SEL] [--format json|npy|raw]",
 		Short: "Print an array's contents (or a selection) as JSON, .npy or raw bytes, streamed",
@@ -20,6 +21,7 @@ func newCat(set app.Set) *cobra.Command {
   zarrgw cat -c zarrgw.hcl era5 --path t2m --memory 256MiB`,
 		Args: oneLocation,
 		RunE: onLocation(set, &configFile, func(cmd *cobra.Command, t *app.Target) error {
+			limitHeap(cmp.Or(memory.bytes, app.DefaultReadMemory))
 			return app.Cat(cmd.Context(), t, app.CatOptions{Path: path, Slice: slice, Format: format, Memory: memory.bytes}, os.Stdout)
 		}),
 	}

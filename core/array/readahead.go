@@ -26,17 +26,18 @@ const tasksPerWorker = 4
 // while the last chunks of this one finish (no core waits at the end of a
 // slab), and a slab is emitted as soon as its last chunk is in. The slab
 // buffers bound how far the reading runs ahead of emit.
-func (a *Array) readSlabs(parent context.Context, plan slabPlan, alloc func() *ndarray.Array, emit func(*ndarray.Array) error) error {
+func (a *Array) readSlabs(parent context.Context, plan slabPlan, streams *chunkStreams, alloc func() *ndarray.Array, emit func(*ndarray.Array) error) error {
 	ctx, cancel := context.WithCancel(store.WithReadBatch(parent))
 	defer cancel()
 	r := &slabReader{
-		a:      a,
-		ctx:    ctx,
-		cancel: cancel,
-		tasks:  make(chan slabTask, tasksPerWorker*a.opts.concurrency()),
-		slabs:  make(chan *readSlab, slabBuffersInFlight),
-		free:   make(chan *ndarray.Array, slabBuffersInFlight),
-		shared: a.partialDecoder() != nil,
+		a:       a,
+		ctx:     ctx,
+		cancel:  cancel,
+		tasks:   make(chan slabTask, tasksPerWorker*a.opts.concurrency()),
+		slabs:   make(chan *readSlab, slabBuffersInFlight),
+		free:    make(chan *ndarray.Array, slabBuffersInFlight),
+		shared:  a.partialDecoder() != nil,
+		streams: streams,
 	}
 	r.startWorkers(a.opts.concurrency())
 	r.producer.Add(1)
@@ -46,6 +47,9 @@ func (a *Array) readSlabs(parent context.Context, plan slabPlan, alloc func() *n
 	// Nothing may write into the slab buffers once we return.
 	r.producer.Wait()
 	r.workers.Wait()
+	if streams != nil {
+		streams.closeAll()
+	}
 	if r.failure != nil {
 		return r.failure
 	}
@@ -65,6 +69,15 @@ type slabTask struct {
 	s    *readSlab
 	p    grid.Projection
 	read chunkRead
+	part *streamPart // set when the chunk is read in parts, as a stream
+}
+
+// run reads the task's chunk.
+func (t slabTask) run(ctx context.Context) error {
+	if t.part != nil {
+		return t.part.read(ctx, t.s.buf, t.p, t.read)
+	}
+	return t.read(ctx, t.s.buf, t.p)
 }
 
 // slabReader holds the state readSlabs' three parts share: the producer
@@ -92,6 +105,9 @@ type slabReader struct {
 	shared     bool
 	prev       *readSlab
 	prevChunks map[string]bool
+
+	// streams, when set, reads chunks cut across slabs as streams.
+	streams *chunkStreams
 }
 
 // fail keeps the first error and stops everything else.
@@ -110,10 +126,12 @@ func (r *slabReader) startWorkers(n int) {
 			for t := range r.tasks {
 				if r.ctx.Err() == nil {
 					if err := safeCall(r.ctx, 0, func(ctx context.Context, _ int) error {
-						return t.read(ctx, t.s.buf, t.p)
+						return t.run(ctx)
 					}); err != nil {
 						r.fail(err)
 					}
+				} else if t.part != nil {
+					close(t.part.done) // the next part need not wait for ctx
 				}
 				if t.s.left.Add(-1) == 0 {
 					close(t.s.done)
@@ -145,11 +163,36 @@ func (r *slabReader) produce(plan slabPlan, alloc func() *ndarray.Array) {
 		}
 		// slabs has room for every buffer, so this never waits
 		r.slabs <- s
-		if r.shared && !r.waitForSharedShard(s, projections) {
+		tasks := r.tasksOf(s, projections)
+		if r.shared && decodes(tasks) && !r.waitForSharedShard(s, projections) {
 			return false
 		}
-		return r.queue(s, projections)
+		return r.queue(tasks)
 	})
+}
+
+// tasksOf is the tasks reading the chunks of slab s.
+func (r *slabReader) tasksOf(s *readSlab, projections []grid.Projection) []slabTask {
+	read := r.a.chunkReader(projections)
+	tasks := make([]slabTask, len(projections))
+	for i, p := range projections {
+		tasks[i] = slabTask{s: s, p: p, read: read}
+		if r.streams != nil {
+			tasks[i].part = r.streams.part(p)
+		}
+	}
+	return tasks
+}
+
+// decodes reports whether some task may read a shard's index: all but the
+// parts after the first of a resident run.
+func decodes(tasks []slabTask) bool {
+	for _, t := range tasks {
+		if t.part == nil || t.part.first {
+			return true
+		}
+	}
+	return false
 }
 
 // waitForSharedShard waits for the slab before s when the two share a
@@ -174,12 +217,11 @@ func (r *slabReader) waitForSharedShard(s *readSlab, projections []grid.Projecti
 	return true
 }
 
-// queue hands the chunks of s to the workers; false when ctx ends first.
-func (r *slabReader) queue(s *readSlab, projections []grid.Projection) bool {
-	read := r.a.chunkReader(projections)
-	for _, p := range projections {
+// queue hands tasks to the workers; false when ctx ends first.
+func (r *slabReader) queue(tasks []slabTask) bool {
+	for _, t := range tasks {
 		select {
-		case r.tasks <- slabTask{s, p, read}:
+		case r.tasks <- t:
 		case <-r.ctx.Done():
 			return false
 		}

@@ -22,6 +22,13 @@ type StreamOptions struct {
 	MemoryBudget int64
 }
 
+// DefaultReadMemoryBudget is the memory a streamed read (Stream) holds
+// when StreamOptions does not say: more than a write's, so that chunks cut
+// across slabs can stay open as streams (a compressed chunk's stream holds
+// its window, 8 MiB for zstd's default level on large chunks) for every
+// chunk of a chunk row of the usual arrays.
+const DefaultReadMemoryBudget = 160 << 20
+
 func (o StreamOptions) slabBytes() int64 {
 	b := o.MemoryBudget
 	if b <= 0 {
@@ -30,12 +37,29 @@ func (o StreamOptions) slabBytes() int64 {
 	return max(b/slabBuffersInFlight, 1)
 }
 
+func (o StreamOptions) readBudget() int64 {
+	if o.MemoryBudget > 0 {
+		return o.MemoryBudget
+	}
+	return DefaultReadMemoryBudget
+}
+
+// streamedSlabShare: when a read streams chunks cut across slabs, each of
+// its two slab buffers takes 1/streamedSlabShare of the budget, and the
+// open streams the rest (a slab of a few MiB keeps the cores as busy as a
+// larger one).
+const streamedSlabShare = 16
+
 // ElemBytes is the memory an element takes in a slab (a variable-length
 // element counts as dtype.VariableMemBytes).
 func (a *Array) ElemBytes() int64 { return a.meta.DataType.MemBytes() }
 
 func (a *Array) planSlabs(sel grid.Selection, opts StreamOptions) (slabPlan, error) {
-	p, err := planSlabs(sel, a.grid.Axis, a.InnerChunkShape(), a.ElemBytes(), opts.slabBytes())
+	return a.planSlabsOf(sel, opts.slabBytes())
+}
+
+func (a *Array) planSlabsOf(sel grid.Selection, slabBytes int64) (slabPlan, error) {
+	p, err := planSlabs(sel, a.grid.Axis, a.InnerChunkShape(), a.ElemBytes(), slabBytes)
 	if err != nil {
 		return p, fmt.Errorf("array %s: %w", a.Name(), err)
 	}
@@ -58,11 +82,40 @@ func (a *Array) Stream(ctx context.Context, sel grid.Selection, opts StreamOptio
 	if err := sel.Check(a.meta.Shape); err != nil {
 		return fmt.Errorf("array %s: %w", a.Name(), err)
 	}
-	plan, err := a.planSlabs(sel, opts)
+	plan, streams, err := a.planRead(ctx, sel, opts.readBudget())
 	if err != nil {
 		return err
 	}
-	return a.readSlabs(ctx, plan, a.slabBuffers(plan), emit)
+	return a.readSlabs(ctx, plan, streams, a.slabBuffers(plan), emit)
+}
+
+// planRead plans a streamed read within budget: two slabs of half of it,
+// unless those slabs cut chunks that can be read as streams and the
+// streams of a slab fit what smaller slabs leave of the budget.
+func (a *Array) planRead(ctx context.Context, sel grid.Selection, budget int64) (slabPlan, *chunkStreams, error) {
+	plan, err := a.planSlabsOf(sel, max(budget/slabBuffersInFlight, 1))
+	if err != nil || a.newChunkStreams(plan, 0) == nil {
+		return plan, nil, err
+	}
+	// no smaller than one index at the level: smaller slabs would move
+	// the level down and cut every chunk along the level before it
+	row := a.ElemBytes()
+	for _, n := range plan.counts[plan.level+1:] {
+		row *= int64(n) // fits: one index at the level fit the first plan
+	}
+	slab := max(budget/streamedSlabShare, row)
+	if slabBuffersInFlight*slab >= budget {
+		return plan, nil, nil
+	}
+	small, err := a.planSlabsOf(sel, slab)
+	if err != nil {
+		return plan, nil, err
+	}
+	streams := a.newChunkStreams(small, budget-slabBuffersInFlight*slab)
+	if streams == nil || !streams.fit(ctx, small) {
+		return plan, nil, nil
+	}
+	return small, streams, nil
 }
 
 // WriteStream writes the selected elements slab by slab: fill is called

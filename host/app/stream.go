@@ -7,3 +7,7 @@ import "github.com/zarrgw/zarrgw/core/array"
 func streamOptions(memory int64) array.StreamOptions {
 	return array.StreamOptions{MemoryBudget: memory}
 }
+
+// DefaultReadMemory is the memory budget of a streamed read (cat) when
+// the command line does not say (array.DefaultReadMemoryBudget).
+const DefaultReadMemory = array.DefaultReadMemoryBudget
