@@ -81,6 +81,8 @@ type Array struct {
 	scratch sync.Pool
 	// encoded recycles buffers of stored (encoded) chunks (*[]byte).
 	encoded sync.Pool
+	// slabs recycles the small slab buffers of streamed reads (*[]byte).
+	slabs sync.Pool
 }
 
 // New opens an array whose metadata has already been read.

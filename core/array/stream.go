@@ -86,7 +86,43 @@ func (a *Array) Stream(ctx context.Context, sel grid.Selection, opts StreamOptio
 	if err != nil {
 		return err
 	}
-	return a.readSlabs(ctx, plan, streams, a.slabBuffers(plan), emit)
+	alloc, release := a.pooledSlabBuffers(plan)
+	defer release()
+	return a.readSlabs(ctx, plan, streams, alloc, emit)
+}
+
+// maxPooledSlab bounds the slab buffers a read takes from and gives back
+// to the array's pool: the small reads a server repeats on one kept array
+// (a tile, an inner chunk) then allocate nothing, where a fresh buffer costs
+// the runtime's clearing of it, as much as decoding a small chunk. Larger
+// slabs are rare and would only pin memory between reads.
+const maxPooledSlab = 8 << 20
+
+// pooledSlabBuffers is slabBuffers for a streamed read whose slabs are
+// small and fixed-size: its buffers come from the array's pool and go back
+// to it when release is called, after the read has ended (readSlabs
+// returns only once nothing writes into them).
+func (a *Array) pooledSlabBuffers(plan slabPlan) (alloc func() *ndarray.Array, release func()) {
+	size := int64(plan.maxElems) * int64(a.meta.DataType.Size)
+	if a.meta.DataType.Variable() || size > maxPooledSlab || size == 0 {
+		return a.slabBuffers(plan), func() {}
+	}
+	var taken []*[]byte
+	alloc = func() *ndarray.Array {
+		buf, _ := a.slabs.Get().(*[]byte)
+		if buf == nil || int64(cap(*buf)) < size {
+			b := make([]byte, size)
+			buf = &b
+		}
+		taken = append(taken, buf) // alloc runs on the producer alone
+		return &ndarray.Array{DType: a.meta.DataType, Shape: []int{plan.maxElems}, Data: (*buf)[:size]}
+	}
+	release = func() {
+		for _, buf := range taken {
+			a.slabs.Put(buf)
+		}
+	}
+	return alloc, release
 }
 
 // planRead plans a streamed read within budget: two slabs of half of it,

@@ -48,13 +48,14 @@ type slicePlan struct {
 	stream array.StreamOptions
 }
 
-// planSlice opens the slice a request asks for, streamed within b's share.
-func (g *API) planSlice(c *server.Call, b *server.Budget) (*slicePlan, error) {
+// planSlice opens the slice a request asks for, streamed within budget
+// (its budget's share for one read or write).
+func (g *API) planSlice(c *server.Call, budget int64) (*slicePlan, error) {
 	a, sel, f, err := g.openSlice(c.R, c.DS, c.Key)
 	if err != nil {
 		return nil, err
 	}
-	p := &slicePlan{a: a, sel: sel, f: f, stream: array.StreamOptions{MemoryBudget: b.StreamBudget()}}
+	p := &slicePlan{a: a, sel: sel, f: f, stream: array.StreamOptions{MemoryBudget: budget}}
 	c.Plan = p
 	return p, nil
 }
@@ -63,7 +64,7 @@ func (g *API) planSlice(c *server.Call, b *server.Budget) (*slicePlan, error) {
 // any header, since a refusal must not carry the slice's length. A HEAD
 // reads no chunk and takes nothing.
 func estimateSlice(g *API, c *server.Call) (int64, error) {
-	p, err := g.planSlice(c, g.ExpensiveBudget)
+	p, err := g.planSlice(c, g.ExpensiveBudget.ReadStreamBudget())
 	if err != nil || c.R.Method == http.MethodHead {
 		return server.TakesNothing, err
 	}
@@ -74,7 +75,7 @@ func estimateSlice(g *API, c *server.Call) (int64, error) {
 // stream (slabs, the chunks in flight), taken from the budget of request
 // bodies before the body is read.
 func estimateSliceWrite(g *API, c *server.Call) (int64, error) {
-	p, err := g.planSlice(c, g.BodyBudget)
+	p, err := g.planSlice(c, g.BodyBudget.StreamBudget())
 	if err != nil {
 		return 0, err
 	}

@@ -141,7 +141,7 @@ func (g *Pages) openPicture(r *http.Request, ds *server.Dataset, path string) (*
 		return nil, nil, picture.Options{}, server.BadRequest(err.Error())
 	}
 	opts, err := pictureOptions(q)
-	opts.Stream = array.StreamOptions{MemoryBudget: g.ExpensiveBudget.StreamBudget()}
+	opts.Stream = array.StreamOptions{MemoryBudget: g.ExpensiveBudget.ReadStreamBudget()}
 	return a, sel, opts, err
 }
 

@@ -56,13 +56,25 @@ func NewBudget(s config.Safeguards) *Budget {
 // Limit is the most one request may hold (0: no limit).
 func (b *Budget) Limit() int64 { return b.cfg.ExpensiveMemory }
 
-// StreamBudget is the memory budget of one streamed read: the default,
+// StreamBudget is the memory budget of one streamed write: the default,
 // unless that is more than a quarter of the whole budget.
 func (b *Budget) StreamBudget() int64 {
 	if b.memory == nil {
 		return array.DefaultMemoryBudget
 	}
 	return min(array.DefaultMemoryBudget, b.cfg.ExpensiveMemory/4)
+}
+
+// ReadStreamBudget is the memory budget of one streamed read (a slice, a
+// picture): the engine's default for reads, which keeps the chunks that
+// slabs cut open as streams and decodes each once, unless that is more
+// than a third of the whole budget (160 MiB of the default 512 MiB: three
+// whole-array reads at once).
+func (b *Budget) ReadStreamBudget() int64 {
+	if b.memory == nil {
+		return array.DefaultReadMemoryBudget
+	}
+	return min(array.DefaultReadMemoryBudget, b.cfg.ExpensiveMemory/3)
 }
 
 // Reservation is a slot and bytes taken from a budget.
