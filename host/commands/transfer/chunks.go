@@ -3,6 +3,7 @@ package transfer
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
 	"strconv"
 	"sync"
@@ -131,8 +132,9 @@ func newChunkCopier(ctx context.Context, src, dst Endpoint, n *outNode, opts Opt
 	}
 	if !slices.Equal(n.src.Array.ChunkShape, n.out.Array.ChunkShape) {
 		// a box across source chunks decodes each through a scratch
-		// buffer of a source chunk's size
-		c.scratch = int64(ndarray.NumElements(n.src.Array.ChunkShape)) * from.ElemBytes()
+		// buffer of a source chunk's size, as many at once as the
+		// source reads chunks
+		c.scratch = int64(ndarray.NumElements(n.src.Array.ChunkShape)) * from.ElemBytes() * int64(readers(src.Options))
 	}
 	// a piece within the budget, the chunk whole where it fits, and as
 	// many in flight as the budget holds
@@ -141,6 +143,15 @@ func newChunkCopier(ctx context.Context, src, dst Endpoint, n *outNode, opts Opt
 	c.piece = max(min(chunk, (budget-c.scratch)*8/perByte), 1)
 	c.inFlight = int(min(max(budget/c.memory(c.piece), 1), int64(opts.jobs())))
 	return c, nil
+}
+
+// readers is how many chunks an array opened with o reads at once
+// (array.Options.Concurrency, whose default is two per core).
+func readers(o array.Options) int {
+	if o.Concurrency > 0 {
+		return o.Concurrency
+	}
+	return 2 * runtime.GOMAXPROCS(0)
 }
 
 // DefaultMemoryBudget is what a rewrite holds in flight when
