@@ -130,6 +130,11 @@ func newChunkCopier(ctx context.Context, src, dst Endpoint, n *outNode, opts Opt
 	if len(n.out.Array.StorageTransformers) == 0 && to.Grid().Regular() {
 		c.store, c.copies = dst.Store, 1
 	}
+	if c.inner != nil {
+		// the sharding codec holds its inner chunks, cut from the shard
+		// and encoded, until it has the shard's bytes: a copy more
+		c.copies++
+	}
 	if !slices.Equal(n.src.Array.ChunkShape, n.out.Array.ChunkShape) {
 		// a box across source chunks decodes each through a scratch
 		// buffer of a source chunk's size, as many at once as the
