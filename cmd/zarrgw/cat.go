@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -21,7 +20,6 @@ func newCat(set app.Set) *cobra.Command {
   zarrgw cat -c zarrgw.hcl era5 --path t2m --memory 256MiB`,
 		Args: oneLocation,
 		RunE: onLocation(set, &configFile, func(cmd *cobra.Command, t *app.Target) error {
-			limitHeap(cmp.Or(memory.bytes, app.DefaultReadMemory))
 			return app.Cat(cmd.Context(), t, app.CatOptions{Path: path, Slice: slice, Format: format, Memory: memory.bytes}, os.Stdout)
 		}),
 	}

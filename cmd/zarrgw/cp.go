@@ -15,7 +15,8 @@ directory, a URL (s3://, az://, http(s):// for sources) or, with --config,
 a dataset. Without rewrite options keys are copied byte for byte, in
 parallel, each checked at the destination. With --to-format 3, --codecs,
 --chunks, --shard, --inner-chunks or --chunks-per-shard arrays are
-rewritten through the engine, streamed in bounded memory (--memory).
+rewritten through the engine: whole chunks (shards) of the new grid, in
+parallel, as many at once as --memory holds (144MiB by default).
 
 Before writing anything, cp checks every flag, reads the source, builds
 every array's new layout and lists the destination: a mistake in any of

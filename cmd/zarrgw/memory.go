@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
@@ -40,18 +39,4 @@ func (m *memoryFlag) Type() string { return "size" }
 // addMemoryFlag adds --memory, the budget of a streaming read or write.
 func addMemoryFlag(cmd *cobra.Command, m *memoryFlag) {
 	cmd.Flags().Var(m, "memory", "memory for the elements in flight (streamed slab by slab), e.g. 256MiB")
-}
-
-// gcHeadroom is what a streaming command's heap may hold beyond its
-// memory budget (the runtime, codecs' tables, buffers being collected)
-// before the collector works harder to keep it there.
-const gcHeadroom = 32 << 20
-
-// limitHeap gives the collector a soft limit tied to the memory budget of
-// a streaming command: a read that decodes large chunks leaves garbage
-// as large behind, which the default pacing would let double the heap
-// before collecting. The limit is soft: a budget honestly larger only
-// makes the collector run more often.
-func limitHeap(budget int64) {
-	debug.SetMemoryLimit(budget + gcHeadroom)
 }

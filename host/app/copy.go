@@ -128,7 +128,19 @@ func (o CopyOptions) run(ctx context.Context, plan *transfer.Plan, dst transfer.
 	if n := j.Resumed(); n > 0 && !o.Quiet {
 		fmt.Fprintf(o.Stderr, "cp: resuming: %d entries done before (%s)\n", n, j.Path())
 	}
+	if n := j.Count(transfer.SlabEntry); n > 0 {
+		// said even when quiet: the rerun takes longer than the user expects
+		fmt.Fprintf(o.Stderr, "cp: the journal holds %d slabs of a rewrite by an older zarrgw, which copied arrays slab by slab: "+
+			"they are set aside, and the arrays' chunks are copied again whole\n", n)
+	}
 	plan.SetJournal(j)
+	if opts.Rewrites() {
+		budget := opts.Stream.MemoryBudget
+		if budget <= 0 {
+			budget = transfer.DefaultMemoryBudget
+		}
+		defer limitHeap(budget)()
+	}
 	plan.SetProgress(report.NewProgress(o.Stderr, isTerminal(o.Stderr), o.Quiet))
 	s, err := plan.Run(ctx, dst)
 	if err != nil && ctx.Err() != nil {

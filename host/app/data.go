@@ -2,6 +2,7 @@ package app
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -47,6 +48,7 @@ func Cat(ctx context.Context, t *Target, o CatOptions, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	defer limitHeap(cmp.Or(o.Memory, defaultReadMemory))()
 	out := bufio.NewWriterSize(w, 1<<16)
 	if err := render.Stream(ctx, out, a, sel, f, streamOptions(o.Memory)); err != nil {
 		out.Flush()

@@ -32,7 +32,7 @@ func TestCLIInterruptResumes(t *testing.T) {
 		}
 	}
 	rewriteSrc := t.TempDir()
-	writeNoisyArray(t, rewriteSrc, "a", []int{2048, 2048}, []int{128, 128}) // 8 slabs of 2 MiB below
+	writeNoisyArray(t, rewriteSrc, "a", []int{2048, 2048}, []int{128, 128}) // 64 shards of 256 KiB below
 	for _, c := range []struct {
 		name   string
 		sig    syscall.Signal
@@ -42,7 +42,7 @@ func TestCLIInterruptResumes(t *testing.T) {
 		prefix string // journal entries that show work done
 	}{
 		{"SIGINT, byte copy", syscall.SIGINT, 130, byteSrc, []string{"--jobs", "2"}, "k "},
-		{"SIGTERM, rewrite", syscall.SIGTERM, 143, rewriteSrc, []string{"--chunks-per-shard", "2", "--memory", "4MiB", "--jobs", "2"}, "s "},
+		{"SIGTERM, rewrite", syscall.SIGTERM, 143, rewriteSrc, []string{"--chunks-per-shard", "2", "--memory", "4MiB", "--jobs", "2"}, "c "},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			args := append(append([]string{"cp", "-q"}, c.args...), c.src)

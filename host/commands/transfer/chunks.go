@@ -3,6 +3,8 @@ package transfer
 import (
 	"context"
 	"fmt"
+	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -11,19 +13,19 @@ import (
 	"github.com/zarrgw/zarrgw/core/array"
 	"github.com/zarrgw/zarrgw/core/grid"
 	"github.com/zarrgw/zarrgw/core/ndarray"
+	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/host/commands/transfer/layout"
 )
 
-// rewriteShare makes a partition's part of a rewrite: partition 0's
-// group documents first, then the chunks of its part, each whole (read
+// rewriteShare makes a part of a rewrite (the whole copy is the part
+// 0/1): partition 0's group documents first, then the chunks of its part, each whole (read
 // from the source, encoded, written once), in parallel, each recorded in
 // the journal when written, then partition 0's array documents, but for
 // the arrays of which a chunk failed in this partition. A chunk that
 // fails is counted and the others go on; a failure of a store itself (a
 // StoreFault) or the end of ctx stops the run.
-func (p *Plan) rewriteShare(ctx context.Context, src, dst Endpoint, opts Options) (Summary, error) {
+func (p *Plan) rewriteShare(ctx context.Context, src, dst Endpoint, opts Options, sh *share) (Summary, error) {
 	var s Summary
-	sh := p.share
 	var total int64
 	for _, run := range sh.chunks {
 		run.each(func(idx int64) bool {
@@ -35,7 +37,7 @@ func (p *Plan) rewriteShare(ctx context.Context, src, dst Endpoint, opts Options
 	progress.Start("elements", total)
 	defer progress.Finish()
 	fail := func(err error) error { return s.failure(ctx, err) }
-	if err := p.writeShareDocs(ctx, dst, opts, &s, "g ", nil); err != nil {
+	if err := p.writeShareDocs(ctx, dst, opts, &s, sh, "g ", nil); err != nil {
 		return s, err
 	}
 	failed := map[*outNode]bool{} // arrays of which a chunk failed
@@ -59,15 +61,15 @@ func (p *Plan) rewriteShare(ctx context.Context, src, dst Endpoint, opts Options
 	}
 	// an array's metadata after its chunks, and not at all where one of
 	// them failed here (see rewriteNode)
-	return s, p.writeShareDocs(ctx, dst, opts, &s, "m ", failed)
+	return s, p.writeShareDocs(ctx, dst, opts, &s, sh, "m ", failed)
 }
 
 // writeShareDocs writes, when the partition writes metadata, the
 // documents of the nodes whose journal entries begin with kind ("g " for
 // groups, "m " for arrays), except those of the arrays in skip (whose
 // failed chunks the summary names).
-func (p *Plan) writeShareDocs(ctx context.Context, dst Endpoint, opts Options, s *Summary, kind string, skip map[*outNode]bool) error {
-	if !p.share.metadata {
+func (p *Plan) writeShareDocs(ctx context.Context, dst Endpoint, opts Options, s *Summary, sh *share, kind string, skip map[*outNode]bool) error {
+	if !sh.metadata {
 		return nil
 	}
 	for _, n := range p.nodes {
@@ -87,13 +89,23 @@ func (p *Plan) writeShareDocs(ctx context.Context, dst Endpoint, opts Options, s
 // array, in bounded memory.
 type chunkCopier struct {
 	from, to *array.Array
+	// store holds to's chunks under their keys (no storage transformer)
+	// on a regular grid: a whole chunk is then encoded and stored
+	// straight from the box read (see writeWhole); nil otherwise.
+	store      store.Store
+	writeEmpty bool
+	// copies of a chunk's elements held in flight: the box read, and
+	// the chunk Array.Write assembles from it (when store is nil);
+	// scratch is the source chunk a box is read through, when the grids
+	// differ.
+	copies, scratch int64
 	// inner is the shape of the new chunks' inner chunks when sharded: a
 	// chunk too large for memory is written in pieces cut at them.
 	inner []int
 	// elem is an element's bytes in memory; piece bounds a piece's.
 	elem, piece int64
 	// inFlight bounds the chunks copied at once: as many as the memory
-	// budget holds (each read, then encoded), at most the jobs.
+	// budget holds (see memory), at most the jobs.
 	inFlight int
 }
 
@@ -108,13 +120,58 @@ func newChunkCopier(ctx context.Context, src, dst Endpoint, n *outNode, opts Opt
 	}
 	budget := opts.Stream.MemoryBudget
 	if budget <= 0 {
-		budget = array.DefaultMemoryBudget
+		budget = DefaultMemoryBudget
 	}
-	c := &chunkCopier{from: from, to: to, inner: to.InnerChunkShape(), elem: to.ElemBytes(), piece: max(budget/2, 1)}
+	c := &chunkCopier{from: from, to: to, inner: to.InnerChunkShape(), elem: to.ElemBytes(), writeEmpty: dst.Options.WriteEmptyChunks}
+	if len(n.out.Array.StorageTransformers) == 0 && to.Grid().Regular() {
+		c.store = dst.Store
+	}
+	c.copies = 2
+	if len(n.out.Array.StorageTransformers) == 0 && to.Grid().Regular() {
+		c.store, c.copies = dst.Store, 1
+	}
+	if c.inner != nil {
+		// the sharding codec holds its inner chunks, cut from the shard
+		// and encoded, until it has the shard's bytes: a copy more
+		c.copies++
+	}
+	if !slices.Equal(n.src.Array.ChunkShape, n.out.Array.ChunkShape) {
+		// a box across source chunks decodes each through a scratch
+		// buffer of a source chunk's size, as many at once as the
+		// source reads chunks
+		c.scratch = int64(ndarray.NumElements(n.src.Array.ChunkShape)) * from.ElemBytes() * int64(readers(src.Options))
+	}
+	// a piece within the budget, the chunk whole where it fits, and as
+	// many in flight as the budget holds
 	chunk := int64(ndarray.NumElements(n.out.Array.ChunkShape)) * c.elem
-	perChunk := 2 * max(min(chunk, c.piece), 1) // its elements read, and its bytes encoded
-	c.inFlight = int(min(max(budget/perChunk, 1), int64(opts.jobs())))
+	perByte := 8*c.copies + 9 // eighths of a byte held per byte of a piece
+	c.piece = max(min(chunk, (budget-c.scratch)*8/perByte), 1)
+	c.inFlight = int(min(max(budget/c.memory(c.piece), 1), int64(opts.jobs())))
 	return c, nil
+}
+
+// readers is how many chunks an array opened with o reads at once
+// (array.Options.Concurrency, whose default is two per core).
+func readers(o array.Options) int {
+	if o.Concurrency > 0 {
+		return o.Concurrency
+	}
+	return 2 * runtime.GOMAXPROCS(0)
+}
+
+// DefaultMemoryBudget is what a rewrite holds in flight when
+// Options.Stream does not say: two chunks of 32 MiB (256^3 elements of 2
+// bytes) copied at once, to keep two cores encoding, and the process
+// under 256 MiB.
+const DefaultMemoryBudget = 144 << 20
+
+// memory is what a chunk (or piece) of n bytes holds while copied: its
+// elements, read (and, when written through Array.Write, assembled into a
+// chunk again), its encoded bytes, which a compressor makes at most an
+// eighth larger (see codec's incompressible slack), and the scratch
+// buffer of a source chunk it is read through.
+func (c *chunkCopier) memory(n int64) int64 {
+	return c.copies*n + n + n/8 + c.scratch
 }
 
 // copyRun copies the chunks of run that the journal does not have.
@@ -142,7 +199,7 @@ func (c *chunkCopier) copyRun(ctx context.Context, run *chunkRun, opts Options, 
 			return false
 		}
 		g.Go(func() error {
-			err := c.copy(gctx, box)
+			err := c.copy(gctx, coords, box)
 			if err == nil && opts.Journal != nil {
 				err = opts.Journal.Record(entry, strconv.FormatInt(elems, 10))
 			}
@@ -170,17 +227,45 @@ func (c *chunkCopier) copyRun(ctx context.Context, run *chunkRun, opts Options, 
 }
 
 // copy reads the chunk's box from the source and writes it: at once, or
-// in pieces when larger than half the memory budget (each piece then
-// updates the part of the chunk it holds).
-func (c *chunkCopier) copy(ctx context.Context, box grid.Selection) error {
+// in pieces when larger than the piece the memory budget allows (each
+// piece then updates the part of the chunk it holds).
+func (c *chunkCopier) copy(ctx context.Context, coords []int, box grid.Selection) error {
 	for _, piece := range layout.Pieces(box, c.inner, c.elem, c.piece) {
 		data, err := c.from.Read(ctx, piece)
 		if err != nil {
 			return err
 		}
-		if err := c.to.Write(ctx, piece, data); err != nil {
+		if c.store != nil && slices.Equal(piece.Counts(), c.to.Meta().ChunkShape) {
+			err = c.writeWhole(ctx, coords, data)
+		} else {
+			err = c.to.Write(ctx, piece, data)
+		}
+		if err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// writeWhole stores data as the whole chunk at coords, encoded straight
+// from it: Array.Write would first assemble a copy of the chunk, a
+// chunk's bytes more in flight and a pass over them. As Write does, a
+// chunk of fill values only is erased rather than stored, unless the
+// destination writes empty chunks.
+func (c *chunkCopier) writeWhole(ctx context.Context, coords []int, data *ndarray.Array) error {
+	key := c.to.ChunkKey(coords)
+	if !c.writeEmpty && data.IsFilled(c.to.Meta().FillValue) {
+		if err := c.store.Erase(ctx, key); err != nil {
+			return fmt.Errorf("array %s: erase empty chunk %s: %w", c.to.Name(), key, err)
+		}
+		return nil
+	}
+	b, err := c.to.Pipeline().Encode(ctx, data)
+	if err != nil {
+		return fmt.Errorf("array %s: encode chunk %s: %w", c.to.Name(), key, err)
+	}
+	if _, err := c.store.Set(ctx, key, b, store.Condition{}); err != nil {
+		return fmt.Errorf("array %s: write chunk %s: %w", c.to.Name(), key, err)
 	}
 	return nil
 }

@@ -158,12 +158,10 @@ func (p *Plan) Run(ctx context.Context, dst Endpoint) (Summary, error) {
 		}
 	}
 	switch {
-	case p.share != nil && p.Mode == report.ModeRewrite:
-		s, err = p.rewriteShare(ctx, src, dst, opts)
-	case p.share != nil:
-		s, err = p.copyKeys(ctx, src, dst, opts, p.shareKeys(p.share))
 	case p.Mode == report.ModeRewrite:
 		s, err = p.rewrite(ctx, src, dst, opts)
+	case p.share != nil:
+		s, err = p.copyKeys(ctx, src, dst, opts, p.shareKeys(p.share))
 	default:
 		s, err = p.copyKeys(ctx, src, dst, opts, p.keys)
 	}

@@ -140,7 +140,7 @@ func (o Options) jobs() int {
 
 // Summary is what a copy did.
 type Summary struct {
-	Copied, Skipped, Failed int   // keys, or for rewrites: chunks slabs and metadata
+	Copied, Skipped, Failed int   // keys, or for rewrites: chunks (shards) and metadata documents
 	Bytes                   int64 // bytes written (byte copies) or elements' bytes (rewrites)
 	Took                    time.Duration
 	// Failures names what failed, at most a few.

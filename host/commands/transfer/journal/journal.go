@@ -17,7 +17,7 @@ import (
 )
 
 // Journal records what a copy completed, in a file that survives the
-// process: one line per key copied or slab rewritten, handed to the
+// process: one line per key copied or chunk rewritten, handed to the
 // operating system as soon as it is complete, so that a process killed
 // at any moment redoes only what it had in flight. A run with the same
 // arguments reads it back and skips those. A finished copy removes it.
@@ -135,6 +135,19 @@ func (j *Journal) Resumed() int {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	return len(j.done)
+}
+
+// Count is the number of entries that begin with prefix.
+func (j *Journal) Count(prefix string) int {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	n := 0
+	for entry := range j.done {
+		if strings.HasPrefix(entry, prefix) {
+			n++
+		}
+	}
+	return n
 }
 
 // Done returns the detail recorded for entry, and whether it is there.
