@@ -21,6 +21,7 @@ py=${XDG_CACHE_HOME:-$HOME/.cache}/zarrgw/pyenv-${lockhash:0:16}/bin/python
 
 go build -o "$work/zarrgw" ./cmd/zarrgw
 go build -o "$work/blocks" ./bench/zarrbench/blocks
+go build -o "$work/limits" ./bench/zarrbench/limits
 
 zstd='{"name":"zstd","configuration":{"level":0,"checksum":false}}'
 bytes='{"name":"bytes","configuration":{"endian":"little"}}'
@@ -66,4 +67,4 @@ fi
 
 echo "zarrbench: load average before the runs: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 /usr/bin/python3 bench/zarrbench/run.py --data "$data" --work "$work" --zarrgw "$work/zarrgw" \
-  --blocks "$work/blocks" --zarrs-tools "$zarrs_tools" --python "$py" "$@"
+  --blocks "$work/blocks" --limits "$work/limits" --zarrs-tools "$zarrs_tools" --python "$py" --want "$want" "$@"
