@@ -121,7 +121,7 @@ const cpExamples = `  # a copy byte for byte, checked, resumable
 
 func newCp(set app.Set) *cobra.Command {
 	var o app.CopyOptions
-	var memory memoryFlag
+	memory := memoryFlag{def: "144MiB"}
 	cmd := &cobra.Command{
 		Use:     "cp SRC DST",
 		Short:   "Copy a hierarchy or node between locations, as it is or rewritten (v3, chunks, codecs, shards), resumably",
