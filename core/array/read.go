@@ -174,14 +174,6 @@ func (a *Array) partialReader(pd codec.PartialDecoder) chunkRead {
 		if err != nil {
 			return fmt.Errorf("array %s: chunk %s: %w", a.Name(), key, err)
 		}
-		return ndarray.CopyRegion(out, p.Out, part, wholeSpans(part.Shape))
+		return ndarray.CopyRegion(out, p.Out, part, grid.WholeSpans(part.Shape))
 	}
-}
-
-func wholeSpans(shape []int) []grid.Span {
-	s := make([]grid.Span, len(shape))
-	for i, n := range shape {
-		s[i] = grid.Span{Start: 0, Step: 1, Count: n}
-	}
-	return s
 }

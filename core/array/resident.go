@@ -76,7 +76,7 @@ func (st *chunkStream) readResident(ctx context.Context, out *ndarray.Array, p g
 	if st.state != streamOpen {
 		return st.readUnopened(ctx, out, p, whole)
 	}
-	spans := wholeSpans(st.resident.Shape)
+	spans := grid.WholeSpans(st.resident.Shape)
 	s := p.InChunk[cs.level]
 	spans[cs.level] = grid.Span{Start: (s.Start - run.Start) / run.Step, Step: 1, Count: s.Count}
 	return ndarray.CopyRegion(out, p.Out, st.resident, spans)
@@ -109,11 +109,11 @@ func (st *chunkStream) decodeRun(ctx context.Context, p grid.Projection, run gri
 	st.track()
 	ranges := newChunkRanges(a.data, st.key)
 	if pdi, ok := cs.pd.(codec.PartialDecoderInto); ok {
-		err = pdi.DecodeRegionInto(ctx, pipe.Spec(), ranges, region, st.resident, wholeSpans(counts))
+		err = pdi.DecodeRegionInto(ctx, pipe.Spec(), ranges, region, st.resident, grid.WholeSpans(counts))
 	} else {
 		var part *ndarray.Array
 		if part, err = cs.pd.DecodeRegion(ctx, pipe.Spec(), ranges, region); err == nil {
-			err = ndarray.CopyRegion(st.resident, wholeSpans(counts), part, wholeSpans(part.Shape))
+			err = ndarray.CopyRegion(st.resident, grid.WholeSpans(counts), part, grid.WholeSpans(part.Shape))
 		}
 	}
 	if errors.Is(err, store.ErrNotFound) {

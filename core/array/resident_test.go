@@ -38,7 +38,7 @@ func (c *regionCodec) DecodeRegion(ctx context.Context, in codec.Spec, src codec
 		counts[d] = s.Count
 	}
 	out := ndarray.New(in.DataType, counts)
-	return out, c.DecodeRegionInto(ctx, in, src, region, out, wholeSpans(counts))
+	return out, c.DecodeRegionInto(ctx, in, src, region, out, grid.WholeSpans(counts))
 }
 
 func (c *regionCodec) DecodeRegionInto(ctx context.Context, in codec.Spec, src codec.RangeReader, region []grid.Span, dst *ndarray.Array, dstSel []grid.Span) error {

@@ -79,11 +79,17 @@ func (a *Array) chunkFrom(base *ndarray.Array, p grid.Projection, src *ndarray.A
 	return base, nil
 }
 
-// writeFullChunk replaces a chunk wholly covered by the write.
+// writeFullChunk replaces a chunk wholly covered by the write. A write
+// whose data is that one chunk exactly (a copy chunk by chunk) is encoded
+// as it is: assembling a copy of it first would hold a chunk's bytes more
+// and pass over them once more. (Codecs never modify what they encode.)
 func (a *Array) writeFullChunk(ctx context.Context, p grid.Projection, src *ndarray.Array) error {
-	chunk, err := a.chunkFrom(nil, p, src)
-	if err != nil {
-		return err
+	chunk := src
+	if !slices.Equal(src.Shape, a.grid.ChunkShapeAt(p.Chunk)) || !slices.Equal(grid.WholeSpans(src.Shape), p.Out) {
+		var err error
+		if chunk, err = a.chunkFrom(nil, p, src); err != nil {
+			return err
+		}
 	}
 	key := a.ChunkKey(p.Chunk)
 	if !a.opts.WriteEmptyChunks && chunk.IsFilled(a.fill()) {

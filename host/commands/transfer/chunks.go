@@ -13,7 +13,6 @@ import (
 	"github.com/zarrgw/zarrgw/core/array"
 	"github.com/zarrgw/zarrgw/core/grid"
 	"github.com/zarrgw/zarrgw/core/ndarray"
-	"github.com/zarrgw/zarrgw/core/store"
 	"github.com/zarrgw/zarrgw/host/commands/transfer/layout"
 )
 
@@ -89,15 +88,10 @@ func (p *Plan) writeShareDocs(ctx context.Context, dst Endpoint, opts Options, s
 // array, in bounded memory.
 type chunkCopier struct {
 	from, to *array.Array
-	// store holds to's chunks under their keys (no storage transformer)
-	// on a regular grid: a whole chunk is then encoded and stored
-	// straight from the box read (see writeWhole); nil otherwise.
-	store      store.Store
-	writeEmpty bool
-	// copies of a chunk's elements held in flight: the box read, and
-	// the chunk Array.Write assembles from it (when store is nil);
-	// scratch is the source chunk a box is read through, when the grids
-	// differ.
+	// copies of a chunk's elements held in flight: the box read (which
+	// Array.Write encodes as it is when it is a whole chunk), and for a
+	// shard its inner chunks; scratch is the source chunk a box is read
+	// through, when the grids differ.
 	copies, scratch int64
 	// inner is the shape of the new chunks' inner chunks when sharded: a
 	// chunk too large for memory is written in pieces cut at them.
@@ -122,14 +116,7 @@ func newChunkCopier(ctx context.Context, src, dst Endpoint, n *outNode, opts Opt
 	if budget <= 0 {
 		budget = DefaultMemoryBudget
 	}
-	c := &chunkCopier{from: from, to: to, inner: to.InnerChunkShape(), elem: to.ElemBytes(), writeEmpty: dst.Options.WriteEmptyChunks}
-	if len(n.out.Array.StorageTransformers) == 0 && to.Grid().Regular() {
-		c.store = dst.Store
-	}
-	c.copies = 2
-	if len(n.out.Array.StorageTransformers) == 0 && to.Grid().Regular() {
-		c.store, c.copies = dst.Store, 1
-	}
+	c := &chunkCopier{from: from, to: to, inner: to.InnerChunkShape(), elem: to.ElemBytes(), copies: 1}
 	if c.inner != nil {
 		// the sharding codec holds its inner chunks, cut from the shard
 		// and encoded, until it has the shard's bytes: a copy more
@@ -166,8 +153,7 @@ func readers(o array.Options) int {
 const DefaultMemoryBudget = 144 << 20
 
 // memory is what a chunk (or piece) of n bytes holds while copied: its
-// elements, read (and, when written through Array.Write, assembled into a
-// chunk again), its encoded bytes, which a compressor makes at most an
+// elements, read, its encoded bytes, which a compressor makes at most an
 // eighth larger (see codec's incompressible slack), and the scratch
 // buffer of a source chunk it is read through.
 func (c *chunkCopier) memory(n int64) int64 {
@@ -199,7 +185,7 @@ func (c *chunkCopier) copyRun(ctx context.Context, run *chunkRun, opts Options, 
 			return false
 		}
 		g.Go(func() error {
-			err := c.copy(gctx, coords, box)
+			err := c.copy(gctx, box)
 			if err == nil && opts.Journal != nil {
 				err = opts.Journal.Record(entry, strconv.FormatInt(elems, 10))
 			}
@@ -229,43 +215,15 @@ func (c *chunkCopier) copyRun(ctx context.Context, run *chunkRun, opts Options, 
 // copy reads the chunk's box from the source and writes it: at once, or
 // in pieces when larger than the piece the memory budget allows (each
 // piece then updates the part of the chunk it holds).
-func (c *chunkCopier) copy(ctx context.Context, coords []int, box grid.Selection) error {
+func (c *chunkCopier) copy(ctx context.Context, box grid.Selection) error {
 	for _, piece := range layout.Pieces(box, c.inner, c.elem, c.piece) {
 		data, err := c.from.Read(ctx, piece)
 		if err != nil {
 			return err
 		}
-		if c.store != nil && slices.Equal(piece.Counts(), c.to.Meta().ChunkShape) {
-			err = c.writeWhole(ctx, coords, data)
-		} else {
-			err = c.to.Write(ctx, piece, data)
-		}
-		if err != nil {
+		if err := c.to.Write(ctx, piece, data); err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-// writeWhole stores data as the whole chunk at coords, encoded straight
-// from it: Array.Write would first assemble a copy of the chunk, a
-// chunk's bytes more in flight and a pass over them. As Write does, a
-// chunk of fill values only is erased rather than stored, unless the
-// destination writes empty chunks.
-func (c *chunkCopier) writeWhole(ctx context.Context, coords []int, data *ndarray.Array) error {
-	key := c.to.ChunkKey(coords)
-	if !c.writeEmpty && data.IsFilled(c.to.Meta().FillValue) {
-		if err := c.store.Erase(ctx, key); err != nil {
-			return fmt.Errorf("array %s: erase empty chunk %s: %w", c.to.Name(), key, err)
-		}
-		return nil
-	}
-	b, err := c.to.Pipeline().Encode(ctx, data)
-	if err != nil {
-		return fmt.Errorf("array %s: encode chunk %s: %w", c.to.Name(), key, err)
-	}
-	if _, err := c.store.Set(ctx, key, b, store.Condition{}); err != nil {
-		return fmt.Errorf("array %s: write chunk %s: %w", c.to.Name(), key, err)
 	}
 	return nil
 }
