@@ -279,7 +279,7 @@ func (st *chunkStream) readPart(ctx context.Context, out *ndarray.Array, p grid.
 	if _, err := io.CopyN(io.Discard, st.r, start-st.pos); err != nil {
 		return st.readErr(err)
 	}
-	buf := a.scratchBuffer(int(end - start))
+	buf := takeBuffer(&a.scratch, int(end-start))
 	defer a.scratch.Put(buf)
 	view.Data = (*buf)[:end-start]
 	if _, err := io.ReadFull(st.r, view.Data); err != nil {
@@ -517,14 +517,4 @@ func (st *chunkStream) release() {
 		st.buf, st.resident = nil, nil
 	}
 	st.cs.held.Add(-st.memory)
-}
-
-// scratchBuffer is a recycled buffer of at least n bytes (see scratch).
-func (a *Array) scratchBuffer(n int) *[]byte {
-	buf, _ := a.scratch.Get().(*[]byte)
-	if buf == nil || cap(*buf) < n {
-		b := make([]byte, n)
-		buf = &b
-	}
-	return buf
 }

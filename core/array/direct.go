@@ -95,11 +95,7 @@ func (a *Array) decodeInto(ctx context.Context, coords []int, dst []byte) (bool,
 func (a *Array) getEncoded(ctx context.Context, key string) ([]byte, func(), error) {
 	var pooled *[]byte
 	data, _, err := readWhole(ctx, a.data, key, func(n int64) []byte {
-		pooled, _ = a.encoded.Get().(*[]byte)
-		if pooled == nil || int64(cap(*pooled)) < n {
-			b := make([]byte, n)
-			pooled = &b
-		}
+		pooled = takeBuffer(&a.encoded, int(n))
 		return (*pooled)[:n]
 	})
 	release := func() {}
@@ -127,11 +123,7 @@ func (a *Array) fillElement() []byte {
 func (a *Array) readViaScratch(ctx context.Context, out *ndarray.Array, p grid.Projection) error {
 	shape := a.grid.ChunkShapeAt(p.Chunk)
 	n := ndarray.NumElements(shape) * a.meta.DataType.Size
-	buf, _ := a.scratch.Get().(*[]byte)
-	if buf == nil || cap(*buf) < n {
-		b := make([]byte, n)
-		buf = &b
-	}
+	buf := takeBuffer(&a.scratch, n)
 	defer a.scratch.Put(buf)
 	chunk := &ndarray.Array{DType: a.meta.DataType, Shape: shape, Data: (*buf)[:n]}
 	found, err := a.decodeInto(ctx, p.Chunk, chunk.Data)

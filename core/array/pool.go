@@ -3,6 +3,7 @@ package array
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"golang.org/x/sync/errgroup"
 )
@@ -38,6 +39,17 @@ func forEach(ctx context.Context, n, limit int, fn func(ctx context.Context, i i
 		return err
 	}
 	return ctx.Err()
+}
+
+// takeBuffer is a buffer of at least n bytes from pool (of *[]byte),
+// made when the pool has none that large; the caller puts it back.
+func takeBuffer(pool *sync.Pool, n int) *[]byte {
+	buf, _ := pool.Get().(*[]byte)
+	if buf == nil || cap(*buf) < n {
+		b := make([]byte, n)
+		buf = &b
+	}
+	return buf
 }
 
 // safeCall turns a panic in fn (a codec bug, say) into an error, so one bad

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/zarrgw/zarrgw/core/checked"
 	"github.com/zarrgw/zarrgw/core/codec"
 	"github.com/zarrgw/zarrgw/core/grid"
 	"github.com/zarrgw/zarrgw/core/ndarray"
@@ -38,24 +39,15 @@ func (cs *chunkStreams) innerRun(p grid.Projection) (grid.Span, int) {
 	ilo := s.Start / cs.inner * cs.inner
 	ihi := min(ilo+cs.inner, n)
 	step := max(d.Step, 1)
-	k0 := max(0, ceilDiv(start+ilo-d.Start, step))
-	k1 := min(d.Count-1, floorDiv(start+ihi-1-d.Start, step))
+	// the selection's indexes k0..k1 are those in [start+ilo, start+ihi);
+	// its index of p's span start is one of them, so k1 >= k0 >= 0
+	k0 := 0
+	if from := start + ilo - d.Start; from > 0 {
+		k0 = checked.CeilDiv(from, step)
+	}
+	k1 := min(d.Count-1, (start+ihi-1-d.Start)/step)
 	first := d.Start + k0*step - start
 	return grid.Span{Start: first, Step: step, Count: k1 - k0 + 1}, first + (k1-k0)*step
-}
-
-func ceilDiv(a, b int) int {
-	if a <= 0 {
-		return -(-a / b)
-	}
-	return (a + b - 1) / b
-}
-
-func floorDiv(a, b int) int {
-	if a >= 0 {
-		return a / b
-	}
-	return -((-a + b - 1) / b)
 }
 
 // readResident reads part p from the resident run of its inner chunks,
@@ -103,7 +95,7 @@ func (st *chunkStream) decodeRun(ctx context.Context, p grid.Projection, run gri
 		cs.held.Add(-n)
 		return false, err
 	}
-	buf := a.scratchBuffer(int(n))
+	buf := takeBuffer(&a.scratch, int(n))
 	st.resident = &ndarray.Array{DType: a.meta.DataType, Shape: counts, Data: (*buf)[:n]}
 	st.buf, st.memory, st.state = buf, n, streamOpen
 	st.track()

@@ -109,11 +109,7 @@ func (a *Array) pooledSlabBuffers(plan slabPlan) (alloc func() *ndarray.Array, r
 	}
 	var taken []*[]byte
 	alloc = func() *ndarray.Array {
-		buf, _ := a.slabs.Get().(*[]byte)
-		if buf == nil || int64(cap(*buf)) < size {
-			b := make([]byte, size)
-			buf = &b
-		}
+		buf := takeBuffer(&a.slabs, int(size))
 		taken = append(taken, buf) // alloc runs on the producer alone
 		return &ndarray.Array{DType: a.meta.DataType, Shape: []int{plan.maxElems}, Data: (*buf)[:size]}
 	}
