@@ -22,22 +22,7 @@ func (a *Array) directTarget(out *ndarray.Array, p grid.Projection) ([]byte, boo
 	if ok, _ := a.pipe.Direct(); !ok {
 		return nil, false
 	}
-	cs := a.grid.ChunkShapeAt(p.Chunk)
-	offset := 0
-	for d := range cs {
-		in, o := p.InChunk[d], p.Out[d]
-		if in.Start != 0 || in.Count != cs[d] || (in.Count > 1 && in.Step != 1) {
-			return nil, false // not the whole chunk (edge chunks included)
-		}
-		if d > 0 && (o.Start != 0 || o.Count != out.Shape[d]) {
-			return nil, false // the chunk's rows are not adjacent in the output
-		}
-		offset = offset*out.Shape[d] + o.Start
-	}
-	size := a.meta.DataType.Size
-	n := ndarray.NumElements(cs) * size
-	start := offset * size
-	return out.Data[start : start+n], true
+	return ndarray.BlockRun(out, p.Out, a.grid.ChunkShapeAt(p.Chunk), p.InChunk)
 }
 
 // readDirect reads one chunk into dst (see directTarget); a missing chunk

@@ -39,6 +39,34 @@ func CopyRegion(dst *Array, dstSel []Span, src *Array, srcSel []Span) error {
 	return nil
 }
 
+// BlockRun returns the bytes of dst that its elements target take, when a
+// block of shape block selected whole by in lands there as one contiguous
+// run in the block's own C order: every dimension of target but the first
+// spans dst's whole extent, with step 1. A chunk (or inner chunk) can then
+// be decoded straight into dst.
+func BlockRun(dst *Array, target []Span, block []int, in []Span) ([]byte, bool) {
+	if dst.DType.Variable() || len(target) != len(dst.Shape) || len(in) != len(block) || len(block) != len(dst.Shape) {
+		return nil, false
+	}
+	offset := 0
+	for d, n := range block {
+		b, t := in[d], target[d]
+		if b.Start != 0 || b.Count != n || (n > 1 && b.Step != 1) || t.Count != n || (n > 1 && t.Step != 1) {
+			return nil, false // not the whole block (edge chunks included)
+		}
+		if d > 0 && (t.Start != 0 || n != dst.Shape[d]) {
+			return nil, false // the block's rows are not adjacent in dst
+		}
+		offset = offset*dst.Shape[d] + t.Start
+	}
+	size := dst.DType.Size
+	start, end := offset*size, (offset+NumElements(block))*size
+	if end > len(dst.Data) {
+		return nil, false
+	}
+	return dst.Data[start:end], true
+}
+
 // FillRegion sets the elements of dst selected by sel to fill (one element
 // in memory form; nil = zero).
 func FillRegion(dst *Array, sel []Span, fill []byte) {

@@ -43,47 +43,22 @@ func (c *Codec) decodeAll(ctx context.Context, p *plan, in codec.Spec, b []byte,
 }
 
 // innerInto decodes the part inChunk of inner chunk i, stored as b, into
-// the elements target of dst: straight into dst when the whole inner
-// chunk lands there as one run in its own C order (a read of whole inner
-// chunks into an output whose rows they span), else through withInner
-// and a copy.
+// the elements target of dst: straight into dst when the inner chain
+// decodes into a buffer and the whole inner chunk lands there as one run
+// in its own C order (ndarray.BlockRun), else through withInner and a
+// copy.
 func (c *Codec) innerInto(ctx context.Context, p *plan, b []byte, i int, dst *ndarray.Array, target, inChunk []grid.Span) error {
-	if run, ok := c.runIn(p, dst, target, inChunk); ok {
-		if err := p.inner.DecodeInto(ctx, b, run); err != nil {
-			return fmt.Errorf("%s: inner chunk %v: %w", Name, shard.Coords(p.cps, i), err)
+	if direct, _ := p.inner.Direct(); direct {
+		if run, ok := ndarray.BlockRun(dst, target, c.cfg.ChunkShape, inChunk); ok {
+			if err := p.inner.DecodeInto(ctx, b, run); err != nil {
+				return fmt.Errorf("%s: inner chunk %v: %w", Name, shard.Coords(p.cps, i), err)
+			}
+			return nil
 		}
-		return nil
 	}
 	return c.withInner(ctx, p, b, i, func(sub *ndarray.Array) error {
 		return ndarray.CopyRegion(dst, target, sub, inChunk)
 	})
-}
-
-// runIn returns the bytes of dst that target covers, when the inner
-// chain decodes into a buffer, inChunk is a whole inner chunk and target
-// is one contiguous run of dst in the same C order: every dimension of
-// target but the first spans dst's whole extent, with step 1.
-func (c *Codec) runIn(p *plan, dst *ndarray.Array, target, inChunk []grid.Span) ([]byte, bool) {
-	if ok, _ := p.inner.Direct(); !ok || dst.DType.Variable() || len(target) != len(dst.Shape) {
-		return nil, false
-	}
-	offset := 0
-	for d, n := range c.cfg.ChunkShape {
-		in, t := inChunk[d], target[d]
-		if in.Start != 0 || in.Count != n || (n > 1 && in.Step != 1) || t.Count != n || (n > 1 && t.Step != 1) {
-			return nil, false
-		}
-		if d > 0 && (t.Start != 0 || n != dst.Shape[d]) {
-			return nil, false
-		}
-		offset = offset*dst.Shape[d] + t.Start
-	}
-	size := dst.DType.Size
-	start, end := offset*size, (offset+ndarray.NumElements(c.cfg.ChunkShape))*size
-	if end > len(dst.Data) {
-		return nil, false
-	}
-	return dst.Data[start:end], true
 }
 
 // decodeWhole reads a whole shard, into a recycled buffer where the store
