@@ -30,7 +30,7 @@ var (
 
 // DecodeBytes decodes every frame of b (concatenated frames and frames
 // without a content size are accepted) within the spec's size limits. The
-// bounded decode is the build's (decodeCapped); a spec without any bound
+// bounded decode is the build's (decompressInto); a spec without any bound
 // decodes with klauspost/compress in either build.
 func (c *Codec) DecodeBytes(_ context.Context, in codec.Spec, b []byte) ([]byte, error) {
 	if len(b) == 0 {
@@ -62,6 +62,31 @@ func (c *Codec) DecodeBytes(_ context.Context, in codec.Spec, b []byte) ([]byte,
 		}
 		size = min(limit, 2*size)
 	}
+}
+
+// decodeCapped decodes b into a new buffer of size bytes, failing with
+// errOutputFull rather than growing it (decompressInto is the build's).
+func decodeCapped(b []byte, size int64) ([]byte, error) {
+	out := make([]byte, size)
+	n, err := decompressInto(b, out)
+	if err != nil {
+		return nil, err
+	}
+	return out[:n], nil
+}
+
+// decodeExact decodes b into dst, which it must fill exactly.
+func decodeExact(b, dst []byte) error {
+	n, err := decompressInto(b, dst)
+	switch {
+	case errors.Is(err, errOutputFull):
+		return fmt.Errorf("zstd: %w: decodes to more than %d bytes", codec.ErrCorrupt, len(dst))
+	case err != nil:
+		return err
+	case n != len(dst):
+		return fmt.Errorf("zstd: %w: %d bytes, want %d", codec.ErrCorrupt, n, len(dst))
+	}
+	return nil
 }
 
 // errOutputFull is what decodeCapped returns when the output needs more

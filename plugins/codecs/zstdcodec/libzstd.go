@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -94,29 +93,4 @@ func decompressInto(b, dst []byte) (int, error) {
 		return 0, fmt.Errorf("zstd: %w: libzstd: %v", codec.ErrCorrupt, err)
 	}
 	return n, nil
-}
-
-// decodeCapped decodes b into a new buffer of size bytes, failing with
-// errOutputFull rather than growing it.
-func decodeCapped(b []byte, size int64) ([]byte, error) {
-	out := make([]byte, size)
-	n, err := decompressInto(b, out)
-	if err != nil {
-		return nil, err
-	}
-	return out[:n], nil
-}
-
-// decodeExact decodes b into dst, which it must fill exactly.
-func decodeExact(b, dst []byte) error {
-	n, err := decompressInto(b, dst)
-	switch {
-	case errors.Is(err, errOutputFull):
-		return fmt.Errorf("zstd: %w: decodes to more than %d bytes", codec.ErrCorrupt, len(dst))
-	case err != nil:
-		return err
-	case n != len(dst):
-		return fmt.Errorf("zstd: %w: %d bytes, want %d", codec.ErrCorrupt, n, len(dst))
-	}
-	return nil
 }
